@@ -47,12 +47,85 @@ def compiler(sim):
     return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
 
 
-@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRICaptureBegin", "aclrtMemcpyBatch", "rtKernelLaunch",
+@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRICaptureTaskGrpBegin", "aclrtMemcpyBatch", "rtKernelLaunch",
                                   "aclrtGetDeviceUtilizationRate"])
 def test_what_is_not_modelled_says_so_by_name(sim, acl, name):
     status = getattr(acl, name)(None, None, None)
     assert status == NOT_SUPPORTED
     assert name in sim.error() and "not modelled" in sim.error()
+
+
+def test_a_captured_stream_replays_its_work(sim, acl):
+    # Between aclmdlRICaptureBegin and aclmdlRICaptureEnd a stream's work goes into a model instead of
+    # running; aclmdlRIExecuteAsync replays it, reading its inputs as they are then.
+    codes = {name: ERRORS[name] for name in ("ACL_ERROR_RT_STREAM_CAPTURED", "ACL_ERROR_RT_STREAM_NOT_CAPTURED",
+                                             "ACL_ERROR_RT_STREAM_UNJOINED", "ACL_ERROR_RT_MODEL_CAPTURED")}
+    stream, model, status = P(), P(), ctypes.c_int()
+    assert acl.aclrtCreateStream(ctypes.byref(stream)) == SUCCESS
+    src, dst = sim.malloc(16), sim.malloc(16)
+    host = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, dtype=np.float32)
+
+    def device(value):
+        host[:] = value
+        assert acl.aclrtMemcpy(ctypes.c_void_p(src), 16, host.ctypes.data_as(P), 16, H2D) == SUCCESS
+
+    def result():
+        assert acl.aclrtMemcpy(out.ctypes.data_as(P), 16, ctypes.c_void_p(dst), 16, D2H) == SUCCESS
+        return out.tolist()
+
+    device(1.0)
+    assert acl.aclrtMemset(ctypes.c_void_p(dst), 16, 0, 16) == SUCCESS
+    assert acl.aclmdlRICaptureBegin(None, 0) == INVALID  # the default stream is shared: never captured
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == codes["ACL_ERROR_RT_STREAM_NOT_CAPTURED"]
+    assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS, sim.error()
+    assert acl.aclmdlRICaptureBegin(stream, 0) == codes["ACL_ERROR_RT_STREAM_CAPTURED"]
+    assert acl.aclmdlRICaptureGetInfo(stream, ctypes.byref(status), ctypes.byref(model)) == SUCCESS
+    assert status.value == 1 and model.value  # ACTIVE, and the model being captured
+    assert acl.aclmdlRIExecuteAsync(model, None) == codes["ACL_ERROR_RT_MODEL_CAPTURED"]
+    assert acl.aclrtMemcpyAsync(ctypes.c_void_p(dst), 16, ctypes.c_void_p(src), 16, D2D, stream) == SUCCESS
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == SUCCESS, sim.error()
+    assert acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert result() == [0.0] * 4  # captured, not run
+    device(2.0)
+    assert acl.aclmdlRIExecuteAsync(model, stream) == SUCCESS, sim.error()
+    assert acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert result() == [2.0] * 4
+    device(3.0)
+    assert acl.aclmdlRIExecuteAsync(model, None) == SUCCESS  # on another stream, the default one
+    assert acl.aclrtSynchronizeDevice() == SUCCESS
+    assert result() == [3.0] * 4
+    assert acl.aclmdlRIDestroy(model) == SUCCESS
+    assert acl.aclmdlRIExecuteAsync(model, stream) == INVALID
+
+    # Waiting for a stream being captured fails and invalidates the capture: no model is made.
+    assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS
+    assert acl.aclrtSynchronizeStream(stream) == codes["ACL_ERROR_RT_STREAM_CAPTURED"]
+    assert "being captured" in sim.error()
+    assert acl.aclmdlRICaptureGetInfo(stream, ctypes.byref(status), None) == SUCCESS and status.value == 2
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == codes["ACL_ERROR_RT_STREAM_UNJOINED"]
+    assert acl.aclmdlRICaptureGetInfo(stream, ctypes.byref(status), None) == SUCCESS and status.value == 0
+    assert acl.aclrtDestroyStream(stream) == SUCCESS
+
+
+def test_stream_attributes_are_kept(sim, acl):
+    class AttrValue(ctypes.Union):  # acl_rt.h's aclrtStreamAttrValue
+        _fields_ = [("failureMode", ctypes.c_uint64), ("value", ctypes.c_uint32), ("reserve", ctypes.c_uint32 * 4)]
+
+    attrs = abi.enumerators("aclrtStreamAttr")
+    stream, value = P(), AttrValue()
+    assert acl.aclrtCreateStream(ctypes.byref(stream)) == SUCCESS
+    for name, setting in (("ACL_STREAM_ATTR_USER_CUSTOM_TAG", 77), ("ACL_STREAM_ATTR_CACHE_OP_INFO", 1),
+                          ("ACL_STREAM_ATTR_PRIORITY", 5), ("ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK", 1)):
+        value.value = setting
+        assert acl.aclrtSetStreamAttribute(stream, attrs[name], ctypes.byref(value)) == SUCCESS, sim.error()
+        value.value = 0
+        assert acl.aclrtGetStreamAttribute(stream, attrs[name], ctypes.byref(value)) == SUCCESS
+        assert value.value == setting, name
+    value.value = 2
+    assert acl.aclrtSetStreamAttribute(stream, attrs["ACL_STREAM_ATTR_CACHE_OP_INFO"], ctypes.byref(value)) == INVALID
+    assert acl.aclrtSetStreamAttribute(stream, 99, ctypes.byref(value)) == INVALID
+    assert acl.aclrtDestroyStream(stream) == SUCCESS
 
 
 def test_the_soc_reports_a_model_name_and_its_capabilities(sim, acl):

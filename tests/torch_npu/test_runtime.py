@@ -1,6 +1,6 @@
 """torch_npu's runtime on the simulator: streams, events, synchronisation, memory statistics, the
-caching allocator's expandable segments (virtual memory), format casts and torch.distributed with
-one rank (HCCL)."""
+caching allocator's expandable segments (virtual memory), format casts, torch.distributed with
+one rank (HCCL) and NPU graphs (capture and replay, aclmdlRI*)."""
 
 
 def test_streams_and_events(run_npu):
@@ -26,6 +26,48 @@ def test_streams_and_events(run_npu):
         with torch.npu.stream(high):
             z = (d * 2).cpu()
         assert torch.allclose(z, (d * 2).cpu())
+    """)
+
+
+def test_npu_graphs_capture_and_replay(run_npu):
+    # torch.npu.graph captures a stream's work into a model (aclmdlRICaptureBegin..End) and replay()
+    # runs it again (aclmdlRIExecuteAsync) on the inputs' current values. make_graphed_callables
+    # captures the backward too, on the autograd engine's streams, which join the capture through
+    # events. A synchronisation inside a capture is refused (and invalidates it), never run.
+    run_npu("""
+        a = torch.ones(4, device="npu")
+        graph = torch.npu.NPUGraph()
+        with torch.npu.graph(graph):
+            b = a * 2
+            c = b + a
+        a.fill_(3.0)
+        graph.replay()
+        assert c.cpu().tolist() == [9.0] * 4 and b.cpu().tolist() == [6.0] * 4
+        a.fill_(5.0)
+        graph.replay()
+        graph.replay()
+        assert c.cpu().tolist() == [15.0] * 4
+
+        model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()).npu()
+        x = torch.randn(2, 8, device="npu", requires_grad=True)
+        graphed = torch.npu.make_graphed_callables(model, (x,))
+        for _ in range(2):
+            x2 = torch.randn(2, 8, device="npu", requires_grad=True)
+            y = graphed(x2)
+            y.sum().backward()
+            expected_input = x2.detach().clone().requires_grad_(True)
+            model(expected_input).sum().backward()
+            assert torch.allclose(y.cpu(), model(x2).cpu(), atol=1e-6)
+            assert torch.allclose(x2.grad.cpu(), expected_input.grad.cpu(), atol=1e-6)
+
+        broken = torch.npu.NPUGraph()
+        try:
+            with torch.npu.graph(broken):
+                (a * 2).sum().item()
+        except RuntimeError as error:
+            assert "107027" in str(error) or "107025" in str(error), error
+        else:
+            raise AssertionError("a synchronisation inside a capture ran")
     """)
 
 

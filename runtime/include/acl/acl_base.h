@@ -41,6 +41,15 @@ static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
 static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
 static const int ACL_ERROR_RT_REPORT_TIMEOUT = 507012;
 static const int ACL_ERROR_RT_WAIT_TIMEOUT = 107019;
+/* Graph capture (aclmdlRICaptureBegin..End) and the calls it forbids. */
+static const int ACL_ERROR_RT_CAPTURE_DEPENDENCY = 107024;
+static const int ACL_ERROR_RT_STREAM_UNJOINED = 107025;
+static const int ACL_ERROR_RT_MODEL_CAPTURED = 107026;
+static const int ACL_ERROR_RT_STREAM_CAPTURED = 107027;
+static const int ACL_ERROR_RT_EVENT_CAPTURED = 107028;
+static const int ACL_ERROR_RT_STREAM_NOT_CAPTURED = 107029;
+static const int ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT = 107030;
+static const int ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD = 107038;
 static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int ACL_ERROR_BAD_ALLOC = 200000;

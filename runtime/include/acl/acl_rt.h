@@ -159,7 +159,8 @@ typedef enum aclrtDevAttr {
   ACL_DEV_ATTR_IS_VIRTUAL = 501
 } aclrtDevAttr;
 
-/* Graph capture (aclmdlRI): the simulator never captures, so every stream's status is NONE. */
+/* Graph capture (aclmdlRI*): between aclmdlRICaptureBegin and aclmdlRICaptureEnd a stream's work is
+ * recorded into a model instead of running; aclmdlRIExecuteAsync replays it on a stream. */
 typedef void *aclmdlRI;
 typedef enum {
   ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
@@ -171,6 +172,23 @@ typedef enum {
   ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
   ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED
 } aclmdlRICaptureStatus;
+
+typedef enum aclrtStreamAttr {
+  ACL_STREAM_ATTR_FAILURE_MODE = 1,
+  ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+  ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+  ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+  ACL_STREAM_ATTR_PRIORITY = 5,
+} aclrtStreamAttr;
+
+typedef union {
+  uint64_t failureMode;
+  uint32_t overflowSwitch;
+  uint32_t userCustomTag;
+  uint32_t cacheOpInfoSwitch;
+  uint32_t streamPriority;
+  uint32_t reserve[4];
+} aclrtStreamAttrValue;
 
 typedef struct aclrtMemUceInfo {
   void *addr;
@@ -267,8 +285,21 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
 ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
 
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                                     aclrtStreamAttrValue *value);
+
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
 ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
+ACL_FUNC_VISIBILITY aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
 
 /* Events: a point in a stream's queue. A record marks it; a stream or the host may wait for it. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);

@@ -35,8 +35,6 @@ DeviceSettings& Settings() {
   return *settings;
 }
 
-thread_local aclmdlRICaptureMode t_capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
-
 // A figure of the simulated chip (gen.ir.Soc's, via aclnn_sim/soc.h).
 enum class ChipFigure { kAiCores, kVectorCores, kL2Bytes };
 
@@ -280,28 +278,6 @@ aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t* value) {
     default:
       return Fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttribute: unknown aclCannAttr " + std::to_string(static_cast<int>(cannAttr)));
   }
-}
-
-aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus* status, aclmdlRI* modelRI) {
-  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: status is a null pointer");
-  if (stream && !aclsim::IsLiveStream(stream)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: stream is not a live stream");
-  }
-  // aclmdlRICaptureBegin is not modelled: no stream is ever capturing.
-  *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-  if (modelRI) *modelRI = nullptr;
-  return ACL_SUCCESS;
-}
-
-aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode* mode) {
-  if (!mode) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode is a null pointer");
-  if (*mode < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || *mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: unknown aclmdlRICaptureMode");
-  }
-  const aclmdlRICaptureMode previous = aclsim::t_capture_mode;  // the documented exchange, per thread
-  aclsim::t_capture_mode = *mode;
-  *mode = previous;
-  return ACL_SUCCESS;
 }
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 // libascendcl, the asynchronous half: streams as ordered queues run by their own worker threads,
-// events, synchronisation, and the faults of queued kernels (see streams.h for the model).
+// events, synchronisation, the faults of queued kernels (see streams.h for the model), and graph
+// capture: a stream's work recorded into a model (aclmdlRI) and replayed.
 #include "ascendcl/streams.h"
 
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <future>
 #include <cstring>
 #include <map>
@@ -93,6 +95,7 @@ struct Fault {
 };
 
 struct StreamState;
+struct ModelState;
 
 struct EventState {
   explicit EventState(uint32_t flags = 0) : flags(flags) {}
@@ -108,6 +111,10 @@ struct EventState {
   // is sticky for dependent work on CANN and CUDA. The latest kFaultedVersions (a stream that stays
   // faulted records behind its fault until a synchronisation reports it).
   std::vector<std::pair<uint64_t, Fault>> faulted_versions;
+  // The latest record was captured into a model (aclmdlRICaptureBegin): it runs, and is numbered,
+  // when the model is executed. A stream that waits for it joins that capture (`captured_into`).
+  bool record_captured = false;
+  std::weak_ptr<ModelState> captured_into;
 };
 constexpr size_t kFaultedVersions = 64;
 
@@ -191,6 +198,25 @@ class TaskRing {
 
 // --- streams ------------------------------------------------------------------------------------
 
+// A model captured from a stream (aclmdlRICaptureBegin..End): its tasks, in the order they were
+// launched, replayed by aclmdlRIExecuteAsync as copies (a kernel's executor and workspace are
+// shared by every replay, as a captured kernel's arguments are on a device).
+struct ModelState {
+  std::mutex mutex;
+  std::vector<Task> tasks;
+  uintptr_t handle = 0;  // its aclmdlRI
+  uintptr_t stream = 0;  // the captured stream's aclrtStream: aclmdlRIExecute runs there
+  uint32_t id = 0;       // aclmdlRIGetId's
+  aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+  std::thread::id thread;  // the thread that began the capture
+  bool ended = false;      // aclmdlRICaptureEnd returned it: it may be executed
+  std::string invalidated_by;  // the forbidden call that invalidated the capture (empty: none)
+  // Streams that joined the capture by waiting for an event recorded into it (their work goes into
+  // the model too, in launch order: the host launched each task after the ones it depends on, so
+  // that order is a valid one to replay them in). aclmdlRICaptureEnd releases them.
+  std::vector<std::weak_ptr<StreamState>> joined;
+};
+
 struct StreamState {
   explicit StreamState(int32_t device) : device(device) {}
   ~StreamState() { Stop(); }
@@ -236,6 +262,11 @@ struct StreamState {
   // synchronisation): their memory then goes back to the pool of the thread that made it, instead
   // of crossing to the worker's and back on every call.
   std::vector<std::shared_ptr<Executor>> retired;
+  // aclmdlRICaptureBegin..End: the model the stream's launches go into instead of its queue
+  // (under `mutex`); `capturing` spares launches the lock when no capture is on.
+  std::shared_ptr<ModelState> capture;
+  std::atomic<bool> capturing{false};
+  uint32_t custom_tag = 0, cache_op_info = 0;  // aclrtSetStreamAttribute's, kept and reported
   std::thread worker;
   std::mutex inline_run;  // ACLNN_SIM_SYNC=1: one task at a time
 };
@@ -243,6 +274,8 @@ struct StreamState {
 struct Streams {
   Registry<StreamState> streams{0x5d};
   Registry<EventState> events{0x5e};
+  Registry<ModelState> models{0x5f};
+  std::atomic<uint32_t> models_made{0};
   std::mutex defaults_mutex;
   std::map<int32_t, std::shared_ptr<StreamState>> defaults;  // per device, made on first use
   std::atomic<uint64_t> stream_syncs{0}, device_syncs{0}, kernels_launched{0}, events_recorded{0};
@@ -579,8 +612,24 @@ std::vector<std::shared_ptr<Executor>>& TakeRetired(StreamState& s) {
   return reaped;
 }
 
+// The model `s` is being captured into, if any.
+std::shared_ptr<ModelState> CaptureOf(StreamState& s) {
+  if (!s.capturing.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.capture;
+}
+
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   StreamState& s = *self;
+  if (auto model = CaptureOf(s)) {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    if (!model->invalidated_by.empty()) {
+      return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(task.api) + ": the stream's capture was invalidated by " +
+                                                    model->invalidated_by + " (end it with aclmdlRICaptureEnd)");
+    }
+    model->tasks.push_back(std::move(task));
+    return ACL_SUCCESS;
+  }
   if (Settings().synchronous) {
     std::lock_guard<std::mutex> run(s.inline_run);
     task.ticket = s.enqueued.fetch_add(1) + 1;
@@ -672,7 +721,53 @@ aclError TakeFault(StreamState& s, const char* api) {
                                 fault.message);
 }
 
+// A call a capture forbids (`api`) invalidates it: aclmdlRICaptureEnd then makes no model.
+void Invalidate(ModelState& model, const char* api) {
+  std::lock_guard<std::mutex> lock(model.mutex);
+  if (model.invalidated_by.empty()) model.invalidated_by = api;
+}
+
+// Waiting for a stream that is being captured: its captured work has not been launched (it runs
+// when the model is executed), so the wait fails and invalidates the capture, as on CANN and CUDA.
+aclError RefuseWhileCaptured(StreamState& s, const char* api) {
+  auto model = CaptureOf(s);
+  if (!model) return ACL_SUCCESS;
+  Invalidate(*model, api);
+  return Fail(ACL_ERROR_RT_STREAM_CAPTURED,
+              std::string(api) + ": the stream is being captured (aclmdlRICaptureBegin): its work runs when the model "
+                                 "is executed, so it cannot be waited for; the capture is invalidated");
+}
+
+// The calling thread's capture interaction mode (aclmdlRICaptureThreadExchangeMode).
+thread_local aclmdlRICaptureMode t_capture_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
+// A device-wide synchronisation is unsafe while a capture is on, as CUDA's rule for its
+// "potentially unsafe" calls puts it: refused (and the capture invalidated) when a global-mode
+// capture runs on any thread, or a thread-local one on the calling thread, unless the calling
+// thread's mode is relaxed. The streams not being captured are drained otherwise, as always.
+aclError RefuseDuringCapture(const std::vector<std::shared_ptr<StreamState>>& streams, const char* api) {
+  if (t_capture_mode == ACL_MODEL_RI_CAPTURE_MODE_RELAXED) return ACL_SUCCESS;
+  for (const auto& s : streams) {
+    auto model = CaptureOf(*s);
+    if (!model) continue;
+    bool unsafe;
+    {
+      std::lock_guard<std::mutex> lock(model->mutex);
+      unsafe = model->mode == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL ||
+               (model->mode == ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL && model->thread == std::this_thread::get_id());
+    }
+    if (!unsafe) continue;
+    Invalidate(*model, api);
+    return Fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                std::string(api) + ": a stream of the device is being captured (aclmdlRICaptureBegin) in a mode that forbids "
+                                   "synchronising the device (set ACL_MODEL_RI_CAPTURE_MODE_RELAXED with "
+                                   "aclmdlRICaptureThreadExchangeMode to allow it); the capture is invalidated");
+  }
+  return ACL_SUCCESS;
+}
+
 aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
+  if (aclError status = RefuseWhileCaptured(*s, api)) return status;
   Drain(s);
   State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
   return TakeFault(*s, api);
@@ -694,6 +789,7 @@ bool DrainBefore(const std::shared_ptr<StreamState>& self, std::chrono::steady_c
 // A synchronisation bounded by `timeout` milliseconds (-1: none), as the *WithTimeout calls take it.
 aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeout, const char* api) {
   if (timeout == -1) return Synchronize(s, api);
+  if (aclError status = RefuseWhileCaptured(*s, api)) return status;
   if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
   if (!DrainBefore(s, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout))) {
     return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, std::string(api) + ": the stream's queued work did not finish within " +
@@ -727,6 +823,14 @@ std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
   return out;
 }
 
+// An event whose latest record was captured has not been reached and cannot be (until the model
+// runs): waiting for it or timing it fails. Requires the event's mutex.
+aclError RefuseCapturedRecord(const EventState& e, const char* api) {
+  if (!e.record_captured) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_RT_EVENT_CAPTURED, std::string(api) + ": the event's latest record was captured into a model "
+                                                               "(aclmdlRICaptureBegin) and runs only when the model is executed");
+}
+
 // A record of `event` on `stream` (a new version of the event), or a wait of `stream` for the
 // event's latest record (nothing to wait for when it was never recorded).
 aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, const char* api) {
@@ -738,10 +842,45 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   task.kind = kind;
   task.api = api;
   task.event = e;
+  // Into a capture, a record or a wait is numbered when the model is executed (ReplayModel).
+  std::shared_ptr<ModelState> capture = CaptureOf(*s);
+  std::shared_ptr<ModelState> join;
   {
     std::lock_guard<std::mutex> lock(e->mutex);
-    task.version = kind == Task::Kind::kRecord ? ++e->recorded : e->recorded;
+    if (kind == Task::Kind::kRecord) {
+      e->record_captured = capture != nullptr;
+      e->captured_into = capture;
+      if (!capture) task.version = ++e->recorded;
+    } else {
+      if (e->record_captured && !capture) {
+        join = e->captured_into.lock();
+        if (!join) {
+          return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                      std::string(api) + ": the event's latest record was captured into a model whose capture has "
+                                         "ended: it runs only when the model is executed");
+        }
+      }
+      task.version = e->recorded;
+    }
   }
+  if (join) {
+    // The stream joins the capture (as on CUDA): this wait and its later work go into the model.
+    {
+      std::lock_guard<std::mutex> lock(join->mutex);
+      if (join->ended || !join->invalidated_by.empty()) {
+        return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY, std::string(api) + ": the event's latest record was captured into a "
+                                                                         "model that is no longer being captured");
+      }
+      join->joined.push_back(s);
+    }
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->capture) return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY, std::string(api) + ": the stream is being captured into another model");
+    s->capture = join;
+    s->capturing.store(true, std::memory_order_release);
+    capture = join;
+  }
+  const bool captured = capture != nullptr;
+  if (captured) return Enqueue(s, std::move(task));
   if (kind == Task::Kind::kRecord) State().events_recorded.fetch_add(1, std::memory_order_relaxed);
   else if (task.version == 0) return ACL_SUCCESS;
   return Enqueue(s, std::move(task));
@@ -908,9 +1047,10 @@ aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
   if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
+  const auto streams = aclsim::StreamsOf(device, false);
+  if (aclError status = aclsim::RefuseDuringCapture(streams, api)) return status;
   aclsim::State().device_syncs.fetch_add(1, std::memory_order_relaxed);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout);
-  const auto streams = aclsim::StreamsOf(device, false);
   for (const auto& s : streams) {
     if (!aclsim::DrainBefore(s, deadline)) {
       return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, std::string(api) + ": the device's queued work did not finish within " +
@@ -1069,6 +1209,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
   if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status is a null pointer");
   std::shared_ptr<aclsim::StreamState> s;
   if (aclError code = aclsim::Resolve(stream, "aclrtStreamQuery", &s)) return code;
+  if (aclError code = aclsim::RefuseWhileCaptured(*s, "aclrtStreamQuery")) return code;
   *status = s->completed.load(std::memory_order_acquire) >= s->enqueued.load(std::memory_order_acquire)
                 ? ACL_STREAM_STATUS_COMPLETE
                 : ACL_STREAM_STATUS_NOT_READY;
@@ -1080,10 +1221,12 @@ aclError aclrtSynchronizeDevice(void) {
   if (!aclsim::CurrentDeviceId(&device)) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no device is set (call aclrtSetDevice first)");
   }
+  const auto streams = aclsim::StreamsOf(device, false);
+  if (aclError status = aclsim::RefuseDuringCapture(streams, "aclrtSynchronizeDevice")) return status;
   aclsim::State().device_syncs.fetch_add(1, std::memory_order_relaxed);
   aclError first = ACL_SUCCESS;
   std::string message;
-  for (const auto& s : aclsim::StreamsOf(device, false)) {
+  for (const auto& s : streams) {
     aclsim::Drain(s);
     const aclError status = aclsim::TakeFault(*s, "aclrtSynchronizeDevice");
     if (status != ACL_SUCCESS && first == ACL_SUCCESS) {
@@ -1138,6 +1281,7 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* statu
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: event is not a live event");
   std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventWaitStatus")) return refused;
   // A wait for the event is satisfied once its latest record has been reached.
   *status = e->completed >= e->recorded ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
   return ACL_SUCCESS;
@@ -1148,6 +1292,7 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: event is not a live event");
   std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtEventGetTimestamp")) return refused;
   if (e->recorded == 0 || e->completed < e->recorded) {
     return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventGetTimestamp: the event was not recorded, or its record has not been reached yet");
   }
@@ -1179,6 +1324,7 @@ aclError aclrtSynchronizeEvent(aclrtEvent event) {
   std::shared_ptr<aclsim::StreamState> faulted;
   {
     std::unique_lock<std::mutex> lock(e->mutex);
+    if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtSynchronizeEvent")) return refused;
     const uint64_t version = e->recorded;
     e->reached.wait(lock, [&] { return e->completed >= version; });
     faulted = e->faulted_stream.lock();
@@ -1193,6 +1339,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* statu
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: event is not a live event");
   std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventStatus")) return refused;
   *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
@@ -1209,6 +1356,7 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   aclsim::EventState* events[2] = {start.get(), end.get()};
   for (int i = 0; i < 2; ++i) {
     std::lock_guard<std::mutex> lock(events[i]->mutex);
+    if (aclError refused = aclsim::RefuseCapturedRecord(*events[i], "aclrtEventElapsedTime")) return refused;
     if (events[i]->recorded == 0 || events[i]->completed < events[i]->recorded) {
       return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, std::string("aclrtEventElapsedTime: ") +
                                                        (i ? "endEvent" : "startEvent") +
@@ -1246,6 +1394,279 @@ int aclsimLastFault(void* stream, aclsimFault* out) {
   out->launch = s->reported.launch;
   out->status = s->reported.status;
   return 0;
+}
+
+}  // extern "C"
+
+// --- graph capture (aclmdlRI*) ------------------------------------------------------------------
+
+namespace aclsim {
+namespace {
+
+// Queues copies of `model`'s tasks on `s`, in capture order: a record is numbered as a new record
+// of its event, a wait waits for its event's latest record at this point (within the model, the
+// record replayed before it). Onto a stream that is itself being captured, they go into its model.
+aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s) {
+  std::vector<Task> tasks;
+  {
+    std::lock_guard<std::mutex> lock(model.mutex);
+    tasks = model.tasks;
+  }
+  const bool captured = CaptureOf(*s) != nullptr;
+  for (Task& task : tasks) {
+    if (task.kind == Task::Kind::kRecord || task.kind == Task::Kind::kWait) {
+      std::lock_guard<std::mutex> lock(task.event->mutex);
+      if (task.kind == Task::Kind::kRecord) {
+        task.event->record_captured = captured;
+        task.version = captured ? 0 : ++task.event->recorded;
+      } else {
+        task.version = task.event->recorded;
+      }
+    }
+    if (!captured) {
+      if (task.kind == Task::Kind::kRecord) State().events_recorded.fetch_add(1, std::memory_order_relaxed);
+      if (task.kind == Task::Kind::kKernel) State().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+      if (task.kind == Task::Kind::kWait && task.version == 0) continue;
+    }
+    if (aclError status = Enqueue(s, std::move(task))) return status;
+  }
+  return ACL_SUCCESS;
+}
+
+// The model `modelRI` names, ended (captured and returned by aclmdlRICaptureEnd), for `api`.
+aclError EndedModel(aclmdlRI modelRI, const char* api, std::shared_ptr<ModelState>* out) {
+  *out = modelRI ? State().models.Find(modelRI) : nullptr;
+  if (!*out) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is not a live model");
+  std::lock_guard<std::mutex> lock((*out)->mutex);
+  if (!(*out)->ended) {
+    return Fail(ACL_ERROR_RT_MODEL_CAPTURED, std::string(api) + ": the model is still being captured (end it with aclmdlRICaptureEnd)");
+  }
+  return ACL_SUCCESS;
+}
+
+const char* TaskTypeName(Task::Kind kind) {
+  switch (kind) {
+    case Task::Kind::kKernel: return "KERNEL";
+    case Task::Kind::kCopy: return "MEMCPY";
+    case Task::Kind::kFill: return "MEMSET";
+    case Task::Kind::kRecord: return "EVENT_RECORD";
+    case Task::Kind::kWait: return "EVENT_WAIT";
+    case Task::Kind::kHostFunc: return "HOST_FUNC";
+    case Task::Kind::kCallback: return "CALLBACK";
+  }
+  return "UNKNOWN";
+}
+
+// The model as JSON: its id, its stream and its tasks (type, the API that launched each).
+std::string ModelJson(ModelState& model) {
+  std::lock_guard<std::mutex> lock(model.mutex);
+  std::string json = "{\"modelRI\": " + std::to_string(model.id) + ", \"stream\": " + std::to_string(model.stream & 0x7fffffff) +
+                     ", \"tasks\": [";
+  for (size_t i = 0; i < model.tasks.size(); ++i) {
+    const Task& task = model.tasks[i];
+    json += (i ? ", " : "") + std::string("{\"seq\": ") + std::to_string(i) + ", \"type\": \"" + TaskTypeName(task.kind) +
+            "\", \"api\": \"" + task.api + "\"}";
+  }
+  return json + "]}";
+}
+
+}  // namespace
+}  // namespace aclsim
+
+extern "C" {
+
+aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode) {
+  constexpr const char* api = "aclmdlRICaptureBegin";
+  if (mode < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclmdlRICaptureMode " + std::to_string(static_cast<int>(mode)));
+  }
+  // As CUDA's legacy default stream, a device's default stream is shared by every caller: its
+  // work cannot be captured.
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the default stream cannot be captured (capture a stream made by aclrtCreateStream)");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  auto model = std::make_shared<aclsim::ModelState>();
+  model->stream = s->handle;
+  model->mode = mode;
+  model->thread = std::this_thread::get_id();
+  model->id = aclsim::State().models_made.fetch_add(1) + 1;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (s->capture) return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is already being captured");
+  model->handle = aclsim::State().models.Add(model);
+  s->capture = std::move(model);
+  s->capturing.store(true, std::memory_order_release);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI* modelRI) {
+  constexpr const char* api = "aclmdlRICaptureEnd";
+  if (!modelRI) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::shared_ptr<aclsim::ModelState> model;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (!s->capture) return Fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, std::string(api) + ": the stream is not being captured");
+    if (s->capture->mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED && s->capture->thread != std::this_thread::get_id()) {
+      return Fail(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
+                  std::string(api) + ": the capture was begun by another thread (only a relaxed-mode capture may end elsewhere)");
+    }
+    model = std::move(s->capture);
+    s->capturing.store(false, std::memory_order_release);
+  }
+  std::string invalidated_by;
+  std::vector<std::weak_ptr<aclsim::StreamState>> joined;
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    invalidated_by = model->invalidated_by;
+    model->ended = invalidated_by.empty();
+    joined.swap(model->joined);
+  }
+  for (const auto& weak : joined) {
+    auto other = weak.lock();
+    if (!other) continue;
+    std::lock_guard<std::mutex> lock(other->mutex);
+    if (other->capture != model) continue;
+    other->capture.reset();
+    other->capturing.store(false, std::memory_order_release);
+  }
+  if (!invalidated_by.empty()) {
+    aclsim::State().models.Take(reinterpret_cast<void*>(model->handle));
+    *modelRI = nullptr;
+    return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(api) + ": the capture was invalidated by " + invalidated_by + ": no model was made");
+  }
+  *modelRI = reinterpret_cast<aclmdlRI>(model->handle);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus* status, aclmdlRI* modelRI) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: status is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError code = aclsim::Resolve(stream, "aclmdlRICaptureGetInfo", &s)) return code;
+  auto model = aclsim::CaptureOf(*s);
+  *status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+  if (model) {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    *status = model->invalidated_by.empty() ? ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE : ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+  }
+  if (modelRI) *modelRI = model ? reinterpret_cast<aclmdlRI>(model->handle) : nullptr;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode* mode) {
+  if (!mode) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode is a null pointer");
+  if (*mode < ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || *mode > ACL_MODEL_RI_CAPTURE_MODE_RELAXED) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: unknown aclmdlRICaptureMode");
+  }
+  const aclmdlRICaptureMode previous = aclsim::t_capture_mode;  // the documented exchange, per thread
+  aclsim::t_capture_mode = *mode;
+  *mode = previous;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream) {
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::EndedModel(modelRI, "aclmdlRIExecuteAsync", &model)) return status;
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclmdlRIExecuteAsync", &s)) return status;
+  return aclsim::ReplayModel(*model, s);
+}
+
+aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
+  constexpr const char* api = "aclmdlRIExecute";
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::EndedModel(modelRI, api, &model)) return status;
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(reinterpret_cast<aclrtStream>(model->stream), api, &s)) {
+    return Fail(status, std::string(api) + ": the stream the model was captured from was destroyed (use aclmdlRIExecuteAsync on a stream)");
+  }
+  if (aclError status = aclsim::ReplayModel(*model, s)) return status;
+  return aclsim::SynchronizeWithin(s, timeout, api);
+}
+
+aclError aclmdlRIDestroy(aclmdlRI modelRI) {
+  constexpr const char* api = "aclmdlRIDestroy";
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::EndedModel(modelRI, api, &model)) return status;
+  // Replays already queued hold copies of its tasks: destroying it now is safe.
+  aclsim::State().models.Take(modelRI);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t* modelRIId) {
+  if (!modelRIId) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIGetId: modelRIId is a null pointer");
+  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
+  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIGetId: modelRI is not a live model");
+  *modelRIId = model->id;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRIDebugPrint(aclmdlRI modelRI) {
+  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
+  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugPrint: modelRI is not a live model");
+  std::fprintf(stderr, "[aclnn-sim] aclmdlRI %s\n", aclsim::ModelJson(*model).c_str());
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char* path, uint32_t flags) {
+  constexpr const char* api = "aclmdlRIDebugJsonPrint";
+  (void)flags;  // print modes of the device's task descriptions, which the simulator does not have
+  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
+  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is not a live model");
+  if (!path) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": path is a null pointer");
+  std::ofstream out(path);
+  out << aclsim::ModelJson(*model) << "\n";
+  if (!out) return Fail(ACL_ERROR_INVALID_FILE, std::string(api) + ": cannot write " + path);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue* value) {
+  constexpr const char* api = "aclrtSetStreamAttribute";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  switch (stmAttrType) {
+    case ACL_STREAM_ATTR_FAILURE_MODE:
+      return aclrtSetStreamFailureMode(stream, value->failureMode);
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
+      return aclrtSetStreamOverflowSwitch(stream, value->overflowSwitch);
+    default:
+      break;
+  }
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  switch (stmAttrType) {
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
+      s->custom_tag = value->userCustomTag;
+      return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO:
+      if (value->cacheOpInfoSwitch > 1) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": cacheOpInfoSwitch must be 0 or 1");
+      s->cache_op_info = value->cacheOpInfoSwitch;
+      return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_PRIORITY:
+      if (value->streamPriority > 7) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": streamPriority must be in 0..7");
+      s->priority = value->streamPriority;
+      return ACL_SUCCESS;
+    default:
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtStreamAttr " + std::to_string(static_cast<int>(stmAttrType)));
+  }
+}
+
+aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType, aclrtStreamAttrValue* value) {
+  constexpr const char* api = "aclrtGetStreamAttribute";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  *value = aclrtStreamAttrValue{};
+  std::lock_guard<std::mutex> lock(s->mutex);
+  switch (stmAttrType) {
+    case ACL_STREAM_ATTR_FAILURE_MODE: value->failureMode = s->failure_mode.load(); return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: value->overflowSwitch = s->overflow_switch.load(); return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: value->userCustomTag = s->custom_tag; return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO: value->cacheOpInfoSwitch = s->cache_op_info; return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_PRIORITY: value->streamPriority = s->priority; return ACL_SUCCESS;
+    default:
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtStreamAttr " + std::to_string(static_cast<int>(stmAttrType)));
+  }
 }
 
 }  // extern "C"

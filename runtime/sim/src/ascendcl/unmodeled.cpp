@@ -31,22 +31,15 @@ aclError NotModelled(const char* api, const char* feature) {
 extern "C" {
 
 
-// Graph capture and replay of a stream's work (aclmdlRI*: NPU graphs).
-ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateEnd, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRICondHandleGetCondPtr, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRIDebugJsonPrint, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRIDebugPrint, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRIDestroy, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRIExecuteAsync, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
-ACLSIM_NOT_MODELLED(aclmdlRIGetId, "graph capture and replay of a stream's work (aclmdlRI*: NPU graphs)")
+// A captured model's task groups, task updates and conditional tasks (capture and replay are streams.cpp's).
+ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpEnd, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateEnd, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleGetCondPtr, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
 
 // Kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only).
 ACLSIM_NOT_MODELLED(aclrtBinaryGetFunction, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
@@ -92,7 +85,6 @@ ACLSIM_NOT_MODELLED(aclrtResetStreamResLimit, "per-stream and per-device core li
 ACLSIM_NOT_MODELLED(aclrtGetResInCurrentThread, "per-stream and per-device core limits")
 ACLSIM_NOT_MODELLED(aclrtUseStreamResInCurrentThread, "per-stream and per-device core limits")
 ACLSIM_NOT_MODELLED(aclrtUnuseStreamResInCurrentThread, "per-stream and per-device core limits")
-ACLSIM_NOT_MODELLED(aclrtSetStreamAttribute, "per-stream and per-device core limits")
 
 // Device telemetry.
 ACLSIM_NOT_MODELLED(aclrtGetDeviceUtilizationRate, "device telemetry")
