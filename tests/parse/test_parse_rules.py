@@ -343,3 +343,7 @@ def test_array_lengths_from_rows_and_error_rows():
     assert [(r.param, r.lengths) for r in conv.array_lengths] == [("biasSizes", (1,))]
     # "`dims` 为空但 `shifts` 长度不为 1": under what another argument is, no rule.
     assert not api("ops-math/experimental/math/roll/docs/aclnnRoll.md", "aclnnRoll").array_lengths
+    # English: "The length can only be 0, 1, or 2." and the error row "The length of stride is not 0, 1, or 2."
+    english = api("ops-nn-8.5.0-en/pooling/max_pool3d_grad_with_argmax/docs/aclnnMaxPool2dWithIndicesBackward_en.md",
+                  "aclnnMaxPool2dWithIndicesBackward")
+    assert {r.param: r.lengths for r in english.array_lengths}["stride"] == (0, 1, 2)

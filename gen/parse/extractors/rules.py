@@ -599,51 +599,65 @@ class _Reader:
 
     # -- array lengths ---------------------------------------------------------------------------
 
-    # "长度为1或2", "数组长度必须为0、1或3", "长度仅支持1、2", "size为4", "长度固定为3" (a row or a constraint);
-    # "kernelSize的长度不等于1或者2", "padding的size大小不等于4", "outputMask的长度不为3" (an error row,
-    # which states what is refused); "长度为0或长度为1或2" is one list. A list that a condition follows
-    # ("长度为1或3时") is no rule of lengths.
-    _LENGTH_LIST = r"(?P<list>\d+(?:\s*(?:,|、|或者|或|和|\bor\b)\s*(?:(?:数组)?长度\s*(?:为|是))?\s*\d+)*)(?=\s*(?:$|[,;:)]|的|且|并且|\band\b))"
+    # "长度为1或2", "数组长度必须为0、1或3", "长度仅支持1、2", "size为4", "长度固定为3", "The length can only be
+    # 1 or 2" (a row or a constraint); "kernelSize的长度不等于1或者2", "padding的size大小不等于4", "The length
+    # of stride is not 0, 1, or 2" (an error row, which states what is refused); "长度为0或长度为1或2" is one
+    # list. A list that a condition follows ("长度为1或3时") is no rule of lengths.
+    _LENGTH_LIST = (r"(?P<list>\d+(?:\s*(?:,\s*(?:or\b|and\b)?|、|或者|或|和|\bor\b)\s*(?:(?:数组)?长度\s*(?:为|是))?\s*\d+)*)"
+                    r"(?=\s*(?:$|[,;:)]|的|且|并且|\band\b))")
     _ARRAYS = (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY)
     # "(kH=kW)", "(K_H, K_W)": what the listed lengths stand for, not part of the list.
     _GLOSS = re.compile(r"\([^()]*\)")
 
-    # "当数组长度为0时", "strides的长度为0时", "数组为空时".
+    # "当数组长度为0时", "strides的长度为0时", "数组为空时", "When the array length is 0", "When the number
+    # of elements in stride is 0".
     @functools.cached_property
-    def _empty_meant(self) -> re.Pattern[str]:
-        return compiled(rf"(?:(?P<names>{self.name})\s*(?:的)?\s*)?(?:数组)?\s*(?:长度\s*(?:为|是|等于|=)\s*0|为空)\s*时")
+    def _empty_meant(self) -> tuple[re.Pattern[str], ...]:
+        return (compiled(rf"(?:(?P<names>{self.name})\s*(?:的)?\s*)?(?:数组)?\s*(?:长度\s*(?:为|是|等于|=)\s*0|为空)\s*时"),
+                compiled(rf"\bwhen\s+the\s+(?:array\s+|(?P<names>{self.name})\s+)?length\s+is\s+0\b", re.I),
+                compiled(rf"\bwhen\s+the\s+number\s+of\s+elements\s+in\s+(?P<names>{self.name})\s+is\s+0\b", re.I))
 
     @functools.cached_property
-    def _length_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和)\s*{self.name})*)"
+    def _length_patterns(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+        """The patterns of what a row or a constraint states, and of what an error row refuses."""
+        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
         word = r"(?:数组)?\s*(?:长度|元素个数|size)\s*(?:大小)?\s*"
-        stated = compiled(rf"(?:{names}\s*(?:的)?\s*)?{word}(?:必须|需要|需|应该|应|要求)?\s*"
-                          rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{self._LENGTH_LIST}")
-        refused = compiled(rf"{names}\s*(?:的)?\s*{word}(?:不等于|不为|不是)\s*{self._LENGTH_LIST}")
+        stated = (compiled(rf"(?:{names}\s*(?:的)?\s*)?{word}(?:必须|需要|需|应该|应|要求)?\s*"
+                           rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{self._LENGTH_LIST}"),
+                  compiled(rf"\b(?:the\s+)?(?:array\s+)?length(?:\s+of\s+(?:the\s+)?{names})?\s+"
+                           rf"(?:can\s+only\s+be|must\s+be|can\s+be|should\s+be|is)\s+{self._LENGTH_LIST}", re.I))
+        refused = (compiled(rf"{names}\s*(?:的)?\s*{word}(?:不等于|不为|不是)\s*{self._LENGTH_LIST}"),
+                   compiled(rf"\b(?:the\s+)?length\s+of\s+(?:the\s+)?{names}\s+is\s+not\s+{self._LENGTH_LIST}", re.I))
         return stated, refused
 
     def _lengths(self, sentence: str, text: Text) -> None:
         if not any(p.kind in self._ARRAYS for p in self.params.values()) or \
-                not any(word in sentence for word in ("长度", "元素个数", "size")):
+                not any(word in sentence for word in ("长度", "元素个数", "size", "length", "Length")):
             return
         plain = self._GLOSS.sub("", sentence)
+        for pattern in self._empty_meant:
+            for empty in pattern.finditer(plain):
+                named = re.findall(self.name, empty.group("names") or "") or ([text.subject] if text.subject else [])
+                self.zero_length_meant.update(n for n in named if self.params[n].kind in self._ARRAYS)
         stated, refused = self._length_patterns
-        for empty in self._empty_meant.finditer(plain):
-            named = re.findall(self.name, empty.group("names") or "") or ([text.subject] if text.subject else [])
-            self.zero_length_meant.update(n for n in named if self.params[n].kind in self._ARRAYS)
-        for match in (refused if text.error_row else stated).finditer(plain):
-            before = plain[:match.start()]
-            if CONDITION.search(before) or vocab.socs_in(before) or re.search(r"对于|\bfor\b", before, re.I):
-                continue  # "对于一维卷积反向，数组长度必须为1": one case of several
-            if re.search(self.name, re.split(r"[,;:]", before)[-1]):
-                continue  # "dims为空但shifts长度不为1": under what another argument is
-            named = re.findall(self.name, match.group("names")) if match.group("names") else []
-            if not named and text.subject is not None and not text.error_row:
-                named = [text.subject]
-            lengths = tuple(sorted({int(n) for n in re.findall(r"\d+", match.group("list"))}))
-            for name in named:
-                if self.params[name].kind in self._ARRAYS:
-                    self.rules.add(self.rules.array_lengths, ArrayLength(name, lengths, text.line, text.status))
+        for pattern in refused if text.error_row else stated:
+            for match in pattern.finditer(plain):
+                self._length(plain[:match.start()], match, text)
+
+    def _length(self, before: str, match: re.Match[str], text: Text) -> None:
+        """The rule of one statement of lengths, unless what precedes it in its sentence makes it one
+        case of several."""
+        if CONDITION.search(before) or vocab.socs_in(before) or re.search(r"对于|\bfor\b", before, re.I):
+            return  # "对于一维卷积反向，数组长度必须为1": one case of several
+        if re.search(self.name, re.split(r"[,;:]", before)[-1]):
+            return  # "dims为空但shifts长度不为1": under what another argument is
+        named = re.findall(self.name, match.group("names")) if match.group("names") else []
+        if not named and text.subject is not None and not text.error_row:
+            named = [text.subject]
+        lengths = tuple(sorted({int(n) for n in re.findall(r"\d+", match.group("list"))}))
+        for name in named:
+            if self.params[name].kind in self._ARRAYS:
+                self.rules.add(self.rules.array_lengths, ArrayLength(name, lengths, text.line, text.status))
 
     # -- dimensions ------------------------------------------------------------------------------
 
