@@ -621,7 +621,8 @@ class _Reader:
     def _length_patterns(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
         """The patterns of what a row or a constraint states, and of what an error row refuses."""
         names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
-        word = r"(?:数组)?\s*(?:长度|元素个数|size)\s*(?:大小)?\s*"
+        # "size" as a word: not the end of batch_size or of an identifier.
+        word = r"(?:数组)?\s*(?:长度|元素个数|(?<![A-Za-z0-9_])size)\s*(?:大小)?\s*"
         stated = (compiled(rf"(?:{names}\s*(?:的)?\s*)?{word}(?:必须|需要|需|应该|应|要求)?\s*"
                            rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{self._LENGTH_LIST}"),
                   compiled(rf"\b(?:the\s+)?(?:array\s+)?length(?:\s+of\s+(?:the\s+)?{names})?\s+"
