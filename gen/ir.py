@@ -37,7 +37,7 @@ from gen import abi, jsontext
 # ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
 # status of value ranges and sets. 13: ExampleArg.members (a tensor or scalar list's members, as the
 # example makes them) and ExampleArg.text (a string's).
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 class PageKind(str, enum.Enum):
@@ -837,6 +837,29 @@ def _qualifiers(products: tuple[Soc, ...], status: int, when: Optional[Condition
 
 
 @dataclass(frozen=True)
+class ArrayLength(_Json):
+    """An array argument has one of a list of lengths (an aclIntArray's, aclFloatArray's or
+    aclBoolArray's element count): "长度为1或2", "数组长度必须为1或3", the error row "kernelSize的长度
+    不等于1或者2", "padding的size不等于4". A NULL optional array is not judged."""
+
+    param: str
+    lengths: tuple[int, ...]
+    line: int = 0
+    status: int = 0  # as ValueRange's
+
+    def __post_init__(self) -> None:
+        assert self.lengths, f"{self.param}: a length rule has lengths"
+        assert list(self.lengths) == sorted(set(self.lengths)) and self.lengths[0] >= 0, \
+            f"{self.param}: lengths ascend, once each, from 0"
+
+    def refuses(self, length: int) -> bool:
+        return length not in self.lengths
+
+    def describe(self) -> str:
+        return f"len({self.param}) in {{{', '.join(map(str, self.lengths))}}}" + _qualifiers((), self.status, None)
+
+
+@dataclass(frozen=True)
 class DimEquality(_Json):
     """One dimension of a tensor equals one of another's ("weight的第0维与self的第1维相等"); negative
     axes count from the end ("最后一维" is -1)."""
@@ -916,6 +939,7 @@ class API(_Json):
     dtype_combinations: tuple[DTypeCombination, ...] = ()
     value_ranges: tuple[ValueRange, ...] = ()
     value_sets: tuple[ValueSet, ...] = ()
+    array_lengths: tuple[ArrayLength, ...] = ()
     dim_equalities: tuple[DimEquality, ...] = ()
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
@@ -945,7 +969,8 @@ class API(_Json):
 
     def rules(self) -> tuple[Any, ...]:
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
-        found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.dim_equalities,
+        found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
+                            *self.dim_equalities,
                             *self.divisibility, *self.shape_rules]
         return tuple(sorted(found, key=lambda r: r.line))
 

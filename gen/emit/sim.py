@@ -517,6 +517,15 @@ def sim_rules(api: API) -> Optional[SimRules]:
                             **_condition(value_set.when, index_of), line=value_set.line))
     table("sets", "aclsim::ValueSetSpec", "kSets", sets)
 
+    lengths = []
+    for k, length in enumerate(api.array_lengths):
+        if length.param not in index_of:
+            continue
+        tables.append(RuleTable("int64_t", f"kLengths{k}", tuple(str(n) for n in length.lengths)))
+        lengths.append(Init.of(param=index_of[length.param], lengths=f"kLengths{k}", length_count=len(length.lengths),
+                               status=length.status, line=length.line))
+    table("lengths", "aclsim::ArrayLengthSpec", "kLengths", lengths)
+
     dims = [Init.of(param=index_of[d.param], axis=d.axis, other=index_of[d.other], other_axis=d.other_axis, line=d.line)
             for d in api.dim_equalities if d.param in index_of and d.other in index_of]
     table("dims", "aclsim::DimEqualSpec", "kDims", dims)
@@ -554,12 +563,13 @@ def sim_rules(api: API) -> Optional[SimRules]:
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
-    (combinations_at, combination_count), (ranges_at, range_count), (sets_at, set_count), (dims_at, dim_count), \
-        (divisible_at, divisible_count), (shape_rules_at, shape_rule_count) = (
-            counts[k] for k in ("combinations", "ranges", "sets", "dims", "divisible", "shape_rules"))
+    (combinations_at, combination_count), (ranges_at, range_count), (sets_at, set_count), (lengths_at, length_count), \
+        (dims_at, dim_count), (divisible_at, divisible_count), (shape_rules_at, shape_rule_count) = (
+            counts[k] for k in ("combinations", "ranges", "sets", "lengths", "dims", "divisible", "shape_rules"))
     return SimRules(tables=tuple(tables), init=Init.of(
         reserved=mask, combinations=combinations_at, combination_count=combination_count, ranges=ranges_at,
-        range_count=range_count, sets=sets_at, set_count=set_count, dims=dims_at, dim_count=dim_count, divisible=divisible_at,
+        range_count=range_count, sets=sets_at, set_count=set_count, lengths=lengths_at, length_count=length_count,
+        dims=dims_at, dim_count=dim_count, divisible=divisible_at,
         divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count))
 
 

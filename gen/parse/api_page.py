@@ -356,7 +356,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               formula=formula, constraints=constraints, example=example,
               header=header, line=pair.workspace.line,
               example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
-              value_sets=tuple(found.value_sets),
+              value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=tuple(found.shape_rules), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),

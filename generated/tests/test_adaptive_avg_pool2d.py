@@ -168,3 +168,11 @@ def test_error_row8_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 179: 161002 ACLNN_ERR_PARAM_INVALID: self和out的shape不符合推导。)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 87: len(outputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line87_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -160,3 +160,11 @@ def test_error_row7_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 88: len(outputSize) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length4', values={'outputSize': (3, 2, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line88_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

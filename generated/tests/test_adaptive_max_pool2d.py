@@ -199,3 +199,11 @@ def test_error_row12_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 89: len(outputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line89_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -198,3 +198,11 @@ def test_rule_line104_value_range2_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line239_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 104: len(storageOffset) in {1}
+@pytest.mark.parametrize("case", [
+    BASE.but('storageOffset-length2', values={'storageOffset': (1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line104_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -202,3 +202,27 @@ def test_rule_line123_value_range2_refused(op, case):
 
 
 # line 133: paddings in [0, inf)
+
+
+# line 113: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line113_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 123: len(strides) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('strides-length3', values={'strides': (2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line123_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 133: len(paddings) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('paddings-length3', values={'paddings': (1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line133_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

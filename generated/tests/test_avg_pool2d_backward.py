@@ -227,3 +227,27 @@ def test_rule_line170_value_range4():
 ], ids=lambda case: case.id)
 def test_rule_line292_value_range6_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 120: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line120_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 130: len(stride) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line130_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 140: len(padding) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line140_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -185,3 +185,27 @@ def test_rule_line117_value_range1_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line243_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 117: len(kernelSize) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line117_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 127: len(stride) in {0, 1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line127_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 137: len(padding) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line137_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

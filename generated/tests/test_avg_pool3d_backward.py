@@ -189,3 +189,27 @@ def test_rule_line136_value_range2_refused(op, case):
 
 
 # line 248: padding in [0, inf)
+
+
+# line 126: len(kernelSize) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line126_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 136: len(stride) in {0, 1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line136_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 146: len(padding) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line146_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -252,3 +252,11 @@ def test_error_row13_dtype_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row14_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 208: len(outputMask) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}),
+], ids=lambda case: case.id)
+def test_rule_line208_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -245,3 +245,11 @@ def test_rule_line212_value_range3_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line249_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 171: len(biasSizes) in {1}
+@pytest.mark.parametrize("case", [
+    BASE.but('biasSizes-length2', values={'biasSizes': (6, 6)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line171_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -196,3 +196,11 @@ def test_rule_line102_value_range2_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 122: len(outputMask) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputMask-length3', values={'outputMask': (True, True, True)}),
+], ids=lambda case: case.id)
+def test_rule_line122_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -285,3 +285,11 @@ def test_rule_line167_value_range1_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 197: len(outputMask) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}),
+], ids=lambda case: case.id)
+def test_rule_line197_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

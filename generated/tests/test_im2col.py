@@ -223,3 +223,35 @@ def test_rule_line208_value_range3_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line211_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 205: len(kernelSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (2, 3, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line205_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 205: len(dilation) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line205_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 205: len(padding) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 0, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line205_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 205: len(stride) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line205_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -180,3 +180,43 @@ def test_rule_line182_value_range3_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line182_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 70: len(inputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('inputSize-length3', values={'inputSize': (5, 4, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line70_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 80: len(kernelSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (2, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line80_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 90: len(dilation) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line90_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 100: len(padding) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 0, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line100_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 110: len(stride) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line110_array_length5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -247,3 +247,35 @@ def test_rule_line120_value_range2_refused(op, case):
 
 
 # line 130: padding in [0, inf)
+
+
+# line 110: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line110_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 120: len(stride) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line120_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 130: len(padding) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line130_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 140: len(dilation) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line140_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -233,3 +233,27 @@ def test_rule_line271_value_range2_refused(op, case):
 
 
 # line 277: padding in [0, inf)
+
+
+# line 262: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line262_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 268: len(stride) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line268_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 274: len(padding) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (0, 0, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line274_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -280,3 +280,35 @@ def test_rule_line271_value_range3_refused(op, case):
 
 
 # line 277: padding in [0, inf)
+
+
+# line 113: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line113_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 133: len(padding) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line133_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 268: len(stride) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line268_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 280: len(dilation) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line280_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

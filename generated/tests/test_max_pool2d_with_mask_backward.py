@@ -224,3 +224,27 @@ def test_rule_line237_value_range3_refused(op, case):
 
 
 # line 243: padding in [0, inf)
+
+
+# line 228: len(kernelSize) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 3, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line228_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 234: len(stride) in {0, 1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line234_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 240: len(padding) in {1, 2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line240_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -211,3 +211,35 @@ def test_rule_line129_value_range2_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line149_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 119: len(kernelSize) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line119_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 129: len(stride) in {0, 1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line129_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 139: len(padding) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line139_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 149: len(dilation) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line149_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

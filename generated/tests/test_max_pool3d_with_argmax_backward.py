@@ -248,3 +248,35 @@ def test_rule_line242_value_range3_refused(op, case):
 
 
 # line 248: padding in [0, inf)
+
+
+# line 113: len(kernelSize) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line113_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 123: len(stride) in {0, 1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line123_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 133: len(padding) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length4', values={'padding': (0, 0, 0, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line133_array_length3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 143: len(dilation) in {1, 3}
+@pytest.mark.parametrize("case", [
+    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line143_array_length4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

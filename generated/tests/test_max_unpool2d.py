@@ -186,3 +186,11 @@ def test_error_row9_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 212: 161002 ACLNN_ERR_PARAM_INVALID: outputSize的乘积小于self的H轴与W轴的乘积。)')
 def test_error_row10_unclassified():
     pass
+
+
+# line 116: len(outputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length3', values={'outputSize': (6, 4, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line116_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

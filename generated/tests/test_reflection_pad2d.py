@@ -202,3 +202,11 @@ def test_error_row7_value():
 ], ids=lambda case: case.id)
 def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 103: len(padding) in {4}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length5', values={'padding': (2, 3, 1, 4, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line103_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

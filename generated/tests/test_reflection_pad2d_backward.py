@@ -162,3 +162,11 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 191: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与reflection_pad2d正向传播的output一致。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 107: len(padding) in {4}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length5', values={'padding': (2, 3, 1, 4, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line107_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -202,3 +202,11 @@ def test_error_row7_value():
 ], ids=lambda case: case.id)
 def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 115: len(padding) in {6}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line115_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

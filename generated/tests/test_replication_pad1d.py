@@ -197,3 +197,11 @@ def test_error_row6_value():
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 180: 161002 ACLNN_ERR_PARAM_INVALID: out最后一维的值不等于self最后一维的值加padding的两个值。)')
 def test_error_row7_value():
     pass
+
+
+# line 95: len(padding) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (2, 7, 7)}),
+], ids=lambda case: case.id)
+def test_rule_line95_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -150,3 +150,11 @@ def test_error_row5_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 185: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与replication_pad1d正向传播的output一致。)')
 def test_error_row6_unclassified():
     pass
+
+
+# line 107: len(padding) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (2, 7, 7)}),
+], ids=lambda case: case.id)
+def test_rule_line107_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -197,3 +197,11 @@ def test_error_row6_value():
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。)')
 def test_error_row7_value():
     pass
+
+
+# line 103: len(padding) in {4}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length5', values={'padding': (2, 3, 6, 1, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line103_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

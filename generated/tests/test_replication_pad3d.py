@@ -197,3 +197,11 @@ def test_error_row6_value():
 @pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 199: 161002 ACLNN_ERR_PARAM_INVALID: out后三维度的值不等于self后三维度的值加对应padding。)')
 def test_error_row7_value():
     pass
+
+
+# line 114: len(padding) in {6}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 5, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line114_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -162,3 +162,11 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 184: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与replication_pad3d正向传播的output一致。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 99: len(padding) in {6}
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 5, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line99_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -166,3 +166,19 @@ def test_error_row7_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 70: len(outputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
+], ids=lambda case: case.id)
+def test_rule_line70_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 80: len(inputSize) in {4}
+@pytest.mark.parametrize("case", [
+    BASE.but('inputSize-length5', values={'inputSize': (2, 3, 4, 5, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line80_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -158,3 +158,19 @@ def test_error_row7_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line68_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 68: len(outputSize) in {1}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
+], ids=lambda case: case.id)
+def test_rule_line68_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 78: len(inputSize) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('inputSize-length4', values={'inputSize': (2, 3, 5, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line78_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -160,3 +160,19 @@ def test_error_row7_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 70: len(outputSize) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
+], ids=lambda case: case.id)
+def test_rule_line70_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 80: len(inputSize) in {5}
+@pytest.mark.parametrize("case", [
+    BASE.but('inputSize-length6', values={'inputSize': (1, 2, 3, 4, 5, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line80_array_length2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -151,3 +151,11 @@ def test_error_row6_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line68_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 68: len(outputSize) in {2}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
+], ids=lambda case: case.id)
+def test_rule_line68_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -152,3 +152,11 @@ def test_error_row6_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
+
+
+# line 69: len(outputSize) in {3}
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
+], ids=lambda case: case.id)
+def test_rule_line69_array_length1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

@@ -325,3 +325,25 @@ def test_a_table_with_a_column_per_product_gives_the_dtypes_it_excludes_per_chip
     assert DType.INT32 not in quant.param("bias").dtypes_for(Soc.ASCEND910B)
     assert DType.INT32 in quant.param("bias").dtypes
 
+
+
+def test_array_lengths_from_rows_and_error_rows():
+    pool = api("ops-nn/pooling/max_pool_v3/docs/aclnnMaxPool.md", "aclnnMaxPool")
+    lengths = {r.param: r.lengths for r in pool.array_lengths}
+    # "长度为1或2"; "数组长度为0、1或2 ... 当数组长度为0时，strides取默认值为1"; "长度为0、1、2或4".
+    assert lengths == {"kernelShape": (1, 2), "strides": (0, 1, 2), "pads": (0, 1, 2, 4), "dilations": (0, 1, 2, 4)}
+    # "长度为0（sH=kH, sW=kW）或长度为1（sH=sW）或2（sH, sW）": the glosses dropped, one list.
+    avg = api("ops-nn/pooling/avg_pool3_d/docs/aclnnAvgPool2d.md", "aclnnAvgPool2d")
+    assert {r.param: r.lengths for r in avg.array_lengths}["strides"] == (0, 1, 2)
+    # An error row states what is refused: "outputMask的长度不为3".
+    grad = api("ops-nn/norm/group_norm_grad/docs/aclnnGroupNormBackward.md", "aclnnGroupNormBackward")
+    assert [(r.param, r.lengths) for r in grad.array_lengths] == [("outputMask", (3,))]
+    # "对于一维卷积反向，数组长度必须为1": one case of several, no rule; "数组长度是1" is one.
+    conv = api("ops-nn/conv/convolution_backward/docs/aclnnConvolutionBackward.md", "aclnnConvolutionBackward")
+    assert [(r.param, r.lengths) for r in conv.array_lengths] == [("biasSizes", (1,))]
+    # "`dims` 为空但 `shifts` 长度不为 1": under what another argument is, no rule.
+    assert not api("ops-math/experimental/math/roll/docs/aclnnRoll.md", "aclnnRoll").array_lengths
+    # English: "The length can only be 0, 1, or 2." and the error row "The length of stride is not 0, 1, or 2."
+    english = api("ops-nn-8.5.0-en/pooling/max_pool3d_grad_with_argmax/docs/aclnnMaxPool2dWithIndicesBackward_en.md",
+                  "aclnnMaxPool2dWithIndicesBackward")
+    assert {r.param: r.lengths for r in english.array_lengths}["stride"] == (0, 1, 2)

@@ -1,5 +1,5 @@
-"""One test per rule the page states across parameters (a dtype-combination row, a value range, a
-dimension equality, a divisibility, a shape rule): calls at its edge that phase 1 accepts, calls
+"""One test per rule the page states across parameters (a dtype-combination row, a value range, an
+array's length, a dimension equality, a divisibility, a shape rule): calls at its edge that phase 1 accepts, calls
 just outside it that phase 1 refuses."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
 from gen.emit.tests.errors import PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, Bound, Condition, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
                     ParamKind, ShapeForm, ShapeRule, ValueRange, ValueSet)
 
 
@@ -52,6 +52,7 @@ class RulePlanner:
         planned: tuple[tuple[str, Sequence[Any], Callable[[Any], tuple[list[Case], list[Case], str]]], ...] = (
             ("value_range", self.api.value_ranges, self.range_cases),
             ("value_set", self.api.value_sets, self.set_cases),
+            ("array_length", self.api.array_lengths, self.length_cases),
             ("dim_equality", self.api.dim_equalities, self.dim_cases),
             ("divisibility", self.api.divisibility, self.divisible_cases),
             ("shape_rule", self.api.shape_rules, self.shape_cases))
@@ -72,7 +73,8 @@ class RulePlanner:
                     # under the condition tests it.
                     accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
-                                      status=(rule.status if valued else 0) or PARAM_INVALID,
+                                      status=(rule.status if valued or isinstance(rule, ArrayLength) else 0)
+                                      or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
         return tests
 
@@ -265,6 +267,24 @@ class RulePlanner:
         refused = [replace(self.base, id=f"{rule.param}={outside}",
                            values={**self.base.values, rule.param: given(outside)})]
         return accepted, refused, ""
+
+    def length_cases(self, rule: ArrayLength) -> tuple[list[Case], list[Case], str]:
+        """The array with its last element repeated up to the least length above its own that the
+        rule does not list (refused): elements the page's other rules admit, so that only the length
+        can be refused. No accepted call: the base call is one, which the golden tests run."""
+        param = self.api.param(rule.param)
+        current = self.base.values.get(rule.param)
+        if param.kind not in (ParamKind.INT_ARRAY, ParamKind.BOOL_ARRAY, ParamKind.FLOAT_ARRAY) or \
+                param.direction is Direction.OUT:
+            return [], [], f"{rule.param} is no array the suite sets"
+        if not isinstance(current, tuple) or not current:
+            return [], [], f"the base call gives {rule.param} no element"
+        if len(current) not in rule.lengths:
+            return [], [], "the base call does not meet it"
+        longer = next(n for n in range(len(current) + 1, rule.lengths[-1] + 2) if n not in rule.lengths)
+        refused = replace(self.base, id=f"{rule.param}-length{longer}",
+                          values={**self.base.values, rule.param: current + (current[-1],) * (longer - len(current))})
+        return [], [refused], ""
 
     # -- dimensions ----------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ Each reader takes one plain wording and nothing looser:
     index的取值范围为[0, self.size(dim))          ValueRange(index, 0, size(self, dim))
     groupSize取值范围[1, 65536)                   ValueRange(groupSize, 1, 65536)   (integers only)
     dstType支持取值2、3、29                        ValueSet(dstType, {2, 3, 29})   (a list with gaps)
+    长度为1(kH=kW)或2(kH, kW) / kernelSize的长度不等于1或者2 (an error row)   ArrayLength(kernelSize, {1, 2})
     Atlas A3 训练系列产品：取值范围(0, 1024]        ValueRange(moeExpertNum, (0, 1024], on Ascend910_93)
     balanceMode为0时，取值范围为[2, 768]            ValueRange(worldSize, [2, 768], when balanceMode == 0)
     cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
@@ -33,7 +34,8 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi
-from gen.ir import (Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level, Param, ParamKind,
+from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level,
+                    Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
@@ -58,6 +60,7 @@ class Rules:
 
     value_ranges: list[ValueRange] = field(default_factory=list)
     value_sets: list[ValueSet] = field(default_factory=list)
+    array_lengths: list[ArrayLength] = field(default_factory=list)
     dim_equalities: list[DimEquality] = field(default_factory=list)
     divisibility: list[Divisibility] = field(default_factory=list)
     shape_rules: list[ShapeRule] = field(default_factory=list)
@@ -180,8 +183,24 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
                    r.low is not None and r.low.tensor == tensor for r in rules.value_ranges):
             rules.unread(api, line, subject, sentence, "it holds under a condition")
     _drop_index_bounds(api, rules)
+    rules.array_lengths[:] = _merged_lengths(rules.array_lengths, reader.zero_length_meant)
     rules.value_ranges[:] = _statuses_of_error_rows(rules.value_ranges)
     return rules
+
+
+def _merged_lengths(found: list[ArrayLength], zero_length_meant: set[str]) -> list[ArrayLength]:
+    """One rule per array: the lengths any of its sentences admits (a row's "长度为1或2" and an error
+    row's "长度不等于0、1或2" admit 0, the error table's answer), and 0 where a sentence gives the
+    empty array a meaning ("当数组长度为0时，strides取默认值为1"): never stricter than the page."""
+    merged: dict[str, ArrayLength] = {}
+    for rule in found:
+        known = merged.get(rule.param)
+        lengths = set(rule.lengths) | (set(known.lengths) if known else set())
+        if rule.param in zero_length_meant:
+            lengths.add(0)
+        first = known or rule
+        merged[rule.param] = replace(first, lengths=tuple(sorted(lengths)), status=first.status or rule.status)
+    return list(merged.values())
 
 
 def _statuses_of_error_rows(ranges: list[ValueRange]) -> list[ValueRange]:
@@ -251,6 +270,8 @@ class _Reader:
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
         # (parameter, tensor, line, sentence) of the ranges of a dimension index at rank 0 (_ranges)
         self.rank_zero_ranges: list[tuple[str, str, int, str]] = []
+        # The arrays a sentence gives a meaning when empty ("当数组长度为0时，内部会取kernelSize的值").
+        self.zero_length_meant: set[str] = set()
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
@@ -328,6 +349,7 @@ class _Reader:
         # supplies one).
         self._dims(sentence, text, conditional)
         self._divisible(sentence, text, conditional)
+        self._lengths(sentence, text)
 
     # "Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]": chips' names, a colon, what holds on them.
     _CHIPS_OPENING = re.compile(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
@@ -574,6 +596,69 @@ class _Reader:
                                   f"rank is checked")
                 if diag not in self.rules.diagnostics:
                     self.rules.diagnostics.append(diag)
+
+    # -- array lengths ---------------------------------------------------------------------------
+
+    # "长度为1或2", "数组长度必须为0、1或3", "长度仅支持1、2", "size为4", "长度固定为3", "The length can only be
+    # 1 or 2" (a row or a constraint); "kernelSize的长度不等于1或者2", "padding的size大小不等于4", "The length
+    # of stride is not 0, 1, or 2" (an error row, which states what is refused); "长度为0或长度为1或2" is one
+    # list. A list that a condition follows ("长度为1或3时") is no rule of lengths.
+    _LENGTH_LIST = (r"(?P<list>\d+(?:\s*(?:,\s*(?:or\b|and\b)?|、|或者|或|和|\bor\b)\s*(?:(?:数组)?长度\s*(?:为|是))?\s*\d+)*)"
+                    r"(?=\s*(?:$|[,;:)]|的|且|并且|\band\b))")
+    _ARRAYS = (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY)
+    # "(kH=kW)", "(K_H, K_W)": what the listed lengths stand for, not part of the list.
+    _GLOSS = re.compile(r"\([^()]*\)")
+
+    # "当数组长度为0时", "strides的长度为0时", "数组为空时", "When the array length is 0", "When the number
+    # of elements in stride is 0".
+    @functools.cached_property
+    def _empty_meant(self) -> tuple[re.Pattern[str], ...]:
+        return (compiled(rf"(?:(?P<names>{self.name})\s*(?:的)?\s*)?(?:数组)?\s*(?:长度\s*(?:为|是|等于|=)\s*0|为空)\s*时"),
+                compiled(rf"\bwhen\s+the\s+(?:array\s+|(?P<names>{self.name})\s+)?length\s+is\s+0\b", re.I),
+                compiled(rf"\bwhen\s+the\s+number\s+of\s+elements\s+in\s+(?P<names>{self.name})\s+is\s+0\b", re.I))
+
+    @functools.cached_property
+    def _length_patterns(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+        """The patterns of what a row or a constraint states, and of what an error row refuses."""
+        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
+        # "size" as a word: not the end of batch_size or of an identifier.
+        word = r"(?:数组)?\s*(?:长度|元素个数|(?<![A-Za-z0-9_])size)\s*(?:大小)?\s*"
+        stated = (compiled(rf"(?:{names}\s*(?:的)?\s*)?{word}(?:必须|需要|需|应该|应|要求)?\s*"
+                           rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{self._LENGTH_LIST}"),
+                  compiled(rf"\b(?:the\s+)?(?:array\s+)?length(?:\s+of\s+(?:the\s+)?{names})?\s+"
+                           rf"(?:can\s+only\s+be|must\s+be|can\s+be|should\s+be|is)\s+{self._LENGTH_LIST}", re.I))
+        refused = (compiled(rf"{names}\s*(?:的)?\s*{word}(?:不等于|不为|不是)\s*{self._LENGTH_LIST}"),
+                   compiled(rf"\b(?:the\s+)?length\s+of\s+(?:the\s+)?{names}\s+is\s+not\s+{self._LENGTH_LIST}", re.I))
+        return stated, refused
+
+    def _lengths(self, sentence: str, text: Text) -> None:
+        if not any(p.kind in self._ARRAYS for p in self.params.values()) or \
+                not any(word in sentence for word in ("长度", "元素个数", "size", "length", "Length")):
+            return
+        plain = self._GLOSS.sub("", sentence)
+        for pattern in self._empty_meant:
+            for empty in pattern.finditer(plain):
+                named = re.findall(self.name, empty.group("names") or "") or ([text.subject] if text.subject else [])
+                self.zero_length_meant.update(n for n in named if self.params[n].kind in self._ARRAYS)
+        stated, refused = self._length_patterns
+        for pattern in refused if text.error_row else stated:
+            for match in pattern.finditer(plain):
+                self._length(plain[:match.start()], match, text)
+
+    def _length(self, before: str, match: re.Match[str], text: Text) -> None:
+        """The rule of one statement of lengths, unless what precedes it in its sentence makes it one
+        case of several."""
+        if CONDITION.search(before) or vocab.socs_in(before) or re.search(r"对于|\bfor\b", before, re.I):
+            return  # "对于一维卷积反向，数组长度必须为1": one case of several
+        if re.search(self.name, re.split(r"[,;:]", before)[-1]):
+            return  # "dims为空但shifts长度不为1": under what another argument is
+        named = re.findall(self.name, match.group("names")) if match.group("names") else []
+        if not named and text.subject is not None and not text.error_row:
+            named = [text.subject]
+        lengths = tuple(sorted({int(n) for n in re.findall(r"\d+", match.group("list"))}))
+        for name in named:
+            if self.params[name].kind in self._ARRAYS:
+                self.rules.add(self.rules.array_lengths, ArrayLength(name, lengths, text.line, text.status))
 
     # -- dimensions ------------------------------------------------------------------------------
 

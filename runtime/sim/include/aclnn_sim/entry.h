@@ -143,6 +143,14 @@ struct ValueSetSpec {  // gen.ir.ValueSet
   int line;
 };
 
+struct ArrayLengthSpec {  // gen.ir.ArrayLength
+  int8_t param;
+  const int64_t* lengths;  // ascending
+  uint8_t length_count;
+  int status;  // as ValueRangeSpec's
+  int line;
+};
+
 struct DimEqualSpec {  // gen.ir.DimEquality
   int8_t param;
   int8_t axis;
@@ -180,6 +188,8 @@ struct RulesSpec {
   uint8_t range_count;
   const ValueSetSpec* sets;
   uint8_t set_count;
+  const ArrayLengthSpec* lengths;
+  uint8_t length_count;
   const DimEqualSpec* dims;
   uint8_t dim_count;
   const DivisibleSpec* divisible;

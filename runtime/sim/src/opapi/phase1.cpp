@@ -14,7 +14,7 @@
 //   6. an empty tensor where the page forbids it (empty tensors pass unless the page says otherwise)
 //   7. shape relations (same shape; broadcast), shape rules a host argument decides, dimensions
 //      equal to another tensor's, dimensions that must divide
-//   8. value ranges of host arguments (dim in [-rank, rank), index bounds), values that must divide
+//   8. array lengths, value ranges of host arguments (dim in [-rank, rank), index bounds), values that must divide
 //   9. dtype relations (same dtype; promotion 互推导关系; castability 互转换关系)
 //  10. the semantics file's value checks                      (their own status)
 //   then the kernel's own preconditions, the executor and the workspace size.

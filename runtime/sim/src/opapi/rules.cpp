@@ -155,6 +155,27 @@ aclnnStatus CheckSet(const Call& call, const ValueSetSpec& set, int64_t value, i
                    who + ": " + std::to_string(value) + " is none of {" + listed + "}" + Where(call.spec, set.line));
 }
 
+// The element count of an array argument (aclIntArray, aclFloatArray, aclBoolArray); -1 for another kind.
+int64_t ArrayLength(const Call& call, int index) {
+  const Call::Param& p = call.params[index];
+  switch (call.spec.params[index].kind) {
+    case ParamKind::kIntArray: return static_cast<int64_t>(p.ints.size());
+    case ParamKind::kFloatArray: return static_cast<int64_t>(p.floats.size());
+    case ParamKind::kBoolArray: return p.bool_count;
+    default: return -1;
+  }
+}
+
+aclnnStatus CheckLength(const Call& call, const ArrayLengthSpec& rule) {
+  const int64_t length = ArrayLength(call, rule.param);
+  if (length < 0 || std::binary_search(rule.lengths, rule.lengths + rule.length_count, length)) return ACLNN_SUCCESS;
+  std::string listed;
+  for (uint8_t k = 0; k < rule.length_count; ++k) listed += (k ? ", " : "") + std::to_string(rule.lengths[k]);
+  return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID,
+                   std::string(call.spec.params[rule.param].name) + ": length " + std::to_string(length) +
+                       " is none of {" + listed + "}" + Where(call.spec, rule.line));
+}
+
 // Whether a value rule holds in this call: on the call's chip (a bit per Soc; 0: every chip), and
 // under its condition, a value of an int or bool parameter (`when` -1: none).
 template <typename Rule>
@@ -299,6 +320,12 @@ aclnnStatus CheckValueRules(const Call& call) {
   const ApiSpec& spec = call.spec;
   if (!spec.rules) return ACLNN_SUCCESS;
   const RulesSpec& rules = *spec.rules;
+  // An array's length before its elements' values, as the pages' error tables order them.
+  for (uint8_t r = 0; r < rules.length_count; ++r) {
+    const ArrayLengthSpec& rule = rules.lengths[r];
+    if (!call.params[rule.param].present) continue;  // a NULL optional array is not judged
+    if (aclnnStatus s = CheckLength(call, rule)) return s;
+  }
   for (uint8_t r = 0; r < rules.range_count; ++r) {
     const ValueRangeSpec& range = rules.ranges[r];
     const Call::Param& value = call.params[range.param];

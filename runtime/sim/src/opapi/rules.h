@@ -21,7 +21,7 @@ aclnnStatus CheckReserved(const Call& call);
 aclnnStatus CheckCombinations(const Call& call);
 // Shape rules, dimension equalities and divisibility of dimensions.
 aclnnStatus CheckShapeRules(const Call& call);
-// Value ranges and divisibility of host integer arguments.
+// Array lengths, value ranges and divisibility of host arguments.
 aclnnStatus CheckValueRules(const Call& call);
 
 }  // namespace aclsim
