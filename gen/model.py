@@ -110,8 +110,8 @@ class Model:
 
     @functools.cached_property
     def apis_fingerprint(self) -> str:
-        """The key of the files made of every API (the stub, _apis.json, the module's list of
-        registrations): the APIs' fingerprints in order; "" (unknown) without a cache."""
+        """The key of the files made of every API's whole text (the stub, _apis.json): the APIs'
+        fingerprints in order; "" (unknown) without a cache."""
         return digest(*(b.fingerprint for b in self.apis)) if self.apis else ""
 
     def api(self, name: str) -> BoundAPI:
