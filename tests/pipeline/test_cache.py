@@ -5,6 +5,7 @@ writes exactly what a cold run writes."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import DATABASE, EmitMemo, IRCache, IRSnapshot, SemanticsCache
+from gen.cache import DATABASE, EmitMemo, FileDigests, IRCache, IRSnapshot, SemanticsCache, content_digest
 from gen.ir import Page, PageKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -375,3 +376,36 @@ def test_the_import_reading_that_keys_the_ir_finds_every_form_of_import():
     assert set(imported_gen_modules(text)) == {
         "gen", "gen.families", "gen.names", "gen.ir", "gen.ir.API", "gen.ir.Param", "gen.ir.Relation",
         "gen.parse.extractors.example_call", "gen.parse.extractors.example_call.split_arguments", "gen.conventions"}
+
+
+def test_a_remembered_digest_serves_only_while_the_file_keeps_the_identity_it_was_read_with(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_bytes(b"one")
+    # Just written: changed too recently to be vouched for by its identity; read by the next run too.
+    FileDigests(tmp_path / "cache").read(str(page))
+    digests = FileDigests(tmp_path / "cache")
+    digests.save()
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"one"), b"one")
+    monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)  # as if the page had been written long before
+    digests = FileDigests(tmp_path / "cache")
+    digests.read(str(page))
+    digests.save()
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"one"), None)  # not read
+    stat = page.stat()
+    page.write_bytes(b"two")  # the same size and, put back, the same mtime: the ctime says it changed
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"two"), b"two")
+
+
+def test_the_parsers_sources_remembered_are_found_again_when_a_module_changes(tmp_path, monkeypatch):
+    from gen.cache import parser_sources
+
+    monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)
+    digests = FileDigests(tmp_path)
+    found = parser_sources(digests)
+    digests.save()
+    remembered = FileDigests(tmp_path)
+    assert parser_sources(remembered) == found and remembered.derived("parser sources")[1] == found
+    # A key that no longer matches (a module read changed): found by reading the imports again.
+    remembered._derived["parser sources"] = ("another key", ("gen/parse",))
+    assert parser_sources(remembered) == found
