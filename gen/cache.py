@@ -73,22 +73,20 @@ def parser_sources(digests: Optional[FileDigests] = None) -> tuple[str, ...]:
     without a list to keep. A convention edited in gen/conventions.py once left the IR of every page
     as the previous parser had made it.
 
-    With `digests`, what the last run found is used again while the modules it read have the same
-    bytes and gen/ the same modules (reading them all was a twentieth of a one-page run)."""
+    With `digests`, what the last run found is used again while every module of gen/ has the bytes
+    it had then (reading the parser's modules was a twentieth of a one-page run). The key is made
+    before the modules are read, so that one changed meanwhile has another key at the next run."""
     digests = digests or FileDigests(None)
     modules = _python_modules()
-    parser = [m for m in modules if m.startswith("gen/parse/")]
-
-    def key(outside: Iterable[str]) -> str:
-        read = sorted({*parser, *outside})
-        return digest("modules", *modules, "read", *read, *(digests.of(str(PACKAGE.parent / m)) for m in read))
-
+    try:
+        key = digest(*modules, *(digests.of(str(PACKAGE.parent / m)) for m in modules))
+    except OSError:  # a module removed meanwhile: found without the memo
+        key = ""
     remembered = digests.derived("parser sources")
-    with contextlib.suppress(OSError):
-        if remembered is not None and remembered[0] == key(remembered[1][1:]):
-            return remembered[1]
+    if key and remembered is not None and remembered[0] == key:
+        return remembered[1]
     found: set[str] = set()
-    pending = sorted(parser)
+    pending = [m for m in modules if m.startswith("gen/parse/")]
     while pending:
         source = pending.pop()
         if source in found:
@@ -100,8 +98,8 @@ def parser_sources(digests: Optional[FileDigests] = None) -> tuple[str, ...]:
                 if candidate.is_file():
                     pending.append(str(candidate.relative_to(PACKAGE.parent)))
     sources = ("gen/parse", *sorted(f for f in found if not f.startswith("gen/parse/")))
-    with contextlib.suppress(OSError):
-        digests.remember("parser sources", (key(sources[1:]), sources))
+    if key:
+        digests.remember("parser sources", (key, sources))
     return sources
 
 
@@ -200,15 +198,19 @@ class FileDigests:
 
     def derived(self, name: str) -> Any:
         """What the last run remembered under `name` (`remember`), or None; the caller checks it is
-        still what its inputs give (a key of their digests) before it uses it."""
-        return self._derived.get(name)
+        still what its inputs give (a key of their digests) before it uses it, and remembers anew
+        what it finds otherwise. Kept for the next run as it is unless remembered anew."""
+        value = self._derived.get(name)
+        if value is not None:
+            self._used_derived.setdefault(name, value)
+        return value
 
     def remember(self, name: str, value: Any) -> None:
         self._used_derived[name] = value
 
     def save(self) -> None:
         """Keeps what this run used, when it differs from what was kept."""
-        derived = {**{k: v for k, v in self._derived.items() if k in self._used_derived}, **self._used_derived}
+        derived = self._used_derived
         if self.path is None or (self._used == self._known and derived == self._derived):
             return
         written = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
@@ -218,7 +220,7 @@ class FileDigests:
                 pickle.dump({"format": self._FORMAT, "files": self._used, "derived": derived}, file,
                             protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(written, self.path)
-            self._known, self._derived = dict(self._used), derived
+            self._known, self._derived = dict(self._used), dict(derived)
         except OSError:
             written.unlink(missing_ok=True)  # an unwritable cache keeps nothing, and fails nothing
 

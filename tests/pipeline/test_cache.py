@@ -397,15 +397,17 @@ def test_a_remembered_digest_serves_only_while_the_file_keeps_the_identity_it_wa
     assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"two"), b"two")
 
 
-def test_the_parsers_sources_remembered_are_found_again_when_a_module_changes(tmp_path, monkeypatch):
+def test_the_parsers_sources_are_remembered_and_found_anew_when_their_key_is_stale(tmp_path, monkeypatch):
     from gen.cache import parser_sources
 
     monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)
     digests = FileDigests(tmp_path)
     found = parser_sources(digests)
     digests.save()
-    remembered = FileDigests(tmp_path)
-    assert parser_sources(remembered) == found and remembered.derived("parser sources")[1] == found
+    for _ in range(2):  # found again from the memo, and kept for the run after
+        remembered = FileDigests(tmp_path)
+        assert parser_sources(remembered) == found and remembered.derived("parser sources")[1] == found
+        remembered.save()
     # A key that no longer matches (a module read changed): found by reading the imports again.
     remembered._derived["parser sources"] = ("another key", ("gen/parse",))
     assert parser_sources(remembered) == found
