@@ -36,7 +36,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple, Optional, TypeVar
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, TypeVar
 
 from gen.ir import Page
 from gen.locations import DATA_ROOT, PACKAGE
@@ -539,6 +539,7 @@ class MemoShare(NamedTuple):
     files: dict[str, tuple[str, int, int]]  # relative path -> (inputs digest, size, mtime_ns)
     made: dict[tuple[str, str], Any]  # fragments the database does not hold, by (kind, inputs)
     stored: set[tuple[str, str]]  # fragments used that the database holds
+    file_fragments: dict[str, frozenset[tuple[str, str]]]  # the fragments each file rendered is made of
 
 
 class EmitMemo:
@@ -552,6 +553,9 @@ class EmitMemo:
         "inputs TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY (out, path))",
         "CREATE TABLE IF NOT EXISTS memo_fragments (out TEXT NOT NULL, kind TEXT NOT NULL, inputs TEXT NOT NULL, "
         "version TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (out, kind, inputs))",
+        # The fragments each file is made of: a fragment is kept while a file of the output is made of it.
+        "CREATE TABLE IF NOT EXISTS memo_file_fragments (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
+        "kind TEXT NOT NULL, inputs TEXT NOT NULL, PRIMARY KEY (out, path, kind, inputs))",
     )
 
     def __init__(self, root: Path, out_dir: Path, version: Optional[str] = None,
@@ -561,12 +565,17 @@ class EmitMemo:
         # relative path -> (inputs digest, size, mtime_ns) as the last run left the file
         self.files: dict[str, tuple[str, int, int]] = {}
         self.fragments: dict[tuple[str, str], Any] = {}
+        # relative path -> the fragments (kind, inputs) the file is made of, as the last run left it
+        # or as this run rendered it
+        self.file_fragments: dict[str, frozenset[tuple[str, str]]] = {}
+        self._rendering: Optional[tuple[str, set[tuple[str, str]]]] = None  # the file being rendered
+        self._kinds_loaded: set[str] = set()  # kinds of which every stored fragment was read
         self._used: set[tuple[str, str]] = set()
-        self._loaded_kinds: set[str] = set()
         self._database = _Database(Path(root), self._SCHEMA)
         # What the database holds, which `save` writes the difference to.
         self._stored_files: dict[str, tuple[str, int, int]] = {}
         self._stored_fragments: set[tuple[str, str]] = set()
+        self._stored_file_fragments: dict[str, frozenset[tuple[str, str]]] = {}
         self._load()
 
     def _load(self) -> None:
@@ -579,24 +588,27 @@ class EmitMemo:
                 "SELECT path, inputs, size, mtime_ns FROM memo_files WHERE out = ? AND version = ?", key)}
             self._stored_fragments = set(db.execute(
                 "SELECT kind, inputs FROM memo_fragments WHERE out = ? AND version = ?", key))
+            made_of: dict[str, set[tuple[str, str]]] = {}
+            for path, kind, inputs in db.execute(
+                    "SELECT path, kind, inputs FROM memo_file_fragments WHERE out = ? AND version = ?", key):
+                made_of.setdefault(path, set()).add((kind, inputs))
+            self.file_fragments = {path: frozenset(keys) for path, keys in made_of.items()}
             self._stored_files = dict(self.files)
+            self._stored_file_fragments = dict(self.file_fragments)
         except sqlite3.Error:
-            self.files, self._stored_fragments = {}, set()
+            self.files, self._stored_fragments, self.file_fragments = {}, set(), {}
         finally:
             self._database.close()  # emit workers are forked from this process
 
-    def _load_fragments(self, kind: str) -> None:
-        """The fragments of one kind, read when the run first asks for one: a run that renders no
-        file made of fragments (nothing changed) reads none of their megabytes."""
-        self._loaded_kinds.add(kind)
-        if not any(stored_kind == kind for stored_kind, _ in self._stored_fragments):
-            return
+    def _load_fragments(self, query: str, parameters: tuple[str, ...]) -> None:
+        """The fragments `query` selects (kind, inputs, data), read when a file to render asks for
+        them: a run that renders no file made of fragments (nothing changed) reads none of their
+        megabytes, and one that renders one unit of the bindings reads that unit's."""
         db = self._database.connection()
         if db is None:
             return
         try:
-            for inputs, data in db.execute("SELECT inputs, data FROM memo_fragments WHERE out = ? AND version = ? "
-                                           "AND kind = ?", (self.out, self.version, kind)):
+            for kind, inputs, data in db.execute(query, parameters):
                 with contextlib.suppress(Exception):  # an unreadable fragment is made again, and replaced
                     self.fragments.setdefault((kind, inputs), pickle.loads(data))
         except sqlite3.Error:
@@ -615,6 +627,22 @@ class EmitMemo:
             return False
         return (stat.st_size, stat.st_mtime_ns) == entry[1:]
 
+    @contextlib.contextmanager
+    def rendering(self, relpath: str) -> Iterator[None]:
+        """Meanwhile, the fragments asked for are those `relpath` is made of."""
+        self._rendering = (relpath, set())
+        if any(key in self._stored_fragments and key not in self.fragments for key in self.file_fragments.get(relpath, ())):
+            # What the file was made of last time, in one query: most of what it is made of now.
+            self._load_fragments(
+                "SELECT f.kind, f.inputs, f.data FROM memo_file_fragments AS m JOIN memo_fragments AS f "
+                "ON f.out = m.out AND f.kind = m.kind AND f.inputs = m.inputs AND f.version = m.version "
+                "WHERE m.out = ? AND m.version = ? AND m.path = ?", (self.out, self.version, relpath))
+        try:
+            yield
+            self.file_fragments[relpath] = frozenset(self._rendering[1])
+        finally:
+            self._rendering = None
+
     def record(self, root: Path, relpath: str, inputs: str) -> None:
         stat = os.stat(os.path.join(root, relpath))
         self.files[relpath] = (inputs, stat.st_size, stat.st_mtime_ns)
@@ -625,8 +653,13 @@ class EmitMemo:
             return make()
         key = (kind, inputs)
         self._used.add(key)
-        if kind not in self._loaded_kinds:
-            self._load_fragments(kind)
+        if self._rendering is not None:
+            self._rendering[1].add(key)
+        if key not in self.fragments and key in self._stored_fragments and kind not in self._kinds_loaded:
+            # Stored, but not for this file the last time: every fragment of its kind, once.
+            self._kinds_loaded.add(kind)
+            self._load_fragments("SELECT kind, inputs, data FROM memo_fragments WHERE out = ? AND version = ? AND "
+                                 "kind = ?", (self.out, self.version, kind))
         if key not in self.fragments:
             self.fragments[key] = make()
         return self.fragments[key]
@@ -636,46 +669,60 @@ class EmitMemo:
         keys of them all, and the fragments themselves only when the database lacks them. After
         one page changed, a worker uses every API's record and stub; sent whole, they were
         megabytes of pickles for the parent to read."""
+        paths = set(paths)
         return MemoShare({k: self.files[k] for k in paths if k in self.files},
                          {k: self.fragments[k] for k in self._used - self._stored_fragments if k in self.fragments},
-                         self._used & self._stored_fragments)
+                         self._used & self._stored_fragments,
+                         {k: v for k, v in self.file_fragments.items() if k in paths})
 
     def absorb(self, shared: MemoShare) -> None:
         self.files.update(shared.files)
         self.fragments.update(shared.made)
         self._used.update(shared.made)
         self._used.update(shared.stored)
+        self.file_fragments.update(shared.file_fragments)
 
     def save(self, kept_files: Iterable[str]) -> None:
-        """Keeps the files of this run and the fragments it used: what the next one can reuse. The
-        fragments of a kind this run did not use at all are kept as they are (the files made of them
-        were unchanged)."""
+        """Keeps the files of this run and the fragments they are made of: what the next one can
+        reuse. A fragment no file is made of any longer (an API's, from before its page changed) is
+        dropped; those of the files this run did not render are kept as they are. (Dropping every
+        fragment of a kind this run did not use dropped, after one page changed, the wrappers of
+        every other bindings and simulator unit, and the next page changed elsewhere rendered its
+        unit's ~90 again.)"""
         kept = set(kept_files)
         files = {k: v for k, v in self.files.items() if k in kept}
-        # Used and stored (not always read here: a worker's), or made (and so held here).
-        used = self._used & (self.fragments.keys() | self._stored_fragments)
-        used_kinds = {kind for kind, _ in used}
-        unused = {key for key in self._stored_fragments if key[0] in used_kinds} - used
+        made_of = {k: v for k, v in self.file_fragments.items() if k in kept}
+        # Made here, or stored (a worker's is not always read here), and some file is made of it.
+        referenced: set[tuple[str, str]] = set().union(*made_of.values())
+        keep = referenced & (self.fragments.keys() | self._stored_fragments)
+        unused = self._stored_fragments - keep
+        changed_paths = {path for path in made_of.keys() | self._stored_file_fragments.keys()
+                         if made_of.get(path) != self._stored_file_fragments.get(path)}
         db = self._database.connection()
         if db is None:
             return
         try:
             db.execute("BEGIN")
             # Rows of another generator's version: nothing reads them again.
-            db.execute("DELETE FROM memo_files WHERE out = ? AND version != ?", (self.out, self.version))
-            db.execute("DELETE FROM memo_fragments WHERE out = ? AND version != ?", (self.out, self.version))
+            for table in ("memo_files", "memo_fragments", "memo_file_fragments"):
+                db.execute(f"DELETE FROM {table} WHERE out = ? AND version != ?", (self.out, self.version))
             db.executemany("DELETE FROM memo_files WHERE out = ? AND path = ?",
                            [(self.out, path) for path in self._stored_files.keys() - files.keys()])
             db.executemany("INSERT OR REPLACE INTO memo_files VALUES (?, ?, ?, ?, ?, ?)",
                            [(self.out, path, self.version, *entry) for path, entry in files.items()
                             if self._stored_files.get(path) != entry])
+            db.executemany("DELETE FROM memo_file_fragments WHERE out = ? AND path = ?",
+                           [(self.out, path) for path in changed_paths])
+            db.executemany("INSERT OR REPLACE INTO memo_file_fragments VALUES (?, ?, ?, ?, ?)",
+                           [(self.out, path, self.version, *key) for path in changed_paths
+                            for key in made_of.get(path, ())])
             db.executemany("DELETE FROM memo_fragments WHERE out = ? AND kind = ? AND inputs = ?",
                            [(self.out, *key) for key in unused])
             db.executemany("INSERT OR REPLACE INTO memo_fragments VALUES (?, ?, ?, ?, ?)",
                            [(self.out, *key, self.version, pickle.dumps(self.fragments[key], pickle.HIGHEST_PROTOCOL))
-                            for key in used - self._stored_fragments])
+                            for key in keep - self._stored_fragments])
             db.execute("COMMIT")
-            self._stored_files, self._stored_fragments = files, (self._stored_fragments - unused) | used
+            self._stored_files, self._stored_fragments, self._stored_file_fragments = files, keep, made_of
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")

@@ -60,7 +60,9 @@ class FileManager:
             if self.memo.unchanged(self.root, relpath, inputs):
                 self.kept.add(relpath)
                 return
-            self.write(relpath, render())
+            with self.memo.rendering(relpath):
+                content = render()
+            self.write(relpath, content)
             self.memo.record(self.root, relpath, inputs)
             return
         self.write(relpath, render())

@@ -411,3 +411,23 @@ def test_the_parsers_sources_are_remembered_and_found_anew_when_their_key_is_sta
     # A key that no longer matches (a module read changed): found by reading the imports again.
     remembered._derived["parser sources"] = ("another key", ("gen/parse",))
     assert parser_sources(remembered) == found
+
+
+def test_the_fragments_of_a_file_left_unrendered_are_kept_and_those_of_no_file_dropped(tmp_path):
+    from gen.emit.files import FileManager
+
+    made: list[str] = []
+
+    def run(*inputs: str) -> None:
+        files = FileManager(tmp_path / "out", memo=EmitMemo(tmp_path / "cache", tmp_path / "out", version="v1"))
+        for name, key in zip("ab", inputs):
+            files.write_derived(f"{name}.txt", key, lambda key=key: files.fragment("part", key, lambda: made.append(key) or key))
+        files.save_memo()
+
+    run("a1", "b1")
+    run("a2", "b1")  # a's page changed: b.txt is not rendered, and its part is kept for it
+    assert made == ["a1", "b1", "a2"]
+    (tmp_path / "out" / "b.txt").unlink()
+    run("a2", "b1")  # b.txt rendered again, from the part kept
+    assert made == ["a1", "b1", "a2"]
+    assert EmitMemo(tmp_path / "cache", tmp_path / "out", version="v1")._stored_fragments == {("part", "a2"), ("part", "b1")}
