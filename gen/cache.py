@@ -553,10 +553,16 @@ class EmitMemo:
         "inputs TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY (out, path))",
         "CREATE TABLE IF NOT EXISTS memo_fragments (out TEXT NOT NULL, kind TEXT NOT NULL, inputs TEXT NOT NULL, "
         "version TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY (out, kind, inputs))",
-        # The fragments each file is made of: a fragment is kept while a file of the output is made of it.
-        "CREATE TABLE IF NOT EXISTS memo_file_fragments (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
-        "kind TEXT NOT NULL, inputs TEXT NOT NULL, PRIMARY KEY (out, path, kind, inputs))",
+        # The fragments each file is made of (a pickle of their keys, sorted): a fragment is kept
+        # while a file of the output is made of it. A row per file, not per fragment: the stub and
+        # _apis.json are made of one fragment per API, and a row each was thousands to read and
+        # to rewrite at every run.
+        "CREATE TABLE IF NOT EXISTS memo_file_parts (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
+        "parts BLOB NOT NULL, PRIMARY KEY (out, path))",
     )
+
+    # Fragments read by one query at most (SQLite's limit of parameters was 999 before 3.32).
+    _KEYS_PER_QUERY = 900
 
     def __init__(self, root: Path, out_dir: Path, version: Optional[str] = None,
                  digests: Optional[FileDigests] = None) -> None:
@@ -588,11 +594,10 @@ class EmitMemo:
                 "SELECT path, inputs, size, mtime_ns FROM memo_files WHERE out = ? AND version = ?", key)}
             self._stored_fragments = set(db.execute(
                 "SELECT kind, inputs FROM memo_fragments WHERE out = ? AND version = ?", key))
-            made_of: dict[str, set[tuple[str, str]]] = {}
-            for path, kind, inputs in db.execute(
-                    "SELECT path, kind, inputs FROM memo_file_fragments WHERE out = ? AND version = ?", key):
-                made_of.setdefault(path, set()).add((kind, inputs))
-            self.file_fragments = {path: frozenset(keys) for path, keys in made_of.items()}
+            self.file_fragments = {}
+            for path, parts in db.execute("SELECT path, parts FROM memo_file_parts WHERE out = ? AND version = ?", key):
+                with contextlib.suppress(Exception):  # unreadable: the file's fragments are not kept for it
+                    self.file_fragments[path] = frozenset(pickle.loads(parts))
             self._stored_files = dict(self.files)
             self._stored_file_fragments = dict(self.file_fragments)
         except sqlite3.Error:
@@ -631,15 +636,22 @@ class EmitMemo:
     def rendering(self, relpath: str) -> Iterator[None]:
         """Meanwhile, the fragments asked for are those `relpath` is made of."""
         self._rendering = (relpath, set())
-        if any(key in self._stored_fragments and key not in self.fragments for key in self.file_fragments.get(relpath, ())):
-            # What the file was made of last time, in one query: most of what it is made of now.
-            self._load_fragments(
-                "SELECT f.kind, f.inputs, f.data FROM memo_file_fragments AS m JOIN memo_fragments AS f "
-                "ON f.out = m.out AND f.kind = m.kind AND f.inputs = m.inputs AND f.version = m.version "
-                "WHERE m.out = ? AND m.version = ? AND m.path = ?", (self.out, self.version, relpath))
+        wanted: dict[str, list[str]] = {}  # what the file was made of last time, by kind: most of what it is now
+        for kind, inputs in self.file_fragments.get(relpath, ()):
+            if (kind, inputs) in self._stored_fragments and (kind, inputs) not in self.fragments:
+                wanted.setdefault(kind, []).append(inputs)
+        for kind, inputs_list in wanted.items():
+            for start in range(0, len(inputs_list), self._KEYS_PER_QUERY):
+                chunk = inputs_list[start:start + self._KEYS_PER_QUERY]
+                self._load_fragments(
+                    f"SELECT kind, inputs, data FROM memo_fragments WHERE out = ? AND version = ? AND kind = ? AND "
+                    f"inputs IN ({', '.join('?' * len(chunk))})", (self.out, self.version, kind, *chunk))
         try:
             yield
-            self.file_fragments[relpath] = frozenset(self._rendering[1])
+            if self._rendering[1]:
+                self.file_fragments[relpath] = frozenset(self._rendering[1])
+            else:  # made of no fragment (most files): nothing to keep for it
+                self.file_fragments.pop(relpath, None)
         finally:
             self._rendering = None
 
@@ -704,18 +716,18 @@ class EmitMemo:
         try:
             db.execute("BEGIN")
             # Rows of another generator's version: nothing reads them again.
-            for table in ("memo_files", "memo_fragments", "memo_file_fragments"):
+            for table in ("memo_files", "memo_fragments", "memo_file_parts"):
                 db.execute(f"DELETE FROM {table} WHERE out = ? AND version != ?", (self.out, self.version))
             db.executemany("DELETE FROM memo_files WHERE out = ? AND path = ?",
                            [(self.out, path) for path in self._stored_files.keys() - files.keys()])
             db.executemany("INSERT OR REPLACE INTO memo_files VALUES (?, ?, ?, ?, ?, ?)",
                            [(self.out, path, self.version, *entry) for path, entry in files.items()
                             if self._stored_files.get(path) != entry])
-            db.executemany("DELETE FROM memo_file_fragments WHERE out = ? AND path = ?",
-                           [(self.out, path) for path in changed_paths])
-            db.executemany("INSERT OR REPLACE INTO memo_file_fragments VALUES (?, ?, ?, ?, ?)",
-                           [(self.out, path, self.version, *key) for path in changed_paths
-                            for key in made_of.get(path, ())])
+            db.executemany("DELETE FROM memo_file_parts WHERE out = ? AND path = ?",
+                           [(self.out, path) for path in changed_paths if path not in made_of])
+            db.executemany("INSERT OR REPLACE INTO memo_file_parts VALUES (?, ?, ?, ?)",
+                           [(self.out, path, self.version, pickle.dumps(sorted(made_of[path]), pickle.HIGHEST_PROTOCOL))
+                            for path in changed_paths if path in made_of])
             db.executemany("DELETE FROM memo_fragments WHERE out = ? AND kind = ? AND inputs = ?",
                            [(self.out, *key) for key in unused])
             db.executemany("INSERT OR REPLACE INTO memo_fragments VALUES (?, ?, ?, ?, ?)",
