@@ -83,7 +83,8 @@ def parser_sources(digests: Optional[FileDigests] = None) -> tuple[str, ...]:
     except OSError:  # a module removed meanwhile: found without the memo
         key = ""
     remembered = digests.derived("parser sources")
-    if key and remembered is not None and remembered[0] == key:
+    if (key and isinstance(remembered, tuple) and len(remembered) == 2 and remembered[0] == key
+            and isinstance(remembered[1], tuple) and all(isinstance(source, str) for source in remembered[1])):
         return remembered[1]
     found: set[str] = set()
     pending = [m for m in modules if m.startswith("gen/parse/")]
@@ -171,8 +172,10 @@ class FileDigests:
             with contextlib.suppress(Exception):  # absent or unreadable: nothing remembered
                 with open(self.path, "rb") as file:
                     saved = pickle.load(file)
-                if isinstance(saved, dict) and saved.get("format") == self._FORMAT:
-                    self._known, self._derived = saved["files"], saved["derived"]
+                if (isinstance(saved, dict) and saved.get("format") == self._FORMAT
+                        and isinstance(saved.get("files"), dict) and isinstance(saved.get("derived"), dict)):
+                    self._known = {path: entry for path, entry in saved["files"].items() if _is_digest_entry(entry)}
+                    self._derived = saved["derived"]
 
     def of(self, path: str) -> str:
         """The digest of the file's bytes, read only when the memo cannot vouch for them."""
@@ -223,6 +226,12 @@ class FileDigests:
             self._known, self._derived = dict(self._used), dict(derived)
         except OSError:
             written.unlink(missing_ok=True)  # an unwritable cache keeps nothing, and fails nothing
+
+
+def _is_digest_entry(entry: Any) -> bool:
+    """Whether a remembered entry has the shape `FileDigests` writes: (identity, read at, digest)."""
+    return (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], tuple) and len(entry[0]) == 5
+            and isinstance(entry[1], int) and isinstance(entry[2], str))
 
 
 def _file_identity(stat: os.stat_result) -> tuple[int, ...]:
@@ -597,7 +606,10 @@ class EmitMemo:
             self.file_fragments = {}
             for path, parts in db.execute("SELECT path, parts FROM memo_file_parts WHERE out = ? AND version = ?", key):
                 with contextlib.suppress(Exception):  # unreadable: the file's fragments are not kept for it
-                    self.file_fragments[path] = frozenset(pickle.loads(parts))
+                    keys = frozenset(pickle.loads(parts))
+                    if all(isinstance(key, tuple) and len(key) == 2 and all(isinstance(k, str) for k in key)
+                           for key in keys):
+                        self.file_fragments[path] = keys
             self._stored_files = dict(self.files)
             self._stored_file_fragments = dict(self.file_fragments)
         except sqlite3.Error:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import shutil
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import DATABASE, EmitMemo, FileDigests, IRCache, IRSnapshot, SemanticsCache, content_digest
+from gen.cache import DATABASE, EmitMemo, FileDigests, IRCache, IRSnapshot, SemanticsCache, content_digest, parser_sources
 from gen.ir import Page, PageKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -395,11 +396,17 @@ def test_a_remembered_digest_serves_only_while_the_file_keeps_the_identity_it_wa
     page.write_bytes(b"two")  # the same size and, put back, the same mtime: the ctime says it changed
     os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"two"), b"two")
+    # A memo of another shape is an empty one, never an error.
+    sources = parser_sources()
+    for damaged in ({"format": FileDigests._FORMAT, "files": {str(page): "?"}, "derived": {"parser sources": 1}},
+                    {"format": FileDigests._FORMAT, "files": [], "derived": None}):
+        (tmp_path / "cache" / FileDigests.FILE).write_bytes(pickle.dumps(damaged))
+        memo = FileDigests(tmp_path / "cache")
+        assert memo.read(str(page)) == (content_digest(b"two"), b"two")
+        assert parser_sources(memo) == sources
 
 
 def test_the_parsers_sources_are_remembered_and_found_anew_when_their_key_is_stale(tmp_path, monkeypatch):
-    from gen.cache import parser_sources
-
     monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)
     digests = FileDigests(tmp_path)
     found = parser_sources(digests)
