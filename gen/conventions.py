@@ -82,11 +82,11 @@ family; 11.: the pool family's APIs whose source row does not forbid empty tenso
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Mapping, Optional, Sequence
 
 from gen.ir import MAX_RANK, API, Diagnostic, Direction, DType, ErrorCategory, Level, Param, ParamKind, Soc
-from gen.parse.extractors.conditions import NULL_POINTER_WORDS
 
 # --- 1. chips that share their dtype lists ------------------------------------------------------
 
@@ -194,7 +194,7 @@ def inner_null_outputs(api: API) -> tuple[str, ...]:
     # A row the classifier left conditional still names what CheckNotNull checks under its condition
     # ("当outputMask[1]为true，传入的gradGammaOut是空指针时": aclnnGroupNormBackward): such an output
     # is checked, not left to fail late.
-    conditional = {name for row in api.errors if row.category is None and _NULL_WORDS.search(row.condition)
+    conditional = {name for row in api.errors if row.category is None and _null_words().search(row.condition)
                    for name in row.params}
     text = " ".join(row.condition for row in rows)
     for param in sorted(api.params, key=lambda p: -len(p.name)):  # gradOutput is no "out"
@@ -204,7 +204,14 @@ def inner_null_outputs(api: API) -> tuple[str, ...]:
     return tuple(name for name in outputs if name not in named and name not in conditional)
 
 
-_NULL_WORDS = re.compile(NULL_POINTER_WORDS, re.I)
+@functools.lru_cache(maxsize=1)
+def _null_words() -> re.Pattern[str]:
+    # The parser's words, imported when first needed: its modules compile their expressions as they
+    # load, which the stages after parsing (this module's other readers) and a run that parses no
+    # page have no use for.
+    from gen.parse.extractors.conditions import NULL_POINTER_WORDS
+
+    return re.compile(NULL_POINTER_WORDS, re.I)
 
 
 def _required_pointer(param: Param) -> bool:

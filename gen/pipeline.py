@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Optional, Sequence
 
-from gen.cache import EmitMemo, IRCache, SemanticsCache, digest, pickle_page
+from gen.cache import EmitMemo, FileDigests, IRCache, SemanticsCache, content_digest, digest, pickle_page
 from gen.emit.env import environment, keep_compiled_templates
 from gen.emit.files import FileManager, Share, files_below
 from gen.ir import Diagnostic, Level, OpSemantics, Page, PageKind
@@ -142,21 +142,27 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
     todo: list[_ParseTask] = []
     in_snapshot: list[_ParseTask] = []  # the pages the cache's snapshot holds, read while workers parse
     for index, path in enumerate(paths):
+        source = str(path)
         try:
-            raw = path.read_bytes()
+            # With a cache, the page's bytes are read only when the digests' memo cannot vouch for them.
+            content, raw = cache.digests.read(source) if cache is not None else ("", path.read_bytes())
         except OSError:
             pages[index] = parse_file(path)  # the page that says why it could not be read
             continue
-        source = str(path)
-        key = None
-        if cache is not None:
-            key = keys[source] = cache.key(source, raw)
-            if cache.in_snapshot(key):
-                in_snapshot.append(_ParseTask(index, source, raw, key))
-                continue
-            pages[index] = cache.get(key)
+        if cache is None:
+            todo.append(_ParseTask(index, source, raw, None))
+            continue
+        key = keys[source] = cache.key_of(source, content)
+        if cache.in_snapshot(key):
+            in_snapshot.append(_ParseTask(index, source, raw, key))
+            continue
+        pages[index] = cache.get(key)
         if pages[index] is None:
-            todo.append(_ParseTask(index, source, raw, key))
+            task = _with_bytes(_ParseTask(index, source, raw, key), cache, keys)
+            if task is None:
+                pages[index] = parse_file(path)
+            else:
+                todo.append(task)
 
     def read_snapshot(workers: bool) -> None:
         for task in in_snapshot:
@@ -167,7 +173,14 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
     parsed = _parse_all(todo, jobs, progress, read_snapshot,
                         overlap=len(in_snapshot) >= PARALLEL_FROM and _a_core_is_idle())
     # The pages of a snapshot that could not be read after all (damaged since its keys were read).
-    late = [task for task in in_snapshot if pages[task.position] is None]
+    late: list[_ParseTask] = []
+    for task in in_snapshot:
+        if pages[task.position] is None:
+            with_bytes = _with_bytes(task, cache, keys) if cache is not None else task
+            if with_bytes is None:
+                pages[task.position] = parse_file(paths[task.position])
+            else:
+                late.append(with_bytes)
     stored: list[tuple[str, bytes]] = []
     for task, (page, data) in zip(todo + late, parsed + [_parse_one(task) for task in late]):
         pages[task.position] = page
@@ -183,8 +196,22 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
 class _ParseTask(NamedTuple):
     position: int  # in the pages given
     source: str
-    raw: bytes
+    raw: Optional[bytes]  # None when the digests' memo vouched for the page's key (`_with_bytes`)
     key: Optional[str]  # the page's key in the cache, if there is a cache
+
+
+def _with_bytes(task: _ParseTask, cache: IRCache, keys: dict[str, str]) -> Optional[_ParseTask]:
+    """The task with the page's bytes, to parse: read now when the key came from the digests' memo,
+    and the key made again from them (the page may have changed since), so that the IR is stored
+    under the key of the bytes it was parsed from. None when the page cannot be read."""
+    if task.raw is not None:
+        return task
+    try:
+        raw = Path(task.source).read_bytes()
+    except OSError:
+        return None
+    key = keys[task.source] = cache.key(task.source, raw)
+    return task._replace(raw=raw, key=key)
 
 
 def parse_bytes(raw: bytes, source: str) -> Page:
@@ -212,12 +239,14 @@ def _load_parser() -> None:
 
 def _parse_one(task: _ParseTask) -> tuple[Page, bytes]:
     """The page's IR, and its pickle when the cache is to keep it."""
+    assert task.raw is not None, "a task to parse carries its page's bytes (_with_bytes)"
     page = parse_bytes(task.raw, task.source)
     return page, pickle_page(page) if task.key is not None else b""
 
 
 def _parse_task(task: _ParseTask) -> bytes:
     """In a worker: the page's IR, pickled once, sent to the parent."""
+    assert task.raw is not None, "a task to parse carries its page's bytes (_with_bytes)"
     return pickle_page(parse_bytes(task.raw, task.source))
 
 
@@ -231,7 +260,7 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
         return [_parse_one(task) for task in progress(todo, "parse")]
     # Large pages first, so that no worker is left with the longest one at the end. Each result
     # is loaded as it comes, while the workers parse the next pages, not all after the last.
-    order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw))
+    order = sorted(range(len(todo)), key=lambda i: -len(todo[i].raw or b""))
     parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
     with _forked_pool(min(jobs, len(todo)), initializer=_load_parser) as pool:
         done = pool.map(_parse_task, [todo[i] for i in order], chunksize=_PAGES_PER_TASK)
@@ -395,19 +424,31 @@ def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCac
     from gen.semantics.reader import SemanticsFile
 
     source = _source(path)
+    content: Optional[str] = None  # the digest of the file's bytes (gen.cache.content_digest)
+    raw: Optional[bytes] = None
     try:
-        raw: Optional[bytes] = path.read_bytes()
+        # With a cache, the bytes are read only when the digests' memo cannot vouch for them.
+        content, raw = cache.digests.read(str(path)) if cache is not None else (None, path.read_bytes())
     except OSError:
-        raw = None  # load_semantics says why it cannot be read
-    key = cache.key(source, raw) if cache is not None and raw is not None else None
+        pass  # load_semantics says why it cannot be read
+    key = cache.key_of(source, content) if cache is not None and content is not None else None
     loaded = cache.load(key, SemanticsFile) if cache is not None and key is not None else None
+    if loaded is None and cache is not None and key is not None and raw is None:
+        # Not stored after all: keyed by the bytes read now, as the file is loaded (it may have changed).
+        try:
+            raw = path.read_bytes()
+            content, key = content_digest(raw), cache.key(source, raw)
+        except OSError:
+            content = key = None
     if loaded is None:
         loaded = load_semantics(path, source)
         if cache is not None and key is not None:
             cache.store(key, loaded)
     ops = [op for op in loaded.ops if keep(op)]
-    if raw is not None:
-        result.fingerprints[loaded.source] = hashlib.sha256(raw).hexdigest()[:32]
+    if content is None and raw is not None:
+        content = content_digest(raw)
+    if content is not None:
+        result.fingerprints[loaded.source] = content[:32]
     result.ops.extend(ops)
     result.diagnostics.extend((loaded.source, d) for d in loaded.diagnostics)
     for op in ops:
@@ -568,7 +609,9 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     report.diagnostics.extend(unreadable_diagnostics(report.inputs))
     clock.lap("discover")
 
-    cache = IRCache(cache_dir, snapshot=snapshot_name(paths)) if cache_dir is not None else None
+    # One memo of the input files' digests for the run's caches (the pages, semantics and generator files).
+    digests = FileDigests(Path(cache_dir)) if cache_dir is not None else None
+    cache = IRCache(cache_dir, snapshot=snapshot_name(paths), digests=digests) if cache_dir is not None else None
     if cache_dir is not None:
         keep_compiled_templates(Path(cache_dir) / "templates")
     parsed, keys = parse_keyed(report.inputs.pages, jobs=jobs, progress=progress, cache=cache,
@@ -585,7 +628,7 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     clock.lap("merge")
 
     loaded = semantics(report.inputs.semantics, declared_apis(report.pages), library,
-                       SemanticsCache(cache_dir) if cache_dir is not None else None)
+                       SemanticsCache(cache_dir, digests) if cache_dir is not None else None)
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 
@@ -598,11 +641,13 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
         for s in model.skipped)
     clock.lap("select")
 
-    memo = EmitMemo(cache_dir, Path(out_dir)) if cache_dir is not None else None
+    memo = EmitMemo(cache_dir, Path(out_dir), digests=digests) if cache_dir is not None else None
     # Few pages changed: few files to render, fewer than worker processes would pay for.
     emit_jobs = jobs if report.reparsed >= PARALLEL_FROM else 1
     files = emit(model, Path(out_dir), emitters=emitters, owned_dirs=owned_dirs, dry_run=dry_run, memo=memo,
                  jobs=emit_jobs)
     report.changed, report.removed, report.rendered = files.changed, files.removed, sorted(files.written)
+    if digests is not None:
+        digests.save()
     clock.lap("emit")
     return report

@@ -34,7 +34,7 @@ class Share:
     memo: Optional[MemoShare]
 
 
-def _content_digest(content: str) -> str:
+def _content_digest(content: str | bytes) -> str:
     # str hashes are salted per interpreter, but forked workers share their parent's salt; the
     # digest never leaves the run.
     return f"hash:{hash(content)}:{len(content)}"
@@ -45,20 +45,24 @@ class FileManager:
         self.root = Path(root)
         self.dry_run = dry_run
         self.memo = memo if not dry_run else None
-        self.written: dict[str, str] = {}  # relative path -> content, everything rendered this run
+        # relative path -> content, everything rendered this run: text, or UTF-8 for a file joined
+        # from fragments' bytes (_apis.json)
+        self.written: dict[str, str | bytes] = {}
         self.kept: set[str] = set()  # files this run did not render: their inputs did not change
         self.changed: list[str] = []
         self.removed: list[str] = []
         self._listed: dict[Path, set[str]] = {}  # directory -> the names in it (`_names_in`)
 
-    def write_derived(self, relpath: str, inputs: str, render: Callable[[], str]) -> None:
+    def write_derived(self, relpath: str, inputs: str, render: Callable[[], str | bytes]) -> None:
         """`render()` written to `relpath`, unless the memo says the file was rendered from the same
         `inputs` (a `gen.cache.digest`; "" for unknown) and has not changed since."""
         if self.memo is not None and inputs and relpath not in self.written:
             if self.memo.unchanged(self.root, relpath, inputs):
                 self.kept.add(relpath)
                 return
-            self.write(relpath, render())
+            with self.memo.rendering(relpath):
+                content = render()
+            self.write(relpath, content)
             self.memo.record(self.root, relpath, inputs)
             return
         self.write(relpath, render())
@@ -88,14 +92,15 @@ class FileManager:
         if self.memo is not None and share.memo is not None:
             self.memo.absorb(share.memo)
 
-    def write(self, relpath: str, content: str) -> None:
+    def write(self, relpath: str, content: str | bytes) -> None:
         if relpath in self.written:
             if self.written[relpath] != content:
                 raise ValueError(f"two emitters write different content to {relpath}")
             return
         self.written[relpath] = content
         path = self.root / relpath
-        data = content.encode("utf-8")  # compared as bytes: no decoding of the old file (a megabyte for some)
+        # Compared as bytes: no decoding of the old file (a megabyte for some).
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
         if path.name in self._names_in(path.parent):  # a file the run may leave as it is
             try:
                 # Read only when the sizes agree: _apis.json is ten megabytes.

@@ -16,7 +16,7 @@ from typing import Optional
 
 from gen import jsontext
 from gen.api import exports
-from gen.cache import GENERATOR_ONLY
+from gen.cache import GENERATOR_ONLY, digest
 from gen.emit.env import copied, render
 from gen.emit.files import FileManager
 from gen.model import BoundAPI, Model
@@ -40,24 +40,34 @@ def api_record(bound: BoundAPI) -> dict:
 GENERATED_BY = "aclnn-bindgen (gen/emit/package.py). Do not edit."
 
 
-def record_json(bound: BoundAPI) -> str:
-    """One API's record as it stands in _apis.json (two levels deep)."""
-    return jsontext.dumps(api_record(bound), 1, prefix="  ")
+def record_json(bound: BoundAPI) -> bytes:
+    """One API's record as it stands in _apis.json (two levels deep), in UTF-8: the file is joined
+    from the records' bytes, never decoded and encoded again whole (11 MB for op_docs/, which as
+    text cost a run after one page changed a tenth of a CPU second)."""
+    return jsontext.dumps(api_record(bound), 1, prefix="  ").encode("utf-8")
 
 
-def apis_json(model: Model, records: Optional[list[str]] = None) -> str:
-    """json.dumps({"generated_by": ..., "apis": [...]}, indent=1), made of the records' own texts
-    (`record_json`) so that a run remakes only the records whose API changed."""
+def apis_json(model: Model, records: Optional[list[bytes]] = None) -> bytes:
+    """json.dumps({"generated_by": ..., "apis": [...]}, indent=1) in UTF-8, made of the records' own
+    bytes (`record_json`) so that a run remakes only the records whose API changed."""
     records = [record_json(b) for b in model.apis] if records is None else records
-    head = json.dumps({"generated_by": GENERATED_BY}, ensure_ascii=False, indent=1)[:-2]
-    apis = ' "apis": [\n' + ",\n".join(records) + "\n ]" if records else ' "apis": []'
-    return f"{head},\n{apis}\n}}\n"
+    head = json.dumps({"generated_by": GENERATED_BY}, ensure_ascii=False, indent=1)[:-2].encode("utf-8")
+    if not records:
+        return head + b',\n "apis": []\n}\n'
+    # One join: each copy of the whole is 11 MB for op_docs/.
+    parts = [head + b',\n "apis": [\n']
+    for record in records:
+        parts += (record, b",\n")
+    parts[-1] = b"\n ]\n}\n"
+    return b"".join(parts)
 
 
 def emit(model: Model, files: FileManager) -> None:
     sources = sorted({b.page.source for b in model.apis})
     functions = [b.python_name for b in model.apis]
-    files.write_derived(f"{PACKAGE}/__init__.py", model.apis_fingerprint, functools.partial(
+    # Keyed by what it is rendered from (the names), not by every API's fingerprint: an edit of a
+    # page that renames nothing leaves it as it is, unrendered.
+    files.write_derived(f"{PACKAGE}/__init__.py", digest("functions", *functions, "sources", *sources), functools.partial(
         render, "package/__init__.py.j2", functions=functions, sources=sources, runtime_exports=exports.RUNTIME_EXPORTS,
         public_names=exports.public_names(functions)))
     for module in STATIC_MODULES:

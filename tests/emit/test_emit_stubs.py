@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def emit_stub(tmp_path: Path, *pages, semantics=()) -> str:
     files = FileManager(tmp_path)
     stubs.emit(build_model(pages, semantics), files)
-    return files.written[stubs.STUB]
+    stub = files.written[stubs.STUB]
+    return stub.decode("utf-8") if isinstance(stub, bytes) else stub
 
 
 def mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -248,7 +249,7 @@ def test_public_names_match_the_package():
     package.emit(model, files)
     stubs.emit(model, files)
 
-    def all_names(source: str) -> list[str]:
+    def all_names(source: str | bytes) -> list[str]:
         for node in ast.parse(source).body:
             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__all__":
                 return ast.literal_eval(node.value)

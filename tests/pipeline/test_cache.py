@@ -5,6 +5,8 @@ writes exactly what a cold run writes."""
 from __future__ import annotations
 
 import contextlib
+import os
+import pickle
 import shutil
 import sqlite3
 import subprocess
@@ -15,7 +17,7 @@ import pytest
 
 import gen.pipeline
 from gen import pipeline
-from gen.cache import DATABASE, EmitMemo, IRCache, IRSnapshot, SemanticsCache
+from gen.cache import DATABASE, EmitMemo, FileDigests, IRCache, IRSnapshot, SemanticsCache, content_digest, parser_sources
 from gen.ir import Page, PageKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -375,3 +377,64 @@ def test_the_import_reading_that_keys_the_ir_finds_every_form_of_import():
     assert set(imported_gen_modules(text)) == {
         "gen", "gen.families", "gen.names", "gen.ir", "gen.ir.API", "gen.ir.Param", "gen.ir.Relation",
         "gen.parse.extractors.example_call", "gen.parse.extractors.example_call.split_arguments", "gen.conventions"}
+
+
+def test_a_remembered_digest_serves_only_while_the_file_keeps_the_identity_it_was_read_with(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_bytes(b"one")
+    # Just written: changed too recently to be vouched for by its identity; read by the next run too.
+    FileDigests(tmp_path / "cache").read(str(page))
+    digests = FileDigests(tmp_path / "cache")
+    digests.save()
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"one"), b"one")
+    monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)  # as if the page had been written long before
+    digests = FileDigests(tmp_path / "cache")
+    digests.read(str(page))
+    digests.save()
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"one"), None)  # not read
+    stat = page.stat()
+    page.write_bytes(b"two")  # the same size and, put back, the same mtime: the ctime says it changed
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert FileDigests(tmp_path / "cache").read(str(page)) == (content_digest(b"two"), b"two")
+    # A memo of another shape is an empty one, never an error.
+    sources = parser_sources()
+    for damaged in ({"format": FileDigests._FORMAT, "files": {str(page): "?"}, "derived": {"parser sources": 1}},
+                    {"format": FileDigests._FORMAT, "files": [], "derived": None}):
+        (tmp_path / "cache" / FileDigests.FILE).write_bytes(pickle.dumps(damaged))
+        memo = FileDigests(tmp_path / "cache")
+        assert memo.read(str(page)) == (content_digest(b"two"), b"two")
+        assert parser_sources(memo) == sources
+
+
+def test_the_parsers_sources_are_remembered_and_found_anew_when_their_key_is_stale(tmp_path, monkeypatch):
+    monkeypatch.setattr(FileDigests, "SETTLED_NS", 0)
+    digests = FileDigests(tmp_path)
+    found = parser_sources(digests)
+    digests.save()
+    for _ in range(2):  # found again from the memo, and kept for the run after
+        remembered = FileDigests(tmp_path)
+        assert parser_sources(remembered) == found and remembered.derived("parser sources")[1] == found
+        remembered.save()
+    # A key that no longer matches (a module read changed): found by reading the imports again.
+    remembered._derived["parser sources"] = ("another key", ("gen/parse",))
+    assert parser_sources(remembered) == found
+
+
+def test_the_fragments_of_a_file_left_unrendered_are_kept_and_those_of_no_file_dropped(tmp_path):
+    from gen.emit.files import FileManager
+
+    made: list[str] = []
+
+    def run(*inputs: str) -> None:
+        files = FileManager(tmp_path / "out", memo=EmitMemo(tmp_path / "cache", tmp_path / "out", version="v1"))
+        for name, key in zip("ab", inputs):
+            files.write_derived(f"{name}.txt", key, lambda key=key: files.fragment("part", key, lambda: made.append(key) or key))
+        files.save_memo()
+
+    run("a1", "b1")
+    run("a2", "b1")  # a's page changed: b.txt is not rendered, and its part is kept for it
+    assert made == ["a1", "b1", "a2"]
+    (tmp_path / "out" / "b.txt").unlink()
+    run("a2", "b1")  # b.txt rendered again, from the part kept
+    assert made == ["a1", "b1", "a2"]
+    assert EmitMemo(tmp_path / "cache", tmp_path / "out", version="v1")._stored_fragments == {("part", "a2"), ("part", "b1")}
