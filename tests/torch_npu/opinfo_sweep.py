@@ -94,7 +94,9 @@ def reason_of(error: BaseException) -> str:
 # is phase 1's own reading, to be checked against the page), else torch_npu or PyTorch's host code.
 REFUSAL_CLASSES = (
     ("not simulated (561003, an aclop operator not modelled)", r"\b561003\b|aclop \w+ not modelled"),
-    ("no aclnn API of that name in libopapi (no page)", r"not in libopapi|GetWorkspaceSize not"),
+    # op-plugin's own lookup says "not in libopapi.so"; custom_ops_sweep's reason for an API op-plugin
+    # checks for first (check_aclnn_kernel_available) is the API's name alone.
+    ("no aclnn API of that name in libopapi (no page)", r"not in libopapi|^aclnn\w+$"),
     ("the page refuses it (a dtype, a range, a chip the page excludes)", r"\.md:\d+\)|the page \(|\.md\) marks"),
     ("phase 1, citing no page line (to check against the page)", r"\baclnn\w+ \d{6}|aclop \w+:"),
     ("torch_npu's or PyTorch's host code (no aclnn call refused)", r""),
