@@ -141,6 +141,26 @@ def makers(dtype: str = "float32"):
         return (x1, x2, gamma), {}, (x * r * gamma, r, x)
     m["npu_add_rms_norm"] = add_rms_norm
 
+    def add_rms_norm_v2():
+        # aclnnInplaceAddRmsNorm: x1's buffer takes the normalised sum and x2's the sum; the result is
+        # rstd (float), which op-plugin allocates.
+        x1, x2, gamma = randn(3, 16), randn(3, 16), randn(16)
+        x = x1 + x2
+        r = rstd_of(x, 1e-6)
+
+        def run(op, a, k):
+            rstd = op(*a, **k)
+            return rstd, a[0], a[1]
+        return (x1, x2, gamma), {}, (r, x * r * gamma, x), run
+    m["npu_add_rms_norm_v2"] = add_rms_norm_v2
+
+    def add_rms_norm_v2_functional():
+        x1, x2, gamma = randn(3, 16), randn(3, 16), randn(16)
+        x = x1 + x2
+        r = rstd_of(x, 1e-6)
+        return (x1, x2, gamma), {}, (r, x * r * gamma, x)
+    m["npu_add_rms_norm_v2_functional"] = add_rms_norm_v2_functional
+
     def grads(f, inputs, dy):
         """The gradients of f's output (weighted by dy) w.r.t. each of inputs, by CPU autograd."""
         leaves = [t.clone().requires_grad_() for t in inputs]
@@ -393,6 +413,19 @@ def makers(dtype: str = "float32"):
         a, b = x.chunk(2, -1)
         return (x,), {}, F.silu(a) * b
     m["npu_swiglu"] = swiglu
+
+    def clipped_swiglu(interleaved):
+        # aclnnClippedSwiglu's formula: halves A and B (the even and odd columns, or the first and
+        # second half), A clamped above at limit, B to [-limit, limit]; A * sigmoid(alpha * A) * (B + bias).
+        def make():
+            x = randn(3, 16) * 4
+            a, b = (x[..., 0::2], x[..., 1::2]) if interleaved else x.chunk(2, -1)
+            a, b = a.clamp(max=2.0), b.clamp(-2.0, 2.0)
+            kwargs = {"alpha": 1.5, "limit": 2.0, "bias": 0.5, "interleaved": interleaved}
+            return (x,), kwargs, a * torch.sigmoid(1.5 * a) * (b + 0.5)
+        return make
+    m["npu_clipped_swiglu"] = clipped_swiglu(True)
+    m["npu_clipped_swiglu@halves"] = clipped_swiglu(False)
 
     def geglu():
         x = randn(3, 16)

@@ -28,10 +28,11 @@ import pytest
 
 GROUPS = {
     "norms": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm", "npu_deep_norm",
-              "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval"],
+              "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval", "npu_add_rms_norm_v2",
+              "npu_add_rms_norm_v2_functional"],
     "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
                     "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul", "npu_silu", "npu_mish",
-                    "npu_silu_backward", "npu_mish_backward"],
+                    "npu_silu_backward", "npu_mish_backward", "npu_clipped_swiglu", "npu_clipped_swiglu@halves"],
     "rotary_and_attention": ["npu_rotary_mul", "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
                              "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
