@@ -427,6 +427,17 @@ def makers(dtype: str = "float32"):
     m["npu_clipped_swiglu"] = clipped_swiglu(True)
     m["npu_clipped_swiglu@halves"] = clipped_swiglu(False)
 
+    def dynamic_block_quant():
+        # aclnnDynamicBlockQuant with torch_npu's defaults (rint, INT8, blocks of 1 x 128, no minimum
+        # scale): each block's scale is its max |x| / 127 (float), y = round(x / scale) as INT8; 200
+        # columns leave the second block of each row partial.
+        x = randn(3, 200)
+        v = x.float()
+        scale = F.pad(v.abs(), (0, -v.shape[-1] % 128)).unflatten(-1, (-1, 128)).amax(-1) / 127
+        y = torch.round(v / scale.repeat_interleave(128, -1)[:, :v.shape[-1]]).clamp(-128, 127).to(torch.int8)
+        return (x,), {}, (y, scale)
+    m["npu_dynamic_block_quant"] = dynamic_block_quant
+
     def geglu():
         x = randn(3, 16)
         a, b = x.chunk(2, -1)
