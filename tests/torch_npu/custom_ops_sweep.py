@@ -172,6 +172,17 @@ def makers(dtype: str = "float32"):
         return (dy, x, gamma, rstd_of(x, 1e-6)), {}, (dx, dgamma)
     m["npu_rms_norm_backward"] = rms_norm_backward
 
+    def renorm_backward(p, maxnorm):
+        # op-plugin's npu_renorm_backward is PyTorch's derivative of renorm (its rows of norm above
+        # maxnorm scaled down, the others passed): CPU autograd of torch.renorm is the reference.
+        def make():
+            x, dy = randn(4, 5), randn(4, 5)
+            dx, = grads(lambda t: torch.renorm(t.float(), p, 0, maxnorm), (x,), dy.float())
+            return (dy, x, p, 0, maxnorm), {}, dx
+        return make
+    m["npu_renorm_backward"] = renorm_backward(2, 1.5)
+    m["npu_renorm_backward@p3"] = renorm_backward(3, 1.5)
+
     def rms_norm_backward_quant():
         # rms_norm_backward's gradients at the saved rstd, dx quantised to int8: round(dx / scale +
         # offset) with div_mode, its default.

@@ -29,7 +29,7 @@ import pytest
 GROUPS = {
     "norms": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm", "npu_deep_norm",
               "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval", "npu_add_rms_norm_v2",
-              "npu_add_rms_norm_v2_functional"],
+              "npu_add_rms_norm_v2_functional", "npu_renorm_backward", "npu_renorm_backward@p3"],
     "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
                     "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul", "npu_silu", "npu_mish",
                     "npu_silu_backward", "npu_mish_backward", "npu_clipped_swiglu", "npu_clipped_swiglu@halves"],
