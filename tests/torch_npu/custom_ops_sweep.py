@@ -183,6 +183,16 @@ def makers(dtype: str = "float32"):
     m["npu_renorm_backward"] = renorm_backward(2, 1.5)
     m["npu_renorm_backward@p3"] = renorm_backward(3, 1.5)
 
+    def fft_c2r_backward():
+        # PyTorch's derivative of _fft_c2r (an irfft of 8 points from 5 bins), by CPU autograd: the
+        # gradient's r2c with the bins a real signal counts twice doubled. Float32 whatever the dtype
+        # (no FFT of half types on the CPU); compared as real pairs (complex results compare exactly).
+        x = torch.complex(randn(4, 5, dtype=torch.float32), randn(4, 5, dtype=torch.float32))
+        dy = randn(4, 8, dtype=torch.float32)
+        dx, = grads(lambda t: torch._fft_c2r(t, [1], 0, 8), (x,), dy)
+        return (dy, [1], 0), {}, torch.view_as_real(dx), lambda op, a, k: torch.view_as_real(op(*a, **k).cpu())
+    m["fft_c2r_backward"] = fft_c2r_backward
+
     def rms_norm_backward_quant():
         # rms_norm_backward's gradients at the saved rstd, dx quantised to int8: round(dx / scale +
         # offset) with div_mode, its default.
