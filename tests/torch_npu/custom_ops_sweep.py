@@ -265,6 +265,41 @@ def makers(dtype: str = "float32"):
         return (x, torch.float16), {}, x.half()
     m["npu_dtype_cast"] = dtype_cast
 
+    def dtype_cast_backward():
+        # The gradient of a cast is the gradient cast back to the input's dtype (op-plugin's).
+        dy = randn(4, 7, dtype=torch.float32)
+        return (dy, torch.float16), {}, dy.half()
+    m["_npu_dtype_cast_backward"] = dtype_cast_backward
+
+    def dtype_cast_in_place():
+        # self takes src's values in self's dtype (int32 truncating toward zero).
+        x, src = torch.zeros(4, 7, dtype=torch.int32), randn(4, 7) * 10
+
+        def run(op, a, k):
+            op(*a, **k)
+            return a[0]
+        return (x, src), {}, src.float().trunc().int(), run
+    m["npu_dtype_cast_"] = dtype_cast_in_place
+
+    def copy_memory():
+        x, src = randn(4, 7), randn(4, 7)
+
+        def run(op, a, k):
+            op(*a, **k)
+            return a[0]
+        return (x, src), {}, src, run
+    m["copy_memory_"] = copy_memory
+
+    def sort_v2_out():
+        x = randn(3, 7)
+
+        def run(op, a, k):
+            out = torch.empty_like(a[0])
+            op(*a, **k, out=out)
+            return out
+        return (x,), {"dim": 0, "descending": True}, x.sort(0, descending=True).values, run
+    m["npu_sort_v2.out"] = sort_v2_out
+
     def one_hot():
         x = torch.tensor([0, 3, 1, 2], dtype=torch.int32)
         return (x,), {"depth": 5}, F.one_hot(x.long(), 5).int()

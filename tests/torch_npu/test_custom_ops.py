@@ -65,7 +65,8 @@ GROUPS = {
                                   "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
                                   "npu_softmax_cross_entropy_with_logits",
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
-                                  "npu_apply_adam@nesterov", "fft_c2r_backward"],
+                                  "npu_apply_adam@nesterov", "fft_c2r_backward",
+                                  "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
