@@ -141,6 +141,26 @@ def makers(dtype: str = "float32"):
         return (x1, x2, gamma), {}, (x * r * gamma, r, x)
     m["npu_add_rms_norm"] = add_rms_norm
 
+    def add_rms_norm_v2():
+        # aclnnInplaceAddRmsNorm: x1's buffer takes the normalised sum and x2's the sum; the result is
+        # rstd (float), which op-plugin allocates.
+        x1, x2, gamma = randn(3, 16), randn(3, 16), randn(16)
+        x = x1 + x2
+        r = rstd_of(x, 1e-6)
+
+        def run(op, a, k):
+            rstd = op(*a, **k)
+            return rstd, a[0], a[1]
+        return (x1, x2, gamma), {}, (r, x * r * gamma, x), run
+    m["npu_add_rms_norm_v2"] = add_rms_norm_v2
+
+    def add_rms_norm_v2_functional():
+        x1, x2, gamma = randn(3, 16), randn(3, 16), randn(16)
+        x = x1 + x2
+        r = rstd_of(x, 1e-6)
+        return (x1, x2, gamma), {}, (r, x * r * gamma, x)
+    m["npu_add_rms_norm_v2_functional"] = add_rms_norm_v2_functional
+
     def grads(f, inputs, dy):
         """The gradients of f's output (weighted by dy) w.r.t. each of inputs, by CPU autograd."""
         leaves = [t.clone().requires_grad_() for t in inputs]
@@ -151,6 +171,27 @@ def makers(dtype: str = "float32"):
         dx, dgamma = grads(lambda x, g: x * rstd_of(x, 1e-6) * g, (x, gamma), dy)
         return (dy, x, gamma, rstd_of(x, 1e-6)), {}, (dx, dgamma)
     m["npu_rms_norm_backward"] = rms_norm_backward
+
+    def renorm_backward(p, maxnorm):
+        # op-plugin's npu_renorm_backward is PyTorch's derivative of renorm (its rows of norm above
+        # maxnorm scaled down, the others passed): CPU autograd of torch.renorm is the reference.
+        def make():
+            x, dy = randn(4, 5), randn(4, 5)
+            dx, = grads(lambda t: torch.renorm(t.float(), p, 0, maxnorm), (x,), dy.float())
+            return (dy, x, p, 0, maxnorm), {}, dx
+        return make
+    m["npu_renorm_backward"] = renorm_backward(2, 1.5)
+    m["npu_renorm_backward@p3"] = renorm_backward(3, 1.5)
+
+    def fft_c2r_backward():
+        # PyTorch's derivative of _fft_c2r (an irfft of 8 points from 5 bins), by CPU autograd: the
+        # gradient's r2c with the bins a real signal counts twice doubled. Float32 whatever the dtype
+        # (no FFT of half types on the CPU); compared as real pairs (complex results compare exactly).
+        x = torch.complex(randn(4, 5, dtype=torch.float32), randn(4, 5, dtype=torch.float32))
+        dy = randn(4, 8, dtype=torch.float32)
+        dx, = grads(lambda t: torch._fft_c2r(t, [1], 0, 8), (x,), dy)
+        return (dy, [1], 0), {}, torch.view_as_real(dx), lambda op, a, k: torch.view_as_real(op(*a, **k).cpu())
+    m["fft_c2r_backward"] = fft_c2r_backward
 
     def rms_norm_backward_quant():
         # rms_norm_backward's gradients at the saved rstd, dx quantised to int8: round(dx / scale +
@@ -223,6 +264,41 @@ def makers(dtype: str = "float32"):
         x = randn(4, 7)
         return (x, torch.float16), {}, x.half()
     m["npu_dtype_cast"] = dtype_cast
+
+    def dtype_cast_backward():
+        # The gradient of a cast is the gradient cast back to the input's dtype (op-plugin's).
+        dy = randn(4, 7, dtype=torch.float32)
+        return (dy, torch.float16), {}, dy.half()
+    m["_npu_dtype_cast_backward"] = dtype_cast_backward
+
+    def dtype_cast_in_place():
+        # self takes src's values in self's dtype (int32 truncating toward zero).
+        x, src = torch.zeros(4, 7, dtype=torch.int32), randn(4, 7) * 10
+
+        def run(op, a, k):
+            op(*a, **k)
+            return a[0]
+        return (x, src), {}, src.float().trunc().int(), run
+    m["npu_dtype_cast_"] = dtype_cast_in_place
+
+    def copy_memory():
+        x, src = randn(4, 7), randn(4, 7)
+
+        def run(op, a, k):
+            op(*a, **k)
+            return a[0]
+        return (x, src), {}, src, run
+    m["copy_memory_"] = copy_memory
+
+    def sort_v2_out():
+        x = randn(3, 7)
+
+        def run(op, a, k):
+            out = torch.empty_like(a[0])
+            op(*a, **k, out=out)
+            return out
+        return (x,), {"dim": 0, "descending": True}, x.sort(0, descending=True).values, run
+    m["npu_sort_v2.out"] = sort_v2_out
 
     def one_hot():
         x = torch.tensor([0, 3, 1, 2], dtype=torch.int32)
@@ -393,6 +469,30 @@ def makers(dtype: str = "float32"):
         a, b = x.chunk(2, -1)
         return (x,), {}, F.silu(a) * b
     m["npu_swiglu"] = swiglu
+
+    def clipped_swiglu(interleaved):
+        # aclnnClippedSwiglu's formula: halves A and B (the even and odd columns, or the first and
+        # second half), A clamped above at limit, B to [-limit, limit]; A * sigmoid(alpha * A) * (B + bias).
+        def make():
+            x = randn(3, 16) * 4
+            a, b = (x[..., 0::2], x[..., 1::2]) if interleaved else x.chunk(2, -1)
+            a, b = a.clamp(max=2.0), b.clamp(-2.0, 2.0)
+            kwargs = {"alpha": 1.5, "limit": 2.0, "bias": 0.5, "interleaved": interleaved}
+            return (x,), kwargs, a * torch.sigmoid(1.5 * a) * (b + 0.5)
+        return make
+    m["npu_clipped_swiglu"] = clipped_swiglu(True)
+    m["npu_clipped_swiglu@halves"] = clipped_swiglu(False)
+
+    def dynamic_block_quant():
+        # aclnnDynamicBlockQuant with torch_npu's defaults (rint, INT8, blocks of 1 x 128, no minimum
+        # scale): each block's scale is its max |x| / 127 (float), y = round(x / scale) as INT8; 200
+        # columns leave the second block of each row partial.
+        x = randn(3, 200)
+        v = x.float()
+        scale = F.pad(v.abs(), (0, -v.shape[-1] % 128)).unflatten(-1, (-1, 128)).amax(-1) / 127
+        y = torch.round(v / scale.repeat_interleave(128, -1)[:, :v.shape[-1]]).clamp(-128, 127).to(torch.int8)
+        return (x,), {}, (y, scale)
+    m["npu_dynamic_block_quant"] = dynamic_block_quant
 
     def geglu():
         x = randn(3, 16)

@@ -79,9 +79,32 @@ def reason_of(error: BaseException) -> str:
     api = re.search(r"\b(aclnn\w+)", text)
     status = re.search(r"\b(5\d{5}|1\d{5}|3\d{5})\b", text)
     if api or status:
-        return f"{api.group(1) if api else '?'} {status.group(1) if status else ''}".strip()
+        head = f"{api.group(1) if api else '?'} {status.group(1) if status else ''}".strip()
+        said = api and re.search(rf"^'?{api.group(1)}(?::| is) ([^\n]*?)'?$", text, re.M)
+        # The simulator's own message, which says whether the page refuses the call (it cites the
+        # page's line or names the page) or the simulator does: without it a refusal cannot be told
+        # from a gap. The dtypes a page lists are left out: the dtype refused is named before them.
+        return f"{head}: {re.sub(r' [(]supported: [^)]*[)]', '', said.group(1))[:160]}" if said else head
     first = " ".join(text.split("[ERROR]")[0].split())
     return first[:140]
+
+
+# What refused, from a reason of reason_of: the first class whose pattern it matches (the page's
+# own refusal cites the page's line or names the page; an aclnn status whose message does neither
+# is phase 1's own reading, to be checked against the page), else torch_npu or PyTorch's host code.
+REFUSAL_CLASSES = (
+    ("not simulated (561003, an aclop operator not modelled)", r"\b561003\b|aclop \w+ not modelled"),
+    # op-plugin's own lookup says "not in libopapi.so"; custom_ops_sweep's reason for an API op-plugin
+    # checks for first (check_aclnn_kernel_available) is the API's name alone.
+    ("no aclnn API of that name in libopapi (no page)", r"not in libopapi|^aclnn\w+$"),
+    ("the page refuses it (a dtype, a range, a chip the page excludes)", r"\.md:\d+\)|the page \(|\.md\) marks"),
+    ("phase 1, citing no page line (to check against the page)", r"\baclnn\w+ \d{6}|aclop \w+:"),
+    ("torch_npu's or PyTorch's host code (no aclnn call refused)", r""),
+)
+
+
+def refusal_class(reason: str) -> str:
+    return next(name for name, pattern in REFUSAL_CLASSES if re.search(pattern, reason))
 
 
 def worker(pairs: list[tuple[str, str]], cap: int) -> None:
@@ -331,6 +354,15 @@ def summary(out: Path) -> None:
     print("\nrefusals by reason ((operator, mode) pairs):")
     for reason, n in reasons.most_common(60):
         print(f"  {n:5} {reason}")
+    by_class = collections.defaultdict(set)
+    for (name, mode), r in latest.items():
+        if r["verdict"] == "refused":
+            for reason in r.get("reasons", {}):
+                by_class[refusal_class(reason)].add(f"{name} [{mode}]")
+    print("\nrefused (operator, mode) pairs by what refused (a pair refused for two reasons is in both):")
+    for name, _ in REFUSAL_CLASSES:
+        if by_class[name]:
+            print(f"  {len(by_class[name]):5} {name}: {', '.join(sorted(by_class[name]))}")
 
 
 def main() -> None:

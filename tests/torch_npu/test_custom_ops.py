@@ -28,16 +28,18 @@ import pytest
 
 GROUPS = {
     "norms": ["npu_rms_norm", "npu_rms_norm_backward", "npu_gemma_rms_norm", "npu_add_rms_norm", "npu_deep_norm",
-              "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval"],
+              "npu_add_layer_norm", "npu_group_norm_silu", "npu_layer_norm_eval", "npu_add_rms_norm_v2",
+              "npu_add_rms_norm_v2_functional", "npu_renorm_backward", "npu_renorm_backward@p3"],
     "activations": ["npu_swiglu", "npu_swiglu_backward", "npu_geglu", "npu_geglu_grad", "npu_fast_gelu", "fast_gelu",
                     "npu_fast_gelu_backward", "npu_gelu", "npu_gelu_backward", "npu_gelu_mul", "npu_silu", "npu_mish",
-                    "npu_silu_backward", "npu_mish_backward"],
+                    "npu_silu_backward", "npu_mish_backward", "npu_clipped_swiglu", "npu_clipped_swiglu@halves"],
     "rotary_and_attention": ["npu_rotary_mul", "npu_rotary_mul_backward", "npu_apply_rotary_pos_emb",
                              "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
                              "npu_fused_infer_attention_score"],
-    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_group_quant", "npu_anti_quant", "npu_add_rms_norm_quant",
+    "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_dynamic_block_quant", "npu_group_quant",
+                                "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_linear", "npu_linear_backward",
                                 "npu_dtype_cast", "npu_bmmV2", "npu_conv2d", "npu_deformable_conv2d", "npu_iou",
                                 "npu_ptiou", "npu_giou", "npu_diou", "npu_ciou", "npu_giou_backward", "npu_diou_backward",
@@ -63,7 +65,8 @@ GROUPS = {
                                   "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
                                   "npu_softmax_cross_entropy_with_logits",
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
-                                  "npu_apply_adam@nesterov"],
+                                  "npu_apply_adam@nesterov", "fft_c2r_backward",
+                                  "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
