@@ -575,6 +575,7 @@ aclError Run(const OpCall& call) {
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
+    all.insert(all.end(), NnEntries().begin(), NnEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });

@@ -189,6 +189,12 @@ const std::vector<OpEntry>& CustomEntries();
 // ConcatD, ArgMaxV2.
 const std::vector<OpEntry>& MathEntries();
 
+// The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
+// average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv.
+const std::vector<OpEntry>& NnEntries();
+// MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).
+aclError RunMirrorOrEdgePad(const OpCall& call);
+
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);
 

@@ -67,6 +67,8 @@ using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const acl
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
+using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
+
 bool Floating(aclDataType dtype) {
   return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
 }
@@ -813,11 +815,11 @@ aclError Glu(const OpCall& call) {
 
 // PadV3 in mode "constant": x, paddings (a constant, [begin, end] of each dimension from the first,
 // or every begin then every end when paddings_contiguous is false), constant_values (one element,
-// read once the stream has run the work that writes it).
+// read once the stream has run the work that writes it). Its other modes pad by reflection or
+// replication (nn.cpp).
 aclError PadV3(const OpCall& call) {
+  if (call.String("mode", "constant") != "constant") return RunMirrorOrEdgePad(call);
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  const std::string mode = call.String("mode", "constant");
-  if (mode != "constant") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled");
   std::vector<int64_t> paddings;
   if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
   const size_t rank = call.inputs[0].desc->dims.size();
@@ -880,22 +882,25 @@ aclError LayerNorm(const OpCall& call) {
 }
 
 // The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of
-// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 (a count) and other negative p are not modelled.
-enum class NormKind { kFinite, kMax, kMin, kUnmodelled };
+// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 counts the nonzero elements (torch.linalg.vector_norm's
+// ord 0); any other p, negative ones included, is the finite norm (sum |x|^p)^(1/p), |0|^p being
+// infinite for a negative p as in PyTorch. A NaN p is not modelled.
+enum class NormKind { kFinite, kCount, kMax, kMin, kUnmodelled };
 NormKind NormOf(float p) {
   constexpr float kInfinity = 2147483648.0f;
   if (p >= kInfinity) return NormKind::kMax;
   if (p <= -kInfinity) return NormKind::kMin;
-  return p > 0.0f && !std::isinf(p) ? NormKind::kFinite : NormKind::kUnmodelled;
+  if (p == 0.0f) return NormKind::kCount;
+  return std::isfinite(p) ? NormKind::kFinite : NormKind::kUnmodelled;
 }
 
 aclError UnmodelledNorm(const OpCall& call, float p) {
   return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
-                                                    " is not modelled (a finite p > 0 and the infinite norms are)");
+                                                    " is not modelled (finite p and the infinite norms are)");
 }
 
 // LpNormReduceV2: the first step of torch_npu's p-norm over the attribute axes (none: all):
-// sum(|x|^p) for a finite p, max|x| or min|x| for the infinite norms.
+// sum(|x|^p) for a finite p, the count of x != 0 for p = 0, max|x| or min|x| for the infinite norms.
 aclError LpNormReduce(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
   const float p = call.Float("p", 2.0f);
@@ -914,18 +919,22 @@ aclError LpNormReduce(const OpCall& call) {
   aclTensor* magnitude = o.Scratch(dtype, x_operand.desc->dims);
   aclTensor* powered = kind == NormKind::kFinite ? o.Scratch(dtype, x_operand.desc->dims) : magnitude;
   if (o.status()) return o.status();
-  if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) return s;
+  if (kind == NormKind::kCount) {  // 1 where x != 0 (NaN included), in x's dtype, summed below
+    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnNeScalar", x, o.Scalar(0.0, ACL_FLOAT), powered)) return s;
+  } else if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) {
+    return s;
+  }
   if (kind == NormKind::kFinite) {
     if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", magnitude, o.Scalar(p, ACL_FLOAT), powered)) return s;
   }
   if (x_operand.desc->dims.empty()) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, powered);
-  if (kind != NormKind::kFinite) {
+  if (kind == NormKind::kMax || kind == NormKind::kMin) {
     return Aclnn<ReduceNoDTypeApi>(call, kind == NormKind::kMax ? "aclnnAmax" : "aclnnAmin", powered, o.Ints(axes), keep, y);
   }
   return Aclnn<ReduceApi>(call, "aclnnReduceSum", powered, o.Ints(axes), keep, call.outputs[0].desc->dtype, y);
 }
 
-// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the infinite norms).
+// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the count and the infinite norms).
 aclError LpNormUpdate(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
   const float p = call.Float("p", 2.0f);
@@ -1058,6 +1067,19 @@ aclError ScatterElements(const OpCall& call) {
   return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
 }
 
+// Svd (x; attributes compute_uv, full_matrices) to sigma, u and v, x = u diag(sigma) v^T: v, not
+// its transpose, as aclnnSvd gives it (its page: v is [..., N, K]).
+aclError Svd(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 3)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* sigma = o.Tensor(call.outputs[0], "sigma");
+  aclTensor* u = o.Tensor(call.outputs[1], "u");
+  aclTensor* v = o.Tensor(call.outputs[2], "v");
+  if (o.status()) return o.status();
+  return Aclnn<SvdApi>(call, "aclnnSvd", x, call.Bool("full_matrices", false), call.Bool("compute_uv", true), sigma, u, v);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -1155,6 +1177,7 @@ const std::vector<OpEntry>& MathEntries() {
         {"Range", {}, Range},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
+        {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;

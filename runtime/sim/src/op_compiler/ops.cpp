@@ -668,7 +668,7 @@ const std::vector<OpEntry>& Entries() {
       {"Conv2D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
-       Conv2D},
+       Conv2D, true},  // torch_npu's conv1d and conv2d of plain tensors on Ascend910, whose aclnnConvolution page leaves it out
       {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd},
   };
   return entries;

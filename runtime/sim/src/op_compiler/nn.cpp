@@ -1,0 +1,380 @@
+// The aclop bridge's neural-network operator types that torch_npu's op-plugin sends a plain tensor to
+// on Ascend910 and Ascend310P (ACL_OP_JIT_COMPILE enabled there): losses, padding by reflection and
+// replication, adaptive average pooling, group norm, cumulative max/min, the cross product and a
+// few activations. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
+// of the OpInfo operators each blocked; each runs the simulator's aclnn API of the same operation
+// with the attributes the CANN prototype gives it (torch_npu's wheel carries the prototypes:
+// torchair's auto_generated_ge_raw_ops.py). An attribute value no aclnn API expresses is refused
+// naming it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "op_compiler/bridge.h"
+
+namespace aclsim::aclop {
+
+namespace {
+
+using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
+using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
+using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;  // AdaptiveAvgPool2d, the pads
+using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // Celu
+using LossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;  // L1Loss
+using SoftMarginLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, const aclTensor*>;
+using SmoothL1LossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, float, aclTensor*>;
+using KlDivApi = Phase1<const aclTensor*, const aclTensor*, int64_t, bool, aclTensor*>;
+using BceApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using BceWithLogitsApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using CrossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using CumApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;  // Cummax, Cummin
+using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, int64_t, int64_t,
+                            double, aclTensor*, aclTensor*, aclTensor*>;
+using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+
+// The reductions of CANN's loss prototypes, in the order of the aclnn APIs' reduction numbers.
+const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
+
+// A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
+// APIs write it as a 0-d tensor.
+aclTensor* LossOutput(AclnnObjects& o, const Operand& y, int64_t reduction) {
+  if (reduction != 0 && Elements(y.desc->dims) == 1) return o.Tensor(y, "y", {});
+  return o.Tensor(y, "y");
+}
+
+// LpLoss (predict, label; attributes p, reduction): p = 1 is the L1 loss; other p are not modelled.
+aclError LpLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const int64_t p = call.Int("p", 1);
+  if (p != 1) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) + " is not modelled (1 is)");
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<LossApi>(call, "aclnnL1Loss", predict, label, reduction, y);
+}
+
+// SmoothL1LossV2 (predict, label; attributes sigma, reduction): sigma is the beta of PyTorch's and
+// aclnnSmoothL1Loss's formula.
+aclError SmoothL1Loss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<SmoothL1LossApi>(call, "aclnnSmoothL1Loss", predict, label, reduction, call.Float("sigma", 1.0f), loss);
+}
+
+// SoftMarginLoss (input_x, input_y; attribute reduction).
+aclError SoftMarginLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "input_x");
+  aclTensor* target = o.Tensor(call.inputs[1], "input_y");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<SoftMarginLossApi>(call, "aclnnSoftMarginLoss", x, target, reduction, y);
+}
+
+// KLDiv (x, target; attributes reduction "none", "mean", "sum" or "batchmean", log_target):
+// aclnnKlDiv's reduction 0 to 3 (its page).
+aclError KlDiv(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum", "batchmean"}, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = o.Tensor(call.inputs[1], "target");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<KlDivApi>(call, "aclnnKlDiv", x, target, reduction, call.Bool("log_target", false), y);
+}
+
+// BinaryCrossEntropy (x, y, optional weight; attribute reduction).
+aclError BinaryCrossEntropy(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = o.Tensor(call.inputs[1], "y");
+  aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
+  aclTensor* output = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<BceApi>(call, "aclnnBinaryCrossEntropy", x, target, weight, reduction, output);
+}
+
+// SigmoidCrossEntropyWithLogitsV2 (predict, target, optional weight and pos_weight; attribute reduction).
+aclError SigmoidCrossEntropyWithLogits(const OpCall& call) {
+  if (aclError s = call.Arity(2, 4, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* target = o.Tensor(call.inputs[1], "target");
+  aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
+  aclTensor* pos_weight = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "pos_weight") : nullptr;
+  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<BceWithLogitsApi>(call, "aclnnBinaryCrossEntropyWithLogits", predict, target, weight, pos_weight, reduction,
+                                 loss);
+}
+
+}  // namespace
+
+// MirrorPad (x, paddings; attribute mode "REFLECT") and PadV3 in modes "reflect" and "edge": the
+// paddings are [begin, end] per dimension from the first (PadV3's paddings_contiguous false: every
+// begin, then every end). aclnnReflectionPad1d/2d/3d and aclnnReplicationPad1d/2d/3d pad the last
+// 1, 2 or 3 dimensions of an input of one or two more, taking the last dimension's pair first.
+aclError RunMirrorOrEdgePad(const OpCall& call) {
+  const bool pad_v3 = call.type == "PadV3";
+  if (aclError s = call.Arity(2, pad_v3 ? 3 : 2, 1)) return s;
+  const std::string mode = call.String("mode", pad_v3 ? "constant" : "");
+  const bool reflect = mode == "REFLECT" || (pad_v3 && mode == "reflect");
+  if (!reflect && !(pad_v3 && mode == "edge")) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (" +
+                                                      (pad_v3 ? "constant, reflect and edge are" : "REFLECT is") + ")");
+  }
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const size_t rank = dims.size();
+  if (paddings.size() != 2 * rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two per dimension of x " +
+                                                       ListText(dims));
+  }
+  const bool contiguous = !pad_v3 || call.Bool("paddings_contiguous", true);
+  auto begin = [&](size_t d) { return contiguous ? paddings[2 * d] : paddings[d]; };
+  auto end = [&](size_t d) { return contiguous ? paddings[2 * d + 1] : paddings[rank + d]; };
+  size_t padded = 0;  // how many trailing dimensions are padded
+  for (size_t d = 0; d < rank; ++d) {
+    if (begin(d) != 0 || end(d) != 0) {
+      padded = rank - d;
+      break;
+    }
+  }
+  // The API pads `spatial` trailing dimensions of an input of spatial + 1 or spatial + 2 dimensions.
+  const size_t spatial = std::max<size_t>({padded, rank >= 2 ? rank - 2 : 1, 1});
+  if (spatial > 3 || spatial + 1 > rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " of x " + ListText(dims) +
+                                                       ": padding more than the last 3 dimensions, or every dimension, is "
+                                                       "not modelled");
+  }
+  std::vector<int64_t> pad;
+  for (size_t d = rank; d-- > rank - spatial;) {
+    pad.push_back(begin(d));
+    pad.push_back(end(d));
+  }
+  const std::string api =
+      std::string(reflect ? "aclnnReflectionPad" : "aclnnReplicationPad") + std::to_string(spatial) + "d";
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, api, x, o.Ints(pad), y);
+}
+
+namespace {
+
+// AdaptiveAvgPool2d (x; attribute output_size [H, W]) over the last two dimensions.
+aclError AdaptiveAvgPool2d(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> size = call.Ints("output_size");
+  if (size.size() != 2) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_size = " + ListText(size) + " is not [H, W]");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, "aclnnAdaptiveAvgPool2d", x, o.Ints(size), y);
+}
+
+// Cross (x1, x2; attribute dim, whose default -65530 means the first dimension of size 3, as
+// torch.cross without dim).
+aclError Cross(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  constexpr int64_t kFirstOfSizeThree = -65530;
+  int64_t dim = call.Int("dim", kFirstOfSizeThree);
+  if (dim == kFirstOfSizeThree) {
+    const std::vector<int64_t>& dims = call.outputs[0].desc->dims;
+    auto three = std::find(dims.begin(), dims.end(), 3);
+    if (three == dims.end()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "y " + ListText(dims) + " has no dimension of size 3");
+    dim = three - dims.begin();
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CrossApi>(call, "aclnnLinalgCross", x1, x2, dim, y);
+}
+
+// Cummax (x; attribute dim) and Cummin (x; attribute axis) to the running extremes and their indices.
+aclError CumExtreme(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* indices = o.Tensor(call.outputs[1], "indices");
+  if (o.status()) return o.status();
+  return Aclnn<CumApi>(call, call.type == "Cummax" ? "aclnnCummax" : "aclnnCummin", x,
+                           call.Int(call.type == "Cummax" ? "dim" : "axis", 0), y, indices);
+}
+
+// CeluV2 (x; attribute alpha).
+aclError Celu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithScalarApi>(call, "aclnnCelu", x, o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT), y);
+}
+
+// GroupNorm (x [N, C, ...], gamma, beta; attributes num_groups, eps, is_training) to y and each
+// group's mean and variance: aclnnGroupNorm's rstd becomes the variance, rstd^-2 - eps, in stream
+// order (as LayerNorm's, math.cpp). The channels are x's dimension 1, as torch_npu lays x out (it
+// leaves data_format unset, whose prototype default is "NHWC"; a data_format it sets other than
+// NCHW is refused). Evaluation mode (is_training false) is not modelled.
+aclError GroupNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  if (call.Has("data_format") && call.String("data_format", "") != "NCHW") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = \"" + call.String("data_format", "") +
+                                                      "\" is not modelled (NCHW is)");
+  }
+  if (!call.Bool("is_training", true)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_training = false is not modelled");
+  }
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() < 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(dims) + " has no channel dimension");
+  const int64_t n = dims[0], c = dims[1], hw = Elements(dims) / std::max<int64_t>(n * c, 1);
+  const int64_t groups = call.Int("num_groups", 0);
+  const double eps = static_cast<double>(call.Float("eps", 1e-4f));
+  const aclDataType stats_dtype = call.outputs[2].desc->dtype;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* variance = o.Tensor(call.outputs[2], "variance");
+  aclTensor* rstd = o.Scratch(stats_dtype, call.outputs[2].desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<GroupNormApi>(call, "aclnnGroupNorm", x, gamma, beta, n, c, hw, groups, eps, y, mean, rstd)) return s;
+  using PowApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;
+  if (aclError s = Aclnn<PowApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-eps, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+}  // namespace
+
+const std::vector<OpEntry>& NnEntries() {
+  using K = AttrKind;
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all = {
+        {"LpLoss", {{"p", K::kInt}, {"reduction", K::kString}}, LpLoss},
+        {"SmoothL1LossV2", {{"sigma", K::kFloat}, {"reduction", K::kString}}, SmoothL1Loss},
+        {"SoftMarginLoss", {{"reduction", K::kString}}, SoftMarginLoss},
+        {"KLDiv", {{"reduction", K::kString}, {"log_target", K::kBool}}, KlDiv},
+        {"BinaryCrossEntropy", {{"reduction", K::kString}}, BinaryCrossEntropy},
+        {"SigmoidCrossEntropyWithLogitsV2", {{"reduction", K::kString}}, SigmoidCrossEntropyWithLogits},
+        {"MirrorPad", {{"mode", K::kString}}, RunMirrorOrEdgePad},
+        {"AdaptiveAvgPool2d", {{"output_size", K::kListInt}}, AdaptiveAvgPool2d},
+        {"Cross", {{"dim", K::kInt}}, Cross},
+        {"Cummax", {{"dim", K::kInt}}, CumExtreme},
+        {"Cummin", {{"axis", K::kInt}}, CumExtreme},
+        {"CeluV2", {{"alpha", K::kFloat}}, Celu},
+        {"GroupNorm", {{"num_groups", K::kInt}, {"data_format", K::kString}, {"eps", K::kFloat}, {"is_training", K::kBool}},
+         GroupNorm},
+        {"Xlogy", {}, [](const OpCall& call) -> aclError {
+           if (aclError s = call.Arity(2, 2, 1)) return s;
+           AclnnObjects o(call);
+           aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+           aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+           aclTensor* y = o.Tensor(call.outputs[0], "y");
+           if (o.status()) return o.status();
+           return Aclnn<BinaryApi>(call, "aclnnXLogYTensor", x1, x2, y);
+         }},
+        {"Erfinv", {}, [](const OpCall& call) -> aclError {
+           if (aclError s = call.Arity(1, 1, 1)) return s;
+           AclnnObjects o(call);
+           aclTensor* x = o.Tensor(call.inputs[0], "x");
+           aclTensor* y = o.Tensor(call.outputs[0], "y");
+           if (o.status()) return o.status();
+           return Aclnn<UnaryApi>(call, "aclnnErfinv", x, y);
+         }},
+    };
+    // Their aclop kernels exist on every chip that runs aclop (as the common math operators').
+    for (OpEntry& entry : all) entry.every_chip = true;
+    return all;
+  }();
+  return entries;
+}
+
+}  // namespace aclsim::aclop
+
+// The phase-1 types above against the generated prototypes of the build's pages.
+#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
+#if __has_include("aclnnop/aclnn_l1_loss.h")
+#include "aclnnop/aclnn_l1_loss.h"
+ACLOP_SAME(aclnnL1Loss, LossApi);
+#endif
+#if __has_include("aclnnop/aclnn_smooth_l1_loss.h")
+#include "aclnnop/aclnn_smooth_l1_loss.h"
+ACLOP_SAME(aclnnSmoothL1Loss, SmoothL1LossApi);
+#endif
+#if __has_include("aclnnop/aclnn_kl_div.h")
+#include "aclnnop/aclnn_kl_div.h"
+ACLOP_SAME(aclnnKlDiv, KlDivApi);
+#endif
+#if __has_include("aclnnop/aclnn_binary_cross_entropy.h")
+#include "aclnnop/aclnn_binary_cross_entropy.h"
+ACLOP_SAME(aclnnBinaryCrossEntropy, BceApi);
+#endif
+#if __has_include("aclnnop/aclnn_binary_cross_entropy_with_logits.h")
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
+ACLOP_SAME(aclnnBinaryCrossEntropyWithLogits, BceWithLogitsApi);
+#endif
+#if __has_include("aclnnop/aclnn_reflection_pad2d.h")
+#include "aclnnop/aclnn_reflection_pad2d.h"
+ACLOP_SAME(aclnnReflectionPad2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_replication_pad2d.h")
+#include "aclnnop/aclnn_replication_pad2d.h"
+ACLOP_SAME(aclnnReplicationPad2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_adaptive_avg_pool2d.h")
+#include "aclnnop/aclnn_adaptive_avg_pool2d.h"
+ACLOP_SAME(aclnnAdaptiveAvgPool2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_linalg_cross.h")
+#include "aclnnop/aclnn_linalg_cross.h"
+ACLOP_SAME(aclnnLinalgCross, CrossApi);
+#endif
+#if __has_include("aclnnop/aclnn_cummax.h")
+#include "aclnnop/aclnn_cummax.h"
+ACLOP_SAME(aclnnCummax, CumApi);
+#endif
+#if __has_include("aclnnop/aclnn_group_norm.h")
+#include "aclnnop/aclnn_group_norm.h"
+ACLOP_SAME(aclnnGroupNorm, GroupNormApi);
+#endif
+#if __has_include("aclnnop/aclnn_soft_margin_loss.h")
+#include "aclnnop/aclnn_soft_margin_loss.h"
+ACLOP_SAME(aclnnSoftMarginLoss, SoftMarginLossApi);
+#endif
+#if __has_include("aclnnop/aclnn_celu.h")
+#include "aclnnop/aclnn_celu.h"
+ACLOP_SAME(aclnnCelu, WithScalarApi);
+#endif
