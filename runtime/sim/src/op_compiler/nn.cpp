@@ -1,7 +1,7 @@
 // The aclop bridge's neural-network operator types that torch_npu's op-plugin sends a plain tensor to
 // on Ascend910 and Ascend310P (ACL_OP_JIT_COMPILE enabled there): losses, padding by reflection and
-// replication, adaptive average pooling, group norm, cumulative max/min, the cross product and a
-// few activations. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
+// replication, adaptive average pooling, group norm, cumulative max/min, the cross product, a few
+// activations, and NonZero and MaskedSelect, whose output's extent the data decides. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
 // of the OpInfo operators each blocked; each runs the simulator's aclnn API of the same operation
 // with the attributes the CANN prototype gives it (torch_npu's wheel carries the prototypes:
 // torchair's auto_generated_ge_raw_ops.py). An attribute value no aclnn API expresses is refused
@@ -277,6 +277,60 @@ aclError GroupNorm(const OpCall& call) {
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-eps, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
 }
 
+// --- outputs whose extent the data decides -----------------------------------------------------
+// torch_npu runs NonZero and MaskedSelect through aclopCompileAndExecuteV2 with the largest output
+// allocated, and reads the result's shape from the output's tensor description once the call
+// returns: the call sets it, after the work (CANN's V2 contract for such operators). So the call
+// runs the aclnn API, which sets its output's view shape when its kernel runs (the simulator's
+// dynamic family), waits for its stream and writes that shape into the description. Through
+// aclopCompileAndExecute, which cannot return a shape, they are refused.
+
+aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, aclTensor** out)) {
+  if (call.api != "aclopCompileAndExecuteV2") {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the output's extent depends on the data, which only "
+                                                    "aclopCompileAndExecuteV2 returns (in the output's description)");
+  }
+  AclnnObjects o(call);
+  aclTensor* out = nullptr;
+  if (aclError s = run(call, o, &out)) return s;
+  if (aclError s = aclrtSynchronizeStream(call.stream)) return call.Fail(s, std::string("its work failed: ") + aclGetRecentErrMsg());
+  int64_t* dims = nullptr;
+  uint64_t rank = 0;
+  if (aclGetViewShape(out, &dims, &rank) != ACLNN_SUCCESS) {
+    return call.Fail(ACL_ERROR_INVALID_PARAM, std::string("reading the result's shape: ") + aclGetRecentErrMsg());
+  }
+  const std::vector<int64_t> shape(dims, dims + rank);
+  delete[] dims;
+  OpTensorDesc& desc = *call.outputs[0].desc;
+  desc.dims = shape;
+  desc.origin_dims = shape;
+  return ACL_SUCCESS;
+}
+
+// NonZero (x; attribute transpose): the indices of x's nonzero elements, [n, rank] (transposed:
+// [rank, n], aclnnNonzeroV2's layout).
+aclError NonZero(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, aclTensor** out) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    *out = o.Tensor(c.outputs[0], "y");
+    if (o.status()) return o.status();
+    return Aclnn<UnaryApi>(c, c.Bool("transpose", false) ? "aclnnNonzeroV2" : "aclnnNonzero", x, *out);
+  });
+}
+
+// MaskedSelect (x, mask, broadcasting): the elements of x where mask is true, in order.
+aclError MaskedSelect(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, aclTensor** out) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    aclTensor* mask = o.Tensor(c.inputs[1], "mask");
+    *out = o.Tensor(c.outputs[0], "y");
+    if (o.status()) return o.status();
+    return Aclnn<BinaryApi>(c, "aclnnMaskedSelect", x, mask, *out);
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& NnEntries() {
@@ -297,6 +351,8 @@ const std::vector<OpEntry>& NnEntries() {
         {"CeluV2", {{"alpha", K::kFloat}}, Celu},
         {"GroupNorm", {{"num_groups", K::kInt}, {"data_format", K::kString}, {"eps", K::kFloat}, {"is_training", K::kBool}},
          GroupNorm},
+        {"NonZero", {{"transpose", K::kBool}}, NonZero},
+        {"MaskedSelect", {}, MaskedSelect},
         {"Xlogy", {}, [](const OpCall& call) -> aclError {
            if (aclError s = call.Arity(2, 2, 1)) return s;
            AclnnObjects o(call);
