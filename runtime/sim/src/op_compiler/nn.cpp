@@ -33,6 +33,9 @@ using CumApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;  // Cu
 using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, int64_t, int64_t,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
+using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
 // The reductions of CANN's loss prototypes, in the order of the aclnn APIs' reduction numbers.
 const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
@@ -331,6 +334,73 @@ aclError MaskedSelect(const OpCall& call) {
   });
 }
 
+// --- advanced indexing -------------------------------------------------------------------------
+
+// The index tensors of Index (inputs 3...) and IndexPutV2 (inputs 4...) as aclnnIndex and
+// aclnnIndexPutImpl take them: one per dimension up to the last indexed one, a [0]-shaped tensor of
+// x's dtype for a dimension not indexed (op-plugin's stand-in for ":", which the APIs recognise). Input indexed_sizes says which dimensions are indexed, a 0 or 1 per
+// dimension (op-plugin's mask: as many 1s as index tensors). Index's indexed_strides holds y's
+// shape (seen in every call torch_npu makes), which is checked; IndexPutV2's is not read.
+aclError IndexList(const OpCall& call, AclnnObjects& o, size_t first, aclTensorList** list) {
+  std::vector<int64_t> mask;
+  if (aclError s = call.ConstInts(first - 2, "indexed_sizes", &mask)) return s;
+  const size_t given = call.inputs.size() - first;
+  const size_t rank = call.inputs[0].desc->dims.size();
+  const auto ones = static_cast<size_t>(std::count(mask.begin(), mask.end(), 1));
+  if (mask.size() > rank || ones != given ||
+      std::any_of(mask.begin(), mask.end(), [](int64_t m) { return m != 0 && m != 1; })) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indexed_sizes " + ListText(mask) + " is not a mask of x's " +
+                                                       std::to_string(rank) + " dimensions with a 1 for each of the " +
+                                                       std::to_string(given) + " index tensors");
+  }
+  std::vector<aclTensor*> tensors;
+  size_t next = first;
+  for (int64_t indexed : mask) {
+    tensors.push_back(indexed ? o.Tensor(call.inputs[next++], "indices") : o.Scratch(call.inputs[0].desc->dtype, {0}));
+  }
+  *list = o.List(tensors);
+  return o.status();
+}
+
+// Index (x, indexed_sizes, indexed_strides, indices...): x[indices], PyTorch's advanced indexing.
+aclError Index(const OpCall& call) {
+  if (aclError s = call.Arity(4, 3 + call.inputs[0].desc->dims.size(), 1)) return s;
+  std::vector<int64_t> shape;
+  if (aclError s = call.ConstInts(2, "indexed_strides", &shape)) return s;
+  if (shape != call.outputs[0].desc->dims) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indexed_strides " + ListText(shape) + " is not y's shape " +
+                                                       ListText(call.outputs[0].desc->dims) + " (what torch_npu sends)");
+  }
+  AclnnObjects o(call);
+  aclTensorList* indices = nullptr;
+  if (aclError s = IndexList(call, o, 3, &indices)) return s;
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexApi>(call, "aclnnIndex", x, indices, y);
+}
+
+// IndexPutV2 (x, value, indexed_sizes, indexed_strides, indices...; attribute accumulate): y = x
+// with value put (or added) at indices, a copy of x then aclnnIndexPutImpl on y in stream order.
+aclError IndexPutV2(const OpCall& call) {
+  if (aclError s = call.Arity(5, 4 + call.inputs[0].desc->dims.size(), 1)) return s;
+  if (call.outputs[0].desc->dims != call.inputs[0].desc->dims) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " is not x's shape " +
+                                                        ListText(call.inputs[0].desc->dims));
+  }
+  AclnnObjects o(call);
+  aclTensorList* indices = nullptr;
+  if (aclError s = IndexList(call, o, 4, &indices)) return s;
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* value = o.Tensor(call.inputs[1], "value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  }
+  return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", y, indices, value, call.Bool("accumulate", false), false);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& NnEntries() {
@@ -352,6 +422,9 @@ const std::vector<OpEntry>& NnEntries() {
         {"GroupNorm", {{"num_groups", K::kInt}, {"data_format", K::kString}, {"eps", K::kFloat}, {"is_training", K::kBool}},
          GroupNorm},
         {"NonZero", {{"transpose", K::kBool}}, NonZero},
+        {"Index", {}, Index},
+        // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
+        {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"MaskedSelect", {}, MaskedSelect},
         {"Xlogy", {}, [](const OpCall& call) -> aclError {
            if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -429,6 +502,14 @@ ACLOP_SAME(aclnnGroupNorm, GroupNormApi);
 #if __has_include("aclnnop/aclnn_soft_margin_loss.h")
 #include "aclnnop/aclnn_soft_margin_loss.h"
 ACLOP_SAME(aclnnSoftMarginLoss, SoftMarginLossApi);
+#endif
+#if __has_include("aclnnop/aclnn_index.h")
+#include "aclnnop/aclnn_index.h"
+ACLOP_SAME(aclnnIndex, IndexApi);
+#endif
+#if __has_include("aclnnop/aclnn_index_put_impl.h")
+#include "aclnnop/aclnn_index_put_impl.h"
+ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
 #endif
 #if __has_include("aclnnop/aclnn_celu.h")
 #include "aclnnop/aclnn_celu.h"
