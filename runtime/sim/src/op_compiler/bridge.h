@@ -190,7 +190,8 @@ const std::vector<OpEntry>& CustomEntries();
 const std::vector<OpEntry>& MathEntries();
 
 // The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
-// average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect.
+// average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
+// Index, IndexPutV2, the resize operators and GridSampler2D.
 const std::vector<OpEntry>& NnEntries();
 // MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).
 aclError RunMirrorOrEdgePad(const OpCall& call);

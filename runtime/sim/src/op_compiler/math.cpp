@@ -67,6 +67,7 @@ using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const acl
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
+using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
 using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
 
 bool Floating(aclDataType dtype) {
@@ -1067,6 +1068,17 @@ aclError ScatterElements(const OpCall& call) {
   return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
 }
 
+// Qr (x; attribute full_matrices) to q and r: aclnnLinalgQr's mode 1 (complete) or 0 (reduced).
+aclError Qr(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* q = o.Tensor(call.outputs[0], "q");
+  aclTensor* r = o.Tensor(call.outputs[1], "r");
+  if (o.status()) return o.status();
+  return Aclnn<QrApi>(call, "aclnnLinalgQr", x, call.Bool("full_matrices", false) ? 1 : 0, q, r);
+}
+
 // Svd (x; attributes compute_uv, full_matrices) to sigma, u and v, x = u diag(sigma) v^T: v, not
 // its transpose, as aclnnSvd gives it (its page: v is [..., N, K]).
 aclError Svd(const OpCall& call) {
@@ -1178,6 +1190,7 @@ const std::vector<OpEntry>& MathEntries() {
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
+        {"Qr", {{"full_matrices", K::kBool}}, Qr},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;

@@ -1,7 +1,8 @@
 // The aclop bridge's neural-network operator types that torch_npu's op-plugin sends a plain tensor to
 // on Ascend910 and Ascend310P (ACL_OP_JIT_COMPILE enabled there): losses, padding by reflection and
 // replication, adaptive average pooling, group norm, cumulative max/min, the cross product, a few
-// activations, and NonZero and MaskedSelect, whose output's extent the data decides. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
+// activations, resizing and grid sampling, and NonZero and MaskedSelect, whose output's extent the
+// data decides. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
 // of the OpInfo operators each blocked; each runs the simulator's aclnn API of the same operation
 // with the attributes the CANN prototype gives it (torch_npu's wheel carries the prototypes:
 // torchair's auto_generated_ge_raw_ops.py). An attribute value no aclnn API expresses is refused
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "common/dtypes.h"
@@ -34,6 +36,9 @@ using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
                             double, aclTensor*, aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using Resize1dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, aclTensor*>;
+using Resize2dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, aclTensor*>;
+using GridSamplerApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, bool, aclTensor*>;
 using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
@@ -401,6 +406,102 @@ aclError IndexPutV2(const OpCall& call) {
   return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", y, indices, value, call.Bool("accumulate", false), false);
 }
 
+// --- resizing and sampling ----------------------------------------------------------------------
+
+// ResizeNearestNeighborV2 (x NCHW, constant size [H, W]; attributes align_corners,
+// half_pixel_centers): both false, TensorFlow's legacy nearest, source floor(dst * in / out), is
+// PyTorch's "nearest" with the scale of the sizes, aclnnUpsampleNearest2d. The other corner modes
+// are not modelled.
+aclError ResizeNearest(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (call.Bool("align_corners", false) || call.Bool("half_pixel_centers", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes align_corners and half_pixel_centers: only both false is modelled");
+  }
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, "aclnnUpsampleNearest2d", x, o.Ints(size), y);
+}
+
+// ResizeBilinearV2 (x NCHW, constant size; attributes align_corners, half_pixel_centers, dtype):
+// align_corners is PyTorch's align_corners=True, half_pixel_centers its align_corners=False
+// (aclnnUpsampleBilinear2d, scales from the sizes); TensorFlow's legacy mode (both false) is not modelled.
+aclError ResizeBilinear(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool align = call.Bool("align_corners", false), half_pixel = call.Bool("half_pixel_centers", false);
+  if (align == half_pixel) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attributes align_corners = ") + (align ? "true" : "false") +
+                                                      " and half_pixel_centers = " + (half_pixel ? "true" : "false") +
+                                                      ": exactly one of them true is modelled");
+  }
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<Resize2dApi>(call, "aclnnUpsampleBilinear2d", x, o.Ints(size), align, 0.0, 0.0, y);
+}
+
+// ResizeD (x NCHW; attributes sizes, scales, coordinate_transformation_mode, mode, ...) as torch_npu
+// sends PyTorch's "linear" (mode "linear", x [N, C, 1, W], y [N, C, W']) and "bicubic" (mode
+// "cubic", coefficient -0.75): "align_corners" is align_corners=True, "half_pixel" and
+// "pytorch_half_pixel" False; scales are PyTorch's scale factors (0: from the sizes), passed on.
+// Other modes, coefficients, exclude_outside and a region of interest are not modelled.
+aclError ResizeD(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::string mode = call.String("mode", "nearest"),
+                    transform = call.String("coordinate_transformation_mode", "half_pixel");
+  const std::vector<int64_t> sizes = call.Ints("sizes");
+  const auto scales_it = call.attrs.find("scales");
+  const std::vector<float> scales =
+      scales_it == call.attrs.end() ? std::vector<float>{} : std::get<std::vector<float>>(scales_it->second);
+  const auto roi_it = call.attrs.find("roi");
+  const bool roi = roi_it != call.attrs.end() && !std::get<std::vector<float>>(roi_it->second).empty();
+  const bool align = transform == "align_corners";
+  const bool linear = mode == "linear", cubic = mode == "cubic";
+  const size_t spatial = linear ? 1 : 2;
+  if ((!linear && !cubic) || (!align && transform != "half_pixel" && transform != "pytorch_half_pixel") || roi ||
+      call.Int("exclude_outside", 0) != 0 || (cubic && call.Float("cubic_coeff_a", -0.75f) != -0.75f) ||
+      sizes.size() != spatial || (!scales.empty() && scales.size() != spatial)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + mode + "\", coordinate_transformation_mode \"" + transform +
+                                                      "\", sizes " + ListText(sizes) +
+                                                      ": modelled are PyTorch's linear (one size) and bicubic (two sizes, "
+                                                      "cubic_coeff_a -0.75) without a region of interest");
+  }
+  const Operand& x_operand = call.inputs[0];
+  std::vector<int64_t> x_dims = x_operand.desc->dims;
+  if (x_dims.size() != 4 || (linear && x_dims[2] != 1)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW" + (linear ? " with H 1" : ""));
+  }
+  if (linear) x_dims.erase(x_dims.begin() + 2);  // [N, C, W], the 1-d input torch_npu made 4-d
+  auto scale = [&](size_t i) { return scales.empty() ? 0.0 : static_cast<double>(scales[i]); };
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x", x_dims);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (linear) return Aclnn<Resize1dApi>(call, "aclnnUpsampleLinear1d", x, o.Ints(sizes), align, scale(0), y);
+  return Aclnn<Resize2dApi>(call, "aclnnUpsampleBicubic2d", x, o.Ints(sizes), align, scale(0), scale(1), y);
+}
+
+// GridSampler2D (x, grid; attributes interpolation_mode, padding_mode, align_corners): PyTorch's
+// grid_sample, whose modes aclnnGridSampler2D numbers as PyTorch does.
+aclError GridSampler2D(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t interpolation = 0, padding = 0;
+  if (aclError s = call.Choice("interpolation_mode", "bilinear", {"bilinear", "nearest", "bicubic"}, &interpolation)) return s;
+  if (aclError s = call.Choice("padding_mode", "zeros", {"zeros", "border", "reflection"}, &padding)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* grid = o.Tensor(call.inputs[1], "grid");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<GridSamplerApi>(call, "aclnnGridSampler2D", x, grid, interpolation, padding, call.Bool("align_corners", false), y);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& NnEntries() {
@@ -423,6 +524,17 @@ const std::vector<OpEntry>& NnEntries() {
          GroupNorm},
         {"NonZero", {{"transpose", K::kBool}}, NonZero},
         {"Index", {}, Index},
+        {"ResizeNearestNeighborV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}}, ResizeNearest},
+        {"ResizeBilinearV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}, {"dtype", K::kDataType}},
+         ResizeBilinear},
+        // roi and scales arrive as lists of float (the prototype declares roi ListInt).
+        {"ResizeD",
+         {{"sizes", K::kListInt}, {"scales", K::kListFloat}, {"roi", K::kListFloat},
+          {"coordinate_transformation_mode", K::kString}, {"cubic_coeff_a", K::kFloat}, {"exclude_outside", K::kInt},
+          {"extrapolation_value", K::kFloat}, {"mode", K::kString}, {"nearest_mode", K::kString}},
+         ResizeD},
+        {"GridSampler2D", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
+         GridSampler2D},
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"MaskedSelect", {}, MaskedSelect},
@@ -510,6 +622,22 @@ ACLOP_SAME(aclnnIndex, IndexApi);
 #if __has_include("aclnnop/aclnn_index_put_impl.h")
 #include "aclnnop/aclnn_index_put_impl.h"
 ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_linear1d.h")
+#include "aclnnop/aclnn_upsample_linear1d.h"
+ACLOP_SAME(aclnnUpsampleLinear1d, Resize1dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_bicubic2d.h")
+#include "aclnnop/aclnn_upsample_bicubic2d.h"
+ACLOP_SAME(aclnnUpsampleBicubic2d, Resize2dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_bilinear2d.h")
+#include "aclnnop/aclnn_upsample_bilinear2d.h"
+ACLOP_SAME(aclnnUpsampleBilinear2d, Resize2dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_nearest2d.h")
+#include "aclnnop/aclnn_upsample_nearest2d.h"
+ACLOP_SAME(aclnnUpsampleNearest2d, WithIntsApi);
 #endif
 #if __has_include("aclnnop/aclnn_celu.h")
 #include "aclnnop/aclnn_celu.h"
