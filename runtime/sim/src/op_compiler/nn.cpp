@@ -36,6 +36,8 @@ using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
                             double, aclTensor*, aclTensor*, aclTensor*>;
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using UniqueApi = Phase1<const aclTensor*, bool, bool, bool, aclTensor*, aclTensor*, aclTensor*>;
+using UniqueConsecutiveApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, aclTensor*, aclTensor*>;
 using Resize1dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, aclTensor*>;
 using Resize2dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, aclTensor*>;
 using GridSamplerApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, bool, aclTensor*>;
@@ -286,32 +288,36 @@ aclError GroupNorm(const OpCall& call) {
 }
 
 // --- outputs whose extent the data decides -----------------------------------------------------
-// torch_npu runs NonZero and MaskedSelect through aclopCompileAndExecuteV2 with the largest output
-// allocated, and reads the result's shape from the output's tensor description once the call
-// returns: the call sets it, after the work (CANN's V2 contract for such operators). So the call
-// runs the aclnn API, which sets its output's view shape when its kernel runs (the simulator's
-// dynamic family), waits for its stream and writes that shape into the description. Through
+// torch_npu runs NonZero, MaskedSelect and the unique operators through aclopCompileAndExecuteV2
+// with the largest outputs allocated, and reads the results' shapes from the outputs' tensor
+// descriptions once the call returns: the call sets them, after the work (CANN's V2 contract for
+// such operators). So the call
+// runs the aclnn API, which sets its outputs' view shapes when its kernel runs (the simulator's
+// dynamic family), waits for its stream and writes those shapes into the descriptions. Through
 // aclopCompileAndExecute, which cannot return a shape, they are refused.
 
-aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, aclTensor** out)) {
+aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, std::vector<aclTensor*>* outs)) {
   if (call.api != "aclopCompileAndExecuteV2") {
     return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the output's extent depends on the data, which only "
                                                     "aclopCompileAndExecuteV2 returns (in the output's description)");
   }
   AclnnObjects o(call);
-  aclTensor* out = nullptr;
-  if (aclError s = run(call, o, &out)) return s;
+  std::vector<aclTensor*> outs(call.outputs.size(), nullptr);  // the aclnn tensor of each output
+  if (aclError s = run(call, o, &outs)) return s;
   if (aclError s = aclrtSynchronizeStream(call.stream)) return call.Fail(s, std::string("its work failed: ") + aclGetRecentErrMsg());
-  int64_t* dims = nullptr;
-  uint64_t rank = 0;
-  if (aclGetViewShape(out, &dims, &rank) != ACLNN_SUCCESS) {
-    return call.Fail(ACL_ERROR_INVALID_PARAM, std::string("reading the result's shape: ") + aclGetRecentErrMsg());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i]) continue;
+    int64_t* dims = nullptr;
+    uint64_t rank = 0;
+    if (aclGetViewShape(outs[i], &dims, &rank) != ACLNN_SUCCESS) {
+      return call.Fail(ACL_ERROR_INVALID_PARAM, "reading output " + std::to_string(i) + "'s shape: " + aclGetRecentErrMsg());
+    }
+    const std::vector<int64_t> shape(dims, dims + rank);
+    delete[] dims;
+    OpTensorDesc& desc = *call.outputs[i].desc;
+    desc.dims = shape;
+    desc.origin_dims = shape;
   }
-  const std::vector<int64_t> shape(dims, dims + rank);
-  delete[] dims;
-  OpTensorDesc& desc = *call.outputs[0].desc;
-  desc.dims = shape;
-  desc.origin_dims = shape;
   return ACL_SUCCESS;
 }
 
@@ -319,23 +325,43 @@ aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnO
 // [rank, n], aclnnNonzeroV2's layout).
 aclError NonZero(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
-  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, aclTensor** out) -> aclError {
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
     aclTensor* x = o.Tensor(c.inputs[0], "x");
-    *out = o.Tensor(c.outputs[0], "y");
+    aclTensor* y = (*outs)[0] = o.Tensor(c.outputs[0], "y");
     if (o.status()) return o.status();
-    return Aclnn<UnaryApi>(c, c.Bool("transpose", false) ? "aclnnNonzeroV2" : "aclnnNonzero", x, *out);
+    return Aclnn<UnaryApi>(c, c.Bool("transpose", false) ? "aclnnNonzeroV2" : "aclnnNonzero", x, y);
   });
 }
 
 // MaskedSelect (x, mask, broadcasting): the elements of x where mask is true, in order.
 aclError MaskedSelect(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, aclTensor** out) -> aclError {
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
     aclTensor* x = o.Tensor(c.inputs[0], "x");
     aclTensor* mask = o.Tensor(c.inputs[1], "mask");
-    *out = o.Tensor(c.outputs[0], "y");
+    aclTensor* y = (*outs)[0] = o.Tensor(c.outputs[0], "y");
     if (o.status()) return o.status();
-    return Aclnn<BinaryApi>(c, "aclnnMaskedSelect", x, mask, *out);
+    return Aclnn<BinaryApi>(c, "aclnnMaskedSelect", x, mask, y);
+  });
+}
+
+// UniqueWithCountsAndSorting (x; attributes return_inverse, return_counts, sorted) and
+// UniqueConsecutive (x; attributes return_idx, return_counts, axis, 1000 for the flattened x) to
+// the values, the inverse indices and the counts, by aclnnUnique2 and aclnnUniqueConsecutive (whose
+// dim 1000 means the same). The values' and counts' extents are the data's.
+aclError Unique(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 3)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    for (size_t i = 0; i < 3; ++i) (*outs)[i] = o.Tensor(c.outputs[i], i == 0 ? "y" : i == 1 ? "indices" : "counts");
+    if (o.status()) return o.status();
+    const bool counts = c.Bool("return_counts", false);
+    if (c.type == "UniqueConsecutive") {
+      return Aclnn<UniqueConsecutiveApi>(c, "aclnnUniqueConsecutive", x, c.Bool("return_idx", false), counts,
+                                         c.Int("axis", 1000), (*outs)[0], (*outs)[1], (*outs)[2]);
+    }
+    return Aclnn<UniqueApi>(c, "aclnnUnique2", x, c.Bool("sorted", true), c.Bool("return_inverse", false), counts,
+                            (*outs)[0], (*outs)[1], (*outs)[2]);
   });
 }
 
@@ -538,6 +564,10 @@ const std::vector<OpEntry>& NnEntries() {
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"MaskedSelect", {}, MaskedSelect},
+        {"UniqueWithCountsAndSorting",
+         {{"return_inverse", K::kBool}, {"return_counts", K::kBool}, {"sorted", K::kBool}},
+         Unique},
+        {"UniqueConsecutive", {{"return_idx", K::kBool}, {"return_counts", K::kBool}, {"axis", K::kInt}}, Unique},
         {"Xlogy", {}, [](const OpCall& call) -> aclError {
            if (aclError s = call.Arity(2, 2, 1)) return s;
            AclnnObjects o(call);
@@ -638,6 +668,14 @@ ACLOP_SAME(aclnnUpsampleBilinear2d, Resize2dApi);
 #if __has_include("aclnnop/aclnn_upsample_nearest2d.h")
 #include "aclnnop/aclnn_upsample_nearest2d.h"
 ACLOP_SAME(aclnnUpsampleNearest2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_unique2.h")
+#include "aclnnop/aclnn_unique2.h"
+ACLOP_SAME(aclnnUnique2, UniqueApi);
+#endif
+#if __has_include("aclnnop/aclnn_unique_consecutive.h")
+#include "aclnnop/aclnn_unique_consecutive.h"
+ACLOP_SAME(aclnnUniqueConsecutive, UniqueConsecutiveApi);
 #endif
 #if __has_include("aclnnop/aclnn_celu.h")
 #include "aclnnop/aclnn_celu.h"
