@@ -67,6 +67,8 @@ using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const acl
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
+using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
+using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
 using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
 using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -124,6 +126,7 @@ const TypeApi kUnary[] = {
     {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
     {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
     {"IsFinite", "aclnnIsFinite"}, {"HardSwish", "aclnnHardswish"}, {"LogSigmoid", "aclnnLogSigmoid"},
+    {"Trace", "aclnnTrace"},
 };
 
 // y = f(x1, x2), broadcasting.
@@ -1068,6 +1071,41 @@ aclError ScatterElements(const OpCall& call) {
   return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
 }
 
+// Eye (attributes num_rows, num_columns (0: num_rows), batch_shape, dtype): the identity matrix in
+// y, by aclnnEye; a batch of them is not modelled. torch_npu sets dtype as a data type (the
+// prototype's is an Int), which must be y's.
+aclError Eye(const OpCall& call) {
+  if (aclError s = call.Arity(0, 0, 1)) return s;
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (!call.Ints("batch_shape").empty()) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_shape = " + ListText(call.Ints("batch_shape")) +
+                                                      " is not modelled (no batch is)");
+  }
+  const auto dtype_it = call.attrs.find("dtype");
+  if (dtype_it != call.attrs.end() && std::get<aclDataType>(dtype_it->second) != dtype) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute dtype = ") + DTypeName(std::get<aclDataType>(dtype_it->second)) +
+                                                      " is not y's dtype " + DTypeName(dtype));
+  }
+  const int64_t rows = call.Int("num_rows", 0), columns = call.Int("num_columns", 0);
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<EyeApi>(call, "aclnnEye", rows, columns > 0 ? columns : rows, y);
+}
+
+// SearchSorted (sorted_sequence, values, optional sorter; attributes dtype INT32 or INT64, right).
+aclError SearchSorted(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* sequence = o.Tensor(call.inputs[0], "sorted_sequence");
+  aclTensor* values = o.Tensor(call.inputs[1], "values");
+  aclTensor* sorter = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "sorter") : nullptr;
+  aclTensor* out = o.Tensor(call.outputs[0], "out");
+  if (o.status()) return o.status();
+  return Aclnn<SearchSortedApi>(call, "aclnnSearchSorted", sequence, values, call.outputs[0].desc->dtype == ACL_INT32,
+                                call.Bool("right", false), sorter, out);
+}
+
 // Qr (x; attribute full_matrices) to q and r: aclnnLinalgQr's mode 1 (complete) or 0 (reduced).
 aclError Qr(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 2)) return s;
@@ -1191,6 +1229,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
         {"Qr", {{"full_matrices", K::kBool}}, Qr},
+        {"Eye", {{"num_rows", K::kInt}, {"num_columns", K::kInt}, {"batch_shape", K::kListInt}, {"dtype", K::kDataType}}, Eye},
+        {"SearchSorted", {{"dtype", K::kDataType}, {"right", K::kBool}}, SearchSorted},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;
