@@ -172,6 +172,10 @@ struct OpEntry {
   // The operator's aclop kernel exists on every chip (the common math operators): the aclnn API
   // that computes it is called whatever chips its page lists (AclopKernelOnEveryChip).
   bool every_chip = false;
+  // The extent of its outputs depends on the data (NonZero, MaskedSelect, the unique operators):
+  // the call writes it into the outputs' descriptions, which a plain copy of a private operand
+  // would not carry back, so a private operand is refused.
+  bool data_shaped = false;
 };
 
 // The bridge's table (ops.cpp), by operator type.

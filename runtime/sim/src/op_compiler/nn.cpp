@@ -588,6 +588,7 @@ const std::vector<OpEntry>& NnEntries() {
     };
     // Their aclop kernels exist on every chip that runs aclop (as the common math operators').
     for (OpEntry& entry : all) entry.every_chip = true;
+    for (OpEntry& entry : all) entry.data_shaped = entry.run == NonZero || entry.run == MaskedSelect || entry.run == Unique;
     return all;
   }();
   return entries;
