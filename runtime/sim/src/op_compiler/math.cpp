@@ -522,10 +522,29 @@ aclError ReduceOther(const OpCall& call) {
   aclIntArray* dims = o.Ints(axes);
   if (o.status()) return o.status();
   if (call.type == "ReduceProd") {
-    if (axes.size() != 1) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "axes " + ListText(axes) + " are not modelled (one axis is)");
+    // aclnnProdDim reduces one axis: several are reduced one after another, the last first, so
+    // that dropping one leaves the numbers of those before it unchanged.
+    const aclDataType dtype = call.outputs[0].desc->dtype;
+    std::vector<int64_t> dims_left = call.inputs[0].desc->dims;
+    const auto rank = static_cast<int64_t>(dims_left.size());
+    std::vector<int64_t> order;
+    for (int64_t a : axes) {
+      const int64_t axis = a < 0 ? a + rank : a;
+      if (axis < 0 || axis >= rank) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "axes " + ListText(axes) + " out of x's rank");
+      if (std::find(order.begin(), order.end(), axis) == order.end()) order.push_back(axis);
     }
-    return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
+    std::sort(order.rbegin(), order.rend());
+    aclTensor* current = x;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto axis = static_cast<size_t>(order[k]);
+      if (keep) dims_left[axis] = 1;
+      else dims_left.erase(dims_left.begin() + static_cast<std::ptrdiff_t>(axis));
+      aclTensor* next = k + 1 == order.size() ? y : o.Scratch(dtype, dims_left);
+      if (o.status()) return o.status();
+      if (aclError s = Aclnn<ProdDimApi>(call, "aclnnProdDim", current, order[k], keep, dtype, next)) return s;
+      current = next;
+    }
+    return ACL_SUCCESS;
   }
   const char* api = call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll";
   const Operand& y_operand = call.outputs[0];
@@ -772,9 +791,58 @@ aclError Gather(const OpCall& call) {
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* indices = o.Tensor(call.inputs[1], "indices");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* y = nullptr;
+  const std::vector<int64_t>& index_dims = call.inputs[1].desc->dims;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  if (!elements && index_dims.size() != 1 && axis >= -rank && axis < rank) {
+    // GatherV2's y is x with the axis replaced by the indices' shape (none for 0-d indices):
+    // aclnnIndexSelect takes them flattened, y seen with the axis holding their count.
+    const auto at = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+    std::vector<int64_t> y_dims = x_dims;
+    y_dims[at] = Elements(index_dims);
+    indices = o.Tensor(call.inputs[1], "indices", {Elements(index_dims)});
+    y = o.Tensor(call.outputs[0], "y", y_dims);
+  } else {
+    y = o.Tensor(call.outputs[0], "y");
+  }
   if (o.status()) return o.status();
   return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
+}
+
+// Gather (x, indices; attribute validate_indices): x's rows at the indices, y of the indices' shape
+// followed by x's other dimensions: aclnnIndexSelect along axis 0, the indices flattened.
+aclError GatherRows(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.empty()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x is 0-d (it has no rows)");
+  const int64_t count = Elements(call.inputs[1].desc->dims);
+  std::vector<int64_t> y_dims = x_dims;
+  y_dims[0] = count;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices", {count});
+  aclTensor* y = o.Tensor(call.outputs[0], "y", y_dims);
+  if (o.status()) return o.status();
+  return Aclnn<IndexSelectApi>(call, "aclnnIndexSelect", x, 0, indices, y);
+}
+
+// ShuffleChannel (x [N, C, ...]; attribute group): channel c * group + g of y is channel
+// g * (C / group) + c of x, a transposed view of x copied into y.
+aclError ShuffleChannel(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t group = call.Int("group", 1);
+  if (dims.size() < 2 || group <= 0 || dims[1] % group != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute group = " + std::to_string(group) + " does not divide the channels of x " +
+                                                      ListText(dims));
+  }
+  const int64_t n = dims[0], per_group = dims[1] / group, rest = Elements(dims) / std::max<int64_t>(n * dims[1], 1);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x", {n, group, per_group, rest}, {0, 2, 1, 3});
+  aclTensor* y = o.Tensor(call.outputs[0], "y", {n, per_group, group, rest});
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
 
 aclError Pack(const OpCall& call) { return JoinInputs(call, "aclnnStack", "axis"); }
@@ -796,7 +864,11 @@ aclError LogSumExpOrCumprod(const OpCall& call) {
   if (call.type == "ReduceLogSumExp" && ReducesNothing(call, &axes)) return CopyReduction(call);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  // Cumprod's y has x's elements (a 0-d x gives a [1] y, or the other way round): seen in x's shape.
+  const bool cumprod = call.type == "Cumprod";
+  aclTensor* y = cumprod && Elements(call.outputs[0].desc->dims) == Elements(call.inputs[0].desc->dims)
+                     ? o.Tensor(call.outputs[0], "y", call.inputs[0].desc->dims)
+                     : o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   if (call.type == "ReduceLogSumExp") {
     return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
@@ -1229,6 +1301,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
         {"Qr", {{"full_matrices", K::kBool}}, Qr},
+        {"Gather", {{"validate_indices", K::kBool}}, GatherRows},
+        {"ShuffleChannel", {{"group", K::kInt}}, ShuffleChannel},
         {"Eye", {{"num_rows", K::kInt}, {"num_columns", K::kInt}, {"batch_shape", K::kListInt}, {"dtype", K::kDataType}}, Eye},
         {"SearchSorted", {{"dtype", K::kDataType}, {"right", K::kBool}}, SearchSorted},
     };
