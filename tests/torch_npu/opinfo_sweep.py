@@ -43,13 +43,15 @@ SIGN_FREE = {"pca_lowrank", "svd_lowrank"}
 HANG = 180
 
 
-def spins_in_torch_npu(name: str, sample) -> str | None:
+def spins_in_torch_npu(name: str, mode: str, sample) -> str | None:
     """Why torch_npu's own host code never returns from this sample, on a device as here (the
     simulator is never called), or None. The sweep skips such a sample, naming why, rather than lose
     the operator's other samples to a hang."""
     import torch_npu
 
-    if name == "index_fill" and sample.input.dim() == 0 and not torch_npu.npu.is_jit_compile_false():
+    # index_copy's gradient of self is the incoming gradient index_filled with 0.
+    fills = name == "index_fill" or (name == "index_copy" and mode == "backward")
+    if fills and sample.input.dim() == 0 and not torch_npu.npu.is_jit_compile_false():
         # Found with gdb: with JIT compilation on (Ascend910, Ascend310P) op-plugin runs acl_op::index_fill,
         # whose host loop filling its assist tensor steps by 0 for a 0-d self (libtorch_npu.so, before any
         # aclop call).
@@ -145,7 +147,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         signal.alarm(120)
         try:
             for index, sample in enumerate(samples(op, dtype, cap, requires_grad=(mode == "backward"))):
-                spins = spins_in_torch_npu(name, sample)
+                spins = spins_in_torch_npu(name, mode, sample)
                 if spins:
                     skipped.add(spins)
                     continue
