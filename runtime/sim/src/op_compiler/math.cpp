@@ -67,6 +67,7 @@ using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const acl
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
+using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
 using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
 using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
 using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
@@ -779,14 +780,19 @@ aclError WithFloatAttrs(const OpCall& call) {
 // GatherV2 (x, indices, constant axis; batch_dims 0) as index_select; GatherElements (x, index; attribute dim).
 aclError Gather(const OpCall& call) {
   const bool elements = call.type == "GatherElements";
-  if (aclError s = call.Arity(elements ? 2 : 3, elements ? 2 : 3, 1)) return s;
+  const size_t arity = elements || call.type == "GatherV2D" ? 2 : 3;  // GatherV2D: axis an attribute
+  if (aclError s = call.Arity(arity, arity, 1)) return s;
   int64_t axis = call.Int("dim", 0);
   if (!elements) {
     if (call.Int("batch_dims", 0) != 0) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_dims = " + std::to_string(call.Int("batch_dims", 0)) +
                                                         " is not modelled (0 is)");
     }
-    if (aclError s = ConstInt(call, 2, "axis", &axis)) return s;
+    if (call.type == "GatherV2D") {
+      axis = call.Int("axis", 0);
+    } else if (aclError s = ConstInt(call, 2, "axis", &axis)) {
+      return s;
+    }
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
@@ -808,6 +814,44 @@ aclError Gather(const OpCall& call) {
   }
   if (o.status()) return o.status();
   return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
+}
+
+// MaskedScatter (x, mask, updates): y = x with updates' leading elements, in order, where mask
+// (broadcast) is true: a copy of x, then aclnnInplaceMaskedScatter on y in stream order.
+aclError MaskedScatter(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  }
+  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedScatter", y, mask, updates);
+}
+
+// RepeatInterleave (x, repeats: one integer; attribute axis): each element (slice along axis)
+// repeated; repeats of one per slice is not modelled.
+aclError RepeatInterleave(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (Elements(call.inputs[1].desc->dims) != 1) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "repeats " + ListText(call.inputs[1].desc->dims) +
+                                                       ": one count per slice is not modelled (one count is)");
+  }
+  int64_t repeats = 0;
+  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
+  const int64_t axis = call.Int("axis", 0);
+  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(y_dims.size());
+  if (axis < -rank || axis >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is outside y's rank");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis,
+                                    y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)], y);
 }
 
 // Gather (x, indices; attribute validate_indices): x's rows at the indices, y of the indices' shape
@@ -1302,6 +1346,9 @@ const std::vector<OpEntry>& MathEntries() {
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
         {"Qr", {{"full_matrices", K::kBool}}, Qr},
         {"Gather", {{"validate_indices", K::kBool}}, GatherRows},
+        {"GatherV2D", {{"axis", K::kInt}}, Gather},
+        {"MaskedScatter", {}, MaskedScatter},
+        {"RepeatInterleave", {{"axis", K::kInt}}, RepeatInterleave},
         {"ShuffleChannel", {{"group", K::kInt}}, ShuffleChannel},
         {"Eye", {{"num_rows", K::kInt}, {"num_columns", K::kInt}, {"batch_shape", K::kListInt}, {"dtype", K::kDataType}}, Eye},
         {"SearchSorted", {{"dtype", K::kDataType}, {"right", K::kBool}}, SearchSorted},
