@@ -68,6 +68,7 @@ using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
 using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
+using IndexAddApi = Phase1<const aclTensor*, const int64_t, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
 using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
 using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
@@ -854,6 +855,25 @@ aclError RepeatInterleave(const OpCall& call) {
                                     y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)], y);
 }
 
+// InplaceIndexAdd (var, indices, updates, optional one-element alpha; attribute axis): y = var
+// with alpha * updates' slices added at the indices along axis, aclnnIndexAdd (alpha 1 when absent).
+aclError InplaceIndexAdd(const OpCall& call) {
+  if (aclError s = call.Arity(3, 4, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* alpha = nullptr;
+  if (call.inputs.size() > 3) {
+    if (aclError s = ConstScalar(call, o, 3, "alpha", &alpha)) return s;
+  } else {
+    alpha = One(o, call.outputs[0].desc->dtype);
+  }
+  aclTensor* var = o.Tensor(call.inputs[0], "var");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexAddApi>(call, "aclnnIndexAdd", var, call.Int("axis", 0), indices, updates, alpha, y);
+}
+
 // Gather (x, indices; attribute validate_indices): x's rows at the indices, y of the indices' shape
 // followed by x's other dimensions: aclnnIndexSelect along axis 0, the indices flattened.
 aclError GatherRows(const OpCall& call) {
@@ -1347,6 +1367,7 @@ const std::vector<OpEntry>& MathEntries() {
         {"Qr", {{"full_matrices", K::kBool}}, Qr},
         {"Gather", {{"validate_indices", K::kBool}}, GatherRows},
         {"GatherV2D", {{"axis", K::kInt}}, Gather},
+        {"InplaceIndexAdd", {{"axis", K::kInt}}, InplaceIndexAdd},
         {"MaskedScatter", {}, MaskedScatter},
         {"RepeatInterleave", {{"axis", K::kInt}}, RepeatInterleave},
         {"ShuffleChannel", {{"group", K::kInt}}, ShuffleChannel},
