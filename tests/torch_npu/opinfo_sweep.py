@@ -49,8 +49,8 @@ def spins_in_torch_npu(name: str, mode: str, sample) -> str | None:
     the operator's other samples to a hang."""
     import torch_npu
 
-    # index_copy's gradient of self is the incoming gradient index_filled with 0.
-    fills = name == "index_fill" or (name == "index_copy" and mode == "backward")
+    # index_copy's and index_reduce's gradients of self index_fill the incoming gradient (seen with gdb).
+    fills = name == "index_fill" or (mode == "backward" and (name == "index_copy" or name.startswith("index_reduce.")))
     if fills and sample.input.dim() == 0 and not torch_npu.npu.is_jit_compile_false():
         # Found with gdb: with JIT compilation on (Ascend910, Ascend310P) op-plugin runs acl_op::index_fill,
         # whose host loop filling its assist tensor steps by 0 for a 0-d self (libtorch_npu.so, before any
