@@ -344,8 +344,9 @@ def test_identity_refuses_a_private_storage_shape_that_does_not_match_by_name(si
 # documented status naming the operator and what it met, before any kernel runs. (What it models is
 # checked through torch_npu, tests/torch_npu/test_custom_ops.py; this build's libopapi holds the
 # test pages only.)
-ATTR_NOT_MATCH, INPUT_NOT_MATCH, UNSUPPORTED_DTYPE = (ERRORS[n] for n in (
-    "ACL_ERROR_OP_ATTR_NOT_MATCH", "ACL_ERROR_OP_INPUT_NOT_MATCH", "ACL_ERROR_UNSUPPORTED_DATA_TYPE"))
+ATTR_NOT_MATCH, INPUT_NOT_MATCH, OUTPUT_NOT_MATCH, UNSUPPORTED_DTYPE = (ERRORS[n] for n in (
+    "ACL_ERROR_OP_ATTR_NOT_MATCH", "ACL_ERROR_OP_INPUT_NOT_MATCH", "ACL_ERROR_OP_OUTPUT_NOT_MATCH",
+    "ACL_ERROR_UNSUPPORTED_DATA_TYPE"))
 
 
 def call_with(sim, acl, compiler, op_type, x, second=None, how="host", attrs=()):
@@ -430,7 +431,14 @@ PERM = np.array([1, 0], np.int64)
      ("(Cast)", "dst_type = 1", "not the dtype of y (FLOAT)")),
     (b"MseLoss", X, "device", (("aclopSetAttrString", b"reduction", b"max"),), ATTR_NOT_MATCH,
      ("(MseLoss)", 'reduction = "max"')),
-    (b"ReduceProd", np.array([0, 1], np.int64), "host", (), ATTR_NOT_MATCH, ("(ReduceProd)", "axes [0,1]", "one axis")),
+    # nn.cpp's: an attribute value or mode no aclnn API expresses, and an output extent that only
+    # aclopCompileAndExecuteV2 can return
+    (b"LpLoss", X, "device", (("aclopSetAttrInt", b"p", ctypes.c_int64(2)),), ATTR_NOT_MATCH, ("(LpLoss)", "p = 2")),
+    (b"KLDiv", X, "device", (("aclopSetAttrString", b"reduction", b"max"),), ATTR_NOT_MATCH, ("(KLDiv)", 'reduction = "max"')),
+    (b"MirrorPad", np.array([0, 0, 1, 1], np.int64), "host", (("aclopSetAttrString", b"mode", b"SYMMETRIC"),),
+     ATTR_NOT_MATCH, ("(MirrorPad)", '"SYMMETRIC" is not modelled')),
+    (b"ResizeBilinearV2", np.array([4, 6], np.int64), "host", (), ATTR_NOT_MATCH, ("(ResizeBilinearV2)", "exactly one")),
+    (b"NonZero", None, "", (), OUTPUT_NOT_MATCH, ("(NonZero)", "only aclopCompileAndExecuteV2")),
 ])
 def test_the_aclop_bridge_refuses_what_it_does_not_model_by_name(sim, acl, compiler, op_type, second, how, attrs,
                                                                  status, words):

@@ -117,6 +117,45 @@ def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run
         w = torch.randn(17, 33)
         assert torch.allclose((torch_npu.npu_format_cast(w.npu(), 29) * 2 + 1).sum(0).cpu(), (w * 2 + 1).sum(0), rtol=1e-5)
         print("Ascend310P equal")
+        # One call per operator type the bridge models for a plain tensor's operator there (found by
+        # tests/torch_npu/opinfo_sweep.py --soc Ascend910/Ascend310P).
+        m, img, w, i = torch.randn(4, 3), torch.randn(2, 4, 5, 6), torch.randn(3, 4, 3, 3), torch.tensor([2, 0, 2])
+        prob, target = torch.rand(6).clamp(0.05, 0.95), torch.rand(6)
+        cases = {
+            "Svd": (torch.linalg.svdvals, m), "LpNormReduceV2 p=0": (lambda a: torch.linalg.vector_norm(a.relu(), 0), m),
+            "LpNormReduceV2 p<0": (lambda a: torch.linalg.vector_norm(a, -1.5, dim=1), m),
+            "Conv2D": (lambda a, b: F.conv2d(a, b, padding=1), img, w),
+            "AdaptiveAvgPool2d": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), img), "Cross": (torch.linalg.cross, m, m.flip(0)),
+            "MirrorPad": (lambda a: F.pad(a, (2, 1, 1, 0), mode="reflect"), img),
+            "PadV3 edge": (lambda a: F.pad(a, (2, 1), mode="replicate"), m),
+            "GroupNorm": (lambda a: F.group_norm(a, 2), img), "LpLoss": (F.l1_loss, prob, target),
+            "SmoothL1LossV2": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.3), prob, target),
+            "SoftMarginLoss": (F.soft_margin_loss, prob, target),
+            "KLDiv": (lambda a, b: F.kl_div(a, b, reduction="batchmean"), prob.log(), target),
+            "BinaryCrossEntropy": (F.binary_cross_entropy, prob, target),
+            "SigmoidCrossEntropyWithLogitsV2": (F.binary_cross_entropy_with_logits, prob, target),
+            "Cummax": (lambda a: torch.cummax(a, 0)[0], m), "Cummin": (lambda a: torch.cummin(a, 1)[1], m),
+            "CeluV2": (lambda a: F.celu(a, 0.7), m), "Xlogy": (torch.xlogy, prob, target), "Erfinv": (torch.erfinv, prob),
+            "NonZero": (lambda a: torch.nonzero(a > 0), m), "MaskedSelect": (lambda a: a[a > 0], m),
+            "Index": (lambda a, b: a[:, b], m, i), "IndexPutV2": (lambda a, b: a.index_put((b,), a[0], accumulate=True), m, i),
+            "UniqueWithCountsAndSorting": (lambda a: torch.unique(a, return_counts=True)[1], i),
+            "UniqueConsecutive": (lambda a: torch.unique_consecutive(a, return_inverse=True)[1], i),
+            "ResizeNearestNeighborV2": (lambda a: F.interpolate(a, size=(7, 3)), img),
+            "ResizeBilinearV2": (lambda a: F.interpolate(a, size=(7, 3), mode="bilinear", align_corners=True), img),
+            "ResizeD": (lambda a: F.interpolate(a, size=(7, 3), mode="bicubic", align_corners=True), img),
+            "GridSampler2D": (lambda a, b: F.grid_sample(a, b, align_corners=False), img, torch.rand(2, 3, 4, 2) * 2 - 1),
+            "Qr": (lambda a: torch.linalg.qr(a)[1].abs(), m), "Conv2DTranspose": (lambda a, b: F.conv_transpose2d(a, b), img, w.transpose(0, 1)),
+            "Eye": (lambda a: torch.linalg.matrix_power(a, 0), m[:3]), "SearchSorted": (torch.searchsorted, m[0].sort()[0], prob),
+            "Trace": (torch.trace, m), "ReduceProd axes": (torch.prod, m), "Gather": (torch.take, m, i),
+            "GatherV2D": (F.embedding, i, m), "ShuffleChannel": (lambda a: F.channel_shuffle(a, 2), img),
+            "MaskedScatter": (lambda a: a.masked_scatter(a > 0, a.flip(0) * 2), m),
+            "RepeatInterleave": (lambda a: a.repeat_interleave(2, dim=1), m),
+            "InplaceIndexAdd": (lambda a, b: a.index_add(0, b, a[:3], alpha=2), m, i),
+        }
+        for name, (fn, *args) in cases.items():
+            want, got = fn(*args), fn(*[a.npu() for a in args]).cpu()
+            assert got.shape == want.shape and torch.allclose(got.double(), want.double(), rtol=1e-4, atol=1e-5), name
+        print("Ascend310P aclop types equal:", len(cases))
         try:
             F.max_pool2d(stored, 2).cpu()
         except RuntimeError as error:
@@ -128,3 +167,4 @@ def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run
             print("aclnn refused:", "aclnnAdd is not supported on Ascend310P" in str(error))
     """, env={"ACLNN_SIM_SOC": "Ascend310P", "ASCEND_LAUNCH_BLOCKING": "1"})
     assert "Ascend310P equal" in output and "refused: True" in output and "aclnn refused: True" in output, output
+    assert "Ascend310P aclop types equal: 42" in output, output

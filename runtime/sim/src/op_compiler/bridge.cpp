@@ -575,6 +575,7 @@ aclError Run(const OpCall& call) {
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
+    all.insert(all.end(), NnEntries().begin(), NnEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
@@ -598,6 +599,14 @@ aclError Run(const OpCall& call) {
     }
   }
   if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  if (entry->data_shaped) {
+    auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
+    if (std::any_of(call.inputs.begin(), call.inputs.end(), is_private) ||
+        std::any_of(call.outputs.begin(), call.outputs.end(), is_private)) {
+      return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, "an operand in a private layout is not modelled for an operator "
+                                                   "whose output extent the data decides; the call: " + call.Signature());
+    }
+  }
   // Restored on every return: the flag must not outlive this operator on the thread.
   struct ChipScope {
     bool saved = AclopKernelOnEveryChip();

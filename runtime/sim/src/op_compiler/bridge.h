@@ -172,6 +172,10 @@ struct OpEntry {
   // The operator's aclop kernel exists on every chip (the common math operators): the aclnn API
   // that computes it is called whatever chips its page lists (AclopKernelOnEveryChip).
   bool every_chip = false;
+  // The extent of its outputs depends on the data (NonZero, MaskedSelect, the unique operators):
+  // the call writes it into the outputs' descriptions, which a plain copy of a private operand
+  // would not carry back, so a private operand is refused.
+  bool data_shaped = false;
 };
 
 // The bridge's table (ops.cpp), by operator type.
@@ -188,6 +192,13 @@ const std::vector<OpEntry>& CustomEntries();
 // The common math operators' (math.cpp): elementwise, comparisons, Cast, reductions, softmax, Cumsum,
 // ConcatD, ArgMaxV2.
 const std::vector<OpEntry>& MathEntries();
+
+// The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
+// average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
+// Index, IndexPutV2, the resize operators and GridSampler2D.
+const std::vector<OpEntry>& NnEntries();
+// MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).
+aclError RunMirrorOrEdgePad(const OpCall& call);
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

@@ -67,6 +67,13 @@ using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const acl
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
+using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
+using IndexAddApi = Phase1<const aclTensor*, const int64_t, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
+using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
+using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
+using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
+
 bool Floating(aclDataType dtype) {
   return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
 }
@@ -121,6 +128,7 @@ const TypeApi kUnary[] = {
     {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
     {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
     {"IsFinite", "aclnnIsFinite"}, {"HardSwish", "aclnnHardswish"}, {"LogSigmoid", "aclnnLogSigmoid"},
+    {"Trace", "aclnnTrace"},
 };
 
 // y = f(x1, x2), broadcasting.
@@ -516,10 +524,29 @@ aclError ReduceOther(const OpCall& call) {
   aclIntArray* dims = o.Ints(axes);
   if (o.status()) return o.status();
   if (call.type == "ReduceProd") {
-    if (axes.size() != 1) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "axes " + ListText(axes) + " are not modelled (one axis is)");
+    // aclnnProdDim reduces one axis: several are reduced one after another, the last first, so
+    // that dropping one leaves the numbers of those before it unchanged.
+    const aclDataType dtype = call.outputs[0].desc->dtype;
+    std::vector<int64_t> dims_left = call.inputs[0].desc->dims;
+    const auto rank = static_cast<int64_t>(dims_left.size());
+    std::vector<int64_t> order;
+    for (int64_t a : axes) {
+      const int64_t axis = a < 0 ? a + rank : a;
+      if (axis < 0 || axis >= rank) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "axes " + ListText(axes) + " out of x's rank");
+      if (std::find(order.begin(), order.end(), axis) == order.end()) order.push_back(axis);
     }
-    return Aclnn<ProdDimApi>(call, "aclnnProdDim", x, axes[0], keep, call.outputs[0].desc->dtype, y);
+    std::sort(order.rbegin(), order.rend());
+    aclTensor* current = x;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto axis = static_cast<size_t>(order[k]);
+      if (keep) dims_left[axis] = 1;
+      else dims_left.erase(dims_left.begin() + static_cast<std::ptrdiff_t>(axis));
+      aclTensor* next = k + 1 == order.size() ? y : o.Scratch(dtype, dims_left);
+      if (o.status()) return o.status();
+      if (aclError s = Aclnn<ProdDimApi>(call, "aclnnProdDim", current, order[k], keep, dtype, next)) return s;
+      current = next;
+    }
+    return ACL_SUCCESS;
   }
   const char* api = call.type == "ReduceAny" ? "aclnnAny" : "aclnnAll";
   const Operand& y_operand = call.outputs[0];
@@ -754,21 +781,132 @@ aclError WithFloatAttrs(const OpCall& call) {
 // GatherV2 (x, indices, constant axis; batch_dims 0) as index_select; GatherElements (x, index; attribute dim).
 aclError Gather(const OpCall& call) {
   const bool elements = call.type == "GatherElements";
-  if (aclError s = call.Arity(elements ? 2 : 3, elements ? 2 : 3, 1)) return s;
+  const size_t arity = elements || call.type == "GatherV2D" ? 2 : 3;  // GatherV2D: axis an attribute
+  if (aclError s = call.Arity(arity, arity, 1)) return s;
   int64_t axis = call.Int("dim", 0);
   if (!elements) {
     if (call.Int("batch_dims", 0) != 0) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_dims = " + std::to_string(call.Int("batch_dims", 0)) +
                                                         " is not modelled (0 is)");
     }
-    if (aclError s = ConstInt(call, 2, "axis", &axis)) return s;
+    if (call.type == "GatherV2D") {
+      axis = call.Int("axis", 0);
+    } else if (aclError s = ConstInt(call, 2, "axis", &axis)) {
+      return s;
+    }
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* indices = o.Tensor(call.inputs[1], "indices");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* y = nullptr;
+  const std::vector<int64_t>& index_dims = call.inputs[1].desc->dims;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(x_dims.size());
+  if (!elements && index_dims.size() != 1 && axis >= -rank && axis < rank) {
+    // GatherV2's y is x with the axis replaced by the indices' shape (none for 0-d indices):
+    // aclnnIndexSelect takes them flattened, y seen with the axis holding their count.
+    const auto at = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+    std::vector<int64_t> y_dims = x_dims;
+    y_dims[at] = Elements(index_dims);
+    indices = o.Tensor(call.inputs[1], "indices", {Elements(index_dims)});
+    y = o.Tensor(call.outputs[0], "y", y_dims);
+  } else {
+    y = o.Tensor(call.outputs[0], "y");
+  }
   if (o.status()) return o.status();
   return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
+}
+
+// MaskedScatter (x, mask, updates): y = x with updates' leading elements, in order, where mask
+// (broadcast) is true: a copy of x, then aclnnInplaceMaskedScatter on y in stream order.
+aclError MaskedScatter(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  }
+  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedScatter", y, mask, updates);
+}
+
+// RepeatInterleave (x, repeats: one integer; attribute axis): each element (slice along axis)
+// repeated; repeats of one per slice is not modelled.
+aclError RepeatInterleave(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (Elements(call.inputs[1].desc->dims) != 1) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "repeats " + ListText(call.inputs[1].desc->dims) +
+                                                       ": one count per slice is not modelled (one count is)");
+  }
+  int64_t repeats = 0;
+  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
+  const int64_t axis = call.Int("axis", 0);
+  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(y_dims.size());
+  if (axis < -rank || axis >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is outside y's rank");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis,
+                                    y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)], y);
+}
+
+// InplaceIndexAdd (var, indices, updates, optional one-element alpha; attribute axis): y = var
+// with alpha * updates' slices added at the indices along axis, aclnnIndexAdd (alpha 1 when absent).
+aclError InplaceIndexAdd(const OpCall& call) {
+  if (aclError s = call.Arity(3, 4, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* alpha = nullptr;
+  if (call.inputs.size() > 3) {
+    if (aclError s = ConstScalar(call, o, 3, "alpha", &alpha)) return s;
+  } else {
+    alpha = One(o, call.outputs[0].desc->dtype);
+  }
+  aclTensor* var = o.Tensor(call.inputs[0], "var");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexAddApi>(call, "aclnnIndexAdd", var, call.Int("axis", 0), indices, updates, alpha, y);
+}
+
+// Gather (x, indices; attribute validate_indices): x's rows at the indices, y of the indices' shape
+// followed by x's other dimensions: aclnnIndexSelect along axis 0, the indices flattened.
+aclError GatherRows(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.empty()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x is 0-d (it has no rows)");
+  const int64_t count = Elements(call.inputs[1].desc->dims);
+  std::vector<int64_t> y_dims = x_dims;
+  y_dims[0] = count;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices", {count});
+  aclTensor* y = o.Tensor(call.outputs[0], "y", y_dims);
+  if (o.status()) return o.status();
+  return Aclnn<IndexSelectApi>(call, "aclnnIndexSelect", x, 0, indices, y);
+}
+
+// ShuffleChannel (x [N, C, ...]; attribute group): channel c * group + g of y is channel
+// g * (C / group) + c of x, a transposed view of x copied into y.
+aclError ShuffleChannel(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t group = call.Int("group", 1);
+  if (dims.size() < 2 || group <= 0 || dims[1] % group != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute group = " + std::to_string(group) + " does not divide the channels of x " +
+                                                      ListText(dims));
+  }
+  const int64_t n = dims[0], per_group = dims[1] / group, rest = Elements(dims) / std::max<int64_t>(n * dims[1], 1);
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x", {n, group, per_group, rest}, {0, 2, 1, 3});
+  aclTensor* y = o.Tensor(call.outputs[0], "y", {n, per_group, group, rest});
+  if (o.status()) return o.status();
+  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
 
 aclError Pack(const OpCall& call) { return JoinInputs(call, "aclnnStack", "axis"); }
@@ -790,7 +928,11 @@ aclError LogSumExpOrCumprod(const OpCall& call) {
   if (call.type == "ReduceLogSumExp" && ReducesNothing(call, &axes)) return CopyReduction(call);
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  // Cumprod's y has x's elements (a 0-d x gives a [1] y, or the other way round): seen in x's shape.
+  const bool cumprod = call.type == "Cumprod";
+  aclTensor* y = cumprod && Elements(call.outputs[0].desc->dims) == Elements(call.inputs[0].desc->dims)
+                     ? o.Tensor(call.outputs[0], "y", call.inputs[0].desc->dims)
+                     : o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   if (call.type == "ReduceLogSumExp") {
     return Aclnn<ReduceNoDTypeApi>(call, "aclnnLogSumExp", x, o.Ints(axes), call.Bool("keep_dims", false), y);
@@ -813,11 +955,11 @@ aclError Glu(const OpCall& call) {
 
 // PadV3 in mode "constant": x, paddings (a constant, [begin, end] of each dimension from the first,
 // or every begin then every end when paddings_contiguous is false), constant_values (one element,
-// read once the stream has run the work that writes it).
+// read once the stream has run the work that writes it). Its other modes pad by reflection or
+// replication (nn.cpp).
 aclError PadV3(const OpCall& call) {
+  if (call.String("mode", "constant") != "constant") return RunMirrorOrEdgePad(call);
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  const std::string mode = call.String("mode", "constant");
-  if (mode != "constant") return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled");
   std::vector<int64_t> paddings;
   if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
   const size_t rank = call.inputs[0].desc->dims.size();
@@ -880,22 +1022,25 @@ aclError LayerNorm(const OpCall& call) {
 }
 
 // The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of
-// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 (a count) and other negative p are not modelled.
-enum class NormKind { kFinite, kMax, kMin, kUnmodelled };
+// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 counts the nonzero elements (torch.linalg.vector_norm's
+// ord 0); any other p, negative ones included, is the finite norm (sum |x|^p)^(1/p), |0|^p being
+// infinite for a negative p as in PyTorch. A NaN p is not modelled.
+enum class NormKind { kFinite, kCount, kMax, kMin, kUnmodelled };
 NormKind NormOf(float p) {
   constexpr float kInfinity = 2147483648.0f;
   if (p >= kInfinity) return NormKind::kMax;
   if (p <= -kInfinity) return NormKind::kMin;
-  return p > 0.0f && !std::isinf(p) ? NormKind::kFinite : NormKind::kUnmodelled;
+  if (p == 0.0f) return NormKind::kCount;
+  return std::isfinite(p) ? NormKind::kFinite : NormKind::kUnmodelled;
 }
 
 aclError UnmodelledNorm(const OpCall& call, float p) {
   return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
-                                                    " is not modelled (a finite p > 0 and the infinite norms are)");
+                                                    " is not modelled (finite p and the infinite norms are)");
 }
 
 // LpNormReduceV2: the first step of torch_npu's p-norm over the attribute axes (none: all):
-// sum(|x|^p) for a finite p, max|x| or min|x| for the infinite norms.
+// sum(|x|^p) for a finite p, the count of x != 0 for p = 0, max|x| or min|x| for the infinite norms.
 aclError LpNormReduce(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
   const float p = call.Float("p", 2.0f);
@@ -914,18 +1059,22 @@ aclError LpNormReduce(const OpCall& call) {
   aclTensor* magnitude = o.Scratch(dtype, x_operand.desc->dims);
   aclTensor* powered = kind == NormKind::kFinite ? o.Scratch(dtype, x_operand.desc->dims) : magnitude;
   if (o.status()) return o.status();
-  if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) return s;
+  if (kind == NormKind::kCount) {  // 1 where x != 0 (NaN included), in x's dtype, summed below
+    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnNeScalar", x, o.Scalar(0.0, ACL_FLOAT), powered)) return s;
+  } else if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) {
+    return s;
+  }
   if (kind == NormKind::kFinite) {
     if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", magnitude, o.Scalar(p, ACL_FLOAT), powered)) return s;
   }
   if (x_operand.desc->dims.empty()) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, powered);
-  if (kind != NormKind::kFinite) {
+  if (kind == NormKind::kMax || kind == NormKind::kMin) {
     return Aclnn<ReduceNoDTypeApi>(call, kind == NormKind::kMax ? "aclnnAmax" : "aclnnAmin", powered, o.Ints(axes), keep, y);
   }
   return Aclnn<ReduceApi>(call, "aclnnReduceSum", powered, o.Ints(axes), keep, call.outputs[0].desc->dtype, y);
 }
 
-// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the infinite norms).
+// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the count and the infinite norms).
 aclError LpNormUpdate(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
   const float p = call.Float("p", 2.0f);
@@ -1058,6 +1207,65 @@ aclError ScatterElements(const OpCall& call) {
   return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
 }
 
+// Eye (attributes num_rows, num_columns (0: num_rows), batch_shape, dtype): the identity matrix in
+// y, by aclnnEye; a batch of them is not modelled. torch_npu sets dtype as a data type (the
+// prototype's is an Int), which must be y's.
+aclError Eye(const OpCall& call) {
+  if (aclError s = call.Arity(0, 0, 1)) return s;
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  if (!call.Ints("batch_shape").empty()) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_shape = " + ListText(call.Ints("batch_shape")) +
+                                                      " is not modelled (no batch is)");
+  }
+  const auto dtype_it = call.attrs.find("dtype");
+  if (dtype_it != call.attrs.end() && std::get<aclDataType>(dtype_it->second) != dtype) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute dtype = ") + DTypeName(std::get<aclDataType>(dtype_it->second)) +
+                                                      " is not y's dtype " + DTypeName(dtype));
+  }
+  const int64_t rows = call.Int("num_rows", 0), columns = call.Int("num_columns", 0);
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<EyeApi>(call, "aclnnEye", rows, columns > 0 ? columns : rows, y);
+}
+
+// SearchSorted (sorted_sequence, values, optional sorter; attributes dtype INT32 or INT64, right).
+aclError SearchSorted(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* sequence = o.Tensor(call.inputs[0], "sorted_sequence");
+  aclTensor* values = o.Tensor(call.inputs[1], "values");
+  aclTensor* sorter = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "sorter") : nullptr;
+  aclTensor* out = o.Tensor(call.outputs[0], "out");
+  if (o.status()) return o.status();
+  return Aclnn<SearchSortedApi>(call, "aclnnSearchSorted", sequence, values, call.outputs[0].desc->dtype == ACL_INT32,
+                                call.Bool("right", false), sorter, out);
+}
+
+// Qr (x; attribute full_matrices) to q and r: aclnnLinalgQr's mode 1 (complete) or 0 (reduced).
+aclError Qr(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* q = o.Tensor(call.outputs[0], "q");
+  aclTensor* r = o.Tensor(call.outputs[1], "r");
+  if (o.status()) return o.status();
+  return Aclnn<QrApi>(call, "aclnnLinalgQr", x, call.Bool("full_matrices", false) ? 1 : 0, q, r);
+}
+
+// Svd (x; attributes compute_uv, full_matrices) to sigma, u and v, x = u diag(sigma) v^T: v, not
+// its transpose, as aclnnSvd gives it (its page: v is [..., N, K]).
+aclError Svd(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 3)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* sigma = o.Tensor(call.outputs[0], "sigma");
+  aclTensor* u = o.Tensor(call.outputs[1], "u");
+  aclTensor* v = o.Tensor(call.outputs[2], "v");
+  if (o.status()) return o.status();
+  return Aclnn<SvdApi>(call, "aclnnSvd", x, call.Bool("full_matrices", false), call.Bool("compute_uv", true), sigma, u, v);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& MathEntries() {
@@ -1155,6 +1363,16 @@ const std::vector<OpEntry>& MathEntries() {
         {"Range", {}, Range},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
+        {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
+        {"Qr", {{"full_matrices", K::kBool}}, Qr},
+        {"Gather", {{"validate_indices", K::kBool}}, GatherRows},
+        {"GatherV2D", {{"axis", K::kInt}}, Gather},
+        {"InplaceIndexAdd", {{"axis", K::kInt}}, InplaceIndexAdd},
+        {"MaskedScatter", {}, MaskedScatter},
+        {"RepeatInterleave", {{"axis", K::kInt}}, RepeatInterleave},
+        {"ShuffleChannel", {{"group", K::kInt}}, ShuffleChannel},
+        {"Eye", {{"num_rows", K::kInt}, {"num_columns", K::kInt}, {"batch_shape", K::kListInt}, {"dtype", K::kDataType}}, Eye},
+        {"SearchSorted", {{"dtype", K::kDataType}, {"right", K::kBool}}, SearchSorted},
     };
     all.insert(all.end(), others.begin(), others.end());
     for (OpEntry& entry : all) entry.every_chip = true;

@@ -539,6 +539,35 @@ aclError Conv2D(const OpCall& call) {
                                call.Int("groups", 1), y, int8_t{0});
 }
 
+// Conv2DTranspose (input_size, x, filter, optional bias): the transposed convolution of x, whose
+// attributes read as Conv2D's, and output_padding (N, C, H, W) added to one side of y; input_size
+// is y's shape, which y's description already holds.
+aclError Conv2DTranspose(const OpCall& call) {
+  if (aclError s = call.Arity(3, 4, 1)) return s;
+  const std::string format = call.String("data_format", "NHWC");
+  const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
+                             dilations = call.Ints("dilations", {1, 1, 1, 1}),
+                             output_padding = call.Ints("output_padding", {0, 0, 0, 0});
+  if (format != "NCHW" || strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || output_padding.size() != 4 ||
+      strides[0] != 1 || strides[1] != 1 || dilations[0] != 1 || dilations[1] != 1 || pads[0] != pads[1] ||
+      pads[2] != pads[3] || output_padding[0] != 0 || output_padding[1] != 0 || call.Int("offset_x", 0) != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + format + ", strides " + ListText(strides) + ", pads " +
+                                                      ListText(pads) + ", dilations " + ListText(dilations) +
+                                                      ", output_padding " + ListText(output_padding) +
+                                                      ": modelled are NCHW, four values each, 1 (0 for output_padding) on "
+                                                      "N and C, symmetric pads");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[1], "x");
+  aclTensor* filter = o.Tensor(call.inputs[2], "filter");
+  aclTensor* bias = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "bias") : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints({strides[2], strides[3]}),
+                               o.Ints({pads[0], pads[2]}), o.Ints({dilations[2], dilations[3]}), true,
+                               o.Ints({output_padding[2], output_padding[3]}), call.Int("groups", 1), y, int8_t{0});
+}
+
 // CdistGrad: x1's gradient of cdist(x1, x2, p). Its four inputs come broadcast to [..., P, R, M]
 // (grad and cdist along M, x1 along R, x2 along P: op-plugin expands them), y is x1's [..., P, M];
 // aclnnCdistBackward takes them unexpanded: each is read as a view of its first slice along the
@@ -665,10 +694,16 @@ const std::vector<OpEntry>& Entries() {
       {"ScaledMaskedSoftmax", {{"scale", K::kFloat}, {"fixed_triu_mask", K::kBool}}, ScaledMaskedSoftmax},
       {"ScaledMaskedSoftmaxGrad", {{"scale", K::kFloat}, {"fixed_triu_mask", K::kBool}}, ScaledMaskedSoftmaxGrad},
       {"CdistGrad", {{"p", K::kFloat}}, CdistGrad},
+      // Every chip: torch_npu's conv1d, conv2d and their transposes of plain tensors on Ascend910,
+      // whose aclnnConvolution page leaves it out, reach these.
       {"Conv2D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
-       Conv2D},
+       Conv2D, true},
+      {"Conv2DTranspose",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
+        {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
+       Conv2DTranspose, true},
       {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd},
   };
   return entries;

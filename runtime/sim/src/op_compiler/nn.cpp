@@ -1,0 +1,684 @@
+// The aclop bridge's neural-network operator types that torch_npu's op-plugin sends a plain tensor to
+// on Ascend910 and Ascend310P (ACL_OP_JIT_COMPILE enabled there): losses, padding by reflection and
+// replication, adaptive average pooling, group norm, cumulative max/min, the cross product, a few
+// activations, resizing and grid sampling, and NonZero and MaskedSelect, whose output's extent the
+// data decides. Found by tests/torch_npu/opinfo_sweep.py --soc Ascend910, modelled in the order
+// of the OpInfo operators each blocked; each runs the simulator's aclnn API of the same operation
+// with the attributes the CANN prototype gives it (torch_npu's wheel carries the prototypes:
+// torchair's auto_generated_ge_raw_ops.py). An attribute value no aclnn API expresses is refused
+// naming it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "op_compiler/bridge.h"
+
+namespace aclsim::aclop {
+
+namespace {
+
+using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
+using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
+using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;  // AdaptiveAvgPool2d, the pads
+using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // Celu
+using LossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;  // L1Loss
+using SoftMarginLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, const aclTensor*>;
+using SmoothL1LossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, float, aclTensor*>;
+using KlDivApi = Phase1<const aclTensor*, const aclTensor*, int64_t, bool, aclTensor*>;
+using BceApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using BceWithLogitsApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using CrossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using CumApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;  // Cummax, Cummin
+using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, int64_t, int64_t,
+                            double, aclTensor*, aclTensor*, aclTensor*>;
+using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using UniqueApi = Phase1<const aclTensor*, bool, bool, bool, aclTensor*, aclTensor*, aclTensor*>;
+using UniqueConsecutiveApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, aclTensor*, aclTensor*>;
+using Resize1dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, aclTensor*>;
+using Resize2dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, aclTensor*>;
+using GridSamplerApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, bool, aclTensor*>;
+using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
+using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
+
+// The reductions of CANN's loss prototypes, in the order of the aclnn APIs' reduction numbers.
+const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
+
+// A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
+// APIs write it as a 0-d tensor.
+aclTensor* LossOutput(AclnnObjects& o, const Operand& y, int64_t reduction) {
+  if (reduction != 0 && Elements(y.desc->dims) == 1) return o.Tensor(y, "y", {});
+  return o.Tensor(y, "y");
+}
+
+// LpLoss (predict, label; attributes p, reduction): p = 1 is the L1 loss; other p are not modelled.
+aclError LpLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const int64_t p = call.Int("p", 1);
+  if (p != 1) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) + " is not modelled (1 is)");
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<LossApi>(call, "aclnnL1Loss", predict, label, reduction, y);
+}
+
+// SmoothL1LossV2 (predict, label; attributes sigma, reduction): sigma is the beta of PyTorch's and
+// aclnnSmoothL1Loss's formula.
+aclError SmoothL1Loss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* label = o.Tensor(call.inputs[1], "label");
+  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<SmoothL1LossApi>(call, "aclnnSmoothL1Loss", predict, label, reduction, call.Float("sigma", 1.0f), loss);
+}
+
+// SoftMarginLoss (input_x, input_y; attribute reduction).
+aclError SoftMarginLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "input_x");
+  aclTensor* target = o.Tensor(call.inputs[1], "input_y");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<SoftMarginLossApi>(call, "aclnnSoftMarginLoss", x, target, reduction, y);
+}
+
+// KLDiv (x, target; attributes reduction "none", "mean", "sum" or "batchmean", log_target):
+// aclnnKlDiv's reduction 0 to 3 (its page).
+aclError KlDiv(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum", "batchmean"}, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = o.Tensor(call.inputs[1], "target");
+  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<KlDivApi>(call, "aclnnKlDiv", x, target, reduction, call.Bool("log_target", false), y);
+}
+
+// BinaryCrossEntropy (x, y, optional weight; attribute reduction).
+aclError BinaryCrossEntropy(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* target = o.Tensor(call.inputs[1], "y");
+  aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
+  aclTensor* output = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<BceApi>(call, "aclnnBinaryCrossEntropy", x, target, weight, reduction, output);
+}
+
+// SigmoidCrossEntropyWithLogitsV2 (predict, target, optional weight and pos_weight; attribute reduction).
+aclError SigmoidCrossEntropyWithLogits(const OpCall& call) {
+  if (aclError s = call.Arity(2, 4, 1)) return s;
+  int64_t reduction = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
+  AclnnObjects o(call);
+  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
+  aclTensor* target = o.Tensor(call.inputs[1], "target");
+  aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
+  aclTensor* pos_weight = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "pos_weight") : nullptr;
+  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
+  if (o.status()) return o.status();
+  return Aclnn<BceWithLogitsApi>(call, "aclnnBinaryCrossEntropyWithLogits", predict, target, weight, pos_weight, reduction,
+                                 loss);
+}
+
+}  // namespace
+
+// MirrorPad (x, paddings; attribute mode "REFLECT") and PadV3 in modes "reflect" and "edge": the
+// paddings are [begin, end] per dimension from the first (PadV3's paddings_contiguous false: every
+// begin, then every end). aclnnReflectionPad1d/2d/3d and aclnnReplicationPad1d/2d/3d pad the last
+// 1, 2 or 3 dimensions of an input of one or two more, taking the last dimension's pair first.
+aclError RunMirrorOrEdgePad(const OpCall& call) {
+  const bool pad_v3 = call.type == "PadV3";
+  if (aclError s = call.Arity(2, pad_v3 ? 3 : 2, 1)) return s;
+  const std::string mode = call.String("mode", pad_v3 ? "constant" : "");
+  const bool reflect = mode == "REFLECT" || (pad_v3 && mode == "reflect");
+  if (!reflect && !(pad_v3 && mode == "edge")) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (" +
+                                                      (pad_v3 ? "constant, reflect and edge are" : "REFLECT is") + ")");
+  }
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const size_t rank = dims.size();
+  if (paddings.size() != 2 * rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two per dimension of x " +
+                                                       ListText(dims));
+  }
+  const bool contiguous = !pad_v3 || call.Bool("paddings_contiguous", true);
+  auto begin = [&](size_t d) { return contiguous ? paddings[2 * d] : paddings[d]; };
+  auto end = [&](size_t d) { return contiguous ? paddings[2 * d + 1] : paddings[rank + d]; };
+  size_t padded = 0;  // how many trailing dimensions are padded
+  for (size_t d = 0; d < rank; ++d) {
+    if (begin(d) != 0 || end(d) != 0) {
+      padded = rank - d;
+      break;
+    }
+  }
+  // The API pads `spatial` trailing dimensions of an input of spatial + 1 or spatial + 2 dimensions.
+  const size_t spatial = std::max<size_t>({padded, rank >= 2 ? rank - 2 : 1, 1});
+  if (spatial > 3 || spatial + 1 > rank) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " of x " + ListText(dims) +
+                                                       ": padding more than the last 3 dimensions, or every dimension, is "
+                                                       "not modelled");
+  }
+  std::vector<int64_t> pad;
+  for (size_t d = rank; d-- > rank - spatial;) {
+    pad.push_back(begin(d));
+    pad.push_back(end(d));
+  }
+  const std::string api =
+      std::string(reflect ? "aclnnReflectionPad" : "aclnnReplicationPad") + std::to_string(spatial) + "d";
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, api, x, o.Ints(pad), y);
+}
+
+namespace {
+
+// AdaptiveAvgPool2d (x; attribute output_size [H, W]) over the last two dimensions.
+aclError AdaptiveAvgPool2d(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> size = call.Ints("output_size");
+  if (size.size() != 2) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_size = " + ListText(size) + " is not [H, W]");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, "aclnnAdaptiveAvgPool2d", x, o.Ints(size), y);
+}
+
+// Cross (x1, x2; attribute dim, whose default -65530 means the first dimension of size 3, as
+// torch.cross without dim).
+aclError Cross(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  constexpr int64_t kFirstOfSizeThree = -65530;
+  int64_t dim = call.Int("dim", kFirstOfSizeThree);
+  if (dim == kFirstOfSizeThree) {
+    const std::vector<int64_t>& dims = call.outputs[0].desc->dims;
+    auto three = std::find(dims.begin(), dims.end(), 3);
+    if (three == dims.end()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "y " + ListText(dims) + " has no dimension of size 3");
+    dim = three - dims.begin();
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<CrossApi>(call, "aclnnLinalgCross", x1, x2, dim, y);
+}
+
+// Cummax (x; attribute dim) and Cummin (x; attribute axis) to the running extremes and their indices.
+aclError CumExtreme(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 2)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* indices = o.Tensor(call.outputs[1], "indices");
+  if (o.status()) return o.status();
+  return Aclnn<CumApi>(call, call.type == "Cummax" ? "aclnnCummax" : "aclnnCummin", x,
+                           call.Int(call.type == "Cummax" ? "dim" : "axis", 0), y, indices);
+}
+
+// CeluV2 (x; attribute alpha).
+aclError Celu(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithScalarApi>(call, "aclnnCelu", x, o.Scalar(call.Float("alpha", 1.0f), ACL_FLOAT), y);
+}
+
+// GroupNorm (x [N, C, ...], gamma, beta; attributes num_groups, eps, is_training) to y and each
+// group's mean and variance: aclnnGroupNorm's rstd becomes the variance, rstd^-2 - eps, in stream
+// order (as LayerNorm's, math.cpp). The channels are x's dimension 1, as torch_npu lays x out (it
+// leaves data_format unset, whose prototype default is "NHWC"; a data_format it sets other than
+// NCHW is refused). Evaluation mode (is_training false) is not modelled.
+aclError GroupNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  if (call.Has("data_format") && call.String("data_format", "") != "NCHW") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = \"" + call.String("data_format", "") +
+                                                      "\" is not modelled (NCHW is)");
+  }
+  if (!call.Bool("is_training", true)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute is_training = false is not modelled");
+  }
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() < 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(dims) + " has no channel dimension");
+  const int64_t n = dims[0], c = dims[1], hw = Elements(dims) / std::max<int64_t>(n * c, 1);
+  const int64_t groups = call.Int("num_groups", 0);
+  const double eps = static_cast<double>(call.Float("eps", 1e-4f));
+  const aclDataType stats_dtype = call.outputs[2].desc->dtype;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* variance = o.Tensor(call.outputs[2], "variance");
+  aclTensor* rstd = o.Scratch(stats_dtype, call.outputs[2].desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<GroupNormApi>(call, "aclnnGroupNorm", x, gamma, beta, n, c, hw, groups, eps, y, mean, rstd)) return s;
+  using PowApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;
+  if (aclError s = Aclnn<PowApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
+  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-eps, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+// --- outputs whose extent the data decides -----------------------------------------------------
+// torch_npu runs NonZero, MaskedSelect and the unique operators through aclopCompileAndExecuteV2
+// with the largest outputs allocated, and reads the results' shapes from the outputs' tensor
+// descriptions once the call returns: the call sets them, after the work (CANN's V2 contract for
+// such operators). So the call
+// runs the aclnn API, which sets its outputs' view shapes when its kernel runs (the simulator's
+// dynamic family), waits for its stream and writes those shapes into the descriptions. Through
+// aclopCompileAndExecute, which cannot return a shape, they are refused.
+
+aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, std::vector<aclTensor*>* outs)) {
+  if (call.api != "aclopCompileAndExecuteV2") {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the output's extent depends on the data, which only "
+                                                    "aclopCompileAndExecuteV2 returns (in the output's description)");
+  }
+  AclnnObjects o(call);
+  std::vector<aclTensor*> outs(call.outputs.size(), nullptr);  // the aclnn tensor of each output
+  if (aclError s = run(call, o, &outs)) return s;
+  if (aclError s = aclrtSynchronizeStream(call.stream)) return call.Fail(s, std::string("its work failed: ") + aclGetRecentErrMsg());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i]) continue;
+    int64_t* dims = nullptr;
+    uint64_t rank = 0;
+    if (aclGetViewShape(outs[i], &dims, &rank) != ACLNN_SUCCESS) {
+      return call.Fail(ACL_ERROR_INVALID_PARAM, "reading output " + std::to_string(i) + "'s shape: " + aclGetRecentErrMsg());
+    }
+    const std::vector<int64_t> shape(dims, dims + rank);
+    delete[] dims;
+    OpTensorDesc& desc = *call.outputs[i].desc;
+    desc.dims = shape;
+    desc.origin_dims = shape;
+  }
+  return ACL_SUCCESS;
+}
+
+// NonZero (x; attribute transpose): the indices of x's nonzero elements, [n, rank] (transposed:
+// [rank, n], aclnnNonzeroV2's layout).
+aclError NonZero(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    aclTensor* y = (*outs)[0] = o.Tensor(c.outputs[0], "y");
+    if (o.status()) return o.status();
+    return Aclnn<UnaryApi>(c, c.Bool("transpose", false) ? "aclnnNonzeroV2" : "aclnnNonzero", x, y);
+  });
+}
+
+// MaskedSelect (x, mask, broadcasting): the elements of x where mask is true, in order.
+aclError MaskedSelect(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    aclTensor* mask = o.Tensor(c.inputs[1], "mask");
+    aclTensor* y = (*outs)[0] = o.Tensor(c.outputs[0], "y");
+    if (o.status()) return o.status();
+    return Aclnn<BinaryApi>(c, "aclnnMaskedSelect", x, mask, y);
+  });
+}
+
+// UniqueWithCountsAndSorting (x; attributes return_inverse, return_counts, sorted) and
+// UniqueConsecutive (x; attributes return_idx, return_counts, axis, 1000 for the flattened x) to
+// the values, the inverse indices and the counts, by aclnnUnique2 and aclnnUniqueConsecutive (whose
+// dim 1000 means the same). The values' and counts' extents are the data's.
+aclError Unique(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 3)) return s;
+  return WithDataShape(call, [](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    for (size_t i = 0; i < 3; ++i) (*outs)[i] = o.Tensor(c.outputs[i], i == 0 ? "y" : i == 1 ? "indices" : "counts");
+    if (o.status()) return o.status();
+    const bool counts = c.Bool("return_counts", false);
+    if (c.type == "UniqueConsecutive") {
+      return Aclnn<UniqueConsecutiveApi>(c, "aclnnUniqueConsecutive", x, c.Bool("return_idx", false), counts,
+                                         c.Int("axis", 1000), (*outs)[0], (*outs)[1], (*outs)[2]);
+    }
+    return Aclnn<UniqueApi>(c, "aclnnUnique2", x, c.Bool("sorted", true), c.Bool("return_inverse", false), counts,
+                            (*outs)[0], (*outs)[1], (*outs)[2]);
+  });
+}
+
+// --- advanced indexing -------------------------------------------------------------------------
+
+// The index tensors of Index (inputs 3...) and IndexPutV2 (inputs 4...) as aclnnIndex and
+// aclnnIndexPutImpl take them: one per dimension up to the last indexed one, a [0]-shaped tensor of
+// x's dtype for a dimension not indexed (op-plugin's stand-in for ":", which the APIs recognise). Input indexed_sizes says which dimensions are indexed, a 0 or 1 per
+// dimension (op-plugin's mask: as many 1s as index tensors). Index's indexed_strides holds y's
+// shape (seen in every call torch_npu makes), which is checked; IndexPutV2's is not read.
+aclError IndexList(const OpCall& call, AclnnObjects& o, size_t first, aclTensorList** list) {
+  std::vector<int64_t> mask;
+  if (aclError s = call.ConstInts(first - 2, "indexed_sizes", &mask)) return s;
+  const size_t given = call.inputs.size() - first;
+  const size_t rank = call.inputs[0].desc->dims.size();
+  const auto ones = static_cast<size_t>(std::count(mask.begin(), mask.end(), 1));
+  if (mask.size() > rank || ones != given ||
+      std::any_of(mask.begin(), mask.end(), [](int64_t m) { return m != 0 && m != 1; })) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indexed_sizes " + ListText(mask) + " is not a mask of x's " +
+                                                       std::to_string(rank) + " dimensions with a 1 for each of the " +
+                                                       std::to_string(given) + " index tensors");
+  }
+  std::vector<aclTensor*> tensors;
+  size_t next = first;
+  for (int64_t indexed : mask) {
+    tensors.push_back(indexed ? o.Tensor(call.inputs[next++], "indices") : o.Scratch(call.inputs[0].desc->dtype, {0}));
+  }
+  *list = o.List(tensors);
+  return o.status();
+}
+
+// Index (x, indexed_sizes, indexed_strides, indices...): x[indices], PyTorch's advanced indexing.
+aclError Index(const OpCall& call) {
+  if (aclError s = call.Arity(4, 3 + call.inputs[0].desc->dims.size(), 1)) return s;
+  std::vector<int64_t> shape;
+  if (aclError s = call.ConstInts(2, "indexed_strides", &shape)) return s;
+  if (shape != call.outputs[0].desc->dims) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indexed_strides " + ListText(shape) + " is not y's shape " +
+                                                       ListText(call.outputs[0].desc->dims) + " (what torch_npu sends)");
+  }
+  AclnnObjects o(call);
+  aclTensorList* indices = nullptr;
+  if (aclError s = IndexList(call, o, 3, &indices)) return s;
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<IndexApi>(call, "aclnnIndex", x, indices, y);
+}
+
+// IndexPutV2 (x, value, indexed_sizes, indexed_strides, indices...; attribute accumulate): y = x
+// with value put (or added) at indices, a copy of x then aclnnIndexPutImpl on y in stream order.
+aclError IndexPutV2(const OpCall& call) {
+  if (aclError s = call.Arity(5, 4 + call.inputs[0].desc->dims.size(), 1)) return s;
+  if (call.outputs[0].desc->dims != call.inputs[0].desc->dims) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " is not x's shape " +
+                                                        ListText(call.inputs[0].desc->dims));
+  }
+  AclnnObjects o(call);
+  aclTensorList* indices = nullptr;
+  if (aclError s = IndexList(call, o, 4, &indices)) return s;
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* value = o.Tensor(call.inputs[1], "value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  }
+  return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", y, indices, value, call.Bool("accumulate", false), false);
+}
+
+// --- resizing and sampling ----------------------------------------------------------------------
+
+// ResizeNearestNeighborV2 (x NCHW, constant size [H, W]; attributes align_corners,
+// half_pixel_centers): both false, TensorFlow's legacy nearest, source floor(dst * in / out), is
+// PyTorch's "nearest" with the scale of the sizes, aclnnUpsampleNearest2d. The other corner modes
+// are not modelled.
+aclError ResizeNearest(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  if (call.Bool("align_corners", false) || call.Bool("half_pixel_centers", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes align_corners and half_pixel_centers: only both false is modelled");
+  }
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<WithIntsApi>(call, "aclnnUpsampleNearest2d", x, o.Ints(size), y);
+}
+
+// ResizeBilinearV2 (x NCHW, constant size; attributes align_corners, half_pixel_centers, dtype):
+// align_corners is PyTorch's align_corners=True, half_pixel_centers its align_corners=False
+// (aclnnUpsampleBilinear2d, scales from the sizes); TensorFlow's legacy mode (both false) is not modelled.
+aclError ResizeBilinear(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const bool align = call.Bool("align_corners", false), half_pixel = call.Bool("half_pixel_centers", false);
+  if (align == half_pixel) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attributes align_corners = ") + (align ? "true" : "false") +
+                                                      " and half_pixel_centers = " + (half_pixel ? "true" : "false") +
+                                                      ": exactly one of them true is modelled");
+  }
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<Resize2dApi>(call, "aclnnUpsampleBilinear2d", x, o.Ints(size), align, 0.0, 0.0, y);
+}
+
+// ResizeD (x NCHW; attributes sizes, scales, coordinate_transformation_mode, mode, ...) as torch_npu
+// sends PyTorch's "linear" (mode "linear", x [N, C, 1, W], y [N, C, W']) and "bicubic" (mode
+// "cubic", coefficient -0.75): "align_corners" is align_corners=True, "half_pixel" and
+// "pytorch_half_pixel" False; scales are PyTorch's scale factors (0: from the sizes), passed on.
+// Other modes, coefficients, exclude_outside and a region of interest are not modelled.
+aclError ResizeD(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::string mode = call.String("mode", "nearest"),
+                    transform = call.String("coordinate_transformation_mode", "half_pixel");
+  const std::vector<int64_t> sizes = call.Ints("sizes");
+  const auto scales_it = call.attrs.find("scales");
+  const std::vector<float> scales =
+      scales_it == call.attrs.end() ? std::vector<float>{} : std::get<std::vector<float>>(scales_it->second);
+  const auto roi_it = call.attrs.find("roi");
+  const bool roi = roi_it != call.attrs.end() && !std::get<std::vector<float>>(roi_it->second).empty();
+  const bool align = transform == "align_corners";
+  const bool linear = mode == "linear", cubic = mode == "cubic";
+  const size_t spatial = linear ? 1 : 2;
+  if ((!linear && !cubic) || (!align && transform != "half_pixel" && transform != "pytorch_half_pixel") || roi ||
+      call.Int("exclude_outside", 0) != 0 || (cubic && call.Float("cubic_coeff_a", -0.75f) != -0.75f) ||
+      sizes.size() != spatial || (!scales.empty() && scales.size() != spatial)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + mode + "\", coordinate_transformation_mode \"" + transform +
+                                                      "\", sizes " + ListText(sizes) +
+                                                      ": modelled are PyTorch's linear (one size) and bicubic (two sizes, "
+                                                      "cubic_coeff_a -0.75) without a region of interest");
+  }
+  const Operand& x_operand = call.inputs[0];
+  std::vector<int64_t> x_dims = x_operand.desc->dims;
+  if (x_dims.size() != 4 || (linear && x_dims[2] != 1)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW" + (linear ? " with H 1" : ""));
+  }
+  if (linear) x_dims.erase(x_dims.begin() + 2);  // [N, C, W], the 1-d input torch_npu made 4-d
+  auto scale = [&](size_t i) { return scales.empty() ? 0.0 : static_cast<double>(scales[i]); };
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(x_operand, "x", x_dims);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (linear) return Aclnn<Resize1dApi>(call, "aclnnUpsampleLinear1d", x, o.Ints(sizes), align, scale(0), y);
+  return Aclnn<Resize2dApi>(call, "aclnnUpsampleBicubic2d", x, o.Ints(sizes), align, scale(0), scale(1), y);
+}
+
+// GridSampler2D (x, grid; attributes interpolation_mode, padding_mode, align_corners): PyTorch's
+// grid_sample, whose modes aclnnGridSampler2D numbers as PyTorch does.
+aclError GridSampler2D(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  int64_t interpolation = 0, padding = 0;
+  if (aclError s = call.Choice("interpolation_mode", "bilinear", {"bilinear", "nearest", "bicubic"}, &interpolation)) return s;
+  if (aclError s = call.Choice("padding_mode", "zeros", {"zeros", "border", "reflection"}, &padding)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* grid = o.Tensor(call.inputs[1], "grid");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<GridSamplerApi>(call, "aclnnGridSampler2D", x, grid, interpolation, padding, call.Bool("align_corners", false), y);
+}
+
+}  // namespace
+
+const std::vector<OpEntry>& NnEntries() {
+  using K = AttrKind;
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all = {
+        {"LpLoss", {{"p", K::kInt}, {"reduction", K::kString}}, LpLoss},
+        {"SmoothL1LossV2", {{"sigma", K::kFloat}, {"reduction", K::kString}}, SmoothL1Loss},
+        {"SoftMarginLoss", {{"reduction", K::kString}}, SoftMarginLoss},
+        {"KLDiv", {{"reduction", K::kString}, {"log_target", K::kBool}}, KlDiv},
+        {"BinaryCrossEntropy", {{"reduction", K::kString}}, BinaryCrossEntropy},
+        {"SigmoidCrossEntropyWithLogitsV2", {{"reduction", K::kString}}, SigmoidCrossEntropyWithLogits},
+        {"MirrorPad", {{"mode", K::kString}}, RunMirrorOrEdgePad},
+        {"AdaptiveAvgPool2d", {{"output_size", K::kListInt}}, AdaptiveAvgPool2d},
+        {"Cross", {{"dim", K::kInt}}, Cross},
+        {"Cummax", {{"dim", K::kInt}}, CumExtreme},
+        {"Cummin", {{"axis", K::kInt}}, CumExtreme},
+        {"CeluV2", {{"alpha", K::kFloat}}, Celu},
+        {"GroupNorm", {{"num_groups", K::kInt}, {"data_format", K::kString}, {"eps", K::kFloat}, {"is_training", K::kBool}},
+         GroupNorm},
+        {"NonZero", {{"transpose", K::kBool}}, NonZero},
+        {"Index", {}, Index},
+        {"ResizeNearestNeighborV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}}, ResizeNearest},
+        {"ResizeBilinearV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}, {"dtype", K::kDataType}},
+         ResizeBilinear},
+        // roi and scales arrive as lists of float (the prototype declares roi ListInt).
+        {"ResizeD",
+         {{"sizes", K::kListInt}, {"scales", K::kListFloat}, {"roi", K::kListFloat},
+          {"coordinate_transformation_mode", K::kString}, {"cubic_coeff_a", K::kFloat}, {"exclude_outside", K::kInt},
+          {"extrapolation_value", K::kFloat}, {"mode", K::kString}, {"nearest_mode", K::kString}},
+         ResizeD},
+        {"GridSampler2D", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
+         GridSampler2D},
+        // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
+        {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
+        {"MaskedSelect", {}, MaskedSelect},
+        {"UniqueWithCountsAndSorting",
+         {{"return_inverse", K::kBool}, {"return_counts", K::kBool}, {"sorted", K::kBool}},
+         Unique},
+        {"UniqueConsecutive", {{"return_idx", K::kBool}, {"return_counts", K::kBool}, {"axis", K::kInt}}, Unique},
+        {"Xlogy", {}, [](const OpCall& call) -> aclError {
+           if (aclError s = call.Arity(2, 2, 1)) return s;
+           AclnnObjects o(call);
+           aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+           aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+           aclTensor* y = o.Tensor(call.outputs[0], "y");
+           if (o.status()) return o.status();
+           return Aclnn<BinaryApi>(call, "aclnnXLogYTensor", x1, x2, y);
+         }},
+        {"Erfinv", {}, [](const OpCall& call) -> aclError {
+           if (aclError s = call.Arity(1, 1, 1)) return s;
+           AclnnObjects o(call);
+           aclTensor* x = o.Tensor(call.inputs[0], "x");
+           aclTensor* y = o.Tensor(call.outputs[0], "y");
+           if (o.status()) return o.status();
+           return Aclnn<UnaryApi>(call, "aclnnErfinv", x, y);
+         }},
+    };
+    // Their aclop kernels exist on every chip that runs aclop (as the common math operators').
+    for (OpEntry& entry : all) entry.every_chip = true;
+    for (OpEntry& entry : all) entry.data_shaped = entry.run == NonZero || entry.run == MaskedSelect || entry.run == Unique;
+    return all;
+  }();
+  return entries;
+}
+
+}  // namespace aclsim::aclop
+
+// The phase-1 types above against the generated prototypes of the build's pages.
+#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
+#if __has_include("aclnnop/aclnn_l1_loss.h")
+#include "aclnnop/aclnn_l1_loss.h"
+ACLOP_SAME(aclnnL1Loss, LossApi);
+#endif
+#if __has_include("aclnnop/aclnn_smooth_l1_loss.h")
+#include "aclnnop/aclnn_smooth_l1_loss.h"
+ACLOP_SAME(aclnnSmoothL1Loss, SmoothL1LossApi);
+#endif
+#if __has_include("aclnnop/aclnn_kl_div.h")
+#include "aclnnop/aclnn_kl_div.h"
+ACLOP_SAME(aclnnKlDiv, KlDivApi);
+#endif
+#if __has_include("aclnnop/aclnn_binary_cross_entropy.h")
+#include "aclnnop/aclnn_binary_cross_entropy.h"
+ACLOP_SAME(aclnnBinaryCrossEntropy, BceApi);
+#endif
+#if __has_include("aclnnop/aclnn_binary_cross_entropy_with_logits.h")
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
+ACLOP_SAME(aclnnBinaryCrossEntropyWithLogits, BceWithLogitsApi);
+#endif
+#if __has_include("aclnnop/aclnn_reflection_pad2d.h")
+#include "aclnnop/aclnn_reflection_pad2d.h"
+ACLOP_SAME(aclnnReflectionPad2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_replication_pad2d.h")
+#include "aclnnop/aclnn_replication_pad2d.h"
+ACLOP_SAME(aclnnReplicationPad2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_adaptive_avg_pool2d.h")
+#include "aclnnop/aclnn_adaptive_avg_pool2d.h"
+ACLOP_SAME(aclnnAdaptiveAvgPool2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_linalg_cross.h")
+#include "aclnnop/aclnn_linalg_cross.h"
+ACLOP_SAME(aclnnLinalgCross, CrossApi);
+#endif
+#if __has_include("aclnnop/aclnn_cummax.h")
+#include "aclnnop/aclnn_cummax.h"
+ACLOP_SAME(aclnnCummax, CumApi);
+#endif
+#if __has_include("aclnnop/aclnn_group_norm.h")
+#include "aclnnop/aclnn_group_norm.h"
+ACLOP_SAME(aclnnGroupNorm, GroupNormApi);
+#endif
+#if __has_include("aclnnop/aclnn_soft_margin_loss.h")
+#include "aclnnop/aclnn_soft_margin_loss.h"
+ACLOP_SAME(aclnnSoftMarginLoss, SoftMarginLossApi);
+#endif
+#if __has_include("aclnnop/aclnn_index.h")
+#include "aclnnop/aclnn_index.h"
+ACLOP_SAME(aclnnIndex, IndexApi);
+#endif
+#if __has_include("aclnnop/aclnn_index_put_impl.h")
+#include "aclnnop/aclnn_index_put_impl.h"
+ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_linear1d.h")
+#include "aclnnop/aclnn_upsample_linear1d.h"
+ACLOP_SAME(aclnnUpsampleLinear1d, Resize1dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_bicubic2d.h")
+#include "aclnnop/aclnn_upsample_bicubic2d.h"
+ACLOP_SAME(aclnnUpsampleBicubic2d, Resize2dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_bilinear2d.h")
+#include "aclnnop/aclnn_upsample_bilinear2d.h"
+ACLOP_SAME(aclnnUpsampleBilinear2d, Resize2dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_nearest2d.h")
+#include "aclnnop/aclnn_upsample_nearest2d.h"
+ACLOP_SAME(aclnnUpsampleNearest2d, WithIntsApi);
+#endif
+#if __has_include("aclnnop/aclnn_unique2.h")
+#include "aclnnop/aclnn_unique2.h"
+ACLOP_SAME(aclnnUnique2, UniqueApi);
+#endif
+#if __has_include("aclnnop/aclnn_unique_consecutive.h")
+#include "aclnnop/aclnn_unique_consecutive.h"
+ACLOP_SAME(aclnnUniqueConsecutive, UniqueConsecutiveApi);
+#endif
+#if __has_include("aclnnop/aclnn_celu.h")
+#include "aclnnop/aclnn_celu.h"
+ACLOP_SAME(aclnnCelu, WithScalarApi);
+#endif
