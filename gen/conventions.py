@@ -70,6 +70,14 @@ emitters ask these functions; none of them spells a convention again.
    the added dimension, whose lower bound CANN does not enforce (Param.enforced_rank); op-plugin
    passes torch.stack's 0-d tensors unchanged (op_plugin_functions.yaml: stack, exec aclnnStack).
 
+14. `empty_array_absent`: an optional array (an aclIntArray, aclFloatArray or aclBoolArray whose row
+   or name says optional) given with no element is absent, whatever length its row states: op-plugin
+   passes an at::IntArrayRef, empty when the user gives none, and the API takes its default then
+   (MoeInitRoutingV2KernelNpuOpApi.cpp: npu_moe_init_routing_v2's active_expert_range, [] by default,
+   passed unchanged to aclnnMoeInitRoutingV3's activeExpertRangeOptional, "长度为2", whose kernel then
+   routes every expert). The parser admits length 0 in such an array's length rule (ArrayLength);
+   tests/torch_npu/test_moe.py calls it without the range.
+
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2
@@ -368,6 +376,11 @@ def nonempty_planes_contradicted(api: API, family: str, source: str, line: int) 
 _SENTENCE = re.compile(r"[。；;\n]")
 _BROADCAST_WORD = re.compile(r"broadcast|广播", re.I)
 _PRODUCT_WORD = re.compile(r"@|乘积|⊗|\\otimes|\bproduct\b", re.I)
+
+
+def empty_array_absent(param: Param) -> bool:
+    """14.: an optional array may be given empty, meaning absent, whatever length its row states."""
+    return param.optional and param.kind in (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY)
 
 
 def zero_d_addends(api: API) -> tuple[str, ...]:

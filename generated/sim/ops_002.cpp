@@ -282,10 +282,11 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr int64_t kLengths0[] = {
+    0,
     2,
 };
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
-    {.param = 7, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 214},
+    {.param = 7, .lengths = kLengths0, .length_count = 2, .status = 0, .line = 214},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 

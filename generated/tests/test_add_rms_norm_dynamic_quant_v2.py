@@ -169,7 +169,7 @@ def test_error_row9_unclassified():
     pass
 
 
-# line 214: len(outputMaskOptional) in {2}
+# line 214: len(outputMaskOptional) in {0, 2}
 @pytest.mark.skip(reason='not tested: the base call gives outputMaskOptional no element')
 def test_rule_line214_array_length1():
     pass

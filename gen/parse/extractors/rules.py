@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from gen import abi
+from gen import abi, conventions
 from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level,
                     Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
@@ -183,7 +183,8 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
                    r.low is not None and r.low.tensor == tensor for r in rules.value_ranges):
             rules.unread(api, line, subject, sentence, "it holds under a condition")
     _drop_index_bounds(api, rules)
-    rules.array_lengths[:] = _merged_lengths(rules.array_lengths, reader.zero_length_meant)
+    absent_when_empty = {p.name for p in params if conventions.empty_array_absent(p)}
+    rules.array_lengths[:] = _merged_lengths(rules.array_lengths, reader.zero_length_meant | absent_when_empty)
     rules.value_ranges[:] = _statuses_of_error_rows(rules.value_ranges)
     return rules
 
@@ -191,7 +192,8 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
 def _merged_lengths(found: list[ArrayLength], zero_length_meant: set[str]) -> list[ArrayLength]:
     """One rule per array: the lengths any of its sentences admits (a row's "长度为1或2" and an error
     row's "长度不等于0、1或2" admit 0, the error table's answer), and 0 where a sentence gives the
-    empty array a meaning ("当数组长度为0时，strides取默认值为1"): never stricter than the page."""
+    empty array a meaning ("当数组长度为0时，strides取默认值为1") or the array is optional
+    (gen.conventions.empty_array_absent): never stricter than the page."""
     merged: dict[str, ArrayLength] = {}
     for rule in found:
         known = merged.get(rule.param)
