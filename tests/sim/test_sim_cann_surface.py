@@ -98,6 +98,15 @@ def test_a_captured_stream_replays_its_work(sim, acl):
     assert acl.aclmdlRIDestroy(model) == SUCCESS
     assert acl.aclmdlRIExecuteAsync(model, stream) == INVALID
 
+    # A replay refuses a captured copy whose device memory was freed since (it would touch unmapped memory).
+    scratch = sim.malloc(16)
+    assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS
+    assert acl.aclrtMemcpyAsync(ctypes.c_void_p(dst), 16, ctypes.c_void_p(scratch), 16, D2D, stream) == SUCCESS
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == SUCCESS
+    sim.free(scratch)
+    assert acl.aclmdlRIExecuteAsync(model, stream) == INVALID and "freed" in sim.error()
+    assert acl.aclmdlRIDestroy(model) == SUCCESS
+
     # Waiting for a stream being captured fails and invalidates the capture: no model is made.
     assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS
     assert acl.aclrtSynchronizeStream(stream) == codes["ACL_ERROR_RT_STREAM_CAPTURED"]

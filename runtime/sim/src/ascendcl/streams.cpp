@@ -135,6 +135,8 @@ struct Task {
   const void* src = nullptr;
   size_t count = 0;
   int32_t value = 0;
+  // Captured into a model: which of its ranges were device memory then (a replay checks they still are).
+  bool dst_on_device = false, src_on_device = false;
   // kRecord, kWait
   std::shared_ptr<EventState> event;
   uint64_t version = 0;
@@ -626,6 +628,11 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
     if (!model->invalidated_by.empty()) {
       return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(task.api) + ": the stream's capture was invalidated by " +
                                                     model->invalidated_by + " (end it with aclmdlRICaptureEnd)");
+    }
+    if (task.kind == Task::Kind::kCopy || task.kind == Task::Kind::kFill) {
+      DeviceRange range;
+      task.dst_on_device = FindDeviceAllocation(task.dst, &range);
+      task.src_on_device = task.kind == Task::Kind::kCopy && FindDeviceAllocation(task.src, &range);
     }
     model->tasks.push_back(std::move(task));
     return ACL_SUCCESS;
@@ -1403,21 +1410,42 @@ int aclsimLastFault(void* stream, aclsimFault* out) {
 namespace aclsim {
 namespace {
 
+// A captured copy or fill whose device memory was freed since the capture would write or read memory
+// the simulator may have unmapped: refused before anything of the replay is queued.
+aclError CheckReplayedRanges(const std::vector<Task>& tasks, const char* api) {
+  auto live = [](const void* p, size_t count) {
+    DeviceRange range;
+    const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+    return FindDeviceAllocation(p, &range) && count <= range.base + range.size - address;
+  };
+  for (const Task& task : tasks) {
+    if (task.kind != Task::Kind::kCopy && task.kind != Task::Kind::kFill) continue;
+    if ((task.dst_on_device && !live(task.dst, task.count)) || (task.src_on_device && !live(task.src, task.count))) {
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the model's " + task.api +
+                                               " uses device memory that was freed since it was captured");
+    }
+  }
+  return ACL_SUCCESS;
+}
+
 // Queues copies of `model`'s tasks on `s`, in capture order: a record is numbered as a new record
 // of its event, a wait waits for its event's latest record at this point (within the model, the
 // record replayed before it). Onto a stream that is itself being captured, they go into its model.
-aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s) {
+aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s, const char* api) {
   std::vector<Task> tasks;
   {
     std::lock_guard<std::mutex> lock(model.mutex);
     tasks = model.tasks;
   }
-  const bool captured = CaptureOf(*s) != nullptr;
+  if (aclError status = CheckReplayedRanges(tasks, api)) return status;
+  const std::shared_ptr<ModelState> capture = CaptureOf(*s);
+  const bool captured = capture != nullptr;
   for (Task& task : tasks) {
     if (task.kind == Task::Kind::kRecord || task.kind == Task::Kind::kWait) {
       std::lock_guard<std::mutex> lock(task.event->mutex);
       if (task.kind == Task::Kind::kRecord) {
         task.event->record_captured = captured;
+        task.event->captured_into = capture;
         task.version = captured ? 0 : ++task.event->recorded;
       } else {
         task.version = task.event->recorded;
@@ -1569,7 +1597,7 @@ aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream) {
   if (aclError status = aclsim::EndedModel(modelRI, "aclmdlRIExecuteAsync", &model)) return status;
   std::shared_ptr<aclsim::StreamState> s;
   if (aclError status = aclsim::Resolve(stream, "aclmdlRIExecuteAsync", &s)) return status;
-  return aclsim::ReplayModel(*model, s);
+  return aclsim::ReplayModel(*model, s, "aclmdlRIExecuteAsync");
 }
 
 aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
@@ -1580,7 +1608,7 @@ aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout) {
   if (aclError status = aclsim::Resolve(reinterpret_cast<aclrtStream>(model->stream), api, &s)) {
     return Fail(status, std::string(api) + ": the stream the model was captured from was destroyed (use aclmdlRIExecuteAsync on a stream)");
   }
-  if (aclError status = aclsim::ReplayModel(*model, s)) return status;
+  if (aclError status = aclsim::ReplayModel(*model, s, api)) return status;
   return aclsim::SynchronizeWithin(s, timeout, api);
 }
 
