@@ -18,11 +18,6 @@ DEMO_STAMP := $(VENV)/.demo-installed
 # every later run compile torch's modules again; make's commands write it instead.
 unexport PYTHONDONTWRITEBYTECODE
 PIP_INSTALL = $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
-# What the demo and the tests import of the extras, compiled right after their install, beside the
-# build (torch's import closure and torch-npu's modules, ~12 CPU-s), so that the demo's last, serial
-# steps do not compile it.
-COMPILE_EXTRAS = $(PY) -c "import torch, torch.nn.functional, torch.testing" && \
-  $(PY) -m compileall -q "$$($(PY) -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("torch_npu").origin))')" > /dev/null
 # One ninja (the venv's) for CMake's runs and ours: two versions rewrite each other's .ninja_log.
 CMAKE := $(VENV)/bin/cmake
 NINJA := $(abspath $(VENV)/bin/ninja)
@@ -73,12 +68,10 @@ $(CORE_STAMP): pyproject.toml
 
 $(VENV_STAMP): $(CORE_STAMP)
 	$(PIP_INSTALL) -e '.[test]'
-	$(COMPILE_EXTRAS)
 	touch $@ $(DEMO_STAMP)
 
 $(DEMO_STAMP): $(CORE_STAMP)
 	$(PIP_INSTALL) -e '.[demo]'
-	$(COMPILE_EXTRAS)
 	touch $@
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
