@@ -11,13 +11,6 @@ CORE_STAMP := $(VENV)/.core-installed
 # The demo's extras (torch, torch-npu), a part of the test extras: make demo installs only these, as
 # a fresh clone's build leaves little CPU to spare for the rest (mypy, hypothesis, pytest: ~10 CPU-s).
 DEMO_STAMP := $(VENV)/.demo-installed
-# pip installs without byte-compiling every module it unpacks (torch and torch-npu: 47 CPU-s with it,
-# 18 without, on 2 cores with nothing else running), and Python writes the bytecode of the modules a
-# run imports, once, on first import (the first `import torch` took 3.7 CPU-s more): a fresh clone's
-# make demo and make test are CPU-bound. An environment that sets PYTHONDONTWRITEBYTECODE would have
-# every later run compile torch's modules again; make's commands write it instead.
-unexport PYTHONDONTWRITEBYTECODE
-PIP_INSTALL = $(PY) -m pip install --quiet --disable-pip-version-check --no-compile
 # One ninja (the venv's) for CMake's runs and ours: two versions rewrite each other's .ninja_log.
 CMAKE := $(VENV)/bin/cmake
 NINJA := $(abspath $(VENV)/bin/ninja)
@@ -63,15 +56,15 @@ venv: $(VENV_STAMP)
 $(CORE_STAMP): pyproject.toml
 	@echo "venv: installing the generator and its dependencies into $(VENV) (pip)"
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP_INSTALL) -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	@touch $@
 
 $(VENV_STAMP): $(CORE_STAMP)
-	$(PIP_INSTALL) -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@ $(DEMO_STAMP)
 
 $(DEMO_STAMP): $(CORE_STAMP)
-	$(PIP_INSTALL) -e '.[demo]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[demo]'
 	touch $@
 
 # Pages of $(DOCS) -> generated/ (only changed files are written; stale ones are removed). build/cache
