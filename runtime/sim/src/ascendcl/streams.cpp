@@ -1461,10 +1461,15 @@ aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s, c
   return ACL_SUCCESS;
 }
 
+// The live model `modelRI` names, for `api`.
+aclError LiveModel(aclmdlRI modelRI, const char* api, std::shared_ptr<ModelState>* out) {
+  *out = modelRI ? State().models.Find(modelRI) : nullptr;
+  return *out ? ACL_SUCCESS : Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is not a live model");
+}
+
 // The model `modelRI` names, ended (captured and returned by aclmdlRICaptureEnd), for `api`.
 aclError EndedModel(aclmdlRI modelRI, const char* api, std::shared_ptr<ModelState>* out) {
-  *out = modelRI ? State().models.Find(modelRI) : nullptr;
-  if (!*out) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is not a live model");
+  if (aclError status = LiveModel(modelRI, api, out)) return status;
   std::lock_guard<std::mutex> lock((*out)->mutex);
   if (!(*out)->ended) {
     return Fail(ACL_ERROR_RT_MODEL_CAPTURED, std::string(api) + ": the model is still being captured (end it with aclmdlRICaptureEnd)");
@@ -1623,15 +1628,15 @@ aclError aclmdlRIDestroy(aclmdlRI modelRI) {
 
 aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t* modelRIId) {
   if (!modelRIId) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIGetId: modelRIId is a null pointer");
-  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
-  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIGetId: modelRI is not a live model");
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::LiveModel(modelRI, "aclmdlRIGetId", &model)) return status;
   *modelRIId = model->id;
   return ACL_SUCCESS;
 }
 
 aclError aclmdlRIDebugPrint(aclmdlRI modelRI) {
-  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
-  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugPrint: modelRI is not a live model");
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::LiveModel(modelRI, "aclmdlRIDebugPrint", &model)) return status;
   std::fprintf(stderr, "[aclnn-sim] aclmdlRI %s\n", aclsim::ModelJson(*model).c_str());
   return ACL_SUCCESS;
 }
@@ -1639,8 +1644,8 @@ aclError aclmdlRIDebugPrint(aclmdlRI modelRI) {
 aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char* path, uint32_t flags) {
   constexpr const char* api = "aclmdlRIDebugJsonPrint";
   (void)flags;  // print modes of the device's task descriptions, which the simulator does not have
-  auto model = modelRI ? aclsim::State().models.Find(modelRI) : nullptr;
-  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is not a live model");
+  std::shared_ptr<aclsim::ModelState> model;
+  if (aclError status = aclsim::LiveModel(modelRI, api, &model)) return status;
   if (!path) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": path is a null pointer");
   std::ofstream out(path);
   out << aclsim::ModelJson(*model) << "\n";

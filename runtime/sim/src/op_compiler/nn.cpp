@@ -54,90 +54,91 @@ aclTensor* LossOutput(AclnnObjects& o, const Operand& y, int64_t reduction) {
   return o.Tensor(y, "y");
 }
 
+// What every loss here reads alike: its reduction (one of `reductions`, CANN's names in the order of
+// the aclnn APIs' numbers), its first two inputs and its output (LossOutput). A tensor that cannot be
+// made leaves its error in `o`.
+struct Loss {
+  int64_t reduction = 0;
+  aclTensor* first = nullptr;
+  aclTensor* second = nullptr;
+  aclTensor* out = nullptr;
+};
+
+aclError ReadLoss(const OpCall& call, AclnnObjects& o, const char* first, const char* second, Loss* loss,
+                  std::initializer_list<const char*> reductions = kReductions) {
+  if (aclError s = call.Choice("reduction", "mean", reductions, &loss->reduction)) return s;
+  loss->first = o.Tensor(call.inputs[0], first);
+  loss->second = o.Tensor(call.inputs[1], second);
+  loss->out = LossOutput(o, call.outputs[0], loss->reduction);
+  return ACL_SUCCESS;
+}
+
 // LpLoss (predict, label; attributes p, reduction): p = 1 is the L1 loss; other p are not modelled.
 aclError LpLoss(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   const int64_t p = call.Int("p", 1);
   if (p != 1) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) + " is not modelled (1 is)");
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
-  aclTensor* label = o.Tensor(call.inputs[1], "label");
-  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "predict", "label", &l)) return s;
   if (o.status()) return o.status();
-  return Aclnn<LossApi>(call, "aclnnL1Loss", predict, label, reduction, y);
+  return Aclnn<LossApi>(call, "aclnnL1Loss", l.first, l.second, l.reduction, l.out);
 }
 
 // SmoothL1LossV2 (predict, label; attributes sigma, reduction): sigma is the beta of PyTorch's and
 // aclnnSmoothL1Loss's formula.
 aclError SmoothL1Loss(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
-  aclTensor* label = o.Tensor(call.inputs[1], "label");
-  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "predict", "label", &l)) return s;
   if (o.status()) return o.status();
-  return Aclnn<SmoothL1LossApi>(call, "aclnnSmoothL1Loss", predict, label, reduction, call.Float("sigma", 1.0f), loss);
+  return Aclnn<SmoothL1LossApi>(call, "aclnnSmoothL1Loss", l.first, l.second, l.reduction, call.Float("sigma", 1.0f), l.out);
 }
 
 // SoftMarginLoss (input_x, input_y; attribute reduction).
 aclError SoftMarginLoss(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "input_x");
-  aclTensor* target = o.Tensor(call.inputs[1], "input_y");
-  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "input_x", "input_y", &l)) return s;
   if (o.status()) return o.status();
-  return Aclnn<SoftMarginLossApi>(call, "aclnnSoftMarginLoss", x, target, reduction, y);
+  return Aclnn<SoftMarginLossApi>(call, "aclnnSoftMarginLoss", l.first, l.second, l.reduction, l.out);
 }
 
 // KLDiv (x, target; attributes reduction "none", "mean", "sum" or "batchmean", log_target):
 // aclnnKlDiv's reduction 0 to 3 (its page).
 aclError KlDiv(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum", "batchmean"}, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* target = o.Tensor(call.inputs[1], "target");
-  aclTensor* y = LossOutput(o, call.outputs[0], reduction);
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "x", "target", &l, {"none", "mean", "sum", "batchmean"})) return s;
   if (o.status()) return o.status();
-  return Aclnn<KlDivApi>(call, "aclnnKlDiv", x, target, reduction, call.Bool("log_target", false), y);
+  return Aclnn<KlDivApi>(call, "aclnnKlDiv", l.first, l.second, l.reduction, call.Bool("log_target", false), l.out);
 }
 
 // BinaryCrossEntropy (x, y, optional weight; attribute reduction).
 aclError BinaryCrossEntropy(const OpCall& call) {
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* target = o.Tensor(call.inputs[1], "y");
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "x", "y", &l)) return s;
   aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
-  aclTensor* output = LossOutput(o, call.outputs[0], reduction);
   if (o.status()) return o.status();
-  return Aclnn<BceApi>(call, "aclnnBinaryCrossEntropy", x, target, weight, reduction, output);
+  return Aclnn<BceApi>(call, "aclnnBinaryCrossEntropy", l.first, l.second, weight, l.reduction, l.out);
 }
 
 // SigmoidCrossEntropyWithLogitsV2 (predict, target, optional weight and pos_weight; attribute reduction).
 aclError SigmoidCrossEntropyWithLogits(const OpCall& call) {
   if (aclError s = call.Arity(2, 4, 1)) return s;
-  int64_t reduction = 0;
-  if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) return s;
   AclnnObjects o(call);
-  aclTensor* predict = o.Tensor(call.inputs[0], "predict");
-  aclTensor* target = o.Tensor(call.inputs[1], "target");
+  Loss l;
+  if (aclError s = ReadLoss(call, o, "predict", "target", &l)) return s;
   aclTensor* weight = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "weight") : nullptr;
   aclTensor* pos_weight = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "pos_weight") : nullptr;
-  aclTensor* loss = LossOutput(o, call.outputs[0], reduction);
   if (o.status()) return o.status();
-  return Aclnn<BceWithLogitsApi>(call, "aclnnBinaryCrossEntropyWithLogits", predict, target, weight, pos_weight, reduction,
-                                 loss);
+  return Aclnn<BceWithLogitsApi>(call, "aclnnBinaryCrossEntropyWithLogits", l.first, l.second, weight, pos_weight,
+                                 l.reduction, l.out);
 }
 
 }  // namespace
