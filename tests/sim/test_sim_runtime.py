@@ -103,6 +103,21 @@ def test_invalid_device_id_is_an_error(sim):
     assert sim.aclrtResetDevice(7) != ACL_SUCCESS  # never set
 
 
+def test_the_recent_error_message_outlives_the_next_failing_call(sim):
+    """torch_npu reads the message after further calls, one of which may fail and set another (as
+    a refused aclInit followed by its device query): the pointer stays the message it was."""
+    recent = ctypes.CFUNCTYPE(ctypes.c_void_p)(ctypes.cast(sim.aclGetRecentErrMsg, ctypes.c_void_p).value)
+    assert sim.aclrtSetDevice(-1) == ACL_ERROR_RT_INVALID_DEVICEID
+    first = recent()
+    expected = ctypes.string_at(first)
+    assert b"does not exist" in expected
+    for _ in range(3):  # longer messages, each assigned over the last
+        assert sim.aclrtDestroyStream(0x1234) == ACL_ERROR_INVALID_PARAM
+        assert sim.aclrtSetDevice(-123456789) == ACL_ERROR_RT_INVALID_DEVICEID
+    assert ctypes.string_at(first) == expected
+    assert b"-123456789" in ctypes.string_at(recent())
+
+
 def test_get_device_reports_the_current_device(sim):
     device = ctypes.c_int32(-1)
     assert sim.aclrtGetDevice(ctypes.byref(device)) == ACL_SUCCESS and device.value == 0

@@ -236,7 +236,15 @@ using aclsim::State;
 
 extern "C" {
 
-const char* aclGetRecentErrMsg(void) { return aclsim::t_last_error.c_str(); }
+// A copy of the thread's last message, valid until the thread's next call of this function: a
+// caller keeps the pointer while it makes more calls (torch_npu formats its error after querying
+// the device, whose refusal sets a new message), and t_last_error's own buffer moves when a later
+// message is assigned to it.
+const char* aclGetRecentErrMsg(void) {
+  thread_local std::string reported;
+  reported = aclsim::t_last_error;
+  return reported.c_str();
+}
 
 aclFloat16 aclFloatToFloat16(float value) { return aclsim::FloatToHalf(value); }
 
