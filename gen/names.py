@@ -18,8 +18,11 @@ def snake_case(name: str) -> str:
 
 
 def op_stem(api_name: str) -> str:
-    """`aclnnLeakyReluBackward` -> `LeakyReluBackward`."""
-    return api_name[len("aclnn"):] if api_name.startswith("aclnn") else api_name
+    """`aclnnLeakyReluBackward` -> `LeakyReluBackward`; `aclStft` (a two-phase API CANN names acl<Op>) -> `Stft`."""
+    for prefix in ("aclnn", "acl"):
+        if api_name.startswith(prefix) and api_name[len(prefix):][:1].isupper():
+            return api_name[len(prefix):]
+    return api_name
 
 
 @functools.lru_cache(maxsize=None)  # asked for every API by every emitter, several times

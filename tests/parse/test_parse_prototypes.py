@@ -127,3 +127,22 @@ def test_a_call_is_found_where_its_arguments_open(source, found):
     from gen.parse.extractors.prototypes import find_call
 
     assert find_call(source, "aclnnAbsGetWorkspaceSize") == found
+
+
+def test_a_two_phase_api_named_acl_op_pairs_as_an_aclnn_one():
+    """aclStft: CANN names a few two-phase APIs acl<Op>; op-plugin calls them as the aclnn ones."""
+    text = (DECL.replace("aclnnFoo", "aclStft") + ";\n" + EXEC.replace("aclnnFoo", "aclStft") + ";\n"
+            + "aclnnStatus aclDestroyTensor(const aclTensor *tensor);")
+    pairs, unpaired = pair_declarations(find_declarations(text))
+    assert [p.api for p in pairs] == ["aclStft"] and pairs[0].execute is not None
+    assert [d.name for d in unpaired] == ["aclDestroyTensor"]
+
+
+@pytest.mark.parametrize("api,function,header", [
+    ("aclnnLeakyReluBackward", "leaky_relu_backward", "aclnnop/aclnn_leaky_relu_backward.h"),
+    ("aclStft", "stft", "aclnnop/aclnn_stft.h"),
+    ("aclnnAclGraph", "acl_graph", "aclnnop/aclnn_acl_graph.h"),
+])
+def test_names_drop_the_acl_or_aclnn_prefix(api, function, header):
+    from gen import names
+    assert (names.python_function(api), names.header_file(api)) == (function, header)

@@ -67,3 +67,28 @@ def test_batch_gather_matmul_in_place_adds_each_rows_lora_product_to_ys_slice(ru
         torch_npu.npu_batch_gather_matmul_(yn, x.npu(), b.npu(), idx.npu(), a.npu(), 2, 0.5, 16, 16)
         assert torch.allclose(yn.cpu().float(), want, rtol=1e-2, atol=1e-2)
     """)
+
+
+def test_stft_equals_the_cpu(run_npu):
+    """torch.stft reaches aclStft (op_docs/derived/aclStft.md; test_resample.py shows it by a fault):
+    real and complex signals, one and two sided, a window shorter than n_fft (centred), none, normalized,
+    and the real (real, imaginary) form."""
+    output = run_npu("""
+torch.manual_seed(0)
+cases = (
+    (torch.float32, dict(n_fft=64, hop_length=16, window=torch.hann_window(64), return_complex=True)),
+    (torch.float32, dict(n_fft=64, hop_length=20, win_length=48, window=torch.hann_window(48), normalized=True, return_complex=True)),
+    (torch.float32, dict(n_fft=32, hop_length=8, onesided=False, center=False, return_complex=True)),
+    (torch.float64, dict(n_fft=64, hop_length=16, window=torch.hann_window(64, dtype=torch.float64), return_complex=True)),
+    (torch.complex64, dict(n_fft=32, hop_length=8, center=False, return_complex=True)),  # centring pads by ReflectionPad1d, not simulated for complex
+    (torch.float64, dict(n_fft=32, hop_length=8, return_complex=False)),
+)
+for dtype, kw in cases:
+    x = torch.randn(3, 300, dtype=dtype)
+    want = torch.stft(x, **kw)
+    got = torch.stft(x.npu(), **{k: v.to(dtype).npu() if isinstance(v, torch.Tensor) else v for k, v in kw.items()}).cpu()
+    assert got.dtype == want.dtype and got.shape == want.shape, (dtype, kw, got.dtype, got.shape, want.shape)
+    assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (dtype, kw, (got - want).abs().max())
+    print("ok", dtype)
+""")
+    assert output.count("ok ") == 6, output

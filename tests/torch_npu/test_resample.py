@@ -49,15 +49,20 @@ check("nn.Upsample", torch.nn.Upsample(scale_factor=2, mode="bilinear", align_co
     assert output.count("ok ") == 19, output
 
 
-def test_interpolate_reaches_the_upsample_apis(run_npu):
-    # A fault injected into an API shows the call went there, not to one of op-plugin's fallbacks.
+def test_interpolate_and_stft_reach_their_apis(run_npu):
+    # A fault injected into an API shows the call went there, not to one of op-plugin's fallbacks
+    # (torch.stft's composite one included). One process for both: each costs ~3 CPU-s to start.
     output = run_npu("""
 import torch.nn.functional as F
-for api, mode in (("aclnnUpsampleBilinear2d", "bilinear"), ("aclnnUpsampleNearest2dV2", "nearest")):
+calls = (("aclnnUpsampleBilinear2d", lambda: F.interpolate(torch.randn(1, 2, 4, 5).npu(), size=(7, 9), mode="bilinear")),
+         ("aclnnUpsampleNearest2dV2", lambda: F.interpolate(torch.randn(1, 2, 4, 5).npu(), size=(7, 9), mode="nearest")),
+         ("aclStft", lambda: torch.stft(torch.randn(2, 64).npu(), 16, 4, return_complex=True)))
+for api, call in calls:
     try:
-        F.interpolate(torch.randn(1, 2, 4, 5).npu(), size=(7, 9), mode=mode).cpu()
+        call().cpu()
         print("computed", api)
     except RuntimeError as error:
         print("refused", api, api in str(error))
-""", env={"ACLNN_SIM_FAULT": "aclnnUpsampleBilinear2d,aclnnUpsampleNearest2dV2", "ASCEND_LAUNCH_BLOCKING": "1"})
-    assert "refused aclnnUpsampleBilinear2d True" in output and "refused aclnnUpsampleNearest2dV2 True" in output, output
+""", env={"ACLNN_SIM_FAULT": "aclnnUpsampleBilinear2d,aclnnUpsampleNearest2dV2,aclStft", "ASCEND_LAUNCH_BLOCKING": "1"})
+    for api in ("aclnnUpsampleBilinear2d", "aclnnUpsampleNearest2dV2", "aclStft"):
+        assert f"refused {api} True" in output, output

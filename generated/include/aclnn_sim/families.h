@@ -639,6 +639,17 @@ struct SoftmaxFamily {
   static constexpr const char* kOpNames[] = { "softmax", "log_softmax" };
 };
 
+// stft: stft: each frame m of n_fft samples from m * hop_length, times the window of win_length values centred in n_fft points (absent: ones), transformed by a discrete Fourier transform (n_fft / 2 + 1 frequencies when onesided; scaled by 1 / sqrt(n_fft) when normalized); complex, or real with (real, imaginary) last, in double.
+struct StftFamily {
+  struct Op {
+    enum : int8_t { kStft };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kWindow, kOut, kNFft, kHopLength, kWinLength, kNormalized, kOnesided, kReturnComplex };
+  };
+  static constexpr const char* kOpNames[] = { "stft" };
+};
+
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
 struct SyncBatchNormFamily {
   struct Op {
@@ -728,6 +739,7 @@ aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSleep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
