@@ -47,7 +47,7 @@ def compiler(sim):
     return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
 
 
-@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRICaptureTaskGrpBegin", "aclrtMemcpyBatch", "rtKernelLaunch",
+@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRIAddCondTask", "aclrtMemcpyBatch", "rtKernelLaunch",
                                   "aclrtGetDeviceUtilizationRate"])
 def test_what_is_not_modelled_says_so_by_name(sim, acl, name):
     status = getattr(acl, name)(None, None, None)
@@ -115,6 +115,140 @@ def test_a_captured_stream_replays_its_work(sim, acl):
     assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == codes["ACL_ERROR_RT_STREAM_UNJOINED"]
     assert acl.aclmdlRICaptureGetInfo(stream, ctypes.byref(status), None) == SUCCESS and status.value == 0
     assert acl.aclrtDestroyStream(stream) == SUCCESS
+
+
+def test_a_task_group_takes_the_arguments_an_update_re_records(sim, acl):
+    # aclmdlRICaptureTaskGrpBegin..End names a captured kernel and copy; an update on another stream
+    # (aclmdlRICaptureTaskUpdateBegin..End) re-records them with new arguments, which do not run then
+    # but replace the group's when the update stream reaches them: a replay queued before the update
+    # and run after it uses them, as torch_npu's graph updates (replay first, update behind an event) need.
+    codes = {name: ERRORS[name] for name in (
+        "ACL_ERROR_RT_STREAM_NOT_CAPTURED", "ACL_ERROR_STREAM_TASK_GROUP_STATUS", "ACL_ERROR_STREAM_TASK_GROUP_INTR",
+        "ACL_ERROR_RT_MODEL_CAPTURED", "ACL_ERROR_RT_STREAM_CAPTURED", "ACL_ERROR_RT_MODEL_UPDATE_FAILED",
+        "ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP")}
+    stream, updater, model, group = P(), P(), P(), P()
+    assert acl.aclrtCreateStream(ctypes.byref(stream)) == SUCCESS and acl.aclrtCreateStream(ctypes.byref(updater)) == SUCCESS
+    x1, x2, out, copied = (sim.malloc(16) for _ in range(4))
+    sim.to_device(x1, np.full(4, 2.0, np.float32))
+    sim.to_device(x2, np.full(4, 7.0, np.float32))
+    tensors = {ptr: sim.tensor([4], 0, ptr) for ptr in (x1, x2, out)}  # ACL_FLOAT
+    two = sim.scalar(2.0, np.float32)
+
+    def launch_muls(source, on):  # out = source + source * 2, and copied = source, queued on `on`
+        status, size, executor = sim.phase1("aclnnSimTestAdd", tensors[source], tensors[source], two, tensors[out])
+        assert status == 0 and size == 0, sim.error()
+        assert sim.launch("aclnnSimTestAdd", None, 0, executor, on) == SUCCESS, sim.error()
+        return acl.aclrtMemcpyAsync(ctypes.c_void_p(copied), 16, ctypes.c_void_p(source), 16, D2D, on)
+
+    def values(ptr):
+        return np.frombuffer(sim.from_device(ptr, 16), np.float32).tolist()
+
+    assert acl.aclmdlRICaptureTaskGrpBegin(stream) == codes["ACL_ERROR_RT_STREAM_NOT_CAPTURED"]
+    assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpEnd(stream, ctypes.byref(group)) == codes["ACL_ERROR_STREAM_TASK_GROUP_STATUS"]
+    assert acl.aclmdlRICaptureTaskGrpBegin(stream) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpBegin(stream) == codes["ACL_ERROR_STREAM_TASK_GROUP_STATUS"]  # groups do not nest
+    assert launch_muls(x1, stream) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpEnd(stream, ctypes.byref(group)) == SUCCESS and group.value
+    assert acl.aclmdlRICaptureTaskUpdateBegin(updater, group) == codes["ACL_ERROR_RT_MODEL_CAPTURED"]
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == SUCCESS, sim.error()
+    assert acl.aclmdlRIExecuteAsync(model, stream) == SUCCESS and acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert values(out) == [6.0] * 4 and values(copied) == [2.0] * 4
+
+    # The update's launches are refused when they cannot match, and do not run.
+    assert acl.aclmdlRICaptureTaskUpdateEnd(updater) == codes["ACL_ERROR_STREAM_TASK_GROUP_STATUS"]
+    assert acl.aclmdlRICaptureTaskUpdateBegin(stream, group) == SUCCESS  # any live stream not being captured
+    assert acl.aclmdlRICaptureTaskUpdateEnd(stream) == codes["ACL_ERROR_RT_MODEL_UPDATE_FAILED"]  # nothing launched
+    assert "0 kernels" in sim.error() and "holds 2" in sim.error()
+    assert acl.aclmdlRICaptureTaskUpdateBegin(updater, group) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateBegin(updater, group) == codes["ACL_ERROR_STREAM_TASK_GROUP_STATUS"]
+    event = sim.new_event()
+    assert acl.aclrtRecordEvent(event, updater) == codes["ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP"]
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(out), 16, 0, 16, updater) == SUCCESS  # a fill where the kernel was
+    assert acl.aclrtMemcpyAsync(ctypes.c_void_p(copied), 16, ctypes.c_void_p(x2), 16, D2D, updater) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateEnd(updater) == codes["ACL_ERROR_RT_MODEL_UPDATE_FAILED"]
+    assert "MEMSET" in sim.error() and "aclnnSimTestAdd" in sim.error()
+    assert acl.aclrtSynchronizeStream(updater) == SUCCESS
+    assert values(out) == [6.0] * 4 and values(copied) == [2.0] * 4  # nothing of it ran
+
+    # A replay queued before the update (its stream held) runs with the update's arguments.
+    assert sim.aclsimHoldStream(stream, 1) == 0
+    assert acl.aclmdlRIExecuteAsync(model, stream) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateBegin(updater, group) == SUCCESS
+    assert acl.aclmdlRIExecuteAsync(model, updater) == codes["ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP"]
+    assert launch_muls(x2, updater) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateEnd(updater) == SUCCESS, sim.error()
+    assert acl.aclrtSynchronizeStream(updater) == SUCCESS
+    assert values(out) == [6.0] * 4  # re-recorded, not run
+    assert sim.aclsimHoldStream(stream, 0) == 0
+    assert acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert values(out) == [21.0] * 4 and values(copied) == [7.0] * 4
+    sim.to_device(x2, np.full(4, 1.0, np.float32))
+    assert acl.aclmdlRIExecuteAsync(model, stream) == SUCCESS and acl.aclrtSynchronizeStream(stream) == SUCCESS
+    assert values(out) == [3.0] * 4 and values(copied) == [1.0] * 4
+
+    # The group lives as long as its model; a group left open interrupts its capture (no model).
+    assert acl.aclmdlRIDestroy(model) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateBegin(updater, group) == INVALID
+    assert acl.aclmdlRICaptureBegin(stream, 0) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpBegin(stream) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateBegin(stream, group) == INVALID
+    assert acl.aclmdlRICaptureEnd(stream, ctypes.byref(model)) == codes["ACL_ERROR_STREAM_TASK_GROUP_INTR"]
+    assert not model.value and "task group left open" in sim.error()
+    assert acl.aclrtDestroyEvent(event) == SUCCESS
+    for handle in tensors.values():
+        assert sim.aclDestroyTensor(handle) == 0
+    assert sim.aclDestroyScalar(two) == 0
+    for ptr in (x1, x2, out, copied):
+        sim.free(ptr)
+    assert acl.aclrtDestroyStream(stream) == SUCCESS and acl.aclrtDestroyStream(updater) == SUCCESS
+
+
+def test_a_stream_destroyed_while_it_captures_or_updates(sim, acl):
+    # acl_rt.h asks for a synchronisation before aclrtDestroyStream, which a stream being captured
+    # refuses: so does its destruction (invalidating the capture), and the capture can still be ended
+    # and the stream destroyed. aclrtDestroyStreamForce always destroys: the capture its stream began
+    # ends with it (no model, nothing left to destroy) and the streams that joined it are free again.
+    codes = {name: ERRORS[name] for name in ("ACL_ERROR_RT_STREAM_CAPTURED", "ACL_ERROR_RT_STREAM_UNJOINED",
+                                             "ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED", "ACL_ERROR_STREAM_TASK_GROUP_STATUS")}
+    origin, joined, model, status = P(), P(), P(), ctypes.c_int()
+    assert acl.aclrtCreateStream(ctypes.byref(origin)) == SUCCESS and acl.aclrtCreateStream(ctypes.byref(joined)) == SUCCESS
+    buf = sim.malloc(16)
+    assert acl.aclmdlRICaptureBegin(origin, 0) == SUCCESS
+    assert acl.aclrtDestroyStream(origin) == codes["ACL_ERROR_RT_STREAM_CAPTURED"]
+    assert acl.aclmdlRICaptureGetInfo(origin, ctypes.byref(status), None) == SUCCESS and status.value == 2  # INVALIDATED
+    assert acl.aclmdlRICaptureEnd(origin, ctypes.byref(model)) == codes["ACL_ERROR_RT_STREAM_UNJOINED"]
+    assert acl.aclrtDestroyStream(origin) == SUCCESS
+
+    assert acl.aclrtCreateStream(ctypes.byref(origin)) == SUCCESS
+    event = sim.new_event()
+    assert acl.aclmdlRICaptureBegin(origin, 0) == SUCCESS
+    assert acl.aclrtRecordEvent(event, origin) == SUCCESS and acl.aclrtStreamWaitEvent(joined, event) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpBegin(joined) == SUCCESS
+    assert acl.aclmdlRICaptureEnd(joined, ctypes.byref(model)) == codes["ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED"]
+    assert acl.aclmdlRICaptureGetInfo(joined, ctypes.byref(status), ctypes.byref(model)) == SUCCESS and status.value == 1
+    assert acl.aclrtDestroyStreamForce(origin) == SUCCESS
+    assert acl.aclmdlRICaptureGetInfo(joined, ctypes.byref(status), None) == SUCCESS and status.value == 0  # NONE
+    assert acl.aclmdlRIDestroy(model) == INVALID  # released with the capture
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(buf), 16, 5, 16, joined) == SUCCESS  # runs again
+    assert acl.aclrtSynchronizeStream(joined) == SUCCESS and sim.from_device(buf, 16) == b"\x05" * 16
+
+    # A stream updating a task group: destroyed once the update ends, or by force at once.
+    assert acl.aclrtCreateStream(ctypes.byref(origin)) == SUCCESS
+    group = P()
+    assert acl.aclmdlRICaptureBegin(origin, 0) == SUCCESS and acl.aclmdlRICaptureTaskGrpBegin(origin) == SUCCESS
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(buf), 16, 1, 16, origin) == SUCCESS
+    assert acl.aclmdlRICaptureTaskGrpEnd(origin, ctypes.byref(group)) == SUCCESS
+    assert acl.aclmdlRICaptureEnd(origin, ctypes.byref(model)) == SUCCESS
+    assert acl.aclmdlRICaptureTaskUpdateBegin(joined, group) == SUCCESS
+    assert acl.aclrtDestroyStream(joined) == codes["ACL_ERROR_STREAM_TASK_GROUP_STATUS"]
+    assert acl.aclrtMemsetAsync(ctypes.c_void_p(buf), 16, 9, 16, joined) == SUCCESS
+    assert acl.aclrtDestroyStreamForce(joined) == SUCCESS  # the update is dropped
+    assert acl.aclmdlRIExecuteAsync(model, origin) == SUCCESS and acl.aclrtSynchronizeStream(origin) == SUCCESS
+    assert sim.from_device(buf, 16) == b"\x01" * 16
+    assert acl.aclmdlRIDestroy(model) == SUCCESS
+    assert acl.aclrtDestroyEvent(event) == SUCCESS and acl.aclrtDestroyStream(origin) == SUCCESS
+    sim.free(buf)
 
 
 def test_stream_attributes_are_kept(sim, acl):

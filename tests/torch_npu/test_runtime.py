@@ -68,6 +68,29 @@ def test_npu_graphs_capture_and_replay(run_npu):
             assert "107027" in str(error) or "107025" in str(error), error
         else:
             raise AssertionError("a synchronisation inside a capture ran")
+
+        # A task group (graph_task_group_begin/end) re-recorded on another stream with new arguments
+        # (graph_task_update_begin/end, torch_npu's graph parameter updates) runs with them at the next
+        # replay; the update itself computes nothing.
+        x1, x2 = torch.full((4,), 2.0, device="npu"), torch.full((4,), 7.0, device="npu")
+        out = torch.zeros(4, device="npu")
+        grouped = torch.npu.NPUGraph()
+        with torch.npu.graph(grouped):
+            capturing = torch.npu.current_stream()
+            torch.npu.graph_task_group_begin(capturing)
+            torch.mul(x1, 3, out=out)
+            handle = torch.npu.graph_task_group_end(capturing)
+        grouped.replay()
+        assert out.cpu().tolist() == [6.0] * 4
+        updater = torch.npu.Stream()
+        with torch.npu.stream(updater):
+            torch.npu.graph_task_update_begin(updater, handle)
+            torch.mul(x2, 3, out=out)
+            torch.npu.graph_task_update_end(updater)
+        updater.synchronize()
+        assert out.cpu().tolist() == [6.0] * 4
+        grouped.replay()
+        assert out.cpu().tolist() == [21.0] * 4
     """)
 
 

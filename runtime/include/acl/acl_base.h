@@ -49,7 +49,13 @@ static const int ACL_ERROR_RT_STREAM_CAPTURED = 107027;
 static const int ACL_ERROR_RT_EVENT_CAPTURED = 107028;
 static const int ACL_ERROR_RT_STREAM_NOT_CAPTURED = 107029;
 static const int ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT = 107030;
+/* Task groups of a capture and their updates (aclmdlRICaptureTaskGrp*, aclmdlRICaptureTaskUpdate*). */
+static const int ACL_ERROR_STREAM_TASK_GROUP_STATUS = 107033;
+static const int ACL_ERROR_STREAM_TASK_GROUP_INTR = 107034;
+static const int ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED = 107036;
 static const int ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD = 107038;
+static const int ACL_ERROR_RT_MODEL_UPDATE_FAILED = 107040;
+static const int ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP = 207019;
 static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 static const int ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047;
 static const int ACL_ERROR_BAD_ALLOC = 200000;

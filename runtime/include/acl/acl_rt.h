@@ -162,6 +162,9 @@ typedef enum aclrtDevAttr {
 /* Graph capture (aclmdlRI*): between aclmdlRICaptureBegin and aclmdlRICaptureEnd a stream's work is
  * recorded into a model instead of running; aclmdlRIExecuteAsync replays it on a stream. */
 typedef void *aclmdlRI;
+/* A task group of a captured model (aclmdlRICaptureTaskGrpBegin..End), whose tasks an update
+ * (aclmdlRICaptureTaskUpdateBegin..End on another stream) re-records with new arguments. */
+typedef void *aclrtTaskGrp;
 typedef enum {
   ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
   ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
@@ -300,6 +303,10 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
 ACL_FUNC_VISIBILITY aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
 
 /* Events: a point in a stream's queue. A record marks it; a stream or the host may wait for it. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);

@@ -96,6 +96,8 @@ struct Fault {
 
 struct StreamState;
 struct ModelState;
+struct TaskGroupState;
+struct TaskUpdate;
 
 struct EventState {
   explicit EventState(uint32_t flags = 0) : flags(flags) {}
@@ -121,7 +123,7 @@ constexpr size_t kFaultedVersions = 64;
 // --- tasks --------------------------------------------------------------------------------------
 
 struct Task {
-  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback };
+  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback, kUpdate };
   Kind kind = Kind::kKernel;
   const char* api = "";
   uint64_t ticket = 0;  // its place in the stream's queue (1-based)
@@ -144,24 +146,64 @@ struct Task {
   void (*host_fn)(void*) = nullptr;
   void* host_args = nullptr;
   bool block = false;  // kCallback: the stream waits for the subscribed thread to run it
+  // A member of a task group (aclmdlRICaptureTaskGrpBegin..End) in a model or its replay: it runs
+  // with the group's current arguments for member `member`, which an update may have replaced since.
+  std::shared_ptr<TaskGroupState> group;
+  size_t member = 0;
+  // kUpdate: new arguments for a task group's members, which they take when the stream reaches it.
+  std::shared_ptr<TaskUpdate> update;
 
-  bool Touches(uintptr_t begin, uintptr_t end) const {
-    auto in = [&](const void* p, size_t n) {
-      const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-      return p && n > 0 && a < end && a + n > begin;
-    };
-    switch (kind) {
-      case Kind::kKernel:
-        return executor->addresses.AnyIn(begin, end) || in(workspace, 1);
-      case Kind::kCopy:
-        return in(dst, count) || in(src, count);
-      case Kind::kFill:
-        return in(dst, count);
-      default:
-        return false;
-    }
+  // Whether the task reads or writes device memory in [begin, end) when it runs.
+  bool Touches(uintptr_t begin, uintptr_t end) const;
+};
+
+// What an update may re-record in a task group: the tasks whose arguments a device patches in place
+// (acl_rt.h's aclrtTaskUpdateInfo updates kernels; copies and fills are the simulator's kernels of data).
+bool Updatable(Task::Kind kind) {
+  return kind == Task::Kind::kKernel || kind == Task::Kind::kCopy || kind == Task::Kind::kFill;
+}
+
+// A task group (aclmdlRICaptureTaskGrpBegin..End): the kernels, copies and fills one stream launched
+// into a capture between the two calls. The model's tasks name their member here; an update
+// (aclmdlRICaptureTaskUpdateBegin..End on another stream) replaces the members when the update stream
+// reaches it, and every member that runs afterwards, in a replay queued before or after, runs with the
+// new arguments, as a device patches a captured task's arguments in place (torch_npu's graph updates
+// queue the replay first and the update after it, behind an event the replay waits for).
+struct TaskGroupState {
+  std::mutex mutex;
+  std::vector<Task> members;  // in launch order; copies that name no group
+  std::weak_ptr<ModelState> model;
+
+  Task Current(size_t member) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return members[member];
   }
 };
+
+// An update of a task group open on a stream (aclmdlRICaptureTaskUpdateBegin..End): the tasks the
+// stream launched since, which replace the group's members at aclmdlRICaptureTaskUpdateEnd.
+struct TaskUpdate {
+  std::shared_ptr<TaskGroupState> group;
+  std::vector<Task> members;
+};
+
+bool Task::Touches(uintptr_t begin, uintptr_t end) const {
+  if (group) return group->Current(member).Touches(begin, end);
+  auto in = [&](const void* p, size_t n) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    return p && n > 0 && a < end && a + n > begin;
+  };
+  switch (kind) {
+    case Kind::kKernel:
+      return executor->addresses.AnyIn(begin, end) || in(workspace, 1);
+    case Kind::kCopy:
+      return in(dst, count) || in(src, count);
+    case Kind::kFill:
+      return in(dst, count);
+    default:
+      return false;
+  }
+}
 
 // A ring of tasks, made at the first launch as deep as a stream's queue may get (kQueueDepth):
 // pushing and popping then allocate nothing, however far the worker falls behind (std::deque
@@ -217,6 +259,8 @@ struct ModelState {
   // the model too, in launch order: the host launched each task after the ones it depends on, so
   // that order is a valid one to replay them in). aclmdlRICaptureEnd releases them.
   std::vector<std::weak_ptr<StreamState>> joined;
+  // The aclrtTaskGrp handles of its task groups: they live as long as the model.
+  std::vector<uintptr_t> groups;
 };
 
 struct StreamState {
@@ -268,6 +312,13 @@ struct StreamState {
   // (under `mutex`); `capturing` spares launches the lock when no capture is on.
   std::shared_ptr<ModelState> capture;
   std::atomic<bool> capturing{false};
+  // aclmdlRICaptureTaskGrpBegin..End: the task group the stream's captured launches join (under `mutex`).
+  std::shared_ptr<TaskGroupState> open_group;
+  // aclmdlRICaptureTaskUpdateBegin..End: the update the stream's launches go into instead of its queue
+  // (under `mutex`); `updating` spares launches the lock when none is open.
+  std::shared_ptr<TaskUpdate> update;
+  std::atomic<bool> updating{false};
+  bool destroyed = false;  // taken by aclrtDestroyStream*, or its device reset (under `mutex`)
   uint32_t custom_tag = 0, cache_op_info = 0;  // aclrtSetStreamAttribute's, kept and reported
   std::thread worker;
   std::mutex inline_run;  // ACLNN_SIM_SYNC=1: one task at a time
@@ -277,6 +328,7 @@ struct Streams {
   Registry<StreamState> streams{0x5d};
   Registry<EventState> events{0x5e};
   Registry<ModelState> models{0x5f};
+  Registry<TaskGroupState> groups{0x60};
   std::atomic<uint32_t> models_made{0};
   std::mutex defaults_mutex;
   std::map<int32_t, std::shared_ptr<StreamState>> defaults;  // per device, made on first use
@@ -486,6 +538,13 @@ void RunCallback(StreamState& s, Task& task) {
 // reported yet, kernels, copies and fills are discarded (the device stops the stream); records
 // and waits still run, so that no other stream or host thread waits forever.
 void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
+  if (task.group) {
+    // A task group's member runs with the arguments the group holds now (the last update's).
+    Task current = task.group->Current(task.member);
+    current.ticket = task.ticket;
+    Execute(self, current);
+    return;
+  }
   StreamState& s = *self;
   // Behind a fault, a stream in ACL_STOP_ON_FAILURE mode (the default) drops its work until the
   // fault is reported; ACL_CONTINUE_ON_FAILURE runs it. A forced destruction drops everything.
@@ -528,6 +587,14 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       return;
     case Task::Kind::kRecord:
       CompleteEvent(*task.event, task.version, discard ? self : nullptr, discard ? PendingFault(s) : Fault{});
+      return;
+    case Task::Kind::kUpdate:
+      // Dropped behind a fault, as the kernels it re-records would be; the swap leaves the group's
+      // previous members in the task, released with it.
+      if (!discard) {
+        std::lock_guard<std::mutex> lock(task.update->group->mutex);
+        task.update->group->members.swap(task.update->members);
+      }
       return;
     case Task::Kind::kWait: {
       // Work queued behind the wait depends on the work before the record: when that did not
@@ -621,22 +688,83 @@ std::shared_ptr<ModelState> CaptureOf(StreamState& s) {
   return s.capture;
 }
 
+// Notes which of a copy's or a fill's ranges are device memory now: a replay checks they still are.
+void NoteDeviceRanges(Task& task) {
+  if (task.kind != Task::Kind::kCopy && task.kind != Task::Kind::kFill) return;
+  DeviceRange range;
+  task.dst_on_device = FindDeviceAllocation(task.dst, &range);
+  task.src_on_device = task.kind == Task::Kind::kCopy && FindDeviceAllocation(task.src, &range);
+}
+
+const char* TaskTypeName(Task::Kind kind) {
+  switch (kind) {
+    case Task::Kind::kKernel: return "KERNEL";
+    case Task::Kind::kCopy: return "MEMCPY";
+    case Task::Kind::kFill: return "MEMSET";
+    case Task::Kind::kRecord: return "EVENT_RECORD";
+    case Task::Kind::kWait: return "EVENT_WAIT";
+    case Task::Kind::kHostFunc: return "HOST_FUNC";
+    case Task::Kind::kCallback: return "CALLBACK";
+    case Task::Kind::kUpdate: return "TASK_UPDATE";
+  }
+  return "UNKNOWN";
+}
+
+bool UpdateOpen(StreamState& s) {
+  if (!s.updating.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.update != nullptr;
+}
+
+// A launch onto a stream that updates a task group, of a task an update cannot re-record.
+aclError RefuseInUpdate(Task::Kind kind, const char* api) {
+  return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP,
+              std::string(api) + ": the stream is updating a task group (aclmdlRICaptureTaskUpdateBegin), which re-records "
+                                 "kernels, copies and fills only, not a " + TaskTypeName(kind) + " task");
+}
+
+// Between aclmdlRICaptureTaskUpdateBegin and End, the stream's launches are the group's new members:
+// false when no update is open (`updating` is read without the lock), `status` set otherwise.
+bool AddToUpdate(StreamState& s, Task& task, aclError* status) {
+  NoteDeviceRanges(task);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.update) return false;
+  if (!Updatable(task.kind)) {
+    *status = RefuseInUpdate(task.kind, task.api);
+    return true;
+  }
+  s.update->members.push_back(std::move(task));
+  *status = ACL_SUCCESS;
+  return true;
+}
+
+aclError AddToCapture(StreamState& s, ModelState& model, Task&& task) {
+  std::shared_ptr<TaskGroupState> group;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    group = s.open_group;
+  }
+  std::lock_guard<std::mutex> lock(model.mutex);
+  if (!model.invalidated_by.empty()) {
+    return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(task.api) + ": the stream's capture was invalidated by " +
+                                                  model.invalidated_by + " (end it with aclmdlRICaptureEnd)");
+  }
+  NoteDeviceRanges(task);
+  if (group && Updatable(task.kind)) {
+    std::lock_guard<std::mutex> members(group->mutex);
+    task.member = group->members.size();
+    group->members.push_back(task);
+    task.group = std::move(group);
+  }
+  model.tasks.push_back(std::move(task));
+  return ACL_SUCCESS;
+}
+
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   StreamState& s = *self;
-  if (auto model = CaptureOf(s)) {
-    std::lock_guard<std::mutex> lock(model->mutex);
-    if (!model->invalidated_by.empty()) {
-      return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(task.api) + ": the stream's capture was invalidated by " +
-                                                    model->invalidated_by + " (end it with aclmdlRICaptureEnd)");
-    }
-    if (task.kind == Task::Kind::kCopy || task.kind == Task::Kind::kFill) {
-      DeviceRange range;
-      task.dst_on_device = FindDeviceAllocation(task.dst, &range);
-      task.src_on_device = task.kind == Task::Kind::kCopy && FindDeviceAllocation(task.src, &range);
-    }
-    model->tasks.push_back(std::move(task));
-    return ACL_SUCCESS;
-  }
+  aclError status;
+  if (s.updating.load(std::memory_order_acquire) && AddToUpdate(s, task, &status)) return status;
+  if (auto model = CaptureOf(s)) return AddToCapture(s, *model, std::move(task));
   if (Settings().synchronous) {
     std::lock_guard<std::mutex> run(s.inline_run);
     task.ticket = s.enqueued.fetch_add(1) + 1;
@@ -773,6 +901,69 @@ aclError RefuseDuringCapture(const std::vector<std::shared_ptr<StreamState>>& st
   return ACL_SUCCESS;
 }
 
+// What invalidates a capture that ends with a task group open on one of its streams.
+constexpr const char* kGroupLeftOpen = "a task group left open (aclmdlRICaptureTaskGrpBegin without aclmdlRICaptureTaskGrpEnd)";
+
+// The capture `s` takes part in, taken from it with the task group open on it (null: none), under its lock.
+struct LeftCapture {
+  std::shared_ptr<ModelState> model;
+  bool group_was_open = false;
+};
+LeftCapture LeaveCapture(StreamState& s, const std::shared_ptr<ModelState>& only = nullptr) {
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.capture || (only && s.capture != only)) return {};
+  LeftCapture left{std::move(s.capture), s.open_group != nullptr};
+  s.open_group.reset();
+  s.capturing.store(false, std::memory_order_release);
+  return left;
+}
+
+// Ends `model`'s capture once its origin stream has left it (aclmdlRICaptureEnd, or the origin
+// destroyed): the streams that joined it leave it too, and a task group still open on any of them
+// is interrupted, which invalidates the capture. Without an invalidation the model is made (it may
+// be executed); otherwise it is released with its task groups, nothing left for aclmdlRIDestroy, and
+// what invalidated it is returned.
+std::string EndCapture(const std::shared_ptr<ModelState>& model, bool group_was_open) {
+  std::vector<std::weak_ptr<StreamState>> joined;
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    joined.swap(model->joined);
+  }
+  for (const auto& weak : joined) {
+    if (auto other = weak.lock()) group_was_open |= LeaveCapture(*other, model).group_was_open;
+  }
+  std::vector<uintptr_t> groups;
+  std::string invalidated_by;
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    if (group_was_open && model->invalidated_by.empty()) model->invalidated_by = kGroupLeftOpen;
+    invalidated_by = model->invalidated_by;
+    model->ended = invalidated_by.empty();
+    if (!model->ended) groups.swap(model->groups);
+  }
+  if (!invalidated_by.empty()) {
+    State().models.Take(reinterpret_cast<void*>(model->handle));
+    for (uintptr_t group : groups) State().groups.Take(reinterpret_cast<void*>(group));
+  }
+  return invalidated_by;
+}
+
+// `s` is being destroyed by `api` (aclrtDestroyStreamForce, a device reset): what it records instead
+// of running ends. A capture it takes part in is invalidated (its work is gone with it) and, when it
+// began there, ended, making no model; an update of a task group open on it is dropped.
+void AbandonRecording(StreamState& s, const char* api) {
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.destroyed = true;
+    s.update.reset();
+    s.updating.store(false, std::memory_order_release);
+  }
+  LeftCapture left = LeaveCapture(s);
+  if (!left.model) return;
+  Invalidate(*left.model, api);
+  if (left.model->stream == s.handle) EndCapture(left.model, left.group_was_open);
+}
+
 aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
   if (aclError status = RefuseWhileCaptured(*s, api)) return status;
   Drain(s);
@@ -845,6 +1036,7 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is not a live event");
   std::shared_ptr<StreamState> s;
   if (aclError status = Resolve(stream, api, &s)) return status;
+  if (UpdateOpen(*s)) return RefuseInUpdate(kind, api);  // before a wait could make the stream join a capture
   Task task;
   task.kind = kind;
   task.api = api;
@@ -946,6 +1138,7 @@ void WaitForUsers(uintptr_t begin, uintptr_t end) {
 
 void ReleaseStreams(int32_t device) {
   for (const auto& s : StreamsOf(device, true)) {
+    AbandonRecording(*s, "the device's reset (aclrtResetDevice, aclFinalize)");
     Drain(s);
     s->Stop();
   }
@@ -1034,6 +1227,8 @@ aclError aclrtDestroyStreamForce(aclrtStream stream) {
   if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: stream is a null pointer");
   auto s = aclsim::State().streams.Take(stream);
   if (!s) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStreamForce: not a live stream");
+  // A forced destruction always succeeds: a capture or an update on the stream ends with it.
+  aclsim::AbandonRecording(*s, "aclrtDestroyStreamForce");
   // The tasks not yet run are dropped (acl_rt.h: destroyed "without waiting for the tasks"); the
   // one running finishes, as a device's would.
   s->discard_all.store(true);
@@ -1192,10 +1387,32 @@ aclError aclrtProcessReport(int32_t timeout) {
 }
 
 aclError aclrtDestroyStream(aclrtStream stream) {
-  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is a null pointer");
-  auto s = aclsim::State().streams.Take(stream);
+  constexpr const char* api = "aclrtDestroyStream";
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": stream is a null pointer");
+  auto s = aclsim::State().streams.Find(stream);
   if (!s) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: not a live stream (destroyed twice, or its device was reset?)");
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream (destroyed twice, or its device was reset?)");
+  }
+  // acl_rt.h asks for aclrtSynchronizeStream before a destruction, which a stream being captured
+  // refuses: so does its destruction (the capture is invalidated, as by a synchronisation; end it
+  // with aclmdlRICaptureEnd, then destroy the stream). An open update is ended by its owner first too.
+  std::shared_ptr<aclsim::ModelState> capture;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->update) {
+      return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is updating a task group "
+                                                     "(end the update with aclmdlRICaptureTaskUpdateEnd first)");
+    }
+    capture = s->capture;
+    if (!capture) s->destroyed = true;
+  }
+  if (capture) {
+    aclsim::Invalidate(*capture, api);
+    return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is being captured (aclmdlRICaptureBegin): "
+                                                                 "end the capture with aclmdlRICaptureEnd first; the capture is invalidated");
+  }
+  if (!aclsim::State().streams.Take(stream)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream (destroyed twice, or its device was reset?)");
   }
   // The queued work finishes first (CANN asks callers to synchronise before destroying).
   if (s->completed.load() != s->enqueued.load()) {
@@ -1418,7 +1635,10 @@ aclError CheckReplayedRanges(const std::vector<Task>& tasks, const char* api) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(p);
     return FindDeviceAllocation(p, &range) && count <= range.base + range.size - address;
   };
-  for (const Task& task : tasks) {
+  for (const Task& replayed : tasks) {
+    Task current;  // a task group's member is checked with its current arguments
+    if (replayed.group) current = replayed.group->Current(replayed.member);
+    const Task& task = replayed.group ? current : replayed;
     if (task.kind != Task::Kind::kCopy && task.kind != Task::Kind::kFill) continue;
     if ((task.dst_on_device && !live(task.dst, task.count)) || (task.src_on_device && !live(task.src, task.count))) {
       return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the model's " + task.api +
@@ -1438,6 +1658,10 @@ aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s, c
     tasks = model.tasks;
   }
   if (aclError status = CheckReplayedRanges(tasks, api)) return status;
+  if (UpdateOpen(*s)) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP, std::string(api) + ": the stream is updating a task group "
+                                                            "(aclmdlRICaptureTaskUpdateBegin): a model's replay cannot re-record it");
+  }
   const std::shared_ptr<ModelState> capture = CaptureOf(*s);
   const bool captured = capture != nullptr;
   for (Task& task : tasks) {
@@ -1477,19 +1701,6 @@ aclError EndedModel(aclmdlRI modelRI, const char* api, std::shared_ptr<ModelStat
   return ACL_SUCCESS;
 }
 
-const char* TaskTypeName(Task::Kind kind) {
-  switch (kind) {
-    case Task::Kind::kKernel: return "KERNEL";
-    case Task::Kind::kCopy: return "MEMCPY";
-    case Task::Kind::kFill: return "MEMSET";
-    case Task::Kind::kRecord: return "EVENT_RECORD";
-    case Task::Kind::kWait: return "EVENT_WAIT";
-    case Task::Kind::kHostFunc: return "HOST_FUNC";
-    case Task::Kind::kCallback: return "CALLBACK";
-  }
-  return "UNKNOWN";
-}
-
 // The model as JSON: its id, its stream and its tasks (type, the API that launched each).
 std::string ModelJson(ModelState& model) {
   std::lock_guard<std::mutex> lock(model.mutex);
@@ -1524,7 +1735,12 @@ aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode) {
   model->thread = std::this_thread::get_id();
   model->id = aclsim::State().models_made.fetch_add(1) + 1;
   std::lock_guard<std::mutex> lock(s->mutex);
+  if (s->destroyed) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": stream is not a live stream");
   if (s->capture) return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is already being captured");
+  if (s->update) {
+    return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is updating a task group "
+                                                                       "(end the update with aclmdlRICaptureTaskUpdateEnd first)");
+  }
   model->handle = aclsim::State().models.Add(model);
   s->capture = std::move(model);
   s->capturing.store(true, std::memory_order_release);
@@ -1536,39 +1752,30 @@ aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI* modelRI) {
   if (!modelRI) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": modelRI is a null pointer");
   std::shared_ptr<aclsim::StreamState> s;
   if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
-  std::shared_ptr<aclsim::ModelState> model;
   {
     std::lock_guard<std::mutex> lock(s->mutex);
     if (!s->capture) return Fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, std::string(api) + ": the stream is not being captured");
+    if (s->capture->stream != s->handle) {
+      // As CUDA's cudaErrorStreamCaptureUnmatched: a stream that joined a capture does not end it.
+      return Fail(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED, std::string(api) + ": the stream joined a capture begun on another "
+                                                                            "stream (end it there)");
+    }
     if (s->capture->mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED && s->capture->thread != std::this_thread::get_id()) {
       return Fail(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
                   std::string(api) + ": the capture was begun by another thread (only a relaxed-mode capture may end elsewhere)");
     }
-    model = std::move(s->capture);
-    s->capturing.store(false, std::memory_order_release);
   }
-  std::string invalidated_by;
-  std::vector<std::weak_ptr<aclsim::StreamState>> joined;
-  {
-    std::lock_guard<std::mutex> lock(model->mutex);
-    invalidated_by = model->invalidated_by;
-    model->ended = invalidated_by.empty();
-    joined.swap(model->joined);
-  }
-  for (const auto& weak : joined) {
-    auto other = weak.lock();
-    if (!other) continue;
-    std::lock_guard<std::mutex> lock(other->mutex);
-    if (other->capture != model) continue;
-    other->capture.reset();
-    other->capturing.store(false, std::memory_order_release);
-  }
+  aclsim::LeftCapture left = aclsim::LeaveCapture(*s);
+  if (!left.model) return Fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, std::string(api) + ": the stream is not being captured");
+  const std::string invalidated_by = aclsim::EndCapture(left.model, left.group_was_open);
   if (!invalidated_by.empty()) {
-    aclsim::State().models.Take(reinterpret_cast<void*>(model->handle));
     *modelRI = nullptr;
-    return Fail(ACL_ERROR_RT_STREAM_UNJOINED, std::string(api) + ": the capture was invalidated by " + invalidated_by + ": no model was made");
+    // A task group left open interrupts the capture (ACL_ERROR_STREAM_TASK_GROUP_INTR); any other
+    // invalidation leaves the streams unjoined from a model.
+    return Fail(invalidated_by == aclsim::kGroupLeftOpen ? ACL_ERROR_STREAM_TASK_GROUP_INTR : ACL_ERROR_RT_STREAM_UNJOINED,
+                std::string(api) + ": the capture was invalidated by " + invalidated_by + ": no model was made");
   }
-  *modelRI = reinterpret_cast<aclmdlRI>(model->handle);
+  *modelRI = reinterpret_cast<aclmdlRI>(left.model->handle);
   return ACL_SUCCESS;
 }
 
@@ -1621,9 +1828,139 @@ aclError aclmdlRIDestroy(aclmdlRI modelRI) {
   constexpr const char* api = "aclmdlRIDestroy";
   std::shared_ptr<aclsim::ModelState> model;
   if (aclError status = aclsim::EndedModel(modelRI, api, &model)) return status;
-  // Replays already queued hold copies of its tasks: destroying it now is safe.
+  // Replays already queued hold copies of its tasks (and its task groups): destroying it now is safe.
   aclsim::State().models.Take(modelRI);
+  std::vector<uintptr_t> groups;
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    groups.swap(model->groups);
+  }
+  for (uintptr_t group : groups) aclsim::State().groups.Take(reinterpret_cast<void*>(group));
   return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream) {
+  constexpr const char* api = "aclmdlRICaptureTaskGrpBegin";
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (!s->capture) return Fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, std::string(api) + ": the stream is not being captured");
+  if (s->open_group) {
+    return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": a task group is already open on the stream "
+                                                                       "(end it with aclmdlRICaptureTaskGrpEnd; groups do not nest)");
+  }
+  s->open_group = std::make_shared<aclsim::TaskGroupState>();
+  s->open_group->model = s->capture;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp* handle) {
+  constexpr const char* api = "aclmdlRICaptureTaskGrpEnd";
+  if (!handle) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handle is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::shared_ptr<aclsim::TaskGroupState> group;
+  std::shared_ptr<aclsim::ModelState> model;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (!s->open_group) {
+      return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": no task group is open on the stream "
+                                                                         "(begin one with aclmdlRICaptureTaskGrpBegin)");
+    }
+    group = std::move(s->open_group);
+    model = s->capture;  // an open group's stream is being captured: the capture's end closes its groups
+  }
+  *handle = nullptr;
+  std::lock_guard<std::mutex> lock(model->mutex);
+  if (!model->invalidated_by.empty()) {
+    return Fail(ACL_ERROR_STREAM_TASK_GROUP_INTR, std::string(api) + ": the capture was invalidated by " + model->invalidated_by +
+                                                      " while the task group was open");
+  }
+  const uintptr_t made = aclsim::State().groups.Add(group);
+  model->groups.push_back(made);
+  *handle = reinterpret_cast<aclrtTaskGrp>(made);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle) {
+  constexpr const char* api = "aclmdlRICaptureTaskUpdateBegin";
+  // As for a capture: the default stream is shared by every caller, whose launches it would divert.
+  if (!stream) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the default stream cannot update a task group (use a stream made by aclrtCreateStream)");
+  auto group = handle ? aclsim::State().groups.Find(handle) : nullptr;
+  if (!group) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handle is not a live task group (made by aclmdlRICaptureTaskGrpEnd, "
+                                                            "it lives as long as its model)");
+  }
+  auto model = group->model.lock();
+  if (!model) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the task group's model was destroyed");
+  {
+    std::lock_guard<std::mutex> lock(model->mutex);
+    if (!model->ended) {
+      return Fail(ACL_ERROR_RT_MODEL_CAPTURED, std::string(api) + ": the task group's model is still being captured (end it with aclmdlRICaptureEnd)");
+    }
+  }
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  if (s->destroyed) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": stream is not a live stream");
+  if (s->capture) {
+    return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is being captured: an update runs on a stream that is not");
+  }
+  if (s->update) {
+    return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is already updating a task group "
+                                                                       "(end that update with aclmdlRICaptureTaskUpdateEnd)");
+  }
+  s->update = std::make_shared<aclsim::TaskUpdate>();
+  s->update->group = std::move(group);
+  s->updating.store(true, std::memory_order_release);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream) {
+  constexpr const char* api = "aclmdlRICaptureTaskUpdateEnd";
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  std::shared_ptr<aclsim::TaskUpdate> update;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    update = std::move(s->update);
+    s->updating.store(false, std::memory_order_release);
+  }
+  if (!update) {
+    return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is not updating a task group "
+                                                                       "(begin with aclmdlRICaptureTaskUpdateBegin)");
+  }
+  // The update re-records the group's tasks with new arguments: the same tasks, in the same order
+  // (a device patches each captured task in place; it cannot add, drop or change one's kind).
+  std::string mismatch;
+  {
+    std::lock_guard<std::mutex> lock(update->group->mutex);
+    const std::vector<aclsim::Task>& captured = update->group->members;
+    const std::vector<aclsim::Task>& updated = update->members;
+    if (updated.size() != captured.size()) {
+      mismatch = "it launched " + std::to_string(updated.size()) + " kernels, copies and fills, the task group holds " +
+                 std::to_string(captured.size());
+    }
+    for (size_t i = 0; mismatch.empty() && i < updated.size(); ++i) {
+      if (updated[i].kind != captured[i].kind || (updated[i].kind == aclsim::Task::Kind::kKernel &&
+                                                  std::strcmp(updated[i].api, captured[i].api) != 0)) {
+        mismatch = "its task " + std::to_string(i) + " is a " + aclsim::TaskTypeName(updated[i].kind) + " of " + updated[i].api +
+                   ", the task group's is a " + aclsim::TaskTypeName(captured[i].kind) + " of " + captured[i].api;
+      }
+    }
+  }
+  if (!mismatch.empty()) {
+    return Fail(ACL_ERROR_RT_MODEL_UPDATE_FAILED, std::string(api) + ": the update does not match the task group (" + mismatch +
+                                                      "): the task group keeps its arguments");
+  }
+  // Queued in the stream's order: the members change when the stream reaches it, so that work the
+  // update stream was given before (the new arguments' inputs) is done first, and a replay that
+  // waits for an event recorded after it runs them with the new arguments.
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kUpdate;
+  task.api = api;
+  task.update = std::move(update);
+  return aclsim::Enqueue(s, std::move(task));
 }
 
 aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t* modelRIId) {

@@ -31,15 +31,12 @@ aclError NotModelled(const char* api, const char* feature) {
 extern "C" {
 
 
-// A captured model's task groups, task updates and conditional tasks (capture and replay are streams.cpp's).
-ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskGrpEnd, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureTaskUpdateEnd, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
-ACLSIM_NOT_MODELLED(aclmdlRICondHandleGetCondPtr, "task groups, task updates and conditional tasks of a captured model (aclmdlRI*)")
+// A captured model's conditional tasks and captures into a model built by hand (capture, replay, task
+// groups and their updates are streams.cpp's).
+ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
+ACLSIM_NOT_MODELLED(aclmdlRICondHandleGetCondPtr, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
 
 // Kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only).
 ACLSIM_NOT_MODELLED(aclrtBinaryGetFunction, "kernel binaries loaded and launched by the caller (the simulator runs aclnn kernels only)")
