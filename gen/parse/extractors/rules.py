@@ -16,10 +16,14 @@ Each reader takes one plain wording and nothing looser:
     cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
+    当y的数据类型为INT4时，x的尾轴必须为偶数         Divisibility(x, 2, axis -1, when the dtype of y is INT4)
+    如果dstType为3(INT32)，shape的最后一维需要能被8整除   Divisibility(x, 8, axis -1, when dstType == 3)
+    y的数据类型为INT4时，x的shape尾轴大小不是偶数 (an error row)   the same, refused as the row says
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
 
-A value range or set holds on the chips its sentence opens with, under the one value of an int or
-bool argument it states; an error row gives it its status. A sentence that looks like one of these
+A value range or set (and a divisibility) holds on the chips its sentence opens with, under the one
+value of an int or bool argument it states (a divisibility: or the dtype of a tensor, "当y的数据类型为INT4时");
+an error row gives it its status. A sentence that looks like one of these
 but cannot be read with confidence (any other condition, one with what holds otherwise, a condition on a
 dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
 becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
@@ -34,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level,
+from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import vocab
@@ -49,6 +53,8 @@ _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
 _HOST_REAL = (ParamKind.FLOAT,)
 # What a bound may name: a host argument with one value (gen.parse.extractors.comparisons reads them alike).
 _VALUED = (ParamKind.INT, ParamKind.FLOAT, ParamKind.SCALAR)
+# What a dtype condition may name: a parameter with one dtype in a call (phase 1 reads it so).
+_CARRIES_DTYPE = (ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.DTYPE)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
@@ -756,47 +762,142 @@ class _Reader:
         return None
 
     # The words every divisibility pattern ends in.
-    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数")
+    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数", "divisible", "even number", "multiple of")
 
     @functools.cached_property
-    def _divisibility(self) -> tuple[re.Pattern[str], ...]:
-        head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
-        must = r"(?:需要|必须|要|应|应该|需)?\s*"
-        return (
+    def _divisibility(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+        """The patterns of what a row or a constraint states, and of what an error row refuses
+        ("x的shape尾轴大小不是偶数", "x的尾轴不能被8整除", "the size of the last axis of x is not an even
+        number"). A list of tensors ("x和yOut的最后一维能被2整除", "x、gamma以及beta的最后一维必须为偶数")
+        states it of each."""
+        # A list may name what is no parameter ("x、gamma以及beta", where the API has betaOptional): the
+        # rule holds of those it names that are.
+        one = rf"(?:{self.name}|(?!shape(?![A-Za-z0-9_])){_IDENTIFIER})"
+        names = rf"(?P<a>{one}(?:\s*(?:、|,|和|与|及|以及|\band\b)\s*{one})*)"
+        head = rf"{names}?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
+        must = r"(?:需要|必须|要|应|应该|需|须)?\s*"
+        # English states the axis first: "the last dimension(s) of (both) x (and yOut)", "the last
+        # dimension of the shape" (the row's tensor); the Chinese groups' names, for _axis.
+        english = (rf"(?:the\s+)?(?:size\s+of\s+the\s+)?(?P<alast>last)\s+(?:dimensions?|axis|axes)(?P<an>(?!x)x)?(?P<aback>(?!x)x)?"
+                   rf"\s+of\s+(?:the\s+shape(?:\s+of\s+)?)?(?:both\s+)?{names}?\s+")
+        even_en = r"(?:divisible\s+by\s+(?P<n>\d+)|an?\s+even\s+number|(?:an?\s+)?(?:integer\s+)?multiple\s+of\s+(?P<m>\d+))"
+        stated = (
             compiled(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            compiled(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + must + rf"(?:能|可以|可)?被\s*(?P<n>\d+|{self.name})\s*整除"),
             compiled(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+            compiled(english + rf"(?:must|should)\s+be\s+{even_en}", re.I),
         )
+        refused = (
+            compiled(head + rf"(?:不是|不为)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            compiled(head + rf"(?:不能|无法|不可以|不可)被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + r"(?:不是|不为)\s*(?P<even>偶数)"),
+            compiled(english + rf"(?:is|are)\s+not\s+{even_en}", re.I),
+        )
+        return stated, refused
 
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
         if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
             return
-        for pattern in self._divisibility:
+        qualifiers: dict = {}
+        if text.error_row and re.search(r"并且|且|同时|\band\b", sentence, re.I):
+            # "y的尾轴大小不等于x的尾轴大小的1/8，并且x的尾轴不能被8整除": refused when both hold, which
+            # one rule of divisibility would not say.
+            conditional = True
+        elif conditional:
+            # "当y的数据类型为INT4时，x的尾轴必须为偶数", "如果dstType为3(INT32)，shape的最后一维需要能被8
+            # 整除": one condition this reader knows, opening the sentence, then the rule.
+            opened = self._divisible_condition(sentence, text)
+            if opened is not None:
+                qualifiers, sentence = opened
+                conditional = False
+        stated, refused = self._divisibility
+        for pattern in refused if text.error_row else stated:
             for match in pattern.finditer(sentence):
-                a = match.group("a") or text.subject
-                if a is None:
-                    continue
-                param = self.params[a]
-                divisor = "2" if match.groupdict().get("even") else match.group("n")
-                if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
-                    continue
-                has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
-                if param.kind is ParamKind.TENSOR and not has_axis:
-                    continue  # which size? the element count, a dimension: not said
-                if param.kind is not ParamKind.TENSOR:
-                    # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
-                    # an integer's own divisibility is not read.
-                    continue
-                if conditional:
-                    self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
-                    continue
-                axis: Optional[int] = None
-                if has_axis:
-                    axis, why = self._axis(match, "a", a)
-                    if axis is None:
-                        self.rules.unread(self.api, text.line, a, match.group(0), why)
-                        continue
-                self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line))
+                listed = match.group("a")
+                for a in re.findall(self.name, listed) if listed else [text.subject]:
+                    self._divisible_match(match, a, text, conditional, qualifiers)
+
+    def _divisible_match(self, match: re.Match[str], a: Optional[str], text: Text, conditional: bool,
+                         qualifiers: dict) -> None:
+        if a is None:
+            return
+        param = self.params[a]
+        groups = match.groupdict()
+        divisor = "2" if groups.get("even") or (groups.get("n") is None and groups.get("m") is None) else \
+            groups.get("n") or groups["m"]
+        if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
+            return
+        has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
+        if param.kind is ParamKind.TENSOR and not has_axis:
+            return  # which size? the element count, a dimension: not said
+        if param.kind is not ParamKind.TENSOR:
+            # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
+            # an integer's own divisibility is not read.
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+            return
+        axis: Optional[int] = None
+        if has_axis:
+            axis, why = self._axis(match, "a", a)
+            if axis is None:
+                self.rules.unread(self.api, text.line, a, match.group(0), why)
+                return
+        self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line, status=text.status, **qualifiers))
+
+    # The condition a divisibility opens with. A dtype: "当对应yOut的数据类型为INT4时", "当输出y1Out或y2Out
+    # 的数据类型为INT4时" (either), "数据类型为INT4时" (the row's tensor), "When the data type of yOut is
+    # INT4,". A value of a host argument: "如果dstType为3(INT32)，", "If dstType is 3,", "当outDtype为
+    # INT4时" (an aclDataType argument: a dtype). Then a comma and the rule.
+    _DTYPE_LIST = r"(?P<dtypes>[A-Za-z][A-Za-z0-9_]*(?:\s*(?:、|,|/|或者|或|\bor\b)\s*[A-Za-z][A-Za-z0-9_]*)*)"
+
+    @functools.cached_property
+    def _condition_openings(self) -> tuple[re.Pattern[str], ...]:
+        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
+        tail = r"\s*(?:时|的时候|情况下)?\s*[,:]\s*(?P<rest>\S.*)$"
+        return (
+            compiled(rf"^\s*(?:当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
+                     rf"(?:为|是)\s*{self._DTYPE_LIST}\s*(?:时|的时候|情况下)\s*[,:]?\s*(?P<rest>\S.*)$", re.I),
+            compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{self._DTYPE_LIST}"
+                     rf"\s*,\s*(?P<rest>\S.*)$", re.I),
+            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+                     rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
+        )
+
+    def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[dict, str]]:
+        """The chips, value condition or dtype condition a divisibility's sentence opens with (as
+        Divisibility's fields), and the rest of the sentence; None when it states another condition,
+        or more than one."""
+        chips, rest = self._chips_opening(sentence)
+        for pattern in self._condition_openings:
+            found = pattern.match(rest)
+            if found is not None:
+                break
+        else:
+            return None
+        after = found.group("rest")
+        if CONDITION.search(after) or vocab.socs_in(after) or self._OTHER_CASES.search(after):
+            return None
+        qualifiers: dict = {"products": chips}
+        groups = found.groupdict()
+        if groups.get("dtypes") is not None:
+            dtypes = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|,|/|或者|或|\bor\b)\s*", groups["dtypes"], flags=re.I)]
+            named = re.findall(self.name, groups.get("names") or "") or ([text.subject] if text.subject else [])
+            if not named or not all(dtypes) or not all(self.params[n].kind in _CARRIES_DTYPE for n in named):
+                return None
+            qualifiers["when_dtype"] = DTypeCondition(tuple(named), tuple(d for d in dtypes if d is not None))
+            return qualifiers, after
+        param, value = self.params[found.group("name")], found.group("value")
+        dtype = vocab.dtype_of(value) or (vocab.dtype_of(found.group("gloss")) if found.group("gloss") else None)
+        if param.kind is ParamKind.DTYPE and dtype is not None:
+            qualifiers["when_dtype"] = DTypeCondition((param.name,), (dtype,))
+        elif param.kind is ParamKind.INT and value.lstrip("-").isdigit():
+            qualifiers["when"] = Condition(param.name, float(value))
+        elif param.kind is ParamKind.BOOL and value.lower() in ("true", "false"):
+            qualifiers["when"] = Condition(param.name, 1.0 if value.lower() == "true" else 0.0)
+        else:
+            return None
+        return qualifiers, after
 
     # -- shape rules -----------------------------------------------------------------------------
 
@@ -884,7 +985,8 @@ class _Reader:
             then_text = rest[:otherwise.start()] if otherwise else rest
             then = self._consequent(then_text, subject)
             if then is None:
-                if re.search(r"shape|形状", then_text, re.I):
+                if re.search(r"shape|形状", then_text, re.I) and \
+                        not any(word in then_text for word in self._DIVISIBILITY_WORDS):  # _divisible's
                     self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
                     return True
                 continue
