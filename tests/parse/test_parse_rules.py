@@ -373,3 +373,16 @@ def test_divisibility_under_a_dtype_a_value_or_a_chip():
     assert {(d.param, d.products) for d in v3.divisibility} == {(n, (Soc.ASCEND950,)) for n in ("x", "gamma")}
     # Two conditions of an error row ("...不等于...的1/8，并且x的尾轴不能被8整除"): refused when both hold.
     assert any("x的尾轴不能被8整除" in m for m in unread("ops-nn/norm/rms_norm_quant_v3/docs/aclnnRmsNormQuantV3.md"))
+
+
+def test_ranges_bounded_by_a_tensors_rank_in_other_words():
+    # "axis的取值不在[-x_rank, x_rank)范围内": a tensor's name and "_rank".
+    path = "ops-math/math/scale/docs/aclnnScale.md"
+    assert "axis in [-rank(x), rank(x))" in [r.describe() for r in api(path, "aclnnScale").value_ranges]
+    assert not [m for m in unread(path) if "x_rank" in m]
+    # An error row's "[-rank, rank-1]" with the letter dim's row defines ("其中rank是输入Tensor self的维度").
+    path = "ops-nn/experimental/activation/log_softmax_v2/docs/aclnnLogSoftmaxV2.md"
+    assert not [m for m in unread(path) if "rank-1" in m]
+    # "(dim_num is the shape dimension of gradOutput)"; [-n, n] is [-n, n): no dimension is numbered n.
+    grad = api("ops-nn-8.5.0-en/activation/logsoftmax_grad/docs/aclnnLogSoftmaxBackward_en.md", "aclnnLogSoftmaxBackward")
+    assert [r.describe() for r in grad.value_ranges] == ["dim in [-rank(gradOutput), rank(gradOutput))"]

@@ -181,6 +181,8 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     """The rules of one API. `zero_based`: the page counts dimensions from 0 somewhere ("第0维"),
     so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read."""
     reader = _Reader(api, params, zero_based)
+    texts = list(texts)
+    reader.api_letters = reader.letters_of(texts)
     for text in texts:
         reader.read(text)
     rules = reader.rules
@@ -273,6 +275,7 @@ class _Reader:
         # "the input data" names the tensor only where the API has one input tensor.
         self.only_input = inputs[0] if len(inputs) == 1 else None
         self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
+        self.api_letters: dict[str, str] = {}  # those any text of the API defines, each one way (letters_of)
         self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
         self.status = 0  # the status of the text being read, where an error row gives another than 161002
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
@@ -286,8 +289,10 @@ class _Reader:
     # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
     # third of the parse. Rank and size terms match any identifier and keep those that name the
     # API's tensors (_ranges).
+    # "x_rank", "data_rank": a tensor's name and "_rank" ("axis的取值不在[-x_rank, x_rank)范围内").
     _RANK = re.compile(
-        rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
+        rf"(?:(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9]*)_rank(?![A-Za-z0-9_])|"
+        rf"rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
         rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
         rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
     _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
@@ -298,7 +303,9 @@ class _Reader:
         self.text_zero_based = counts_from_zero(text.text)
         # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
         joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
-        self.letters = self._rank_letters(joined)
+        # An error row or a constraint may bound by a letter a row defines ("dim 参数的值超出有效范围
+        # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
+        self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
             if sentence.strip():
                 self._sentence(sentence, text)
@@ -313,8 +320,16 @@ class _Reader:
                   r"(?P<input>输入(?:的)?\s*(?:Tensor|tensor|张量|数据)?)?\s*(?P<tensor>{tensor})?\s*(?:的)?\s*"
                   r"(?:shape\s*(?:的)?\s*)?" + _RANK_WORDS)
     _LETTER_EN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
-                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
+                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
                   r"(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{tensor})?(?![A-Za-z0-9_])")
+
+    def letters_of(self, texts: Sequence[Text]) -> dict[str, str]:
+        """The letters the API's texts define as a tensor's rank, each defined as one tensor's only."""
+        found: dict[str, set[str]] = {}
+        for text in texts:
+            for letter, tensor in self._rank_letters(_normal(text.text)).items():
+                found.setdefault(letter, set()).add(tensor)
+        return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _rank_letters(self, text: str) -> dict[str, str]:
         """The letters `text` defines as the rank of one of the API's tensors (a bracketed range then
@@ -428,7 +443,7 @@ class _Reader:
             return m.group(0)
 
         def rank(m: re.Match[str]) -> str:
-            tensor = m.group(1) or m.group(2) or m.group(3)
+            tensor = m.group(1) or m.group(2) or m.group(3) or m.group(4)
             return hold("rank", tensor) if tensor in self.tensors else m.group(0)
 
         held = self._SIZE.sub(size, sentence)
@@ -849,16 +864,17 @@ class _Reader:
     # 的数据类型为INT4时" (either), "数据类型为INT4时" (the row's tensor), "When the data type of yOut is
     # INT4,". A value of a host argument: "如果dstType为3(INT32)，", "If dstType is 3,", "当outDtype为
     # INT4时" (an aclDataType argument: a dtype). Then a comma and the rule.
-    _DTYPE_LIST = r"(?P<dtypes>[A-Za-z][A-Za-z0-9_]*(?:\s*(?:、|,|/|或者|或|\bor\b)\s*[A-Za-z][A-Za-z0-9_]*)*)"
-
     @functools.cached_property
     def _condition_openings(self) -> tuple[re.Pattern[str], ...]:
         names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
         tail = r"\s*(?:时|的时候|情况下)?\s*[,:]\s*(?P<rest>\S.*)$"
+        dtype = rf"(?<![A-Za-z0-9_])(?:DT_|ACL_)?(?:{'|'.join(map(re.escape, vocab.dtype_words()))})(?![A-Za-z0-9_])"
+        dtypes = rf"(?P<dtypes>{dtype}(?:\s*(?:、|,|/|或者|或|\bor\b)\s*{dtype})*)"
         return (
-            compiled(rf"^\s*(?:当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
-                     rf"(?:为|是)\s*{self._DTYPE_LIST}\s*(?:时|的时候|情况下)\s*[,:]?\s*(?P<rest>\S.*)$", re.I),
-            compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{self._DTYPE_LIST}"
+            # "当...为FLOAT4_E2M1或FLOAT4_E1M2，x尾轴的值必须为偶数": "当" and a comma close it without "时".
+            compiled(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
+                     rf"(?:为|是)\s*{dtypes}\s*(?:(?:时|的时候|情况下)\s*[,:]?|(?(open)\s*[,:]|(?!)))\s*(?P<rest>\S.*)$", re.I),
+            compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{dtypes}"
                      rf"\s*,\s*(?P<rest>\S.*)$", re.I),
             compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
                      rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
