@@ -386,3 +386,11 @@ def test_ranges_bounded_by_a_tensors_rank_in_other_words():
     # "(dim_num is the shape dimension of gradOutput)"; [-n, n] is [-n, n): no dimension is numbered n.
     grad = api("ops-nn-8.5.0-en/activation/logsoftmax_grad/docs/aclnnLogSoftmaxBackward_en.md", "aclnnLogSoftmaxBackward")
     assert [r.describe() for r in grad.value_ranges] == ["dim in [-rank(gradOutput), rank(gradOutput))"]
+
+
+def test_divisibility_under_an_int_arguments_dtype_values():
+    # "当dstType为FLOAT4_E2M1、FLOAT4_E1M2时，x的最后一维必须是偶数": dstType (int64_t) carries an
+    # aclDataType's value; one rule per dtype (ACL_FLOAT4_E2M1 is 40, ACL_FLOAT4_E1M2 41).
+    mx = api("ops-nn/quant/dynamic_block_mx_quant/docs/aclnnDynamicBlockMxQuant.md", "aclnnDynamicBlockMxQuant")
+    assert [d.describe() for d in mx.divisibility] == ["x.shape[-1] % 2 == 0 when dstType == 40",
+                                                      "x.shape[-1] % 2 == 0 when dstType == 41"]

@@ -813,7 +813,7 @@ class _Reader:
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
         if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
             return
-        qualifiers: dict = {}
+        qualifiers: list[dict] = [{}]
         if text.error_row and re.search(r"并且|且|同时|\band\b", sentence, re.I):
             # "y的尾轴大小不等于x的尾轴大小的1/8，并且x的尾轴不能被8整除": refused when both hold, which
             # one rule of divisibility would not say.
@@ -830,7 +830,8 @@ class _Reader:
             for match in pattern.finditer(sentence):
                 listed = match.group("a")
                 for a in re.findall(self.name, listed) if listed else [text.subject]:
-                    self._divisible_match(match, a, text, conditional, qualifiers)
+                    for each in qualifiers:
+                        self._divisible_match(match, a, text, conditional, each)
 
     def _divisible_match(self, match: re.Match[str], a: Optional[str], text: Text, conditional: bool,
                          qualifiers: dict) -> None:
@@ -876,14 +877,18 @@ class _Reader:
                      rf"(?:为|是)\s*{dtypes}\s*(?:(?:时|的时候|情况下)\s*[,:]?|(?(open)\s*[,:]|(?!)))\s*(?P<rest>\S.*)$", re.I),
             compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{dtypes}"
                      rf"\s*,\s*(?P<rest>\S.*)$", re.I),
+            # "当dstType为FLOAT4_E2M1/FLOAT4_E1M2时": an aclDataType argument (or an int one, which
+            # carries an aclDataType's value) named with dtypes.
+            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+                     rf"{dtypes}" + tail, re.I),
             compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
                      rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
         )
 
-    def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[dict, str]]:
+    def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[list[dict], str]]:
         """The chips, value condition or dtype condition a divisibility's sentence opens with (as
-        Divisibility's fields), and the rest of the sentence; None when it states another condition,
-        or more than one."""
+        Divisibility's fields: one set per rule, an int argument's dtypes one value each), and the
+        rest of the sentence; None when it states another condition, or more than one."""
         chips, rest = self._chips_opening(sentence)
         for pattern in self._condition_openings:
             found = pattern.match(rest)
@@ -897,12 +902,19 @@ class _Reader:
         qualifiers: dict = {"products": chips}
         groups = found.groupdict()
         if groups.get("dtypes") is not None:
-            dtypes = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|,|/|或者|或|\bor\b)\s*", groups["dtypes"], flags=re.I)]
-            named = re.findall(self.name, groups.get("names") or "") or ([text.subject] if text.subject else [])
-            if not named or not all(dtypes) or not all(self.params[n].kind in _CARRIES_DTYPE for n in named):
+            listed = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|,|/|或者|或|\bor\b)\s*", groups["dtypes"], flags=re.I)]
+            dtypes = tuple(d for d in listed if d is not None)
+            if len(dtypes) != len(listed):
                 return None
-            qualifiers["when_dtype"] = DTypeCondition(tuple(named), tuple(d for d in dtypes if d is not None))
-            return qualifiers, after
+            if groups.get("name") and self.params[groups["name"]].kind is ParamKind.INT:
+                codes = abi.enumerators("aclDataType")
+                return [{**qualifiers, "when": Condition(groups["name"], float(codes[d.enumerator]))} for d in dtypes], after
+            named = [groups["name"]] if groups.get("name") else \
+                re.findall(self.name, groups.get("names") or "") or ([text.subject] if text.subject else [])
+            if not named or not all(self.params[n].kind in _CARRIES_DTYPE for n in named):
+                return None
+            qualifiers["when_dtype"] = DTypeCondition(tuple(named), dtypes)
+            return [qualifiers], after
         param, value = self.params[found.group("name")], found.group("value")
         dtype = vocab.dtype_of(value) or (vocab.dtype_of(found.group("gloss")) if found.group("gloss") else None)
         if param.kind is ParamKind.DTYPE and dtype is not None:
@@ -913,7 +925,7 @@ class _Reader:
             qualifiers["when"] = Condition(param.name, 1.0 if value.lower() == "true" else 0.0)
         else:
             return None
-        return qualifiers, after
+        return [qualifiers], after
 
     # -- shape rules -----------------------------------------------------------------------------
 
