@@ -814,10 +814,11 @@ class _Reader:
         if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
             return
         qualifiers: list[dict] = [{}]
+        why = "it holds under a condition"
         if text.error_row and re.search(r"并且|且|同时|\band\b", sentence, re.I):
             # "y的尾轴大小不等于x的尾轴大小的1/8，并且x的尾轴不能被8整除": refused when both hold, which
             # one rule of divisibility would not say.
-            conditional = True
+            conditional, why = True, "the error row refuses it only together with another condition"
         elif conditional:
             # "当y的数据类型为INT4时，x的尾轴必须为偶数", "如果dstType为3(INT32)，shape的最后一维需要能被8
             # 整除": one condition this reader knows, opening the sentence, then the rule.
@@ -831,10 +832,10 @@ class _Reader:
                 listed = match.group("a")
                 for a in re.findall(self.name, listed) if listed else [text.subject]:
                     for each in qualifiers:
-                        self._divisible_match(match, a, text, conditional, each)
+                        self._divisible_match(match, a, text, conditional, each, why)
 
     def _divisible_match(self, match: re.Match[str], a: Optional[str], text: Text, conditional: bool,
-                         qualifiers: dict) -> None:
+                         qualifiers: dict, why: str) -> None:
         if a is None:
             return
         param = self.params[a]
@@ -851,13 +852,13 @@ class _Reader:
             # an integer's own divisibility is not read.
             return
         if conditional:
-            self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+            self.rules.unread(self.api, text.line, a, match.group(0), why)
             return
         axis: Optional[int] = None
         if has_axis:
-            axis, why = self._axis(match, "a", a)
+            axis, ambiguous = self._axis(match, "a", a)
             if axis is None:
-                self.rules.unread(self.api, text.line, a, match.group(0), why)
+                self.rules.unread(self.api, text.line, a, match.group(0), ambiguous)
                 return
         self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line, status=text.status, **qualifiers))
 
