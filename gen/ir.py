@@ -36,8 +36,9 @@ from gen import abi, jsontext
 # API.zero_d_addends (the addends of a fused product phase 1 takes 0-d, gen.conventions 12). 12:
 # ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
 # status of value ranges and sets. 13: ExampleArg.members (a tensor or scalar list's members, as the
-# example makes them) and ExampleArg.text (a string's).
-SCHEMA_VERSION = 14
+# example makes them) and ExampleArg.text (a string's). 15: ArrayLength (14), and Divisibility's chips, status,
+# value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时").
+SCHEMA_VERSION = 15
 
 
 class PageKind(str, enum.Enum):
@@ -875,19 +876,49 @@ class DimEquality(_Json):
 
 
 @dataclass(frozen=True)
+class DTypeCondition(_Json):
+    """The dtype a rule holds under: that of one of `params` (a tensor, a scalar, an aclDataType
+    argument) is one of `dtypes` ("当y的数据类型为INT4时"; "当输出y1Out或y2Out的数据类型为INT4时" holds
+    when either has it; "When the data type of yOut is INT32"). An absent parameter has no dtype."""
+
+    params: tuple[str, ...]
+    dtypes: tuple[DType, ...]
+
+    def __post_init__(self) -> None:
+        assert self.params and self.dtypes, "a dtype condition names parameters and dtypes"
+
+    def meets(self, dtypes: Mapping[str, DType]) -> bool:
+        """Whether parameters with `dtypes` (those absent from it have none) meet it."""
+        return any(dtypes.get(p) in self.dtypes for p in self.params)
+
+    def describe(self) -> str:
+        return f"when the dtype of {' or '.join(self.params)} is {'/'.join(d.value for d in self.dtypes)}"
+
+
+@dataclass(frozen=True)
 class Divisibility(_Json):
     """A size is a multiple of `divisor` (a number, or an integer parameter's name): a tensor's
     dimension `axis` ("x的最后一维需要是8的倍数", "C需要能被groups整除"), or the value of an integer
-    parameter when `axis` is None."""
+    parameter when `axis` is None. It may hold on some chips, under a value of a host argument
+    ("如果dstType为3(INT32)，shape的最后一维需要能被8整除") or under a dtype ("当y的数据类型为INT4时，x
+    的尾轴必须为偶数"), and answer an error row's status."""
 
     param: str
     divisor: str
     axis: Optional[int] = None
     line: int = 0
+    products: tuple[Soc, ...] = ()  # as ValueRange's
+    status: int = 0  # as ValueRange's
+    when: Optional[Condition] = None  # as ValueRange's
+    when_dtype: Optional[DTypeCondition] = None
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
 
     def describe(self) -> str:
         what = self.param if self.axis is None else f"{self.param}.shape[{self.axis}]"
-        return f"{what} % {self.divisor} == 0"
+        condition = f" {self.when_dtype.describe()}" if self.when_dtype else ""
+        return f"{what} % {self.divisor} == 0{condition}" + _qualifiers(self.products, self.status, self.when)
 
 
 class ShapeForm(str, enum.Enum):
@@ -1128,6 +1159,10 @@ def _rule_params(rule: Any) -> set[str]:
     elif isinstance(rule, Divisibility):
         if not rule.divisor.isdigit():
             named.add(rule.divisor)
+        if rule.when is not None:
+            named.add(rule.when.param)
+        if rule.when_dtype is not None:
+            named.update(rule.when_dtype.params)
     elif isinstance(rule, ShapeRule):
         named.add(rule.when)
         named.update(rule.others)

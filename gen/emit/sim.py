@@ -532,12 +532,21 @@ def sim_rules(api: API) -> Optional[SimRules]:
 
     divisible = []
     for d in api.divisibility:
-        if d.param not in index_of or not (d.divisor.isdigit() or d.divisor in index_of):
+        if d.param not in index_of or not (d.divisor.isdigit() or d.divisor in index_of) or \
+                (d.when is not None and d.when.param not in index_of):
             continue
         divisor, divisor_param = (int(d.divisor), -1) if d.divisor.isdigit() else (0, index_of[d.divisor])
         axis = d.axis if d.axis is not None else 0
+        when_params, when_dtypes = "0", "0"
+        if d.when_dtype is not None:
+            if any(p not in index_of for p in d.when_dtype.params):
+                continue
+            when_params = " | ".join(f"(uint64_t{{1}} << {index_of[p]})" for p in d.when_dtype.params)
+            when_dtypes = _dtype_mask(d.when_dtype.dtypes)
         divisible.append(Init.of(param=index_of[d.param], has_axis=d.axis is not None, axis=axis, divisor=divisor,
-                                 divisor_param=divisor_param, line=d.line))
+                                 divisor_param=divisor_param, socs=_soc_mask(d.products), status=d.status,
+                                 **_condition(d.when, index_of), when_params=when_params, when_dtypes=when_dtypes,
+                                 line=d.line))
     table("divisible", "aclsim::DivisibleSpec", "kDivisible", divisible)
 
     shape_rules = []

@@ -15,7 +15,9 @@ ADVANCED = Family(
     # scatter_update: batch i's updates go to self's batch i from position index[i] along dim
     # (torch_npu.npu_scatter_update, a KV cache's write).
     ops=(Op("index", shape="given", exact=True), "index_put", Op("masked_scatter", exact=True), "put",
-         Op("index_fill", exact=True), Op("scatter_nd_update", exact=True), Op("scatter_update", exact=True)),
+         Op("index_fill", exact=True), Op("scatter_nd_update", exact=True),
+         # updates' dimensions but the batch and dim's are self's: another dim alone is no valid call.
+         Op("scatter_update", exact=True, shape_arguments=("dim",))),
     roles=("self", "indices", "index", "values", "accumulate", "dim", "value", "out"),
     required=("self",),
     doc="PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes "

@@ -153,3 +153,9 @@ def test_error_row4_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 205: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT32, the size of the last axis of the shape of y is not eight times that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 203: x.shape[-1] % 2 == 0 when the dtype of x is INT4
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of x is INT4')
+def test_rule_line203_divisibility1():
+    pass

@@ -165,3 +165,21 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 223: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 83: x.shape[-1] % 8 == 0 when dstType == 3
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 3')
+def test_rule_line83_divisibility1():
+    pass
+
+
+# line 83: x.shape[-1] % 2 == 0 when dstType == 29
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 29')
+def test_rule_line83_divisibility2():
+    pass
+
+
+# line 220: x.shape[-1] % 2 == 0 when the dtype of y is INT4
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
+def test_rule_line220_divisibility3():
+    pass

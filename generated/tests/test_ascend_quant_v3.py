@@ -180,3 +180,9 @@ def test_error_row8_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 251: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 248: x.shape[-1] % 2 == 0 when the dtype of y is INT4
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
+def test_rule_line248_divisibility1():
+    pass

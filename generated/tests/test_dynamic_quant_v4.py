@@ -132,6 +132,24 @@ def test_error_row3_unclassified():
     pass
 
 
+# line 130: x.shape[-1] % 2 == 0 when the dtype of yOut is INT4
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
+def test_rule_line130_divisibility1():
+    pass
+
+
+# line 200: yOut.shape[-1] % 2 == 0 when the dtype of yOut is INT4
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
+def test_rule_line200_divisibility2():
+    pass
+
+
+# line 337: x.shape[-1] % 8 == 0 when the dtype of yOut is INT32
+@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT32')
+def test_rule_line337_divisibility3():
+    pass
+
+
 # line 210: when quantMode in {pertensor}: scaleOut has one element
 @pytest.mark.parametrize("case", [
     BASE.but('quantMode=pertensor', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (1,), 'offsetOut': '<auto>'}),

@@ -162,3 +162,12 @@ def test_error_row6_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row7_empty_tensor(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 138: axis in (-rank(data), rank(data))
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-4', values={'axis': -4}),
+    BASE.but('axis=4', values={'axis': 4}),
+], ids=lambda case: case.id)
+def test_rule_line138_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

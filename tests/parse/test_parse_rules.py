@@ -227,7 +227,8 @@ def test_a_rule_of_some_chips_holds_on_them_and_one_of_part_of_an_argument_is_no
     assert not [r for r in conv.value_ranges if r.param == "stride"]
     # A constraints item under a product item holds on those chips only (aclnnDequantSwigluQuantV2:529).
     dsq = api("ops-nn/quant/dequant_swiglu_quant/docs/aclnnDequantSwigluQuantV2.md", "aclnnDequantSwigluQuantV2")
-    assert dsq.divisibility == ()
+    # (Its line 369 holds under yOut's dtype: "当yOut的数据类型为FLOAT4_E2M1、FLOAT4_E1M2时，yOut的最后一维需要是2的倍数".)
+    assert [(d.line, d.when_dtype is not None) for d in dsq.divisibility] == [(369, True)]
 
 
 def test_constraints_lines_give_dimension_rules():
@@ -347,3 +348,49 @@ def test_array_lengths_from_rows_and_error_rows():
     english = api("ops-nn-8.5.0-en/pooling/max_pool3d_grad_with_argmax/docs/aclnnMaxPool2dWithIndicesBackward_en.md",
                   "aclnnMaxPool2dWithIndicesBackward")
     assert {r.param: r.lengths for r in english.array_lengths}["stride"] == (0, 1, 2)
+
+
+def test_divisibility_under_a_dtype_a_value_or_a_chip():
+    # A row: "当对应yOut的数据类型为INT4时，x最后一维的大小必须能被2整除"; yOut's own row names no tensor:
+    # "数据类型为INT4时，最后一维的大小必须能被2整除"; a constraint names two: "需满足x和yOut的最后一维能被2整除".
+    quant = api("ops-nn/quant/dynamic_quant/docs/aclnnDynamicQuantV3.md", "aclnnDynamicQuantV3")
+    assert sorted({d.describe() for d in quant.divisibility}) == [
+        "x.shape[-1] % 2 == 0 when the dtype of yOut is INT4", "x.shape[-1] % 8 == 0 when the dtype of yOut is INT32",
+        "yOut.shape[-1] % 2 == 0 when the dtype of yOut is INT4"]
+    # Either of two outputs: "当输出y1Out或y2Out的数据类型为INT4时，x1的尾轴必须能被2整除".
+    norm = api("ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuantV2.md",
+               "aclnnAddRmsNormDynamicQuantV2")
+    assert [d.describe() for d in norm.divisibility] == ["x1.shape[-1] % 2 == 0 when the dtype of y1Out or y2Out is INT4"]
+    # A value of an int argument: "如果dstType为29(INT4)，shape的最后一维需要能被2整除"; an error row
+    # states what is refused: "y的数据类型为INT4时，x的shape尾轴大小不是偶数".
+    group = api("ops-nn/quant/group_quant/docs/aclnnGroupQuant.md", "aclnnGroupQuant")
+    assert sorted(d.describe() for d in group.divisibility) == [
+        "x.shape[-1] % 2 == 0 when dstType == 29", "x.shape[-1] % 2 == 0 when the dtype of y is INT4",
+        "x.shape[-1] % 8 == 0 when dstType == 3"]
+    # A chip's: "Ascend 950PR/Ascend 950DT：当y的数据类型为INT4时，x、gamma以及beta的最后一维必须为偶数".
+    v3 = api("ops-nn/norm/rms_norm_quant_v3/docs/aclnnRmsNormQuantV3.md", "aclnnRmsNormQuantV3")
+    # The API has no beta (betaOptional): the rule holds of x and gamma.
+    assert {(d.param, d.products) for d in v3.divisibility} == {(n, (Soc.ASCEND950,)) for n in ("x", "gamma")}
+    # Two conditions of an error row ("...不等于...的1/8，并且x的尾轴不能被8整除"): refused when both hold.
+    assert any("x的尾轴不能被8整除" in m for m in unread("ops-nn/norm/rms_norm_quant_v3/docs/aclnnRmsNormQuantV3.md"))
+
+
+def test_ranges_bounded_by_a_tensors_rank_in_other_words():
+    # "axis的取值不在[-x_rank, x_rank)范围内": a tensor's name and "_rank".
+    path = "ops-math/math/scale/docs/aclnnScale.md"
+    assert "axis in [-rank(x), rank(x))" in [r.describe() for r in api(path, "aclnnScale").value_ranges]
+    assert not [m for m in unread(path) if "x_rank" in m]
+    # An error row's "[-rank, rank-1]" with the letter dim's row defines ("其中rank是输入Tensor self的维度").
+    path = "ops-nn/experimental/activation/log_softmax_v2/docs/aclnnLogSoftmaxV2.md"
+    assert not [m for m in unread(path) if "rank-1" in m]
+    # "(dim_num is the shape dimension of gradOutput)"; [-n, n] is [-n, n): no dimension is numbered n.
+    grad = api("ops-nn-8.5.0-en/activation/logsoftmax_grad/docs/aclnnLogSoftmaxBackward_en.md", "aclnnLogSoftmaxBackward")
+    assert [r.describe() for r in grad.value_ranges] == ["dim in [-rank(gradOutput), rank(gradOutput))"]
+
+
+def test_divisibility_under_an_int_arguments_dtype_values():
+    # "当dstType为FLOAT4_E2M1、FLOAT4_E1M2时，x的最后一维必须是偶数": dstType (int64_t) carries an
+    # aclDataType's value; one rule per dtype (ACL_FLOAT4_E2M1 is 40, ACL_FLOAT4_E1M2 41).
+    mx = api("ops-nn/quant/dynamic_block_mx_quant/docs/aclnnDynamicBlockMxQuant.md", "aclnnDynamicBlockMxQuant")
+    assert [d.describe() for d in mx.divisibility] == ["x.shape[-1] % 2 == 0 when dstType == 40",
+                                                      "x.shape[-1] % 2 == 0 when dstType == 41"]

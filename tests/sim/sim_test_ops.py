@@ -5,7 +5,7 @@ several outputs, an API without a kernel). They are generated and built next to 
 from __future__ import annotations
 
 from gen.ir import (
-    API, Bound, CombinationCell, Condition, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, IntegerMath,
+    API, Bound, CombinationCell, Condition, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, DTypeCondition, Extent, IntegerMath,
     OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ResultRule, ShapeForm,
     ShapeRule, Soc, ValueCheck, ValueRange, ValueSet,
 )
@@ -148,7 +148,10 @@ def rules_api() -> API:
                       ValueRange("alpha", low=Bound(-100), status=561002, line=30)),
         value_sets=(ValueSet("reduction", (0, 1, 2, 5), line=27),),
         dim_equalities=(DimEquality("weight", 0, "self", -1, line=23),),
-        divisibility=(Divisibility("self", "2", -1, line=24),),
+        divisibility=(Divisibility("self", "2", -1, line=24),
+                      # "当self的数据类型为FLOAT16时，self的第0维必须是3的倍数", answered as its error row says.
+                      Divisibility("self", "3", 0, line=31, status=561002,
+                                   when_dtype=DTypeCondition(("self",), (F16,)))),
         shape_rules=(ShapeRule("out", "reduction", ("0",), ShapeForm.SAME, ("self",), line=25),
                      ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25)),
     )

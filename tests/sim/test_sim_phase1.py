@@ -455,6 +455,16 @@ def test_a_dimension_that_must_divide(sim, objs):
     assert "self: dimension -1 (5) is not a multiple of 2" in sim.error()
 
 
+def test_a_dimension_that_must_divide_under_a_dtype(sim, objs):
+    # self [2, 4]: a multiple of 3 only where self is FLOAT16; the row of FLOAT16 self has FLOAT out.
+    f16 = dict(self=objs.t([2, 4], ACL_FLOAT16), weight=objs.t([4, 2], ACL_FLOAT16), out=objs.t([2, 4]))
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, **{**f16, "self": objs.t([3, 4], ACL_FLOAT16),
+                                                                "out": objs.t([3, 4])})) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, self=objs.t([2, 4]), out=objs.t([2, 4]))) == 0, sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, **f16)) == 561002
+    assert "self: dimension 0 (2) is not a multiple of 3 (tests/sim/sim_test_ops.md:31)" in sim.error()
+
+
 def test_an_output_whose_shape_the_reduction_decides(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([]))) == 0, sim.error()
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()

@@ -60,8 +60,9 @@ class RulePlanner:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
                 accepted, refused, why = plan(rule) if not self.call.base_known else ([], [], self.call.base_known)
-                # A value rule of some chips is tested on them; its status is the error table's.
-                valued = isinstance(rule, (ValueRange, ValueSet))
+                # A value rule (or a divisibility) of some chips is tested on them; its status is the
+                # error table's.
+                valued = isinstance(rule, (ValueRange, ValueSet, Divisibility))
                 products = rule.products if valued else ()
                 socs = tuple(s.value for s in products)
                 if products and DEFAULT_SOC not in products and (accepted or refused):
@@ -307,6 +308,9 @@ class RulePlanner:
         return [replace(self.base, id="base")], [refused], ""
 
     def divisible_cases(self, rule: Divisibility) -> tuple[list[Case], list[Case], str]:
+        if rule.when_dtype is not None and not rule.when_dtype.meets(self._assignment(self.base)):
+            # Another dtype may ask for other shapes: only a base call under the condition tests it.
+            return [], [], f"the base call does not meet it {rule.when_dtype.describe()}"
         shape = self._dims(rule.param)
         divisor = int(rule.divisor) if rule.divisor.isdigit() else self.base.values.get(rule.divisor)
         if shape is None or rule.axis is None or not isinstance(divisor, int) or divisor < 2:

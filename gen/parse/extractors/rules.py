@@ -16,10 +16,14 @@ Each reader takes one plain wording and nothing looser:
     cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
+    当y的数据类型为INT4时，x的尾轴必须为偶数         Divisibility(x, 2, axis -1, when the dtype of y is INT4)
+    如果dstType为3(INT32)，shape的最后一维需要能被8整除   Divisibility(x, 8, axis -1, when dstType == 3)
+    y的数据类型为INT4时，x的shape尾轴大小不是偶数 (an error row)   the same, refused as the row says
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
 
-A value range or set holds on the chips its sentence opens with, under the one value of an int or
-bool argument it states; an error row gives it its status. A sentence that looks like one of these
+A value range or set (and a divisibility) holds on the chips its sentence opens with, under the one
+value of an int or bool argument it states (a divisibility: or the dtype of a tensor, "当y的数据类型为INT4时");
+an error row gives it its status. A sentence that looks like one of these
 but cannot be read with confidence (any other condition, one with what holds otherwise, a condition on a
 dtype, "第1维" on a page that never says "第0维", a bound in letters the page does not define)
 becomes a `relation-unread` diagnostic and no rule: the simulator then checks less, never more,
@@ -34,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, ErrorCase, Extent, Level,
+from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import vocab
@@ -49,6 +53,8 @@ _INTEGRAL = (ParamKind.INT, ParamKind.INT_ARRAY)
 _HOST_REAL = (ParamKind.FLOAT,)
 # What a bound may name: a host argument with one value (gen.parse.extractors.comparisons reads them alike).
 _VALUED = (ParamKind.INT, ParamKind.FLOAT, ParamKind.SCALAR)
+# What a dtype condition may name: a parameter with one dtype in a call (phase 1 reads it so).
+_CARRIES_DTYPE = (ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.DTYPE)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
@@ -175,6 +181,8 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     """The rules of one API. `zero_based`: the page counts dimensions from 0 somewhere ("第0维"),
     so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read."""
     reader = _Reader(api, params, zero_based)
+    texts = list(texts)
+    reader.api_letters = reader.letters_of(texts)
     for text in texts:
         reader.read(text)
     rules = reader.rules
@@ -267,6 +275,7 @@ class _Reader:
         # "the input data" names the tensor only where the API has one input tensor.
         self.only_input = inputs[0] if len(inputs) == 1 else None
         self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
+        self.api_letters: dict[str, str] = {}  # those any text of the API defines, each one way (letters_of)
         self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
         self.status = 0  # the status of the text being read, where an error row gives another than 161002
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
@@ -280,8 +289,10 @@ class _Reader:
     # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
     # third of the parse. Rank and size terms match any identifier and keep those that name the
     # API's tensors (_ranges).
+    # "x_rank", "data_rank": a tensor's name and "_rank" ("axis的取值不在[-x_rank, x_rank)范围内").
     _RANK = re.compile(
-        rf"(?:rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
+        rf"(?:(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9]*)_rank(?![A-Za-z0-9_])|"
+        rf"rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
         rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
         rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
     _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
@@ -292,7 +303,9 @@ class _Reader:
         self.text_zero_based = counts_from_zero(text.text)
         # "..., the shape is the same as self. In other cases, the shape is [1].": one sentence.
         joined = self._JOIN_OTHERWISE.sub(r", \1", _normal(text.text))
-        self.letters = self._rank_letters(joined)
+        # An error row or a constraint may bound by a letter a row defines ("dim 参数的值超出有效范围
+        # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
+        self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
             if sentence.strip():
                 self._sentence(sentence, text)
@@ -307,8 +320,16 @@ class _Reader:
                   r"(?P<input>输入(?:的)?\s*(?:Tensor|tensor|张量|数据)?)?\s*(?P<tensor>{tensor})?\s*(?:的)?\s*"
                   r"(?:shape\s*(?:的)?\s*)?" + _RANK_WORDS)
     _LETTER_EN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
-                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
+                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
                   r"(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{tensor})?(?![A-Za-z0-9_])")
+
+    def letters_of(self, texts: Sequence[Text]) -> dict[str, str]:
+        """The letters the API's texts define as a tensor's rank, each defined as one tensor's only."""
+        found: dict[str, set[str]] = {}
+        for text in texts:
+            for letter, tensor in self._rank_letters(_normal(text.text)).items():
+                found.setdefault(letter, set()).add(tensor)
+        return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _rank_letters(self, text: str) -> dict[str, str]:
         """The letters `text` defines as the rank of one of the API's tensors (a bracketed range then
@@ -422,7 +443,7 @@ class _Reader:
             return m.group(0)
 
         def rank(m: re.Match[str]) -> str:
-            tensor = m.group(1) or m.group(2) or m.group(3)
+            tensor = m.group(1) or m.group(2) or m.group(3) or m.group(4)
             return hold("rank", tensor) if tensor in self.tensors else m.group(0)
 
         held = self._SIZE.sub(size, sentence)
@@ -756,47 +777,156 @@ class _Reader:
         return None
 
     # The words every divisibility pattern ends in.
-    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数")
+    _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数", "divisible", "even number", "multiple of")
 
     @functools.cached_property
-    def _divisibility(self) -> tuple[re.Pattern[str], ...]:
-        head = rf"(?P<a>{self.name})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
-        must = r"(?:需要|必须|要|应|应该|需)?\s*"
-        return (
+    def _divisibility(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+        """The patterns of what a row or a constraint states, and of what an error row refuses
+        ("x的shape尾轴大小不是偶数", "x的尾轴不能被8整除", "the size of the last axis of x is not an even
+        number"). A list of tensors ("x和yOut的最后一维能被2整除", "x、gamma以及beta的最后一维必须为偶数")
+        states it of each."""
+        # A list may name what is no parameter ("x、gamma以及beta", where the API has betaOptional): the
+        # rule holds of those it names that are.
+        one = rf"(?:{self.name}|(?!shape(?![A-Za-z0-9_])){_IDENTIFIER})"
+        names = rf"(?P<a>{one}(?:\s*(?:、|,|和|与|及|以及|\band\b)\s*{one})*)"
+        head = rf"{names}?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
+        must = r"(?:需要|必须|要|应|应该|需|须)?\s*"
+        # English states the axis first: "the last dimension(s) of (both) x (and yOut)", "the last
+        # dimension of the shape" (the row's tensor); the Chinese groups' names, for _axis.
+        english = (rf"(?:the\s+)?(?:size\s+of\s+the\s+)?(?P<alast>last)\s+(?:dimensions?|axis|axes)(?P<an>(?!x)x)?(?P<aback>(?!x)x)?"
+                   rf"\s+of\s+(?:the\s+shape(?:\s+of\s+)?)?(?:both\s+)?{names}?\s+")
+        even_en = r"(?:divisible\s+by\s+(?P<n>\d+)|an?\s+even\s+number|(?:an?\s+)?(?:integer\s+)?multiple\s+of\s+(?P<m>\d+))"
+        stated = (
             compiled(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            compiled(head + must + rf"(?:能|可以)?被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + must + rf"(?:能|可以|可)?被\s*(?P<n>\d+|{self.name})\s*整除"),
             compiled(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+            compiled(english + rf"(?:must|should)\s+be\s+{even_en}", re.I),
         )
+        refused = (
+            compiled(head + rf"(?:不是|不为)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
+            compiled(head + rf"(?:不能|无法|不可以|不可)被\s*(?P<n>\d+|{self.name})\s*整除"),
+            compiled(head + r"(?:不是|不为)\s*(?P<even>偶数)"),
+            compiled(english + rf"(?:is|are)\s+not\s+{even_en}", re.I),
+        )
+        return stated, refused
 
     def _divisible(self, sentence: str, text: Text, conditional: bool) -> None:
         if not any(word in sentence for word in self._DIVISIBILITY_WORDS):
             return
-        for pattern in self._divisibility:
+        qualifiers: list[dict] = [{}]
+        why = "it holds under a condition"
+        if text.error_row and re.search(r"并且|且|同时|\band\b", sentence, re.I):
+            # "y的尾轴大小不等于x的尾轴大小的1/8，并且x的尾轴不能被8整除": refused when both hold, which
+            # one rule of divisibility would not say.
+            conditional, why = True, "the error row refuses it only together with another condition"
+        elif conditional:
+            # "当y的数据类型为INT4时，x的尾轴必须为偶数", "如果dstType为3(INT32)，shape的最后一维需要能被8
+            # 整除": one condition this reader knows, opening the sentence, then the rule.
+            opened = self._divisible_condition(sentence, text)
+            if opened is not None:
+                qualifiers, sentence = opened
+                conditional = False
+        stated, refused = self._divisibility
+        for pattern in refused if text.error_row else stated:
             for match in pattern.finditer(sentence):
-                a = match.group("a") or text.subject
-                if a is None:
-                    continue
-                param = self.params[a]
-                divisor = "2" if match.groupdict().get("even") else match.group("n")
-                if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
-                    continue
-                has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
-                if param.kind is ParamKind.TENSOR and not has_axis:
-                    continue  # which size? the element count, a dimension: not said
-                if param.kind is not ParamKind.TENSOR:
-                    # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
-                    # an integer's own divisibility is not read.
-                    continue
-                if conditional:
-                    self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
-                    continue
-                axis: Optional[int] = None
-                if has_axis:
-                    axis, why = self._axis(match, "a", a)
-                    if axis is None:
-                        self.rules.unread(self.api, text.line, a, match.group(0), why)
-                        continue
-                self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line))
+                listed = match.group("a")
+                for a in re.findall(self.name, listed) if listed else [text.subject]:
+                    for each in qualifiers:
+                        self._divisible_match(match, a, text, conditional, each, why)
+
+    def _divisible_match(self, match: re.Match[str], a: Optional[str], text: Text, conditional: bool,
+                         qualifiers: dict, why: str) -> None:
+        if a is None:
+            return
+        param = self.params[a]
+        groups = match.groupdict()
+        divisor = "2" if groups.get("even") or (groups.get("n") is None and groups.get("m") is None) else \
+            groups.get("n") or groups["m"]
+        if divisor != "2" and not divisor.isdigit() and self.params[divisor].kind is not ParamKind.INT:
+            return
+        has_axis = bool(match.group("an") or match.group("alast") or match.group("aback"))
+        if param.kind is ParamKind.TENSOR and not has_axis:
+            return  # which size? the element count, a dimension: not said
+        if param.kind is not ParamKind.TENSOR:
+            # "dim对应的self的轴必须是偶数" is about the size along dim, not dim's value:
+            # an integer's own divisibility is not read.
+            return
+        if conditional:
+            self.rules.unread(self.api, text.line, a, match.group(0), why)
+            return
+        axis: Optional[int] = None
+        if has_axis:
+            axis, ambiguous = self._axis(match, "a", a)
+            if axis is None:
+                self.rules.unread(self.api, text.line, a, match.group(0), ambiguous)
+                return
+        self.rules.add(self.rules.divisibility, Divisibility(a, divisor, axis, text.line, status=text.status, **qualifiers))
+
+    # The condition a divisibility opens with. A dtype: "当对应yOut的数据类型为INT4时", "当输出y1Out或y2Out
+    # 的数据类型为INT4时" (either), "数据类型为INT4时" (the row's tensor), "When the data type of yOut is
+    # INT4,". A value of a host argument: "如果dstType为3(INT32)，", "If dstType is 3,", "当outDtype为
+    # INT4时" (an aclDataType argument: a dtype). Then a comma and the rule.
+    @functools.cached_property
+    def _condition_openings(self) -> tuple[re.Pattern[str], ...]:
+        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
+        tail = r"\s*(?:时|的时候|情况下)?\s*[,:]\s*(?P<rest>\S.*)$"
+        dtype = rf"(?<![A-Za-z0-9_])(?:DT_|ACL_)?(?:{'|'.join(map(re.escape, vocab.dtype_words()))})(?![A-Za-z0-9_])"
+        dtypes = rf"(?P<dtypes>{dtype}(?:\s*(?:、|,|/|或者|或|\bor\b)\s*{dtype})*)"
+        return (
+            # "当...为FLOAT4_E2M1或FLOAT4_E1M2，x尾轴的值必须为偶数": "当" and a comma close it without "时".
+            compiled(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
+                     rf"(?:为|是)\s*{dtypes}\s*(?:(?:时|的时候|情况下)\s*[,:]?|(?(open)\s*[,:]|(?!)))\s*(?P<rest>\S.*)$", re.I),
+            compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{dtypes}"
+                     rf"\s*,\s*(?P<rest>\S.*)$", re.I),
+            # "当dstType为FLOAT4_E2M1/FLOAT4_E1M2时": an aclDataType argument (or an int one, which
+            # carries an aclDataType's value) named with dtypes.
+            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+                     rf"{dtypes}" + tail, re.I),
+            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+                     rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
+        )
+
+    def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[list[dict], str]]:
+        """The chips, value condition or dtype condition a divisibility's sentence opens with (as
+        Divisibility's fields: one set per rule, an int argument's dtypes one value each), and the
+        rest of the sentence; None when it states another condition, or more than one."""
+        chips, rest = self._chips_opening(sentence)
+        for pattern in self._condition_openings:
+            found = pattern.match(rest)
+            if found is not None:
+                break
+        else:
+            return None
+        after = found.group("rest")
+        if CONDITION.search(after) or vocab.socs_in(after) or self._OTHER_CASES.search(after):
+            return None
+        qualifiers: dict = {"products": chips}
+        groups = found.groupdict()
+        if groups.get("dtypes") is not None:
+            listed = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|,|/|或者|或|\bor\b)\s*", groups["dtypes"], flags=re.I)]
+            dtypes = tuple(d for d in listed if d is not None)
+            if len(dtypes) != len(listed):
+                return None
+            if groups.get("name") and self.params[groups["name"]].kind is ParamKind.INT:
+                codes = abi.enumerators("aclDataType")
+                return [{**qualifiers, "when": Condition(groups["name"], float(codes[d.enumerator]))} for d in dtypes], after
+            named = [groups["name"]] if groups.get("name") else \
+                re.findall(self.name, groups.get("names") or "") or ([text.subject] if text.subject else [])
+            if not named or not all(self.params[n].kind in _CARRIES_DTYPE for n in named):
+                return None
+            qualifiers["when_dtype"] = DTypeCondition(tuple(named), dtypes)
+            return [qualifiers], after
+        param, value = self.params[found.group("name")], found.group("value")
+        dtype = vocab.dtype_of(value) or (vocab.dtype_of(found.group("gloss")) if found.group("gloss") else None)
+        if param.kind is ParamKind.DTYPE and dtype is not None:
+            qualifiers["when_dtype"] = DTypeCondition((param.name,), (dtype,))
+        elif param.kind is ParamKind.INT and value.lstrip("-").isdigit():
+            qualifiers["when"] = Condition(param.name, float(value))
+        elif param.kind is ParamKind.BOOL and value.lower() in ("true", "false"):
+            qualifiers["when"] = Condition(param.name, 1.0 if value.lower() == "true" else 0.0)
+        else:
+            return None
+        return [qualifiers], after
 
     # -- shape rules -----------------------------------------------------------------------------
 
@@ -884,7 +1014,8 @@ class _Reader:
             then_text = rest[:otherwise.start()] if otherwise else rest
             then = self._consequent(then_text, subject)
             if then is None:
-                if re.search(r"shape|形状", then_text, re.I):
+                if re.search(r"shape|形状", then_text, re.I) and \
+                        not any(word in then_text for word in self._DIVISIBILITY_WORDS):  # _divisible's
                     self.rules.unread(self.api, text.line, subject, sentence, "a shape this parser cannot read")
                     return True
                 continue

@@ -68,6 +68,12 @@ def dtype_of(word: str) -> Optional[DType]:
     return _DTYPE_WORDS.get(key)
 
 
+def dtype_words() -> tuple[str, ...]:
+    """Every word `dtype_of` reads (without a DT_ or ACL_ prefix), longest first: what a pattern of
+    dtype names alternates."""
+    return tuple(sorted(_DTYPE_WORDS, key=len, reverse=True))
+
+
 def looks_like_dtype(word: str) -> bool:
     """Whether an unknown word is shaped like a dtype name (upper case, digits), worth diagnosing."""
     key = word.upper()

@@ -165,6 +165,14 @@ struct DivisibleSpec {  // gen.ir.Divisibility
   int8_t axis;
   int64_t divisor;        // when divisor_param is -1
   int8_t divisor_param;   // an integer parameter's index, or -1
+  uint16_t socs;          // as ValueRangeSpec's
+  int status;             // as ValueRangeSpec's
+  int8_t when;            // as ValueRangeSpec's
+  double when_value;
+  // gen.ir.DTypeCondition: it holds when one of these parameters (a mask; 0: always) carries one of
+  // these dtypes (a mask of aclDataType values).
+  uint64_t when_params;
+  uint64_t when_dtypes;
   int line;
 };
 

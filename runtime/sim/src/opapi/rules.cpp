@@ -185,6 +185,22 @@ bool Holds(const Call& call, const Rule& rule) {
   return static_cast<double>(call.args[rule.when].integer) == rule.when_value;  // a bool's true is 1
 }
 
+// Whether a divisibility holds in this call: on its chips, under its value condition and under its
+// dtype condition (one of the parameters it names carries one of its dtypes; an absent one none).
+bool Holds(const Call& call, const DivisibleSpec& rule) {
+  if (rule.socs && !(rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)))) return false;
+  if (rule.when >= 0 && static_cast<double>(call.args[rule.when].integer) != rule.when_value) return false;
+  if (!rule.when_params) return true;
+  for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
+    int dtype;
+    if ((rule.when_params & (uint64_t{1} << i)) && CarriedDType(call, i, &dtype) && dtype >= 0 && dtype < 64 &&
+        (rule.when_dtypes & (uint64_t{1} << dtype))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool RuleApplies(const Call& call, const ShapeRuleSpec& rule) {
   const ParamSpec& when = call.spec.params[rule.when];
   bool matched = false;
@@ -301,7 +317,7 @@ aclnnStatus CheckShapeRules(const Call& call) {
   }
   for (uint8_t r = 0; r < rules.divisible_count; ++r) {
     const DivisibleSpec& rule = rules.divisible[r];
-    if (!rule.has_axis) continue;
+    if (!rule.has_axis || !Holds(call, rule)) continue;
     const Dims* shape = TensorShape(call, rule.param);
     if (!shape) continue;
     const int64_t at = Wrap(rule.axis, shape->size());
@@ -309,7 +325,7 @@ aclnnStatus CheckShapeRules(const Call& call) {
     if (at < 0 || divisor <= 0) continue;
     const int64_t size = (*shape)[static_cast<size_t>(at)];
     if (size % divisor == 0) continue;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
+    return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
                                                   std::to_string(rule.axis) + " (" + std::to_string(size) +
                                                   ") is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
   }
@@ -355,11 +371,11 @@ aclnnStatus CheckValueRules(const Call& call) {
   }
   for (uint8_t r = 0; r < rules.divisible_count; ++r) {
     const DivisibleSpec& rule = rules.divisible[r];
-    if (rule.has_axis) continue;
+    if (rule.has_axis || !Holds(call, rule)) continue;
     const int64_t value = call.args[rule.param].integer;
     const int64_t divisor = rule.divisor_param >= 0 ? call.args[rule.divisor_param].integer : rule.divisor;
     if (divisor <= 0 || value % divisor == 0) continue;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": " + std::to_string(value) +
+    return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": " + std::to_string(value) +
                                                   " is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
   }
   return ACLNN_SUCCESS;
