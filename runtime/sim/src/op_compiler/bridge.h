@@ -201,8 +201,8 @@ const std::vector<OpEntry>& MathEntries();
 const std::vector<OpEntry>& NnEntries();
 // The gradient operators' (grad.cpp): NLLLossGrad, AdaptiveAvgPool2dGrad, AvgPoolV2Grad, the batch
 // norm's BNTrainingUpdateGrad, BNTrainingReduceGrad and BNInferGrad, PadV3Grad, EluGradV2,
-// Conv2DBackpropInput and Conv2DBackpropFilter, the resize gradients, the activations' and losses'
-// gradients.
+// Conv2DBackpropInput and Conv2DBackpropFilter, the resize gradients, GridSampler2DGrad,
+// EmbeddingDenseGrad, the activations' and losses' gradients.
 const std::vector<OpEntry>& GradEntries();
 
 // MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).

@@ -38,6 +38,11 @@ using LossBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTens
 using BceBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using BceWithLogitsBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
                                         const aclTensor*, int64_t, aclTensor*>;
+using LossWithBetaBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, float, aclTensor*>;
+using KlDivBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, bool, aclTensor*>;
+using GridSampler2DBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, bool,
+                                        const aclBoolArray*, aclTensor*, aclTensor*>;
+using EmbeddingDenseBackwardApi = Phase1<const aclTensor*, const aclTensor*, uint64_t, uint64_t, bool, const aclTensor*>;
 using AvgPool2dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, const aclIntArray*,
                                     const aclIntArray*, bool, bool, int64_t, int8_t, aclTensor*>;
 using PadBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, aclTensor*>;
@@ -209,6 +214,38 @@ aclError SoftMarginLossGrad(const OpCall& call) {
   return Aclnn<LossBackwardApi>(call, "aclnnSoftMarginLossBackward", dout, predict, label, reduction, gradient);
 }
 
+// A pointwise loss's gradient whose inputs are (predict, label, dout): MseLossGrad (reduction),
+// SmoothL1LossGradV2 (sigma, reduction), KlDivLossGrad ((grad, input, target): reduction with
+// "batchmean", log_target) and L1LossGrad ((grads, predict, label): reduction).
+aclError PointwiseLossGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const bool kl = call.type == "KlDivLossGrad", l1 = call.type == "L1LossGrad";
+  int64_t reduction = 0;
+  if (kl) {
+    if (aclError s = call.Choice("reduction", "mean", {"none", "mean", "sum", "batchmean"}, &reduction)) return s;
+  } else if (aclError s = call.Choice("reduction", "mean", kReductions, &reduction)) {
+    return s;
+  }
+  // The incoming gradient is KlDivLossGrad's and L1LossGrad's first input, the others' last.
+  const size_t grad_index = kl || l1 ? 0 : 2, predict_index = kl || l1 ? 1 : 0, label_index = kl || l1 ? 2 : 1;
+  AclnnObjects o(call);
+  aclTensor* dout = o.Tensor(call.inputs[grad_index], "dout");
+  aclTensor* predict = o.Tensor(call.inputs[predict_index], "predict");
+  aclTensor* label = o.Tensor(call.inputs[label_index], "label");
+  aclTensor* gradient = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  if (kl) {
+    return Aclnn<KlDivBackwardApi>(call, "aclnnKlDivBackward", dout, predict, label, reduction,
+                                   call.Bool("log_target", false), gradient);
+  }
+  if (call.type == "SmoothL1LossGradV2") {
+    return Aclnn<LossWithBetaBackwardApi>(call, "aclnnSmoothL1LossBackward", dout, predict, label, reduction,
+                                          call.Float("sigma", 1.0f), gradient);
+  }
+  return Aclnn<LossBackwardApi>(call, l1 ? "aclnnL1LossBackward" : "aclnnMseLossBackward", dout, predict, label, reduction,
+                                gradient);
+}
+
 // BinaryCrossEntropyGrad (x, y, grad_output, optional weight; reduction).
 aclError BinaryCrossEntropyGrad(const OpCall& call) {
   if (aclError s = call.Arity(3, 4, 1)) return s;
@@ -239,6 +276,57 @@ aclError SigmoidCrossEntropyWithLogitsGrad(const OpCall& call) {
   if (o.status()) return o.status();
   return Aclnn<BceWithLogitsBackwardApi>(call, "aclnnBinaryCrossEntropyWithLogitsBackward", dout, predict, target, weight,
                                          pos_weight, reduction, gradient);
+}
+
+// SoftplusV2Grad (input_gradients, input_features; beta, threshold).
+aclError SoftplusGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* dy = o.Tensor(call.inputs[0], "input_gradients");
+  aclTensor* x = o.Tensor(call.inputs[1], "input_features");
+  aclTensor* dx = o.Tensor(call.outputs[0], "output_backprops");
+  if (o.status()) return o.status();
+  return Aclnn<GradTwoScalarsApi>(call, "aclnnSoftplusBackward", dy, x, o.Scalar(call.Float("beta", 1.0f), ACL_FLOAT),
+                                  o.Scalar(call.Float("threshold", 20.0f), ACL_FLOAT), dx);
+}
+
+// EmbeddingDenseGrad (grad, indices; num_weights, padding_idx, scale_grad_by_freq): the weight's
+// gradient, aclnnEmbeddingDenseBackward's, given padding_idx as op-plugin gives it on its aclnn
+// route (the int64, -1 for none, passed as the API's uint64).
+aclError EmbeddingDenseGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const int64_t num_weights = call.Int("num_weights", 0);
+  if (num_weights < 0 || call.outputs[0].desc->dims.empty() || call.outputs[0].desc->dims[0] != num_weights) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute num_weights = " + std::to_string(num_weights) +
+                                                      " is not y's first dimension " + ListText(call.outputs[0].desc->dims));
+  }
+  AclnnObjects o(call);
+  aclTensor* grad = o.Tensor(call.inputs[0], "grad");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<EmbeddingDenseBackwardApi>(call, "aclnnEmbeddingDenseBackward", grad, indices,
+                                          static_cast<uint64_t>(num_weights),
+                                          static_cast<uint64_t>(call.Int("padding_idx", -1)),
+                                          call.Bool("scale_grad_by_freq", false), y);
+}
+
+// GridSampler2DGrad (grad, x, grid; interpolation_mode, padding_mode, align_corners) to dx and dgrid,
+// the modes numbered as GridSampler2D's (nn.cpp) and PyTorch's.
+aclError GridSampler2DGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  int64_t interpolation = 0, padding = 0;
+  if (aclError s = call.Choice("interpolation_mode", "bilinear", {"bilinear", "nearest", "bicubic"}, &interpolation)) return s;
+  if (aclError s = call.Choice("padding_mode", "zeros", {"zeros", "border", "reflection"}, &padding)) return s;
+  AclnnObjects o(call);
+  aclTensor* dy = o.Tensor(call.inputs[0], "grad");
+  aclTensor* x = o.Tensor(call.inputs[1], "x");
+  aclTensor* grid = o.Tensor(call.inputs[2], "grid");
+  aclTensor* dx = o.Tensor(call.outputs[0], "dx");
+  aclTensor* dgrid = o.Tensor(call.outputs[1], "dgrid");
+  if (o.status()) return o.status();
+  return Aclnn<GridSampler2DBackwardApi>(call, "aclnnGridSampler2DBackward", dy, x, grid, interpolation, padding,
+                                         call.Bool("align_corners", false), o.Bools({true, true}), dx, dgrid);
 }
 
 // --- pooling and padding -----------------------------------------------------------------------
@@ -598,6 +686,15 @@ const std::vector<OpEntry>& GradEntries() {
         {"SoftMarginLossGrad", {{"reduction", K::kString}}, SoftMarginLossGrad},
         {"BinaryCrossEntropyGrad", {{"reduction", K::kString}}, BinaryCrossEntropyGrad},
         {"SigmoidCrossEntropyWithLogitsGradV2", {{"reduction", K::kString}}, SigmoidCrossEntropyWithLogitsGrad},
+        {"L1LossGrad", {{"reduction", K::kString}}, PointwiseLossGrad},
+        {"SmoothL1LossGradV2", {{"sigma", K::kFloat}, {"reduction", K::kString}}, PointwiseLossGrad},
+        {"MseLossGrad", {{"reduction", K::kString}}, PointwiseLossGrad},
+        {"KlDivLossGrad", {{"reduction", K::kString}, {"log_target", K::kBool}}, PointwiseLossGrad},
+        {"SoftplusV2Grad", {{"beta", K::kFloat}, {"threshold", K::kFloat}}, SoftplusGrad},
+        {"EmbeddingDenseGrad", {{"num_weights", K::kInt}, {"padding_idx", K::kInt}, {"scale_grad_by_freq", K::kBool}},
+         EmbeddingDenseGrad},
+        {"GridSampler2DGrad", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
+         GridSampler2DGrad},
     };
     // Their aclop kernels exist on every chip that runs aclop (as their forward operators').
     for (OpEntry& entry : all) entry.every_chip = true;
@@ -697,6 +794,34 @@ ACLOP_SAME(aclnnUpsampleBicubic2dBackward, Upsample2dBackwardApi);
 #if __has_include("aclnnop/aclnn_upsample_linear1d_backward.h")
 #include "aclnnop/aclnn_upsample_linear1d_backward.h"
 ACLOP_SAME(aclnnUpsampleLinear1dBackward, Upsample1dBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_l1_loss_backward.h")
+#include "aclnnop/aclnn_l1_loss_backward.h"
+ACLOP_SAME(aclnnL1LossBackward, LossBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_mse_loss_backward.h")
+#include "aclnnop/aclnn_mse_loss_backward.h"
+ACLOP_SAME(aclnnMseLossBackward, LossBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_smooth_l1_loss_backward.h")
+#include "aclnnop/aclnn_smooth_l1_loss_backward.h"
+ACLOP_SAME(aclnnSmoothL1LossBackward, LossWithBetaBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_kl_div_backward.h")
+#include "aclnnop/aclnn_kl_div_backward.h"
+ACLOP_SAME(aclnnKlDivBackward, KlDivBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_softplus_backward.h")
+#include "aclnnop/aclnn_softplus_backward.h"
+ACLOP_SAME(aclnnSoftplusBackward, GradTwoScalarsApi);
+#endif
+#if __has_include("aclnnop/aclnn_embedding_dense_backward.h")
+#include "aclnnop/aclnn_embedding_dense_backward.h"
+ACLOP_SAME(aclnnEmbeddingDenseBackward, EmbeddingDenseBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_grid_sampler2_d_backward.h")
+#include "aclnnop/aclnn_grid_sampler2_d_backward.h"
+ACLOP_SAME(aclnnGridSampler2DBackward, GridSampler2DBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_adds.h")
 #include "aclnnop/aclnn_adds.h"
