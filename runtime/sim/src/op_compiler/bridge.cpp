@@ -568,6 +568,10 @@ std::string Undocumented(const std::string& type) {
       {"NMSWithMask",
        ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
        "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},
+      {"LayerNormGrad",
+       ": its prototype takes the forward's variance and no epsilon, so the epsilon its kernel adds before the inverse "
+       "square root is the kernel's own, which the documentation on hand does not give (torch_npu's forward passed "
+       "another to LayerNorm)"},
       {"ApplyAdamV2",
        ": torch_npu documents npu_bert_apply_adam's arguments, not its update (how max_grad_norm, global_grad_norm, "
        "weight_decay and step_size enter it, and what adam_mode \"mbart_adam\" changes)"},
