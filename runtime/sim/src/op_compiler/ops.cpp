@@ -347,7 +347,13 @@ aclError AsStrided(const OpCall& call) {
   if (aclError s = ReadView(call, 1, &view)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.View(call.inputs[0], "x", view.size, view.strides, view.offset[0], call.inputs[0].desc->dims);
-  aclTensor* y = o.Tensor(call.outputs[0], "y", view.size);
+  // torch_npu writes into a contiguous part of a larger tensor (the gradient of a slice, written
+  // into the zeros of its base) by giving y the description of that base's storage and its data
+  // address at the part: y is then the first elements from that address, size's many.
+  const Operand& y_operand = call.outputs[0];
+  aclTensor* y = Elements(view.size) < Elements(y_operand.desc->dims)
+                     ? o.View(y_operand, "y", view.size, ContiguousStrides(view.size), 0, y_operand.desc->dims)
+                     : o.Tensor(y_operand, "y", view.size);
   if (o.status()) return o.status();
   return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
