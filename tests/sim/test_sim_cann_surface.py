@@ -582,6 +582,13 @@ PERM = np.array([1, 0], np.int64)
      ATTR_NOT_MATCH, ("(MirrorPad)", '"SYMMETRIC" is not modelled')),
     (b"ResizeBilinearV2", np.array([4, 6], np.int64), "host", (), ATTR_NOT_MATCH, ("(ResizeBilinearV2)", "exactly one")),
     (b"NonZero", None, "", (), OUTPUT_NOT_MATCH, ("(NonZero)", "only aclopCompileAndExecuteV2")),
+    # grad.cpp's: a gradient refuses what its forward refuses, and LayerNormGrad names what is missing
+    (b"PadV3Grad", np.array([0, 0, 1, 1], np.int64), "host", (("aclopSetAttrString", b"mode", b"constant"),),
+     ATTR_NOT_MATCH, ("(PadV3Grad)", '"constant" is not modelled')),
+    (b"HardSigmoidGrad", X, "device", (("aclopSetAttrFloat", b"alpha", ctypes.c_float(0.3)),), ATTR_NOT_MATCH,
+     ("(HardSigmoidGrad)", "alpha = 0.3")),
+    (b"ResizeBilinearV2Grad", X, "device", (), ATTR_NOT_MATCH, ("(ResizeBilinearV2Grad)", "exactly one")),
+    (b"LayerNormGrad", X, "device", (), OP_NOT_FOUND, ("operator type LayerNormGrad", "not modelled", "epsilon")),
 ])
 def test_the_aclop_bridge_refuses_what_it_does_not_model_by_name(sim, acl, compiler, op_type, second, how, attrs,
                                                                  status, words):

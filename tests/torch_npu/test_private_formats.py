@@ -78,6 +78,59 @@ PER_OP_SUITE = """
                 self.assertEqual(int(np.count_nonzero(raw)), y.numel())
                 self.assertGreater(storage, y.numel())
 
+        def test_plain_tensors_backward_through_the_aclop_gradient_types(self):
+            # A plain tensor's backward pass reaches aclop by type name there too: one call per
+            # gradient type the bridge models (runtime/sim/src/op_compiler/grad.cpp, ranked by
+            # tests/torch_npu/opinfo_sweep.py --modes backward --soc Ascend910), against CPU autograd
+            # of the first `diff` arguments with a random cotangent.
+            m, img, w, i = torch.randn(4, 6), torch.randn(2, 4, 5, 6), torch.randn(3, 4, 3, 3), torch.tensor([2, 0, 5, 1])
+            prob, target, gamma = torch.rand(6).clamp(0.05, 0.95), torch.rand(6), torch.rand(4) + 0.5
+            cases = {
+                "NLLLossGrad": (F.cross_entropy, (m, i), 1),
+                "AdaptiveAvgPool2dGrad": (lambda a: F.adaptive_avg_pool2d(a, (3, 4)), (img,), 1),
+                "AvgPoolV2Grad": (lambda a: F.avg_pool2d(a, 3, 2, 1), (img,), 1),
+                "BNTrainingUpdateGrad, BNTrainingReduceGrad": (
+                    lambda a, g: F.batch_norm(a, None, None, g, None, training=True, eps=0.1), (img, gamma), 2),
+                "BNInferGrad": (lambda a, g, mean, var: F.batch_norm(a, mean, var, g, None, training=False),
+                                (img, gamma, torch.randn(4), torch.rand(4) + 0.5), 2),
+                "PadV3Grad reflect": (lambda a: F.pad(a, (2, 1, 1, 0), mode="reflect"), (img,), 1),
+                "PadV3Grad edge": (lambda a: F.pad(a, (2, 1), mode="replicate"), (m,), 1),
+                "EluGradV2": (lambda a: F.elu(a, 0.7), (m,), 1),
+                "Conv2DBackpropInput, Conv2DBackpropFilter": (lambda a, b: F.conv2d(a, b, stride=2, padding=1), (img, w), 2),
+                "ResizeNearestNeighborV2Grad": (lambda a: F.interpolate(a, size=(7, 3)), (img,), 1),
+                "ResizeBilinearV2Grad": (lambda a: F.interpolate(a, size=(7, 3), mode="bilinear", align_corners=True), (img,), 1),
+                "ResizeGradD cubic": (lambda a: F.interpolate(a, size=(7, 3), mode="bicubic", align_corners=True), (img,), 1),
+                "ResizeGradD linear": (lambda a: F.interpolate(a, size=9, mode="linear", align_corners=False), (img[0],), 1),
+                "LogSigmoidGrad": (F.logsigmoid, (m,), 1), "HardtanhGrad": (lambda a: F.hardtanh(a, -0.5, 1.5), (m,), 1),
+                "HardSwishGrad": (F.hardswish, (m * 3,), 1), "HardSigmoidGrad": (F.hardsigmoid, (m * 3,), 1),
+                "ThresholdGradV2D": (lambda a: F.threshold(a, 0.3, -2.0), (m,), 1),
+                "SoftShrinkGrad": (lambda a: F.softshrink(a, 0.4), (m,), 1),
+                "HardShrinkGrad": (lambda a: F.hardshrink(a, 0.4), (m,), 1), "GLUGrad": (F.glu, (m,), 1),
+                "PReluGrad": (F.prelu, (img, torch.tensor([0.1, 0.2, 0.3, 0.4])), 2),
+                "SoftMarginLossGrad": (F.soft_margin_loss, (m, m.sign()), 1),
+                "BinaryCrossEntropyGrad": (F.binary_cross_entropy, (prob, target), 1),
+                "SigmoidCrossEntropyWithLogitsGradV2": (F.binary_cross_entropy_with_logits, (m[0], target), 1),
+                "L1LossGrad": (F.l1_loss, (m, m.flip(0)), 1), "MseLossGrad": (F.mse_loss, (m, m.flip(0)), 1),
+                "SmoothL1LossGradV2": (lambda a, b: F.smooth_l1_loss(a, b, beta=0.3), (m, m.flip(0)), 1),
+                "KlDivLossGrad": (lambda a, b: F.kl_div(a, b, reduction="batchmean"), (prob.log(), target), 1),
+                "SoftplusV2Grad": (lambda a: F.softplus(a, 2, 1.5), (m,), 1),
+                "EmbeddingDenseGrad": (lambda a, b: F.embedding(b, a), (m, torch.tensor([[2, 0], [3, 2]])), 1),
+                "GridSampler2DGrad": (lambda a, b: F.grid_sample(a, b, align_corners=False),
+                                      (img, torch.rand(2, 3, 4, 2) * 2 - 1), 2),
+                # a slice's gradient: the expanded 0-d gradient written into the middle of the zeros
+                "AsStrided into a base's part": (lambda a: torch.vsplit(a, 2)[1].sum(), (m,), 1),
+            }
+            for name, (fn, args, diff) in cases.items():
+                want_out = fn(*[a.clone().requires_grad_(k < diff) for k, a in enumerate(args)])
+                cotangent = torch.randn(want_out.shape)
+                cpu_args = [a.clone().requires_grad_(k < diff) for k, a in enumerate(args)]
+                want = torch.autograd.grad(fn(*cpu_args), cpu_args[:diff], cotangent)
+                npu_args = [a.npu().requires_grad_(k < diff) for k, a in enumerate(args)]
+                got = torch.autograd.grad(fn(*npu_args), npu_args[:diff], cotangent.npu())
+                for g, wg in zip(got, want):
+                    self.assertRtolEqual(wg.numpy(), g.cpu().numpy(), prec=1e-4)
+            print("backward aclop types:", len(cases), flush=True)
+
     sys.argv = [sys.argv[0]]
     run_tests()
 """
@@ -85,8 +138,9 @@ PER_OP_SUITE = """
 
 def test_a_per_op_suite_on_private_formats_passes_on_ascend910(run_npu):
     output = run_npu(PER_OP_SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert "Ran 2 tests" in output and "OK" in output, output
+    assert "Ran 3 tests" in output and "OK" in output, output
     assert output.count("equal ") == 32 * 6, output
+    assert "backward aclop types: 33" in output, output
 
 
 def test_ascend310p_runs_the_common_operators_whose_aclnn_pages_leave_it_out(run_npu):

@@ -256,6 +256,7 @@ AclnnObjects::~AclnnObjects() {
   for (aclTensorList* l : lists_) aclDestroyTensorList(l);  // with the tensors it holds
   for (aclTensor* t : tensors_) aclDestroyTensor(t);
   for (aclIntArray* a : arrays_) aclDestroyIntArray(a);
+  for (aclBoolArray* a : bool_arrays_) aclDestroyBoolArray(a);
   for (aclScalar* s : scalars_) aclDestroyScalar(s);
   for (void* memory : scratch_) aclrtFree(memory);
 }
@@ -394,6 +395,14 @@ aclTensorList* AclnnObjects::List(const std::vector<aclTensor*>& tensors) {
 aclIntArray* AclnnObjects::Ints(const std::vector<int64_t>& values) {
   aclIntArray* array = aclCreateIntArray(values.data(), values.size());
   if (array) arrays_.push_back(array);
+  return array;
+}
+
+aclBoolArray* AclnnObjects::Bools(const std::vector<bool>& values) {
+  const std::unique_ptr<bool[]> flags(new bool[std::max<size_t>(values.size(), 1)]);
+  std::copy(values.begin(), values.end(), flags.get());
+  aclBoolArray* array = aclCreateBoolArray(flags.get(), values.size());
+  if (array) bool_arrays_.push_back(array);
   return array;
 }
 
@@ -559,6 +568,10 @@ std::string Undocumented(const std::string& type) {
       {"NMSWithMask",
        ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
        "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},
+      {"LayerNormGrad",
+       ": its prototype takes the forward's variance and no epsilon, so the epsilon its kernel adds before the inverse "
+       "square root is the kernel's own, which the documentation on hand does not give (torch_npu's forward passed "
+       "another to LayerNorm)"},
       {"ApplyAdamV2",
        ": torch_npu documents npu_bert_apply_adam's arguments, not its update (how max_grad_norm, global_grad_norm, "
        "weight_decay and step_size enter it, and what adam_mode \"mbart_adam\" changes)"},
@@ -576,6 +589,7 @@ aclError Run(const OpCall& call) {
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     all.insert(all.end(), NnEntries().begin(), NnEntries().end());
+    all.insert(all.end(), GradEntries().begin(), GradEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });

@@ -114,6 +114,7 @@ class AclnnObjects {
   aclTensor* View(const Operand& operand, const char* what, const std::vector<int64_t>& view,
                   const std::vector<int64_t>& strides, int64_t offset, const std::vector<int64_t>& dims);
   aclIntArray* Ints(const std::vector<int64_t>& values);
+  aclBoolArray* Bools(const std::vector<bool>& values);  // an output mask
   aclScalar* Scalar(double value, aclDataType dtype);  // FLOAT or DOUBLE
   aclScalar* IntScalar(int64_t value);                  // INT64
   // A contiguous tensor of device memory the call's kernels write and nobody reads (an output the
@@ -136,6 +137,7 @@ class AclnnObjects {
   aclError status_ = ACL_SUCCESS;
   std::vector<aclTensor*> tensors_;
   std::vector<aclIntArray*> arrays_;
+  std::vector<aclBoolArray*> bool_arrays_;
   std::vector<aclScalar*> scalars_;
   std::vector<aclTensorList*> lists_;
   std::vector<void*> scratch_;
@@ -197,8 +199,46 @@ const std::vector<OpEntry>& MathEntries();
 // average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
 // Index, IndexPutV2, the resize operators and GridSampler2D.
 const std::vector<OpEntry>& NnEntries();
+// The gradient operators' (grad.cpp): NLLLossGrad, AdaptiveAvgPool2dGrad, AvgPoolV2Grad, the batch
+// norm's BNTrainingUpdateGrad, BNTrainingReduceGrad and BNInferGrad, PadV3Grad, EluGradV2,
+// Conv2DBackpropInput and Conv2DBackpropFilter, the resize gradients, GridSampler2DGrad,
+// EmbeddingDenseGrad, the activations' and losses' gradients.
+const std::vector<OpEntry>& GradEntries();
+
 // MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).
 aclError RunMirrorOrEdgePad(const OpCall& call);
+// The reflection or replication padding of MirrorPad, PadV3 and PadV3Grad: the paddings are [begin,
+// end] per dimension from the first (paddings_contiguous false: every begin, then every end) of an
+// unpadded x of shape `dims`; aclnnReflectionPad1d/2d/3d and aclnnReplicationPad1d/2d/3d (and their
+// backwards) pad the last 1, 2 or 3 dimensions of an input of one or two more, taking the last
+// dimension's pair first.
+struct MirrorPadPlan {
+  std::string api;           // aclnnReflectionPad2d, ...
+  std::vector<int64_t> pad;  // in the API's order
+};
+aclError PlanMirrorPad(const OpCall& call, const std::vector<int64_t>& dims, const std::vector<int64_t>& paddings,
+                       bool reflect, MirrorPadPlan* plan);
+// The mode attribute: MirrorPad's "REFLECT", PadV3's and PadV3Grad's "reflect" or "edge" (reflect
+// true for reflection); any other refused naming it.
+aclError ReadMirrorPadMode(const OpCall& call, bool* reflect);
+
+// The window of AvgPoolV2 and AvgPoolV2Grad (math.cpp), as aclnnAvgPool2d and its backward take it;
+// what they do not express is refused naming it.
+struct AvgPoolWindow {
+  std::vector<int64_t> kernel, stride, padding;  // over H and W
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+  int64_t divisor_override = 0;
+};
+aclError ReadAvgPoolWindow(const OpCall& call, aclDataType dtype, AvgPoolWindow* window);
+
+// The window of Conv2D, Conv2DTranspose, Conv2DBackpropInput and Conv2DBackpropFilter (ops.cpp), as
+// aclnnConvolution and its backward take it (over H and W); what they do not express is refused.
+struct Conv2dWindow {
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups = 1;
+};
+aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window);
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

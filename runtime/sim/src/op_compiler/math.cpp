@@ -18,6 +18,36 @@
 
 namespace aclsim::aclop {
 
+// AvgPoolV2's and AvgPoolV2Grad's window over H and W of NCHW: ksize, strides and pads (top,
+// bottom, left, right); exclusive leaves the padding out of the count. Asymmetric pads, padding
+// modes other than CALCULATED and global pooling are refused.
+aclError ReadAvgPoolWindow(const OpCall& call, aclDataType dtype, AvgPoolWindow* window) {
+  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0});
+  const std::string data_format = call.String("data_format", "NCHW"), mode = call.String("padding_mode", "CALCULATED");
+  if (data_format != "NCHW" || mode != "CALCULATED" || call.Bool("global_pooling", false) || ksize.size() != 4 ||
+      strides.size() != 4 || pads.size() != 4 || pads[0] != pads[1] || pads[2] != pads[3]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + data_format + ", padding_mode " + mode + ", ksize " +
+                                                      ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
+                                                      ListText(pads) + (call.Bool("global_pooling", false) ? ", global" : "") +
+                                                      ": not modelled (NCHW, CALCULATED, symmetric pads are)");
+  }
+  // torch_npu sets exclusive on a float16 x whatever count_include_pad is (float32 follows it), so
+  // with padding what the float16 kernel counts is not known from the call: refused, not guessed.
+  const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
+  if (padded && call.Bool("exclusive", true) && dtype != ACL_FLOAT) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("exclusive with pads ") + ListText(pads) + " on " +
+                                                      DTypeName(dtype) +
+                                                      " is not modelled (torch_npu sets it for both count_include_pad values)");
+  }
+  window->kernel = {ksize[2], ksize[3]};
+  window->stride = {strides[2], strides[3]};
+  window->padding = {pads[0], pads[2]};
+  window->ceil_mode = call.Bool("ceil_mode", false);
+  window->count_include_pad = !call.Bool("exclusive", true);
+  window->divisor_override = call.Int("divisor_override", 0);
+  return ACL_SUCCESS;
+}
+
 namespace {
 
 using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
@@ -713,35 +743,17 @@ aclError StdOrVar(const OpCall& call) {
   return Aclnn<VarMeanApi>(call, "aclnnVarMean", x, dims, correction, keep, y, mean);
 }
 
-// AvgPoolV2 of an NCHW x: window ksize, strides and pads (top, bottom, left, right) over H and W;
-// exclusive leaves the padding out of the count. Asymmetric pads, padding modes other than
-// CALCULATED and global pooling are refused.
+// AvgPoolV2 of an NCHW x (its window: ReadAvgPoolWindow), by aclnnAvgPool2d.
 aclError AvgPoolV2(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
-  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0});
-  const std::string data_format = call.String("data_format", "NCHW"), mode = call.String("padding_mode", "CALCULATED");
-  if (data_format != "NCHW" || mode != "CALCULATED" || call.Bool("global_pooling", false) || ksize.size() != 4 ||
-      strides.size() != 4 || pads.size() != 4 || pads[0] != pads[1] || pads[2] != pads[3]) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + data_format + ", padding_mode " + mode + ", ksize " +
-                                                      ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
-                                                      ListText(pads) + (call.Bool("global_pooling", false) ? ", global" : "") +
-                                                      ": not modelled (NCHW, CALCULATED, symmetric pads are)");
-  }
-  // torch_npu sets exclusive on a float16 x whatever count_include_pad is (float32 follows it), so
-  // with padding what the float16 kernel counts is not known from the call: refused, not guessed.
-  const bool padded = std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; });
-  if (padded && call.Bool("exclusive", true) && call.inputs[0].desc->dtype != ACL_FLOAT) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("exclusive with pads ") + ListText(pads) + " on " +
-                                                      DTypeName(call.inputs[0].desc->dtype) +
-                                                      " is not modelled (torch_npu sets it for both count_include_pad values)");
-  }
+  AvgPoolWindow w;
+  if (aclError s = ReadAvgPoolWindow(call, call.inputs[0].desc->dtype, &w)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<AvgPool2dApi>(call, "aclnnAvgPool2d", x, o.Ints({ksize[2], ksize[3]}), o.Ints({strides[2], strides[3]}),
-                             o.Ints({pads[0], pads[2]}), call.Bool("ceil_mode", false), !call.Bool("exclusive", true),
-                             call.Int("divisor_override", 0), static_cast<int8_t>(0), y);
+  return Aclnn<AvgPool2dApi>(call, "aclnnAvgPool2d", x, o.Ints(w.kernel), o.Ints(w.stride), o.Ints(w.padding), w.ceil_mode,
+                             w.count_include_pad, w.divisor_override, static_cast<int8_t>(0), y);
 }
 
 // HardSigmoid: max(0, min(1, alpha * x + beta)), aclnnHardsigmoid's alpha 1/6 and beta 1/2 only.

@@ -143,28 +143,14 @@ aclError SigmoidCrossEntropyWithLogits(const OpCall& call) {
 
 }  // namespace
 
-// MirrorPad (x, paddings; attribute mode "REFLECT") and PadV3 in modes "reflect" and "edge": the
-// paddings are [begin, end] per dimension from the first (PadV3's paddings_contiguous false: every
-// begin, then every end). aclnnReflectionPad1d/2d/3d and aclnnReplicationPad1d/2d/3d pad the last
-// 1, 2 or 3 dimensions of an input of one or two more, taking the last dimension's pair first.
-aclError RunMirrorOrEdgePad(const OpCall& call) {
-  const bool pad_v3 = call.type == "PadV3";
-  if (aclError s = call.Arity(2, pad_v3 ? 3 : 2, 1)) return s;
-  const std::string mode = call.String("mode", pad_v3 ? "constant" : "");
-  const bool reflect = mode == "REFLECT" || (pad_v3 && mode == "reflect");
-  if (!reflect && !(pad_v3 && mode == "edge")) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (" +
-                                                      (pad_v3 ? "constant, reflect and edge are" : "REFLECT is") + ")");
-  }
-  std::vector<int64_t> paddings;
-  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
-  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+aclError PlanMirrorPad(const OpCall& call, const std::vector<int64_t>& dims, const std::vector<int64_t>& paddings,
+                      bool reflect, MirrorPadPlan* plan) {
   const size_t rank = dims.size();
   if (paddings.size() != 2 * rank) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "paddings " + ListText(paddings) + " are not two per dimension of x " +
                                                        ListText(dims));
   }
-  const bool contiguous = !pad_v3 || call.Bool("paddings_contiguous", true);
+  const bool contiguous = call.type == "MirrorPad" || call.Bool("paddings_contiguous", true);
   auto begin = [&](size_t d) { return contiguous ? paddings[2 * d] : paddings[d]; };
   auto end = [&](size_t d) { return contiguous ? paddings[2 * d + 1] : paddings[rank + d]; };
   size_t padded = 0;  // how many trailing dimensions are padded
@@ -181,18 +167,42 @@ aclError RunMirrorOrEdgePad(const OpCall& call) {
                                                        ": padding more than the last 3 dimensions, or every dimension, is "
                                                        "not modelled");
   }
-  std::vector<int64_t> pad;
+  plan->pad.clear();
   for (size_t d = rank; d-- > rank - spatial;) {
-    pad.push_back(begin(d));
-    pad.push_back(end(d));
+    plan->pad.push_back(begin(d));
+    plan->pad.push_back(end(d));
   }
-  const std::string api =
-      std::string(reflect ? "aclnnReflectionPad" : "aclnnReplicationPad") + std::to_string(spatial) + "d";
+  plan->api = std::string(reflect ? "aclnnReflectionPad" : "aclnnReplicationPad") + std::to_string(spatial) + "d";
+  return ACL_SUCCESS;
+}
+
+aclError ReadMirrorPadMode(const OpCall& call, bool* reflect) {
+  const bool mirror_pad = call.type == "MirrorPad";
+  const std::string mode = call.String("mode", mirror_pad ? "" : call.type == "PadV3" ? "constant" : "reflect");
+  *reflect = mode == "REFLECT" || (!mirror_pad && mode == "reflect");
+  if (!*reflect && !(!mirror_pad && mode == "edge")) {
+    const char* modelled = mirror_pad ? "REFLECT is" : call.type == "PadV3" ? "constant, reflect and edge are"
+                                                                            : "reflect and edge are";
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = \"" + mode + "\" is not modelled (" + modelled + ")");
+  }
+  return ACL_SUCCESS;
+}
+
+// MirrorPad (x, paddings; attribute mode "REFLECT") and PadV3 in modes "reflect" and "edge", by
+// the plan of PlanMirrorPad.
+aclError RunMirrorOrEdgePad(const OpCall& call) {
+  if (aclError s = call.Arity(2, call.type == "PadV3" ? 3 : 2, 1)) return s;
+  bool reflect = false;
+  if (aclError s = ReadMirrorPadMode(call, &reflect)) return s;
+  std::vector<int64_t> paddings;
+  if (aclError s = call.ConstInts(1, "paddings", &paddings)) return s;
+  MirrorPadPlan plan;
+  if (aclError s = PlanMirrorPad(call, call.inputs[0].desc->dims, paddings, reflect, &plan)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<WithIntsApi>(call, api, x, o.Ints(pad), y);
+  return Aclnn<WithIntsApi>(call, plan.api, x, o.Ints(plan.pad), y);
 }
 
 namespace {

@@ -14,6 +14,32 @@
 
 namespace aclsim::aclop {
 
+// The window of Conv2D, Conv2DTranspose and their gradients in NCHW: strides and dilations of four
+// (N, C, H, W) values, 1 on N and C; pads (top, bottom, left, right), symmetric (aclnnConvolution's).
+aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window) {
+  const std::string format = call.String("data_format", "NHWC");
+  if (format != "NCHW") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW)");
+  }
+  const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
+                             dilations = call.Ints("dilations", {1, 1, 1, 1});
+  if (strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[1] != 1 ||
+      dilations[0] != 1 || dilations[1] != 1) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + ListText(strides) + ", pads " + ListText(pads) + ", dilations " +
+                                                      ListText(dilations) + ": four values each, 1 on N and C");
+  }
+  if (pads[0] != pads[1] || pads[2] != pads[3]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
+                                                      ": asymmetric padding is not modelled");
+  }
+  if (call.Int("offset_x", 0) != 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute offset_x (quantised) is not modelled");
+  window->stride = {strides[2], strides[3]};
+  window->padding = {pads[0], pads[2]};
+  window->dilation = {dilations[2], dilations[3]};
+  window->groups = call.Int("groups", 1);
+  return ACL_SUCCESS;
+}
+
 namespace {
 
 // The phase-1 types of the aclnn APIs the bridge calls, written out (libopapi is looked up by
@@ -321,7 +347,13 @@ aclError AsStrided(const OpCall& call) {
   if (aclError s = ReadView(call, 1, &view)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.View(call.inputs[0], "x", view.size, view.strides, view.offset[0], call.inputs[0].desc->dims);
-  aclTensor* y = o.Tensor(call.outputs[0], "y", view.size);
+  // torch_npu writes into a contiguous part of a larger tensor (the gradient of a slice, written
+  // into the zeros of its base) by giving y the description of that base's storage and its data
+  // address at the part: y is then the first elements from that address, size's many.
+  const Operand& y_operand = call.outputs[0];
+  aclTensor* y = Elements(view.size) < Elements(y_operand.desc->dims)
+                     ? o.View(y_operand, "y", view.size, ContiguousStrides(view.size), 0, y_operand.desc->dims)
+                     : o.Tensor(y_operand, "y", view.size);
   if (o.status()) return o.status();
   return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
@@ -508,35 +540,19 @@ aclError ScaledMaskedSoftmaxGrad(const OpCall& call) {
                                                call.Bool("fixed_triu_mask", false), dx);
 }
 
-// Conv2D: x and filter in NCHW, optional bias; strides and dilations of four (N, C, H, W) values,
-// pads (top, bottom, left, right), which aclnnConvolution takes symmetric only.
+// Conv2D (x, filter, optional bias), by aclnnConvolution with the window ReadConv2dWindow reads.
 aclError Conv2D(const OpCall& call) {
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  const std::string format = call.String("data_format", "NHWC");
-  if (format != "NCHW") {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW)");
-  }
-  const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
-                             dilations = call.Ints("dilations", {1, 1, 1, 1});
-  if (strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[1] != 1 ||
-      dilations[0] != 1 || dilations[1] != 1) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + ListText(strides) + ", pads " + ListText(pads) + ", dilations " +
-                                                      ListText(dilations) + ": four values each, 1 on N and C");
-  }
-  if (pads[0] != pads[1] || pads[2] != pads[3]) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
-                                                      ": asymmetric padding is not modelled");
-  }
-  if (call.Int("offset_x", 0) != 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute offset_x (quantised) is not modelled");
+  Conv2dWindow w;
+  if (aclError s = ReadConv2dWindow(call, &w)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* filter = o.Tensor(call.inputs[1], "filter");
   aclTensor* bias = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "bias") : nullptr;
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints({strides[2], strides[3]}),
-                               o.Ints({pads[0], pads[2]}), o.Ints({dilations[2], dilations[3]}), false, o.Ints({0, 0}),
-                               call.Int("groups", 1), y, int8_t{0});
+  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
+                               o.Ints(w.dilation), false, o.Ints({0, 0}), w.groups, y, int8_t{0});
 }
 
 // Conv2DTranspose (input_size, x, filter, optional bias): the transposed convolution of x, whose
@@ -544,18 +560,12 @@ aclError Conv2D(const OpCall& call) {
 // is y's shape, which y's description already holds.
 aclError Conv2DTranspose(const OpCall& call) {
   if (aclError s = call.Arity(3, 4, 1)) return s;
-  const std::string format = call.String("data_format", "NHWC");
-  const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
-                             dilations = call.Ints("dilations", {1, 1, 1, 1}),
-                             output_padding = call.Ints("output_padding", {0, 0, 0, 0});
-  if (format != "NCHW" || strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || output_padding.size() != 4 ||
-      strides[0] != 1 || strides[1] != 1 || dilations[0] != 1 || dilations[1] != 1 || pads[0] != pads[1] ||
-      pads[2] != pads[3] || output_padding[0] != 0 || output_padding[1] != 0 || call.Int("offset_x", 0) != 0) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + format + ", strides " + ListText(strides) + ", pads " +
-                                                      ListText(pads) + ", dilations " + ListText(dilations) +
-                                                      ", output_padding " + ListText(output_padding) +
-                                                      ": modelled are NCHW, four values each, 1 (0 for output_padding) on "
-                                                      "N and C, symmetric pads");
+  Conv2dWindow w;
+  if (aclError s = ReadConv2dWindow(call, &w)) return s;
+  const std::vector<int64_t> output_padding = call.Ints("output_padding", {0, 0, 0, 0});
+  if (output_padding.size() != 4 || output_padding[0] != 0 || output_padding[1] != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(output_padding) +
+                                                      ": four values, 0 on N and C, are modelled");
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[1], "x");
@@ -563,9 +573,9 @@ aclError Conv2DTranspose(const OpCall& call) {
   aclTensor* bias = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "bias") : nullptr;
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints({strides[2], strides[3]}),
-                               o.Ints({pads[0], pads[2]}), o.Ints({dilations[2], dilations[3]}), true,
-                               o.Ints({output_padding[2], output_padding[3]}), call.Int("groups", 1), y, int8_t{0});
+  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
+                               o.Ints(w.dilation), true, o.Ints({output_padding[2], output_padding[3]}), w.groups, y,
+                               int8_t{0});
 }
 
 // CdistGrad: x1's gradient of cdist(x1, x2, p). Its four inputs come broadcast to [..., P, R, M]
