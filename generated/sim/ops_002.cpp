@@ -4756,7 +4756,7 @@ template <typename T>
 struct Kernel {
   explicit Kernel(const aclsim::Call&) {}
   T operator()(T gradOutput, T self) const {
-    return gradOutput * (T(0.5) + T(0.5) * std::erf(self * T(0.70710678118654752)) + self * T(0.39894228040143268) * std::exp(T(-0.5) * self * self));
+    return gradOutput * (T(0.5) + T(0.5) * aclsim::Erf(self * T(0.70710678118654752)) + self * T(0.39894228040143268) * std::exp(T(-0.5) * self * self));
   }
 };
 

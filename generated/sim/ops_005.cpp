@@ -3458,7 +3458,7 @@ struct Kernel {
   int64_t approximate;
   explicit Kernel(const aclsim::Call& call) : approximate(aclsim::CallInt(call, 1)) {}
   T operator()(T x) const {
-    return approximate == 1 ? T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))) : T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    return approximate == 1 ? T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))) : T(0.5) * x * (T(1) + aclsim::Erf(x * T(0.70710678118654752440)));
   }
 };
 

@@ -213,8 +213,8 @@ class Call;  // phase 1's view of the arguments (defined in the core)
 struct BoundKernel {
   using Block = void (*)(const void* kernel, const void* const* in, void* out, int64_t n);
   Block block = nullptr;
-  // Float kernels on AVX2 CPUs: the same element loop reading and writing FLOAT16 or BFLOAT16
-  // memory directly (every operand contiguous in that dtype).
+  // Float kernels on the AVX2 and AVX-512 paths: the same element loop reading and writing FLOAT16
+  // or BFLOAT16 memory directly (every operand contiguous in that dtype).
   Block float16_block = nullptr;
   Block bfloat16_block = nullptr;
   void* kernel = nullptr;
@@ -385,27 +385,36 @@ aclnnStatus Reject(const Call& call, aclnnStatus status, const char* message);
 
 // --- Binding a kernel functor to the elementwise engine ----------------------------------------
 
-// The engine hands a kernel blocks of contiguous elements. The loop goes 8 elements at a time:
-// the 8 results are computed from loaded values before any is stored, so that the compiler keeps
-// them in vector registers and an output that is one of the inputs (in-place APIs) is read before
-// it is written. The functor is copied into a local so that its members are registers, not loads
-// the compiler may not hoist or speculate out of a `?:`.
+// The engine hands a kernel blocks of contiguous elements. The loop goes kStep elements at a time
+// (8; 16 in the AVX-512 loops, one register of floats): the kStep results are computed from loaded
+// values before any is stored, so that the compiler keeps them in vector registers and an output
+// that is one of the inputs (in-place APIs) is read before it is written. The functor is copied
+// into a local so that its members are registers, not loads the compiler may not hoist or
+// speculate out of a `?:`.
 constexpr int64_t kLanes = 8;
 
-template <typename Kernel, typename T, size_t... I>
+// kStep values of T as one GCC vector, and the same stored at any address of a T. (A typedef of a
+// class template: GCC drops vector_size from an alias template, and from a typedef whose size
+// depends on a value parameter of a function template.)
+template <typename T, int kStep>
+struct StepVectors {
+  typedef T Lanes __attribute__((vector_size(kStep * sizeof(T))));
+  typedef T Stored __attribute__((vector_size(kStep * sizeof(T)), aligned(alignof(T)), may_alias));
+};
+
+template <typename Kernel, typename T, int kStep, size_t... I>
 __attribute__((always_inline)) inline void ElementLoop(const void* kernel, const void* const* in, void* out,
                                                        int64_t n) {
   const Kernel k = *static_cast<const Kernel*>(kernel);
   const T* src[sizeof...(I) + 1] = {static_cast<const T*>(in[I])...};
   T* dst = static_cast<T*>(out);
   int64_t i = 0;
-  // The 8 results as one GCC vector, stored with one (unaligned) vector store.
-  typedef T Lanes __attribute__((vector_size(kLanes * sizeof(T))));
-  typedef T StoredLanes __attribute__((vector_size(kLanes * sizeof(T)), aligned(alignof(T)), may_alias));
-  for (; i + kLanes <= n; i += kLanes) {
-    Lanes results;
-    for (int64_t j = 0; j < kLanes; ++j) results[j] = static_cast<T>(k(src[I][i + j]...));
-    *reinterpret_cast<StoredLanes*>(dst + i) = results;
+  // The kStep results as one GCC vector, stored with one (unaligned) vector store.
+  using Vectors = StepVectors<T, kStep>;
+  for (; i + kStep <= n; i += kStep) {
+    typename Vectors::Lanes results;
+    for (int64_t j = 0; j < kStep; ++j) results[j] = static_cast<T>(k(src[I][i + j]...));
+    *reinterpret_cast<typename Vectors::Stored*>(dst + i) = results;
   }
   for (; i < n; ++i) dst[i] = static_cast<T>(k(src[I][i]...));
   (void)src;
@@ -413,11 +422,13 @@ __attribute__((always_inline)) inline void ElementLoop(const void* kernel, const
 
 template <typename Kernel, typename T, size_t... I>
 void ElementBlock(const void* kernel, const void* const* in, void* out, int64_t n) {
-  ElementLoop<Kernel, T, I...>(kernel, in, out, n);
+  ElementLoop<Kernel, T, kLanes, I...>(kernel, in, out, n);
 }
 
-// Whether this CPU runs the AVX2 loops (x86-64 with AVX2, FMA and F16C; never elsewhere).
+// Whether this CPU runs the AVX2 loops (x86-64 with AVX2, FMA and F16C; never elsewhere), and
+// whether it runs the AVX-512 ones (AVX-512 F, BW and VL too): the path ACLNN_SIM_ISA names.
 bool UseAvx2();
+bool UseAvx512();
 
 #if defined(__x86_64__)
 // The same loop in AVX2, chosen at run time on CPUs that have it (with FMA and F16C). FMA
@@ -427,13 +438,24 @@ bool UseAvx2();
 template <typename Kernel, typename T, size_t... I>
 __attribute__((target("avx2,fma"))) void ElementBlockAvx2(const void* kernel, const void* const* in, void* out,
                                                       int64_t n) {
-  ElementLoop<Kernel, T, I...>(kernel, in, out, n);
+  ElementLoop<Kernel, T, kLanes, I...>(kernel, in, out, n);
 }
 
-// FLOAT16 and BFLOAT16 tensors that are all contiguous skip the engine's gather buffers: 8
-// elements are loaded and widened to float in registers, computed, rounded to nearest even and
-// stored. The conversions equal the engine's (and PyTorch's). Written with GCC vector types and
-// the two F16C builtins rather than <immintrin.h>, which would cost every unit 0.6 s to parse.
+// And in AVX-512, 16 elements a step (one register of floats): the same operations in the same
+// order, contracted into the same FMAs, so exact kernels equal the AVX2 loop's results bit for bit;
+// the float math routines are libmvec's 16-lane variants (aclnn_sim/vector_math.h).
+#define ACLSIM_AVX512_TARGET "avx512f,avx512bw,avx512vl,avx2,fma,f16c"
+template <typename Kernel, typename T, size_t... I>
+__attribute__((target(ACLSIM_AVX512_TARGET))) void ElementBlockAvx512(const void* kernel, const void* const* in,
+                                                                      void* out, int64_t n) {
+  ElementLoop<Kernel, T, 2 * kLanes, I...>(kernel, in, out, n);
+}
+
+// FLOAT16 and BFLOAT16 tensors that are all contiguous skip the engine's gather buffers: a step of
+// elements (8 in AVX2, 16 in AVX-512) is loaded and widened to float in registers, computed,
+// rounded to nearest even and stored. The conversions equal the engine's (and PyTorch's) on every
+// path. Written with GCC vector types and the F16C builtins rather than <immintrin.h>, which would
+// cost every unit 0.6 s to parse.
 typedef float Float8 __attribute__((vector_size(32)));
 typedef short Short8 __attribute__((vector_size(16)));
 typedef unsigned short UShort8 __attribute__((vector_size(16)));
@@ -441,8 +463,17 @@ typedef unsigned UInt8 __attribute__((vector_size(32)));
 typedef int Int8 __attribute__((vector_size(32)));
 typedef Short8 StoredShort8 __attribute__((aligned(2), may_alias));
 typedef UShort8 StoredUShort8 __attribute__((aligned(2), may_alias));
+typedef float Float16 __attribute__((vector_size(64)));
+typedef short Short16 __attribute__((vector_size(32)));
+typedef unsigned short UShort16 __attribute__((vector_size(32)));
+typedef unsigned UInt16 __attribute__((vector_size(64)));
+typedef int Int16 __attribute__((vector_size(64)));
+typedef Short16 StoredShort16 __attribute__((aligned(2), may_alias));
+typedef UShort16 StoredUShort16 __attribute__((aligned(2), may_alias));
 
 struct Float16Lanes {
+  static constexpr int kStep = 8;
+  using Vector = Float8;
   __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Float8 Load(const uint16_t* p) {
     return __builtin_ia32_vcvtph2ps256(*reinterpret_cast<const StoredShort8*>(p));
   }
@@ -452,6 +483,8 @@ struct Float16Lanes {
 };
 
 struct BFloat16Lanes {
+  static constexpr int kStep = 8;
+  using Vector = Float8;
   __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Float8 Load(const uint16_t* p) {
     // vpmovzxwd: one instruction (GCC's __builtin_convertvector made two halves and an insert).
     const UInt8 wide = (UInt8)__builtin_ia32_pmovzxwd256(*reinterpret_cast<const StoredShort8*>(p)) << 16;
@@ -467,36 +500,74 @@ struct BFloat16Lanes {
   }
 };
 
-template <typename Kernel, typename Lanes, size_t... I>
-__attribute__((target("avx2,f16c,fma"), always_inline)) inline void Fused8(const Kernel& k, const uint16_t* const* src,
-                                                                        uint16_t* dst) {
-  const Float8 args[sizeof...(I) + 1] = {Lanes::Load(src[I])...};
-  Float8 results;
-  for (int64_t j = 0; j < kLanes; ++j) results[j] = static_cast<float>(k(args[I][j]...));
-  Lanes::Store(dst, results);
-}
+// The same conversions 16 at a time (AVX-512F's vcvtph2ps/vcvtps2ph, vpmovzxwd and vpmovdw).
+struct Float16Lanes16 {
+  static constexpr int kStep = 16;
+  using Vector = Float16;
+  __attribute__((target(ACLSIM_AVX512_TARGET), always_inline)) static inline Float16 Load(const uint16_t* p) {
+    return __builtin_ia32_vcvtph2ps512_mask(*reinterpret_cast<const StoredShort16*>(p), Float16{}, 0xffff,
+                                            4 /* _MM_FROUND_CUR_DIRECTION */);
+  }
+  __attribute__((target(ACLSIM_AVX512_TARGET), always_inline)) static inline void Store(uint16_t* p, Float16 v) {
+    *reinterpret_cast<StoredShort16*>(p) =
+        __builtin_ia32_vcvtps2ph512_mask(v, 0 /* round to nearest even */, Short16{}, 0xffff);
+  }
+};
 
-template <typename Kernel, typename Lanes, size_t... I>
-__attribute__((target("avx2,f16c,fma"))) void ElementBlock16(const void* kernel, const void* const* in, void* out,
-                                                         int64_t n) {
-  const Kernel k = *static_cast<const Kernel*>(kernel);
-  const uint16_t* src[sizeof...(I) + 1] = {static_cast<const uint16_t*>(in[I])...};
-  uint16_t* dst = static_cast<uint16_t*>(out);
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const uint16_t* at[sizeof...(I) + 1] = {(src[I] + i)...};
-    Fused8<Kernel, Lanes, I...>(k, at, dst + i);
+struct BFloat16Lanes16 {
+  static constexpr int kStep = 16;
+  using Vector = Float16;
+  __attribute__((target(ACLSIM_AVX512_TARGET), always_inline)) static inline Float16 Load(const uint16_t* p) {
+    const UInt16 wide = __builtin_convertvector(*reinterpret_cast<const StoredUShort16*>(p), UInt16) << 16;
+    return (Float16)wide;
   }
-  if (i < n) {  // the last few elements, through zero-padded lanes
-    uint16_t tail_in[sizeof...(I) + 1][kLanes] = {};
-    uint16_t tail_out[kLanes];
-    for (int64_t j = 0; j < n - i; ++j) ((tail_in[I][j] = src[I][i + j]), ...);
-    const uint16_t* at[sizeof...(I) + 1] = {tail_in[I]...};
-    Fused8<Kernel, Lanes, I...>(k, at, tail_out);
-    for (int64_t j = 0; j < n - i; ++j) dst[i + j] = tail_out[j];
+  __attribute__((target(ACLSIM_AVX512_TARGET), always_inline)) static inline void Store(uint16_t* p, Float16 v) {
+    const UInt16 bits = (UInt16)v;
+    const UInt16 rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    const UInt16 quiet = (bits >> 16) | 0x40u;
+    const Int16 nan = (Int16)(bits & 0x7fffffffu) > 0x7f800000;
+    const UInt16 halves = nan ? quiet : rounded;
+    *reinterpret_cast<StoredUShort16*>(p) = __builtin_convertvector(halves, UShort16);
   }
-  (void)src;
-}
+};
+
+// The fused loop of one code path: FusedStep##Path computes one step of Lanes::kStep elements,
+// ElementBlock16##Path a block. A macro because GCC inlines an always_inline helper only into a
+// function of the same or a wider target, and the loads and stores of each path need its own.
+#define ACLSIM_FUSED_LOOP(Path, TARGET)                                                                        \
+  template <typename Kernel, typename Lanes, size_t... I>                                                      \
+  __attribute__((target(TARGET), always_inline)) inline void FusedStep##Path(                                  \
+      const Kernel& k, const uint16_t* const* src, uint16_t* dst) {                                            \
+    const typename Lanes::Vector args[sizeof...(I) + 1] = {Lanes::Load(src[I])...};                            \
+    typename Lanes::Vector results;                                                                            \
+    for (int64_t j = 0; j < Lanes::kStep; ++j) results[j] = static_cast<float>(k(args[I][j]...));              \
+    Lanes::Store(dst, results);                                                                                \
+  }                                                                                                            \
+  template <typename Kernel, typename Lanes, size_t... I>                                                      \
+  __attribute__((target(TARGET))) void ElementBlock16##Path(const void* kernel, const void* const* in,         \
+                                                            void* out, int64_t n) {                            \
+    constexpr int64_t kStep = Lanes::kStep;                                                                    \
+    const Kernel k = *static_cast<const Kernel*>(kernel);                                                      \
+    const uint16_t* src[sizeof...(I) + 1] = {static_cast<const uint16_t*>(in[I])...};                          \
+    uint16_t* dst = static_cast<uint16_t*>(out);                                                               \
+    int64_t i = 0;                                                                                             \
+    for (; i + kStep <= n; i += kStep) {                                                                       \
+      const uint16_t* at[sizeof...(I) + 1] = {(src[I] + i)...};                                                \
+      FusedStep##Path<Kernel, Lanes, I...>(k, at, dst + i);                                                    \
+    }                                                                                                          \
+    if (i < n) { /* the last few elements, through zero-padded lanes */                                        \
+      uint16_t tail_in[sizeof...(I) + 1][kStep] = {};                                                          \
+      uint16_t tail_out[kStep];                                                                                \
+      for (int64_t j = 0; j < n - i; ++j) ((tail_in[I][j] = src[I][i + j]), ...);                              \
+      const uint16_t* at[sizeof...(I) + 1] = {tail_in[I]...};                                                  \
+      FusedStep##Path<Kernel, Lanes, I...>(k, at, tail_out);                                                   \
+      for (int64_t j = 0; j < n - i; ++j) dst[i + j] = tail_out[j];                                            \
+    }                                                                                                          \
+    (void)src;                                                                                                 \
+  }
+ACLSIM_FUSED_LOOP(Avx2, "avx2,f16c,fma")
+ACLSIM_FUSED_LOOP(Avx512, ACLSIM_AVX512_TARGET)
+#undef ACLSIM_FUSED_LOOP
 #endif
 
 // The bound kernel owns its functor (the call's scalars, read at phase 1) until the work is done;
@@ -516,11 +587,17 @@ BoundKernel MakeBound(const Call& call, std::index_sequence<I...>) {
   BoundKernel bound;
   bound.block = &ElementBlock<Kernel, T, I...>;
 #if defined(__x86_64__)
-  if (UseAvx2()) {
+  if (UseAvx512()) {
+    bound.block = &ElementBlockAvx512<Kernel, T, I...>;
+    if constexpr (std::is_same<T, float>::value) {
+      bound.float16_block = &ElementBlock16Avx512<Kernel, Float16Lanes16, I...>;
+      bound.bfloat16_block = &ElementBlock16Avx512<Kernel, BFloat16Lanes16, I...>;
+    }
+  } else if (UseAvx2()) {
     bound.block = &ElementBlockAvx2<Kernel, T, I...>;
     if constexpr (std::is_same<T, float>::value) {
-      bound.float16_block = &ElementBlock16<Kernel, Float16Lanes, I...>;
-      bound.bfloat16_block = &ElementBlock16<Kernel, BFloat16Lanes, I...>;
+      bound.float16_block = &ElementBlock16Avx2<Kernel, Float16Lanes, I...>;
+      bound.bfloat16_block = &ElementBlock16Avx2<Kernel, BFloat16Lanes, I...>;
     }
   }
 #endif

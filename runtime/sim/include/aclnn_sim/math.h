@@ -413,6 +413,38 @@ T IsClose(T a, T b, double rtol, double atol, bool equal_nan) {
   return T(IsFinite(actual) != T(0) && actual <= allowed);
 }
 
+// erf(x), inlined so that a loop over it vectorises without a call: GELU's erf form (aclnnGeluV2,
+// aclnnGeluBackward, the families' gelu) spent most of its time in libmvec's erff, a call per vector
+// (ATen inlines its own erf the same way). Float: a rational minimax fit, erf(a) = a P(a^2) / Q(a^2)
+// on [0, 3.92] (beyond 3.92 erf rounds to 1), P and Q of degree 5 with positive coefficients (so
+// neither cancels), fitted in float64 to 1.9e-8 relative error. Evaluated in float, its error against
+// erf in float64 is at most 6.0 ulp over every float32 with FMA (the AVX2 and AVX-512 paths), 6.4
+// without (the baseline path): 3.9 ulp below 0.5, an absolute 3.6e-7 near +-1, where the Horner
+// steps' roundings add up (libmvec's erff: 4 ulp; ATen's: an absolute 1.5e-7); the simulator's C++
+// tests check a dense sample (TestErf). NaN gives NaN, +-inf +-1, -0 -0. 16 float operations and a
+// division, branch-free: in a gelu loop (one core of this Sapphire Rapids, 64K floats) 0.25 ns an
+// element in 16 lanes and 0.44 in 8, against 0.59 and 0.63 with libmvec's erff; in SSE2 without
+// FMA 1.17 against 1.03 (libmvec's SSE4.1 variant): the baseline path pays ~15% on this routine.
+// Double keeps the library's erf (within 1 ulp).
+template <typename T>
+inline T Erf(T x) {
+  if constexpr (std::is_same<T, float>::value) {
+    const float a = std::fabs(x);
+    const float c = a > 3.92f ? 3.92f : a;  // a NaN stays NaN (the comparison is false)
+    const float s = c * c;
+    const float p =
+        ((((2.0502935613619485e-06f * s + 2.8486839355311905e-04f) * s + 3.7647753518264175e-03f) * s +
+          5.274610438332794e-02f) * s + 1.9038618542186636e-01f) * s + 1.128379146364994f;
+    const float q =
+        ((((3.8093128450187704e-05f * s + 1.1623409648211366e-03f) * s + 1.4967513852261086e-02f) * s +
+          1.1410078855090455e-01f) * s + 5.02058107770787e-01f) * s + 1.0f;
+    const float r = c * p / q;
+    return std::copysign(r > 1.0f ? 1.0f : r, x);
+  } else {
+    return std::erf(x);
+  }
+}
+
 // The derivative of GELU times dy: the exact (erf) form, or the tanh approximation's, as aten's
 // gelu_backward computes each.
 template <typename T>
@@ -425,7 +457,7 @@ T GeluGrad(T dy, T x, bool tanh_form) {
     const T right_derivative = T(0.5) * x * (T(1) - tanh_inner * tanh_inner) * beta * (T(1) + T(3) * kappa * x * x);
     return dy * (left_derivative + right_derivative);
   }
-  const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  const T cdf = T(0.5) * (T(1) + Erf(x * T(0.70710678118654752440)));
   const T pdf = std::exp(T(-0.5) * x * x) * T(0.39894228040143267794);  // 1 / sqrt(2 pi)
   return dy * (cdf + x * pdf);
 }

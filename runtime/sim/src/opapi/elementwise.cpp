@@ -430,9 +430,11 @@ size_t ComputeSize(ComputeType type) {
   return size;
 }
 
-// The elementwise engine has portable loops and AVX2 ones (which the AVX-512 path takes too: its
-// row loads and stores convert float16/bfloat16 with F16C, which AVX-512 CPUs have).
+// The elementwise engine's kernels have portable loops, AVX2 ones and AVX-512 ones (entry.h); its
+// row loads and stores (strided, broadcast or converted operands) have portable and AVX2 ones,
+// which the AVX-512 path takes too: they only convert, exactly on every path.
 bool UseAvx2() { return static_cast<int>(KernelPath()) >= static_cast<int>(Isa::kAvx2); }
+bool UseAvx512() { return KernelPath() == Isa::kAvx512; }
 
 aclDataType StorageOf(ComputeType type) {
   switch (type) {
@@ -471,7 +473,7 @@ void RunElementwise(const Dims& shape, const Operand& out, const Operand* inputs
   for (int64_t d : shape) numel *= d;
   if (numel == 0) return;
   static EnginePath taken(__FILE__);  // the path MakeBound chose the kernel's loops by
-  taken.Took(UseAvx2() ? Isa::kAvx2 : Isa::kBaseline);
+  taken.Took(UseAvx512() ? Isa::kAvx512 : UseAvx2() ? Isa::kAvx2 : Isa::kBaseline);
   Layout layout;
   Coalesce(shape, out, inputs, count, &layout);
 

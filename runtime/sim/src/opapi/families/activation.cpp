@@ -86,7 +86,7 @@ inline T GeluGrad(T x, bool tanh) {
     const T t = std::tanh(beta * (x + kappa * x * x * x));
     return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * beta * (T(1) + T(3) * kappa * x * x);
   }
-  const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  const T cdf = T(0.5) * (T(1) + Erf(x * T(0.70710678118654752440)));
   const T pdf = std::exp(T(-0.5) * x * x) * T(0.39894228040143267794);
   return cdf + x * pdf;
 }

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "aclnn_sim/math.h"  // Erf
+
 namespace aclsim {
 
 // tanh: GELU's tanh approximation; else its erf form.
@@ -13,7 +15,7 @@ inline T Gelu(T x, bool tanh) {
   if (tanh) {
     return T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
   }
-  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  return T(0.5) * x * (T(1) + Erf(x * T(0.70710678118654752440)));
 }
 
 }  // namespace aclsim

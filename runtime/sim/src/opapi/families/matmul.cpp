@@ -284,7 +284,7 @@ class MatmulWork final : public FamilyWork {
         case kAddX3: c[i] = v + x3[i]; break;
         case kMulX3: c[i] = v * x3[i]; break;
         case kGeluTanh: c[i] = half * v * (T(1) + std::tanh(root_2_over_pi * (v + cubic * v * v * v))); break;
-        case kGeluErf: c[i] = half * v * (T(1) + std::erf(v * root_half)); break;
+        case kGeluErf: c[i] = half * v * (T(1) + Erf(v * root_half)); break;
         default: c[i] = v > T(0) || v != v ? v : T(0); break;  // relu, NaN kept
       }
     }
