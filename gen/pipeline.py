@@ -457,7 +457,7 @@ def _load_into(result: Semantics, path: Path, keep, cache: Optional[SemanticsCac
             for text in op.errata)
 
 
-_TABLE_HEADER = re.compile(rb'^\s*\[\s*"?(acl(?:nn)?[A-Z]\w*)"?\s*\]', re.M)  # aclnn APIs and acl<Op> ones (aclStft)
+_TABLE_HEADER = re.compile(rb'^\s*\[\s*"?(aclnn\w+|acl[A-Z]\w*)"?\s*\]', re.M)  # aclnn APIs and acl<Op> ones (aclStft)
 
 
 def _library_index(path: Path) -> dict[str, int]:

@@ -17,7 +17,7 @@ from gen.parse.readers.scan import word_starts
 
 # aclnn APIs, and the few two-phase APIs CANN names acl<Op> (aclStft, which op-plugin calls as it calls
 # the aclnn ones): a declaration without its GetWorkspaceSize pair is left unpaired either way.
-_DECL_START = re.compile(r"\baclnnStatus\s+(acl(?:nn)?[A-Z]\w*)\s*\(")
+_DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+|acl[A-Z]\w*)\s*\(")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 _HTML_TAG = re.compile(r"</?\w+[^>]*>")
