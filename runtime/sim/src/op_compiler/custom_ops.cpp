@@ -123,7 +123,6 @@ const std::vector<OpEntry>& CustomEntries() {
 
 }  // namespace aclsim::aclop
 
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
 #if __has_include("aclnnop/aclnn_sign_bits_pack.h")
 #include "aclnnop/aclnn_sign_bits_pack.h"
 ACLOP_SAME(aclnnSignBitsPack, SignBitsPackApi);
@@ -136,4 +135,3 @@ ACLOP_SAME(aclnnSignBitsUnpack, SignBitsUnpackApi);
 #include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
 ACLOP_SAME(aclnnSoftmaxCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogitsApi);
 #endif
-#undef ACLOP_SAME

@@ -706,7 +706,6 @@ const std::vector<OpEntry>& GradEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
 #if __has_include("aclnnop/aclnn_hardswish_backward.h")
 #include "aclnnop/aclnn_hardswish_backward.h"
 ACLOP_SAME(aclnnHardswishBackward, GradApi);

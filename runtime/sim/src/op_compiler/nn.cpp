@@ -608,7 +608,6 @@ const std::vector<OpEntry>& NnEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
 #if __has_include("aclnnop/aclnn_l1_loss.h")
 #include "aclnnop/aclnn_l1_loss.h"
 ACLOP_SAME(aclnnL1Loss, LossApi);

@@ -722,7 +722,6 @@ const std::vector<OpEntry>& Entries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
 #if __has_include("aclnnop/aclnn_silu.h")
 #include "aclnnop/aclnn_silu.h"
 ACLOP_SAME(aclnnSilu, UnaryApi);
@@ -812,4 +811,3 @@ ACLOP_SAME(aclnnCdistBackward, CdistBackwardApi);
 #include "aclnnop/aclnn_convolution.h"
 ACLOP_SAME(aclnnConvolution, ConvolutionApi);
 #endif
-#undef ACLOP_SAME
