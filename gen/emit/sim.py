@@ -541,7 +541,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
         if d.when_dtype is not None:
             if any(p not in index_of for p in d.when_dtype.params):
                 continue
-            when_params = " | ".join(f"(uint64_t{{1}} << {index_of[p]})" for p in d.when_dtype.params)
+            when_params = f"aclsim::Bits({', '.join(str(index_of[p]) for p in d.when_dtype.params)})"
             when_dtypes = _dtype_mask(d.when_dtype.dtypes)
         divisible.append(Init.of(param=index_of[d.param], has_axis=d.axis is not None, axis=axis, divisor=divisor,
                                  divisor_param=divisor_param, socs=_soc_mask(d.products), status=d.status,

@@ -1764,9 +1764,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DivisibleSpec kDivisible[] = {
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 4), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 311},
-    {.param = 4, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 4), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 311},
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 4), .when_dtypes = aclsim::Bits(ACL_INT32), .line = 312},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(4), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 311},
+    {.param = 4, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(4), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 311},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(4), .when_dtypes = aclsim::Bits(ACL_INT32), .line = 312},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 3, .shape_rules = nullptr, .shape_rule_count = 0};
 
@@ -7992,8 +7992,8 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination8, .cell_count = 7, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 350},
 };
 constexpr aclsim::DivisibleSpec kDivisible[] = {
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 8), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 330},
-    {.param = 1, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 8), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 330},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(8), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 330},
+    {.param = 1, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(8), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 330},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 9, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 2, .shape_rules = nullptr, .shape_rule_count = 0};
 

@@ -980,9 +980,9 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DivisibleSpec kDivisible[] = {
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 7), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 130},
-    {.param = 7, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 7), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 200},
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 7), .when_dtypes = aclsim::Bits(ACL_INT32), .line = 337},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 130},
+    {.param = 7, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 200},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT32), .line = 337},
 };
 constexpr const char* const kShapeRuleValues0[] = {
     "pertensor",

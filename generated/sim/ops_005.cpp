@@ -535,7 +535,7 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 5, .when_value = 3.0, .when_params = 0, .when_dtypes = 0, .line = 83},
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 5, .when_value = 29.0, .when_params = 0, .when_dtypes = 0, .line = 83},
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 6), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 220},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(6), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 220},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 3, .shape_rules = nullptr, .shape_rule_count = 0};
 
@@ -3863,7 +3863,7 @@ constexpr aclsim::DimEqualSpec kDims[] = {
 constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 4, .when_value = 3.0, .when_params = 0, .when_dtypes = 0, .line = 86},
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 4, .when_value = 29.0, .when_params = 0, .when_dtypes = 0, .line = 86},
-    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = (uint64_t{1} << 5), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 204},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(5), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 204},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = kSets, .set_count = 1, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 1, .divisible = kDivisible, .divisible_count = 3, .shape_rules = nullptr, .shape_rule_count = 0};
 

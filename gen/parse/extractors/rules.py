@@ -872,6 +872,8 @@ class _Reader:
         tail = r"\s*(?:时|的时候|情况下)?\s*[,:]\s*(?P<rest>\S.*)$"
         dtype = rf"(?<![A-Za-z0-9_])(?:DT_|ACL_)?(?:{'|'.join(map(re.escape, vocab.dtype_words()))})(?![A-Za-z0-9_])"
         dtypes = rf"(?P<dtypes>{dtype}(?:\s*(?:、|,|/|或者|或|\bor\b)\s*{dtype})*)"
+        # "当dstType为", "if dstType is": an argument and its value or dtypes.
+        argument = rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
         return (
             # "当...为FLOAT4_E2M1或FLOAT4_E1M2，x尾轴的值必须为偶数": "当" and a comma close it without "时".
             compiled(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
@@ -880,10 +882,8 @@ class _Reader:
                      rf"\s*,\s*(?P<rest>\S.*)$", re.I),
             # "当dstType为FLOAT4_E2M1/FLOAT4_E1M2时": an aclDataType argument (or an int one, which
             # carries an aclDataType's value) named with dtypes.
-            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
-                     rf"{dtypes}" + tail, re.I),
-            compiled(rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
-                     rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
+            compiled(argument + dtypes + tail, re.I),
+            compiled(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
         )
 
     def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[list[dict], str]]:

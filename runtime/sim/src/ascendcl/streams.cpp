@@ -918,6 +918,11 @@ LeftCapture LeaveCapture(StreamState& s, const std::shared_ptr<ModelState>& only
   return left;
 }
 
+// Releases the aclrtTaskGrp handles of a model that is gone (destroyed, or its capture invalidated).
+void ReleaseGroups(const std::vector<uintptr_t>& groups) {
+  for (uintptr_t group : groups) State().groups.Take(reinterpret_cast<void*>(group));
+}
+
 // Ends `model`'s capture once its origin stream has left it (aclmdlRICaptureEnd, or the origin
 // destroyed): the streams that joined it leave it too, and a task group still open on any of them
 // is interrupted, which invalidates the capture. Without an invalidation the model is made (it may
@@ -943,7 +948,7 @@ std::string EndCapture(const std::shared_ptr<ModelState>& model, bool group_was_
   }
   if (!invalidated_by.empty()) {
     State().models.Take(reinterpret_cast<void*>(model->handle));
-    for (uintptr_t group : groups) State().groups.Take(reinterpret_cast<void*>(group));
+    ReleaseGroups(groups);
   }
   return invalidated_by;
 }
@@ -1835,7 +1840,7 @@ aclError aclmdlRIDestroy(aclmdlRI modelRI) {
     std::lock_guard<std::mutex> lock(model->mutex);
     groups.swap(model->groups);
   }
-  for (uintptr_t group : groups) aclsim::State().groups.Take(reinterpret_cast<void*>(group));
+  aclsim::ReleaseGroups(groups);
   return ACL_SUCCESS;
 }
 

@@ -20,6 +20,8 @@
 
 namespace aclsim::aclop {
 
+const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
+
 namespace {
 
 // AttrKind names OpAttrValue's alternatives in order.

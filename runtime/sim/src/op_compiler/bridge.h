@@ -206,6 +206,14 @@ const std::vector<OpEntry>& NnEntries();
 // EmbeddingDenseGrad, the activations' and losses' gradients.
 const std::vector<OpEntry>& GradEntries();
 
+// The reductions of CANN's loss prototypes and their gradients' (attribute "reduction"), in the order
+// of the aclnn APIs' reduction numbers (bridge.cpp).
+extern const std::initializer_list<const char*> kReductions;
+
+// HardSigmoid's and HardSigmoidGrad's attributes alpha and beta: aclnnHardsigmoid and its backward
+// compute 1/6 and 1/2 only; others are refused naming them (math.cpp).
+aclError CheckHardSigmoidAttributes(const OpCall& call);
+
 // MirrorPad, and PadV3 in modes "reflect" and "edge" (nn.cpp).
 aclError RunMirrorOrEdgePad(const OpCall& call);
 // The reflection or replication padding of MirrorPad, PadV3 and PadV3Grad: the paddings are [begin,

@@ -64,9 +64,6 @@ using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // Di
 using UnaryApi = Phase1<const aclTensor*, aclTensor*>;                     // Rsqrt
 using InplaceFillScalarApi = Phase1<aclTensor*, const aclScalar*>;
 
-// The reductions of CANN's loss prototypes, in the order of the aclnn APIs' reduction numbers.
-const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
-
 // An activation's gradient (inputs: the incoming gradient and the forward's input, in the order
 // `grad_first` says; output: the input's gradient), by an aclnn backward API taking (gradOutput,
 // self, out).
@@ -86,11 +83,7 @@ aclError HardSwishGrad(const OpCall& call) { return ActivationGrad(call, "aclnnH
 // HardSigmoidGrad (grads, input_x; attributes alpha, beta): aclnnHardsigmoidBackward's alpha 1/6 and
 // beta 1/2 only, as the forward HardSigmoid (math.cpp).
 aclError HardSigmoidGrad(const OpCall& call) {
-  const float alpha = call.Float("alpha", 1.0f / 6), beta = call.Float("beta", 0.5f);
-  if (std::abs(alpha - 1.0f / 6) > 1e-6f || beta != 0.5f) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes alpha = " + std::to_string(alpha) + ", beta = " +
-                                                      std::to_string(beta) + " are not modelled (1/6 and 1/2 are)");
-  }
+  if (aclError s = CheckHardSigmoidAttributes(call)) return s;
   return ActivationGrad(call, "aclnnHardsigmoidBackward");
 }
 

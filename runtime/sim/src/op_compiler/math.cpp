@@ -18,6 +18,15 @@
 
 namespace aclsim::aclop {
 
+aclError CheckHardSigmoidAttributes(const OpCall& call) {
+  const float alpha = call.Float("alpha", 1.0f / 6), beta = call.Float("beta", 0.5f);
+  if (std::abs(alpha - 1.0f / 6) > 1e-6f || beta != 0.5f) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes alpha = " + std::to_string(alpha) + ", beta = " +
+                                                      std::to_string(beta) + " are not modelled (1/6 and 1/2 are)");
+  }
+  return ACL_SUCCESS;
+}
+
 // AvgPoolV2's and AvgPoolV2Grad's window over H and W of NCHW: ksize, strides and pads (top,
 // bottom, left, right); exclusive leaves the padding out of the count. Asymmetric pads, padding
 // modes other than CALCULATED and global pooling are refused.
@@ -759,11 +768,7 @@ aclError AvgPoolV2(const OpCall& call) {
 // HardSigmoid: max(0, min(1, alpha * x + beta)), aclnnHardsigmoid's alpha 1/6 and beta 1/2 only.
 aclError HardSigmoid(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
-  const float alpha = call.Float("alpha", 1.0f / 6), beta = call.Float("beta", 0.5f);
-  if (std::abs(alpha - 1.0f / 6) > 1e-6f || beta != 0.5f) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes alpha = " + std::to_string(alpha) + ", beta = " +
-                                                      std::to_string(beta) + " are not modelled (1/6 and 1/2 are)");
-  }
+  if (aclError s = CheckHardSigmoidAttributes(call)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");

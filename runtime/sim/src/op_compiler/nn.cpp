@@ -44,9 +44,6 @@ using GridSamplerApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64
 using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
-// The reductions of CANN's loss prototypes, in the order of the aclnn APIs' reduction numbers.
-const std::initializer_list<const char*> kReductions = {"none", "mean", "sum"};
-
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
 // APIs write it as a 0-d tensor.
 aclTensor* LossOutput(AclnnObjects& o, const Operand& y, int64_t reduction) {

@@ -129,6 +129,12 @@ bool BoundValue(const Call& call, const BoundSpec& bound, double* value) {
   return true;
 }
 
+// The status a rule answers: its error row's, or 161002.
+template <typename Rule>
+aclnnStatus StatusOf(const Rule& rule) {
+  return rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID;
+}
+
 aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double value, int item) {
   double low = 0, high = 0;
   const bool has_low = range.low.present && BoundValue(call, range.low, &low);
@@ -141,7 +147,7 @@ aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double val
   if (item >= 0) who += "[" + std::to_string(item) + "]";
   const std::string lo = has_low ? (range.low.inclusive ? "[" : "(") + Number(low) : "(-inf";
   const std::string hi = has_high ? Number(high) + (range.high.inclusive ? "]" : ")") : "inf)";
-  return call.Fail(range.status ? range.status : ACLNN_ERR_PARAM_INVALID,
+  return call.Fail(StatusOf(range),
                    who + ": " + Number(value) + " is outside " + lo + ", " + hi + Where(call.spec, range.line));
 }
 
@@ -151,7 +157,7 @@ aclnnStatus CheckSet(const Call& call, const ValueSetSpec& set, int64_t value, i
   if (item >= 0) who += "[" + std::to_string(item) + "]";
   std::string listed;
   for (uint8_t k = 0; k < set.value_count; ++k) listed += (k ? ", " : "") + std::to_string(set.values[k]);
-  return call.Fail(set.status ? set.status : ACLNN_ERR_PARAM_INVALID,
+  return call.Fail(StatusOf(set),
                    who + ": " + std::to_string(value) + " is none of {" + listed + "}" + Where(call.spec, set.line));
 }
 
@@ -171,7 +177,7 @@ aclnnStatus CheckLength(const Call& call, const ArrayLengthSpec& rule) {
   if (length < 0 || std::binary_search(rule.lengths, rule.lengths + rule.length_count, length)) return ACLNN_SUCCESS;
   std::string listed;
   for (uint8_t k = 0; k < rule.length_count; ++k) listed += (k ? ", " : "") + std::to_string(rule.lengths[k]);
-  return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID,
+  return call.Fail(StatusOf(rule),
                    std::string(call.spec.params[rule.param].name) + ": length " + std::to_string(length) +
                        " is none of {" + listed + "}" + Where(call.spec, rule.line));
 }
@@ -188,8 +194,7 @@ bool Holds(const Call& call, const Rule& rule) {
 // Whether a divisibility holds in this call: on its chips, under its value condition and under its
 // dtype condition (one of the parameters it names carries one of its dtypes; an absent one none).
 bool Holds(const Call& call, const DivisibleSpec& rule) {
-  if (rule.socs && !(rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)))) return false;
-  if (rule.when >= 0 && static_cast<double>(call.args[rule.when].integer) != rule.when_value) return false;
+  if (!Holds<DivisibleSpec>(call, rule)) return false;  // its chips and value condition, as a value rule's
   if (!rule.when_params) return true;
   for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
     int dtype;
@@ -325,7 +330,7 @@ aclnnStatus CheckShapeRules(const Call& call) {
     if (at < 0 || divisor <= 0) continue;
     const int64_t size = (*shape)[static_cast<size_t>(at)];
     if (size % divisor == 0) continue;
-    return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
+    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": dimension " +
                                                   std::to_string(rule.axis) + " (" + std::to_string(size) +
                                                   ") is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
   }
@@ -375,7 +380,7 @@ aclnnStatus CheckValueRules(const Call& call) {
     const int64_t value = call.args[rule.param].integer;
     const int64_t divisor = rule.divisor_param >= 0 ? call.args[rule.divisor_param].integer : rule.divisor;
     if (divisor <= 0 || value % divisor == 0) continue;
-    return call.Fail(rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": " + std::to_string(value) +
+    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": " + std::to_string(value) +
                                                   " is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
   }
   return ACLNN_SUCCESS;
