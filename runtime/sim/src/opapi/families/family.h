@@ -89,6 +89,9 @@ std::string DimsText(const Dims& dims);
 // false for dtypes a family does not compute (complex, quantised).
 bool FamilyComputeType(aclDataType dtype, bool integers, ComputeType* type);
 
+// COMPLEX64 or COMPLEX128: the complex dtypes the families compute (in complex<double>).
+inline bool IsComplexDType(aclDataType dtype) { return dtype == ACL_COMPLEX64 || dtype == ACL_COMPLEX128; }
+
 // A not-simulated work (phase 2 answers 561003 with `why`): the planner's way to decline.
 aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& why);
 // A phase-1 rejection with "<api>: <parameter>: <message>".

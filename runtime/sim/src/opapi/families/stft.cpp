@@ -25,7 +25,6 @@ using Complex = std::complex<double>;
 
 enum Slot { kSelf, kWindow, kOut, kSlots };
 
-bool IsComplexData(aclDataType dtype) { return dtype == ACL_COMPLEX64 || dtype == ACL_COMPLEX128; }
 bool IsDouble(aclDataType dtype) { return dtype == ACL_DOUBLE || dtype == ACL_COMPLEX128; }
 
 class StftWork final : public FamilyWork {
@@ -94,7 +93,7 @@ aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** 
     return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
   };
   for (const TensorDesc* t : {self, window, out}) {
-    if (t && t->dtype != ACL_FLOAT && t->dtype != ACL_DOUBLE && !IsComplexData(t->dtype)) {
+    if (t && t->dtype != ACL_FLOAT && t->dtype != ACL_DOUBLE && !IsComplexDType(t->dtype)) {
       return Decline(call, work, std::string("for dtype ") + DTypeName(t->dtype));
     }
   }
@@ -127,7 +126,7 @@ aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** 
       return reject(F::Role::kWindow, std::string("dtype ") + DTypeName(window->dtype) + " is not self's " + DTypeName(self->dtype));
     }
   }
-  if (IsComplexData(self->dtype) && (onesided || !made->return_complex)) {
+  if (IsComplexDType(self->dtype) && (onesided || !made->return_complex)) {
     return reject(onesided ? F::Role::kOnesided : F::Role::kReturnComplex,
                   "a complex self needs onesided false and returnComplex true");
   }

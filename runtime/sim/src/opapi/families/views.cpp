@@ -106,7 +106,6 @@ void CopyBits(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n, siz
   }
 }
 
-bool IsComplexDType(aclDataType d) { return d == ACL_COMPLEX64 || d == ACL_COMPLEX128; }
 bool IsIntegerDType(aclDataType d) {
   switch (d) {
     case ACL_BOOL: case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_UINT16: case ACL_INT32:
