@@ -67,7 +67,7 @@ class EmbeddingBagWork final : public FamilyWork {
                                  "), which includeLastOffset asks for");
     }
     auto end_of = [&](int64_t b) { return b + 1 < offsets ? off[b + 1] : count; };
-    const float* w = num_weights * width ? static_cast<const float*>(ContiguousAs(tensor(kWeight), type, 2)) : nullptr;
+    const float* w = num_weights * width != 0 ? static_cast<const float*>(ContiguousAs(tensor(kWeight), type, 2)) : nullptr;
     const float* psw = per_sample && count ? static_cast<const float*>(ContiguousAs(tensor(kPerSample), type, 3))
                                            : nullptr;
     std::vector<float> out(static_cast<size_t>(bags * width), 0.0f);

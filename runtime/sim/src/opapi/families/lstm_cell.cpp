@@ -44,7 +44,7 @@ class LstmCellWork final : public FamilyWork {
  private:
   bool Has(int slot) const { return tensor(slot).dtype != ACL_DT_UNDEFINED; }
   const float* Floats(int slot) const {
-    return Has(slot) && batch * hidden ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, slot))
+    return Has(slot) && batch * hidden != 0 ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, slot))
                                        : nullptr;
   }
 

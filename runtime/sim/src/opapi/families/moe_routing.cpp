@@ -282,11 +282,11 @@ class FinalizeWork final : public FamilyWork {
     auto floats = [&](int slot, int scratch) {
       return static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch));
     };
-    const float* expanded = expanded_rows * hidden ? floats(kRows, 0) : nullptr;
+    const float* expanded = expanded_rows * hidden != 0 ? floats(kRows, 0) : nullptr;
     const float* scales = pairs ? floats(kScales, 1) : nullptr;
-    const float* skip1 = x1 && rows * hidden ? floats(kX1, 2) : nullptr;
-    const float* skip2 = x2 && rows * hidden ? floats(kX2, 3) : nullptr;
-    const float* added = bias && experts * hidden ? floats(kBias, 4) : nullptr;
+    const float* skip1 = x1 && rows * hidden != 0 ? floats(kX1, 2) : nullptr;
+    const float* skip2 = x2 && rows * hidden != 0 ? floats(kX2, 3) : nullptr;
+    const float* added = bias && experts * hidden != 0 ? floats(kBias, 4) : nullptr;
     std::vector<float> out(static_cast<size_t>(rows * hidden));
     ParallelFor(rows, [&](int64_t i) {
       float* o = out.data() + i * hidden;
