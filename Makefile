@@ -32,23 +32,29 @@ PYTEST = $(PY) -m pytest -p no:cacheprovider
 define run_pytest
 	$(PYTEST) $(1) || { rc=$$?; [ $$rc -eq 5 ] && echo "pytest: no tests collected in $(1)" || exit $$rc; }
 endef
-# The generated suites in both modes at once: asynchronous on the CPU's widest kernel path, and
-# synchronous (ACLNN_SIM_SYNC=1: every kernel run in its launching call) on the AVX2 path, the one
-# AVX2-only CPUs take. Each pass is one pytest process with JOBS/2 workers, none when that is 1: on
-# ~26,000 short tests xdist's per-test traffic costs a third more CPU than the tests. The suites
-# log nothing, and pytest's log capture (set up and torn down around every test) cost ~12% of a
-# pass's CPU: it is off. A pass's output is shown when both have ended, in build/test-generated-*.log too.
+# The generated suites, every file once, in two pytest processes at once (each one core): half of the
+# files asynchronously on the CPU's widest kernel path, the other half synchronously (ACLNN_SIM_SYNC=1:
+# every kernel run in its launching call) on the AVX2 path, the one AVX2-only CPUs take. Running every
+# file in both modes took ~70 CPU-s more than make test's 10 minutes on 2 cores allow; make test-paths
+# runs each half in the other mode too, and everything on the baseline path. Each half is split by
+# sorted position, so an op keeps its mode from run to run (a failure reproduces). No xdist: on
+# ~26,000 short tests its per-test traffic costs a third more CPU than the tests. The suites log
+# nothing, and pytest's log capture (set up and torn down around every test) cost ~12% of a pass's
+# CPU: it is off. Each half's output is shown when both have ended, in build/test-generated-*.log too.
 GENERATED_PYTEST = $(PYTEST) -p no:logging
-define run_generated_modes
-	@mkdir -p build; workers=$$(( $(JOBS) / 2 )); xdist=$$([ $$workers -ge 2 ] && echo "-n $$workers"); \
-	echo "generated suites: asynchronous, and synchronous on the AVX2 path, at once ($(1))"; \
-	$(GENERATED_PYTEST) $$xdist $(1) > build/test-generated-async.log 2>&1 & async=$$!; \
-	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 $(GENERATED_PYTEST) $$xdist $(1) > build/test-generated-sync-avx2.log 2>&1 & sync=$$!; \
+GENERATED_HALF = $$(ls $(1)/test_*.py 2>/dev/null | sort | awk 'NR % 2 == $(2)')
+# $(2) and $(3): the halves (by sorted position, odd 1, even 0) run asynchronously and synchronously.
+define run_generated_halves
+	@mkdir -p build; async_files="$(call GENERATED_HALF,$(1),$(2))"; sync_files="$(call GENERATED_HALF,$(1),$(3))"; \
+	echo "generated suites: half asynchronously, half synchronously on the AVX2 path, at once ($(1))"; \
+	run() { [ -n "$$1" ] || { echo "pytest: no test files"; return 5; }; shift; $(GENERATED_PYTEST) "$$@"; }; \
+	run "$$async_files" $$async_files > build/test-generated-async.log 2>&1 & async=$$!; \
+	ACLNN_SIM_SYNC=1 ACLNN_SIM_ISA=avx2 run "$$sync_files" $$sync_files > build/test-generated-sync-avx2.log 2>&1 & sync=$$!; \
 	wait $$async; async_rc=$$?; wait $$sync; sync_rc=$$?; failed=0; \
-	for pass in async:$$async_rc sync-avx2:$$sync_rc; do \
-	  name=$${pass%:*}; rc=$${pass#*:}; echo "--- generated suites, $$name (exit status $$rc)"; \
+	for half in async:$$async_rc sync-avx2:$$sync_rc; do \
+	  name=$${half%:*}; rc=$${half#*:}; echo "--- generated suites, $$name half (exit status $$rc)"; \
 	  cat build/test-generated-$$name.log; \
-	  case $$rc in 0) ;; 5) echo "pytest: no tests collected in $(1)" ;; *) failed=1 ;; esac; \
+	  case $$rc in 0) ;; 5) echo "pytest: no tests collected in that half of $(1)" ;; *) failed=1 ;; esac; \
 	done; exit $$failed
 endef
 
@@ -136,8 +142,8 @@ demo: $(CORE_STAMP)
 	$(PY) examples/llama_block.py
 	. "$$($(PY) -m aclnn.sim home)/set_env.sh" && $(PY) examples/llama_torch_npu.py
 
-# Everything: the generator's own tests, the generated suites (on the asynchronous simulator with
-# the CPU's widest kernel path, and again with every kernel run in its launching call,
+# Everything: the generator's own tests, the generated suites (half on the asynchronous simulator
+# with the CPU's widest kernel path, half with every kernel run in its launching call,
 # ACLNN_SIM_SYNC=1, on the AVX2 path: the one AVX2-only CPUs take), the pages' examples.
 # tests/sim/test_kernel_paths.py compares the baseline, AVX2 and AVX-512 paths with each other.
 # The test extras install (mostly unpacking torch, one core) while the generation and the build run.
@@ -147,7 +153,7 @@ test: $(CORE_STAMP)
 	wait $$extras; installed=$$?; cat build/venv-extras.log; \
 	[ $$installed -eq 0 ] && [ $$built -eq 0 ]
 	$(call run_pytest,-n $(JOBS) tests)
-	$(call run_generated_modes,generated/tests)
+	$(call run_generated_halves,generated/tests,1,0)
 
 # The pages' C++ examples, unmodified, built against the simulator, run and checked against the golden.
 examples: build $(VENV_STAMP)
@@ -159,11 +165,14 @@ test-generator: build $(VENV_STAMP)
 test-generated: build $(VENV_STAMP)
 	$(call run_pytest,-n $(JOBS) generated/tests)
 
-# What make test leaves out of ACLNN_SIM_ISA's paths (it runs everything on the CPU's widest, and
-# the generated suites on the AVX2 path too): the generated suites and the family tests on the
-# baseline path, the family tests on the AVX2 path. A tool for a change to a kernel with code per
-# path, not part of make test (~8 min: the generated suites took 4.5 min on the baseline path).
+# What make test leaves out of ACLNN_SIM_ISA's paths and modes (it runs everything on the CPU's
+# widest path, and each generated suite once: half of them asynchronously there, half synchronously
+# on the AVX2 path): each half of the generated suites in its other mode, the generated suites and the
+# family tests on the baseline path, the family tests on the AVX2 path. A tool for a change to a
+# kernel with code per path or to the runtime's modes, not part of make test (~9 min: the generated
+# suites took 4.5 min on the baseline path).
 test-paths: build $(VENV_STAMP)
+	$(call run_generated_halves,generated/tests,0,1)
 	ACLNN_SIM_ISA=baseline $(call run_pytest,-n $(JOBS) tests/families generated/tests)
 	ACLNN_SIM_ISA=avx2 $(call run_pytest,-n $(JOBS) tests/families)
 

@@ -1,5 +1,7 @@
 // aclnn-bindgen: a generated wrapper's Python calling convention (PySignature): its arguments
 // parsed as CPython parses a function's, with CPython's messages.
+#include <cxxabi.h>
+
 #include <string>
 
 #include "binding.h"
@@ -36,6 +38,24 @@ void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssi
                            std::to_string(i + 1) + ")");
     }
     values[i] = Py_None;
+  }
+}
+
+PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                 WrapperBody body) {
+  PyObject* values[kMaxPythonParams];
+  try {
+    parse_arguments(signature, args, PyVectorcall_NARGS(nargs), kwnames, values);
+    py::object result = body(values);
+    return result.release().ptr();
+  } catch (abi::__forced_unwind&) {
+    throw;  // a thread ended at interpreter exit: not an error to report
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
   }
 }
 

@@ -4,8 +4,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include <cxxabi.h>
-
 #include <vector>
 
 namespace aclnn_binding {
@@ -30,24 +28,12 @@ void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssi
                      PyObject** values);
 
 // A wrapper's whole body: parse, run `body(values)` (which returns a py::object), and turn every C++
-// exception into the Python one (pybind11's translators, aclnn's errors included).
-template <class Body>
-PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames, Body&& body) {
-  PyObject* values[kMaxPythonParams];
-  try {
-    parse_arguments(signature, args, PyVectorcall_NARGS(nargs), kwnames, values);
-    py::object result = body(values);
-    return result.release().ptr();
-  } catch (abi::__forced_unwind&) {
-    throw;  // a thread ended at interpreter exit: not an error to report
-  } catch (py::error_already_set& e) {
-    e.restore();
-    return nullptr;
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
-}
+// exception into the Python one (pybind11's translators, aclnn's errors included). Not a template:
+// the wrappers' bodies capture nothing and pass as plain functions, so that the exception handling
+// compiles once, in signature.cpp, instead of once per wrapper.
+using WrapperBody = py::object (*)(PyObject* const* values);
+PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                 WrapperBody body);
 
 }  // namespace aclnn_binding
 
