@@ -347,14 +347,14 @@ def snapshot_name(paths: Iterable[str | Path]) -> str:
 merge = merge_readmes
 
 
-def merged_fingerprints(parsed: Sequence[Page], merged: Sequence[Page], keys: dict[str, str]) -> dict[str, str]:
-    """The fingerprint of each merged page: its own, and those of the READMEs folded into it."""
+def merged_fingerprints(parsed: Sequence[Page], merged: Sequence[Page], own: dict[str, str]) -> dict[str, str]:
+    """The fingerprint of each merged page: its `own` (by source), and those of the READMEs folded into it."""
     readmes = readmes_by_page(parsed)
     found = {}
     for page in merged:
-        own = keys.get(page.source, "")
+        mine = own.get(page.source, "")
         folded = readmes.get(page.source, ())
-        found[page.source] = digest(own, *(keys.get(r.source, "") for r in folded)) if folded else own
+        found[page.source] = digest(mine, *(own.get(r.source, "") for r in folded)) if folded else mine
     return found
 
 
@@ -632,7 +632,9 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 
-    fingerprints = {**merged_fingerprints(parsed, report.pages, keys), **loaded.fingerprints} if cache else {}
+    # Each page by its IR (IRCache.fingerprint), the semantics files by their bytes.
+    page_fingerprints = {source: cache.fingerprint(key) for source, key in keys.items()} if cache else {}
+    fingerprints = {**merged_fingerprints(parsed, report.pages, page_fingerprints), **loaded.fingerprints} if cache else {}
     roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     model = report.model = select(report.pages, loaded.ops, fingerprints, roots)
     report.diagnostics.extend(model.notes)

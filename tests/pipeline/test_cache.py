@@ -246,6 +246,34 @@ def test_nothing_changed_renders_nothing_derived_from_the_pages(docs, tmp_path):
     assert again.rendered == []
 
 
+def test_an_edit_that_leaves_the_ir_as_it_was_renders_nothing(docs, tmp_path):
+    """The emitters' memo keys a page by its IR, not its bytes: a comment added is parsed again
+    (its bytes changed) and renders nothing, from the snapshot's digests and from the database's."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    page = docs / "exp.md"
+    page.write_bytes(page.read_bytes() + b"\n<!-- a comment -->\n")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert report.reparsed == 1 and report.rendered == [] and report.changed == []
+    for snapshot in cache.glob("ir-snapshot-*"):  # the IR's digests from the database's entries
+        snapshot.unlink()
+    page.write_bytes(page.read_bytes() + b"<!-- another -->\n")
+    again = pipeline.run([docs], out, cache_dir=cache)
+    assert again.reparsed == 1 and again.rendered == []
+    edit(page)  # and an edit of what the IR holds renders the page's files
+    assert any(path.startswith("tests/test_exp") for path in pipeline.run([docs], out, cache_dir=cache).rendered)
+
+
+def test_the_snapshot_keeps_the_ir_digest_of_each_page(tmp_path):
+    pages = {f"key{i}": Page(source=f"p{i}.md", kind=PageKind.API_PAGE) for i in range(16)}
+    digests = {key: f"ir:{key}" for key in pages}
+    IRSnapshot(tmp_path, "docs").save(pages, digests)
+    assert all(IRSnapshot(tmp_path, "docs").ir_digest(key) == digests[key] for key in pages)
+    IRSnapshot(tmp_path, "docs").save({**pages, "new": pages["key0"]}, {**digests, "new": "ir:new"})  # a patch
+    snapshot = IRSnapshot(tmp_path, "docs")
+    assert snapshot.patch_path.exists() and snapshot.ir_digest("new") == "ir:new" and snapshot.ir_digest("gone") is None
+
+
 def test_a_run_that_renders_nothing_keeps_the_fragments_for_the_next(docs, tmp_path):
     """The fragments (one API's stub, record, wrapper) of a kind no file asked for are kept: a
     no-op run must not leave the next one-page change to render every API's part again."""
