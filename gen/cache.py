@@ -577,9 +577,37 @@ class SemanticsCache(_PickleStore):
     the generator's version (the reader checks families against gen/families/): a run after one
     page changed reads no TOML (39 files were a tenth of it)."""
 
+    # The semantics stage's result of the last run, with the key of its inputs (`last_stage`).
+    STAGE_FILE = "semantics-stage.pickle"
+    _STAGE_FORMAT = "aclnn-bindgen semantics stage 1"
+
     def __init__(self, root: Path, digests: Optional[FileDigests] = None) -> None:
         self.digests = digests or FileDigests(root)
         super().__init__(root, "semantics", generator_version(self.digests))
+        self.stage_path = Path(root) / self.STAGE_FILE
+
+    def last_stage(self, key: str) -> Any:
+        """What `keep_stage` kept under `key` (the digest of every input of the stage), or None:
+        a run whose semantics files and declared APIs are those of the last reads one file, not
+        each file's entry (92 entries were a twentieth of a one-page regeneration)."""
+        with contextlib.suppress(Exception):  # absent or unreadable: nothing kept
+            with open(self.stage_path, "rb") as file:
+                kept = pickle.load(file)
+            if isinstance(kept, dict) and kept.get("format") == self._STAGE_FORMAT and kept.get("key") == key:
+                return kept.get("value")
+        return None
+
+    def keep_stage(self, key: str, value: Any) -> None:
+        """Keeps `value` as the stage's result for `key`, replacing the last one's (written at once)."""
+        written = self.stage_path.with_name(f"{self.stage_path.name}.{os.getpid()}.tmp")
+        try:
+            self.stage_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(written, "wb") as file:
+                pickle.dump({"format": self._STAGE_FORMAT, "key": key, "value": value}, file,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(written, self.stage_path)
+        except OSError:
+            written.unlink(missing_ok=True)  # an unwritable cache keeps nothing, and fails nothing
 
 
 def pickle_page(page: Page) -> bytes:

@@ -378,6 +378,37 @@ def test_a_semantics_file_is_read_once_then_taken_from_the_cache_until_its_bytes
     assert read == ["leaky_relu_backward.toml"] and edited.fingerprints != cold.fingerprints
 
 
+def test_the_semantics_stage_is_taken_whole_while_its_files_and_declared_apis_are_those_of_the_last_run(
+        docs, tmp_path, monkeypatch):
+    entries: list[str] = []
+    real = SemanticsCache.load
+
+    def counting(self, key, kind):
+        entries.append(key)
+        return real(self, key, kind)
+
+    monkeypatch.setattr(SemanticsCache, "load", counting)
+    library = tmp_path / "library"
+    library.mkdir()
+    (docs / "hardsigmoid_backward.toml").rename(library / "hardsigmoid_backward.toml")
+    files, cache = pipeline.discover([docs]).semantics, tmp_path / "cache"
+    declared = {"aclnnHardsigmoidBackward", "aclnnLeakyReluBackward"}
+    cold = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert len(entries) == 2 and len(cold.ops) == 2
+    entries.clear()
+    warm = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert entries == [] and (warm.ops, warm.diagnostics, warm.fingerprints) == (cold.ops, cold.diagnostics,
+                                                                                 cold.fingerprints)
+    # Another set of declared APIs, a library file edited: read again, file by file.
+    fewer = pipeline.semantics(files, {"aclnnLeakyReluBackward"}, library, SemanticsCache(cache))
+    assert entries and [op.api for op in fewer.ops] == ["aclnnLeakyReluBackward"]
+    entries.clear()
+    toml = library / "hardsigmoid_backward.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    edited = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert entries and edited.fingerprints != cold.fingerprints
+
+
 def test_the_parsers_version_covers_every_module_parsing_loads():
     # What a fresh interpreter loads of gen/ to parse a page is what decides the IR: each module of
     # it is in the parser's version (a convention of gen/conventions.py once was not, and an edited
