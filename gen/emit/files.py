@@ -60,10 +60,10 @@ class FileManager:
             if self.memo.unchanged(self.root, relpath, inputs):
                 self.kept.add(relpath)
                 return
-            with self.memo.rendering(relpath):
+            with self.memo.rendering(relpath, self.root):
                 content = render()
             self.write(relpath, content)
-            self.memo.record(self.root, relpath, inputs)
+            self.memo.record(self.root, relpath, inputs, content)
             return
         self.write(relpath, render())
 
