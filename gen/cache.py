@@ -630,39 +630,6 @@ def _unpickled(data: bytes, kind: type[T]) -> Optional[T]:
     return value if isinstance(value, kind) else None
 
 
-def _written_identity(stat: os.stat_result) -> tuple[int, ...]:
-    """What changes when a written file's bytes do, whoever changes them: its ctime included, which
-    no program sets at will (an edit that keeps the size and restores the mtime changes it)."""
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
-
-
-class FileSpans(NamedTuple):
-    """Where the fragments of bytes a file was joined from lie in it, and the file's identity
-    (`_written_identity`) when it was written: while the file keeps that identity, its bytes at
-    each span are the fragment's (found there when it was written), and a run reads them from the
-    file rather than from the database."""
-
-    identity: tuple[int, ...]
-    fragments: tuple[tuple[tuple[str, str], int, int], ...]  # (kind, inputs), start, length
-
-    @classmethod
-    def find(cls, joined: list[tuple[tuple[str, str], bytes]], content: str | bytes,
-             identity: tuple[int, ...]) -> Optional[FileSpans]:
-        """The spans of `joined` (the fragments asked for, in order) in `content`, each found after
-        the last; None when content is not bytes or a fragment is not found (not a joined file)."""
-        if not isinstance(content, bytes):
-            return None
-        found: list[tuple[tuple[str, str], int, int]] = []
-        at = 0
-        for key, value in joined:
-            start = content.find(value, at)
-            if start < 0 or not value:
-                return None
-            found.append((key, start, len(value)))
-            at = start + len(value)
-        return cls(identity, tuple(found))
-
-
 class MemoShare(NamedTuple):
     """What an emit worker's memo sends its parent's (`EmitMemo.share`)."""
 
@@ -670,7 +637,6 @@ class MemoShare(NamedTuple):
     made: dict[tuple[str, str], Any]  # fragments the database does not hold, by (kind, inputs)
     stored: set[tuple[str, str]]  # fragments used that the database holds
     file_fragments: dict[str, frozenset[tuple[str, str]]]  # the fragments each file rendered is made of
-    spans: dict[str, Optional[FileSpans]]  # where those fragments lie in each file rendered (EmitMemo.spans)
 
 
 class EmitMemo:
@@ -690,10 +656,6 @@ class EmitMemo:
         # to rewrite at every run.
         "CREATE TABLE IF NOT EXISTS memo_file_parts (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
         "parts BLOB NOT NULL, PRIMARY KEY (out, path))",
-        # Where the fragments of a file joined from them lie in it, as the last run wrote it (a
-        # pickle of `FileSpans`): see `rendering`.
-        "CREATE TABLE IF NOT EXISTS memo_file_spans (out TEXT NOT NULL, path TEXT NOT NULL, version TEXT NOT NULL, "
-        "spans BLOB NOT NULL, PRIMARY KEY (out, path))",
     )
 
     # Fragments read by one query at most (SQLite's limit of parameters was 999 before 3.32).
@@ -710,13 +672,6 @@ class EmitMemo:
         # or as this run rendered it
         self.file_fragments: dict[str, frozenset[tuple[str, str]]] = {}
         self._rendering: Optional[tuple[str, set[tuple[str, str]]]] = None  # the file being rendered
-        # The fragments of bytes the file being rendered asked for, in order, with their bytes
-        # (kept by `rendering` for `record`, which finds where they lie in the file written).
-        self._joined: list[tuple[tuple[str, str], bytes]] = []
-        self._joined_of: Optional[tuple[str, list[tuple[tuple[str, str], bytes]]]] = None
-        # relative path -> where its fragments lie in it, for the files this run rendered (None: in
-        # none of them); the database holds those of the others (`save` writes the difference).
-        self.spans: dict[str, Optional[FileSpans]] = {}
         self._kinds_loaded: set[str] = set()  # kinds of which every stored fragment was read
         self._used: set[tuple[str, str]] = set()
         self._database = _Database(Path(root), self._SCHEMA)
@@ -778,16 +733,9 @@ class EmitMemo:
         return (stat.st_size, stat.st_mtime_ns) == entry[1:]
 
     @contextlib.contextmanager
-    def rendering(self, relpath: str, root: Optional[Path] = None) -> Iterator[None]:
-        """Meanwhile, the fragments asked for are those `relpath` is made of. With the output's
-        `root`, the fragments of bytes the file was joined from last time are read from the file
-        itself when it is as that run wrote it (`FileSpans`): after one page changed, every other
-        API's record and stub were 15 MB of the database to read again (0.07 CPU s), for bytes
-        that _apis.json and the stub hold as they are."""
+    def rendering(self, relpath: str) -> Iterator[None]:
+        """Meanwhile, the fragments asked for are those `relpath` is made of."""
         self._rendering = (relpath, set())
-        self._joined = []
-        if root is not None:
-            self._read_spans(root, relpath)
         wanted: dict[str, list[str]] = {}  # what the file was made of last time, by kind: most of what it is now
         for kind, inputs in self.file_fragments.get(relpath, ()):
             if (kind, inputs) in self._stored_fragments and (kind, inputs) not in self.fragments:
@@ -804,45 +752,12 @@ class EmitMemo:
                 self.file_fragments[relpath] = frozenset(self._rendering[1])
             else:  # made of no fragment (most files): nothing to keep for it
                 self.file_fragments.pop(relpath, None)
-            self._joined_of = (relpath, self._joined)
         finally:
             self._rendering = None
-            self._joined = []
 
-    def _read_spans(self, root: Path, relpath: str) -> None:
-        """The fragments the file lies over, from the file, when it is as the last run wrote it."""
-        db = self._database.connection()
-        if db is None:
-            return
-        try:
-            row = db.execute("SELECT spans FROM memo_file_spans WHERE out = ? AND version = ? AND path = ?",
-                             (self.out, self.version, relpath)).fetchone()
-        except sqlite3.Error:
-            row = None
-        finally:
-            self._database.close()
-        spans = _unpickled(row[0], FileSpans) if row else None
-        if spans is None:
-            return
-        try:
-            with open(os.path.join(root, relpath), "rb") as file:
-                if _written_identity(os.fstat(file.fileno())) != spans.identity:
-                    return  # changed since (by hand, by another run): the database's fragments
-                data = file.read()
-        except OSError:
-            return
-        for key, start, length in spans.fragments:
-            if key not in self.fragments and start + length <= len(data):
-                self.fragments[key] = data[start:start + length]
-
-    def record(self, root: Path, relpath: str, inputs: str, content: str | bytes = "") -> None:
-        """`relpath` was rendered from `inputs` into `content` (as written): kept with the state
-        the file is left in, and where its fragments of bytes lie in it."""
+    def record(self, root: Path, relpath: str, inputs: str) -> None:
         stat = os.stat(os.path.join(root, relpath))
         self.files[relpath] = (inputs, stat.st_size, stat.st_mtime_ns)
-        joined = self._joined_of[1] if self._joined_of is not None and self._joined_of[0] == relpath else []
-        self._joined_of = None
-        self.spans[relpath] = FileSpans.find(joined, content, _written_identity(stat)) if joined else None
 
     def fragment(self, kind: str, inputs: str, make: Callable[[], T]) -> T:
         """`make()`, or what it gave the last time for the same kind and inputs."""
@@ -859,10 +774,7 @@ class EmitMemo:
                                  "kind = ?", (self.out, self.version, kind))
         if key not in self.fragments:
             self.fragments[key] = make()
-        value = self.fragments[key]
-        if self._rendering is not None and isinstance(value, bytes):
-            self._joined.append((key, value))
-        return value
+        return self.fragments[key]
 
     def share(self, paths: Iterable[str]) -> MemoShare:
         """What a worker process learnt about `paths` and the fragments it used, for `absorb`: the
@@ -873,8 +785,7 @@ class EmitMemo:
         return MemoShare({k: self.files[k] for k in paths if k in self.files},
                          {k: self.fragments[k] for k in self._used - self._stored_fragments if k in self.fragments},
                          self._used & self._stored_fragments,
-                         {k: v for k, v in self.file_fragments.items() if k in paths},
-                         {k: v for k, v in self.spans.items() if k in paths})
+                         {k: v for k, v in self.file_fragments.items() if k in paths})
 
     def absorb(self, shared: MemoShare) -> None:
         self.files.update(shared.files)
@@ -882,7 +793,6 @@ class EmitMemo:
         self._used.update(shared.made)
         self._used.update(shared.stored)
         self.file_fragments.update(shared.file_fragments)
-        self.spans.update(shared.spans)
 
     def save(self, kept_files: Iterable[str]) -> None:
         """Keeps the files of this run and the fragments they are made of: what the next one can
@@ -906,7 +816,7 @@ class EmitMemo:
         try:
             db.execute("BEGIN")
             # Rows of another generator's version: nothing reads them again.
-            for table in ("memo_files", "memo_fragments", "memo_file_parts", "memo_file_spans"):
+            for table in ("memo_files", "memo_fragments", "memo_file_parts"):
                 db.execute(f"DELETE FROM {table} WHERE out = ? AND version != ?", (self.out, self.version))
             db.executemany("DELETE FROM memo_files WHERE out = ? AND path = ?",
                            [(self.out, path) for path in self._stored_files.keys() - files.keys()])
@@ -918,14 +828,6 @@ class EmitMemo:
             db.executemany("INSERT OR REPLACE INTO memo_file_parts VALUES (?, ?, ?, ?)",
                            [(self.out, path, self.version, pickle.dumps(sorted(made_of[path]), pickle.HIGHEST_PROTOCOL))
                             for path in changed_paths if path in made_of])
-            # The spans of each file rendered (none: a row of the last run's dropped), and of the
-            # files no longer kept.
-            db.executemany("DELETE FROM memo_file_spans WHERE out = ? AND path = ?",
-                           [(self.out, path) for path, spans in self.spans.items() if spans is None]
-                           + [(self.out, path) for path in self._stored_files.keys() - files.keys()])
-            db.executemany("INSERT OR REPLACE INTO memo_file_spans VALUES (?, ?, ?, ?)",
-                           [(self.out, path, self.version, pickle.dumps(spans, pickle.HIGHEST_PROTOCOL))
-                            for path, spans in self.spans.items() if spans is not None and path in files])
             db.executemany("DELETE FROM memo_fragments WHERE out = ? AND kind = ? AND inputs = ?",
                            [(self.out, *key) for key in unused])
             db.executemany("INSERT OR REPLACE INTO memo_fragments VALUES (?, ?, ?, ?, ?)",

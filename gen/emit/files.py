@@ -60,10 +60,10 @@ class FileManager:
             if self.memo.unchanged(self.root, relpath, inputs):
                 self.kept.add(relpath)
                 return
-            with self.memo.rendering(relpath, self.root):
+            with self.memo.rendering(relpath):
                 content = render()
             self.write(relpath, content)
-            self.memo.record(self.root, relpath, inputs, content)
+            self.memo.record(self.root, relpath, inputs)
             return
         self.write(relpath, render())
 

@@ -295,41 +295,6 @@ def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
     assert report.changed == ["tests/test_exp.py"] and test_file.read_bytes() == original
 
 
-def test_a_joined_file_gives_its_unchanged_fragments_from_itself_unless_changed_behind_the_caches_back(
-        docs, tmp_path, monkeypatch):
-    """_apis.json and the stub are joined from every API's fragment: after one page changed, the
-    others' come from the file as the last run wrote it, not the database; a file edited by hand
-    (its size and mtime kept) gives none: the run writes the database's."""
-    queried: list[tuple[str, ...]] = []
-    real = EmitMemo._load_fragments
-
-    def counting(self, query, parameters):
-        queried.append(parameters)
-        return real(self, query, parameters)
-
-    monkeypatch.setattr(EmitMemo, "_load_fragments", counting)
-    out, cache = tmp_path / "out", tmp_path / "cache"
-    pipeline.run([docs], out, cache_dir=cache)
-    edit(docs / "exp.md")
-    queried.clear()
-    pipeline.run([docs], out, cache_dir=cache)
-    assert not any(kind in parameters for parameters in queried for kind in ("api record", "stub text"))
-    cold = tmp_path / "cold"
-    pipeline.run([docs], cold)
-    assert tree(out) == tree(cold)
-    apis = out / "aclnn" / "_apis.json"
-    state = apis.stat()
-    tampered = apis.read_bytes().replace(b'"python_name": "leaky_relu_backward"', b'"python_name": "leaky_relu_backwarX"')
-    assert len(tampered) == state.st_size and tampered != apis.read_bytes()
-    apis.write_bytes(tampered)
-    os.utime(apis, ns=(state.st_atime_ns, state.st_mtime_ns))
-    edit(docs / "exp.md", "指数（edited）。", "指数（edited again）。")
-    queried.clear()
-    pipeline.run([docs], out, cache_dir=cache)
-    assert any("api record" in parameters for parameters in queried)
-    assert b"backwarX" not in apis.read_bytes() and apis.read_bytes().count(b'"python_name": "leaky_relu_backward"') == 1
-
-
 def test_another_generator_version_renders_everything(docs, tmp_path):
     out, cache = tmp_path / "out", tmp_path / "cache"
     first = pipeline.run([docs], out, cache_dir=cache)
