@@ -7,9 +7,11 @@ Two stores under one directory (`make generate` uses build/cache; `make clean` e
   and data that decide the IR). A page whose key is stored is not parsed again. Kept in a SQLite
   database (`entries.sqlite3`), with the semantics files as read (`SemanticsCache`); the pages
   of the last run on the same inputs are also kept in one file (`IRSnapshot`), which the next run
-  reads whole rather than page by page.
+  reads whole rather than page by page, and so is the semantics stage's result
+  (`SemanticsCache.last_stage`).
 - `EmitMemo`: for each output file, the digest of what it was rendered from (`digest` of the
-  fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`) and how
+  fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`; a page's is
+  the digest of its IR, `IRCache.fingerprint`) and how
   the run left it on disk; and fragments that files made of every API reuse. A file whose
   inputs and disk state are unchanged is not rendered again. Keyed by the generator's version
   (`generator_version`: every file of gen/, templates/ and runtime/python/), so that a change
