@@ -151,7 +151,8 @@ def main() -> None:
         docs = work / "docs"
         links = link_tree(files, docs)
         pages = list(pipeline.discover([docs]).pages)
-        log(f"generation: {len(pages)} of {len(page_files)} pages of op_docs/ and {CORPUS_PART}/, {args.rounds} rounds")
+        roots = "op_docs/" if args.without_corpus else f"op_docs/ and {CORPUS_PART}/"
+        log(f"generation: {len(pages)} of {len(page_files)} pages of {roots}, {args.rounds} rounds")
         scratch = iter(range(1_000_000))
 
         def fresh(name: str) -> Path:
