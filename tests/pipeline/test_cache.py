@@ -285,7 +285,7 @@ def test_a_run_that_renders_nothing_keeps_the_fragments_for_the_next(docs, tmp_p
     assert EmitMemo(cache, out)._stored_fragments == stored
 
 
-def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
+def test_a_file_changed_or_deleted_by_hand_is_rendered_again(docs, tmp_path):
     out, cache = tmp_path / "out", tmp_path / "cache"
     pipeline.run([docs], out, cache_dir=cache)
     test_file = out / "tests" / "test_exp.py"
@@ -293,6 +293,14 @@ def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
     test_file.write_bytes(original + b"# edited\n")
     report = pipeline.run([docs], out, cache_dir=cache)
     assert report.changed == ["tests/test_exp.py"] and test_file.read_bytes() == original
+    # Deleted behind the cache's back: a file of one API, and one joined from every API's fragment.
+    apis = out / "aclnn" / "_apis.json"
+    joined = apis.read_bytes()
+    test_file.unlink()
+    apis.unlink()
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert sorted(report.changed) == ["aclnn/_apis.json", "tests/test_exp.py"]
+    assert test_file.read_bytes() == original and apis.read_bytes() == joined
 
 
 def test_another_generator_version_renders_everything(docs, tmp_path):
