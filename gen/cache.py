@@ -289,6 +289,7 @@ class _Database:
     anew."""
 
     _TIMEOUT = 10.0  # seconds another run may hold the database before this one gives up on it
+    _MAPPED_BYTES = 1 << 30  # of the database file at most: address space, not memory
 
     def __init__(self, root: Path, schema: tuple[str, ...]) -> None:
         self.path = Path(root) / DATABASE
@@ -324,6 +325,11 @@ class _Database:
             # WAL: readers never wait for a writer; NORMAL: a crash loses the last entries, never the file.
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            # Read through a memory map rather than a read() per page: after one page changed, the
+            # stub and _apis.json read every API's fragment (15 MB), 0.019 CPU s with a read() per
+            # page and 0.012 mapped. (SQLite shrinks the file only when vacuumed, which no run does:
+            # a mapping never outlives the bytes under it.)
+            db.execute(f"PRAGMA mmap_size={self._MAPPED_BYTES}")
             for statement in self.schema:
                 db.execute(statement)
         except sqlite3.Error:
