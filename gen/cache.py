@@ -818,6 +818,10 @@ class EmitMemo:
         unused = self._stored_fragments - keep
         changed_paths = {path for path in made_of.keys() | self._stored_file_fragments.keys()
                          if made_of.get(path) != self._stored_file_fragments.get(path)}
+        if files == self._stored_files and not changed_paths and keep == self._stored_fragments:
+            # Nothing to write (nothing changed): no transaction, a hundredth of a second of such a
+            # run. Rows another generator's version left stay until a run that writes.
+            return
         db = self._database.connection()
         if db is None:
             return
