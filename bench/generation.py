@@ -6,9 +6,11 @@ that one-core floor; and the time to regenerate after one page changed, with the
     python -m bench.generation --commands-only [--without-corpus] [--rounds R]
 
 `--commands-only` measures only what a user feels after the first run: `python -m gen generate`
-as a command (a new interpreter, `make generate`'s arguments) after one page changed and after
-nothing changed, in wall seconds and in CPU seconds (user + system, its workers included: the
-machine is shared, and CPU time is what the noise of other processes leaves as it is).
+as a command (a new interpreter, `make generate`'s arguments) after one page changed, after a
+comment was added to a page (its bytes changed, its IR not: nothing is rendered) and after nothing
+changed, in wall seconds and in CPU seconds (user + system, its workers included: the machine is
+shared, and CPU time is what the noise of other processes leaves as it is). Both runs print the
+medians on stderr as they end.
 
 The pages: a docs tree of op_docs/ and the shared corpus's ops-math/ (724 pages; op_docs/ alone on
 a clone without the corpus), with every N-th page of ops-math/ and every M-th of op_docs/ (1 = all), linked file by file
@@ -107,6 +109,26 @@ def timed_command(command: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+# What a user waits for after one page changed, as the issue states it (issue 22, item 6).
+COMMAND_TARGET_SECONDS = 0.5
+
+
+def log_commands(command: list[float], command_cpu: list[float], comment: list[float], comment_cpu: list[float],
+                 noop: list[float], noop_cpu: list[float]) -> None:
+    """The commands' medians on stderr, with the load average they were measured under."""
+    if not command:
+        return
+    for what, walls, cpus in (("one page changed", command, command_cpu),
+                              ("a comment added to it (IR unchanged)", comment, comment_cpu),
+                              ("nothing changed", noop, noop_cpu)):
+        wall = Summary.of(walls, "s")
+        log(f"generation: {what}, as a command: median {wall.median:.3f} s wall ({wall.min:.3f}-{wall.max:.3f}, "
+            f"{wall.runs} runs), {Summary.of(cpus, 'CPU s').median:.3f} CPU s")
+    met = "met" if Summary.of(command, "s").median <= COMMAND_TARGET_SECONDS else "not met"
+    log(f"generation: target one page changed <= {COMMAND_TARGET_SECONDS} s as a command: {met} "
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--step", type=int, default=1, help="every N-th page of the corpus's part")
@@ -129,7 +151,8 @@ def main() -> None:
         docs = work / "docs"
         links = link_tree(files, docs)
         pages = list(pipeline.discover([docs]).pages)
-        log(f"generation: {len(pages)} of {len(page_files)} pages of op_docs/ and {CORPUS_PART}/, {args.rounds} rounds")
+        roots = "op_docs/" if args.without_corpus else f"op_docs/ and {CORPUS_PART}/"
+        log(f"generation: {len(pages)} of {len(page_files)} pages of {roots}, {args.rounds} rounds")
         scratch = iter(range(1_000_000))
 
         def fresh(name: str) -> Path:
@@ -188,6 +211,8 @@ def main() -> None:
         command_cpu: list[float] = []
         noop: list[float] = []
         noop_cpu: list[float] = []
+        comment: list[float] = []
+        comment_cpu: list[float] = []
         last: dict | None = None  # what the last incremental run did (not its report: see run_generate)
         stages: list[dict[str, float]] = []  # each incremental run's seconds by stage
         if target is not None:
@@ -206,11 +231,17 @@ def main() -> None:
                     last = {"changed": report.changed, "reparsed": report.reparsed, "rendered": len(report.rendered)}
                     stages.append(report.seconds)
                     del report
-                target.write_text(original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1), encoding="utf-8")
+                edited = original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1)
+                target.write_text(edited, encoding="utf-8")
                 for walls, cpus in ((command, command_cpu), (noop, noop_cpu)):  # one page changed, then none
                     wall, cpu = timed_command(command_line)
                     walls.append(wall)
                     cpus.append(cpu)
+                target.write_text(f"{edited}\n<!-- bench comment {i} -->\n", encoding="utf-8")
+                wall, cpu = timed_command(command_line)
+                comment.append(wall)
+                comment_cpu.append(cpu)
+            log_commands(command, command_cpu, comment, comment_cpu, noop, noop_cpu)
 
         # Peak Python memory of each side, one untimed run on a quarter of the sample (tracemalloc
         # slows everything down, so it never runs while timing).
@@ -236,6 +267,8 @@ def main() -> None:
         "command_cpu_seconds": Summary.of(command_cpu, "CPU s").to_json() if command_cpu else None,
         "noop_command_seconds": Summary.of(noop, "s").to_json() if noop else None,
         "noop_command_cpu_seconds": Summary.of(noop_cpu, "CPU s").to_json() if noop_cpu else None,
+        "comment_command_seconds": Summary.of(comment, "s").to_json() if comment else None,
+        "comment_command_cpu_seconds": Summary.of(comment_cpu, "CPU s").to_json() if comment_cpu else None,
         "command": f"python -m gen generate DOCS --out OUT --jobs {JOBS} --cache CACHE",
         "edited_page": target.relative_to(docs).as_posix() if target else None,
     }

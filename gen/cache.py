@@ -7,9 +7,11 @@ Two stores under one directory (`make generate` uses build/cache; `make clean` e
   and data that decide the IR). A page whose key is stored is not parsed again. Kept in a SQLite
   database (`entries.sqlite3`), with the semantics files as read (`SemanticsCache`); the pages
   of the last run on the same inputs are also kept in one file (`IRSnapshot`), which the next run
-  reads whole rather than page by page.
+  reads whole rather than page by page, and so is the semantics stage's result
+  (`SemanticsCache.last_stage`).
 - `EmitMemo`: for each output file, the digest of what it was rendered from (`digest` of the
-  fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`) and how
+  fingerprints of its pages and semantics files, see `gen.model.BoundAPI.fingerprint`; a page's is
+  the digest of its IR, `IRCache.fingerprint`) and how
   the run left it on disk; and fragments that files made of every API reuse. A file whose
   inputs and disk state are unchanged is not rendered again. Keyed by the generator's version
   (`generator_version`: every file of gen/, templates/ and runtime/python/), so that a change
@@ -287,6 +289,7 @@ class _Database:
     anew."""
 
     _TIMEOUT = 10.0  # seconds another run may hold the database before this one gives up on it
+    _MAPPED_BYTES = 1 << 30  # of the database file at most: address space, not memory
 
     def __init__(self, root: Path, schema: tuple[str, ...]) -> None:
         self.path = Path(root) / DATABASE
@@ -322,6 +325,11 @@ class _Database:
             # WAL: readers never wait for a writer; NORMAL: a crash loses the last entries, never the file.
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            # Read through a memory map rather than a read() per page: after one page changed, the
+            # stub and _apis.json read every API's fragment (15 MB), 0.019 CPU s with a read() per
+            # page and 0.012 mapped. (SQLite shrinks the file only when vacuumed, which no run does:
+            # a mapping never outlives the bytes under it.)
+            db.execute(f"PRAGMA mmap_size={self._MAPPED_BYTES}")
             for statement in self.schema:
                 db.execute(statement)
         except sqlite3.Error:
@@ -364,13 +372,7 @@ class _PickleStore:
     def load(self, key: str, kind: type[T]) -> Optional[T]:
         """The entry of `key` if it is a `kind`; None when absent, truncated or of other classes."""
         data = self.load_pickled(key)
-        if data is None:
-            return None
-        try:
-            value = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - any unreadable entry is a miss
-            return None
-        return value if isinstance(value, kind) else None
+        return _unpickled(data, kind) if data is not None else None
 
     def store_pickled(self, entries: Iterable[tuple[str, bytes]]) -> None:
         """Stores (key, pickle) pairs in one transaction."""
@@ -400,6 +402,7 @@ class IRCache(_PickleStore):
         self.digests = digests or FileDigests(root)
         super().__init__(root, "ir", version or parser_version(self.digests))
         self.snapshot = IRSnapshot(Path(root), snapshot) if snapshot else None
+        self._ir_digests: dict[str, str] = {}  # key -> `ir_digest` of its page, as parsed or read this run
         self.hits = 0
         self.misses = 0
 
@@ -410,21 +413,52 @@ class IRCache(_PickleStore):
     def get(self, key: str) -> Optional[Page]:
         page = self.snapshot.get(key) if self.snapshot is not None else None
         if page is None:
-            page = self.load(key, Page)
+            data = self.load_pickled(key)
+            page = _unpickled(data, Page) if data is not None else None
+            if page is not None and data is not None:
+                self._ir_digests[key] = ir_digest(data)
         if page is None:
             self.misses += 1
         else:
             self.hits += 1
         return page
 
+    def store_pickled(self, entries: Iterable[tuple[str, bytes]]) -> None:
+        entries = list(entries)
+        self._ir_digests.update((key, ir_digest(data)) for key, data in entries)
+        super().store_pickled(entries)
+
+    def ir_digest(self, key: str) -> Optional[str]:
+        """The `ir_digest` of the page of `key`, when it was parsed or read from the database this
+        run, or the snapshot kept it."""
+        known = self._ir_digests.get(key)
+        if known is None and self.snapshot is not None:
+            known = self.snapshot.ir_digest(key)
+        return known
+
+    def fingerprint(self, key: str) -> str:
+        """What the emitters' memo keys the page of `key` by: the digest of its IR when known, else
+        `key` itself (a digest of its bytes). By its IR, an edit that leaves the IR as it was (a
+        comment, spacing, line endings) renders nothing again: a generated file is made of the
+        IR, never of the page's bytes."""
+        return self.ir_digest(key) or key
+
     def keep(self, pages: dict[str, Page]) -> None:
         """Makes the snapshot hold these pages (by key): the pages of the run, for the next one."""
         if self.snapshot is not None:
-            self.snapshot.save(pages)
+            self.snapshot.save(pages, {key: known for key in pages if (known := self.ir_digest(key))})
 
 
 # What a snapshot file starts with: a different one is not read (a file of another layout).
-_SNAPSHOT_FORMAT = "aclnn-bindgen IR snapshot 1"
+_SNAPSHOT_FORMAT = "aclnn-bindgen IR snapshot 2"
+
+
+def _digests_in(header: dict) -> dict[str, str]:
+    """The `ir_digest`s a snapshot's header holds, by key (those of another shape left out)."""
+    found = header.get("ir")
+    if not isinstance(found, dict):
+        return {}
+    return {key: value for key, value in found.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int]:
@@ -445,8 +479,9 @@ class IRSnapshot:
     run writes a patch of one page, not 8 MB). When the patch and the base's unused pages come to
     more than an eighth of a run's pages, that run writes the base anew and removes the patch.
 
-    The base starts with its keys, a pickle of their own, so that a run knows which pages it lacks
-    (and starts parsing them) before it reads any page. Files are replaced whole (os.replace): a
+    The base starts with its keys and their pages' `ir_digest`s, a pickle of their own, so that a
+    run knows which pages it lacks (and starts parsing them) before it reads any page, and what
+    each page's IR was without pickling it again; the patch starts with its pages' digests. Files are replaced whole (os.replace): a
     reader sees an old snapshot or a new one. One that cannot be read is empty, never an error."""
 
     def __init__(self, root: Path, name: str) -> None:
@@ -459,6 +494,7 @@ class IRSnapshot:
         # pages are read only from the file whose keys were read.
         self._base_pages_at: Optional[tuple[int, tuple[int, int, int]]] = None
         self._patch: dict[str, Page] = {}
+        self._ir_digests: dict[str, str] = {}  # key -> `ir_digest` of its page, of the base and the patch
         self._read_keys()
 
     def _read_keys(self) -> None:
@@ -467,10 +503,18 @@ class IRSnapshot:
                 header = pickle.load(file)
                 if isinstance(header, dict) and header.get("format") == _SNAPSHOT_FORMAT:
                     self._base_keys = frozenset(header["keys"])
+                    self._ir_digests = _digests_in(header)
                     self._base_pages_at = (file.tell(), _identity(os.fstat(file.fileno())))
         except Exception:  # noqa: BLE001 - absent, or unreadable: an empty snapshot
             pass
-        self._patch = self._read_pages(self.patch_path)
+        try:
+            with open(self.patch_path, "rb") as file:
+                header = pickle.load(file)
+                if isinstance(header, dict) and header.get("format") == _SNAPSHOT_FORMAT:
+                    self._patch = self._read_pages(self.patch_path, (file.tell(), _identity(os.fstat(file.fileno()))))
+                    self._ir_digests.update(_digests_in(header))
+        except Exception:  # noqa: BLE001 - absent, or unreadable: no patch
+            pass
 
     @staticmethod
     def _read_pages(path: Path, at: Optional[tuple[int, tuple[int, int, int]]] = None) -> dict[str, Page]:
@@ -489,6 +533,10 @@ class IRSnapshot:
     def holds(self, key: str) -> bool:
         return key in self._patch or key in self._base_keys
 
+    def ir_digest(self, key: str) -> Optional[str]:
+        """The `ir_digest` of the page of `key`, when the run that kept it knew it."""
+        return self._ir_digests.get(key) if self.holds(key) else None
+
     def get(self, key: str) -> Optional[Page]:
         page = self._patch.get(key)
         if page is None and key in self._base_keys:
@@ -497,20 +545,24 @@ class IRSnapshot:
             page = self._base.get(key)
         return page if isinstance(page, Page) else None
 
-    def save(self, pages: dict[str, Page]) -> None:
+    def save(self, pages: dict[str, Page], ir_digests: Optional[dict[str, str]] = None) -> None:
         """Makes the snapshot hold `pages` (by key), writing the patch or, when the base holds too
-        little of them, the base."""
+        little of them, the base; with the `ir_digest` of each page of `ir_digests`."""
         missing = [key for key in pages if key not in self._base_keys]
         unused = len(self._base_keys - pages.keys())
+        known = {key: value for key, value in (ir_digests or {}).items() if key in pages}
         try:
             if len(missing) + unused > len(pages) // 8:
-                self._replace(self.base_path, {"format": _SNAPSHOT_FORMAT, "keys": list(pages)}, pages)
+                self._replace(self.base_path, {"format": _SNAPSHOT_FORMAT, "keys": list(pages), "ir": known}, pages)
                 self.patch_path.unlink(missing_ok=True)
                 self._base_keys, self._base, self._patch = frozenset(pages), dict(pages), {}
-            elif set(missing) != self._patch.keys():
+                self._ir_digests = known
+            elif set(missing) != self._patch.keys() or any(self._ir_digests.get(key) != known.get(key) for key in missing):
                 patch = {key: pages[key] for key in missing}
-                self._replace(self.patch_path, patch)
+                patch_digests = {key: known[key] for key in missing if key in known}
+                self._replace(self.patch_path, {"format": _SNAPSHOT_FORMAT, "ir": patch_digests}, patch)
                 self._patch = patch
+                self._ir_digests.update(patch_digests)
         except OSError:
             pass  # an unwritable cache keeps nothing, and fails nothing
 
@@ -533,13 +585,57 @@ class SemanticsCache(_PickleStore):
     the generator's version (the reader checks families against gen/families/): a run after one
     page changed reads no TOML (39 files were a tenth of it)."""
 
+    # The semantics stage's result of the last run, with the key of its inputs (`last_stage`).
+    STAGE_FILE = "semantics-stage.pickle"
+    _STAGE_FORMAT = "aclnn-bindgen semantics stage 1"
+
     def __init__(self, root: Path, digests: Optional[FileDigests] = None) -> None:
         self.digests = digests or FileDigests(root)
         super().__init__(root, "semantics", generator_version(self.digests))
+        self.stage_path = Path(root) / self.STAGE_FILE
+
+    def last_stage(self, key: str) -> Any:
+        """What `keep_stage` kept under `key` (the digest of every input of the stage), or None:
+        a run whose semantics files and declared APIs are those of the last reads one file, not
+        each file's entry (92 entries were a twentieth of a one-page regeneration)."""
+        with contextlib.suppress(Exception):  # absent or unreadable: nothing kept
+            with open(self.stage_path, "rb") as file:
+                kept = pickle.load(file)
+            if isinstance(kept, dict) and kept.get("format") == self._STAGE_FORMAT and kept.get("key") == key:
+                return kept.get("value")
+        return None
+
+    def keep_stage(self, key: str, value: Any) -> None:
+        """Keeps `value` as the stage's result for `key`, replacing the last one's (written at once)."""
+        written = self.stage_path.with_name(f"{self.stage_path.name}.{os.getpid()}.tmp")
+        try:
+            self.stage_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(written, "wb") as file:
+                pickle.dump({"format": self._STAGE_FORMAT, "key": key, "value": value}, file,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(written, self.stage_path)
+        except OSError:
+            written.unlink(missing_ok=True)  # an unwritable cache keeps nothing, and fails nothing
 
 
 def pickle_page(page: Page) -> bytes:
     return pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def ir_digest(pickled: bytes) -> str:
+    """The digest of a page's IR, from its pickle (`pickle_page`). Equal digests are equal IR; an
+    equal IR pickled otherwise (objects shared differently) only has another digest, which
+    renders its files again, never wrongly."""
+    return "ir:" + hashlib.sha256(pickled).hexdigest()[:29]
+
+
+def _unpickled(data: bytes, kind: type[T]) -> Optional[T]:
+    """`data` unpickled if it is a `kind`; None when truncated or of other classes."""
+    try:
+        value = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - any unreadable entry is a miss
+        return None
+    return value if isinstance(value, kind) else None
 
 
 class MemoShare(NamedTuple):
@@ -722,6 +818,10 @@ class EmitMemo:
         unused = self._stored_fragments - keep
         changed_paths = {path for path in made_of.keys() | self._stored_file_fragments.keys()
                          if made_of.get(path) != self._stored_file_fragments.get(path)}
+        if files == self._stored_files and not changed_paths and keep == self._stored_fragments:
+            # Nothing to write (nothing changed): no transaction, a hundredth of a second of such a
+            # run. Rows another generator's version left stay until a run that writes.
+            return
         db = self._database.connection()
         if db is None:
             return

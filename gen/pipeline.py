@@ -347,14 +347,14 @@ def snapshot_name(paths: Iterable[str | Path]) -> str:
 merge = merge_readmes
 
 
-def merged_fingerprints(parsed: Sequence[Page], merged: Sequence[Page], keys: dict[str, str]) -> dict[str, str]:
-    """The fingerprint of each merged page: its own, and those of the READMEs folded into it."""
+def merged_fingerprints(parsed: Sequence[Page], merged: Sequence[Page], own: dict[str, str]) -> dict[str, str]:
+    """The fingerprint of each merged page: its `own` (by source), and those of the READMEs folded into it."""
     readmes = readmes_by_page(parsed)
     found = {}
     for page in merged:
-        own = keys.get(page.source, "")
+        mine = own.get(page.source, "")
         folded = readmes.get(page.source, ())
-        found[page.source] = digest(own, *(keys.get(r.source, "") for r in folded)) if folded else own
+        found[page.source] = digest(mine, *(own.get(r.source, "") for r in folded)) if folded else mine
     return found
 
 
@@ -375,7 +375,41 @@ def semantics(paths: Sequence[Path], declared: Optional[Iterable[str]] = None,
     library). What they say about their pages (errata) are warnings, and so are the library's
     tables whose API no page of the run declares: one warning for all of them (a run on a few
     pages of a docs tree leaves most of the library unused; a misspelt API name shows up in
-    the run on the repository's own pages, which declare every API the library is written for)."""
+    the run on the repository's own pages, which declare every API the library is written for).
+
+    With a cache, a run whose inputs (every file's bytes, the APIs declared, the generator) are
+    those of the last run takes the last run's result whole (`SemanticsCache.last_stage`)."""
+    declared = None if declared is None else set(declared)  # read twice: for the key, and by the stage
+    key = _semantics_key(paths, declared, library, cache) if cache is not None else None
+    if cache is not None and key is not None:
+        kept = cache.last_stage(key)
+        if isinstance(kept, Semantics):
+            return kept
+    result = _read_semantics(paths, declared, library, cache)
+    if cache is not None and key is not None:
+        cache.keep_stage(key, result)
+    return result
+
+
+def _semantics_key(paths: Sequence[Path], declared: Optional[Iterable[str]], library: Optional[Path],
+                   cache: SemanticsCache) -> Optional[str]:
+    """The digest of everything the semantics stage reads: each file's place and bytes (the library's
+    as listed now), the APIs declared and the generator's version; None when a file cannot be read
+    (the stage then says why)."""
+    files = list(paths)
+    if library is not None and library.is_dir():
+        files += sorted(library.glob("*.toml"))
+    parts = [cache.version, str(library), "declared", *(sorted(declared) if declared is not None else ["(every API)"])]
+    try:
+        for path in files:
+            parts += ("file", _source(path), cache.digests.of(str(path)))
+    except OSError:
+        return None
+    return digest(*parts)
+
+
+def _read_semantics(paths: Sequence[Path], declared: Optional[Iterable[str]], library: Optional[Path],
+                    cache: Optional[SemanticsCache]) -> Semantics:
     result = Semantics()
     given: set[str] = set()
     for path in paths:
@@ -632,7 +666,9 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     report.diagnostics.extend(loaded.diagnostics)
     clock.lap("semantics")
 
-    fingerprints = {**merged_fingerprints(parsed, report.pages, keys), **loaded.fingerprints} if cache else {}
+    # Each page by its IR (IRCache.fingerprint), the semantics files by their bytes.
+    page_fingerprints = {source: cache.fingerprint(key) for source, key in keys.items()} if cache else {}
+    fingerprints = {**merged_fingerprints(parsed, report.pages, page_fingerprints), **loaded.fingerprints} if cache else {}
     roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     model = report.model = select(report.pages, loaded.ops, fingerprints, roots)
     report.diagnostics.extend(model.notes)

@@ -246,6 +246,34 @@ def test_nothing_changed_renders_nothing_derived_from_the_pages(docs, tmp_path):
     assert again.rendered == []
 
 
+def test_an_edit_that_leaves_the_ir_as_it_was_renders_nothing(docs, tmp_path):
+    """The emitters' memo keys a page by its IR, not its bytes: a comment added is parsed again
+    (its bytes changed) and renders nothing, from the snapshot's digests and from the database's."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    pipeline.run([docs], out, cache_dir=cache)
+    page = docs / "exp.md"
+    page.write_bytes(page.read_bytes() + b"\n<!-- a comment -->\n")
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert report.reparsed == 1 and report.rendered == [] and report.changed == []
+    for snapshot in cache.glob("ir-snapshot-*"):  # the IR's digests from the database's entries
+        snapshot.unlink()
+    page.write_bytes(page.read_bytes() + b"<!-- another -->\n")
+    again = pipeline.run([docs], out, cache_dir=cache)
+    assert again.reparsed == 1 and again.rendered == []
+    edit(page)  # and an edit of what the IR holds renders the page's files
+    assert any(path.startswith("tests/test_exp") for path in pipeline.run([docs], out, cache_dir=cache).rendered)
+
+
+def test_the_snapshot_keeps_the_ir_digest_of_each_page(tmp_path):
+    pages = {f"key{i}": Page(source=f"p{i}.md", kind=PageKind.API_PAGE) for i in range(16)}
+    digests = {key: f"ir:{key}" for key in pages}
+    IRSnapshot(tmp_path, "docs").save(pages, digests)
+    assert all(IRSnapshot(tmp_path, "docs").ir_digest(key) == digests[key] for key in pages)
+    IRSnapshot(tmp_path, "docs").save({**pages, "new": pages["key0"]}, {**digests, "new": "ir:new"})  # a patch
+    snapshot = IRSnapshot(tmp_path, "docs")
+    assert snapshot.patch_path.exists() and snapshot.ir_digest("new") == "ir:new" and snapshot.ir_digest("gone") is None
+
+
 def test_a_run_that_renders_nothing_keeps_the_fragments_for_the_next(docs, tmp_path):
     """The fragments (one API's stub, record, wrapper) of a kind no file asked for are kept: a
     no-op run must not leave the next one-page change to render every API's part again."""
@@ -257,7 +285,7 @@ def test_a_run_that_renders_nothing_keeps_the_fragments_for_the_next(docs, tmp_p
     assert EmitMemo(cache, out)._stored_fragments == stored
 
 
-def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
+def test_a_file_changed_or_deleted_by_hand_is_rendered_again(docs, tmp_path):
     out, cache = tmp_path / "out", tmp_path / "cache"
     pipeline.run([docs], out, cache_dir=cache)
     test_file = out / "tests" / "test_exp.py"
@@ -265,6 +293,14 @@ def test_a_file_changed_by_hand_is_rendered_again(docs, tmp_path):
     test_file.write_bytes(original + b"# edited\n")
     report = pipeline.run([docs], out, cache_dir=cache)
     assert report.changed == ["tests/test_exp.py"] and test_file.read_bytes() == original
+    # Deleted behind the cache's back: a file of one API, and one joined from every API's fragment.
+    apis = out / "aclnn" / "_apis.json"
+    joined = apis.read_bytes()
+    test_file.unlink()
+    apis.unlink()
+    report = pipeline.run([docs], out, cache_dir=cache)
+    assert sorted(report.changed) == ["aclnn/_apis.json", "tests/test_exp.py"]
+    assert test_file.read_bytes() == original and apis.read_bytes() == joined
 
 
 def test_another_generator_version_renders_everything(docs, tmp_path):
@@ -348,6 +384,37 @@ def test_a_semantics_file_is_read_once_then_taken_from_the_cache_until_its_bytes
     toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     edited = pipeline.semantics(files, library=None, cache=SemanticsCache(tmp_path / "cache"))
     assert read == ["leaky_relu_backward.toml"] and edited.fingerprints != cold.fingerprints
+
+
+def test_the_semantics_stage_is_taken_whole_while_its_files_and_declared_apis_are_those_of_the_last_run(
+        docs, tmp_path, monkeypatch):
+    entries: list[str] = []
+    real = SemanticsCache.load
+
+    def counting(self, key, kind):
+        entries.append(key)
+        return real(self, key, kind)
+
+    monkeypatch.setattr(SemanticsCache, "load", counting)
+    library = tmp_path / "library"
+    library.mkdir()
+    (docs / "hardsigmoid_backward.toml").rename(library / "hardsigmoid_backward.toml")
+    files, cache = pipeline.discover([docs]).semantics, tmp_path / "cache"
+    declared = {"aclnnHardsigmoidBackward", "aclnnLeakyReluBackward"}
+    cold = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert len(entries) == 2 and len(cold.ops) == 2
+    entries.clear()
+    warm = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert entries == [] and (warm.ops, warm.diagnostics, warm.fingerprints) == (cold.ops, cold.diagnostics,
+                                                                                 cold.fingerprints)
+    # Another set of declared APIs, a library file edited: read again, file by file.
+    fewer = pipeline.semantics(files, {"aclnnLeakyReluBackward"}, library, SemanticsCache(cache))
+    assert entries and [op.api for op in fewer.ops] == ["aclnnLeakyReluBackward"]
+    entries.clear()
+    toml = library / "hardsigmoid_backward.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    edited = pipeline.semantics(files, declared, library, SemanticsCache(cache))
+    assert entries and edited.fingerprints != cold.fingerprints
 
 
 def test_the_parsers_version_covers_every_module_parsing_loads():
