@@ -168,7 +168,8 @@ __attribute__((target("avx2,f16c,fma"))) void LoadRowAvx2(const char* src, int64
     if (stride == 2) {
       int64_t i = 0;
       for (; i + kLanes <= n; i += kLanes) {
-        const Float8 v = LanesOf<S>::type::Load(reinterpret_cast<const uint16_t*>(src + 2 * i));
+        Float8 v;
+        LanesOf<S>::type::Load(reinterpret_cast<const uint16_t*>(src + 2 * i), &v);
         std::memcpy(dst + i, &v, sizeof v);
       }
       LoadRowBody<T, S>(src + 2 * i, stride, n - i, dst + i);
@@ -187,7 +188,7 @@ __attribute__((target("avx2,f16c,fma"))) void StoreRowAvx2(const void* in, char*
       for (; i + kLanes <= n; i += kLanes) {
         Float8 v;
         std::memcpy(&v, src + i, sizeof v);
-        LanesOf<S>::type::Store(reinterpret_cast<uint16_t*>(dst + 2 * i), v);
+        LanesOf<S>::type::Store(reinterpret_cast<uint16_t*>(dst + 2 * i), &v);
       }
       StoreRowBody<T, S>(src + i, dst + 2 * i, stride, n - i);
       return;
