@@ -68,7 +68,7 @@ results = {
     "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
     "mul_bfloat16": aclnn.mul(small.astype(ml_dtypes.bfloat16), small[::-1].astype(ml_dtypes.bfloat16)).view(np.uint16),
     # Every BFLOAT16 (NaNs with their payloads, subnormals, infinities) times three factors, through
-    # the fused loops (two registers a step; SSE2's on the baseline path): ties, carries into the
+    # the fused loops (two registers a step; the engine's SSE2 rows on the baseline path): ties, carries into the
     # exponent, overflow and underflow.
     "mul_every_bfloat16": np.stack([aclnn.mul(every_bfloat16, np.full(1 << 16, factor, ml_dtypes.bfloat16)).view(np.uint16)
                                     for factor in BFLOAT16_FACTORS]),

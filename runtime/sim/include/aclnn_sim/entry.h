@@ -213,8 +213,8 @@ class Call;  // phase 1's view of the arguments (defined in the core)
 struct BoundKernel {
   using Block = void (*)(const void* kernel, const void* const* in, void* out, int64_t n);
   Block block = nullptr;
-  // Float kernels: the same element loop reading and writing FLOAT16 (the AVX2 and AVX-512 paths)
-  // or BFLOAT16 (every path) memory directly (every operand contiguous in that dtype).
+  // Float kernels on the AVX2 and AVX-512 paths: the same element loop reading and writing FLOAT16
+  // or BFLOAT16 memory directly (every operand contiguous in that dtype).
   Block float16_block = nullptr;
   Block bfloat16_block = nullptr;
   void* kernel = nullptr;
@@ -562,33 +562,6 @@ struct BFloat16Pairs16 {
         (Short32)__builtin_ia32_packusdw512_mask(Round(v[0]), Round(v[1]), Short32{}, ~0u);
   }
 };
-// And 8 a step in two SSE2 registers, for the baseline path (which has no fused FLOAT16 loop: no
-// F16C). SSE2 packs only with signed saturation: the halves are shifted down arithmetically, so
-// that each is its bits as an int16 and the pack keeps it. In that loop: GELU (erf) 1.73 ns an
-// element against the engine's converted rows' 1.92, silu 1.34 against 1.61, a multiplication 0.31
-// against 0.80.
-typedef float Float4 __attribute__((vector_size(16)));
-typedef int Int4 __attribute__((vector_size(16)));
-typedef unsigned UInt4 __attribute__((vector_size(16)));
-struct BFloat16Pairs4 {
-  static constexpr int kLanes = 4, kRegisters = 2;
-  using Vector = Float4;
-  __attribute__((always_inline)) static inline void Load(const uint16_t* p, Float4* v) {
-    const Short8 halves = *reinterpret_cast<const StoredShort8*>(p), zero{};
-    v[0] = (Float4)__builtin_shufflevector(zero, halves, 0, 8, 1, 9, 2, 10, 3, 11);
-    v[1] = (Float4)__builtin_shufflevector(zero, halves, 4, 12, 5, 13, 6, 14, 7, 15);
-  }
-  __attribute__((always_inline)) static inline Int4 Round(Float4 v) {
-    const UInt4 bits = (UInt4)v;
-    const Int4 high = (Int4)bits >> 16;
-    const Int4 rounded = (Int4)(bits + 0x7fffu + (UInt4)(high & 1)) >> 16;
-    const Int4 nan = v != v;
-    return nan ? (high | 0x40) : rounded;
-  }
-  __attribute__((always_inline)) static inline void Store(uint16_t* p, const Float4* v) {
-    *reinterpret_cast<StoredShort8*>(p) = (Short8)__builtin_ia32_packssdw128(Round(v[0]), Round(v[1]));
-  }
-};
 #undef ACLSIM_BFLOAT16_ROUND
 
 // The fused loop of one code path: FusedStep##Path computes one step of Lanes' elements,
@@ -628,7 +601,6 @@ struct BFloat16Pairs4 {
     }                                                                                                          \
     (void)src;                                                                                                 \
   }
-ACLSIM_FUSED_LOOP(Baseline, "sse2")
 ACLSIM_FUSED_LOOP(Avx2, "avx2,f16c,fma")
 ACLSIM_FUSED_LOOP(Avx512, ACLSIM_AVX512_TARGET)
 #undef ACLSIM_FUSED_LOOP
@@ -663,8 +635,6 @@ BoundKernel MakeBound(const Call& call, std::index_sequence<I...>) {
       bound.float16_block = &ElementBlock16Avx2<Kernel, Float16Lanes, I...>;
       bound.bfloat16_block = &ElementBlock16Avx2<Kernel, BFloat16Pairs, I...>;
     }
-  } else if constexpr (std::is_same<T, float>::value) {
-    bound.bfloat16_block = &ElementBlock16Baseline<Kernel, BFloat16Pairs4, I...>;
   }
 #endif
   OwnKernel<Kernel>(&bound, call);
