@@ -35,8 +35,11 @@ edges = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -1e-30, 20.0, 20.001, -20.0,
 act = np.concatenate([np.array(edges, np.float32), np.linspace(-40, 40, 4003, dtype=np.float32)])
 """
 
+# The factors every BFLOAT16 is multiplied by (each exactly a BFLOAT16: the reference uses them as they are).
+BFLOAT16_FACTORS = (1.0078125, 3.0, -2.0 ** -100, 2.0 ** 100)
+
 # Softmax and log_softmax over rows and over columns, a sum, an amax and elementwise kernels.
-_SCRIPT = """
+_SCRIPT = f"BFLOAT16_FACTORS = {BFLOAT16_FACTORS!r}\n" + """
 import json, sys
 import numpy as np
 import aclnn
@@ -44,6 +47,7 @@ import ml_dtypes
 """ + _ROWS + _ACTIVATION_INPUT + """
 small = rng.standard_normal((6, 37, 5)).astype(np.float32) * 20
 every_half = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+every_bfloat16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16)
 # Floats that round to every half, halfway cases (ties to even) and overflow among them; no NaN:
 # F16C keeps a NaN's payload where the portable conversion gives 0x7e00.
 finite = every_half[~np.isnan(every_half)].astype(np.float32)
@@ -63,6 +67,11 @@ results = {
     # AVX2 path, the portable ones on the baseline path.
     "exp_float16": aclnn.exp(small.astype(np.float16)).view(np.uint16),
     "mul_bfloat16": aclnn.mul(small.astype(ml_dtypes.bfloat16), small[::-1].astype(ml_dtypes.bfloat16)).view(np.uint16),
+    # Every BFLOAT16 (NaNs with their payloads, subnormals, infinities) times three factors, through
+    # the fused loops (two registers a step; the engine's SSE2 rows on the baseline path): ties, carries into the
+    # exponent, overflow and underflow.
+    "mul_every_bfloat16": np.stack([aclnn.mul(every_bfloat16, np.full(1 << 16, factor, ml_dtypes.bfloat16)).view(np.uint16)
+                                    for factor in BFLOAT16_FACTORS]),
     "softmax_float16": aclnn.softmax(x[:4, :1000].astype(np.float16), 1).view(np.uint16),
     # Every half to float (the portable conversion quiets a signalling NaN as F16C does), and back.
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
@@ -119,6 +128,23 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path and the elementwise engine run the path asked for.
     expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path)}
     assert by_path[path][2] == expected
+
+
+def bfloat16_bits(values: np.ndarray) -> np.ndarray:
+    """float32 -> BFLOAT16 bits as aclnn_bindgen::FloatToBFloat16: round to nearest even, a NaN
+    quieted with its sign and payload."""
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return np.where(np.isnan(values), (bits >> 16) | 0x40, rounded).astype(np.uint16)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
+    import ml_dtypes
+
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16).astype(np.float32)
+    expected = np.stack([bfloat16_bits(every * np.float32(factor)) for factor in BFLOAT16_FACTORS])
+    np.testing.assert_array_equal(by_path[path][1]["mul_every_bfloat16"], expected)
 
 
 @pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])

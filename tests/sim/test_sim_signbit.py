@@ -25,16 +25,18 @@ struct SignbitKernel {
 
 int main() {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) return 77;
-  // BFLOAT16 bits: -0, 0, -1.5, 2, -NaN, NaN, -inf, inf, then two past the AVX2 block's 8 lanes (its tail).
-  const uint16_t in[10] = {0x8000, 0x0000, 0xbfc0, 0x4000, 0xffc0, 0x7fc0, 0xff80, 0x7f80, 0x8001, 0x0001};
-  uint16_t out[10];
+  // BFLOAT16 bits: -0, 0, -1.5, 2, -NaN, NaN, -inf, inf, subnormals, then two past the AVX2 block's
+  // step of 16 (its tail).
+  const uint16_t in[18] = {0x8000, 0x0000, 0xbfc0, 0x4000, 0xffc0, 0x7fc0, 0xff80, 0x7f80, 0x8001,
+                           0x0001, 0x8000, 0x0000, 0xbfc0, 0x4000, 0xffc0, 0x7fc0, 0x8001, 0x0001};
+  uint16_t out[18];
   const SignbitKernel kernel;
   const void* inputs[1] = {in};
-  aclsim::ElementBlock16Avx2<SignbitKernel, aclsim::BFloat16Lanes, 0>(&kernel, inputs, out, 10);
+  aclsim::ElementBlock16Avx2<SignbitKernel, aclsim::BFloat16Pairs, 0>(&kernel, inputs, out, 18);
   for (uint16_t bits : out) std::printf("%04x ", bits);
-  // The AVX-512 path's block (16 lanes: all ten through its tail), where the CPU has it.
+  // The AVX-512 path's block (32 a step: all through its tail), where the CPU has it.
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-    aclsim::ElementBlock16Avx512<SignbitKernel, aclsim::BFloat16Lanes16, 0>(&kernel, inputs, out, 10);
+    aclsim::ElementBlock16Avx512<SignbitKernel, aclsim::BFloat16Pairs16, 0>(&kernel, inputs, out, 18);
     for (uint16_t bits : out) std::printf("%04x ", bits);
   }
   return 0;
@@ -58,4 +60,4 @@ def test_signbit_of_bfloat16_lanes_compiles_and_counts_negative_zero_and_nan(tmp
     if ran.returncode == 77:
         pytest.skip("no AVX2/F16C: the simulator does not take the BFLOAT16 block path here")
     one, zero = "3f80", "0000"  # BFLOAT16 1.0 and 0.0
-    assert ran.stdout.split() in ([one, zero] * 5, [one, zero] * 10)
+    assert ran.stdout.split() in ([one, zero] * 9, [one, zero] * 18)
