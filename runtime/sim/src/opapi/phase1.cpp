@@ -453,7 +453,15 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
                                                       " have no promoted dtype (互推导关系)");
       }
     }
-    if (have && !CanCast(promoted, dtype)) {
+    // An input only read ("self：数据类型需要是与exponent的数据类型推导之后可转换的数据类型", aclnnPowTensorScalar)
+    // is cast to nothing: the page asks that it deduce with the others (checked above, its own dtype
+    // included), and the castability is the written parameters' (out, selfRef). Read as a cast,
+    // torch.pow(int32 tensor, 0.5) would be refused where the page's out row allows FLOAT.
+    if (have && !IsOutput(p) && !PromoteTypes(promoted, dtype, &promoted)) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " and the dtypes of " +
+                                                    NameList(spec, named, named_count) + " have no promoted dtype (互推导关系)");
+    }
+    if (have && IsOutput(p) && !CanCast(promoted, dtype)) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) +
                                                     " is not castable from the promoted dtype " + DTypeName(promoted) +
                                                     " of " + NameList(spec, named, named_count) + " (互转换关系)");
