@@ -100,6 +100,7 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using LinspaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, aclTensor*>;
 using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
@@ -179,7 +180,8 @@ const TypeApi kBinary[] = {
     {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
     {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
     {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
-    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},
+    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},           {"LeftShift", "aclnnLeftShift"},
+    {"RightShift", "aclnnRightShift"},
 };
 
 // The reductions over constant axes (input 1) and their D forms (attribute axes).
@@ -1197,6 +1199,47 @@ aclError Range(const OpCall& call) {
   return Aclnn<ArangeApi>(call, "aclnnArange", bounds[0], bounds[1], bounds[2], y);
 }
 
+// LinSpace (start, stop, num: one-element value inputs) to y = num evenly spaced points from start
+// to stop, both included (op-plugin's linspace on the chips that compile operators online).
+aclError LinSpace(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* bounds[2] = {};
+  const char* const names[] = {"start", "stop"};
+  for (size_t i = 0; i < 2; ++i) {
+    double value = 0;
+    if (Floating(call.inputs[i].desc->dtype)) {
+      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
+    } else {
+      std::vector<int64_t> values;
+      if (aclError s = call.ConstInts(i, names[i], &values)) return s;
+      if (values.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
+      value = static_cast<double>(values[0]);
+    }
+    bounds[i] = o.Scalar(value, ACL_DOUBLE);
+  }
+  std::vector<int64_t> num;
+  if (aclError s = call.ConstInts(2, "num", &num)) return s;
+  if (num.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input num is not one element");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<LinspaceApi>(call, "aclnnLinspace", bounds[0], bounds[1], num[0], y);
+}
+
+// MatrixInverse (x; attribute adjoint): the inverse of each matrix of x, aclnnInverse. adjoint asks
+// for the inverse of the conjugate transpose, which op-plugin's inverse never sets.
+aclError MatrixInverse(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  if (call.Bool("adjoint", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute adjoint true (the inverse of the conjugate transpose) is not modelled");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, "aclnnInverse", x, y);
+}
+
 // IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
 aclError IsClose(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -1378,6 +1421,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"LogAddExp", exp_log_attrs, LogAddExp},
         {"Round", {{"decimals", K::kInt}}, Round},
         {"Range", {}, Range},
+        {"LinSpace", {}, LinSpace},
+        {"MatrixInverse", {{"adjoint", K::kBool}}, MatrixInverse},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
