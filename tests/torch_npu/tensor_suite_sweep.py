@@ -1366,6 +1366,218 @@ class TestLinalg(Suite):
 
 
 # ---------------------------------------------------------------------------------------------------
+# Edge cases the suites reach: special values, dtype corners, other layouts of the same operators.
+
+class TestEdges(Suite):
+    def test_division_by_zero_and_signed_zero(self):
+        a = torch.tensor([1.0, -1.0, 0.0, 2.5, -0.0])
+        b = torch.tensor([0.0, 0.0, 0.0, -0.0, 1.0])
+        for fn in (torch.div, lambda x, y: torch.div(x, y, rounding_mode="floor"),
+                   lambda x, y: torch.div(x, y, rounding_mode="trunc"), torch.remainder, torch.fmod):
+            want, got = fn(a, b), fn(a.npu(), b.npu()).cpu()
+            self.assertTrue(torch.equal(want.isnan(), got.isnan()), fn)
+            self.assertTrue(torch.equal(want[~want.isnan()], got[~want.isnan()]), fn)
+
+    def test_pow_corners(self):
+        a = torch.tensor([-2.0, -0.5, 0.0, 0.0, 1.0, 3.0])
+        b = torch.tensor([3.0, 2.0, 0.0, -1.0, 100.0, -2.0])
+        want, got = torch.pow(a, b), torch.pow(a.npu(), b.npu()).cpu()
+        self.assertTrue(torch.equal(want, got), (want, got))
+        self.pair(lambda x: torch.pow(x, 3), (a,), (a.npu(),))
+        i = torch.tensor([-3, -1, 0, 2, 5], dtype=torch.int32)
+        self.pair(lambda x: torch.pow(x, 3), (i,), (i.npu(),))
+        self.pair(lambda x: torch.pow(x, 0), (i,), (i.npu(),))
+
+    def test_integer_division_and_remainder_signs(self):
+        a = torch.tensor([-7, -7, 7, 7, 0, -1], dtype=torch.int32)
+        b = torch.tensor([2, -2, 2, -2, 3, 5], dtype=torch.int32)
+        for fn in (torch.remainder, torch.fmod, torch.floor_divide, lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+                   lambda x, y: torch.div(x, y, rounding_mode="floor")):
+            self.pair(fn, (a, b), (a.npu(), b.npu()))
+            self.pair(fn, (a.long(), b.long()), (a.long().npu(), b.long().npu()))
+        self.pair(lambda x: x % -3, (a,), (a.npu(),))
+        self.pair(lambda x: x // -3, (a,), (a.npu(),))
+        self.pair(lambda x: torch.remainder(x.float(), -2.5), (a,), (a.npu(),))
+
+    def test_round_and_rounding_half_values(self):
+        a = torch.tensor([0.5, 1.5, 2.5, -0.5, -2.5, 0.125, 0.375, 1234.5])
+        for fn in (torch.round, torch.trunc, torch.floor, torch.ceil, torch.frac, lambda x: torch.round(x, decimals=2)):
+            self.pair(fn, (a,), (a.npu(),))
+            self.pair(fn, (a.half(),), (a.half().npu(),))
+
+    def test_exp_log_overflow(self):
+        a = torch.tensor([100.0, -100.0, 88.0, 89.0, 1e-45])
+        want, got = torch.exp(a), torch.exp(a.npu()).cpu()
+        self.assertTrue(torch.equal(want.isinf(), got.isinf()))
+        h = torch.tensor([10.0, 11.0, 12.0, -20.0]).half()
+        want, got = torch.exp(h.float()).half(), torch.exp(h.npu()).cpu()
+        self.assertTrue(torch.equal(want.isinf(), got.isinf()), (want, got))
+
+    def test_half_reductions(self):
+        self.check(lambda a: a.sum((1, 2)), [[np.float16, 2, (4, 33, 17)]], 0, 1)
+        self.check(lambda a: a.mean(-1, keepdim=True), [[np.float16, 2, (4, 300)]], -1, 1)
+        self.check(lambda a: a.std(0), [[np.float16, 2, (40, 3)]], -1, 1)
+        self.check(lambda a: a.prod(1, dtype=torch.float32), [[np.float16, 2, (4, 5)]], 0.5, 1.5)
+        self.check(lambda a: a.sum(dtype=torch.float16), [[np.float32, 2, (4, 5)]], 0, 1)
+
+    def test_integer_reduction_dtypes(self):
+        for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64):
+            self.check(lambda a: a.sum(0), [[dtype, 2, (4, 5)]], 0, 10)
+            self.check(lambda a: a.prod(), [[dtype, 2, (6,)]], 1, 3)
+            self.check(lambda a: a.cumsum(0), [[dtype, 2, (4, 5)]], 0, 10)
+        a = torch.ones(3, 4, dtype=torch.bool)
+        self.pair(lambda x: x.sum(dtype=torch.int32), (a,), (a.npu(),))
+        self.pair(lambda x: x.prod(), (a,), (a.npu(),))
+
+    def test_argmax_ties_and_nan(self):
+        a = torch.tensor([[1.0, 3.0, 3.0, 2.0], [float("nan"), 1.0, 5.0, float("nan")], [0.0, 0.0, 0.0, 0.0]])
+        for fn in (lambda x: x.argmax(1), lambda x: x.argmin(1), lambda x: x.max(1), lambda x: x.min(1),
+                   lambda x: x.amax(1), lambda x: torch.maximum(x, x.flip(1))):
+            self.pair(fn, (a,), (a.npu(),))
+        # a 0-d NaN is more than assertRtolEqual can compare (it assigns into the difference)
+        self.assertTrue(torch.isnan(a.npu().max().cpu()) and torch.isnan(a.npu().min().cpu()))
+
+    def test_sort_with_nan_and_stable(self):
+        a = torch.tensor([[3.0, float("nan"), 1.0, 2.0, float("nan"), -1.0]])
+        self.pair(lambda x: torch.sort(x), (a,), (a.npu(),))
+        self.pair(lambda x: torch.sort(x, descending=True), (a,), (a.npu(),))
+        b = torch.tensor([[2, 1, 2, 1, 2, 0, 1]], dtype=torch.int64)
+        self.pair(lambda x: torch.sort(x, stable=True), (b,), (b.npu(),))
+        self.pair(lambda x: torch.argsort(x, stable=True, descending=True), (b,), (b.npu(),))
+
+    def test_comparisons_int_with_float_scalar(self):
+        a = torch.tensor([1, 2, 3, -4], dtype=torch.int32)
+        for fn in (lambda x: x > 1.5, lambda x: x == 2.0, lambda x: x <= -3.9, lambda x: x != 3):
+            self.pair(fn, (a,), (a.npu(),))
+        h = torch.tensor([0.1, 0.2, 65504.0]).half()
+        self.pair(lambda x: x == 0.1, (h,), (h.npu(),))
+        self.pair(lambda x: x < 0.2, (h,), (h.npu(),))
+
+    def test_where_and_masked_fill_dtypes(self):
+        c = bools(4, 5)
+        for dtype in (torch.int8, torch.uint8, torch.int64, torch.bool, torch.float16):
+            x = torch.randint(0, 2, (4, 5)).to(dtype)
+            y = torch.randint(0, 2, (4, 5)).to(dtype)
+            self.pair(torch.where, (c, x, y), (c.npu(), x.npu(), y.npu()))
+            self.pair(lambda m, t: t.masked_fill(m, 1), (c, x), (c.npu(), x.npu()))
+        x = torch.randn(4, 5)
+        self.pair(lambda m, t: torch.where(m, t, 2), (c, x), (c.npu(), x.npu()))
+        i = torch.randint(0, 5, (4, 5), dtype=torch.int32)
+        self.pair(lambda m, t: torch.where(m, t, 2.5), (c, i), (c.npu(), i.npu()))
+
+    def test_index_put_broadcast_and_bool(self):
+        a = torch.zeros(5, 4)
+
+        def put(x, m, v):
+            x = x.clone()
+            x[m] = v
+            return x
+        m = torch.tensor([True, False, True, False, True])
+        v = torch.arange(4.0)
+        self.pair(put, (a, m, v), (a.npu(), m.npu(), v.npu()))
+        self.pair(put, (a, m, torch.tensor(3.0)), (a.npu(), m.npu(), torch.tensor(3.0).npu()))
+        i = torch.tensor([[0, 1], [3, 4]])
+        self.pair(lambda x, i: x[i], (a + 1, i), ((a + 1).npu(), i.npu()))
+        self.pair(lambda x, i: x[:, i], (a + 1, i % 4), ((a + 1).npu(), (i % 4).npu()))
+        b = torch.randn(2, 3, 4, 5)
+        j, k = torch.tensor([0, 2]), torch.tensor([1, 3])
+        self.pair(lambda x, j, k: x[:, j, :, k], (b, j, k), (b.npu(), j.npu(), k.npu()))
+        self.pair(lambda x, j, k: x[1, j, 2:, k], (b, j, k), (b.npu(), j.npu(), k.npu()))
+
+    def test_index_put_accumulate_duplicates_2d(self):
+        a = torch.zeros(4, 5)
+        i, j = torch.tensor([0, 0, 3, 0]), torch.tensor([1, 1, 4, 1])
+        v = torch.tensor([1.0, 2.0, 3.0, 4.0])
+        self.pair(lambda x, i, j, v: x.index_put((i, j), v, accumulate=True), (a, i, j, v), (a.npu(), i.npu(), j.npu(), v.npu()))
+        h = a.half()
+        self.pair(lambda x, i, j, v: x.index_put((i, j), v, accumulate=True), (h, i, j, v.half()),
+                  (h.npu(), i.npu(), j.npu(), v.half().npu()))
+
+    def test_gather_scatter_3d_negative_dims(self):
+        a = torch.randn(3, 4, 5)
+        i = torch.randint(0, 4, (3, 2, 5))
+        self.pair(lambda x, i: torch.gather(x, -2, i), (a, i), (a.npu(), i.npu()))
+        s = torch.randn(3, 2, 5)
+        self.pair(lambda x, i, s: x.scatter_add(-2, i, s), (a, i, s), (a.npu(), i.npu(), s.npu()))
+        self.pair(lambda x, i, s: x.scatter_reduce(1, i, s, "amax", include_self=False), (a, i, s), (a.npu(), i.npu(), s.npu()))
+        ii = torch.randint(0, 4, (3, 2, 5), dtype=torch.int64)
+        ai = torch.randint(-5, 5, (3, 4, 5), dtype=torch.int32)
+        si = torch.randint(-5, 5, (3, 2, 5), dtype=torch.int32)
+        self.pair(lambda x, i, s: x.scatter_add(1, i, s), (ai, ii, si), (ai.npu(), ii.npu(), si.npu()))
+
+    def test_cat_stack_half_and_bool(self):
+        a, b = torch.randn(2, 3).half(), torch.randn(4, 3).half()
+        self.pair(lambda x, y: torch.cat([x, y]), (a, b), (a.npu(), b.npu()))
+        c, d = bools(2, 3), bools(2, 3)
+        self.pair(lambda x, y: torch.cat([x, y], 1), (c, d), (c.npu(), d.npu()))
+        self.pair(lambda x, y: torch.stack([x, y], 2), (c, d), (c.npu(), d.npu()))
+        self.pair(lambda x: torch.cat([x[:, :1], x[:, 2:]], 1), (a,), (a.npu(),))
+
+    def test_unique_variants(self):
+        a = torch.tensor([3, 1, 2, 3, 1, 1, 0], dtype=torch.int32)
+        self.pair(lambda x: torch.unique(x, return_inverse=True), (a,), (a.npu(),))
+        b = bools(10)
+        self.pair(lambda x: torch.unique(x, return_counts=True), (b,), (b.npu(),))
+        h = a.half()
+        self.pair(lambda x: torch.unique(x), (h,), (h.npu(),))
+        self.pair(lambda x: torch.unique_consecutive(x, return_inverse=True), (a,), (a.npu(),))
+
+    def test_median_mode_int_and_even(self):
+        a = torch.tensor([[4, 1, 3, 2], [7, 7, 1, 0]], dtype=torch.int32)
+        self.pair(lambda x: torch.median(x), (a,), (a.npu(),))
+        self.pair(lambda x: torch.median(x, 1), (a.float(),), (a.float().npu(),))
+        self.pair(lambda x: torch.mode(x, 1)[0], (a,), (a.npu(),))
+        self.pair(lambda x: torch.kthvalue(x, 3, 1), (a.float(),), (a.float().npu(),))
+
+    def test_matmul_half_and_transposed(self):
+        a, b = torch.randn(16, 32).half(), torch.randn(32, 8).half()
+        self.pair(torch.matmul, (a, b), (a.npu(), b.npu()))
+        self.pair(lambda x, y: x.t().t() @ y.t().contiguous().t(), (a, b), (a.npu(), b.npu()))
+        c = torch.randn(2, 3, 16, 32)
+        d = torch.randn(32, 4)
+        self.pair(torch.matmul, (c, d), (c.npu(), d.npu()))
+        e = torch.randn(2, 3, 16, 5)
+        self.pair(lambda x, y: x.transpose(-1, -2) @ y, (c, e), (c.npu(), e.npu()))
+
+    def test_addmm_int_beta_alpha_and_out(self):
+        a, b, c = torch.randn(3, 4), torch.randn(3, 5), torch.randn(5, 4)
+        out, nout = torch.empty(0), torch.empty(0).npu()
+        torch.addmm(a, b, c, beta=0.5, alpha=-2, out=out)
+        torch.addmm(a.npu(), b.npu(), c.npu(), beta=0.5, alpha=-2, out=nout)
+        self.assertRtolEqual(out.numpy(), nout.cpu().numpy())
+        self.pair(lambda x, y, z: torch.addmm(x, y, z, beta=0), (a * float("nan"), b, c), ((a * float("nan")).npu(), b.npu(), c.npu()))
+
+    def test_creation_dtypes_and_steps(self):
+        self.compare(to_numpy(torch.arange(1, 4, 0.5, dtype=torch.float16), None),
+                     to_numpy(torch.arange(1, 4, 0.5, dtype=torch.float16, device="npu"), None))
+        self.compare(to_numpy(torch.arange(10, dtype=torch.int8), None), to_numpy(torch.arange(10, dtype=torch.int8, device="npu"), None))
+        self.compare(to_numpy(torch.linspace(-5, 5, 7, dtype=torch.float16), None),
+                     to_numpy(torch.linspace(-5, 5, 7, dtype=torch.float16, device="npu"), None))
+        self.compare(to_numpy(torch.full((3,), -7, dtype=torch.int64), None), to_numpy(torch.full((3,), -7, dtype=torch.int64, device="npu"), None))
+        self.compare(to_numpy(torch.eye(3, 2, dtype=torch.int64), None), to_numpy(torch.eye(3, 2, dtype=torch.int64, device="npu"), None))
+
+    def test_bitwise_int64_and_bool_scalar(self):
+        a = torch.tensor([-(2**40), 2**33 + 5, -1, 0], dtype=torch.int64)
+        b = torch.tensor([2**35 - 1, 7, 2**62, -1], dtype=torch.int64)
+        for fn in (torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor):
+            self.pair(fn, (a, b), (a.npu(), b.npu()))
+        self.pair(torch.bitwise_not, (a,), (a.npu(),))
+        self.pair(lambda x: x & 0xFF, (a,), (a.npu(),))
+        c = bools(5)
+        self.pair(lambda x: x & True, (c,), (c.npu(),))
+        self.pair(lambda x: x | False, (c,), (c.npu(),))
+
+    def test_flip_roll_tril_more_dims(self):
+        a = torch.randn(2, 3, 4, 5)
+        self.pair(lambda x: torch.flip(x, [1, 3]), (a,), (a.npu(),))
+        self.pair(lambda x: torch.roll(x, (-3, 7), (1, 3)), (a,), (a.npu(),))
+        self.pair(lambda x: torch.tril(x, -1), (a,), (a.npu(),))
+        self.pair(lambda x: torch.triu(x, 2), (a,), (a.npu(),))
+        self.pair(lambda x: torch.roll(x[:, ::2], 1, 0), (a,), (a.npu(),))
+        self.pair(lambda x: x.flip(0)[:, 1:].contiguous(), (a,), (a.npu(),))
+
+
+# ---------------------------------------------------------------------------------------------------
 # Driver: runs the tests in a worker process, a fresh one after a crash.
 
 def all_tests() -> list[str]:

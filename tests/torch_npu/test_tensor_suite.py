@@ -9,10 +9,14 @@ SUITE = """
     from torch_npu.testing.common_utils import create_common_tensor
 
     class TestTensorOps(TestCase):
-        def test_pow_int_tensor_float_exponent(self):
+        def test_scalar_operands(self):
             # aclnnPowTensorScalar: an INT32 self with a floating exponent gives FLOAT (the page's out row)
             cpu_x, npu_x = create_common_tensor([np.int32, 2, (4, 5)], 0, 20)
             self.assertRtolEqual(torch.pow(cpu_x, 0.5).numpy(), torch.pow(npu_x, 0.5).cpu().numpy())
+            # aclnnEqScalar, aclnnLtScalar: a float16 tensor compares with the scalar in float16
+            cpu_h = torch.tensor([0.1, 0.2, 0.3]).half()
+            self.assertRtolEqual((cpu_h == 0.1).numpy(), (cpu_h.npu() == 0.1).cpu().numpy())
+            self.assertRtolEqual((cpu_h < 0.2).numpy(), (cpu_h.npu() < 0.2).cpu().numpy())
 
         def test_out_of_another_shape_and_inplace_views(self):
             cpu_a, npu_a = create_common_tensor([np.float32, 0, (4, 6)], -5, 5)

@@ -506,7 +506,7 @@ namespace {
 
 // Phase 1's last step: what the executor will run. Statuses other than success are phase-1
 // rejections; a kernel that cannot compute these arguments yields a NotSimulatedWork instead.
-aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
+aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
   const ApiSpec& spec = call.spec;
   *workspace = 0;
   auto not_simulated = [&](const std::string& why) {
@@ -598,6 +598,17 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
         const DTypeInfo* s = FindDType(p.scalar.dtype);
         if (s && s->category == DTypeCategory::kFloating) promoted = ACL_FLOAT;
       }
+    }
+  }
+  // A comparison of FLOAT16 or BFLOAT16 tensors with a scalar compares with the scalar in that
+  // dtype: CANN converts the scalar operand to the promoted dtype, and PyTorch casts its wrapped
+  // number to the common dtype (a float16 0.1 equals 0.1 on both; in float32 arithmetic it would not).
+  if (kernel.result_rule == aclnn_bindgen::ResultRule::kBool && (promoted == ACL_FLOAT16 || promoted == ACL_BF16)) {
+    for (int i = 0; i < spec.param_count; ++i) {
+      Call::Param& p = call.params[i];
+      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+      const float value = static_cast<float>(p.scalar_double);
+      p.scalar_double = promoted == ACL_FLOAT16 ? HalfToFloat(FloatToHalf(value)) : BFloat16ToFloat(FloatToBFloat16(value));
     }
   }
   ComputeType type;
