@@ -101,6 +101,7 @@ using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
 using LinspaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, aclTensor*>;
+using LogSpaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, double, const aclTensor*>;
 using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
@@ -108,6 +109,7 @@ using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
 using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
+using RepeatInterleaveTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*>;
 using IndexAddApi = Phase1<const aclTensor*, const int64_t, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
 using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
@@ -856,22 +858,24 @@ aclError MaskedScatter(const OpCall& call) {
 // repeated; repeats of one per slice is not modelled.
 aclError RepeatInterleave(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  if (Elements(call.inputs[1].desc->dims) != 1) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "repeats " + ListText(call.inputs[1].desc->dims) +
-                                                       ": one count per slice is not modelled (one count is)");
-  }
-  int64_t repeats = 0;
-  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
   const int64_t axis = call.Int("axis", 0);
   const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
   const int64_t rank = static_cast<int64_t>(y_dims.size());
   if (axis < -rank || axis >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is outside y's rank");
+  const int64_t extent = y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (Elements(call.inputs[1].desc->dims) != 1) {
+    // One count per slice along axis (repeat_interleave with a tensor of repeats).
+    aclTensor* repeats = o.Tensor(call.inputs[1], "repeats");
+    if (o.status()) return o.status();
+    return Aclnn<RepeatInterleaveTensorApi>(call, "aclnnRepeatInterleaveWithDim", x, repeats, axis, extent, y);
+  }
+  int64_t repeats = 0;
+  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
   if (o.status()) return o.status();
-  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis,
-                                    y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)], y);
+  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis, extent, y);
 }
 
 // InplaceIndexAdd (var, indices, updates, optional one-element alpha; attribute axis): y = var
@@ -1226,6 +1230,23 @@ aclError LinSpace(const OpCall& call) {
   return Aclnn<LinspaceApi>(call, "aclnnLinspace", bounds[0], bounds[1], num[0], y);
 }
 
+// LogSpaceD (assist: op-plugin's 0, 1, ... steps - 1; attributes start, end, steps, base, dtype) to
+// y = base ^ (start + i * (end - start) / (steps - 1)), aclnnLogSpace; y's dtype is the output's.
+aclError LogSpaceD(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const int64_t steps = call.Int("steps", 100);
+  if (steps != Elements(call.outputs[0].desc->dims)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute steps = " + std::to_string(steps) + " is not y's element count " +
+                                                      std::to_string(Elements(call.outputs[0].desc->dims)));
+  }
+  AclnnObjects o(call);
+  aclScalar* start = o.Scalar(static_cast<double>(call.Float("start", 0.0f)), ACL_DOUBLE);
+  aclScalar* end = o.Scalar(static_cast<double>(call.Float("end", 0.0f)), ACL_DOUBLE);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<LogSpaceApi>(call, "aclnnLogSpace", start, end, steps, static_cast<double>(call.Float("base", 10.0f)), y);
+}
+
 // MatrixInverse (x; attribute adjoint): the inverse of each matrix of x, aclnnInverse. adjoint asks
 // for the inverse of the conjugate transpose, which op-plugin's inverse never sets.
 aclError MatrixInverse(const OpCall& call) {
@@ -1422,6 +1443,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"Round", {{"decimals", K::kInt}}, Round},
         {"Range", {}, Range},
         {"LinSpace", {}, LinSpace},
+        {"LogSpaceD", {{"start", K::kFloat}, {"end", K::kFloat}, {"steps", K::kInt}, {"base", K::kFloat}, {"dtype", K::kInt}},
+         LogSpaceD},
         {"MatrixInverse", {{"adjoint", K::kBool}}, MatrixInverse},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
