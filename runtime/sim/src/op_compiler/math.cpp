@@ -102,6 +102,8 @@ using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
 using LinspaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, aclTensor*>;
 using LogSpaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, double, const aclTensor*>;
+using InplaceAddTensorApi = Phase1<aclTensor*, const aclTensor*, const aclScalar*>;
+using RandpermApi = Phase1<int64_t, int64_t, int64_t, aclTensor*>;
 using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
@@ -1247,6 +1249,37 @@ aclError LogSpaceD(const OpCall& call) {
   return Aclnn<LogSpaceApi>(call, "aclnnLogSpace", start, end, steps, static_cast<double>(call.Float("base", 10.0f)), y);
 }
 
+// IndexFillD (x, assist1, assist2; attribute dim): op-plugin's host builds assist1 (1, and 0 in the
+// slices to fill) and assist2 (0, and the value there), and the operator computes
+// y = x * assist1 + assist2: aclnnMul into y, then assist2 added in place.
+aclError IndexFillD(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* keep = o.Tensor(call.inputs[1], "assist1");
+  aclTensor* fill = o.Tensor(call.inputs[2], "assist2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclScalar* one = One(o, call.outputs[0].desc->dtype);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, keep, y)) return s;
+  return Aclnn<InplaceAddTensorApi>(call, "aclnnInplaceAdd", y, fill, one);
+}
+
+// StatelessRandperm (n, seed, offset: one-element value inputs; attributes dtype, layout): a random
+// permutation of 0 .. n - 1 from the seed and offset, aclnnRandperm.
+aclError StatelessRandperm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* const names[] = {"n", "seed", "offset"};
+  int64_t values[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    if (aclError s = ConstInt(call, i, names[i], &values[i])) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RandpermApi>(call, "aclnnRandperm", values[0], values[1], values[2], y);
+}
+
 // MatrixInverse (x; attribute adjoint): the inverse of each matrix of x, aclnnInverse. adjoint asks
 // for the inverse of the conjugate transpose, which op-plugin's inverse never sets.
 aclError MatrixInverse(const OpCall& call) {
@@ -1443,6 +1476,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"Round", {{"decimals", K::kInt}}, Round},
         {"Range", {}, Range},
         {"LinSpace", {}, LinSpace},
+        {"IndexFillD", {{"dim", K::kInt}}, IndexFillD},
+        {"StatelessRandperm", {{"dtype", K::kDataType}, {"layout", K::kInt}}, StatelessRandperm},
         {"LogSpaceD", {{"start", K::kFloat}, {"end", K::kFloat}, {"steps", K::kInt}, {"base", K::kFloat}, {"dtype", K::kInt}},
          LogSpaceD},
         {"MatrixInverse", {{"adjoint", K::kBool}}, MatrixInverse},
