@@ -29,6 +29,13 @@ SUITE = """
             npu_a.t()[::2].mul_(3)
             self.assertRtolEqual(cpu_a.numpy(), npu_a.cpu().numpy())
 
+        def test_clamp_by_one_tensor_bound(self):
+            # aclnnClampTensor with the other bound null (op-plugin's torch.clamp(x, min=t))
+            cpu_x, npu_x = create_common_tensor([np.float32, 0, (4, 5)], -5, 5)
+            cpu_b, npu_b = create_common_tensor([np.float32, 0, (5,)], -1, 1)
+            self.assertRtolEqual(torch.clamp(cpu_x, min=cpu_b).numpy(), torch.clamp(npu_x, min=npu_b).cpu().numpy())
+            self.assertRtolEqual(torch.clamp(cpu_x, max=cpu_b).numpy(), torch.clamp(npu_x, max=npu_b).cpu().numpy())
+
         def test_linspace_inverse_shift_index(self):
             self.assertRtolEqual(torch.linspace(-1, 1, 11).numpy(), torch.linspace(-1, 1, 11, device="npu").cpu().numpy())
             m = torch.randn(3, 4, 4) + 4 * torch.eye(4)
@@ -46,9 +53,9 @@ SUITE = """
 
 def test_tensor_operators_on_the_default_chip(run_npu):
     output = run_npu(SUITE)
-    assert "Ran 3 tests" in output and "OK" in output, output
+    assert "Ran 4 tests" in output and "OK" in output, output
 
 
 def test_tensor_operators_through_aclop_on_ascend910(run_npu):
     output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert "Ran 3 tests" in output and "OK" in output, output
+    assert "Ran 4 tests" in output and "OK" in output, output
