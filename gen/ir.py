@@ -1288,6 +1288,10 @@ class OpSemantics(_Json):
     # relations become broadcast relations (an output: the inputs' broadcast shape).
     client_broadcast: tuple[str, ...] = ()
     client_evidence: str = ""
+    # What an elementwise kernel reads for an optional tensor input the caller passes as null: a
+    # bound's identity (aclnnClampTensor's absent clipValueMin bounds nothing), "lowest" or "highest"
+    # of the compute type (±infinity for floating ones). Absent without one: not simulated.
+    absent: tuple[ArgValue, ...] = ()
     # A random op: the golden draws from the same law with PyTorch's generator, and the tests
     # compare by law (reproducible for a seed and offset, another offset another sample, the
     # golden's distribution), not element by element; `invariant`: a Python expression over the

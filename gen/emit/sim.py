@@ -246,6 +246,9 @@ class Kernel:
     complex_expression: Optional[str] = None
     # Its result's dtype from the promoted one (the semantics' rule).
     result_rule: ResultRule = ResultRule.PROMOTED
+    # Per element input, what it reads when the caller passes it as null (aclsim::AbsentInput's
+    # enumerators; empty when every input must be given).
+    absent: tuple[str, ...] = ()
 
 
 def _lists_complex(param: Param) -> bool:
@@ -321,6 +324,8 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
     if any(i >= _MASK_BITS for i in inputs + outputs):
         return None, "(more parameters than the simulator's spec tables index)"
     math = "kExact" if semantics.integer_math is IntegerMath.EXACT else "kFloat"
+    stated = {entry.param: entry.value for entry in semantics.absent}
+    absent = tuple(f"k{stated[params[i].name].capitalize()}" if params[i].name in stated else "kRefused" for i in inputs)
     return Kernel(
         expression=semantics.kernel.strip(),
         arguments=tuple(cpp_identifier(params[i].name) for i in inputs),
@@ -331,6 +336,7 @@ def kernel_for(bound: BoundAPI) -> tuple[Optional[Kernel], str]:
         complex=complex_kernel,
         complex_expression=complex_expression,
         result_rule=semantics.result_rule,
+        absent=absent if stated else (),
     ), ""
 
 

@@ -38,6 +38,9 @@ A file states what pages say only in prose and formulas. One table per API, keye
     client_evidence = "torch_npu 2.13 op-plugin LayerNormKernelNpuOpApi.cpp: FLOAT statistics"
     # Likewise client_optional (pointers it passes NULL), client_ranks ({ x = [lo, hi] }) and
     # client_broadcast (tensors whose "shape与x一致" relations it passes broadcasting shapes to).
+    # Optional: what the kernel reads for an optional tensor input passed as null, the identity of
+    # what it bounds by: "lowest" or "highest" of the compute type (±infinity for floating ones).
+    absent = { clipValueMin = "lowest", clipValueMax = "highest" }
 
     [aclnnLeakyReluBackward.domain]   # value ranges for generated test data
     self = [-4.0, 4.0]
@@ -78,9 +81,12 @@ else:  # pragma: no cover - exercised on 3.10 only
 from gen import families
 from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, IntegerMath, Level, OpSemantics, ResultRule, ValueCheck
 
+# What an elementwise kernel may read for an absent optional tensor input (OpSemantics.absent).
+ABSENT_VALUES = ("lowest", "highest")
+
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
-               "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_evidence", "law",
+               "absent", "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_evidence", "law",
                "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
@@ -248,6 +254,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
         family, op, roles, options = "", "", (), ()
     elif applies_kernel and not kernel:
         bad(f"op {op} of family {family} applies the file's kernel: state one")
+    absent = table.get("absent", {})
+    if not isinstance(absent, dict) or not all(v in ABSENT_VALUES for v in absent.values()):
+        bad(f"absent is a table of optional tensor input = one of {list(ABSENT_VALUES)}")
+        absent = {}
     call = table.get("call", {})
     if not isinstance(call, dict) or not all(_is_call_value(v) for v in call.values()):
         bad("call is a table of parameter = a shape (list of ints), a list of shapes, or a value")
@@ -267,7 +277,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        client_broadcast=tuple(client_broadcast),
                        client_evidence=(client_evidence if client_dtypes or client_optional or client_ranks
                                         or client_broadcast else ""),
-                       law=law, invariant=invariant)
+                       law=law, invariant=invariant, absent=tuple(ArgValue(k, v) for k, v in absent.items()))
 
 
 def _read_family(table: dict[str, Any], bad) -> tuple[str, str, tuple[ArgValue, ...], tuple[ArgValue, ...]]:

@@ -1397,11 +1397,8 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& clipValueMin = aclsim::CallTensor(call, 1);
   const aclsim::TensorInfo& clipValueMax = aclsim::CallTensor(call, 2);
-  if (!clipValueMin.present && !clipValueMax.present) {  // semantics/clamp.toml:59
+  if (!clipValueMin.present && !clipValueMax.present) {  // semantics/clamp.toml:60
     return aclsim::Reject(call, 161001, "clipValueMin and clipValueMax are both null pointers (one bound at least)");
-  }
-  if (clipValueMin.present != clipValueMax.present) {  // semantics/clamp.toml:64
-    return aclsim::Reject(call, 561003, "one bound given as a null pointer is not simulated for tensor bounds (aclnnClampMinTensor and aclnnClampMaxTensor compute)");
   }
   return ACLNN_SUCCESS;
 }
@@ -1415,9 +1412,12 @@ struct Kernel {
   }
 };
 
+// What each element input reads when passed as null (the semantics file's `absent`).
+constexpr aclsim::AbsentInput kAbsent[] = {aclsim::AbsentInput::kRefused, aclsim::AbsentInput::kLowest, aclsim::AbsentInput::kHighest};
+
 constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 3, aclsim::IntegerMath::kExact>,
-    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/3, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted};
+    /*inputs=*/aclsim::Bits(0, 1, 2), /*output=*/3, aclsim::IntegerMath::kExact, aclnn_bindgen::ResultRule::kPromoted, kAbsent};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnClampTensor", "aclnnClampTensor.md",

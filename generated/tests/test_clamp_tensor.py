@@ -33,7 +33,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='torch.clamp(torch.clamp(self, max=clipValueMax), min=clipValueMin)',
+    golden='(lambda y: y if clipValueMin is None else torch.clamp(y, min=clipValueMin))(self if clipValueMax is None else torch.clamp(self, max=clipValueMax))',
     integer_math='exact',
     simulated=True,
     out_shape_from={'out': ('self', 'clipValueMin', 'clipValueMax')},

@@ -221,6 +221,11 @@ struct BoundKernel {
   void (*destroy)(void* kernel) = nullptr;
 };
 
+// What an elementwise kernel reads for an optional input tensor passed as null (the semantics
+// file's `absent`): nothing (the call is not simulated), or the compute type's lowest or highest
+// value (±infinity for floating types), the identity of a bound.
+enum class AbsentInput : uint8_t { kRefused, kLowest, kHighest };
+
 struct KernelSpec {
   BoundKernel (*bind)(ComputeType type, const Call& call);
   uint64_t inputs;  // the tensors whose elements the kernel reads, in its argument order
@@ -231,6 +236,8 @@ struct KernelSpec {
   // its real part is stored), BOOL whatever the inputs (a comparison's 0 or 1). The output must be
   // castable from it.
   aclnn_bindgen::ResultRule result_rule = aclnn_bindgen::ResultRule::kPromoted;
+  // Per element input (in `inputs` order), what it reads when absent; null: each is required.
+  const AbsentInput* absent = nullptr;
 };
 
 // An API computed by one of the simulator's kernel families (gen.families, aclnn_sim/families.h)

@@ -100,6 +100,10 @@ using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTenso
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using LinspaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, aclTensor*>;
+using LogSpaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, double, const aclTensor*>;
+using InplaceAddTensorApi = Phase1<aclTensor*, const aclTensor*, const aclScalar*>;
+using RandpermApi = Phase1<int64_t, int64_t, int64_t, aclTensor*>;
 using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
 using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
 using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
@@ -107,6 +111,7 @@ using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
 using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
+using RepeatInterleaveTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*>;
 using IndexAddApi = Phase1<const aclTensor*, const int64_t, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
 using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
@@ -179,7 +184,8 @@ const TypeApi kBinary[] = {
     {"LogicalOr", "aclnnLogicalOr"}, {"FloorDiv", "aclnnFloorDivide"}, {"FloorMod", "aclnnRemainderTensorTensor"},
     {"Atan2", "aclnnAtan2"},         {"Mod", "aclnnFmodTensor"},           {"BitwiseAnd", "aclnnBitwiseAndTensor"},
     {"BitwiseOr", "aclnnBitwiseOrTensor"}, {"BitwiseXor", "aclnnBitwiseXorTensor"}, {"TensorEqual", "aclnnEqual"},
-    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},
+    {"PRelu", "aclnnPrelu"},     {"Dot", "aclnnDot"},           {"LeftShift", "aclnnLeftShift"},
+    {"RightShift", "aclnnRightShift"},
 };
 
 // The reductions over constant axes (input 1) and their D forms (attribute axes).
@@ -854,22 +860,24 @@ aclError MaskedScatter(const OpCall& call) {
 // repeated; repeats of one per slice is not modelled.
 aclError RepeatInterleave(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  if (Elements(call.inputs[1].desc->dims) != 1) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "repeats " + ListText(call.inputs[1].desc->dims) +
-                                                       ": one count per slice is not modelled (one count is)");
-  }
-  int64_t repeats = 0;
-  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
   const int64_t axis = call.Int("axis", 0);
   const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
   const int64_t rank = static_cast<int64_t>(y_dims.size());
   if (axis < -rank || axis >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is outside y's rank");
+  const int64_t extent = y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (Elements(call.inputs[1].desc->dims) != 1) {
+    // One count per slice along axis (repeat_interleave with a tensor of repeats).
+    aclTensor* repeats = o.Tensor(call.inputs[1], "repeats");
+    if (o.status()) return o.status();
+    return Aclnn<RepeatInterleaveTensorApi>(call, "aclnnRepeatInterleaveWithDim", x, repeats, axis, extent, y);
+  }
+  int64_t repeats = 0;
+  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
   if (o.status()) return o.status();
-  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis,
-                                    y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)], y);
+  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis, extent, y);
 }
 
 // InplaceIndexAdd (var, indices, updates, optional one-element alpha; attribute axis): y = var
@@ -1197,6 +1205,95 @@ aclError Range(const OpCall& call) {
   return Aclnn<ArangeApi>(call, "aclnnArange", bounds[0], bounds[1], bounds[2], y);
 }
 
+// LinSpace (start, stop, num: one-element value inputs) to y = num evenly spaced points from start
+// to stop, both included (op-plugin's linspace on the chips that compile operators online).
+aclError LinSpace(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclScalar* bounds[2] = {};
+  const char* const names[] = {"start", "stop"};
+  for (size_t i = 0; i < 2; ++i) {
+    double value = 0;
+    if (Floating(call.inputs[i].desc->dtype)) {
+      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
+    } else {
+      std::vector<int64_t> values;
+      if (aclError s = call.ConstInts(i, names[i], &values)) return s;
+      if (values.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
+      value = static_cast<double>(values[0]);
+    }
+    bounds[i] = o.Scalar(value, ACL_DOUBLE);
+  }
+  std::vector<int64_t> num;
+  if (aclError s = call.ConstInts(2, "num", &num)) return s;
+  if (num.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input num is not one element");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<LinspaceApi>(call, "aclnnLinspace", bounds[0], bounds[1], num[0], y);
+}
+
+// LogSpaceD (assist: op-plugin's 0, 1, ... steps - 1; attributes start, end, steps, base, dtype) to
+// y = base ^ (start + i * (end - start) / (steps - 1)), aclnnLogSpace; y's dtype is the output's.
+aclError LogSpaceD(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const int64_t steps = call.Int("steps", 100);
+  if (steps != Elements(call.outputs[0].desc->dims)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute steps = " + std::to_string(steps) + " is not y's element count " +
+                                                      std::to_string(Elements(call.outputs[0].desc->dims)));
+  }
+  AclnnObjects o(call);
+  aclScalar* start = o.Scalar(static_cast<double>(call.Float("start", 0.0f)), ACL_DOUBLE);
+  aclScalar* end = o.Scalar(static_cast<double>(call.Float("end", 0.0f)), ACL_DOUBLE);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<LogSpaceApi>(call, "aclnnLogSpace", start, end, steps, static_cast<double>(call.Float("base", 10.0f)), y);
+}
+
+// IndexFillD (x, assist1, assist2; attribute dim): op-plugin's host builds assist1 (1, and 0 in the
+// slices to fill) and assist2 (0, and the value there), and the operator computes
+// y = x * assist1 + assist2: aclnnMul into y, then assist2 added in place.
+aclError IndexFillD(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* keep = o.Tensor(call.inputs[1], "assist1");
+  aclTensor* fill = o.Tensor(call.inputs[2], "assist2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclScalar* one = One(o, call.outputs[0].desc->dtype);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, keep, y)) return s;
+  return Aclnn<InplaceAddTensorApi>(call, "aclnnInplaceAdd", y, fill, one);
+}
+
+// StatelessRandperm (n, seed, offset: one-element value inputs; attributes dtype, layout): a random
+// permutation of 0 .. n - 1 from the seed and offset, aclnnRandperm.
+aclError StatelessRandperm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const char* const names[] = {"n", "seed", "offset"};
+  int64_t values[3] = {};
+  for (size_t i = 0; i < 3; ++i) {
+    if (aclError s = ConstInt(call, i, names[i], &values[i])) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<RandpermApi>(call, "aclnnRandperm", values[0], values[1], values[2], y);
+}
+
+// MatrixInverse (x; attribute adjoint): the inverse of each matrix of x, aclnnInverse. adjoint asks
+// for the inverse of the conjugate transpose, which op-plugin's inverse never sets.
+aclError MatrixInverse(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  if (call.Bool("adjoint", false)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute adjoint true (the inverse of the conjugate transpose) is not modelled");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<UnaryApi>(call, "aclnnInverse", x, y);
+}
+
 // IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
 aclError IsClose(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -1378,6 +1475,12 @@ const std::vector<OpEntry>& MathEntries() {
         {"LogAddExp", exp_log_attrs, LogAddExp},
         {"Round", {{"decimals", K::kInt}}, Round},
         {"Range", {}, Range},
+        {"LinSpace", {}, LinSpace},
+        {"IndexFillD", {{"dim", K::kInt}}, IndexFillD},
+        {"StatelessRandperm", {{"dtype", K::kDataType}, {"layout", K::kInt}}, StatelessRandperm},
+        {"LogSpaceD", {{"start", K::kFloat}, {"end", K::kFloat}, {"steps", K::kInt}, {"base", K::kFloat}, {"dtype", K::kInt}},
+         LogSpaceD},
+        {"MatrixInverse", {{"adjoint", K::kBool}}, MatrixInverse},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},

@@ -557,7 +557,7 @@ const std::vector<OpEntry>& NnEntries() {
         {"GroupNorm", {{"num_groups", K::kInt}, {"data_format", K::kString}, {"eps", K::kFloat}, {"is_training", K::kBool}},
          GroupNorm},
         {"NonZero", {{"transpose", K::kBool}}, NonZero},
-        {"Index", {}, Index},
+        {"Index", {{"_exclude_engines", K::kString}}, Index},
         {"ResizeNearestNeighborV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}}, ResizeNearest},
         {"ResizeBilinearV2", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}, {"dtype", K::kDataType}},
          ResizeBilinear},

@@ -25,6 +25,7 @@
 // parameters live in the thread's reused Params, dimensions inline (Dims), lists of parameters
 // in bit masks and fixed arrays, and messages (with their names) are built only to reject.
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -453,7 +454,15 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
                                                       " have no promoted dtype (互推导关系)");
       }
     }
-    if (have && !CanCast(promoted, dtype)) {
+    // An input only read ("self：数据类型需要是与exponent的数据类型推导之后可转换的数据类型", aclnnPowTensorScalar)
+    // is cast to nothing: the page asks that it deduce with the others (checked above, its own dtype
+    // included), and the castability is the written parameters' (out, selfRef). Read as a cast,
+    // torch.pow(int32 tensor, 0.5) would be refused where the page's out row allows FLOAT.
+    if (have && !IsOutput(p) && !PromoteTypes(promoted, dtype, &promoted)) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " and the dtypes of " +
+                                                    NameList(spec, named, named_count) + " have no promoted dtype (互推导关系)");
+    }
+    if (have && IsOutput(p) && !CanCast(promoted, dtype)) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) +
                                                     " is not castable from the promoted dtype " + DTypeName(promoted) +
                                                     " of " + NameList(spec, named, named_count) + " (互转换关系)");
@@ -498,7 +507,27 @@ namespace {
 
 // Phase 1's last step: what the executor will run. Statuses other than success are phase-1
 // rejections; a kernel that cannot compute these arguments yields a NotSimulatedWork instead.
-aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
+// The constant an absent input reads (AbsentInput), in the compute type: static storage, which
+// outlives every work that reads it.
+struct AbsentValue {
+  const void* data;
+  aclDataType dtype;
+};
+
+AbsentValue AbsentValueOf(AbsentInput absent, ComputeType type) {
+  static constexpr float kFloatBounds[2] = {-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+  static constexpr double kDoubleBounds[2] = {-std::numeric_limits<double>::infinity(),
+                                              std::numeric_limits<double>::infinity()};
+  static constexpr int64_t kIntBounds[2] = {std::numeric_limits<int64_t>::lowest(), std::numeric_limits<int64_t>::max()};
+  const int high = absent == AbsentInput::kHighest ? 1 : 0;
+  switch (type) {
+    case ComputeType::kFloat64: return {&kDoubleBounds[high], ACL_DOUBLE};
+    case ComputeType::kInt64: return {&kIntBounds[high], ACL_INT64};
+    default: return {&kFloatBounds[high], ACL_FLOAT};
+  }
+}
+
+aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t* workspace) {
   const ApiSpec& spec = call.spec;
   *workspace = 0;
   auto not_simulated = [&](const std::string& why) {
@@ -527,30 +556,37 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   int inputs[64];
   const size_t count = Members(kernel.inputs, spec.param_count, inputs);
   if (count > ElementwiseWork::kMaxInputs) return not_simulated("with more than 15 inputs to one kernel");
+  // The inputs given; an absent one reads the constant its semantics state (kernel.absent).
+  int given[64];
+  size_t given_count = 0;
   for (size_t k = 0; k < count; ++k) {
-    if (!call.params[inputs[k]].present) return not_simulated(std::string("when ") + spec.params[inputs[k]].name + " is absent");
+    if (call.params[inputs[k]].present) {
+      given[given_count++] = inputs[k];
+    } else if (!kernel.absent || kernel.absent[k] == AbsentInput::kRefused) {
+      return not_simulated(std::string("when ") + spec.params[inputs[k]].name + " is absent");
+    }
   }
 
   // The elementwise kernel's own precondition: the output is the broadcast shape of the inputs.
   const TensorDesc& out = call.params[out_index].tensor;
   const Dims* shapes[ElementwiseWork::kMaxInputs];
-  for (size_t k = 0; k < count; ++k) shapes[k] = &call.params[inputs[k]].tensor.view;
+  for (size_t k = 0; k < given_count; ++k) shapes[k] = &call.params[given[k]].tensor.view;
   Dims broadcast;
-  if (!BroadcastShapes(shapes, count, &broadcast)) {
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, inputs, count) + " do not broadcast");
+  if (!BroadcastShapes(shapes, given_count, &broadcast)) {
+    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, given, given_count) + " do not broadcast");
   }
-  if (count > 0 && broadcast != out.view) {
+  if (given_count > 0 && broadcast != out.view) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": shape " + ShapeText(out.view) +
                                                   " is not the broadcast shape " + ShapeText(broadcast) + " of " +
-                                                  NameList(spec, inputs, count));
+                                                  NameList(spec, given, given_count));
   }
 
   // The compute type: the inputs' promoted dtype; a floating scalar lifts integral inputs to
   // FLOAT, as PyTorch's wrapped numbers do.
-  aclDataType promoted = count == 0 ? out.dtype : call.params[inputs[0]].tensor.dtype;
-  for (size_t k = 0; k < count; ++k) {
-    if (!PromoteTypes(promoted, call.params[inputs[k]].tensor.dtype, &promoted)) {
-      return not_simulated("for the dtypes of " + NameList(spec, inputs, count) + " (no promoted dtype)");
+  aclDataType promoted = given_count == 0 ? out.dtype : call.params[given[0]].tensor.dtype;
+  for (size_t k = 0; k < given_count; ++k) {
+    if (!PromoteTypes(promoted, call.params[given[k]].tensor.dtype, &promoted)) {
+      return not_simulated("for the dtypes of " + NameList(spec, given, given_count) + " (no promoted dtype)");
     }
   }
   // The result is written in the output's dtype: it must be castable from the inputs' promoted
@@ -559,10 +595,10 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   // The kernel's result dtype rule may change it (a true division's FLOAT, |z|'s real dtype, a
   // comparison's BOOL).
   const aclDataType result = aclnn_bindgen::ResultDType(kernel.result_rule, promoted);
-  if (count > 0 && !CanCast(result, out.dtype)) {
+  if (given_count > 0 && !CanCast(result, out.dtype)) {
     return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": dtype " + DTypeName(out.dtype) +
                                                   " is not castable from the " + (result == promoted ? "promoted" : "result") +
-                                                  " dtype " + DTypeName(result) + " of " + NameList(spec, inputs, count) +
+                                                  " dtype " + DTypeName(result) + " of " + NameList(spec, given, given_count) +
                                                   " (互转换关系)");
   }
   // A complex result of real inputs (result = "complex": aclnnComplex) is computed in complex arithmetic.
@@ -592,6 +628,17 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
       }
     }
   }
+  // A comparison of FLOAT16 or BFLOAT16 tensors with a scalar compares with the scalar in that
+  // dtype: CANN converts the scalar operand to the promoted dtype, and PyTorch casts its wrapped
+  // number to the common dtype (a float16 0.1 equals 0.1 on both; in float32 arithmetic it would not).
+  if (kernel.result_rule == aclnn_bindgen::ResultRule::kBool && (promoted == ACL_FLOAT16 || promoted == ACL_BF16)) {
+    for (int i = 0; i < spec.param_count; ++i) {
+      Call::Param& p = call.params[i];
+      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+      const float value = static_cast<float>(p.scalar_double);
+      p.scalar_double = promoted == ACL_FLOAT16 ? HalfToFloat(FloatToHalf(value)) : BFloat16ToFloat(FloatToBFloat16(value));
+    }
+  }
   ComputeType type;
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));
@@ -602,14 +649,17 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   if (result == ACL_FLOAT && promoted != ACL_FLOAT && info && info->category != DTypeCategory::kComplex) {
     type = ComputeType::kFloat32;
   }
-  for (size_t k = 0; k < count; ++k) {
-    if (!Convertible(call.params[inputs[k]].tensor.dtype)) {
-      return not_simulated(std::string("for dtype ") + DTypeName(call.params[inputs[k]].tensor.dtype) + " of " +
-                           spec.params[inputs[k]].name);
+  for (size_t k = 0; k < given_count; ++k) {
+    if (!Convertible(call.params[given[k]].tensor.dtype)) {
+      return not_simulated(std::string("for dtype ") + DTypeName(call.params[given[k]].tensor.dtype) + " of " +
+                           spec.params[given[k]].name);
     }
   }
   if (!Convertible(out.dtype)) {
     return not_simulated(std::string("for dtype ") + DTypeName(out.dtype) + " of " + spec.params[out_index].name);
+  }
+  if (given_count < count && (type == ComputeType::kComplex64 || type == ComputeType::kComplex128)) {
+    return not_simulated("in complex arithmetic with an input absent");
   }
   BoundKernel bound = kernel.bind(type, call);
   if (!bound.block) return not_simulated(std::string("in ") + ComputeTypeName(type) + " arithmetic");
@@ -619,7 +669,13 @@ aclnnStatus PlanKernel(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
   elementwise->shape = out.view;
   elementwise->SetTensor(-1, spec.params[out_index].name, out, out.view.size());
   for (size_t k = 0; k < count; ++k) {
-    elementwise->SetTensor(static_cast<int>(k), spec.params[inputs[k]].name, call.params[inputs[k]].tensor, out.view.size());
+    const char* name = spec.params[inputs[k]].name;
+    if (call.params[inputs[k]].present) {
+      elementwise->SetTensor(static_cast<int>(k), name, call.params[inputs[k]].tensor, out.view.size());
+    } else {
+      const AbsentValue value = AbsentValueOf(kernel.absent[k], type);
+      elementwise->SetConstant(static_cast<int>(k), name, value.data, value.dtype, out.view.size());
+    }
   }
   if (out.numel() > 0 && !elementwise->IsDirect()) *workspace = kConversionWorkspace;
   *work = std::move(elementwise);
