@@ -167,7 +167,32 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
           offsets.push_back(b * n1 * m1 * m0 * n0 + ((in / n0 * m1 + im / m0) * m0 + im % m0) * n0 + in % n0);
     return offsets;
   }
-  *why = "a private layout other than NC1HWC0 and FRACTAL_NZ";
+  if (private_format == ACL_FORMAT_FRACTAL_Z) {
+    // A convolution's weight [N, C, H, W] (torch_npu casts an nn.Conv2d's weight so on Ascend910) as
+    // [ceil(C/C0) * H * W, ceil(N/N0), N0, C0]: fractals of N0 output by C0 input channels, for each
+    // input-channel group and kernel position (torch_npu's InferShapeNCHWToFZ).
+    if (plain.size() != 4 || (plain_format != ACL_FORMAT_NCHW && plain_format != ACL_FORMAT_ND)) {
+      *why = "FRACTAL_Z is modelled from a 4-d NCHW weight, not " + std::to_string(plain.size()) + "-d format " +
+             std::to_string(static_cast<int>(plain_format));
+      return offsets;
+    }
+    const int64_t n = plain[0], c = plain[1], h = plain[2], w = plain[3];
+    if (storage.size() != 4 || storage[2] <= 0 || storage[3] <= 0 || storage[1] != ceil_div(n, storage[2]) ||
+        storage[0] != ceil_div(c, storage[3]) * h * w) {
+      *why = "the FRACTAL_Z storage shape " + aclsim::aclop::ListText(storage) +
+             " is not [ceil(C/C0) * H * W, ceil(N/N0), N0, C0] of the NCHW weight " + aclsim::aclop::ListText(plain);
+      return offsets;
+    }
+    const int64_t n1 = storage[1], n0 = storage[2], c0 = storage[3];
+    offsets.reserve(static_cast<size_t>(n * c * h * w));
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t ic = 0; ic < c; ++ic)
+        for (int64_t ih = 0; ih < h; ++ih)
+          for (int64_t iw = 0; iw < w; ++iw)
+            offsets.push_back(((((ic / c0 * h + ih) * w + iw) * n1 + in / n0) * n0 + in % n0) * c0 + ic % c0);
+    return offsets;
+  }
+  *why = "a private layout other than NC1HWC0, FRACTAL_NZ and FRACTAL_Z";
   return offsets;
 }
 
