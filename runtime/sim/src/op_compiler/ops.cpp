@@ -59,6 +59,7 @@ using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
+using DropoutGenMaskApi = Phase1<const aclIntArray*, double, int64_t, int64_t, aclTensor*>;
 using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
 using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SiluBackward, MishBackward
@@ -272,6 +273,32 @@ aclError Pad(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<PadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(0.0, ACL_FLOAT), y);
+}
+
+// StatelessDropOutGenMask (shape, prob, seed, seed1, offset): the bit mask DropOutDoMask reads, one
+// bit per element of `shape`, set (kept) with probability prob (the prototype's keep probability,
+// torch_npu's 1 - p), drawn by aclnnDropoutGenMask (which takes the probability of dropping) from
+// the seeds and the offset; the bits are the simulator's random stream, not a device's.
+aclError StatelessDropOutGenMask(const OpCall& call) {
+  if (aclError s = call.Arity(4, 5, 1)) return s;
+  std::vector<int64_t> shape, seed, seed1, offset = {0};
+  double keep = 0;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = call.ConstFloat(1, "prob", &keep)) return s;
+  if (aclError s = call.ConstInts(2, "seed", &seed)) return s;
+  if (aclError s = call.ConstInts(3, "seed1", &seed1)) return s;
+  if (call.inputs.size() == 5 && call.inputs[4].desc) {
+    if (aclError s = call.ConstInts(4, "offset", &offset)) return s;
+  }
+  if (keep < 0 || keep > 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "prob " + std::to_string(keep) + " is outside [0, 1]");
+  if (seed.size() != 1 || seed1.size() != 1 || offset.empty()) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "seed, seed1 and offset must hold one value each");
+  }
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
+  return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
 }
 
 // DropOutDoMask: x, its bit mask (one bit per element, DropOutGenMask's) and keep_prob (the
@@ -686,6 +713,7 @@ const std::vector<OpEntry>& Entries() {
       {"Fill", {}, Fill},
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
+      {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
       {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
@@ -753,6 +781,10 @@ ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
 #if __has_include("aclnnop/aclnn_dropout_do_mask.h")
 #include "aclnnop/aclnn_dropout_do_mask.h"
 ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_dropout_gen_mask.h")
+#include "aclnnop/aclnn_dropout_gen_mask.h"
+ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
 #endif
 #if __has_include("aclnnop/aclnn_scatter.h")
 #include "aclnnop/aclnn_scatter.h"
