@@ -2,10 +2,12 @@
 assertRtolEqual with its default tolerances, float16 computed on the CPU in float32), on Ascend910,
 where op-plugin sends them to aclop by type: max pooling (MaxPoolWithArgmaxV1 and its gradient,
 whose argmax is a bit mask of the simulator's layout), adaptive max pooling and max_pool1d (the same
-operator), and a conv - batch norm - relu - pool chain, forward and backward. The wide sweep is
+operator), dropout in training (StatelessDropOutGenMask, DropOutDoMask), and a Conv2d module (its
+weight kept in FRACTAL_Z) - batch norm - relu - pool chain, forward and backward. The wide sweep is
 tests/torch_npu/nn_suite_sweep.py (by hand)."""
 
 SUITE = """
+import copy
 import sys
 import numpy as np
 import torch.nn.functional as F
@@ -40,16 +42,27 @@ class TestNn(TestCase):
         self.forward_and_backward(lambda x: F.adaptive_max_pool2d(x, (3, 2)), [np.float32, 0, (2, 3, 9, 8)])
         self.forward_and_backward(lambda x: F.max_pool1d(x, 3, 2, 1), [np.float16, 2, (2, 3, 11)])
 
-    def test_conv_bn_relu_pool_chain(self):
-        cpu_weight, npu_weight = create_common_tensor([np.float32, 0, (4, 3, 3, 3)], -1, 1)
-        bias = torch.ones(4)
+    def test_conv_module_bn_relu_pool_chain(self):
+        # Moved to npu, the Conv2d's weight is kept in FRACTAL_Z on Ascend910.
+        cpu_conv = torch.nn.Conv2d(3, 20, 3, padding=1)
+        npu_conv = copy.deepcopy(cpu_conv).npu()
+        bias = torch.ones(20)
 
         def chain(x):
-            weight = npu_weight if x.device.type == "npu" else cpu_weight
-            y = F.conv2d(x, weight, None, padding=1)
+            y = (npu_conv if x.device.type == "npu" else cpu_conv)(x)
             y = F.batch_norm(y, None, None, bias.to(y.device), None, training=True)
             return F.max_pool2d(F.relu(y), 2)
         self.forward_and_backward(chain, [np.float32, 0, (2, 3, 8, 8)])
+        self.assertRtolEqual(cpu_conv.weight.grad.numpy(), npu_conv.weight.grad.cpu().numpy())
+
+    def test_dropout_train_keeps_and_scales(self):
+        x = torch.rand(64, 50).npu().add(1).requires_grad_(True)
+        y = F.dropout(x, 0.3, training=True)
+        y.backward(torch.ones_like(y))
+        kept = (y != 0).cpu()
+        self.assertRtolEqual((x.detach().cpu() / 0.7)[kept].numpy(), y.detach().cpu()[kept].numpy())
+        self.assertTrue(0.2 < 1 - kept.float().mean().item() < 0.4)
+        self.assertRtolEqual((kept.float() / 0.7).numpy(), x.grad.cpu().numpy())
 
 
 sys.argv = [sys.argv[0], "-v"]
@@ -59,4 +72,4 @@ run_tests()
 
 def test_nn_operators_pass_a_per_op_suite_on_ascend910(run_npu):
     output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert "Ran 4 tests" in output and "OK" in output, output
+    assert "Ran 5 tests" in output and "OK" in output, output
