@@ -94,6 +94,10 @@ class OpCall {
   mutable std::map<size_t, std::vector<uint8_t>> device_values_;  // ConstBytes' copies of device memory, by input
 };
 
+// The shape an operator states for its output (an attribute or a value input) against the
+// output's description: they must agree, as the device's shape inference checks (grad.cpp).
+aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated);
+
 // The aclnn objects a call builds, destroyed with it (aclnn keeps what it needs in its executor).
 class AclnnObjects {
  public:

@@ -20,6 +20,14 @@
 
 namespace aclsim::aclop {
 
+// The shape an operator states for its output (an attribute or a value input) against the
+// output's description: they must agree, as the device's shape inference checks.
+aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated) {
+  if (stated == call.outputs[0].desc->dims) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, std::string(what) + " " + ListText(stated) + " is not the output's shape " +
+                                                      ListText(call.outputs[0].desc->dims));
+}
+
 namespace {
 
 // The phase-1 types of the aclnn APIs called here, checked against the generated prototypes at the
@@ -324,13 +332,6 @@ aclError GridSampler2DGrad(const OpCall& call) {
 
 // --- pooling and padding -----------------------------------------------------------------------
 
-// The shape an operator states for its output (an attribute or a value input) against the
-// output's description: they must agree, as the device's shape inference checks.
-aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated) {
-  if (stated == call.outputs[0].desc->dims) return ACL_SUCCESS;
-  return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, std::string(what) + " " + ListText(stated) + " is not the output's shape " +
-                                                      ListText(call.outputs[0].desc->dims));
-}
 
 // AdaptiveAvgPool2dGrad (input_grad; orig_input_shape).
 aclError AdaptiveAvgPool2dGrad(const OpCall& call) {

@@ -59,6 +59,7 @@ using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
+using InplaceBernoulliTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t>;
 using DropoutGenMaskApi = Phase1<const aclIntArray*, double, int64_t, int64_t, aclTensor*>;
 using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
@@ -299,6 +300,24 @@ aclError StatelessDropOutGenMask(const OpCall& call) {
   if (o.status()) return o.status();
   const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
   return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
+}
+
+// StatelessBernoulli (shape, prob, seed, offset; attribute dtype): y of `shape` (y's own), each
+// element 1 with probability prob (broadcast), else 0: aclnnInplaceBernoulliTensor on y from the seed
+// and offset (torch_npu's dropout2d/3d noise; the draws are the simulator's random stream).
+aclError StatelessBernoulli(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  std::vector<int64_t> shape, seed, offset;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = SameShape(call, "shape", shape)) return s;
+  if (aclError s = call.ConstInts(2, "seed", &seed)) return s;
+  if (aclError s = call.ConstInts(3, "offset", &offset)) return s;
+  if (seed.size() != 1 || offset.empty()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "seed and offset must hold one value each");
+  AclnnObjects o(call);
+  aclTensor* prob = o.Tensor(call.inputs[1], "prob");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceBernoulliTensorApi>(call, "aclnnInplaceBernoulliTensor", y, prob, seed[0], offset.back());
 }
 
 // DropOutDoMask: x, its bit mask (one bit per element, DropOutGenMask's) and keep_prob (the
@@ -714,6 +733,7 @@ const std::vector<OpEntry>& Entries() {
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
       {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
+      {"StatelessBernoulli", {{"dtype", AttrKind::kDataType}}, StatelessBernoulli},
       {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
@@ -785,6 +805,10 @@ ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
 #if __has_include("aclnnop/aclnn_dropout_gen_mask.h")
 #include "aclnnop/aclnn_dropout_gen_mask.h"
 ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_bernoulli.h")
+#include "aclnnop/aclnn_bernoulli.h"
+ACLOP_SAME(aclnnInplaceBernoulliTensor, InplaceBernoulliTensorApi);
 #endif
 #if __has_include("aclnnop/aclnn_scatter.h")
 #include "aclnnop/aclnn_scatter.h"
