@@ -542,6 +542,50 @@ aclError GridSampler2D(const OpCall& call) {
 }
 
 
+// Renorm (x; attributes p, dim, maxnorm): not the renormed tensor but its per-slice factor, as
+// torch_npu reads it (it multiplies x by y broadcast: acl_op renorm, embedding's max_norm): y has x's
+// shape with 1 in every dimension but dim, each element maxnorm / (norm + 1e-7) where the p-norm of
+// x's slice at that index exceeds maxnorm, else 1 (aten's renorm factor). A host kernel: no aclnn
+// API returns the factor alone.
+aclError Renorm(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  int64_t dim = call.Int("dim", 0);
+  if (dim < 0) dim += rank;
+  const float p = call.Float("p", 2.0f), maxnorm = call.Float("maxnorm", 0.0f);
+  if (dim < 0 || dim >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "dim " + std::to_string(call.Int("dim", 0)) + " of x " + ListText(dims));
+  if (!(p > 0)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "p = " + std::to_string(p) + " is not modelled (p > 0 is)");
+  std::vector<int64_t> factor_shape(dims.size(), 1);
+  factor_shape[static_cast<size_t>(dim)] = dims[static_cast<size_t>(dim)];
+  if (call.outputs[0].desc->dims != factor_shape || !PlainFormat(call.inputs[0].desc->format) ||
+      !PlainFormat(call.outputs[0].desc->format)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) +
+                                                        " is not the plain factor shape " + ListText(factor_shape) + " of x " +
+                                                        ListText(dims));
+  }
+  Floats x, y;
+  if (aclError s = FloatsOf(call, call.inputs[0], "x", &x)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i) outer *= dims[static_cast<size_t>(i)];
+  for (int64_t i = dim + 1; i < rank; ++i) inner *= dims[static_cast<size_t>(i)];
+  const int64_t slices = dims[static_cast<size_t>(dim)];
+  return Launch(call, [=] {
+    for (int64_t k = 0; k < slices; ++k) {
+      double sum = 0;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const double v = std::fabs(static_cast<double>(x[(o * slices + k) * inner + i]));
+          sum = std::isinf(p) ? std::max(sum, v) : sum + std::pow(v, static_cast<double>(p));
+        }
+      }
+      const double norm = std::isinf(p) ? sum : std::pow(sum, 1.0 / static_cast<double>(p));
+      y.Set(k, norm > maxnorm ? static_cast<float>(maxnorm / (norm + 1e-7)) : 1.0f);
+    }
+  });
+}
+
 // MaxPoolWithArgmaxV1 and MaxPoolGradWithArgmaxV1: the max pool torch_npu runs on Ascend910 for
 // F.max_pool2d (and max_pool1d, adaptive_max_pool2d) and its gradient, on NCHW x. Attributes in NHWC
 // order (ksize [1, kH, kW, 1], strides, pads [1, pH, pW, 1], dilation); the pooled shape is y's, as
@@ -717,6 +761,7 @@ const std::vector<OpEntry>& NnEntries() {
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"MaskedSelect", {}, MaskedSelect},
+        {"Renorm", {{"p", K::kFloat}, {"dim", K::kInt}, {"maxnorm", K::kFloat}}, Renorm},
         {"MaxPoolWithArgmaxV1", {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt}, {"ceil_mode", K::kBool}}, MaxPoolWithArgmaxV1},
         {"MaxPoolGradWithArgmaxV1",
          {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt},
