@@ -47,6 +47,10 @@ using Resize1dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, a
 using Resize2dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, aclTensor*>;
 using GridSamplerApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, bool, aclTensor*>;
 using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
+using Im2colApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, const aclIntArray*,
+                         const aclTensor*>;
+using AvgPool3dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool, int64_t,
+                            aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
@@ -542,6 +546,114 @@ aclError GridSampler2D(const OpCall& call) {
 }
 
 
+// Im2col (x; ksizes, strides, dilations, padding_mode, pads): F.unfold of an NCHW x as torch_npu
+// gives it on Ascend910, y [N, C * kH * kW, L] as aten's, by aclnnIm2col; pads (top, bottom, left,
+// right) symmetric, padding_mode CALCULATED.
+aclError Im2col(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const std::vector<int64_t> ksizes = call.Ints("ksizes"), strides = call.Ints("strides", {1}), dilations = call.Ints("dilations", {1}),
+                             pads = call.Ints("pads", {0});
+  auto pair = [](const std::vector<int64_t>& v) { return v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v; };
+  const std::vector<int64_t> kernel = pair(ksizes), stride = pair(strides), dilation = pair(dilations);
+  std::vector<int64_t> padding;
+  if (pads.size() == 1) padding = {pads[0], pads[0]};
+  else if (pads.size() == 2) padding = pads;
+  else if (pads.size() == 4 && pads[0] == pads[1] && pads[2] == pads[3]) padding = {pads[0], pads[2]};
+  if (call.String("padding_mode", "CALCULATED") != "CALCULATED" || kernel.size() != 2 || stride.size() != 2 ||
+      dilation.size() != 2 || padding.size() != 2 || call.inputs[0].desc->dims.size() != 4) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "padding_mode " + call.String("padding_mode", "CALCULATED") + ", ksizes " +
+                                                      ListText(ksizes) + ", strides " + ListText(strides) + ", dilations " +
+                                                      ListText(dilations) + ", pads " + ListText(pads) + " of x " +
+                                                      ListText(call.inputs[0].desc->dims) +
+                                                      ": not modelled (CALCULATED, symmetric pads, NCHW x are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<Im2colApi>(call, "aclnnIm2col", x, o.Ints(kernel), o.Ints(dilation), o.Ints(padding), o.Ints(stride), y);
+}
+
+// Col2im (x [N, C, kH * kW, L], output_size [H, W]; kernel_size, dilation, padding, stride): F.fold
+// (and F.unfold's gradient) on Ascend910, y [N, C, H, W] the sum of each column's values at the
+// positions its window covers, as aten's col2im. A host kernel: no aclnn API on hand computes it.
+aclError Col2im(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "output_size", &size)) return s;
+  const std::vector<int64_t> kernel = call.Ints("kernel_size"), dilation = call.Ints("dilation"), padding = call.Ints("padding"),
+                             stride = call.Ints("stride");
+  const std::vector<int64_t>& xd = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& yd = call.outputs[0].desc->dims;
+  if (size.size() != 2 || kernel.size() != 2 || dilation.size() != 2 || padding.size() != 2 || stride.size() != 2 ||
+      xd.size() != 4 || yd.size() != 4 || yd[0] != xd[0] || yd[1] != xd[1] || yd[2] != size[0] || yd[3] != size[1] ||
+      xd[2] != kernel[0] * kernel[1] || stride[0] < 1 || stride[1] < 1 ||
+      !PlainFormat(call.inputs[0].desc->format) || !PlainFormat(call.outputs[0].desc->format)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "x " + ListText(xd) + ", y " + ListText(yd) + ", output_size " +
+                                                      ListText(size) + ", kernel_size " + ListText(kernel) + ", dilation " +
+                                                      ListText(dilation) + ", padding " + ListText(padding) + ", stride " +
+                                                      ListText(stride) + ": not modelled (plain [N, C, kH * kW, L] x, 2 values each)");
+  }
+  const int64_t h = size[0], w = size[1];
+  const int64_t blocks_h = (h + 2 * padding[0] - dilation[0] * (kernel[0] - 1) - 1) / stride[0] + 1;
+  const int64_t blocks_w = (w + 2 * padding[1] - dilation[1] * (kernel[1] - 1) - 1) / stride[1] + 1;
+  if (blocks_h < 1 || blocks_w < 1 || blocks_h * blocks_w != xd[3]) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x's " + std::to_string(xd[3]) + " columns are not the " +
+                                                       std::to_string(std::max<int64_t>(blocks_h, 0) * std::max<int64_t>(blocks_w, 0)) +
+                                                       " blocks output_size " + ListText(size) + " takes");
+  }
+  Floats x, y;
+  if (aclError s = FloatsOf(call, call.inputs[0], "x", &x)) return s;
+  if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
+  const int64_t planes = xd[0] * xd[1];
+  return Launch(call, [=] {
+    std::vector<float> sums(static_cast<size_t>(h * w));
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      std::fill(sums.begin(), sums.end(), 0.0f);
+      for (int64_t ki = 0; ki < kernel[0]; ++ki) {
+        for (int64_t kj = 0; kj < kernel[1]; ++kj) {
+          for (int64_t bh = 0; bh < blocks_h; ++bh) {
+            const int64_t row = bh * stride[0] - padding[0] + ki * dilation[0];
+            if (row < 0 || row >= h) continue;
+            for (int64_t bw = 0; bw < blocks_w; ++bw) {
+              const int64_t col = bw * stride[1] - padding[1] + kj * dilation[1];
+              if (col < 0 || col >= w) continue;
+              sums[static_cast<size_t>(row * w + col)] += x[((plane * kernel[0] * kernel[1]) + ki * kernel[1] + kj) * blocks_h * blocks_w + bh * blocks_w + bw];
+            }
+          }
+        }
+      }
+      for (int64_t i = 0; i < h * w; ++i) y.Set(plane * h * w + i, sums[static_cast<size_t>(i)]);
+    }
+  });
+}
+
+// AvgPool3D (x; ksize, strides, pads (front, back, top, bottom, left, right), ceil_mode,
+// count_include_pad, divisor_override, data_format NCDHW) by aclnnAvgPool3d; symmetric pads.
+aclError AvgPool3D(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  auto triple = [](const std::vector<int64_t>& v) {
+    if (v.size() == 1) return std::vector<int64_t>{v[0], v[0], v[0]};
+    if (v.size() == 5) return std::vector<int64_t>{v[2], v[3], v[4]};
+    return v;
+  };
+  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0, 0, 0});
+  const std::vector<int64_t> kernel = triple(ksize), stride = triple(strides);
+  if (call.String("data_format", "NDHWC") != "NCDHW" || kernel.size() != 3 || stride.size() != 3 || pads.size() != 6 ||
+      pads[0] != pads[1] || pads[2] != pads[3] || pads[4] != pads[5]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + call.String("data_format", "NDHWC") + ", ksize " +
+                                                      ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
+                                                      ListText(pads) + ": not modelled (NCDHW, symmetric pads are)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<AvgPool3dApi>(call, "aclnnAvgPool3d", x, o.Ints(kernel), o.Ints(stride), o.Ints({pads[0], pads[2], pads[4]}),
+                             call.Bool("ceil_mode", false), call.Bool("count_include_pad", true),
+                             call.Int("divisor_override", 0), y);
+}
+
 // Renorm (x; attributes p, dim, maxnorm): not the renormed tensor but its per-slice factor, as
 // torch_npu reads it (it multiplies x by y broadcast: acl_op renorm, embedding's max_norm): y has x's
 // shape with 1 in every dimension but dim, each element maxnorm / (norm + 1e-7) where the p-norm of
@@ -761,6 +873,16 @@ const std::vector<OpEntry>& NnEntries() {
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"MaskedSelect", {}, MaskedSelect},
+        {"Im2col",
+         {{"ksizes", K::kListInt}, {"strides", K::kListInt}, {"dilations", K::kListInt}, {"padding_mode", K::kString},
+          {"pads", K::kListInt}},
+         Im2col},
+        {"Col2im", {{"kernel_size", K::kListInt}, {"dilation", K::kListInt}, {"padding", K::kListInt}, {"stride", K::kListInt}},
+         Col2im},
+        {"AvgPool3D",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"ceil_mode", K::kBool},
+          {"count_include_pad", K::kBool}, {"divisor_override", K::kInt}, {"data_format", K::kString}},
+         AvgPool3D},
         {"Renorm", {{"p", K::kFloat}, {"dim", K::kInt}, {"maxnorm", K::kFloat}}, Renorm},
         {"MaxPoolWithArgmaxV1", {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt}, {"ceil_mode", K::kBool}}, MaxPoolWithArgmaxV1},
         {"MaxPoolGradWithArgmaxV1",
@@ -800,6 +922,14 @@ const std::vector<OpEntry>& NnEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
+#if __has_include("aclnnop/aclnn_im2col.h")
+#include "aclnnop/aclnn_im2col.h"
+ACLOP_SAME(aclnnIm2col, Im2colApi);
+#endif
+#if __has_include("aclnnop/aclnn_avgpool3d.h")
+#include "aclnnop/aclnn_avgpool3d.h"
+ACLOP_SAME(aclnnAvgPool3d, AvgPool3dApi);
+#endif
 #if __has_include("aclnnop/aclnn_l1_loss.h")
 #include "aclnnop/aclnn_l1_loss.h"
 ACLOP_SAME(aclnnL1Loss, LossApi);
