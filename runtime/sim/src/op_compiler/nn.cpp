@@ -51,6 +51,8 @@ using Im2colApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray
                          const aclTensor*>;
 using AvgPool3dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool, int64_t,
                             aclTensor*>;
+using AvgPool3dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, const aclIntArray*,
+                                    const aclIntArray*, bool, bool, int64_t, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
@@ -628,30 +630,65 @@ aclError Col2im(const OpCall& call) {
   });
 }
 
-// AvgPool3D (x; ksize, strides, pads (front, back, top, bottom, left, right), ceil_mode,
-// count_include_pad, divisor_override, data_format NCDHW) by aclnnAvgPool3d; symmetric pads.
-aclError AvgPool3D(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
+// AvgPool3D's and AvgPool3DGrad's window (ksize, strides of 3 or 5 values; pads front, back, top,
+// bottom, left, right, symmetric; ceil_mode, count_include_pad, divisor_override; data_format NCDHW).
+struct AvgPool3dWindow {
+  std::vector<int64_t> kernel, stride, padding;
+  bool ceil_mode = false, count_include_pad = true;
+  int64_t divisor_override = 0;
+};
+
+aclError ReadAvgPool3dWindow(const OpCall& call, AvgPool3dWindow* w) {
   auto triple = [](const std::vector<int64_t>& v) {
     if (v.size() == 1) return std::vector<int64_t>{v[0], v[0], v[0]};
     if (v.size() == 5) return std::vector<int64_t>{v[2], v[3], v[4]};
     return v;
   };
   const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0, 0, 0});
-  const std::vector<int64_t> kernel = triple(ksize), stride = triple(strides);
-  if (call.String("data_format", "NDHWC") != "NCDHW" || kernel.size() != 3 || stride.size() != 3 || pads.size() != 6 ||
+  w->kernel = triple(ksize);
+  w->stride = triple(strides);
+  if (call.String("data_format", "NDHWC") != "NCDHW" || w->kernel.size() != 3 || w->stride.size() != 3 || pads.size() != 6 ||
       pads[0] != pads[1] || pads[2] != pads[3] || pads[4] != pads[5]) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "data_format " + call.String("data_format", "NDHWC") + ", ksize " +
                                                       ListText(ksize) + ", strides " + ListText(strides) + ", pads " +
                                                       ListText(pads) + ": not modelled (NCDHW, symmetric pads are)");
   }
+  w->padding = {pads[0], pads[2], pads[4]};
+  w->ceil_mode = call.Bool("ceil_mode", false);
+  w->count_include_pad = call.Bool("count_include_pad", true);
+  w->divisor_override = call.Int("divisor_override", 0);
+  return ACL_SUCCESS;
+}
+
+// AvgPool3D (x) by aclnnAvgPool3d.
+aclError AvgPool3D(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AvgPool3dWindow w;
+  if (aclError s = ReadAvgPool3dWindow(call, &w)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<AvgPool3dApi>(call, "aclnnAvgPool3d", x, o.Ints(kernel), o.Ints(stride), o.Ints({pads[0], pads[2], pads[4]}),
-                             call.Bool("ceil_mode", false), call.Bool("count_include_pad", true),
-                             call.Int("divisor_override", 0), y);
+  return Aclnn<AvgPool3dApi>(call, "aclnnAvgPool3d", x, o.Ints(w.kernel), o.Ints(w.stride), o.Ints(w.padding), w.ceil_mode,
+                             w.count_include_pad, w.divisor_override, y);
+}
+
+// AvgPool3DGrad (orig_input_shape, grads) to the input's gradient, by aclnnAvgPool3dBackward of the
+// forward's window (the input itself, which the gradient does not read, a scratch of its shape).
+aclError AvgPool3DGrad(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> shape;
+  if (aclError s = call.ConstInts(0, "orig_input_shape", &shape)) return s;
+  if (aclError s = SameShape(call, "orig_input_shape", shape)) return s;
+  AvgPool3dWindow w;
+  if (aclError s = ReadAvgPool3dWindow(call, &w)) return s;
+  AclnnObjects o(call);
+  aclTensor* grads = o.Tensor(call.inputs[1], "grads");
+  aclTensor* x = o.Scratch(call.outputs[0].desc->dtype, shape);
+  aclTensor* output = o.Tensor(call.outputs[0], "output");
+  if (o.status()) return o.status();
+  return Aclnn<AvgPool3dBackwardApi>(call, "aclnnAvgPool3dBackward", grads, x, o.Ints(w.kernel), o.Ints(w.stride),
+                                     o.Ints(w.padding), w.ceil_mode, w.count_include_pad, w.divisor_override, output);
 }
 
 // Renorm (x; attributes p, dim, maxnorm): not the renormed tensor but its per-slice factor, as
@@ -883,6 +920,10 @@ const std::vector<OpEntry>& NnEntries() {
          {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"ceil_mode", K::kBool},
           {"count_include_pad", K::kBool}, {"divisor_override", K::kInt}, {"data_format", K::kString}},
          AvgPool3D},
+        {"AvgPool3DGrad",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"ceil_mode", K::kBool},
+          {"count_include_pad", K::kBool}, {"divisor_override", K::kInt}, {"data_format", K::kString}},
+         AvgPool3DGrad},
         {"Renorm", {{"p", K::kFloat}, {"dim", K::kInt}, {"maxnorm", K::kFloat}}, Renorm},
         {"MaxPoolWithArgmaxV1", {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt}, {"ceil_mode", K::kBool}}, MaxPoolWithArgmaxV1},
         {"MaxPoolGradWithArgmaxV1",
@@ -929,6 +970,10 @@ ACLOP_SAME(aclnnIm2col, Im2colApi);
 #if __has_include("aclnnop/aclnn_avgpool3d.h")
 #include "aclnnop/aclnn_avgpool3d.h"
 ACLOP_SAME(aclnnAvgPool3d, AvgPool3dApi);
+#endif
+#if __has_include("aclnnop/aclnn_avgpool3d_backward.h")
+#include "aclnnop/aclnn_avgpool3d_backward.h"
+ACLOP_SAME(aclnnAvgPool3dBackward, AvgPool3dBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_l1_loss.h")
 #include "aclnnop/aclnn_l1_loss.h"
