@@ -649,6 +649,8 @@ const std::vector<OpEntry>& GradEntries() {
          AvgPoolV2Grad},
         {"BNTrainingUpdateGrad", {{"epsilon", K::kFloat}}, BnTrainingUpdateGrad},
         {"BNTrainingReduceGrad", {{"epsilon", K::kFloat}}, BnTrainingReduceGrad},
+        {"BN3DTrainingUpdateGrad", {{"epsilon", K::kFloat}}, BnTrainingUpdateGrad},
+        {"BN3DTrainingReduceGrad", {{"epsilon", K::kFloat}}, BnTrainingReduceGrad},
         {"BNInferGrad", {{"epsilon", K::kFloat}}, BnInferGrad},
         {"PadV3Grad", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3Grad},
         {"EluGradV2", {{"alpha", K::kFloat}, {"scale", K::kFloat}, {"input_scale", K::kFloat}, {"is_result", K::kBool}},
