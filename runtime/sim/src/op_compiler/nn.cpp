@@ -53,6 +53,11 @@ using AvgPool3dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntAr
                             aclTensor*>;
 using AvgPool3dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, const aclIntArray*,
                                     const aclIntArray*, bool, bool, int64_t, aclTensor*>;
+using Nearest3dApi = Phase1<const aclTensor*, const aclIntArray*, double, double, double, aclTensor*>;
+using Trilinear3dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, double, aclTensor*>;
+using Nearest3dBackwardApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, double, double, double, aclTensor*>;
+using Trilinear3dBackwardApi =
+    Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, bool, double, double, double, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
@@ -691,6 +696,43 @@ aclError AvgPool3DGrad(const OpCall& call) {
                                      o.Ints(w.padding), w.ceil_mode, w.count_include_pad, w.divisor_override, output);
 }
 
+// UpsampleNearest3d and UpsampleTrilinear3d (x; output_size, scales, align_corners) and their
+// gradients (grad_output; input_size, output_size, scales, align_corners): F.interpolate of an NCDHW
+// x on Ascend910, by aclnnUpsampleNearest3d/Trilinear3d and their backward. scales, when given,
+// are aten's scale factors of D, H and W (0: from the sizes).
+aclError Upsample3d(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const bool grad = call.type.size() > 4 && call.type.compare(call.type.size() - 4, 4, "Grad") == 0;
+  const bool trilinear = call.type.rfind("UpsampleTrilinear3d", 0) == 0;
+  const std::vector<int64_t>& in = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& out = call.outputs[0].desc->dims;
+  const std::vector<int64_t>& big = grad ? in : out;  // the upsampled tensor's shape
+  std::vector<int64_t> size = call.Ints("output_size");
+  if (size.empty() && big.size() == 5) size = {big[2], big[3], big[4]};
+  const auto scales_it = call.attrs.find("scales");
+  std::vector<float> scales =
+      scales_it == call.attrs.end() ? std::vector<float>{} : std::get<std::vector<float>>(scales_it->second);
+  if (scales.empty()) scales = {0.0f, 0.0f, 0.0f};
+  if (in.size() != 5 || out.size() != 5 || size.size() != 3 || scales.size() != 3 || size[0] != big[2] || size[1] != big[3] ||
+      size[2] != big[4]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "x " + ListText(in) + ", y " + ListText(out) + ", output_size " +
+                                                      ListText(size) + ": not modelled (NCDHW, output_size the upsampled D, H, W)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], grad ? "grad_output" : "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  const double d = scales[0], h = scales[1], w = scales[2];
+  const bool align = call.Bool("align_corners", false);
+  if (!grad && trilinear) return Aclnn<Trilinear3dApi>(call, "aclnnUpsampleTrilinear3d", x, o.Ints(size), align, d, h, w, y);
+  if (!grad) return Aclnn<Nearest3dApi>(call, "aclnnUpsampleNearest3d", x, o.Ints(size), d, h, w, y);
+  if (trilinear) {
+    return Aclnn<Trilinear3dBackwardApi>(call, "aclnnUpsampleTrilinear3dBackward", x, o.Ints(size), o.Ints(out), align, d, h,
+                                         w, y);
+  }
+  return Aclnn<Nearest3dBackwardApi>(call, "aclnnUpsampleNearest3dBackward", x, o.Ints(size), o.Ints(out), d, h, w, y);
+}
+
 // Renorm (x; attributes p, dim, maxnorm): not the renormed tensor but its per-slice factor, as
 // torch_npu reads it (it multiplies x by y broadcast: acl_op renorm, embedding's max_norm): y has x's
 // shape with 1 in every dimension but dim, each element maxnorm / (norm + 1e-7) where the p-norm of
@@ -924,6 +966,13 @@ const std::vector<OpEntry>& NnEntries() {
          {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"ceil_mode", K::kBool},
           {"count_include_pad", K::kBool}, {"divisor_override", K::kInt}, {"data_format", K::kString}},
          AvgPool3DGrad},
+        {"UpsampleNearest3d", {{"output_size", K::kListInt}, {"scales", K::kListFloat}}, Upsample3d},
+        {"UpsampleTrilinear3d", {{"output_size", K::kListInt}, {"scales", K::kListFloat}, {"align_corners", K::kBool}}, Upsample3d},
+        {"UpsampleNearest3dGrad", {{"input_size", K::kListInt}, {"output_size", K::kListInt}, {"scales", K::kListFloat}},
+         Upsample3d},
+        {"UpsampleTrilinear3dGrad",
+         {{"input_size", K::kListInt}, {"output_size", K::kListInt}, {"scales", K::kListFloat}, {"align_corners", K::kBool}},
+         Upsample3d},
         {"Renorm", {{"p", K::kFloat}, {"dim", K::kInt}, {"maxnorm", K::kFloat}}, Renorm},
         {"MaxPoolWithArgmaxV1", {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt}, {"ceil_mode", K::kBool}}, MaxPoolWithArgmaxV1},
         {"MaxPoolGradWithArgmaxV1",
@@ -974,6 +1023,22 @@ ACLOP_SAME(aclnnAvgPool3d, AvgPool3dApi);
 #if __has_include("aclnnop/aclnn_avgpool3d_backward.h")
 #include "aclnnop/aclnn_avgpool3d_backward.h"
 ACLOP_SAME(aclnnAvgPool3dBackward, AvgPool3dBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_nearest3d.h")
+#include "aclnnop/aclnn_upsample_nearest3d.h"
+ACLOP_SAME(aclnnUpsampleNearest3d, Nearest3dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_trilinear3d.h")
+#include "aclnnop/aclnn_upsample_trilinear3d.h"
+ACLOP_SAME(aclnnUpsampleTrilinear3d, Trilinear3dApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_nearest3d_backward.h")
+#include "aclnnop/aclnn_upsample_nearest3d_backward.h"
+ACLOP_SAME(aclnnUpsampleNearest3dBackward, Nearest3dBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_upsample_trilinear3d_backward.h")
+#include "aclnnop/aclnn_upsample_trilinear3d_backward.h"
+ACLOP_SAME(aclnnUpsampleTrilinear3dBackward, Trilinear3dBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_l1_loss.h")
 #include "aclnnop/aclnn_l1_loss.h"
