@@ -247,11 +247,11 @@ aclError ReadAvgPoolWindow(const OpCall& call, aclDataType dtype, AvgPoolWindow*
 
 // The window of Conv2D, Conv2DTranspose, Conv2DBackpropInput and Conv2DBackpropFilter (ops.cpp), as
 // aclnnConvolution and its backward take it (over H and W); what they do not express is refused.
-struct Conv2dWindow {
+struct ConvWindow {
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups = 1;
 };
-aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window);
+aclError ReadConvWindow(const OpCall& call, ConvWindow* window);
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

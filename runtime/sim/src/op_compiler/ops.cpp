@@ -14,28 +14,36 @@
 
 namespace aclsim::aclop {
 
-// The window of Conv2D, Conv2DTranspose and their gradients in NCHW: strides and dilations of four
-// (N, C, H, W) values, 1 on N and C; pads (top, bottom, left, right), symmetric (aclnnConvolution's).
-aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window) {
+// The window of Conv2D, Conv2DTranspose and their gradients in NCHW, and of Conv3D and its
+// gradients in NCDHW: strides and dilations of one value per dimension, 1 on N and C; pads two per
+// spatial dimension (front, back, top, bottom, left, right), symmetric (aclnnConvolution's).
+aclError ReadConvWindow(const OpCall& call, ConvWindow* window) {
   const std::string format = call.String("data_format", "NHWC");
-  if (format != "NCHW") {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW)");
+  if (format != "NCHW" && format != "NCDHW") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW, NCDHW)");
   }
+  const size_t spatial = format.size() - 2, rank = spatial + 2;
   const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
-                             dilations = call.Ints("dilations", {1, 1, 1, 1});
-  if (strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[1] != 1 ||
-      dilations[0] != 1 || dilations[1] != 1) {
+                             dilations = call.Ints("dilations", std::vector<int64_t>(rank, 1));
+  if (strides.size() != rank || pads.size() != 2 * spatial || dilations.size() != rank || strides[0] != 1 ||
+      strides[1] != 1 || dilations[0] != 1 || dilations[1] != 1) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + ListText(strides) + ", pads " + ListText(pads) + ", dilations " +
-                                                      ListText(dilations) + ": four values each, 1 on N and C");
+                                                      ListText(dilations) + ": one value per dimension of " + format +
+                                                      " each (two per spatial one for pads), 1 on N and C");
   }
-  if (pads[0] != pads[1] || pads[2] != pads[3]) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
-                                                      ": asymmetric padding is not modelled");
+  window->stride.clear();
+  window->padding.clear();
+  window->dilation.clear();
+  for (size_t i = 0; i < spatial; ++i) {
+    if (pads[2 * i] != pads[2 * i + 1]) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
+                                                        ": asymmetric padding is not modelled");
+    }
+    window->stride.push_back(strides[2 + i]);
+    window->padding.push_back(pads[2 * i]);
+    window->dilation.push_back(dilations[2 + i]);
   }
   if (call.Int("offset_x", 0) != 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute offset_x (quantised) is not modelled");
-  window->stride = {strides[2], strides[3]};
-  window->padding = {pads[0], pads[2]};
-  window->dilation = {dilations[2], dilations[3]};
   window->groups = call.Int("groups", 1);
   return ACL_SUCCESS;
 }
@@ -586,11 +594,11 @@ aclError ScaledMaskedSoftmaxGrad(const OpCall& call) {
                                                call.Bool("fixed_triu_mask", false), dx);
 }
 
-// Conv2D (x, filter, optional bias), by aclnnConvolution with the window ReadConv2dWindow reads.
+// Conv2D and Conv3D (x, filter, optional bias), by aclnnConvolution with the window ReadConvWindow reads.
 aclError Conv2D(const OpCall& call) {
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  Conv2dWindow w;
-  if (aclError s = ReadConv2dWindow(call, &w)) return s;
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* filter = o.Tensor(call.inputs[1], "filter");
@@ -598,7 +606,8 @@ aclError Conv2D(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
-                               o.Ints(w.dilation), false, o.Ints({0, 0}), w.groups, y, int8_t{0});
+                               o.Ints(w.dilation), false, o.Ints(std::vector<int64_t>(w.stride.size(), 0)), w.groups, y,
+                               int8_t{0});
 }
 
 // Conv2DTranspose (input_size, x, filter, optional bias): the transposed convolution of x, whose
@@ -606,8 +615,8 @@ aclError Conv2D(const OpCall& call) {
 // is y's shape, which y's description already holds.
 aclError Conv2DTranspose(const OpCall& call) {
   if (aclError s = call.Arity(3, 4, 1)) return s;
-  Conv2dWindow w;
-  if (aclError s = ReadConv2dWindow(call, &w)) return s;
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
   const std::vector<int64_t> output_padding = call.Ints("output_padding", {0, 0, 0, 0});
   if (output_padding.size() != 4 || output_padding[0] != 0 || output_padding[1] != 0) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(output_padding) +
@@ -755,6 +764,10 @@ const std::vector<OpEntry>& Entries() {
       // Every chip: torch_npu's conv1d, conv2d and their transposes of plain tensors on Ascend910,
       // whose aclnnConvolution page leaves it out, reach these.
       {"Conv2D",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
+        {"data_format", K::kString}, {"offset_x", K::kInt}},
+       Conv2D, true},
+      {"Conv3D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D, true},
