@@ -454,10 +454,11 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
                 torch.manual_seed(index)
                 got = outputs(case.op(*npu_in))
                 if backward:
-                    for w in want:
+                    # Through the compared outputs only (torch_npu marks a pool's indices as differentiable).
+                    for w in want[:case.compared]:
                         if w.requires_grad:
                             w.backward(torch.ones_like(w))
-                    for g in got:
+                    for g in got[:case.compared]:
                         if g.requires_grad:
                             g.backward(torch.ones_like(g))
                     want = [t.grad for t in cpu_in if t.requires_grad]

@@ -499,9 +499,8 @@ aclError BnInferGrad(const OpCall& call) {
 
 // Conv2DBackpropInput (input_size, filter, out_backprop; Conv2D's window attributes) to x's
 // gradient, and Conv2DBackpropFilter (x, filter_size, out_backprop) to the filter's, by
-// aclnnConvolutionBackward of the forward Conv2D (Conv3DBackpropInput/Filter alike, of Conv3D); the
-// operand whose gradient is taken is a scratch
-// tensor of the stated size.
+// aclnnConvolutionBackward of the forward Conv2D (Conv3DBackpropInput/Filter alike, of Conv3D);
+// the operand whose gradient is taken is a scratch tensor of the stated size.
 aclError Conv2DBackprop(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
   const bool of_input = call.type == "Conv2DBackpropInput" || call.type == "Conv3DBackpropInput";

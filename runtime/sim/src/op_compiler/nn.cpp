@@ -58,6 +58,10 @@ using Trilinear3dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double
 using Nearest3dBackwardApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, double, double, double, aclTensor*>;
 using Trilinear3dBackwardApi =
     Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, bool, double, double, double, aclTensor*>;
+using MaxPool3dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, const aclIntArray*,
+                            bool, aclTensor*, aclTensor*>;
+using MaxPool3dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
+                                    const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
 
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
@@ -733,6 +737,93 @@ aclError Upsample3d(const OpCall& call) {
   return Aclnn<Nearest3dBackwardApi>(call, "aclnnUpsampleNearest3dBackward", x, o.Ints(size), o.Ints(out), d, h, w, y);
 }
 
+// MaxPool3D's and MaxPool3DGrad's window (ksize, strides, dilation of 5 values or 3; pads front,
+// back, top, bottom, left, right; padding CALCULATED, data_format NCDHW), for the NCDHW x and the
+// pooled shape. For F.max_pool3d's ceil_mode torch_npu adds to the back pads where the ceil size
+// needs it: the pooled shape must be the ceil-mode (or, without it, the floor) one of the front pads,
+// which aclnnMaxPool3dWithArgmax computes (the padding holds no element); other pads are refused.
+struct MaxPool3dWindow {
+  std::vector<int64_t> kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+aclError ReadMaxPool3dWindow(const OpCall& call, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                             MaxPool3dWindow* w) {
+  auto spatial = [](const std::vector<int64_t>& v) {
+    if (v.size() == 5) return std::vector<int64_t>{v[2], v[3], v[4]};
+    if (v.size() == 1) return std::vector<int64_t>{v[0], v[0], v[0]};
+    return v;
+  };
+  const std::vector<int64_t> ksize = call.Ints("ksize"), strides = call.Ints("strides"), pads = call.Ints("pads", {0, 0, 0, 0, 0, 0}),
+                             dilation = call.Ints("dilation", {1, 1, 1, 1, 1});
+  w->kernel = spatial(ksize);
+  w->stride = spatial(strides);
+  w->dilation = spatial(dilation);
+  const std::string what = "data_format " + call.String("data_format", "NDHWC") + ", padding " +
+                           call.String("padding", "CALCULATED") + ", ksize " + ListText(ksize) + ", strides " +
+                           ListText(strides) + ", pads " + ListText(pads) + ", dilation " + ListText(dilation) + ", x " +
+                           ListText(x) + ", pooled " + ListText(y);
+  if (call.String("data_format", "NDHWC") != "NCDHW" || call.String("padding", "CALCULATED") != "CALCULATED" ||
+      w->kernel.size() != 3 || w->stride.size() != 3 || w->dilation.size() != 3 || pads.size() != 6 || x.size() != 5 ||
+      y.size() != 5) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, what + ": not modelled (NCDHW, CALCULATED, 5-d x and output are)");
+  }
+  w->padding = {pads[0], pads[2], pads[4]};
+  bool floor_fits = true, ceil_fits = true;
+  for (size_t i = 0; i < 3; ++i) {
+    const int64_t length = x[2 + i], pad = w->padding[i], span = w->dilation[i] * (w->kernel[i] - 1) + 1, s = w->stride[i];
+    if (pads[2 * i + 1] < pad || s < 1) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, what + ": not modelled");
+    const int64_t floor_size = (length + 2 * pad - span) / s + 1;
+    int64_t ceil_size = (length + 2 * pad - span + s - 1) / s + 1;
+    if ((ceil_size - 1) * s >= length + pad) --ceil_size;  // aten's rule: the last window starts inside
+    floor_fits = floor_fits && y[2 + i] == floor_size;
+    ceil_fits = ceil_fits && y[2 + i] == ceil_size;
+  }
+  w->ceil_mode = call.Int("ceil_mode", 0) != 0 || !floor_fits;
+  if (!(w->ceil_mode ? ceil_fits : floor_fits)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, what + ": the pooled shape is not the " +
+                                                      (w->ceil_mode ? "ceil" : "floor") + " one of the front pads");
+  }
+  return ACL_SUCCESS;
+}
+
+// MaxPool3D (x): F.max_pool3d's values on Ascend910, by aclnnMaxPool3dWithArgmax (its indices to a
+// scratch tensor).
+aclError MaxPool3D(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  MaxPool3dWindow w;
+  if (aclError s = ReadMaxPool3dWindow(call, call.inputs[0].desc->dims, call.outputs[0].desc->dims, &w)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* indices = o.Scratch(ACL_INT32, call.outputs[0].desc->dims);
+  if (o.status()) return o.status();
+  return Aclnn<MaxPool3dApi>(call, "aclnnMaxPool3dWithArgmax", x, o.Ints(w.kernel), o.Ints(w.stride), o.Ints(w.padding),
+                             o.Ints(w.dilation), w.ceil_mode, y, indices);
+}
+
+// MaxPool3DGrad (orig_x, orig_y, grads) to orig_x's gradient: the forward's argmax recomputed from
+// orig_x (aclnnMaxPool3dWithArgmax, deterministic), then aclnnMaxPool3dWithArgmaxBackward.
+aclError MaxPool3DGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::vector<int64_t>& pooled = call.inputs[2].desc->dims;
+  MaxPool3dWindow w;
+  if (aclError s = ReadMaxPool3dWindow(call, call.inputs[0].desc->dims, pooled, &w)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "orig_x");
+  aclTensor* grads = o.Tensor(call.inputs[2], "grads");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* values = o.Scratch(call.inputs[0].desc->dtype, pooled);
+  aclTensor* indices = o.Scratch(ACL_INT32, pooled);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<MaxPool3dApi>(call, "aclnnMaxPool3dWithArgmax", x, o.Ints(w.kernel), o.Ints(w.stride),
+                                       o.Ints(w.padding), o.Ints(w.dilation), w.ceil_mode, values, indices)) {
+    return s;
+  }
+  return Aclnn<MaxPool3dBackwardApi>(call, "aclnnMaxPool3dWithArgmaxBackward", grads, x, indices, o.Ints(w.kernel),
+                                     o.Ints(w.stride), o.Ints(w.padding), o.Ints(w.dilation), w.ceil_mode, y);
+}
+
 // Renorm (x; attributes p, dim, maxnorm): not the renormed tensor but its per-slice factor, as
 // torch_npu reads it (it multiplies x by y broadcast: acl_op renorm, embedding's max_norm): y has x's
 // shape with 1 in every dimension but dim, each element maxnorm / (norm + 1e-7) where the p-norm of
@@ -973,6 +1064,14 @@ const std::vector<OpEntry>& NnEntries() {
         {"UpsampleTrilinear3dGrad",
          {{"input_size", K::kListInt}, {"output_size", K::kListInt}, {"scales", K::kListFloat}, {"align_corners", K::kBool}},
          Upsample3d},
+        {"MaxPool3D",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dilation", K::kListInt},
+          {"ceil_mode", K::kInt}, {"padding", K::kString}, {"data_format", K::kString}},
+         MaxPool3D},
+        {"MaxPool3DGrad",
+         {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dilation", K::kListInt},
+          {"ceil_mode", K::kInt}, {"padding", K::kString}, {"data_format", K::kString}},
+         MaxPool3DGrad},
         {"Renorm", {{"p", K::kFloat}, {"dim", K::kInt}, {"maxnorm", K::kFloat}}, Renorm},
         {"MaxPoolWithArgmaxV1", {{"ksize", K::kListInt}, {"strides", K::kListInt}, {"pads", K::kListInt}, {"dtype", K::kInt}, {"dilation", K::kListInt}, {"ceil_mode", K::kBool}}, MaxPoolWithArgmaxV1},
         {"MaxPoolGradWithArgmaxV1",
@@ -1039,6 +1138,14 @@ ACLOP_SAME(aclnnUpsampleNearest3dBackward, Nearest3dBackwardApi);
 #if __has_include("aclnnop/aclnn_upsample_trilinear3d_backward.h")
 #include "aclnnop/aclnn_upsample_trilinear3d_backward.h"
 ACLOP_SAME(aclnnUpsampleTrilinear3dBackward, Trilinear3dBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_max_pool3d_with_argmax.h")
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+ACLOP_SAME(aclnnMaxPool3dWithArgmax, MaxPool3dApi);
+#endif
+#if __has_include("aclnnop/aclnn_max_pool3d_with_argmax_backward.h")
+#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+ACLOP_SAME(aclnnMaxPool3dWithArgmaxBackward, MaxPool3dBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_l1_loss.h")
 #include "aclnnop/aclnn_l1_loss.h"
