@@ -610,17 +610,34 @@ aclError Conv2D(const OpCall& call) {
                                int8_t{0});
 }
 
-// Conv2DTranspose (input_size, x, filter, optional bias): the transposed convolution of x, whose
-// attributes read as Conv2D's, and output_padding (N, C, H, W) added to one side of y; input_size
-// is y's shape, which y's description already holds.
+// Conv2DTranspose and Conv3DTranspose (input_size, x, filter, optional bias): the transposed
+// convolution of x, whose attributes read as Conv2D's. input_size is y's shape, which y's
+// description already holds; the output padding is what y's shape adds to the transposed size
+// (torch_npu leaves Conv3DTranspose's output_padding attribute 0 and states it by input_size), and
+// must agree with the attribute where that is set.
 aclError Conv2DTranspose(const OpCall& call) {
   if (aclError s = call.Arity(3, 4, 1)) return s;
   ConvWindow w;
   if (aclError s = ReadConvWindow(call, &w)) return s;
-  const std::vector<int64_t> output_padding = call.Ints("output_padding", {0, 0, 0, 0});
-  if (output_padding.size() != 4 || output_padding[0] != 0 || output_padding[1] != 0) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(output_padding) +
-                                                      ": four values, 0 on N and C, are modelled");
+  const size_t spatial = w.stride.size();
+  const std::vector<int64_t> attribute = call.Ints("output_padding", std::vector<int64_t>(spatial + 2, 0));
+  const std::vector<int64_t>&x_dims = call.inputs[1].desc->dims, &filter_dims = call.inputs[2].desc->dims,
+        &y_dims = call.outputs[0].desc->dims;
+  if (attribute.size() != spatial + 2 || attribute[0] != 0 || attribute[1] != 0 || x_dims.size() != spatial + 2 ||
+      filter_dims.size() != spatial + 2 || y_dims.size() != spatial + 2) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(attribute) + ", x " +
+                                                      ListText(x_dims) + ", filter " + ListText(filter_dims) + ", y " +
+                                                      ListText(y_dims) + ": one value per dimension, 0 on N and C, are modelled");
+  }
+  std::vector<int64_t> output_padding;
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t transposed = (x_dims[2 + i] - 1) * w.stride[i] - 2 * w.padding[i] + w.dilation[i] * (filter_dims[2 + i] - 1) + 1;
+    const int64_t extra = y_dims[2 + i] - transposed;
+    if (extra < 0 || extra >= std::max(w.stride[i], w.dilation[i]) || (attribute[2 + i] != 0 && attribute[2 + i] != extra)) {
+      return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(y_dims) + " is not a transposed size of x " +
+                                                          ListText(x_dims) + " with output_padding " + ListText(attribute));
+    }
+    output_padding.push_back(extra);
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[1], "x");
@@ -629,8 +646,7 @@ aclError Conv2DTranspose(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
-                               o.Ints(w.dilation), true, o.Ints({output_padding[2], output_padding[3]}), w.groups, y,
-                               int8_t{0});
+                               o.Ints(w.dilation), true, o.Ints(output_padding), w.groups, y, int8_t{0});
 }
 
 // CdistGrad: x1's gradient of cdist(x1, x2, p). Its four inputs come broadcast to [..., P, R, M]
@@ -772,6 +788,10 @@ const std::vector<OpEntry>& Entries() {
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D, true},
       {"Conv2DTranspose",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
+        {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
+       Conv2DTranspose, true},
+      {"Conv3DTranspose",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
        Conv2DTranspose, true},
