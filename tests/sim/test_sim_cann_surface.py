@@ -456,6 +456,37 @@ def test_identity_casts_between_nd_and_fractal_nz(sim, acl, compiler, shape):
     assert np.array_equal(back, x)
 
 
+# FRACTAL_Z (an nn.Conv2d's weight on Ascend910: [ceil(C/C0) * H * W, ceil(N/N0), N0, C0]) and
+# NDC1HWC0 (Conv3D's output there: [N, D, ceil(C/C0), H, W, C0]), against numpy's reshapes.
+def fractal_z(w, n0, c0):
+    n, c, h, k = w.shape
+    n1, c1 = -(-n // n0), -(-c // c0)
+    padded = np.zeros((n1 * n0, c1 * c0, h, k), w.dtype)
+    padded[:n, :c] = w
+    return padded.reshape(n1, n0, c1, c0, h, k).transpose(2, 4, 5, 0, 1, 3).reshape(c1 * h * k, n1, n0, c0)
+
+
+def ndc1hwc0(x, c0):
+    n, c, d, h, w = x.shape
+    c1 = -(-c // c0)
+    padded = np.zeros((n, c1 * c0, d, h, w), x.dtype)
+    padded[:, :c] = x
+    return padded.reshape(n, c1, c0, d, h, w).transpose(0, 3, 1, 4, 5, 2)
+
+
+@pytest.mark.parametrize("shape,fmt,plain", [((40, 20, 2, 3), "ACL_FORMAT_FRACTAL_Z", "ACL_FORMAT_NCHW"),
+                                             ((2, 19, 3, 4, 2), "ACL_FORMAT_NDC1HWC0", "ACL_FORMAT_NCDHW")])
+def test_identity_casts_to_fractal_z_and_ndc1hwc0(sim, acl, compiler, shape, fmt, plain):
+    x = (np.arange(int(np.prod(shape))) % 97 + 1).astype(np.float16).reshape(shape)
+    stored = fractal_z(x, 16, 16) if fmt == "ACL_FORMAT_FRACTAL_Z" else ndc1hwc0(x, 16)
+    status, out = run_operator(sim, acl, compiler, b"Identity", x, plain, stored.shape, fmt)
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(out, stored)
+    status, back = run_operator(sim, acl, compiler, b"Identity", stored, fmt, shape, plain)
+    assert status == SUCCESS, sim.error()
+    assert np.array_equal(back, x)
+
+
 # A tensor of fewer dimensions than the layout's is stored as torch_npu's format helper pads it:
 # NC1HWC0 reads [C], [C, H], [C, H, W] as NCHW with N = 1; FRACTAL_NZ reads [n] as the column [n, 1].
 @pytest.mark.parametrize("shape,padded,fmt", [((19, 3, 5), (1, 19, 3, 5), "ACL_FORMAT_NC1HWC0"),

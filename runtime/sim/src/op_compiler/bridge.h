@@ -94,6 +94,10 @@ class OpCall {
   mutable std::map<size_t, std::vector<uint8_t>> device_values_;  // ConstBytes' copies of device memory, by input
 };
 
+// The shape an operator states for its output (an attribute or a value input) against the
+// output's description: they must agree, as the device's shape inference checks (grad.cpp).
+aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated);
+
 // The aclnn objects a call builds, destroyed with it (aclnn keeps what it needs in its executor).
 class AclnnObjects {
  public:
@@ -243,11 +247,11 @@ aclError ReadAvgPoolWindow(const OpCall& call, aclDataType dtype, AvgPoolWindow*
 
 // The window of Conv2D, Conv2DTranspose, Conv2DBackpropInput and Conv2DBackpropFilter (ops.cpp), as
 // aclnnConvolution and its backward take it (over H and W); what they do not express is refused.
-struct Conv2dWindow {
+struct ConvWindow {
   std::vector<int64_t> stride, padding, dilation;
   int64_t groups = 1;
 };
-aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window);
+aclError ReadConvWindow(const OpCall& call, ConvWindow* window);
 
 // Identity (op_compiler.cpp): a copy, or a transform between a plain and a private layout.
 aclError RunIdentity(const OpCall& call);

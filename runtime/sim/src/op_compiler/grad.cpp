@@ -20,6 +20,14 @@
 
 namespace aclsim::aclop {
 
+// The shape an operator states for its output (an attribute or a value input) against the
+// output's description: they must agree, as the device's shape inference checks.
+aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated) {
+  if (stated == call.outputs[0].desc->dims) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, std::string(what) + " " + ListText(stated) + " is not the output's shape " +
+                                                      ListText(call.outputs[0].desc->dims));
+}
+
 namespace {
 
 // The phase-1 types of the aclnn APIs called here, checked against the generated prototypes at the
@@ -324,13 +332,6 @@ aclError GridSampler2DGrad(const OpCall& call) {
 
 // --- pooling and padding -----------------------------------------------------------------------
 
-// The shape an operator states for its output (an attribute or a value input) against the
-// output's description: they must agree, as the device's shape inference checks.
-aclError SameShape(const OpCall& call, const char* what, const std::vector<int64_t>& stated) {
-  if (stated == call.outputs[0].desc->dims) return ACL_SUCCESS;
-  return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, std::string(what) + " " + ListText(stated) + " is not the output's shape " +
-                                                      ListText(call.outputs[0].desc->dims));
-}
 
 // AdaptiveAvgPool2dGrad (input_grad; orig_input_shape).
 aclError AdaptiveAvgPool2dGrad(const OpCall& call) {
@@ -498,16 +499,16 @@ aclError BnInferGrad(const OpCall& call) {
 
 // Conv2DBackpropInput (input_size, filter, out_backprop; Conv2D's window attributes) to x's
 // gradient, and Conv2DBackpropFilter (x, filter_size, out_backprop) to the filter's, by
-// aclnnConvolutionBackward of the forward Conv2D; the operand whose gradient is taken is a scratch
-// tensor of the stated size.
+// aclnnConvolutionBackward of the forward Conv2D (Conv3DBackpropInput/Filter alike, of Conv3D);
+// the operand whose gradient is taken is a scratch tensor of the stated size.
 aclError Conv2DBackprop(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
-  const bool of_input = call.type == "Conv2DBackpropInput";
+  const bool of_input = call.type == "Conv2DBackpropInput" || call.type == "Conv3DBackpropInput";
   std::vector<int64_t> size;
   if (aclError s = call.ConstInts(of_input ? 0 : 1, of_input ? "input_size" : "filter_size", &size)) return s;
   if (aclError s = SameShape(call, of_input ? "input_size" : "filter_size", size)) return s;
-  Conv2dWindow w;
-  if (aclError s = ReadConv2dWindow(call, &w)) return s;
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
   const aclDataType dtype = call.outputs[0].desc->dtype;
   AclnnObjects o(call);
   aclTensor* dy = o.Tensor(call.inputs[2], "out_backprop");
@@ -518,11 +519,13 @@ aclError Conv2DBackprop(const OpCall& call) {
   // biasSizes: the bias's [C_out] (the filter's first dimension), which the API requires though its
   // gradient is not asked for.
   const std::vector<int64_t>& filter_dims = of_input ? call.inputs[1].desc->dims : size;
-  if (filter_dims.size() != 4) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the filter's shape " + ListText(filter_dims) + " is not NCHW");
+  if (filter_dims.size() != w.stride.size() + 2) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the filter's shape " + ListText(filter_dims) + " is not " +
+                                                       (w.stride.size() == 3 ? "NCDHW" : "NCHW"));
   }
   return Aclnn<ConvolutionBackwardApi>(call, "aclnnConvolutionBackward", dy, x, filter, o.Ints({filter_dims[0]}),
-                                       o.Ints(w.stride), o.Ints(w.padding), o.Ints(w.dilation), false, o.Ints({0, 0}),
+                                       o.Ints(w.stride), o.Ints(w.padding), o.Ints(w.dilation), false,
+                                       o.Ints(std::vector<int64_t>(w.stride.size(), 0)),
                                        static_cast<int>(w.groups), o.Bools({of_input, !of_input, false}), int8_t{0},
                                        of_input ? gradient : nullptr, of_input ? nullptr : gradient, nullptr);
 }
@@ -648,12 +651,16 @@ const std::vector<OpEntry>& GradEntries() {
          AvgPoolV2Grad},
         {"BNTrainingUpdateGrad", {{"epsilon", K::kFloat}}, BnTrainingUpdateGrad},
         {"BNTrainingReduceGrad", {{"epsilon", K::kFloat}}, BnTrainingReduceGrad},
+        {"BN3DTrainingUpdateGrad", {{"epsilon", K::kFloat}}, BnTrainingUpdateGrad},
+        {"BN3DTrainingReduceGrad", {{"epsilon", K::kFloat}}, BnTrainingReduceGrad},
         {"BNInferGrad", {{"epsilon", K::kFloat}}, BnInferGrad},
         {"PadV3Grad", {{"mode", K::kString}, {"paddings_contiguous", K::kBool}}, PadV3Grad},
         {"EluGradV2", {{"alpha", K::kFloat}, {"scale", K::kFloat}, {"input_scale", K::kFloat}, {"is_result", K::kBool}},
          EluGrad},
         {"Conv2DBackpropInput", conv, Conv2DBackprop},
         {"Conv2DBackpropFilter", conv, Conv2DBackprop},
+        {"Conv3DBackpropInput", conv, Conv2DBackprop},
+        {"Conv3DBackpropFilter", conv, Conv2DBackprop},
         {"ResizeNearestNeighborV2Grad", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}}, ResizeNearestGrad},
         {"ResizeBilinearV2Grad", {{"align_corners", K::kBool}, {"half_pixel_centers", K::kBool}}, ResizeBilinearGrad},
         // roi and scales arrive as lists of float (the prototype declares roi ListInt); data_format,

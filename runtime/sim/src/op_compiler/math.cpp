@@ -1113,13 +1113,15 @@ aclError LpNormUpdate(const OpCall& call) {
   return Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", x, o.Scalar(1.0 / p, ACL_DOUBLE), y);
 }
 
-// BNTrainingReduce: the per-channel sum and sum of squares of an NCHW x (over N, H and W), the first
-// step of torch_npu's training batch norm.
+// BNTrainingReduce (and BN3DTrainingReduce): the per-channel sum and sum of squares of an NCHW
+// (NCDHW) x, over all dimensions but the channels', the first step of torch_npu's training batch norm.
 aclError BNTrainingReduce(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 2)) return s;
   const Operand& x_operand = call.inputs[0];
-  if (x_operand.desc->dims.size() != 4) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + " is not NCHW");
+  const size_t rank = x_operand.desc->dims.size();
+  if (rank != (call.type == "BN3DTrainingReduce" ? 5u : 4u)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + " is not " +
+                                                       (call.type == "BN3DTrainingReduce" ? "NCDHW" : "NCHW"));
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(x_operand, "x");
@@ -1127,15 +1129,16 @@ aclError BNTrainingReduce(const OpCall& call) {
   aclTensor* square_sum = o.Tensor(call.outputs[1], "square_sum");
   aclTensor* squares = o.Scratch(x_operand.desc->dtype, x_operand.desc->dims);
   if (o.status()) return o.status();
-  aclIntArray* axes = o.Ints({0, 2, 3});
-  const bool keep = call.outputs[0].desc->dims.size() == 4;  // [1, C, 1, 1] or [C]
+  aclIntArray* axes = rank == 5 ? o.Ints({0, 2, 3, 4}) : o.Ints({0, 2, 3});
+  const bool keep = call.outputs[0].desc->dims.size() == rank;  // [1, C, 1, 1] or [C]
   const aclDataType dtype = call.outputs[0].desc->dtype;
   if (aclError s = Aclnn<ReduceApi>(call, "aclnnReduceSum", x, axes, keep, dtype, sum)) return s;
   if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, x, squares)) return s;
   return Aclnn<ReduceApi>(call, "aclnnReduceSum", squares, axes, keep, call.outputs[1].desc->dtype, square_sum);
 }
 
-// BNTrainingUpdate (x, sum, square_sum, scale, offset, mean, variance; attributes factor, epsilon)
+// BNTrainingUpdate (and BN3DTrainingUpdate, of an NCDHW x) (x, sum, square_sum, scale, offset, mean,
+// variance; attributes factor, epsilon)
 // to y, the updated running mean and variance, and the batch's mean and (biased) variance, which
 // torch_npu keeps for the backward pass: aclnnBatchNorm in training mode (it recomputes the sums
 // from x) updating the output statistics, first copied from the input ones; its saved invstd
@@ -1143,7 +1146,10 @@ aclError BNTrainingReduce(const OpCall& call) {
 aclError BNTrainingUpdate(const OpCall& call) {
   if (aclError s = call.Arity(7, 7, 5)) return s;
   const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  if (x_dims.size() != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not NCHW");
+  if (x_dims.size() != (call.type == "BN3DTrainingUpdate" ? 5u : 4u)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not " +
+                                                       (call.type == "BN3DTrainingUpdate" ? "NCDHW" : "NCHW"));
+  }
   const std::vector<int64_t> channels = {x_dims[1]};
   const double epsilon = static_cast<double>(call.Float("epsilon", 1e-5f));
   AclnnObjects o(call);
@@ -1470,6 +1476,9 @@ const std::vector<OpEntry>& MathEntries() {
         {"LpNormUpdateV2", {{"p", K::kFloat}, {"epsilon", K::kFloat}}, LpNormUpdate},
         {"BNTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
         {"BNTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
+        // The same over the D, H and W of an NCDHW x (F.batch_norm of a 5-d input).
+        {"BN3DTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
+        {"BN3DTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
         {"IsClose", {{"rtol", K::kFloat}, {"atol", K::kFloat}, {"equal_nan", K::kBool}}, IsClose},
         {"LogAddExp", exp_log_attrs, LogAddExp},

@@ -167,7 +167,57 @@ std::vector<int64_t> PrivateOffsets(aclFormat plain_format, const std::vector<in
           offsets.push_back(b * n1 * m1 * m0 * n0 + ((in / n0 * m1 + im / m0) * m0 + im % m0) * n0 + in % n0);
     return offsets;
   }
-  *why = "a private layout other than NC1HWC0 and FRACTAL_NZ";
+  if (private_format == ACL_FORMAT_FRACTAL_Z) {
+    // A convolution's weight [N, C, H, W] (torch_npu casts an nn.Conv2d's weight so on Ascend910) as
+    // [ceil(C/C0) * H * W, ceil(N/N0), N0, C0]: fractals of N0 output by C0 input channels, for each
+    // input-channel group and kernel position (torch_npu's InferShapeNCHWToFZ).
+    if (plain.size() != 4 || (plain_format != ACL_FORMAT_NCHW && plain_format != ACL_FORMAT_ND)) {
+      *why = "FRACTAL_Z is modelled from a 4-d NCHW weight, not " + std::to_string(plain.size()) + "-d format " +
+             std::to_string(static_cast<int>(plain_format));
+      return offsets;
+    }
+    const int64_t n = plain[0], c = plain[1], h = plain[2], w = plain[3];
+    if (storage.size() != 4 || storage[2] <= 0 || storage[3] <= 0 || storage[1] != ceil_div(n, storage[2]) ||
+        storage[0] != ceil_div(c, storage[3]) * h * w) {
+      *why = "the FRACTAL_Z storage shape " + aclsim::aclop::ListText(storage) +
+             " is not [ceil(C/C0) * H * W, ceil(N/N0), N0, C0] of the NCHW weight " + aclsim::aclop::ListText(plain);
+      return offsets;
+    }
+    const int64_t n1 = storage[1], n0 = storage[2], c0 = storage[3];
+    offsets.reserve(static_cast<size_t>(n * c * h * w));
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t ic = 0; ic < c; ++ic)
+        for (int64_t ih = 0; ih < h; ++ih)
+          for (int64_t iw = 0; iw < w; ++iw)
+            offsets.push_back(((((ic / c0 * h + ih) * w + iw) * n1 + in / n0) * n0 + in % n0) * c0 + ic % c0);
+    return offsets;
+  }
+  if (private_format == ACL_FORMAT_NDC1HWC0) {
+    // An NCDHW tensor [N, C, D, H, W] as [N, D, ceil(C/C0), H, W, C0] (torch_npu gives Conv3D's and
+    // MaxPool3D's output so on Ascend910).
+    if (plain.size() != 5 || (plain_format != ACL_FORMAT_NCDHW && plain_format != ACL_FORMAT_ND)) {
+      *why = "NDC1HWC0 is modelled from a 5-d NCDHW tensor, not " + std::to_string(plain.size()) + "-d format " +
+             std::to_string(static_cast<int>(plain_format));
+      return offsets;
+    }
+    const int64_t n = plain[0], c = plain[1], d = plain[2], h = plain[3], w = plain[4];
+    if (storage.size() != 6 || storage[5] <= 0 || storage[0] != n || storage[1] != d || storage[3] != h || storage[4] != w ||
+        storage[2] != ceil_div(c, storage[5])) {
+      *why = "the NDC1HWC0 storage shape " + aclsim::aclop::ListText(storage) + " is not [N, D, ceil(C/C0), H, W, C0] of " +
+             aclsim::aclop::ListText(plain);
+      return offsets;
+    }
+    const int64_t c1 = storage[2], c0 = storage[5];
+    offsets.reserve(static_cast<size_t>(n * c * d * h * w));
+    for (int64_t in = 0; in < n; ++in)
+      for (int64_t ic = 0; ic < c; ++ic)
+        for (int64_t id = 0; id < d; ++id)
+          for (int64_t ih = 0; ih < h; ++ih)
+            for (int64_t iw = 0; iw < w; ++iw)
+              offsets.push_back(((((in * d + id) * c1 + ic / c0) * h + ih) * w + iw) * c0 + ic % c0);
+    return offsets;
+  }
+  *why = "a private layout other than NC1HWC0, NDC1HWC0, FRACTAL_NZ and FRACTAL_Z";
   return offsets;
 }
 
@@ -238,6 +288,8 @@ aclError RunIdentity(const OpCall& call) {
   }
   const auto& plain = x_plain ? *x : *y;
   const auto& stored = x_plain ? *y : *x;
+  // An empty tensor has no element to move (torch_npu gives its buffers no memory, so they compare equal).
+  if (Elements(plain.dims) == 0) return ACL_SUCCESS;
   if (from->data == to->data) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a layout transform in place");
   std::string why;
   const aclError status = LaunchLayoutTransform(stream, plain.format, plain.dims, stored.format, stored.dims, item,

@@ -14,28 +14,36 @@
 
 namespace aclsim::aclop {
 
-// The window of Conv2D, Conv2DTranspose and their gradients in NCHW: strides and dilations of four
-// (N, C, H, W) values, 1 on N and C; pads (top, bottom, left, right), symmetric (aclnnConvolution's).
-aclError ReadConv2dWindow(const OpCall& call, Conv2dWindow* window) {
+// The window of Conv2D, Conv2DTranspose and their gradients in NCHW, and of Conv3D and its
+// gradients in NCDHW: strides and dilations of one value per dimension, 1 on N and C; pads two per
+// spatial dimension (front, back, top, bottom, left, right), symmetric (aclnnConvolution's).
+aclError ReadConvWindow(const OpCall& call, ConvWindow* window) {
   const std::string format = call.String("data_format", "NHWC");
-  if (format != "NCHW") {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW)");
+  if (format != "NCHW" && format != "NCDHW") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW, NCDHW)");
   }
+  const size_t spatial = format.size() - 2, rank = spatial + 2;
   const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
-                             dilations = call.Ints("dilations", {1, 1, 1, 1});
-  if (strides.size() != 4 || pads.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[1] != 1 ||
-      dilations[0] != 1 || dilations[1] != 1) {
+                             dilations = call.Ints("dilations", std::vector<int64_t>(rank, 1));
+  if (strides.size() != rank || pads.size() != 2 * spatial || dilations.size() != rank || strides[0] != 1 ||
+      strides[1] != 1 || dilations[0] != 1 || dilations[1] != 1) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "strides " + ListText(strides) + ", pads " + ListText(pads) + ", dilations " +
-                                                      ListText(dilations) + ": four values each, 1 on N and C");
+                                                      ListText(dilations) + ": one value per dimension of " + format +
+                                                      " each (two per spatial one for pads), 1 on N and C");
   }
-  if (pads[0] != pads[1] || pads[2] != pads[3]) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
-                                                      ": asymmetric padding is not modelled");
+  window->stride.clear();
+  window->padding.clear();
+  window->dilation.clear();
+  for (size_t i = 0; i < spatial; ++i) {
+    if (pads[2 * i] != pads[2 * i + 1]) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute pads = " + ListText(pads) +
+                                                        ": asymmetric padding is not modelled");
+    }
+    window->stride.push_back(strides[2 + i]);
+    window->padding.push_back(pads[2 * i]);
+    window->dilation.push_back(dilations[2 + i]);
   }
   if (call.Int("offset_x", 0) != 0) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute offset_x (quantised) is not modelled");
-  window->stride = {strides[2], strides[3]};
-  window->padding = {pads[0], pads[2]};
-  window->dilation = {dilations[2], dilations[3]};
   window->groups = call.Int("groups", 1);
   return ACL_SUCCESS;
 }
@@ -59,6 +67,8 @@ using ScaledMaskedSoftmaxApi = Phase1<const aclTensor*, const aclTensor*, double
 using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, float, aclTensor*>;
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
+using InplaceBernoulliTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t>;
+using DropoutGenMaskApi = Phase1<const aclIntArray*, double, int64_t, int64_t, aclTensor*>;
 using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
 using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SiluBackward, MishBackward
@@ -272,6 +282,50 @@ aclError Pad(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<PadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(0.0, ACL_FLOAT), y);
+}
+
+// StatelessDropOutGenMask (shape, prob, seed, seed1, offset): the bit mask DropOutDoMask reads, one
+// bit per element of `shape`, set (kept) with probability prob (the prototype's keep probability,
+// torch_npu's 1 - p), drawn by aclnnDropoutGenMask (which takes the probability of dropping) from
+// the seeds and the offset; the bits are the simulator's random stream, not a device's.
+aclError StatelessDropOutGenMask(const OpCall& call) {
+  if (aclError s = call.Arity(4, 5, 1)) return s;
+  std::vector<int64_t> shape, seed, seed1, offset = {0};
+  double keep = 0;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = call.ConstFloat(1, "prob", &keep)) return s;
+  if (aclError s = call.ConstInts(2, "seed", &seed)) return s;
+  if (aclError s = call.ConstInts(3, "seed1", &seed1)) return s;
+  if (call.inputs.size() == 5 && call.inputs[4].desc) {
+    if (aclError s = call.ConstInts(4, "offset", &offset)) return s;
+  }
+  if (keep < 0 || keep > 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "prob " + std::to_string(keep) + " is outside [0, 1]");
+  if (seed.size() != 1 || seed1.size() != 1 || offset.empty()) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "seed, seed1 and offset must hold one value each");
+  }
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
+  return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
+}
+
+// StatelessBernoulli (shape, prob, seed, offset; attribute dtype): y of `shape` (y's own), each
+// element 1 with probability prob (broadcast), else 0: aclnnInplaceBernoulliTensor on y from the seed
+// and offset (torch_npu's dropout2d/3d noise; the draws are the simulator's random stream).
+aclError StatelessBernoulli(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  std::vector<int64_t> shape, seed, offset;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = SameShape(call, "shape", shape)) return s;
+  if (aclError s = call.ConstInts(2, "seed", &seed)) return s;
+  if (aclError s = call.ConstInts(3, "offset", &offset)) return s;
+  if (seed.size() != 1 || offset.empty()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "seed and offset must hold one value each");
+  AclnnObjects o(call);
+  aclTensor* prob = o.Tensor(call.inputs[1], "prob");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceBernoulliTensorApi>(call, "aclnnInplaceBernoulliTensor", y, prob, seed[0], offset.back());
 }
 
 // DropOutDoMask: x, its bit mask (one bit per element, DropOutGenMask's) and keep_prob (the
@@ -540,11 +594,11 @@ aclError ScaledMaskedSoftmaxGrad(const OpCall& call) {
                                                call.Bool("fixed_triu_mask", false), dx);
 }
 
-// Conv2D (x, filter, optional bias), by aclnnConvolution with the window ReadConv2dWindow reads.
+// Conv2D and Conv3D (x, filter, optional bias), by aclnnConvolution with the window ReadConvWindow reads.
 aclError Conv2D(const OpCall& call) {
   if (aclError s = call.Arity(2, 3, 1)) return s;
-  Conv2dWindow w;
-  if (aclError s = ReadConv2dWindow(call, &w)) return s;
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* filter = o.Tensor(call.inputs[1], "filter");
@@ -552,20 +606,38 @@ aclError Conv2D(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
-                               o.Ints(w.dilation), false, o.Ints({0, 0}), w.groups, y, int8_t{0});
+                               o.Ints(w.dilation), false, o.Ints(std::vector<int64_t>(w.stride.size(), 0)), w.groups, y,
+                               int8_t{0});
 }
 
-// Conv2DTranspose (input_size, x, filter, optional bias): the transposed convolution of x, whose
-// attributes read as Conv2D's, and output_padding (N, C, H, W) added to one side of y; input_size
-// is y's shape, which y's description already holds.
+// Conv2DTranspose and Conv3DTranspose (input_size, x, filter, optional bias): the transposed
+// convolution of x, whose attributes read as Conv2D's. input_size is y's shape, which y's
+// description already holds; the output padding is what y's shape adds to the transposed size
+// (torch_npu leaves Conv3DTranspose's output_padding attribute 0 and states it by input_size), and
+// must agree with the attribute where that is set.
 aclError Conv2DTranspose(const OpCall& call) {
   if (aclError s = call.Arity(3, 4, 1)) return s;
-  Conv2dWindow w;
-  if (aclError s = ReadConv2dWindow(call, &w)) return s;
-  const std::vector<int64_t> output_padding = call.Ints("output_padding", {0, 0, 0, 0});
-  if (output_padding.size() != 4 || output_padding[0] != 0 || output_padding[1] != 0) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(output_padding) +
-                                                      ": four values, 0 on N and C, are modelled");
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
+  const size_t spatial = w.stride.size();
+  const std::vector<int64_t> attribute = call.Ints("output_padding", std::vector<int64_t>(spatial + 2, 0));
+  const std::vector<int64_t>&x_dims = call.inputs[1].desc->dims, &filter_dims = call.inputs[2].desc->dims,
+        &y_dims = call.outputs[0].desc->dims;
+  if (attribute.size() != spatial + 2 || attribute[0] != 0 || attribute[1] != 0 || x_dims.size() != spatial + 2 ||
+      filter_dims.size() != spatial + 2 || y_dims.size() != spatial + 2) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(attribute) + ", x " +
+                                                      ListText(x_dims) + ", filter " + ListText(filter_dims) + ", y " +
+                                                      ListText(y_dims) + ": one value per dimension, 0 on N and C, are modelled");
+  }
+  std::vector<int64_t> output_padding;
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t transposed = (x_dims[2 + i] - 1) * w.stride[i] - 2 * w.padding[i] + w.dilation[i] * (filter_dims[2 + i] - 1) + 1;
+    const int64_t extra = y_dims[2 + i] - transposed;
+    if (extra < 0 || extra >= std::max(w.stride[i], w.dilation[i]) || (attribute[2 + i] != 0 && attribute[2 + i] != extra)) {
+      return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(y_dims) + " is not a transposed size of x " +
+                                                          ListText(x_dims) + " with output_padding " + ListText(attribute));
+    }
+    output_padding.push_back(extra);
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[1], "x");
@@ -574,8 +646,7 @@ aclError Conv2DTranspose(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
-                               o.Ints(w.dilation), true, o.Ints({output_padding[2], output_padding[3]}), w.groups, y,
-                               int8_t{0});
+                               o.Ints(w.dilation), true, o.Ints(output_padding), w.groups, y, int8_t{0});
 }
 
 // CdistGrad: x1's gradient of cdist(x1, x2, p). Its four inputs come broadcast to [..., P, R, M]
@@ -686,6 +757,8 @@ const std::vector<OpEntry>& Entries() {
       {"Fill", {}, Fill},
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
+      {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
+      {"StatelessBernoulli", {{"dtype", AttrKind::kDataType}}, StatelessBernoulli},
       {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
@@ -710,7 +783,15 @@ const std::vector<OpEntry>& Entries() {
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D, true},
+      {"Conv3D",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
+        {"data_format", K::kString}, {"offset_x", K::kInt}},
+       Conv2D, true},
       {"Conv2DTranspose",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
+        {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
+       Conv2DTranspose, true},
+      {"Conv3DTranspose",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
        Conv2DTranspose, true},
@@ -753,6 +834,14 @@ ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
 #if __has_include("aclnnop/aclnn_dropout_do_mask.h")
 #include "aclnnop/aclnn_dropout_do_mask.h"
 ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_dropout_gen_mask.h")
+#include "aclnnop/aclnn_dropout_gen_mask.h"
+ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_bernoulli.h")
+#include "aclnnop/aclnn_bernoulli.h"
+ACLOP_SAME(aclnnInplaceBernoulliTensor, InplaceBernoulliTensorApi);
 #endif
 #if __has_include("aclnnop/aclnn_scatter.h")
 #include "aclnnop/aclnn_scatter.h"

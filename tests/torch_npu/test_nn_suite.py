@@ -1,0 +1,75 @@
+"""The nn operators as torch_npu's own per-op suites test them (TestCase, create_common_tensor,
+assertRtolEqual with its default tolerances, float16 computed on the CPU in float32), on Ascend910,
+where op-plugin sends them to aclop by type: max pooling (MaxPoolWithArgmaxV1 and its gradient,
+whose argmax is a bit mask of the simulator's layout), adaptive max pooling and max_pool1d (the same
+operator), dropout in training (StatelessDropOutGenMask, DropOutDoMask), and a Conv2d module (its
+weight kept in FRACTAL_Z) - batch norm - relu - pool chain, forward and backward. The wide sweep is
+tests/torch_npu/nn_suite_sweep.py (by hand)."""
+
+SUITE = """
+import copy
+import sys
+import numpy as np
+import torch.nn.functional as F
+from torch_npu.testing.testcase import TestCase, run_tests
+from torch_npu.testing.common_utils import create_common_tensor
+
+
+class TestNn(TestCase):
+    def forward_and_backward(self, op, item, low=-2, high=2):
+        cpu_input, npu_input = create_common_tensor(item, low, high)
+        cpu_input = cpu_input.float().requires_grad_(True)
+        npu_input.requires_grad_(True)
+        cpu_output, npu_output = op(cpu_input), op(npu_input)
+        cpu_output.backward(torch.ones_like(cpu_output))
+        npu_output.backward(torch.ones_like(npu_output))
+        self.assertRtolEqual(cpu_output.detach().to(npu_output.dtype).numpy(), npu_output.detach().cpu().numpy())
+        self.assertRtolEqual(cpu_input.grad.to(npu_input.dtype).numpy(), npu_input.grad.cpu().numpy())
+
+    def test_max_pool2d_shape_format(self):
+        for item in ([np.float32, 0, (2, 3, 9, 8)], [np.float16, 3, (2, 3, 9, 8)], [np.float32, 2, (1, 17, 7, 6)]):
+            self.forward_and_backward(lambda x: F.max_pool2d(x, 3, 2, 1), item)
+            self.forward_and_backward(lambda x: F.max_pool2d(x, (3, 2), 2, ceil_mode=True), item)
+            self.forward_and_backward(lambda x: F.max_pool2d(x, 2, dilation=2), item)
+
+    def test_max_pool2d_with_indices_values(self):
+        cpu_input, npu_input = create_common_tensor([np.float32, 0, (2, 3, 8, 8)], -2, 2)
+        cpu_output, _ = F.max_pool2d(cpu_input, 2, return_indices=True)
+        npu_output, _ = F.max_pool2d(npu_input, 2, return_indices=True)
+        self.assertRtolEqual(cpu_output.numpy(), npu_output.cpu().numpy())
+
+    def test_adaptive_max_pool2d_and_max_pool1d(self):
+        self.forward_and_backward(lambda x: F.adaptive_max_pool2d(x, (3, 2)), [np.float32, 0, (2, 3, 9, 8)])
+        self.forward_and_backward(lambda x: F.max_pool1d(x, 3, 2, 1), [np.float16, 2, (2, 3, 11)])
+
+    def test_conv_module_bn_relu_pool_chain(self):
+        # Moved to npu, the Conv2d's weight is kept in FRACTAL_Z on Ascend910.
+        cpu_conv = torch.nn.Conv2d(3, 20, 3, padding=1)
+        npu_conv = copy.deepcopy(cpu_conv).npu()
+        bias = torch.ones(20)
+
+        def chain(x):
+            y = (npu_conv if x.device.type == "npu" else cpu_conv)(x)
+            y = F.batch_norm(y, None, None, bias.to(y.device), None, training=True)
+            return F.max_pool2d(F.relu(y), 2)
+        self.forward_and_backward(chain, [np.float32, 0, (2, 3, 8, 8)])
+        self.assertRtolEqual(cpu_conv.weight.grad.numpy(), npu_conv.weight.grad.cpu().numpy())
+
+    def test_dropout_train_keeps_and_scales(self):
+        x = torch.rand(64, 50).npu().add(1).requires_grad_(True)
+        y = F.dropout(x, 0.3, training=True)
+        y.backward(torch.ones_like(y))
+        kept = (y != 0).cpu()
+        self.assertRtolEqual((x.detach().cpu() / 0.7)[kept].numpy(), y.detach().cpu()[kept].numpy())
+        self.assertTrue(0.2 < 1 - kept.float().mean().item() < 0.4)
+        self.assertRtolEqual((kept.float() / 0.7).numpy(), x.grad.cpu().numpy())
+
+
+sys.argv = [sys.argv[0], "-v"]
+run_tests()
+"""
+
+
+def test_nn_operators_pass_a_per_op_suite_on_ascend910(run_npu):
+    output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
+    assert "Ran 5 tests" in output and "OK" in output, output
