@@ -35,8 +35,8 @@ endef
 # The generated suites, every file once, in two pytest processes at once (each one core): half of the
 # files asynchronously on the CPU's widest kernel path, the other half synchronously (ACLNN_SIM_SYNC=1:
 # every kernel run in its launching call) on the AVX2 path, the one AVX2-only CPUs take. Running every
-# file in both modes took ~70 CPU-s more than make test's 10 minutes on 2 cores allow; make test-paths
-# runs each half in the other mode too, and everything on the baseline path. Each half is split by
+# file in both modes cost ~70 CPU-s that make test's 10 minutes on 2 cores do not have; make test-paths
+# runs each half in its other mode, and everything on the baseline path. Each half is split by
 # sorted position, so an op keeps its mode from run to run (a failure reproduces). No xdist: on
 # ~26,000 short tests its per-test traffic costs a third more CPU than the tests. The suites log
 # nothing, and pytest's log capture (set up and torn down around every test) cost ~12% of a pass's
