@@ -37,8 +37,9 @@ from gen import abi, jsontext
 # ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
 # status of value ranges and sets. 13: ExampleArg.members (a tensor or scalar list's members, as the
 # example makes them) and ExampleArg.text (a string's). 15: ArrayLength (14), and Divisibility's chips, status,
-# value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时").
-SCHEMA_VERSION = 15
+# value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时"). 16: DimBytes (a
+# dimension's least length in bytes, on the chips a sentence names: "Atlas 推理系列产品：x的尾轴长度必须大于等于32 Bytes").
+SCHEMA_VERSION = 16
 
 
 class PageKind(str, enum.Enum):
@@ -921,6 +922,38 @@ class Divisibility(_Json):
         return f"{what} % {self.divisor} == 0{condition}" + _qualifiers(self.products, self.status, self.when)
 
 
+@dataclass(frozen=True)
+class DimBytes(_Json):
+    """A tensor's dimension `axis` spans at least `minimum` bytes: its size times the element size of
+    the tensor's dtype ("Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes"; "The length of
+    the last axis of x and gamma must be greater than or equal to 32 bytes"). An absent optional
+    tensor is not judged. It may hold on some chips only, as a value rule may."""
+
+    param: str
+    axis: int
+    minimum: int
+    line: int = 0
+    products: tuple[Soc, ...] = ()  # as ValueRange's
+    status: int = 0  # as ValueRange's
+
+    def __post_init__(self) -> None:
+        assert self.minimum > 0, f"{self.param}: a least length in bytes is positive"
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
+
+    def least_size(self, dtype: DType) -> Optional[int]:
+        """The least size of the dimension for elements of `dtype`; None for a dtype whose elements
+        are not whole bytes (a sub-byte dtype: the page's bytes do not say how they pack)."""
+        if not dtype.size:
+            return None
+        return -(-self.minimum // dtype.size)
+
+    def describe(self) -> str:
+        return f"{self.param}.shape[{self.axis}] * itemsize >= {self.minimum} bytes" + \
+            _qualifiers(self.products, self.status, None)
+
+
 class ShapeForm(str, enum.Enum):
     """The shape a `ShapeRule` gives."""
 
@@ -974,6 +1007,7 @@ class API(_Json):
     dim_equalities: tuple[DimEquality, ...] = ()
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
+    dim_bytes: tuple[DimBytes, ...] = ()
     # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
@@ -1002,7 +1036,7 @@ class API(_Json):
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
         found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
                             *self.dim_equalities,
-                            *self.divisibility, *self.shape_rules]
+                            *self.divisibility, *self.shape_rules, *self.dim_bytes]
         return tuple(sorted(found, key=lambda r: r.line))
 
     def dtype_checked(self, param: Param) -> bool:

@@ -12,8 +12,8 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
 from gen.emit.tests.errors import PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    ParamKind, ShapeForm, ShapeRule, ValueRange, ValueSet)
+from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+                    ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 
 
 @dataclass(frozen=True)
@@ -55,20 +55,32 @@ class RulePlanner:
             ("array_length", self.api.array_lengths, self.length_cases),
             ("dim_equality", self.api.dim_equalities, self.dim_cases),
             ("divisibility", self.api.divisibility, self.divisible_cases),
-            ("shape_rule", self.api.shape_rules, self.shape_cases))
+            ("shape_rule", self.api.shape_rules, self.shape_cases),
+            ("dim_bytes", self.api.dim_bytes, self.bytes_cases))
         for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
+                elsewhere: list[RuleTest] = []
                 accepted, refused, why = plan(rule) if not self.call.base_known else ([], [], self.call.base_known)
                 # A value rule (or a divisibility) of some chips is tested on them; its status is the
                 # error table's.
-                valued = isinstance(rule, (ValueRange, ValueSet, Divisibility))
+                valued = isinstance(rule, (ValueRange, ValueSet, Divisibility, DimBytes))
                 products = rule.products if valued else ()
                 socs = tuple(s.value for s in products)
                 if products and DEFAULT_SOC not in products and (accepted or refused):
-                    # The base call is the default chip's: another's may refuse its dtypes first.
-                    accepted, refused, why = [], [], f"it holds on {', '.join(socs)}, not on the base call's chip"
-                when = rule.when if valued else None
+                    # The base call is the default chip's: another's may refuse its dtypes first, unless
+                    # each of its dtypes is documented there too.
+                    if not (isinstance(rule, DimBytes) and self._dtypes_documented_on(products[0])):
+                        accepted, refused, why = [], [], f"it holds on {', '.join(socs)}, not on the base call's chip"
+                    else:
+                        socs = (products[0].value,)
+                        if refused:
+                            # The same call on the default chip, where the rule does not hold: not refused by it.
+                            elsewhere.append(RuleTest(f"{function}_elsewhere", rule.line,
+                                                  f"{rule.describe()}: not on {DEFAULT_SOC.value}",
+                                                  tuple(replace(c, id=f"{c.id}-on-{DEFAULT_SOC.value}") for c in refused),
+                                                  (), (DEFAULT_SOC.value,), PARAM_INVALID))
+                when = rule.when if isinstance(rule, (ValueRange, ValueSet, Divisibility)) else None
                 if when is not None and (accepted or refused) and not self._meets(when):
                     # Another value of the argument may ask for other shapes or values: only a base call
                     # under the condition tests it.
@@ -77,6 +89,7 @@ class RulePlanner:
                                       status=(rule.status if valued or isinstance(rule, ArrayLength) else 0)
                                       or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
+                tests += elsewhere
         return tests
 
     def _meets(self, when: Condition) -> bool:
@@ -321,6 +334,44 @@ class RulePlanner:
         changed[rule.axis] += 1
         refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={changed[rule.axis]}",
                           shapes={**self.base.shapes, rule.param: tuple(changed)})
+        return [replace(self.base, id="base")], [refused], ""
+
+    def _dtypes_documented_on(self, soc: Soc) -> bool:
+        """Whether each dtype of the base call is one its parameter documents on `soc`."""
+        return all(dtype in self.api.param(name).dtypes_for(soc) for name, dtype in self._assignment(self.base).items()
+                   if self.api.param(name).kind is ParamKind.TENSOR)
+
+    def bytes_cases(self, rule: DimBytes) -> tuple[list[Case], list[Case], str]:
+        # One sentence names several tensors whose last axes agree: its first tensor's test shortens them
+        # all (so that only the byte limit refuses the call); the others' would be the same call.
+        group = [r for r in self.api.dim_bytes if r.line == rule.line and r.products == rule.products]
+        if group[0] is not rule:
+            return [], [], f"the same call as {group[0].param}'s test of the line"
+        shape = self._dims(rule.param)
+        dtype = self._assignment(self.base).get(rule.param)
+        least = rule.least_size(dtype) if dtype is not None else None
+        if shape is None or least is None or not -len(shape) <= rule.axis < len(shape):
+            return [], [], "the base call does not give the tensor's shape and whole-byte dtype"
+        if least < 2:
+            return [], [], "no shorter dimension breaks it"
+        assignment = self._assignment(self.base)
+        for other in group:
+            dims, dtype = self._dims(other.param), assignment.get(other.param)
+            other_least = other.least_size(dtype) if dtype is not None else None
+            if dims is not None and other_least is not None and -len(dims) <= other.axis < len(dims) and \
+                    dims[other.axis] < other_least:
+                return [], [], f"the base call does not meet it ({other.param}'s dimension {other.axis} is short)"
+        # The tensors whose last axis is the same size follow (beta with x and gamma): only the limit then
+        # refuses the call, which the same call on a chip it does not hold on shows (the `_elsewhere` test).
+        if rule.axis != -1:
+            return [], [], "only a last axis's size is followed by the other tensors'"
+        size = shape[-1]
+        shapes = dict(self.base.shapes)
+        for name in self.base.shapes:
+            dims = self._dims(name)
+            if dims and dims[-1] == size:
+                shapes[name] = (*dims[:-1], least - 1)
+        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={least - 1}", shapes=shapes)
         return [replace(self.base, id="base")], [refused], ""
 
     # -- shape rules ---------------------------------------------------------------------------------
