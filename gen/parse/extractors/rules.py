@@ -1091,15 +1091,17 @@ def limits_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
     kept = []
     for rule in api.dim_bytes:
         arg, param = api.example_call.arg(rule.param), api.param(rule.param)
-        least = rule.least_size(arg.dtype) if arg is not None and arg.dtype is not None else None
-        shown_on = [soc for soc in rule.products or (DEFAULT_SOC,) if arg is not None and arg.dtype in param.dtypes_for(soc)]
-        if least is None or arg is None or not arg.shape or not shown_on or \
-                not -len(arg.shape) <= rule.axis < len(arg.shape) or arg.shape[rule.axis] >= least:
+        dtype = arg.dtype if arg is not None else None
+        shape = arg.shape if arg is not None else None
+        least = rule.least_size(dtype) if dtype is not None else None
+        shown_on = [soc for soc in rule.products or (DEFAULT_SOC,) if dtype in param.dtypes_for(soc)]
+        if dtype is None or least is None or not shape or not shown_on or \
+                not -len(shape) <= rule.axis < len(shape) or shape[rule.axis] >= least:
             kept.append(rule)
             continue
         diags.append(Diagnostic(Level.WARNING, rule.line, "example-breaks-limit",
-                                f"{api.name}: the page's example gives {rule.param} the shape {list(arg.shape)} of "
-                                f"{arg.dtype.value}, short of {rule.describe()}: the simulator does not check it"))
+                                f"{api.name}: the page's example gives {rule.param} the shape {list(shape)} of "
+                                f"{dtype.value}, short of {rule.describe()}: the simulator does not check it"))
     return api if len(kept) == len(api.dim_bytes) else replace(api, dim_bytes=tuple(kept))
 
 
