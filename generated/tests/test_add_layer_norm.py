@@ -293,7 +293,7 @@ def test_rule_line388_dtype_combination10_accepted(op, case):
 
 # line 389: dtype combination on Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, beta FLOAT16, biasOptional FLOAT16, yOut FLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line389', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line389', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line389_dtype_combination11_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P',))

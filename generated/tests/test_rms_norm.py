@@ -181,7 +181,7 @@ def test_rule_line265_dtype_combination5_accepted(op, case):
 
 # line 273: dtype combination on Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line273', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('line273', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'x': (2, 3, 16), 'gamma': (16,)}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line273_dtype_combination6_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P',))

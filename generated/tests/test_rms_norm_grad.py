@@ -175,7 +175,7 @@ def test_rule_line280_dtype_combination5_accepted(op, case):
 
 # line 288: dtype combination on Ascend310P: dy FLOAT16, x FLOAT16, rstd FLOAT, gamma FLOAT16, dxOut FLOAT16, dgammaOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line288', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('line288', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line288_dtype_combination6_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P',))

@@ -413,3 +413,8 @@ def test_a_least_length_in_bytes_of_some_chips():
     # A byte count is the element size times the dimension's: 32 bytes are 8 FLOATs, 16 FLOAT16s.
     assert (norm.dim_bytes[0].least_size(DType.FLOAT), norm.dim_bytes[0].least_size(DType.FLOAT16)) == (8, 16)
     assert norm.dim_bytes[0].least_size(DType.INT4) is None
+    # An alignment: "Atlas 推理系列产品：不支持入参x的最后一个维度S2非32Byte对齐的场景" (a letter names the axis).
+    masked = api("ops-nn/norm/masked_softmax_with_rel_pos_bias/docs/aclnnMaskedSoftmaxWithRelPosBias.md",
+                 "aclnnMaskedSoftmaxWithRelPosBias")
+    assert [(d.param, d.multiple, d.minimum, d.products) for d in masked.dim_bytes] == [("x", 32, 0, (Soc.ASCEND310P,))]
+    assert (masked.dim_bytes[0].size_step(DType.FLOAT16), masked.dim_bytes[0].size_step(DType.INT64)) == (16, 4)

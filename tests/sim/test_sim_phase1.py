@@ -476,6 +476,16 @@ def test_a_least_length_in_bytes_of_one_chip(sim, objs):
         assert phase1(sim, "aclnnSimTestRules", *rules_args(objs)) == 0, sim.error()  # [3, 4]: 16 bytes
 
 
+def test_an_alignment_in_bytes_of_one_chip(sim, objs):
+    # weight [4, 3] of FLOAT spans 12 bytes on its last axis: not 8-byte aligned, which Ascend910_93 asks.
+    args = rules_args(objs, weight=objs.t([4, 3]))
+    assert phase1(sim, "aclnnSimTestRules", *args) == 0, sim.error()
+    with soc(sim, "Ascend910_93"):
+        assert phase1(sim, "aclnnSimTestRules", *args) == INVALID
+        assert sim.error().endswith("weight: dimension -1 spans 3 x 4 bytes, not a multiple of 8 on this chip "
+                                    "(tests/sim/sim_test_ops.md:33)")
+
+
 def test_an_output_whose_shape_the_reduction_decides(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([]))) == 0, sim.error()
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()

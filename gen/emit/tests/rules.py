@@ -158,8 +158,31 @@ class RulePlanner:
                 if param.name not in base.shapes and param.kind is not ParamKind.SCALAR:
                     return None, f"the base call gives {cell.param} no shape"
                 dtypes[param.name] = dtype.value
-        return replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
-                       none=tuple(none)), ""
+        case = replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
+                       none=tuple(none))
+        # The chip the test runs on (rule_chip: the default one where the row holds there) may ask its
+        # tensors for more bytes than the base call's dtypes needed.
+        chip = DEFAULT_SOC if not row.products or DEFAULT_SOC in row.products else row.products[0]
+        return self._bytes_kept(case, chip), ""
+
+    def _bytes_kept(self, case: Case, soc: Soc) -> Case:
+        """`case` with the last dimension it gives its tensors (those of the size of a byte rule's tensor)
+        widened to the least size that meets each DimBytes holding on `soc` for the case's dtypes."""
+        assignment = self._assignment(case)
+        for rule in self.api.dim_bytes:
+            dims, dtype = self._dims(rule.param), assignment.get(rule.param)
+            if not rule.applies_to(soc) or rule.axis != -1 or not dims or dtype is None:
+                continue
+            shape = case.shapes.get(rule.param)
+            least, step = rule.least_size(dtype), rule.size_step(dtype)
+            if not isinstance(shape, tuple) or not shape or least is None or step is None:
+                continue
+            size = shape[-1]
+            wanted = -(-max(size, least) // step) * step
+            if wanted != size:
+                case = replace(case, shapes={name: (*d[:-1], wanted) if isinstance(d, tuple) and d and d[-1] == size else d
+                                             for name, d in case.shapes.items()})
+        return case
 
     def _assignment(self, case: Case) -> dict[str, DType]:
         """The dtype each typed parameter has in a case (those it leaves NULL have none)."""
@@ -342,36 +365,37 @@ class RulePlanner:
                    if self.api.param(name).kind is ParamKind.TENSOR)
 
     def bytes_cases(self, rule: DimBytes) -> tuple[list[Case], list[Case], str]:
-        # One sentence names several tensors whose last axes agree: its first tensor's test shortens them
-        # all (so that only the byte limit refuses the call); the others' would be the same call.
+        # One sentence names several tensors whose last axes agree: its first tensor's test changes them
+        # all (so that only the byte rule refuses the call); the others' would be the same call.
         group = [r for r in self.api.dim_bytes if r.line == rule.line and r.products == rule.products]
         if group[0] is not rule:
             return [], [], f"the same call as {group[0].param}'s test of the line"
-        shape = self._dims(rule.param)
-        dtype = self._assignment(self.base).get(rule.param)
-        least = rule.least_size(dtype) if dtype is not None else None
-        if shape is None or least is None or not -len(shape) <= rule.axis < len(shape):
-            return [], [], "the base call does not give the tensor's shape and whole-byte dtype"
-        if least < 2:
-            return [], [], "no shorter dimension breaks it"
-        assignment = self._assignment(self.base)
-        for other in group:
-            dims, dtype = self._dims(other.param), assignment.get(other.param)
-            other_least = other.least_size(dtype) if dtype is not None else None
-            if dims is not None and other_least is not None and -len(dims) <= other.axis < len(dims) and \
-                    dims[other.axis] < other_least:
-                return [], [], f"the base call does not meet it ({other.param}'s dimension {other.axis} is short)"
-        # The tensors whose last axis is the same size follow (beta with x and gamma): only the limit then
-        # refuses the call, which the same call on a chip it does not hold on shows (the `_elsewhere` test).
         if rule.axis != -1:
             return [], [], "only a last axis's size is followed by the other tensors'"
-        size = shape[-1]
+        assignment = self._assignment(self.base)
+        shape, dtype = self._dims(rule.param), assignment.get(rule.param)
+        least = rule.least_size(dtype) if dtype is not None else None
+        step = rule.size_step(dtype) if dtype is not None else None
+        if not shape or least is None or step is None:
+            return [], [], "the base call does not give the tensor's shape and whole-byte dtype"
+        for other in group:
+            dims, other_dtype = self._dims(other.param), assignment.get(other.param)
+            if not dims or other_dtype is None or not other_dtype.size:
+                continue
+            if dims[-1] < (other.least_size(other_dtype) or 0) or dims[-1] % (other.size_step(other_dtype) or 1):
+                return [], [], f"the base call does not meet it ({other.param}'s last dimension)"
+        # Short of the least length, or one element past an aligned one (the least length kept).
+        broken = least - 1 if rule.minimum and least > 1 else shape[-1] + 1 if step > 1 else None
+        if broken is None:
+            return [], [], "no other size of the dimension breaks it"
+        # The tensors whose last axis is the same size follow (beta with x and gamma): only the byte rule
+        # then refuses the call, which the same call on a chip it does not hold on shows (`_elsewhere`).
         shapes = dict(self.base.shapes)
         for name in self.base.shapes:
             dims = self._dims(name)
-            if dims and dims[-1] == size:
-                shapes[name] = (*dims[:-1], least - 1)
-        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={least - 1}", shapes=shapes)
+            if dims and dims[-1] == shape[-1]:
+                shapes[name] = (*dims[:-1], broken)
+        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={broken}", shapes=shapes)
         return [replace(self.base, id="base")], [refused], ""
 
     # -- shape rules ---------------------------------------------------------------------------------

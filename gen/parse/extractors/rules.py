@@ -420,7 +420,7 @@ class _Reader:
             return  # "mode为1时，mode..." names the value it is under: no rule of it
         self.rules.add(bucket, replace(rule, products=self.products, status=self.status, when=self.when))
 
-    # -- a dimension's least length in bytes ------------------------------------------------------
+    # -- a dimension's length in bytes: a least one, an alignment ---------------------------------
 
     # "x1、x2、beta、gamma、biasOptional五个输入的尾轴长度必须大于等于32 Bytes", "x、y的尾轴长度，以及gamma的
     # 尾轴长度必须大于等于32 Bytes", "The length of the last axis of the inputs x and gamma must be greater than
@@ -431,29 +431,37 @@ class _Reader:
                    r"(?P<n>\d+)\s*(?:Bytes?|字节)\s*[。.]?\s*$", re.I),
         re.compile(r"^The\s+length\s+of\s+the\s+last\s+axis\s+of\s+(?:the\s+inputs?\s+)?(?P<names>.{1,300}?)\s+must\s+be\s+"
                    r"greater\s+than\s+or\s+equal\s+to\s+(?P<n>\d+)\s+bytes?\s*\.?\s*$", re.I))
+    # "不支持入参x的最后一个维度S2非32Byte对齐的场景", "The last dimension S2 of the input parameter x must be
+    # 32-byte aligned": the last axis (a letter may name it), a multiple of a number of bytes.
+    _ALIGNED_BYTES = (
+        re.compile(r"^不支持(?:入参|输入)?(?P<names>.{1,300}?)的(?:最后一个维度|最后一维|尾轴)(?:\s*[A-Z][A-Za-z0-9]{0,3})?"
+                   r"\s*非\s*(?P<n>\d+)\s*(?:Bytes?|B|字节)\s*对齐的场景\s*[。.]?\s*$", re.I),
+        re.compile(r"^The\s+last\s+dimension(?:\s+[A-Z][A-Za-z0-9]{0,3})?\s+of\s+(?:the\s+input\s+(?:parameters?\s+)?)?"
+                   r"(?P<names>.{1,300}?)\s+must\s+be\s+(?P<n>\d+)-byte\s+aligned\s*\.?\s*$", re.I))
     # What may join the tensors' names: list separators, "以及", "and", "输入(的)", "N个输入", "的尾轴长度".
-    _LEAST_BYTES_JOINS = re.compile(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
+    _BYTES_JOINS = re.compile(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
 
     def _least_bytes(self, sentence: str, text: Text) -> None:
         if not self.products or text.error_row:
-            # Held on every chip, a least length is a different knowledge (none seen yet): read where a
-            # product names it only.
+            # Held on every chip, a length in bytes is a different knowledge (the ones seen sit under a
+            # product's bullet, which the sentence does not carry): read where a product opens it only.
             return
-        rest = self._chips_opening(sentence)[1]
-        plain = _clean(rest)
-        for pattern in self._LEAST_BYTES:
-            found = pattern.match(plain)
-            if found is None:
-                continue
-            names = [n for n in self._LEAST_BYTES_JOINS.split(found.group("names")) if n]
-            if not names or any(n not in self.params or self.params[n].kind is not ParamKind.TENSOR for n in names):
-                self.rules.unread(self.api, text.line, text.subject or "constraints", sentence,
-                                  "a least length in bytes of something else than tensors' last axis")
+        plain = _clean(self._chips_opening(sentence)[1])
+        for patterns, bound in ((self._LEAST_BYTES, "minimum"), (self._ALIGNED_BYTES, "multiple")):
+            for pattern in patterns:
+                found = pattern.match(plain)
+                if found is None:
+                    continue
+                names = [n for n in self._BYTES_JOINS.split(found.group("names")) if n]
+                if not names or any(n not in self.params or self.params[n].kind is not ParamKind.TENSOR for n in names):
+                    self.rules.unread(self.api, text.line, text.subject or "constraints", sentence,
+                                      "a length in bytes of something else than tensors' last axis")
+                    return
+                for name in dict.fromkeys(names):
+                    self.rules.add(self.rules.dim_bytes, DimBytes(name, -1, line=text.line, products=self.products,
+                                                                  status=self.status,
+                                                                  **{bound: int(found.group("n"))}))
                 return
-            for name in dict.fromkeys(names):
-                self.rules.add(self.rules.dim_bytes, DimBytes(name, -1, int(found.group("n")), text.line,
-                                                              self.products, self.status))
-            return
 
     # -- value ranges ----------------------------------------------------------------------------
 

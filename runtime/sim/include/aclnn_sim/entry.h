@@ -191,7 +191,8 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
 struct DimBytesSpec {  // gen.ir.DimBytes
   int8_t param;
   int8_t axis;
-  int64_t minimum;  // bytes: the dimension's size times the element size
+  int64_t minimum;   // bytes the dimension's size times the element size reaches at least; 0: none
+  int64_t multiple;  // bytes it is a multiple of; 0: none
   uint16_t socs;    // as ValueRangeSpec's
   int status;       // as ValueRangeSpec's
   int line;

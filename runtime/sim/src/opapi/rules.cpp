@@ -349,10 +349,14 @@ aclnnStatus CheckShapeRules(const Call& call) {
     const int64_t item = static_cast<int64_t>(DTypeSize(static_cast<aclDataType>(dtype)));
     if (at < 0 || item <= 0) continue;  // a rank the rank bounds judge; sub-byte elements the page does not size
     const int64_t size = (*shape)[static_cast<size_t>(at)];
-    if (size * item >= rule.minimum) continue;
+    const int64_t bytes = size * item;
+    const bool short_of = rule.minimum > 0 && bytes < rule.minimum;
+    if (!short_of && (rule.multiple <= 0 || bytes % rule.multiple == 0)) continue;
     return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": dimension " +
                                          std::to_string(rule.axis) + " spans " + std::to_string(size) + " x " +
-                                         std::to_string(item) + " bytes, less than " + std::to_string(rule.minimum) +
+                                         std::to_string(item) + " bytes, " +
+                                         (short_of ? "less than " + std::to_string(rule.minimum)
+                                                   : "not a multiple of " + std::to_string(rule.multiple)) +
                                          " on this chip" + Where(spec, rule.line));
   }
   return ACLNN_SUCCESS;
