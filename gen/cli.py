@@ -84,9 +84,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 # The kinds of rule `page_rules` lists, in the order `python -m gen rules` counts them.
 RULE_KINDS = ("reserved", "same_format", "dtype_combination", "value_range", "value_set", "array_length",
-              "dim_equality", "divisibility", "shape_rule")
+              "dim_equality", "divisibility", "shape_rule", "dim_bytes")
 _RULE_KIND = {"DTypeCombination": "dtype_combination", "ValueRange": "value_range", "ValueSet": "value_set",
-              "ArrayLength": "array_length", "DimEquality": "dim_equality", "Divisibility": "divisibility", "ShapeRule": "shape_rule"}
+              "ArrayLength": "array_length", "DimEquality": "dim_equality", "Divisibility": "divisibility", "ShapeRule": "shape_rule",
+              "DimBytes": "dim_bytes"}
 
 
 def page_rules(page: Page) -> list[tuple[int, str, str, str]]:

@@ -37,8 +37,10 @@ from gen import abi, jsontext
 # ValueSet (a value out of a list with gaps), and the chips, the condition (Condition) and the error
 # status of value ranges and sets. 13: ExampleArg.members (a tensor or scalar list's members, as the
 # example makes them) and ExampleArg.text (a string's). 15: ArrayLength (14), and Divisibility's chips, status,
-# value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时").
-SCHEMA_VERSION = 15
+# value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时"). 16: DimBytes (a
+# dimension's least length and alignment in bytes, on the chips a sentence names: "Atlas 推理系列产品：x的尾轴长度必须
+# 大于等于32 Bytes").
+SCHEMA_VERSION = 16
 
 
 class PageKind(str, enum.Enum):
@@ -921,6 +923,50 @@ class Divisibility(_Json):
         return f"{what} % {self.divisor} == 0{condition}" + _qualifiers(self.products, self.status, self.when)
 
 
+@dataclass(frozen=True)
+class DimBytes(_Json):
+    """What a tensor's dimension `axis` spans in bytes (its size times the element size of the tensor's
+    dtype): at least `minimum` ("Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes"; "The length
+    of the last axis of x and gamma must be greater than or equal to 32 bytes"), a multiple of `multiple`
+    ("不支持入参x的最后一个维度S2非32Byte对齐的场景"; "must be 32-byte aligned"); 0: no such bound. An
+    absent optional tensor is not judged. It may hold on some chips only, as a value rule may."""
+
+    param: str
+    axis: int
+    minimum: int = 0
+    line: int = 0
+    products: tuple[Soc, ...] = ()  # as ValueRange's
+    status: int = 0  # as ValueRange's
+    multiple: int = 0
+
+    def __post_init__(self) -> None:
+        assert self.minimum >= 0 and self.multiple >= 0 and (self.minimum or self.multiple), \
+            f"{self.param}: a byte rule bounds the bytes"
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
+
+    def least_size(self, dtype: DType) -> Optional[int]:
+        """The least size of the dimension for elements of `dtype` (1 without a minimum); None for a
+        dtype whose elements are not whole bytes (a sub-byte dtype: the page's bytes do not say how
+        they pack)."""
+        if not dtype.size:
+            return None
+        return max(1, -(-self.minimum // dtype.size))
+
+    def size_step(self, dtype: DType) -> Optional[int]:
+        """The number of elements of `dtype` the dimension's size is a multiple of (1 without an
+        alignment, or when an element is as large as it); None as least_size says."""
+        if not dtype.size:
+            return None
+        return max(1, self.multiple // dtype.size) if self.multiple else 1
+
+    def describe(self) -> str:
+        bounds = ([f">= {self.minimum}"] if self.minimum else []) + ([f"% {self.multiple} == 0"] if self.multiple else [])
+        return f"{self.param}.shape[{self.axis}] * itemsize {' and '.join(bounds)} bytes" + \
+            _qualifiers(self.products, self.status, None)
+
+
 class ShapeForm(str, enum.Enum):
     """The shape a `ShapeRule` gives."""
 
@@ -974,6 +1020,7 @@ class API(_Json):
     dim_equalities: tuple[DimEquality, ...] = ()
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
+    dim_bytes: tuple[DimBytes, ...] = ()
     # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
@@ -1002,7 +1049,7 @@ class API(_Json):
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
         found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
                             *self.dim_equalities,
-                            *self.divisibility, *self.shape_rules]
+                            *self.divisibility, *self.shape_rules, *self.dim_bytes]
         return tuple(sorted(found, key=lambda r: r.line))
 
     def dtype_checked(self, param: Param) -> bool:

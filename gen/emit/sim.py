@@ -575,17 +575,25 @@ def sim_rules(api: API) -> Optional[SimRules]:
                                    scalar=rule.form is ShapeForm.SCALAR, others=others, line=rule.line))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
+    dim_bytes = [Init.of(param=index_of[d.param], axis=d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
+                         status=d.status, line=d.line) for d in api.dim_bytes if d.param in index_of]
+    table("dim_bytes", "aclsim::DimBytesSpec", "kDimBytes", dim_bytes)
+
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
     (combinations_at, combination_count), (ranges_at, range_count), (sets_at, set_count), (lengths_at, length_count), \
         (dims_at, dim_count), (divisible_at, divisible_count), (shape_rules_at, shape_rule_count) = (
             counts[k] for k in ("combinations", "ranges", "sets", "lengths", "dims", "divisible", "shape_rules"))
-    return SimRules(tables=tuple(tables), init=Init.of(
+    init = Init.of(
         reserved=mask, combinations=combinations_at, combination_count=combination_count, ranges=ranges_at,
         range_count=range_count, sets=sets_at, set_count=set_count, lengths=lengths_at, length_count=length_count,
         dims=dims_at, dim_count=dim_count, divisible=divisible_at,
-        divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count))
+        divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count)
+    dim_bytes_at, dim_bytes_count = counts["dim_bytes"]
+    if dim_bytes_count:  # the last fields, left out where there are none (a designated initializer may)
+        init = Init(init.fields + Init.of(dim_bytes=dim_bytes_at, dim_bytes_count=dim_bytes_count).fields)
+    return SimRules(tables=tuple(tables), init=init)
 
 
 # --- one API -----------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from gen.parse.extractors.params import ParamContext, build_param, note_socs, pr
 from gen.parse.extractors.products import find_products
 from gen.parse.extractors.relations import (CONDITION, speaks_of_broadcasting, with_error_table_relations,
                                            without_product_shapes)
-from gen.parse.extractors.rules import UNREAD, Rules, counts_from_zero, read_rules, texts_of
+from gen.parse.extractors.rules import UNREAD, Rules, counts_from_zero, limits_the_example_keeps, read_rules, texts_of
 from gen.parse.readers.scan import MARKUP
 from gen.parse.extractors.prototypes import (WORKSPACE_SUFFIX, find_call, CParam, Declaration, Pairing, find_declarations, normalise_type,
                                   pair_declarations, read_declaration)
@@ -358,12 +358,12 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
               value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
-              shape_rules=tuple(found.shape_rules), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
+              shape_rules=tuple(found.shape_rules), dim_bytes=tuple(found.dim_bytes), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
                               error_rows_name_formats=conventions.error_rows_name_formats(api),
                               zero_d_addends=conventions.zero_d_addends(api))
     if example:
-        api = ranges_the_example_keeps(_with_example_call(api, diags), diags)
+        api = limits_the_example_keeps(ranges_the_example_keeps(_with_example_call(api, diags), diags), diags)
     return api
 
 

@@ -265,7 +265,14 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 388},
     {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 389},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 11, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::DimBytesSpec kDimBytes[] = {
+    {.param = 0, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 357},
+    {.param = 1, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 357},
+    {.param = 3, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 357},
+    {.param = 2, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 357},
+    {.param = 4, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 357},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 11, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .dim_bytes = kDimBytes, .dim_bytes_count = 5};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -7642,7 +7649,12 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 288},
     {.cells = kCombination6, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 289},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::DimBytesSpec kDimBytes[] = {
+    {.param = 1, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 266},
+    {.param = 0, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 266},
+    {.param = 3, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 266},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .dim_bytes = kDimBytes, .dim_bytes_count = 3};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -7826,7 +7838,11 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination4, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P)) | (1u << static_cast<int>(aclsim::Soc::kAscend310B))), .line = 270},
     {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P)) | (1u << static_cast<int>(aclsim::Soc::kAscend310B))), .line = 271},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 6, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::DimBytesSpec kDimBytes[] = {
+    {.param = 0, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 254},
+    {.param = 1, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 254},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 6, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .dim_bytes = kDimBytes, .dim_bytes_count = 2};
 
 
 constexpr aclsim::ApiSpec kSpec = {

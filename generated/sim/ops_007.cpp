@@ -9357,7 +9357,11 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination5, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 273},
     {.cells = kCombination6, .cell_count = 4, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .line = 274},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::DimBytesSpec kDimBytes[] = {
+    {.param = 0, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 243},
+    {.param = 1, .axis = -1, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 243},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 7, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .dim_bytes = kDimBytes, .dim_bytes_count = 2};
 
 
 constexpr aclsim::ApiSpec kSpec = {

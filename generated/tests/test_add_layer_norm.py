@@ -293,7 +293,7 @@ def test_rule_line388_dtype_combination10_accepted(op, case):
 
 # line 389: dtype combination on Ascend310P: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, beta FLOAT16, biasOptional FLOAT16, yOut FLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line389', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line389', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line389_dtype_combination11_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P',))
@@ -305,3 +305,50 @@ def test_rule_line389_dtype_combination11_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+
+
+# line 357: x1.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line357_dim_bytes1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-dim-1=7', shapes={'x1': (2, 3, 7), 'x2': (2, 3, 7), 'gamma': (7,), 'beta': (7,), 'biasOptional': (7,)}),
+], ids=lambda case: case.id)
+def test_rule_line357_dim_bytes1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+
+
+# line 357: x1.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-dim-1=7-on-Ascend910B', shapes={'x1': (2, 3, 7), 'x2': (2, 3, 7), 'gamma': (7,), 'beta': (7,), 'biasOptional': (7,)}),
+], ids=lambda case: case.id)
+def test_rule_line357_dim_bytes1_elsewhere_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B',))
+
+
+# line 357: x2.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x1's test of the line")
+def test_rule_line357_dim_bytes2():
+    pass
+
+
+# line 357: beta.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x1's test of the line")
+def test_rule_line357_dim_bytes3():
+    pass
+
+
+# line 357: gamma.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x1's test of the line")
+def test_rule_line357_dim_bytes4():
+    pass
+
+
+# line 357: biasOptional.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x1's test of the line")
+def test_rule_line357_dim_bytes5():
+    pass

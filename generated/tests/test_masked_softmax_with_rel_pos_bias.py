@@ -119,3 +119,26 @@ def test_error_row1_null_pointer(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 175: 561002 ACLNN_ERR_INNER_TILING_ERROR: The data type, data format, or shape of the input or output parameter is not supported.)')
 def test_error_row2_unclassified():
     pass
+
+
+# line 225: x.shape[-1] * itemsize % 32 == 0 bytes on Ascend310P
+@pytest.mark.parametrize("case", [
+    BASE.but('base', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line225_dim_bytes1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (4, 2, 4, 9), 'attenMaskOptional': (2, 4, 9), 'relativePosBias': (2, 4, 9)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line225_dim_bytes1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+
+
+# line 225: x.shape[-1] * itemsize % 32 == 0 bytes on Ascend310P: not on Ascend910B
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9-on-Ascend910B', shapes={'x': (4, 2, 4, 9), 'attenMaskOptional': (2, 4, 9), 'relativePosBias': (2, 4, 9)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line225_dim_bytes1_elsewhere_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B',))

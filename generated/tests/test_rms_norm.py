@@ -181,7 +181,7 @@ def test_rule_line265_dtype_combination5_accepted(op, case):
 
 # line 273: dtype combination on Ascend310P: x FLOAT16, gamma FLOAT16, yOut FLOAT16, rstdOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line273', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('line273', dtypes={'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'x': (2, 3, 16), 'gamma': (16,)}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line273_dtype_combination6_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P',))
@@ -201,3 +201,32 @@ def test_rule_line274_dtype_combination7_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+
+
+# line 243: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line243_dim_bytes1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=7', shapes={'x': (2, 3, 7), 'gamma': (7,)}),
+], ids=lambda case: case.id)
+def test_rule_line243_dim_bytes1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+
+
+# line 243: x.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=7-on-Ascend910B', shapes={'x': (2, 3, 7), 'gamma': (7,)}),
+], ids=lambda case: case.id)
+def test_rule_line243_dim_bytes1_elsewhere_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B',))
+
+
+# line 243: gamma.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x's test of the line")
+def test_rule_line243_dim_bytes2():
+    pass

@@ -187,3 +187,32 @@ def test_rule_line271_dtype_combination6():
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+
+
+# line 254: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.parametrize("case", [
+    BASE.but('base', out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line254_dim_bytes1_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P',))
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=15', shapes={'x': (3, 15), 'gamma': (15,), 'beta': (15,)}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line254_dim_bytes1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+
+
+# line 254: x.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=15-on-Ascend910B', shapes={'x': (3, 15), 'gamma': (15,), 'beta': (15,)}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line254_dim_bytes1_elsewhere_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B',))
+
+
+# line 254: gamma.shape[-1] * itemsize >= 32 bytes on Ascend310P
+@pytest.mark.skip(reason="not tested: the same call as x's test of the line")
+def test_rule_line254_dim_bytes2():
+    pass

@@ -394,3 +394,27 @@ def test_divisibility_under_an_int_arguments_dtype_values():
     mx = api("ops-nn/quant/dynamic_block_mx_quant/docs/aclnnDynamicBlockMxQuant.md", "aclnnDynamicBlockMxQuant")
     assert [d.describe() for d in mx.divisibility] == ["x.shape[-1] % 2 == 0 when dstType == 40",
                                                       "x.shape[-1] % 2 == 0 when dstType == 41"]
+
+
+def test_a_least_length_in_bytes_of_some_chips():
+    # "Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional五个输入的尾轴长度必须大于等于32 Bytes": each
+    # tensor's last axis, on the chip the product names only.
+    norm = api("ops-nn/norm/add_layer_norm/docs/aclnnAddLayerNorm.md", "aclnnAddLayerNorm")
+    assert {(d.param, d.axis, d.minimum, d.products) for d in norm.dim_bytes} == {
+        (n, -1, 32, (Soc.ASCEND310P,)) for n in ("x1", "x2", "beta", "gamma", "biasOptional")}
+    # In English, and "x、y的尾轴长度，以及gamma的尾轴长度" (the axis said again).
+    english = api("ops-nn-8.5.0-en/norm/rms_norm/docs/aclnnRmsNorm_en.md", "aclnnRmsNorm")
+    assert sorted(d.param for d in english.dim_bytes) == ["gamma", "x"]
+    assert {d.param for d in api("ops-nn/norm/rms_norm_quant/docs/aclnnRmsNormQuant.md", "aclnnRmsNormQuant").dim_bytes} \
+        >= {"x", "gamma"}
+    # "norm轴长度，以及gamma...的长度": an axis the sentence does not place is not read.
+    quant = api("ops-nn/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant.md", "aclnnAddRmsNormQuant")
+    assert quant.dim_bytes == ()
+    # A byte count is the element size times the dimension's: 32 bytes are 8 FLOATs, 16 FLOAT16s.
+    assert (norm.dim_bytes[0].least_size(DType.FLOAT), norm.dim_bytes[0].least_size(DType.FLOAT16)) == (8, 16)
+    assert norm.dim_bytes[0].least_size(DType.INT4) is None
+    # An alignment: "Atlas 推理系列产品：不支持入参x的最后一个维度S2非32Byte对齐的场景" (a letter names the axis).
+    masked = api("ops-nn/norm/masked_softmax_with_rel_pos_bias/docs/aclnnMaskedSoftmaxWithRelPosBias.md",
+                 "aclnnMaskedSoftmaxWithRelPosBias")
+    assert [(d.param, d.multiple, d.minimum, d.products) for d in masked.dim_bytes] == [("x", 32, 0, (Soc.ASCEND310P,))]
+    assert (masked.dim_bytes[0].size_step(DType.FLOAT16), masked.dim_bytes[0].size_step(DType.INT64)) == (16, 4)

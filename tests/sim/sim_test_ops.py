@@ -5,7 +5,7 @@ several outputs, an API without a kernel). They are generated and built next to 
 from __future__ import annotations
 
 from gen.ir import (
-    API, Bound, CombinationCell, Condition, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, DTypeCondition, Extent, IntegerMath,
+    API, Bound, CombinationCell, Condition, DimBytes, ErrorCase, ErrorCategory, DimEquality, Direction, Divisibility, DType, DTypeCombination, DTypeCondition, Extent, IntegerMath,
     OpSemantics, Page, PageKind, Param, ParamKind, Product, Relation, RelationKind, Reserved, ResultRule, ShapeForm,
     ShapeRule, Soc, ValueCheck, ValueRange, ValueSet,
 )
@@ -154,6 +154,10 @@ def rules_api() -> API:
                                    when_dtype=DTypeCondition(("self",), (F16,)))),
         shape_rules=(ShapeRule("out", "reduction", ("0",), ShapeForm.SAME, ("self",), line=25),
                      ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25)),
+        # "Atlas A3 训练系列产品：self的尾轴长度必须大于等于16 Bytes".
+        # and "Atlas A3 训练系列产品：不支持入参weight的最后一个维度非8Byte对齐的场景".
+        dim_bytes=(DimBytes("self", -1, 16, line=32, products=(Soc.ASCEND910_93,)),
+                   DimBytes("weight", -1, line=33, products=(Soc.ASCEND910_93,), multiple=8)),
     )
 
 

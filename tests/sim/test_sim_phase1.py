@@ -465,6 +465,27 @@ def test_a_dimension_that_must_divide_under_a_dtype(sim, objs):
     assert "self: dimension 0 (2) is not a multiple of 3 (tests/sim/sim_test_ops.md:31)" in sim.error()
 
 
+def test_a_least_length_in_bytes_of_one_chip(sim, objs):
+    # self [3, 2] of FLOAT spans 8 bytes on its last axis: too short on Ascend910_93 only.
+    args = rules_args(objs, self=objs.t([3, 2]), weight=objs.t([2, 2]), out=objs.t([3, 2]))
+    assert phase1(sim, "aclnnSimTestRules", *args) == 0, sim.error()
+    with soc(sim, "Ascend910_93"):
+        assert phase1(sim, "aclnnSimTestRules", *args) == INVALID
+        assert sim.error().endswith("self: dimension -1 spans 2 x 4 bytes, less than 16 on this chip "
+                                    "(tests/sim/sim_test_ops.md:32)")
+        assert phase1(sim, "aclnnSimTestRules", *rules_args(objs)) == 0, sim.error()  # [3, 4]: 16 bytes
+
+
+def test_an_alignment_in_bytes_of_one_chip(sim, objs):
+    # weight [4, 3] of FLOAT spans 12 bytes on its last axis: not 8-byte aligned, which Ascend910_93 asks.
+    args = rules_args(objs, weight=objs.t([4, 3]))
+    assert phase1(sim, "aclnnSimTestRules", *args) == 0, sim.error()
+    with soc(sim, "Ascend910_93"):
+        assert phase1(sim, "aclnnSimTestRules", *args) == INVALID
+        assert sim.error().endswith("weight: dimension -1 spans 3 x 4 bytes, not a multiple of 8 on this chip "
+                                    "(tests/sim/sim_test_ops.md:33)")
+
+
 def test_an_output_whose_shape_the_reduction_decides(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([]))) == 0, sim.error()
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()

@@ -12,8 +12,8 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
 from gen.emit.tests.errors import PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    ParamKind, ShapeForm, ShapeRule, ValueRange, ValueSet)
+from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+                    ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 
 
 @dataclass(frozen=True)
@@ -55,20 +55,32 @@ class RulePlanner:
             ("array_length", self.api.array_lengths, self.length_cases),
             ("dim_equality", self.api.dim_equalities, self.dim_cases),
             ("divisibility", self.api.divisibility, self.divisible_cases),
-            ("shape_rule", self.api.shape_rules, self.shape_cases))
+            ("shape_rule", self.api.shape_rules, self.shape_cases),
+            ("dim_bytes", self.api.dim_bytes, self.bytes_cases))
         for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
+                elsewhere: list[RuleTest] = []
                 accepted, refused, why = plan(rule) if not self.call.base_known else ([], [], self.call.base_known)
                 # A value rule (or a divisibility) of some chips is tested on them; its status is the
                 # error table's.
-                valued = isinstance(rule, (ValueRange, ValueSet, Divisibility))
+                valued = isinstance(rule, (ValueRange, ValueSet, Divisibility, DimBytes))
                 products = rule.products if valued else ()
                 socs = tuple(s.value for s in products)
                 if products and DEFAULT_SOC not in products and (accepted or refused):
-                    # The base call is the default chip's: another's may refuse its dtypes first.
-                    accepted, refused, why = [], [], f"it holds on {', '.join(socs)}, not on the base call's chip"
-                when = rule.when if valued else None
+                    # The base call is the default chip's: another's may refuse its dtypes first, unless
+                    # each of its dtypes is documented there too.
+                    if not (isinstance(rule, DimBytes) and self._dtypes_documented_on(products[0])):
+                        accepted, refused, why = [], [], f"it holds on {', '.join(socs)}, not on the base call's chip"
+                    else:
+                        socs = (products[0].value,)
+                        if refused:
+                            # The same call on the default chip, where the rule does not hold: not refused by it.
+                            elsewhere.append(RuleTest(f"{function}_elsewhere", rule.line,
+                                                  f"{rule.describe()}: not on {DEFAULT_SOC.value}",
+                                                  tuple(replace(c, id=f"{c.id}-on-{DEFAULT_SOC.value}") for c in refused),
+                                                  (), (DEFAULT_SOC.value,), PARAM_INVALID))
+                when = rule.when if isinstance(rule, (ValueRange, ValueSet, Divisibility)) else None
                 if when is not None and (accepted or refused) and not self._meets(when):
                     # Another value of the argument may ask for other shapes or values: only a base call
                     # under the condition tests it.
@@ -77,6 +89,7 @@ class RulePlanner:
                                       status=(rule.status if valued or isinstance(rule, ArrayLength) else 0)
                                       or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
+                tests += elsewhere
         return tests
 
     def _meets(self, when: Condition) -> bool:
@@ -145,8 +158,31 @@ class RulePlanner:
                 if param.name not in base.shapes and param.kind is not ParamKind.SCALAR:
                     return None, f"the base call gives {cell.param} no shape"
                 dtypes[param.name] = dtype.value
-        return replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
-                       none=tuple(none)), ""
+        case = replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
+                       none=tuple(none))
+        # The chip the test runs on (rule_chip: the default one where the row holds there) may ask its
+        # tensors for more bytes than the base call's dtypes needed.
+        chip = DEFAULT_SOC if not row.products or DEFAULT_SOC in row.products else row.products[0]
+        return self._bytes_kept(case, chip), ""
+
+    def _bytes_kept(self, case: Case, soc: Soc) -> Case:
+        """`case` with the last dimension it gives its tensors (those of the size of a byte rule's tensor)
+        widened to the least size that meets each DimBytes holding on `soc` for the case's dtypes."""
+        assignment = self._assignment(case)
+        for rule in self.api.dim_bytes:
+            dims, dtype = self._dims(rule.param), assignment.get(rule.param)
+            if not rule.applies_to(soc) or rule.axis != -1 or not dims or dtype is None:
+                continue
+            shape = case.shapes.get(rule.param)
+            least, step = rule.least_size(dtype), rule.size_step(dtype)
+            if not isinstance(shape, tuple) or not shape or least is None or step is None:
+                continue
+            size = shape[-1]
+            wanted = -(-max(size, least) // step) * step
+            if wanted != size:
+                case = replace(case, shapes={name: (*d[:-1], wanted) if isinstance(d, tuple) and d and d[-1] == size else d
+                                             for name, d in case.shapes.items()})
+        return case
 
     def _assignment(self, case: Case) -> dict[str, DType]:
         """The dtype each typed parameter has in a case (those it leaves NULL have none)."""
@@ -321,6 +357,45 @@ class RulePlanner:
         changed[rule.axis] += 1
         refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={changed[rule.axis]}",
                           shapes={**self.base.shapes, rule.param: tuple(changed)})
+        return [replace(self.base, id="base")], [refused], ""
+
+    def _dtypes_documented_on(self, soc: Soc) -> bool:
+        """Whether each dtype of the base call is one its parameter documents on `soc`."""
+        return all(dtype in self.api.param(name).dtypes_for(soc) for name, dtype in self._assignment(self.base).items()
+                   if self.api.param(name).kind is ParamKind.TENSOR)
+
+    def bytes_cases(self, rule: DimBytes) -> tuple[list[Case], list[Case], str]:
+        # One sentence names several tensors whose last axes agree: its first tensor's test changes them
+        # all (so that only the byte rule refuses the call); the others' would be the same call.
+        group = [r for r in self.api.dim_bytes if r.line == rule.line and r.products == rule.products]
+        if group[0] is not rule:
+            return [], [], f"the same call as {group[0].param}'s test of the line"
+        if rule.axis != -1:
+            return [], [], "only a last axis's size is followed by the other tensors'"
+        assignment = self._assignment(self.base)
+        shape, dtype = self._dims(rule.param), assignment.get(rule.param)
+        least = rule.least_size(dtype) if dtype is not None else None
+        step = rule.size_step(dtype) if dtype is not None else None
+        if not shape or least is None or step is None:
+            return [], [], "the base call does not give the tensor's shape and whole-byte dtype"
+        for other in group:
+            dims, other_dtype = self._dims(other.param), assignment.get(other.param)
+            if not dims or other_dtype is None or not other_dtype.size:
+                continue
+            if dims[-1] < (other.least_size(other_dtype) or 0) or dims[-1] % (other.size_step(other_dtype) or 1):
+                return [], [], f"the base call does not meet it ({other.param}'s last dimension)"
+        # Short of the least length, or one element past an aligned one (the least length kept).
+        broken = least - 1 if rule.minimum and least > 1 else shape[-1] + 1 if step > 1 else None
+        if broken is None:
+            return [], [], "no other size of the dimension breaks it"
+        # The tensors whose last axis is the same size follow (beta with x and gamma): only the byte rule
+        # then refuses the call, which the same call on a chip it does not hold on shows (`_elsewhere`).
+        shapes = dict(self.base.shapes)
+        for name in self.base.shapes:
+            dims = self._dims(name)
+            if dims and dims[-1] == shape[-1]:
+                shapes[name] = (*dims[:-1], broken)
+        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={broken}", shapes=shapes)
         return [replace(self.base, id="base")], [refused], ""
 
     # -- shape rules ---------------------------------------------------------------------------------

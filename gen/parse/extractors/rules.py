@@ -20,6 +20,7 @@ Each reader takes one plain wording and nothing looser:
     如果dstType为3(INT32)，shape的最后一维需要能被8整除   Divisibility(x, 8, axis -1, when dstType == 3)
     y的数据类型为INT4时，x的shape尾轴大小不是偶数 (an error row)   the same, refused as the row says
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
+    Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes   DimBytes(x, -1, 32, on Ascend310P) and gamma's
 
 A value range or set (and a divisibility) holds on the chips its sentence opens with, under the one
 value of an int or bool argument it states (a divisibility: or the dtype of a tensor, "当y的数据类型为INT4时");
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (ArrayLength, Bound, Condition, Diagnostic, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
+from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import vocab
@@ -70,6 +71,7 @@ class Rules:
     dim_equalities: list[DimEquality] = field(default_factory=list)
     divisibility: list[Divisibility] = field(default_factory=list)
     shape_rules: list[ShapeRule] = field(default_factory=list)
+    dim_bytes: list[DimBytes] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
@@ -373,6 +375,7 @@ class _Reader:
         self._dims(sentence, text, conditional)
         self._divisible(sentence, text, conditional)
         self._lengths(sentence, text)
+        self._least_bytes(sentence, text)
 
     # "Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]": chips' names, a colon, what holds on them.
     _CHIPS_OPENING = re.compile(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
@@ -416,6 +419,49 @@ class _Reader:
         if self.when is not None and self.when.param == rule.param:
             return  # "mode为1时，mode..." names the value it is under: no rule of it
         self.rules.add(bucket, replace(rule, products=self.products, status=self.status, when=self.when))
+
+    # -- a dimension's length in bytes: a least one, an alignment ---------------------------------
+
+    # "x1、x2、beta、gamma、biasOptional五个输入的尾轴长度必须大于等于32 Bytes", "x、y的尾轴长度，以及gamma的
+    # 尾轴长度必须大于等于32 Bytes", "The length of the last axis of the inputs x and gamma must be greater than
+    # or equal to 32 bytes": the tensors' last axis, a least number of bytes. Each tensor's own "尾轴" may
+    # be repeated before it; another axis ("norm轴") is not read.
+    _LEAST_BYTES = (
+        re.compile(r"^(?P<names>.{1,300}?)的?尾轴长度\s*(?:必须|需要|需|应)?\s*(?:大于等于|不小于|>=|≥)\s*"
+                   r"(?P<n>\d+)\s*(?:Bytes?|字节)\s*[。.]?\s*$", re.I),
+        re.compile(r"^The\s+length\s+of\s+the\s+last\s+axis\s+of\s+(?:the\s+inputs?\s+)?(?P<names>.{1,300}?)\s+must\s+be\s+"
+                   r"greater\s+than\s+or\s+equal\s+to\s+(?P<n>\d+)\s+bytes?\s*\.?\s*$", re.I))
+    # "不支持入参x的最后一个维度S2非32Byte对齐的场景", "The last dimension S2 of the input parameter x must be
+    # 32-byte aligned": the last axis (a letter may name it), a multiple of a number of bytes.
+    _ALIGNED_BYTES = (
+        re.compile(r"^不支持(?:入参|输入)?(?P<names>.{1,300}?)的(?:最后一个维度|最后一维|尾轴)(?:\s*[A-Z][A-Za-z0-9]{0,3})?"
+                   r"\s*非\s*(?P<n>\d+)\s*(?:Bytes?|B|字节)\s*对齐的场景\s*[。.]?\s*$", re.I),
+        re.compile(r"^The\s+last\s+dimension(?:\s+[A-Z][A-Za-z0-9]{0,3})?\s+of\s+(?:the\s+input\s+(?:parameters?\s+)?)?"
+                   r"(?P<names>.{1,300}?)\s+must\s+be\s+(?P<n>\d+)-byte\s+aligned\s*\.?\s*$", re.I))
+    # What may join the tensors' names: list separators, "以及", "and", "输入(的)", "N个输入", "的尾轴长度".
+    _BYTES_JOINS = re.compile(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
+
+    def _least_bytes(self, sentence: str, text: Text) -> None:
+        if not self.products or text.error_row:
+            # Held on every chip, a length in bytes is a different knowledge (the ones seen sit under a
+            # product's bullet, which the sentence does not carry): read where a product opens it only.
+            return
+        plain = _clean(self._chips_opening(sentence)[1])
+        for patterns, bound in ((self._LEAST_BYTES, "minimum"), (self._ALIGNED_BYTES, "multiple")):
+            for pattern in patterns:
+                found = pattern.match(plain)
+                if found is None:
+                    continue
+                names = [n for n in self._BYTES_JOINS.split(found.group("names")) if n]
+                if not names or any(n not in self.params or self.params[n].kind is not ParamKind.TENSOR for n in names):
+                    self.rules.unread(self.api, text.line, text.subject or "constraints", sentence,
+                                      "a length in bytes of something else than tensors' last axis")
+                    return
+                for name in dict.fromkeys(names):
+                    self.rules.add(self.rules.dim_bytes, DimBytes(name, -1, line=text.line, products=self.products,
+                                                                  status=self.status,
+                                                                  **{bound: int(found.group("n"))}))
+                return
 
     # -- value ranges ----------------------------------------------------------------------------
 
@@ -1042,6 +1088,29 @@ class _Reader:
 
 _FROM_ZERO_CJK = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维")
 _FROM_ZERO_WORD = re.compile(r"(?:dim(?:ension)?|axis)\s*0\b")  # in lower case, at the start of a word
+
+
+def limits_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
+    """`api` without the least lengths in bytes its page's own example breaks on a chip they hold on:
+    the example names no chip, so it is a call the page shows on each chip whose dtypes it documents
+    for the example's, and such a call is never refused (as `ranges_the_example_keeps` does for values)."""
+    if api.example_call is None or not api.dim_bytes:
+        return api
+    kept = []
+    for rule in api.dim_bytes:
+        arg, param = api.example_call.arg(rule.param), api.param(rule.param)
+        dtype = arg.dtype if arg is not None else None
+        shape = arg.shape if arg is not None else None
+        least = rule.least_size(dtype) if dtype is not None else None
+        shown_on = [soc for soc in rule.products or (DEFAULT_SOC,) if dtype in param.dtypes_for(soc)]
+        if dtype is None or least is None or not shape or not shown_on or \
+                not -len(shape) <= rule.axis < len(shape) or shape[rule.axis] >= least:
+            kept.append(rule)
+            continue
+        diags.append(Diagnostic(Level.WARNING, rule.line, "example-breaks-limit",
+                                f"{api.name}: the page's example gives {rule.param} the shape {list(shape)} of "
+                                f"{dtype.value}, short of {rule.describe()}: the simulator does not check it"))
+    return api if len(kept) == len(api.dim_bytes) else replace(api, dim_bytes=tuple(kept))
 
 
 def counts_from_zero(page_text: str) -> bool:

@@ -188,6 +188,16 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int line;
 };
 
+struct DimBytesSpec {  // gen.ir.DimBytes
+  int8_t param;
+  int8_t axis;
+  int64_t minimum;   // bytes the dimension's size times the element size reaches at least; 0: none
+  int64_t multiple;  // bytes it is a multiple of; 0: none
+  uint16_t socs;    // as ValueRangeSpec's
+  int status;       // as ValueRangeSpec's
+  int line;
+};
+
 struct RulesSpec {
   uint64_t reserved;  // parameters the page reserves: they must be NULL
   const CombinationSpec* combinations;
@@ -204,6 +214,9 @@ struct RulesSpec {
   uint8_t divisible_count;
   const ShapeRuleSpec* shape_rules;
   uint8_t shape_rule_count;
+  // Last, so that an API without them leaves them out of its initializer.
+  const DimBytesSpec* dim_bytes;
+  uint8_t dim_bytes_count;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)

@@ -191,6 +191,11 @@ bool Holds(const Call& call, const Rule& rule) {
   return static_cast<double>(call.args[rule.when].integer) == rule.when_value;  // a bool's true is 1
 }
 
+// A dimension's least length in bytes holds on its chips, as a value rule (it has no value condition).
+bool Holds(const Call& call, const DimBytesSpec& rule) {
+  return !rule.socs || (rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)));
+}
+
 // Whether a divisibility holds in this call: on its chips, under its value condition and under its
 // dtype condition (one of the parameters it names carries one of its dtypes; an absent one none).
 bool Holds(const Call& call, const DivisibleSpec& rule) {
@@ -333,6 +338,26 @@ aclnnStatus CheckShapeRules(const Call& call) {
     return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": dimension " +
                                                   std::to_string(rule.axis) + " (" + std::to_string(size) +
                                                   ") is not a multiple of " + std::to_string(divisor) + Where(spec, rule.line));
+  }
+  for (uint8_t r = 0; r < rules.dim_bytes_count; ++r) {
+    const DimBytesSpec& rule = rules.dim_bytes[r];
+    if (!Holds(call, rule)) continue;
+    const Dims* shape = TensorShape(call, rule.param);
+    int dtype;
+    if (!shape || !CarriedDType(call, rule.param, &dtype)) continue;  // an absent optional tensor is not judged
+    const int64_t at = Wrap(rule.axis, shape->size());
+    const int64_t item = static_cast<int64_t>(DTypeSize(static_cast<aclDataType>(dtype)));
+    if (at < 0 || item <= 0) continue;  // a rank the rank bounds judge; sub-byte elements the page does not size
+    const int64_t size = (*shape)[static_cast<size_t>(at)];
+    const int64_t bytes = size * item;
+    const bool short_of = rule.minimum > 0 && bytes < rule.minimum;
+    if (!short_of && (rule.multiple <= 0 || bytes % rule.multiple == 0)) continue;
+    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": dimension " +
+                                         std::to_string(rule.axis) + " spans " + std::to_string(size) + " x " +
+                                         std::to_string(item) + " bytes, " +
+                                         (short_of ? "less than " + std::to_string(rule.minimum)
+                                                   : "not a multiple of " + std::to_string(rule.multiple)) +
+                                         " on this chip" + Where(spec, rule.line));
   }
   return ACLNN_SUCCESS;
 }

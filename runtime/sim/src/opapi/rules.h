@@ -19,7 +19,7 @@ std::string Where(const ApiSpec& spec, int line);
 aclnnStatus CheckReserved(const Call& call);
 // The dtypes of the call match no row of the page's dtype-combination table for the chip.
 aclnnStatus CheckCombinations(const Call& call);
-// Shape rules, dimension equalities and divisibility of dimensions.
+// Shape rules, dimension equalities, divisibility of dimensions and their least lengths in bytes.
 aclnnStatus CheckShapeRules(const Call& call);
 // Array lengths, value ranges and divisibility of host arguments.
 aclnnStatus CheckValueRules(const Call& call);
