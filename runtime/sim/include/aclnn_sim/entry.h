@@ -214,9 +214,10 @@ struct RulesSpec {
   uint8_t divisible_count;
   const ShapeRuleSpec* shape_rules;
   uint8_t shape_rule_count;
-  // Last, so that an API without them leaves them out of its initializer.
-  const DimBytesSpec* dim_bytes;
-  uint8_t dim_bytes_count;
+  // Last and defaulted, so that an API without them leaves them out of its initializer (without a
+  // default, -Wextra warns of every initializer that leaves them out).
+  const DimBytesSpec* dim_bytes = nullptr;
+  uint8_t dim_bytes_count = 0;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)
