@@ -197,12 +197,13 @@ const std::vector<OpEntry>& VisionEntries();
 const std::vector<OpEntry>& CustomEntries();
 
 // The common math operators' (math.cpp): elementwise, comparisons, Cast, reductions, softmax, Cumsum,
-// ConcatD, ArgMaxV2.
+// ConcatD, ArgMaxV2, ScatterElements, MatrixInverse, MatrixTriangularSolve, Histogram.
 const std::vector<OpEntry>& MathEntries();
 
 // The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
 // average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
-// Index, IndexPutV2, the resize operators and GridSampler2D.
+// Index, IndexPutV2, ScatterNdAdd, ScatterNdUpdate, Pdist, Cdist, MultilabelMarginLoss, the resize
+// operators and GridSampler2D.
 const std::vector<OpEntry>& NnEntries();
 // The gradient operators' (grad.cpp): NLLLossGrad, AdaptiveAvgPool2dGrad, AvgPoolV2Grad, the batch
 // norm's BNTrainingUpdateGrad, BNTrainingReduceGrad and BNInferGrad, PadV3Grad, EluGradV2,

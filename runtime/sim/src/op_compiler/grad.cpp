@@ -301,9 +301,13 @@ aclError EmbeddingDenseGrad(const OpCall& call) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute num_weights = " + std::to_string(num_weights) +
                                                       " is not y's first dimension " + ListText(call.outputs[0].desc->dims));
   }
+  // The gradient of one looked-up row (a 0-d index: grad [D]) is the one row [1, D] of index [1]: grad's
+  // shape is always the indices' then D, and aclnnEmbeddingDenseBackward's grad has at least two dimensions.
+  const bool one_row = call.inputs[0].desc->dims.size() == 1 && call.inputs[1].desc->dims.empty();
   AclnnObjects o(call);
-  aclTensor* grad = o.Tensor(call.inputs[0], "grad");
-  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* grad = one_row ? o.Tensor(call.inputs[0], "grad", {1, call.inputs[0].desc->dims[0]})
+                            : o.Tensor(call.inputs[0], "grad");
+  aclTensor* indices = one_row ? o.Tensor(call.inputs[1], "indices", {1}) : o.Tensor(call.inputs[1], "indices");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<EmbeddingDenseBackwardApi>(call, "aclnnEmbeddingDenseBackward", grad, indices,

@@ -117,6 +117,8 @@ using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
 using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
 using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
 using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
+using TriangularSolveApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, bool, aclTensor*, aclTensor*>;
+using HistcApi = Phase1<const aclTensor*, int64_t, const aclScalar*, const aclScalar*, aclTensor*>;
 
 bool Floating(aclDataType dtype) {
   return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
@@ -446,6 +448,12 @@ aclError Cumsum(const OpCall& call) {
 // aclnnStack along a new one) at the dimension attribute `dim_attribute`; N, their number, checked.
 aclError JoinInputs(const OpCall& call, const char* api, const char* dim_attribute) {
   const size_t count = call.inputs.size();
+  // Nothing joined into an empty y (torch_npu's qr backward of a [0, 5] matrix sends ConcatD no
+  // input): no element to write, whatever the operator would make of it.
+  if (count == 0 && call.outputs.size() == 1 && Elements(call.outputs[0].desc->dims) == 0 &&
+      call.Int("N", 0) == 0) {
+    return ACL_SUCCESS;
+  }
   if (aclError s = call.Arity(1, count, 1)) return s;
   if (call.Has("N") && call.Int("N", 0) != static_cast<int64_t>(count)) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute N = " + std::to_string(call.Int("N", 0)) + " for " +
@@ -1300,6 +1308,60 @@ aclError MatrixInverse(const OpCall& call) {
   return Aclnn<UnaryApi>(call, "aclnnInverse", x, y);
 }
 
+// MatrixTriangularSolve (matrix [..., M, M], rhs [..., M, K]; attributes lower, adjoint): x with
+// op(matrix) x = rhs, op(matrix) the lower (or upper) triangle of matrix, transposed when adjoint
+// (TensorFlow's matrix_triangular_solve, whose attributes these are; real dtypes, so the adjoint is the
+// transpose). aclnnTriangularSolve computes it with upper = !lower, transpose = adjoint; its copy of
+// the coefficients (mOut, broadcast to the batch) has no output here and goes to scratch.
+aclError MatrixTriangularSolve(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& matrix_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& rhs_dims = call.inputs[1].desc->dims;
+  if (matrix_dims.size() < 2 || rhs_dims.size() < 2) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "matrix " + ListText(matrix_dims) + " and rhs " + ListText(rhs_dims) +
+                                                       " are not both batches of matrices");
+  }
+  // The coefficients' shape broadcast to the batch of both: its batch dimensions aligned from the right.
+  std::vector<int64_t> coefficients(std::max(matrix_dims.size(), rhs_dims.size()), 1);
+  for (size_t i = 0; i + 2 < coefficients.size(); ++i) {
+    const size_t from_end = coefficients.size() - i;
+    const int64_t a = from_end <= matrix_dims.size() ? matrix_dims[matrix_dims.size() - from_end] : 1;
+    const int64_t b = from_end <= rhs_dims.size() ? rhs_dims[rhs_dims.size() - from_end] : 1;
+    coefficients[i] = a == 1 ? b : a;
+  }
+  coefficients[coefficients.size() - 2] = matrix_dims[matrix_dims.size() - 2];
+  coefficients.back() = matrix_dims.back();
+  AclnnObjects o(call);
+  aclTensor* matrix = o.Tensor(call.inputs[0], "matrix");
+  aclTensor* rhs = o.Tensor(call.inputs[1], "rhs");
+  aclTensor* x = o.Tensor(call.outputs[0], "y");
+  aclTensor* copy = o.Scratch(call.inputs[0].desc->dtype, coefficients);
+  if (o.status()) return o.status();
+  return Aclnn<TriangularSolveApi>(call, "aclnnTriangularSolve", rhs, matrix, !call.Bool("lower", true),
+                                   call.Bool("adjoint", false), false, x, copy);
+}
+
+// Histogram (x; attributes bins, min, max): the counts of x's elements in `bins` equal bins over
+// [min, max], PyTorch's histc, aclnnHistc. histc with min == max takes the data's own range, which
+// torch_npu may or may not have done before the call and the operator's documentation does not
+// say it does: that case is refused, as is min > max.
+aclError Histogram(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const float min = call.Float("min", 0.0f), max = call.Float("max", 0.0f);
+  if (!(min < max)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes min = " + std::to_string(min) + " and max = " +
+                                                      std::to_string(max) + ": only min < max is modelled (what the "
+                                                      "operator does with an empty or inverted range is not documented)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclScalar* low = o.Scalar(min, ACL_FLOAT);
+  aclScalar* high = o.Scalar(max, ACL_FLOAT);
+  if (o.status()) return o.status();
+  return Aclnn<HistcApi>(call, "aclnnHistc", x, call.Int("bins", 100), low, high, y);
+}
+
 // IsClose (x1, x2; attributes rtol, atol, equal_nan): |x1 - x2| <= atol + rtol * |x2|.
 aclError IsClose(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -1313,16 +1375,20 @@ aclError IsClose(const OpCall& call) {
 }
 
 // ScatterElements (data, indices, updates; attributes axis, reduction "none", "add" or "mul"):
-// aclnnScatter, whose reduce is 0, 1 or 2 for them (its page).
+// aclnnScatter, whose reduce is 0, 1 or 2 for them (its page). y is data's elements: torch_npu's
+// max_unpool3d scatters into data [N, C, D*H*W] and describes y as [N, C, D, H, W] (seen in
+// aclnnScatter's refusal of that y), the same contiguous elements, which y is read as in data's shape.
 aclError ScatterElements(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
   int64_t reduce = 0;
   if (aclError s = call.Choice("reduction", "none", {"none", "add", "mul"}, &reduce)) return s;
+  const std::vector<int64_t>& data_dims = call.inputs[0].desc->dims;
+  const bool reshaped = call.outputs[0].desc->dims != data_dims && Elements(call.outputs[0].desc->dims) == Elements(data_dims);
   AclnnObjects o(call);
   aclTensor* data = o.Tensor(call.inputs[0], "data");
   aclTensor* indices = o.Tensor(call.inputs[1], "indices");
   aclTensor* updates = o.Tensor(call.inputs[2], "updates");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* y = reshaped ? o.Tensor(call.outputs[0], "y", data_dims) : o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
 }
@@ -1490,6 +1556,8 @@ const std::vector<OpEntry>& MathEntries() {
         {"LogSpaceD", {{"start", K::kFloat}, {"end", K::kFloat}, {"steps", K::kInt}, {"base", K::kFloat}, {"dtype", K::kInt}},
          LogSpaceD},
         {"MatrixInverse", {{"adjoint", K::kBool}}, MatrixInverse},
+        {"MatrixTriangularSolve", {{"lower", K::kBool}, {"adjoint", K::kBool}}, MatrixTriangularSolve},
+        {"Histogram", {{"bins", K::kInt}, {"min", K::kFloat}, {"max", K::kFloat}}, Histogram},
         {"NLLLoss", {{"reduction", K::kString}, {"ignore_index", K::kInt}}, NLLLoss},
         {"ScatterElements", {{"axis", K::kInt}, {"reduction", K::kString}}, ScatterElements},
         {"Svd", {{"compute_uv", K::kBool}, {"full_matrices", K::kBool}}, Svd},
@@ -1511,3 +1579,12 @@ const std::vector<OpEntry>& MathEntries() {
 }
 
 }  // namespace aclsim::aclop
+
+#if __has_include("aclnnop/aclnn_triangular_solve.h")
+#include "aclnnop/aclnn_triangular_solve.h"
+ACLOP_SAME(aclnnTriangularSolve, TriangularSolveApi);
+#endif
+#if __has_include("aclnnop/aclnn_histc.h")
+#include "aclnnop/aclnn_histc.h"
+ACLOP_SAME(aclnnHistc, HistcApi);
+#endif

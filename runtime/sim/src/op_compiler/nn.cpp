@@ -63,6 +63,11 @@ using MaxPool3dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntAr
 using MaxPool3dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
                                     const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
+using PdistApi = Phase1<const aclTensor*, float, aclTensor*>;
+using SubApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using NormApi = Phase1<const aclTensor*, const aclScalar*, const aclIntArray*, bool, aclTensor*>;
+using MultilabelMarginLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*, aclTensor*>;
+using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
 
 // A loss's output: a reduced loss is one element, which torch_npu gives as [] or [1]; the aclnn
 // APIs write it as a 0-d tensor.
@@ -458,6 +463,133 @@ aclError IndexPutV2(const OpCall& call) {
     if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
   }
   return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", y, indices, value, call.Bool("accumulate", false), false);
+}
+
+// ScatterNdAdd and ScatterNdUpdate (var, indices [d..., K], updates [d..., var.shape[K:]]; attribute
+// use_locking, a lock a device takes between concurrent updates of var, which a stream-ordered simulator
+// has no use for): var[indices[k]] += updates[k], or = updates[k] (the ScatterNdUpdate page's formula,
+// corpus ops-nn/index/scatter_nd_update; ScatterNdAdd is TensorFlow's scatter_nd_add, which torch_npu
+// sends for put(accumulate=True) and take's gradient: inputs (FLOAT[12], INT64[4,1], FLOAT[4]) seen in
+// the refusal's message). That is PyTorch's index_put with the K columns of indices as K index tensors,
+// aclnnIndexPutImpl on a copy of var, each column a strided view of indices (nothing moved).
+aclError ScatterNd(const OpCall& call, bool accumulate) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  const std::vector<int64_t>& var_dims = call.inputs[0].desc->dims;
+  const std::vector<int64_t>& index_dims = call.inputs[1].desc->dims;
+  if (call.outputs[0].desc->dims != var_dims) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "var (output) " + ListText(call.outputs[0].desc->dims) +
+                                                        " is not var's shape " + ListText(var_dims));
+  }
+  if (index_dims.empty() || index_dims.back() < 1 || index_dims.back() > static_cast<int64_t>(var_dims.size())) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indices " + ListText(index_dims) + " is not [..., K] with K in [1, " +
+                                                       std::to_string(var_dims.size()) + "] (var " + ListText(var_dims) + ")");
+  }
+  const int64_t columns = index_dims.back();
+  const std::vector<int64_t> batch(index_dims.begin(), index_dims.end() - 1);
+  // The prototype's updates shape exactly (aclnnIndexPutImpl would broadcast another).
+  std::vector<int64_t> slices = batch;
+  slices.insert(slices.end(), var_dims.begin() + columns, var_dims.end());
+  if (call.inputs[2].desc->dims != slices) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "updates " + ListText(call.inputs[2].desc->dims) + " is not " +
+                                                       ListText(slices) + " (indices' shape without its last dimension, "
+                                                       "then var's dimensions after the " + std::to_string(columns) + " indexed)");
+  }
+  // The indices are non-negative (the ScatterNd page: "仅支持非负索引"); aclnnIndexPutImpl would
+  // take a negative one from the end, as PyTorch does, which no page says the operator does.
+  std::vector<int64_t> index_values;
+  if (aclError s = call.ConstInts(1, "indices", &index_values)) return s;
+  auto negative = std::find_if(index_values.begin(), index_values.end(), [](int64_t v) { return v < 0; });
+  if (negative != index_values.end()) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "indices: element " + std::to_string(negative - index_values.begin()) +
+                                                       " is " + std::to_string(*negative) +
+                                                       ", negative (the operator's indices are non-negative)");
+  }
+  std::vector<int64_t> column_strides = ContiguousStrides(batch);
+  for (int64_t& stride : column_strides) stride *= columns;
+  AclnnObjects o(call);
+  std::vector<aclTensor*> columns_of_indices;
+  for (int64_t k = 0; k < columns; ++k) {
+    columns_of_indices.push_back(o.View(call.inputs[1], "indices", batch, column_strides, k, index_dims));
+  }
+  aclTensorList* indices = o.List(columns_of_indices);
+  aclTensor* var = o.Tensor(call.inputs[0], "var");
+  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
+  aclTensor* out = o.Tensor(call.outputs[0], "var (output)");
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", out, var)) return s;
+  }
+  return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", out, indices, updates, accumulate, false);
+}
+
+// --- distances ---------------------------------------------------------------------------------
+
+// Pdist (x [N, M]; attribute p): the p-norm distance of every pair of rows i < j, in order,
+// aclnnPdist (which refuses a negative or NaN p, as its page does).
+aclError Pdist(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<PdistApi>(call, "aclnnPdist", x, call.Float("p", 2.0f), y);
+}
+
+// Cdist (x1, x2 of one shape [..., P, R, M]: op-plugin expands x1 along R and x2 along P, as the
+// call's shapes show, [5,5,6,2] and [5,5,6,2] to y [5,5,6]; attribute p): y = the p-norm of x1 - x2
+// over M, cdist's ||x1_i - x2_j||_p (p = 0 counts the non-zero differences, p = inf takes the
+// largest: torch.cdist's p in [0, inf]). aclnnCdist's page excludes Atlas training products, so the
+// difference goes to scratch (aclnnSub) and aclnnNorm takes its norm over the last dimension.
+aclError Cdist(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (call.inputs[1].desc->dims != dims || dims.size() < 3) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x1 " + ListText(dims) + " and x2 " + ListText(call.inputs[1].desc->dims) +
+                                                       " are not of one broadcast shape [..., P, R, M]");
+  }
+  const float p = call.Float("p", 2.0f);
+  if (!(p >= 0)) {
+    // torch_npu sends -1 for cdist's p = inf (seen in this refusal); that the operator reads a
+    // negative p so is not in the documentation on hand.
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
+                                                      " is not in [0, inf] (what the operator does with a negative p "
+                                                      "is not documented)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* difference = o.Scratch(call.inputs[0].desc->dtype, dims);
+  aclScalar* one = o.Scalar(1.0, ACL_FLOAT);
+  aclScalar* order = o.Scalar(p, ACL_FLOAT);
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<SubApi>(call, "aclnnSub", x1, x2, one, difference)) return s;
+  return Aclnn<NormApi>(call, "aclnnNorm", difference, order, o.Ints({-1}), false, y);
+}
+
+// MultilabelMarginLoss (x [N, C] or [C], target of x's shape; attribute reduction) to y and
+// is_target: aclnnMultilabelMarginLoss, whose isTarget is in x's dtype (its page) where torch_npu's
+// is INT64, so it goes through scratch and aclnnCast. A 0-d x is one class, [1], as PyTorch reads it
+// (aten's multilabel_margin_loss_shape_check).
+aclError MultilabelMarginLoss(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 2)) return s;
+  int64_t mode = 0;
+  if (aclError s = call.Choice("reduction", "mean", kReductions, &mode)) return s;
+  const OpTensorDesc& x_desc = *call.inputs[0].desc;
+  const std::vector<int64_t> dims = x_desc.dims.empty() ? std::vector<int64_t>{1} : x_desc.dims;
+  const bool is_target_cast = call.outputs[1].desc->dtype != x_desc.dtype;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x", dims);
+  aclTensor* target = o.Tensor(call.inputs[1], "target", dims);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* is_target = o.Tensor(call.outputs[1], "is_target", dims);
+  aclTensor* is_target_in_x_dtype = is_target_cast ? o.Scratch(x_desc.dtype, dims) : is_target;
+  if (o.status()) return o.status();
+  if (aclError s = Aclnn<MultilabelMarginLossApi>(call, "aclnnMultilabelMarginLoss", x, target, mode, y, is_target_in_x_dtype)) {
+    return s;
+  }
+  if (!is_target_cast) return ACL_SUCCESS;
+  return Aclnn<CastApi>(call, "aclnnCast", is_target_in_x_dtype, call.outputs[1].desc->dtype, is_target);
 }
 
 // --- resizing and sampling ----------------------------------------------------------------------
@@ -1042,6 +1174,11 @@ const std::vector<OpEntry>& NnEntries() {
          GridSampler2D},
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
+        {"Pdist", {{"p", K::kFloat}}, Pdist},
+        {"Cdist", {{"p", K::kFloat}}, Cdist},
+        {"MultilabelMarginLoss", {{"reduction", K::kString}}, MultilabelMarginLoss},
+        {"ScatterNdAdd", {{"use_locking", K::kBool}}, [](const OpCall& c) { return ScatterNd(c, true); }},
+        {"ScatterNdUpdate", {{"use_locking", K::kBool}}, [](const OpCall& c) { return ScatterNd(c, false); }},
         {"MaskedSelect", {}, MaskedSelect},
         {"Im2col",
          {{"ksizes", K::kListInt}, {"strides", K::kListInt}, {"dilations", K::kListInt}, {"padding_mode", K::kString},
@@ -1230,4 +1367,20 @@ ACLOP_SAME(aclnnUniqueConsecutive, UniqueConsecutiveApi);
 #if __has_include("aclnnop/aclnn_celu.h")
 #include "aclnnop/aclnn_celu.h"
 ACLOP_SAME(aclnnCelu, WithScalarApi);
+#endif
+#if __has_include("aclnnop/aclnn_pdist.h")
+#include "aclnnop/aclnn_pdist.h"
+ACLOP_SAME(aclnnPdist, PdistApi);
+#endif
+#if __has_include("aclnnop/aclnn_norm.h")
+#include "aclnnop/aclnn_norm.h"
+ACLOP_SAME(aclnnNorm, NormApi);
+#endif
+#if __has_include("aclnnop/aclnn_multilabel_margin_loss.h")
+#include "aclnnop/aclnn_multilabel_margin_loss.h"
+ACLOP_SAME(aclnnMultilabelMarginLoss, MultilabelMarginLossApi);
+#endif
+#if __has_include("aclnnop/aclnn_sub.h")
+#include "aclnnop/aclnn_sub.h"
+ACLOP_SAME(aclnnSub, SubApi);
 #endif
