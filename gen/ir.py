@@ -493,6 +493,15 @@ class _Json:
         return _loader(cls)(data)
 
 
+class _OnChips:
+    """A rule or table row that holds on the chips of `products` only (none: on every chip)."""
+
+    products: tuple[Soc, ...]
+
+    def applies_to(self, soc: Soc) -> bool:
+        return not self.products or soc in self.products
+
+
 @dataclass(frozen=True)
 class Diagnostic(_Json):
     level: Level
@@ -673,7 +682,7 @@ class CombinationCell(_Json):
 
 
 @dataclass(frozen=True)
-class DTypeCombination(_Json):
+class DTypeCombination(_Json, _OnChips):
     """One row of a dtype-combination table ("输入和输出支持以下数据类型组合"): the API accepts a call
     when some row applying to the chip matches every parameter it names."""
 
@@ -686,9 +695,6 @@ class DTypeCombination(_Json):
 
     def cell(self, param: str) -> Optional[CombinationCell]:
         return next((c for c in self.cells if c.param == param), None)
-
-    def applies_to(self, soc: Soc) -> bool:
-        return not self.products or soc in self.products
 
     def describe(self) -> str:
         parts = []
@@ -753,7 +759,7 @@ class Condition(_Json):
 
 
 @dataclass(frozen=True)
-class ValueRange(_Json):
+class ValueRange(_Json, _OnChips):
     """A host argument's value lies between two bounds (each element, for an aclIntArray): "dim取值
     范围为[-self.dim(), self.dim())", "index取值范围[0, self.size(dim))", "groupSize取值范围[1, 65536)"."""
 
@@ -771,9 +777,6 @@ class ValueRange(_Json):
     def __post_init__(self) -> None:
         assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
         assert self.when is None or self.when.param != self.param, f"{self.param}: a range under its own value"
-
-    def applies_to(self, soc: Soc) -> bool:
-        return not self.products or soc in self.products
 
     def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
         """Whether `value` of the parameter is outside the range's bounds of numbers and of other
@@ -799,7 +802,7 @@ class ValueRange(_Json):
 
 
 @dataclass(frozen=True)
-class ValueSet(_Json):
+class ValueSet(_Json, _OnChips):
     """A host integer's value is one of a list that no range states, as it has gaps (each element, for
     an aclIntArray): "仅支持0、2、4", "取值为{1, 3}", "dstType支持取值2、3、29"."""
 
@@ -814,9 +817,6 @@ class ValueSet(_Json):
         assert self.values, f"{self.param}: a set has values"
         assert self.when is None or self.when.param != self.param, f"{self.param}: a set under its own value"
         assert list(self.values) == sorted(set(self.values)), f"{self.param}: a set's values ascend, once each"
-
-    def applies_to(self, soc: Soc) -> bool:
-        return not self.products or soc in self.products
 
     def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
         """Whether `value` of the parameter is none of the set's, where the other arguments' `values`
@@ -898,7 +898,7 @@ class DTypeCondition(_Json):
 
 
 @dataclass(frozen=True)
-class Divisibility(_Json):
+class Divisibility(_Json, _OnChips):
     """A size is a multiple of `divisor` (a number, or an integer parameter's name): a tensor's
     dimension `axis` ("x的最后一维需要是8的倍数", "C需要能被groups整除"), or the value of an integer
     parameter when `axis` is None. It may hold on some chips, under a value of a host argument
@@ -914,9 +914,6 @@ class Divisibility(_Json):
     when: Optional[Condition] = None  # as ValueRange's
     when_dtype: Optional[DTypeCondition] = None
 
-    def applies_to(self, soc: Soc) -> bool:
-        return not self.products or soc in self.products
-
     def describe(self) -> str:
         what = self.param if self.axis is None else f"{self.param}.shape[{self.axis}]"
         condition = f" {self.when_dtype.describe()}" if self.when_dtype else ""
@@ -924,7 +921,7 @@ class Divisibility(_Json):
 
 
 @dataclass(frozen=True)
-class DimBytes(_Json):
+class DimBytes(_Json, _OnChips):
     """What a tensor's dimension `axis` spans in bytes (its size times the element size of the tensor's
     dtype): at least `minimum` ("Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes"; "The length
     of the last axis of x and gamma must be greater than or equal to 32 bytes"), a multiple of `multiple`
@@ -942,9 +939,6 @@ class DimBytes(_Json):
     def __post_init__(self) -> None:
         assert self.minimum >= 0 and self.multiple >= 0 and (self.minimum or self.multiple), \
             f"{self.param}: a byte rule bounds the bytes"
-
-    def applies_to(self, soc: Soc) -> bool:
-        return not self.products or soc in self.products
 
     def least_size(self, dtype: DType) -> Optional[int]:
         """The least size of the dimension for elements of `dtype` (1 without a minimum); None for a

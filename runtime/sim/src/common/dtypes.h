@@ -32,6 +32,12 @@ inline const char* DTypeName(int value) {
   return info ? info->name : "UNDEFINED";
 }
 
+// `value` as FLOAT16 (`dtype`) or else BFLOAT16 holds it, widened back: a scalar operand taken in a
+// tensor's 16-bit floating dtype, as PyTorch's wrapped numbers are.
+inline float RoundedToFloating16(aclDataType dtype, float value) {
+  return dtype == ACL_FLOAT16 ? HalfToFloat(FloatToHalf(value)) : BFloat16ToFloat(FloatToBFloat16(value));
+}
+
 // The element size in bytes; 0 for dtypes without whole-byte elements.
 inline size_t DTypeSize(aclDataType dtype) {
   const DTypeInfo* info = FindDType(dtype);

@@ -635,8 +635,7 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
     for (int i = 0; i < spec.param_count; ++i) {
       Call::Param& p = call.params[i];
       if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
-      const float value = static_cast<float>(p.scalar_double);
-      p.scalar_double = promoted == ACL_FLOAT16 ? HalfToFloat(FloatToHalf(value)) : BFloat16ToFloat(FloatToBFloat16(value));
+      p.scalar_double = RoundedToFloating16(promoted, static_cast<float>(p.scalar_double));
     }
   }
   ComputeType type;

@@ -184,17 +184,20 @@ aclnnStatus CheckLength(const Call& call, const ArrayLengthSpec& rule) {
 
 // Whether a value rule holds in this call: on the call's chip (a bit per Soc; 0: every chip), and
 // under its condition, a value of an int or bool parameter (`when` -1: none).
+// Whether a rule or row of the chips `socs` (a mask of Soc values; 0: every chip) holds on the call's chip.
+bool OnChip(const Call& call, uint16_t socs) {
+  return !socs || (socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)));
+}
+
 template <typename Rule>
 bool Holds(const Call& call, const Rule& rule) {
-  if (rule.socs && !(rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)))) return false;
+  if (!OnChip(call, rule.socs)) return false;
   if (rule.when < 0) return true;
   return static_cast<double>(call.args[rule.when].integer) == rule.when_value;  // a bool's true is 1
 }
 
 // A dimension's least length in bytes holds on its chips, as a value rule (it has no value condition).
-bool Holds(const Call& call, const DimBytesSpec& rule) {
-  return !rule.socs || (rule.socs & static_cast<uint16_t>(1u << static_cast<int>(call.soc)));
-}
+bool Holds(const Call& call, const DimBytesSpec& rule) { return OnChip(call, rule.socs); }
 
 // Whether a divisibility holds in this call: on its chips, under its value condition and under its
 // dtype condition (one of the parameters it names carries one of its dtypes; an absent one none).
@@ -251,11 +254,10 @@ aclnnStatus CheckReserved(const Call& call) {
 aclnnStatus CheckCombinations(const Call& call) {
   const ApiSpec& spec = call.spec;
   if (!spec.rules || !spec.rules->combination_count) return ACLNN_SUCCESS;
-  const uint16_t chip = static_cast<uint16_t>(1u << static_cast<int>(call.soc));
   int applicable = 0, first_line = 0;
   for (uint8_t r = 0; r < spec.rules->combination_count; ++r) {
     const CombinationSpec& row = spec.rules->combinations[r];
-    if (row.socs && !(row.socs & chip)) continue;
+    if (!OnChip(call, row.socs)) continue;
     if (!applicable++) first_line = row.line;
     bool matches = true;
     for (uint8_t c = 0; c < row.cell_count && matches; ++c) {

@@ -244,8 +244,8 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
     // FLOAT for an integral self and a fractional element.
     const double v = made->self_value;
     switch (self->dtype) {
-      case ACL_FLOAT16: made->self_value = HalfToFloat(FloatToHalf(static_cast<float>(v))); break;
-      case ACL_BF16: made->self_value = BFloat16ToFloat(FloatToBFloat16(static_cast<float>(v))); break;
+      case ACL_FLOAT16:
+      case ACL_BF16: made->self_value = RoundedToFloating16(self->dtype, static_cast<float>(v)); break;
       case ACL_DOUBLE: break;
       default:
         if (made->compare == ComputeType::kFloat64) made->self_value = static_cast<float>(v);
