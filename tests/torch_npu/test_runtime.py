@@ -107,7 +107,9 @@ def test_sleep_holds_the_stream(run_npu):
         y = x + 1
         done = torch.npu.Event()
         done.record()
-        assert time.monotonic() - start < 0.2 and not done.query()
+        # Asked before the sleep can have ended, the event is pending (a loaded machine may ask late).
+        asked = time.monotonic()
+        assert not done.query() or asked - start >= 0.29
         done.synchronize()
         assert time.monotonic() - start >= 0.29 and torch.equal(y.cpu(), torch.full((4,), 2.0))
     """, env={"ACLNN_SIM_SOC": "Ascend950"})
