@@ -428,6 +428,10 @@ def device_rounding(dtype):
         """Each aten operator in float32 from its 16-bit inputs, its 16-bit outputs rounded once."""
         active = None
 
+        def __init__(self):
+            super().__init__()
+            self.decomposing: set[str] = set()
+
         @classmethod
         @contextlib.contextmanager
         def inactive(cls):
@@ -443,11 +447,17 @@ def device_rounding(dtype):
                                                                          torch.ops.aten.copy_.default):
                 return func(*args, **kwargs)
             name = func._schema.name
-            if not has_kernel(name, "PrivateUse1"):
+            # A composite that comes back to its own operator (gelu's calls gelu.out, which op-plugin
+            # implements) is one kernel; others (_trilinear's) run their operators.
+            if not has_kernel(name, "PrivateUse1") and name not in self.decomposing:
                 for key in ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd"):
                     if has_kernel(name, key):
-                        with self:
-                            return func._op_dk(getattr(torch._C.DispatchKey, key), *args, **kwargs)
+                        self.decomposing.add(name)
+                        try:
+                            with self:
+                                return func._op_dk(getattr(torch._C.DispatchKey, key), *args, **kwargs)
+                        finally:
+                            self.decomposing.discard(name)
             (wide_args, wide_kwargs), low = widen((args, kwargs))
             if not low:
                 return func(*args, **kwargs)
