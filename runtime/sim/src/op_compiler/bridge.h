@@ -176,7 +176,7 @@ aclError Aclnn(const OpCall& call, const std::string& api, Args... args) {
 // computes float16 and bfloat16 in float32 and rounds each output once; so do these: 16-bit
 // operands go through float32 copies, and the variance, rstd^-2 - eps, is computed in float32 and
 // cast once (in the 16-bit dtype, rstd rounded, its power and the sum rounded again, it was three
-// roundings, 2-4 ulps off, which torch_npu's rstd and the backward then read).
+// roundings, an ulp off in about half the groups, which torch_npu's rstd and the backward read).
 using NormKernel = std::function<aclError(AclnnObjects& o, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
                                           aclTensor* mean, aclTensor* rstd)>;
 aclError NormWithVariance(const OpCall& call, double eps, const NormKernel& norm);
