@@ -169,8 +169,10 @@ def test_softmax_and_reductions(run_npu):
 
 
 def test_float16_and_bfloat16_kernels_round_once(run_npu):
-    # CANN's vector kernels compute float16 and bfloat16 in float32 and cast once at the end, its cube
-    # unit accumulates in float32: each kernel, on inputs already in the dtype, gives the float32
+    # CANN's vector kernels compute float16 and bfloat16 in float32 and cast once at the end (the
+    # corpus' kernel notes say so where they describe it: apply_adam_d's README, "BFLOAT16 / FLOAT16
+    # 输入在算子内部统一 Cast 升精度到 FLOAT32 计算，结果按 RINT 降回原数据类型"; apply_ftrl's,
+    # hard_sigmoid_v2's), its cube unit accumulates in float32: each kernel, on inputs already in the dtype, gives the float32
     # result rounded once, up to an ulp in a few elements. A kernel that rounded a partial sum, an
     # exp or a log-sum-exp to the dtype is ulps off (measured: chunked sums, K-chunked matmuls,
     # log_softmax from a rounded logsumexp) or off by one ulp in 15-25% of the elements (softmax
