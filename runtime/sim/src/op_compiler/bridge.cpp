@@ -452,6 +452,44 @@ void* FindAclnn(const OpCall& call, const std::string& name, aclError* status) {
   return symbol;
 }
 
+aclError NormWithVariance(const OpCall& call, double eps, const NormKernel& norm) {
+  using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
+  using PowApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;
+  using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
+  const auto narrow = [](aclDataType dtype) { return dtype == ACL_FLOAT16 || dtype == ACL_BF16; };
+  const char* const input_names[] = {"x", "gamma", "beta"};
+  const char* const output_names[] = {"y", "mean", "variance"};
+  AclnnObjects o(call);
+  aclTensor* operands[3] = {};
+  aclTensor* results[3] = {};  // y, mean, variance in float32 where the operator's are 16-bit
+  for (int i = 0; i < 3; ++i) {
+    aclTensor* given = o.Tensor(call.inputs[i], input_names[i]);
+    operands[i] = narrow(call.inputs[i].desc->dtype) ? o.Scratch(ACL_FLOAT, call.inputs[i].desc->dims) : given;
+    if (o.status()) return o.status();
+    if (operands[i] != given) {
+      if (aclError s = Aclnn<CastApi>(call, "aclnnCast", given, ACL_FLOAT, operands[i])) return s;
+    }
+    results[i] = narrow(call.outputs[i].desc->dtype) ? o.Scratch(ACL_FLOAT, call.outputs[i].desc->dims)
+                                                     : o.Tensor(call.outputs[i], output_names[i]);
+  }
+  const aclDataType stats = narrow(call.outputs[2].desc->dtype) ? ACL_FLOAT : call.outputs[2].desc->dtype;
+  aclTensor* rstd = o.Scratch(stats, call.outputs[2].desc->dims);
+  if (o.status()) return o.status();
+  if (aclError s = norm(o, operands[0], operands[1], operands[2], results[0], results[1], rstd)) return s;
+  if (aclError s = Aclnn<PowApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), results[2])) return s;
+  if (aclError s = Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", results[2], o.Scalar(-eps, ACL_DOUBLE),
+                                         o.Scalar(1.0, ACL_FLOAT))) {
+    return s;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (!narrow(call.outputs[i].desc->dtype)) continue;
+    aclTensor* out = o.Tensor(call.outputs[i], output_names[i]);
+    if (o.status()) return o.status();
+    if (aclError s = Aclnn<CastApi>(call, "aclnnCast", results[i], call.outputs[i].desc->dtype, out)) return s;
+  }
+  return ACL_SUCCESS;
+}
+
 aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus phase1, uint64_t workspace_size,
                         aclOpExecutor* executor) {
   using Phase2 = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);

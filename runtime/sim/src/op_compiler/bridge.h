@@ -9,6 +9,7 @@
 #define ACLNN_SIM_OP_COMPILER_BRIDGE_H_
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -169,6 +170,16 @@ aclError Aclnn(const OpCall& call, const std::string& api, Args... args) {
   const aclnnStatus checked = phase1(args..., &workspace_size, &executor);
   return RunAclnnPhase2(call, api, checked, workspace_size, executor);
 }
+
+// A normalisation aclop operator (GroupNorm, LayerNorm: x, gamma, beta to y, mean, variance) run as
+// the aclnn API `norm` that writes rstd where the operator writes the variance. A device's kernel
+// computes float16 and bfloat16 in float32 and rounds each output once; so do these: 16-bit
+// operands go through float32 copies, and the variance, rstd^-2 - eps, is computed in float32 and
+// cast once (in the 16-bit dtype, rstd rounded, its power and the sum rounded again, it was three
+// roundings, an ulp off in about half the groups, which torch_npu's rstd and the backward read).
+using NormKernel = std::function<aclError(AclnnObjects& o, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
+                                          aclTensor* mean, aclTensor* rstd)>;
+aclError NormWithVariance(const OpCall& call, double eps, const NormKernel& norm);
 
 // An operator type the bridge models: its attributes (any other attribute, or one of another
 // kind, is refused before Run) and what runs it.

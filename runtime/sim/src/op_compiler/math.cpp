@@ -1036,22 +1036,11 @@ aclError LayerNorm(const OpCall& call) {
                                                       " of x " + ListText(dims) + ": not modelled (one axis in range is)");
   }
   const double epsilon = static_cast<double>(call.Float("epsilon", 1e-7f));
-  const Operand& variance_operand = call.outputs[2];
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
-  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
-  aclTensor* variance = o.Tensor(variance_operand, "variance");
-  aclTensor* rstd = o.Scratch(variance_operand.desc->dtype, variance_operand.desc->dims);
-  if (o.status()) return o.status();
   const std::vector<int64_t> normalized(dims.begin() + norm, dims.end());
-  if (aclError s = Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd)) {
-    return s;
-  }
-  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
-  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+  return NormWithVariance(call, epsilon, [&](AclnnObjects& o, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
+                                             aclTensor* mean, aclTensor* rstd) {
+    return Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd);
+  });
 }
 
 // The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of

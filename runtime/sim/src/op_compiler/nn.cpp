@@ -304,20 +304,10 @@ aclError GroupNorm(const OpCall& call) {
   const int64_t n = dims[0], c = dims[1], hw = Elements(dims) / std::max<int64_t>(n * c, 1);
   const int64_t groups = call.Int("num_groups", 0);
   const double eps = static_cast<double>(call.Float("eps", 1e-4f));
-  const aclDataType stats_dtype = call.outputs[2].desc->dtype;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
-  aclTensor* beta = o.Tensor(call.inputs[2], "beta");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
-  aclTensor* variance = o.Tensor(call.outputs[2], "variance");
-  aclTensor* rstd = o.Scratch(stats_dtype, call.outputs[2].desc->dims);
-  if (o.status()) return o.status();
-  if (aclError s = Aclnn<GroupNormApi>(call, "aclnnGroupNorm", x, gamma, beta, n, c, hw, groups, eps, y, mean, rstd)) return s;
-  using PowApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;
-  if (aclError s = Aclnn<PowApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), variance)) return s;
-  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", variance, o.Scalar(-eps, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+  return NormWithVariance(call, eps, [&](AclnnObjects&, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
+                                          aclTensor* mean, aclTensor* rstd) {
+    return Aclnn<GroupNormApi>(call, "aclnnGroupNorm", x, gamma, beta, n, c, hw, groups, eps, y, mean, rstd);
+  });
 }
 
 // --- outputs whose extent the data decides -----------------------------------------------------
