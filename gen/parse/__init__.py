@@ -19,10 +19,11 @@ import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
+from gen.parse.patterns import lazy_pattern
 from gen.parse.repair.text import repair_text
 
-_README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
-_HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
+_README_NAME = lazy_pattern(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
+_HTML_START = lazy_pattern(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
 
 
 def parse_file(path: str | Path) -> Page:
