@@ -10,6 +10,8 @@ The layers, each a package that imports only the ones above it here:
                    markdown.py, html_page.py (saved web pages), webdump.py (rendered-page dumps)
     extractors/    a Document's facts -> IR pieces (products, prototypes, params, errors, rules, ...)
     api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors
+
+Every layer declares its regular expressions with patterns.lazy_pattern: compiled when first used.
 """
 
 from __future__ import annotations
