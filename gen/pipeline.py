@@ -135,8 +135,8 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
 
     While workers parse, this process reads the pages the cache's snapshot holds, then calls
     `meanwhile()` (the caller's own work, called only when workers were started): after one page
-    changed, a worker loads the parser (its regular expressions: most of the cost of parsing one
-    page in a new process) and parses it while this process reads the 600 others."""
+    changed, a worker loads the parser (half of the cost of parsing one page in a new process) and
+    parses it while this process reads the 600 others."""
     pages: list[Optional[Page]] = [None] * len(paths)
     keys: dict[str, str] = {}
     todo: list[_ParseTask] = []
@@ -230,9 +230,10 @@ def parse_file(path: Path) -> Page:
 
 
 def _load_parser() -> None:
-    """A parse worker's first step, before it is sent any page: loading the parser is most of what
-    parsing one page costs, and the tasks reach the worker through this process's threads, which
-    wait while this process reads the snapshot (unpickling holds the interpreter's lock)."""
+    """A parse worker's first step (a pool's initializer, a `_fork_parser` child's), before it has a
+    page: loading the parser is half of what parsing one page costs, and a pool's tasks reach its
+    workers through this process's threads, which wait while this process reads the snapshot
+    (unpickling holds the interpreter's lock)."""
     importlib.import_module("gen.parse.api_page")
     importlib.import_module("gen.parse.readme")
 
