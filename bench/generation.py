@@ -3,14 +3,15 @@ pages with markdown-it-py and BeautifulSoup+lxml; a full cold generation on both
 that one-core floor; and the time to regenerate after one page changed, with the cache.
 
     python -m bench.generation [--step N] [--docs-step M] [--rounds R]
-    python -m bench.generation --commands-only [--without-corpus] [--rounds R]
+    python -m bench.generation --commands-only [--without-corpus] [--rounds R] [--against CHECKOUT]
 
 `--commands-only` measures only what a user feels after the first run: `python -m gen generate`
 as a command (a new interpreter, `make generate`'s arguments) after one page changed, after a
 comment was added to a page (its bytes changed, its IR not: nothing is rendered) and after nothing
 changed, in wall seconds and in CPU seconds (user + system, its workers included: the machine is
 shared, and CPU time is what the noise of other processes leaves as it is). Both runs print the
-medians on stderr as they end.
+medians on stderr as they end. `--against CHECKOUT` times another checkout's commands too (main's,
+say), each right after this one's: a before and after measured under the same load.
 
 The pages: a docs tree of op_docs/ and the shared corpus's ops-math/ (724 pages; op_docs/ alone on
 a clone without the corpus), with every N-th page of ops-math/ and every M-th of op_docs/ (1 = all), linked file by file
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -98,12 +100,12 @@ def command_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed_command(command: list[str]) -> tuple[float, float]:
+def timed_command(command: list[str], cwd: Path = ROOT) -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, of the process and the workers it waited
     for) of one command."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=command_environment())
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True, env=command_environment())
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -113,20 +115,44 @@ def timed_command(command: list[str]) -> tuple[float, float]:
 COMMAND_TARGET_SECONDS = 0.5
 
 
-def log_commands(command: list[float], command_cpu: list[float], comment: list[float], comment_cpu: list[float],
-                 noop: list[float], noop_cpu: list[float]) -> None:
-    """The commands' medians on stderr, with the load average they were measured under."""
-    if not command:
-        return
-    for what, walls, cpus in (("one page changed", command, command_cpu),
-                              ("a comment added to it (IR unchanged)", comment, comment_cpu),
-                              ("nothing changed", noop, noop_cpu)):
-        wall = Summary.of(walls, "s")
-        log(f"generation: {what}, as a command: median {wall.median:.3f} s wall ({wall.min:.3f}-{wall.max:.3f}, "
-            f"{wall.runs} runs), {Summary.of(cpus, 'CPU s').median:.3f} CPU s")
-    met = "met" if Summary.of(command, "s").median <= COMMAND_TARGET_SECONDS else "not met"
-    log(f"generation: target one page changed <= {COMMAND_TARGET_SECONDS} s as a command: {met} "
-        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+# The commands timed after each edit of the page: how the JSON's keys name them, and the log.
+COMMANDS = (("command", "one page changed"), ("comment_command", "a comment added to it (IR unchanged)"),
+            ("noop_command", "nothing changed"))
+
+
+@dataclass
+class CommandTimes:
+    """The regeneration commands of one checkout: `python -m gen generate` run in `root` (so with
+    its generator), into its own output directory and cache."""
+
+    root: Path
+    line: list[str]
+    walls: dict[str, list[float]] = field(default_factory=lambda: {kind: [] for kind, _ in COMMANDS})
+    cpus: dict[str, list[float]] = field(default_factory=lambda: {kind: [] for kind, _ in COMMANDS})
+
+    def time(self, kind: str) -> None:
+        wall, cpu = timed_command(self.line, self.root)
+        self.walls[kind].append(wall)
+        self.cpus[kind].append(cpu)
+
+    def log(self, label: str) -> None:
+        """The medians on stderr, with the load average they were measured under."""
+        if not self.walls["command"]:
+            return
+        for kind, what in COMMANDS:
+            wall = Summary.of(self.walls[kind], "s")
+            log(f"generation{label}: {what}, as a command: median {wall.median:.3f} s wall ({wall.min:.3f}-"
+                f"{wall.max:.3f}, {wall.runs} runs), {Summary.of(self.cpus[kind], 'CPU s').median:.3f} CPU s")
+        met = "met" if Summary.of(self.walls["command"], "s").median <= COMMAND_TARGET_SECONDS else "not met"
+        log(f"generation{label}: target one page changed <= {COMMAND_TARGET_SECONDS} s as a command: {met} "
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+
+    def to_json(self) -> dict[str, object]:
+        found: dict[str, object] = {}
+        for kind, _ in COMMANDS:
+            found[f"{kind}_seconds"] = Summary.of(self.walls[kind], "s").to_json() if self.walls[kind] else None
+            found[f"{kind}_cpu_seconds"] = Summary.of(self.cpus[kind], "CPU s").to_json() if self.cpus[kind] else None
+        return found
 
 
 def main() -> None:
@@ -137,6 +163,10 @@ def main() -> None:
     parser.add_argument("--commands-only", action="store_true",
                         help="only the regeneration commands: one page changed, nothing changed")
     parser.add_argument("--without-corpus", action="store_true", help="op_docs/ alone, as make generate runs it")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="also time the commands of another checkout of the repository (e.g. of main, made "
+                             "with `git worktree add`), each right after this one's on the same edits, with its "
+                             "own output and cache: a before and after under the same load")
     args = parser.parse_args()
 
     every = docs_tree(with_corpus=not args.without_corpus)
@@ -207,18 +237,19 @@ def main() -> None:
         pipeline.run([docs], out, jobs=JOBS, cache_dir=cache)
         target = edit_target(links)
         incremental: list[float] = []
-        command: list[float] = []
-        command_cpu: list[float] = []
-        noop: list[float] = []
-        noop_cpu: list[float] = []
-        comment: list[float] = []
-        comment_cpu: list[float] = []
+        checkouts = [CommandTimes(ROOT, [sys.executable, "-m", "gen", "generate", str(docs), "--out", str(out),
+                                         "--jobs", str(JOBS), "--cache", str(cache)])]
+        if args.against is not None:
+            checkouts.append(CommandTimes(args.against.resolve(), [
+                sys.executable, "-m", "gen", "generate", str(docs), "--out", str(work / "against-out"),
+                "--jobs", str(JOBS), "--cache", str(work / "against-cache")]))
         last: dict | None = None  # what the last incremental run did (not its report: see run_generate)
         stages: list[dict[str, float]] = []  # each incremental run's seconds by stage
         if target is not None:
-            command_line = [sys.executable, "-m", "gen", "generate", str(docs), "--out", str(out),
-                            "--jobs", str(JOBS), "--cache", str(cache)]
-            timed_command(command_line)  # untimed: the modules' bytecode written, as after a user's first run
+            for checkout in checkouts:
+                # Untimed: the modules' bytecode written (as after a user's first run), and the
+                # other checkout's output and cache made.
+                timed_command(checkout.line, checkout.root)
             original = links[target].read_text(encoding="utf-8")
             target.unlink()
             for i in range(args.rounds):
@@ -233,15 +264,15 @@ def main() -> None:
                     del report
                 edited = original.replace(EDIT_FROM, f"{EDIT_FROM}（bench command {i}）", 1)
                 target.write_text(edited, encoding="utf-8")
-                for walls, cpus in ((command, command_cpu), (noop, noop_cpu)):  # one page changed, then none
-                    wall, cpu = timed_command(command_line)
-                    walls.append(wall)
-                    cpus.append(cpu)
+                for kind in ("command", "noop_command"):  # one page changed, then none
+                    for checkout in checkouts:
+                        checkout.time(kind)
                 target.write_text(f"{edited}\n<!-- bench comment {i} -->\n", encoding="utf-8")
-                wall, cpu = timed_command(command_line)
-                comment.append(wall)
-                comment_cpu.append(cpu)
-            log_commands(command, command_cpu, comment, comment_cpu, noop, noop_cpu)
+                for checkout in checkouts:
+                    checkout.time("comment_command")
+            checkouts[0].log("")
+            if args.against is not None:
+                checkouts[1].log(f" of {args.against}")
 
         # Peak Python memory of each side, one untimed run on a quarter of the sample (tracemalloc
         # slows everything down, so it never runs while timing).
@@ -263,15 +294,12 @@ def main() -> None:
     n = len(pages)
     source = shown(ROOT / "op_docs") + ("" if args.without_corpus else f" + {shown(CORPUS / CORPUS_PART)}")
     commands = {
-        "command_seconds": Summary.of(command, "s").to_json() if command else None,
-        "command_cpu_seconds": Summary.of(command_cpu, "CPU s").to_json() if command_cpu else None,
-        "noop_command_seconds": Summary.of(noop, "s").to_json() if noop else None,
-        "noop_command_cpu_seconds": Summary.of(noop_cpu, "CPU s").to_json() if noop_cpu else None,
-        "comment_command_seconds": Summary.of(comment, "s").to_json() if comment else None,
-        "comment_command_cpu_seconds": Summary.of(comment_cpu, "CPU s").to_json() if comment_cpu else None,
+        **checkouts[0].to_json(),
         "command": f"python -m gen generate DOCS --out OUT --jobs {JOBS} --cache CACHE",
         "edited_page": target.relative_to(docs).as_posix() if target else None,
     }
+    if args.against is not None:
+        commands["against"] = {"checkout": str(args.against), **checkouts[1].to_json()}
     if args.commands_only:
         emit_result({"pages": n, "source": source, "corpus_pages": len(page_files), "incremental": commands})
         return

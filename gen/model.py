@@ -8,6 +8,7 @@ offers the derived views that several emitters share. Emitters read a `Model`; t
 from __future__ import annotations
 
 import functools
+import os
 import re
 import zlib
 from dataclasses import dataclass, field, replace
@@ -187,8 +188,10 @@ def is_experimental(source: str) -> bool:
     """Whether a page is a contributed sample (a directory `experimental/` on its path): CANN
     ships the operators of the other pages; a sample may declare another signature under the
     same name (ops-nn/experimental/index/median/docs/aclnnMedian.md, 5 parameters, against
-    the shipped ops-nn/index/gather_v2/docs/aclnnMedian.md's 2)."""
-    return "experimental" in Path(source).parts
+    the shipped ops-nn/index/gather_v2/docs/aclnnMedian.md's 2). Split as a string: a Path per page
+    was a tenth of the model's build after one page changed (the empty and "." parts a Path drops
+    are never "experimental")."""
+    return "experimental" in source.replace(os.sep, "/").split("/")
 
 
 def _completeness(page: Page, api: API) -> tuple:

@@ -135,8 +135,8 @@ def parse_keyed(paths: Sequence[Path], *, jobs: int = 1, progress: Progress = no
 
     While workers parse, this process reads the pages the cache's snapshot holds, then calls
     `meanwhile()` (the caller's own work, called only when workers were started): after one page
-    changed, a worker loads the parser (its regular expressions: most of the cost of parsing one
-    page in a new process) and parses it while this process reads the 600 others."""
+    changed, a worker loads the parser (half of the cost of parsing one page in a new process) and
+    parses it while this process reads the 600 others."""
     pages: list[Optional[Page]] = [None] * len(paths)
     keys: dict[str, str] = {}
     todo: list[_ParseTask] = []
@@ -230,9 +230,10 @@ def parse_file(path: Path) -> Page:
 
 
 def _load_parser() -> None:
-    """A parse worker's first step, before it is sent any page: loading the parser is most of what
-    parsing one page costs, and the tasks reach the worker through this process's threads, which
-    wait while this process reads the snapshot (unpickling holds the interpreter's lock)."""
+    """A parse worker's first step (a pool's initializer, a `_fork_parser` child's), before it has a
+    page: loading the parser is half of what parsing one page costs, and a pool's tasks reach its
+    workers through this process's threads, which wait while this process reads the snapshot
+    (unpickling holds the interpreter's lock)."""
     importlib.import_module("gen.parse.api_page")
     importlib.import_module("gen.parse.readme")
 
@@ -255,7 +256,12 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
     """Each task's page and its pickle. `meanwhile(workers)` is called while worker processes
     parse (True), or before parsing here (False). Workers are started for many pages, or for a few
     when `overlap` says that `meanwhile` takes long enough to hide a worker's loading the parser."""
-    if jobs <= 1 or not todo or (len(todo) < PARALLEL_FROM and not overlap) or not _can_fork():
+    if jobs <= 1 or not todo or (len(todo) < PARALLEL_FROM and not overlap) or not hasattr(os, "fork"):
+        meanwhile(False)
+        return [_parse_one(task) for task in progress(todo, "parse")]
+    if len(todo) < PARALLEL_FROM:
+        return _parse_beside(todo, min(jobs, len(todo)), progress, meanwhile)
+    if not _can_fork():
         meanwhile(False)
         return [_parse_one(task) for task in progress(todo, "parse")]
     # Large pages first, so that no worker is left with the longest one at the end. Each result
@@ -268,6 +274,81 @@ def _parse_all(todo: list[_ParseTask], jobs: int, progress: Progress,
         for position, data in enumerate(progress(done, "parse", total=len(todo))):
             parsed[order[position]] = (pickle.loads(data), data)
     return parsed
+
+
+def _parse_beside(todo: list[_ParseTask], processes: int, progress: Progress,
+                  meanwhile: Callable[[bool], None]) -> list[tuple[Page, bytes]]:
+    """A few pages (after one changed) parsed in `processes` child processes forked for them, each
+    with a share of them, while this process calls `meanwhile(True)`. Plain forks and pipes, not a
+    pool: loading multiprocessing and concurrent.futures (0.02 CPU s), then starting the pool's
+    threads and queues, came before the fork and delayed the whole run by as much."""
+    shares: list[list[int]] = [[] for _ in range(processes)]
+    sizes = [0] * processes
+    for index in sorted(range(len(todo)), key=lambda i: -len(todo[i].raw or b"")):  # largest first
+        lightest = sizes.index(min(sizes))
+        shares[lightest].append(index)
+        sizes[lightest] += len(todo[index].raw or b"")
+    children: list[tuple[int, int]] = []  # (process id, the read end of its pipe), not yet waited for
+    parsed: list[tuple[Page, bytes]] = [None] * len(todo)  # type: ignore[list-item]
+    try:
+        with _frozen():
+            for share in shares:
+                children.append(_fork_parser([todo[i] for i in share]))
+        meanwhile(True)
+        done: list[tuple[int, bytes]] = []
+        for share in shares:  # the children in the order they were forked
+            pid, read_end = children.pop(0)
+            done += zip(share, _parsed_by(pid, read_end))
+        for index, data in progress(done, "parse", total=len(todo)):
+            parsed[index] = (pickle.loads(data), data)
+    finally:
+        for pid, read_end in children:  # left by an exception: their pages are not needed
+            os.close(read_end)
+            os.waitpid(pid, 0)
+    return parsed
+
+
+def _fork_parser(tasks: list[_ParseTask]) -> tuple[int, int]:
+    """A child process that parses `tasks` and writes their pickles (`_parse_task`) to a pipe, then
+    ends without the parent's teardown; its id and the pipe's read end."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_end)
+        return pid, read_end
+    status = 1
+    try:  # the child: whatever happens, it ends here (os._exit), never back in the parent's code
+        os.close(read_end)
+        try:
+            _load_parser()
+            result: tuple[str, object] = ("pages", [_parse_task(task) for task in tasks])
+            status = 0
+        except BaseException:  # noqa: BLE001 - said to the parent, which raises it
+            import traceback
+
+            result = ("error", traceback.format_exc())
+        with open(write_end, "wb") as pipe:
+            pipe.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    finally:
+        os._exit(status)
+
+
+def _parsed_by(pid: int, read_end: int) -> list[bytes]:
+    """What the child `_fork_parser` started sends: its pages' pickles, once it has ended. A child
+    that failed raises here, with its traceback."""
+    try:
+        with open(read_end, "rb") as pipe:
+            payload = pipe.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
+    try:
+        kind, value = pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - nothing, or part of it, was sent
+        raise RuntimeError(f"a parse worker (process {pid}) ended without sending its pages "
+                           f"(wait status {status})") from None
+    if kind != "pages" or not isinstance(value, list):
+        raise RuntimeError(f"a parse worker (process {pid}) failed:\n{value}")
+    return value
 
 
 def usable_cores() -> int:

@@ -18,7 +18,7 @@ def ir_files(sources: Iterable[str]) -> dict[str, str]:
     if not sources:
         return {}
     try:
-        root = os.path.commonpath([PurePosixPath(s).parent.as_posix() for s in sources])
+        root = os.path.commonpath([_parent(s) for s in sources])
     except ValueError:  # absolute and relative paths together: no shared directory
         root = ""
 
@@ -31,6 +31,15 @@ def ir_files(sources: Iterable[str]) -> dict[str, str]:
         return "/".join(part for part in relative.parts if part not in ("/", "..", "."))
 
     return {s: f"ir/{below_root(s)}.json" for s in sources}
+
+
+def _parent(source: str) -> str:
+    """PurePosixPath(source).parent.as_posix(), without a PurePosixPath for a plain path (a
+    directory, no empty, "." or ".." part, no trailing "/", not at the root): one per page was a
+    twentieth of this emitter after one page changed."""
+    head = source.rpartition("/")[0]
+    plain = not (source.startswith(".") or source.endswith("/") or "//" in source or "/." in source)
+    return head if head and plain else PurePosixPath(source).parent.as_posix()
 
 
 def emit(model: Model, files: FileManager) -> None:

@@ -10,6 +10,8 @@ The layers, each a package that imports only the ones above it here:
                    markdown.py, html_page.py (saved web pages), webdump.py (rendered-page dumps)
     extractors/    a Document's facts -> IR pieces (products, prototypes, params, errors, rules, ...)
     api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors
+
+Every layer declares its regular expressions with patterns.lazy_pattern: compiled when first used.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import re
 from pathlib import Path
 
 from gen.ir import Diagnostic, Level, Page, PageKind
+from gen.parse.patterns import lazy_pattern
 from gen.parse.repair.text import repair_text
 
-_README_NAME = re.compile(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
-_HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
+_README_NAME = lazy_pattern(r"(?:^|[/\\])README[^/\\]*\.(?:md|txt|html?)$", re.I)
+_HTML_START = lazy_pattern(r"^\s*(?:<!doctype\s+html|<html\b|<head\b|<body\b)", re.I)
 
 
 def parse_file(path: str | Path) -> Page:

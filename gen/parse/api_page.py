@@ -18,6 +18,7 @@ from gen.names import header_file
 from gen.ir import (API, Diagnostic, Direction, DType, DTypeCombination, ErrorCase, ErrorCategory, Level, Page, PageKind, Param,
                     ParamKind, Product, ProductDTypes, RelationKind, Reserved, Soc)
 from gen.parse.extractors import prose, vocab
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Document, Section, block_text
 from gen.parse.extractors.combinations import combinations_in, dtypes_from
 from gen.parse.extractors.entries import ParamEntry, entries_from_blocks, entries_from_table
@@ -35,20 +36,20 @@ from gen.parse.extractors.prototypes import (WORKSPACE_SUFFIX, find_call, CParam
 
 T = TypeVar("T")
 
-PROTOTYPE_SECTION = re.compile(r"函数原型|接口原型|原型|Prototype|接口定义|函数定义|^接口$|API\s*定义|Function\s+Signature", re.I)
-FUNCTION_SECTION = re.compile(r"功能说明|功能描述|接口功能|算子功能|^Function|^Description|Overview|^功能$", re.I)
-CONSTRAINT_SECTION = re.compile(r"约束|限制|Constraints?|Restrictions?|Limitations?", re.I)
-EXAMPLE_SECTION = re.compile(r"调用示例|示例|样例|Examples?|Samples?|Usage\s+Example", re.I)
-PARAMS_SECTION = re.compile(r"参数说明|Parameters?|参数$", re.I)
-RETURN_SECTION = re.compile(r"返回值|返回码|错误码|Returns?|Return\s+Values?|Error\s+Codes?", re.I)
-_FORMULA_MARK = re.compile(r"计算公式|公式[：:]|Formula|Calculation\s+formula|Computation\s+formula", re.I)
-_STUB_TEXT = re.compile(r"正按全新接口模板整改|整改中|being\s+(?:updated|rectified|revised)|will\s+be\s+(?:released|available)|"
+PROTOTYPE_SECTION = lazy_pattern(r"函数原型|接口原型|原型|Prototype|接口定义|函数定义|^接口$|API\s*定义|Function\s+Signature", re.I)
+FUNCTION_SECTION = lazy_pattern(r"功能说明|功能描述|接口功能|算子功能|^Function|^Description|Overview|^功能$", re.I)
+CONSTRAINT_SECTION = lazy_pattern(r"约束|限制|Constraints?|Restrictions?|Limitations?", re.I)
+EXAMPLE_SECTION = lazy_pattern(r"调用示例|示例|样例|Examples?|Samples?|Usage\s+Example", re.I)
+PARAMS_SECTION = lazy_pattern(r"参数说明|Parameters?|参数$", re.I)
+RETURN_SECTION = lazy_pattern(r"返回值|返回码|错误码|Returns?|Return\s+Values?|Error\s+Codes?", re.I)
+_FORMULA_MARK = lazy_pattern(r"计算公式|公式[：:]|Formula|Calculation\s+formula|Computation\s+formula", re.I)
+_STUB_TEXT = lazy_pattern(r"正按全新接口模板整改|整改中|being\s+(?:updated|rectified|revised)|will\s+be\s+(?:released|available)|"
                         r"请访问昇腾社区|CannCommunityOplist|to\s+be\s+supplemented|待补充|TBD", re.I)
 PARAM_UNDOCUMENTED = "param-undocumented"
 PARAM_NO_DTYPES = "param-no-dtypes"
-_INCLUDE = re.compile(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
-_API_TITLE = re.compile(r"^\s*aclnn[A-Za-z0-9_]+(?:\s*(?:&|、|和|,|/)\s*aclnn[A-Za-z0-9_]+)*\s*$")
-_BARE_DECL = re.compile(r"(?<![\w.>])(aclnn\w+)\s*\(")
+_INCLUDE = lazy_pattern(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
+_API_TITLE = lazy_pattern(r"^\s*aclnn[A-Za-z0-9_]+(?:\s*(?:&|、|和|,|/)\s*aclnn[A-Za-z0-9_]+)*\s*$")
+_BARE_DECL = lazy_pattern(r"(?<![\w.>])(aclnn\w+)\s*\(")
 
 
 def guarded(diags: list[Diagnostic], line: int, what: str, step: Callable[[], T], default: T) -> T:
@@ -368,7 +369,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
 
 
 # A section of its own for the dtypes ("## 支持的数据类型" over a table "self | other | out").
-_DTYPE_SECTION = re.compile(r"数据类型|\bdata\s*types?\b|\bdtypes?\b", re.I)
+_DTYPE_SECTION = lazy_pattern(r"数据类型|\bdata\s*types?\b|\bdtypes?\b", re.I)
 
 
 def _combination_sections(sections: Sequence[Section], constraints: Optional[Section]) -> list[Section]:
@@ -495,7 +496,7 @@ def _match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnost
     return None
 
 
-_RESERVED = re.compile(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*(?:传入|为|是|设置?为)\s*(?:空指针|nullptr|NULL)|"
+_RESERVED = lazy_pattern(r"预留|保留参数|(?:需要|需|必须|只能|仅支持|固定|即可)\s*(?:传入|为|是|设置?为)\s*(?:空指针|nullptr|NULL)|"
                        r"仅支持传入空指针|暂无用|暂无作用|暂未使用|"
                        r"only\s+(?:a\s+)?null\s*(?:pointers?|ptr)\s+(?:are|is|can\s+be)|"
                        r"\breserved\b|must\s+be\s+(?:set\s+to\s+)?(?:nullptr|null)|\bpass\s+(?:a\s+)?(?:nullptr|null)|"
@@ -668,34 +669,34 @@ def _scalar_dtypes_from_tensors(api: str, params: list[Param], matched: Sequence
     return out
 
 
-_RESERVED_WORD = re.compile(r"预留参数|保留参数|\breserved\b", re.I)
+_RESERVED_WORD = lazy_pattern(r"预留参数|保留参数|\breserved\b", re.I)
 # A parameter the operator does not read yet ("正向计算的中间结果，暂不使用": aclnnLogSigmoidBackward's
 # buffer, which op-plugin passes empty): Reserved.UNUSED, never NULL-only.
-_UNUSED_WORD = re.compile(r"暂不使用|暂未使用|暂无用|暂无作用")
+_UNUSED_WORD = lazy_pattern(r"暂不使用|暂未使用|暂无用|暂无作用")
 # What makes a reserved parameter one the caller must pass as NULL: the page asks for NULL, or says
 # it is not supported yet ("当前版本不支持", "当前暂不支持"). Not when NULL merely suffices ("传入空指针
 # nullptr即可") or something else is accepted too ("nullptr或空tensor", "需要传入size大小为3的aclIntArray").
-_NULL_ONLY = re.compile(r"传入\s*(?:空指针|nullptr|NULL)|空指针代替|不支持|"
+_NULL_ONLY = lazy_pattern(r"传入\s*(?:空指针|nullptr|NULL)|空指针代替|不支持|"
                         r"must\s+be\s+(?:set\s+to\s+)?(?:a\s+)?(?:nullptr|null)|pass\s+(?:a\s+)?(?:nullptr|null)|"
                         r"not\s+supported", re.I)
-_NOT_ONLY_NULL = re.compile(r"或(?:者)?空\s*tensor|传入size|非空|值大于|即可|or\s+(?:an?\s+)?empty|不参与计算|暂无作用|"
+_NOT_ONLY_NULL = lazy_pattern(r"或(?:者)?空\s*tensor|传入size|非空|值大于|即可|or\s+(?:an?\s+)?empty|不参与计算|暂无作用|"
                             r"does\s+not\s+participate|取值仅支持|(?:只|仅)支持\s*(?:取值\s*)?(?:true|false|-?\d)|"
                             r"传入(?:false|true|0)", re.I)
 # A constraints line that reserves parameters by name: "`quantScaleOptional`和`quantOffsetOptional`为预留参数，...".
-_RESERVES = re.compile(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参数|reserved)", re.I)
+_RESERVES = lazy_pattern(r"(?:为|是|are|is)\s*(?:a\s+)?(?:预留参数|保留参数|reserved)", re.I)
 
 
 # "weight，runningMean，saveMean非空时，数据类型…": every name of the list 非空时 (when not null)
 # follows; "gradWeight（非空时）": the one name before the parenthesis.
-_NON_NULL_LIST = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与或及]\s*)*[A-Za-z_]\w*)\s*非空时")
-_NON_NULL_ONE = re.compile(r"([A-Za-z_]\w*)\s*[（(]\s*非空时\s*[）)]")
-_NAME = re.compile(r"[A-Za-z_]\w*")
+_NON_NULL_LIST = lazy_pattern(r"((?:[A-Za-z_]\w*\s*[、，,和与或及]\s*)*[A-Za-z_]\w*)\s*非空时")
+_NON_NULL_ONE = lazy_pattern(r"([A-Za-z_]\w*)\s*[（(]\s*非空时\s*[）)]")
+_NAME = lazy_pattern(r"[A-Za-z_]\w*")
 # The English pages' "When perSampleWeights is not nullptr: its data type ..." (aclnnEmbeddingBag).
-_NON_NULL_EN = re.compile(r"\bwhen\s+([A-Za-z_]\w*)\s+is\s+not\s+(?:a\s+)?(?:nullptr|null)\b", re.I)
+_NON_NULL_EN = lazy_pattern(r"\bwhen\s+([A-Za-z_]\w*)\s+is\s+not\s+(?:a\s+)?(?:nullptr|null)\b", re.I)
 
 
 # "或者clipValueMin、clipValueMax全为空指针" (aclnnClamp): the error is all of them null, so each alone may be.
-_ALL_NULL = re.compile(r"((?:[A-Za-z_]\w*\s*[、，,和与及]\s*)+[A-Za-z_]\w*)\s*(?:全|都|均|同时)为空指针")
+_ALL_NULL = lazy_pattern(r"((?:[A-Za-z_]\w*\s*[、，,和与及]\s*)+[A-Za-z_]\w*)\s*(?:全|都|均|同时)为空指针")
 
 
 def _optional_where_errors_refuse_only_all_null(params: Sequence[Param], errors: Sequence[ErrorCase]) -> list[Param]:
@@ -816,7 +817,7 @@ def _constraint_lines(blocks: Sequence[Block]) -> list[tuple[int, str]]:
     return lines
 
 
-_SAME_AS = re.compile(r"一致|相同|同|same|identical|consistent|follows?", re.I)
+_SAME_AS = lazy_pattern(r"一致|相同|同|same|identical|consistent|follows?", re.I)
 
 
 def resolve_references(params: list[Param], entries: Sequence[Optional[ParamEntry]],
@@ -856,7 +857,7 @@ def resolve_references(params: list[Param], entries: Sequence[Optional[ParamEntr
     return params
 
 
-_CASTABLE_TO_PARAM = re.compile(r"(?:可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to)\s*(?:the\s+data\s+type\s+"
+_CASTABLE_TO_PARAM = lazy_pattern(r"(?:可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to)\s*(?:the\s+data\s+type\s+"
                                 r"(?:of|deduced\s+from)\s+)?`?(\w+)`?\s*(?:的|与|和|'s|\s)", re.I)
 
 
@@ -921,7 +922,7 @@ def _pair_leftovers(cparams: Sequence[CParam], matched: list[Optional[ParamEntry
 
 # A constraints line that is about one parameter: "`approximate` 当前仅支持取值为1", "innerPrecise: 当前0、1为
 # 保留配置值，2为..." (the name first, then a colon or a statement, not a list of names).
-_ABOUT_ONE = re.compile(r"^\s*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?\s*(?:[：:]\s*|\s+(?![、,，/和与及或]|and\b|or\b))(\S.*)$",
+_ABOUT_ONE = lazy_pattern(r"^\s*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?\s*(?:[：:]\s*|\s+(?![、,，/和与及或]|and\b|or\b))(\S.*)$",
                         re.S)
 
 
@@ -1025,7 +1026,7 @@ def _formula(function: Optional[Section]) -> str:
 
 
 # A part that begins an example ("- 示例：", "- Example:", "- 举例：").
-EXAMPLE_LABEL = re.compile(r"\s*(?:\*\*)?\s*(?:调用示例|示例|举例|样例|Examples?\b|Samples?\b)", re.I)
+EXAMPLE_LABEL = lazy_pattern(r"\s*(?:\*\*)?\s*(?:调用示例|示例|举例|样例|Examples?\b|Samples?\b)", re.I)
 
 
 def _parts(blocks: Sequence[Block], opening: Block) -> list[list[Block]]:

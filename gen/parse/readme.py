@@ -15,15 +15,16 @@ from typing import Optional
 from gen.ir import Diagnostic, Direction, DType, Level, Link, Page, PageKind, Param, ParamKind, Product
 from gen.parse.extractors import vocab
 from gen.parse.api_page import FUNCTION_SECTION, _entries, _first, guarded
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import TABLE, Document, block_text
 from gen.parse.extractors.params import ParamContext, build_param
 from gen.parse.extractors.products import find_products
 from gen.parse.extractors.prototypes import CParam
 
-_README_FILE = re.compile(r"(?:^|[/\\])README[^/\\]*$", re.I)
-_INVOCATION = re.compile(r"调用说明|调用方式|Invocation|Calling|How\s+to\s+(?:Call|Use)", re.I)
-_PARAMS = re.compile(r"参数说明|Parameters?", re.I)
-_API_LINK = re.compile(r"(aclnn[A-Za-z0-9_]+)")
+_README_FILE = lazy_pattern(r"(?:^|[/\\])README[^/\\]*$", re.I)
+_INVOCATION = lazy_pattern(r"调用说明|调用方式|Invocation|Calling|How\s+to\s+(?:Call|Use)", re.I)
+_PARAMS = lazy_pattern(r"参数说明|Parameters?", re.I)
+_API_LINK = lazy_pattern(r"(aclnn[A-Za-z0-9_]+)")
 _ATTR_KINDS = {DType.INT64: ParamKind.INT, DType.INT32: ParamKind.INT, DType.INT8: ParamKind.INT,
                DType.INT16: ParamKind.INT, DType.UINT64: ParamKind.INT, DType.FLOAT: ParamKind.FLOAT,
                DType.DOUBLE: ParamKind.FLOAT, DType.BOOL: ParamKind.BOOL, DType.STRING: ParamKind.STRING}

@@ -158,6 +158,73 @@ def test_a_failing_task_reaches_the_caller_and_every_worker_ends():
     assert multiprocessing.active_children() == []
 
 
+def _tasks(paths) -> list:
+    return [pipeline._ParseTask(i, str(path), path.read_bytes(), None) for i, path in enumerate(paths)]
+
+
+# Two pages of a line each: the tests of the children's failures need pages, not their parsing.
+TINY_TASKS = [pipeline._ParseTask(i, f"tiny{i}.md", b"# tiny\n", None) for i in range(2)]
+
+
+def test_a_few_pages_parsed_beside_the_callers_work_give_what_one_process_gives(docs):
+    """After one page changed (a few pages, a core idle), child processes forked for them parse
+    while the caller does its own work (`meanwhile`), and the pages come back in the order given."""
+    tasks = _tasks(pipeline.discover([docs]).pages)
+    called = []
+    beside = pipeline._parse_all(tasks, 2, pipeline.no_progress, called.append, overlap=True)
+    assert called == [True]
+    assert [page for page, _ in beside] == [pipeline._parse_one(task)[0] for task in tasks]
+
+
+@pytest.fixture
+def forked(monkeypatch) -> list[int]:
+    """The ids of the processes forked meanwhile."""
+    import os
+
+    pids: list[int] = []
+    fork = os.fork
+
+    def recording() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording)
+    return pids
+
+
+def _all_waited_for(pids: list[int]) -> bool:
+    import os
+
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return bool(pids)
+
+
+def test_a_parse_child_that_fails_raises_in_the_caller_with_its_traceback(monkeypatch, forked):
+    def fail(task):
+        raise ValueError(f"cannot parse {task.source}")
+
+    monkeypatch.setattr(pipeline, "_parse_task", fail)  # the children are forked with it
+    with pytest.raises(RuntimeError, match=r"(?s)parse worker .* failed.*ValueError: cannot parse"):
+        pipeline._parse_all(TINY_TASKS, 2, pipeline.no_progress, lambda workers: None, overlap=True)
+    assert _all_waited_for(forked)
+
+
+def test_the_parse_children_are_waited_for_when_the_callers_own_work_fails(forked):
+    def meanwhile(workers):
+        raise KeyError("the caller's own work failed")
+
+    with pytest.raises(KeyError):
+        pipeline._parse_all(TINY_TASKS, 2, pipeline.no_progress, meanwhile, overlap=True)
+    assert _all_waited_for(forked)
+
+
 def test_generate_caches_by_default_in_the_users_cache_directory_and_not_with_no_cache(tmp_path, monkeypatch):
     """Issue 22: `python -m gen generate` keeps its cache without being asked (~/.cache, one
     directory per output directory), and --no-cache keeps none."""

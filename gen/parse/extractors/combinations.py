@@ -24,19 +24,20 @@ from typing import Optional, Sequence
 
 from gen.ir import CombinationCell, Diagnostic, DTypeCombination, Level, Param, ParamKind, Soc
 from gen.parse.extractors import vocab
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import ITEM, TABLE, TEXT, Block, Table
 from gen.parse.readers.scan import MARKUP
 
 UNREAD_CELL = "combination-cell-unread"
 
-_HEADER_MARKUP = re.compile(r"<[^<>]+>|`|\*|\s")
-_HEADER_SUFFIX = re.compile(r"(?<=\w)的?(?:数据类型|data\s*types?|dtypes?|类型)$", re.I)
+_HEADER_MARKUP = lazy_pattern(r"<[^<>]+>|`|\*|\s")
+_HEADER_SUFFIX = lazy_pattern(r"(?<=\w)的?(?:数据类型|data\s*types?|dtypes?|类型)$", re.I)
 # A clause of a cell about something else than the dtype ("shape需要与x1后几维保持一致；FLOAT32").
-_OTHER_CLAUSE = re.compile(r"shape|维|format|格式", re.I)
-_NULL = re.compile(r"^(?:null|nullptr|空指针|none|空|不传|无需赋值|无需传入|-)(?:[（(][^()（）]*[)）])?$", re.I)
-_NEUTRAL = re.compile(r"^(?:必选|必需|必须|可选|optional|required)$", re.I)
-_SAME_AS = re.compile(r"^(?:与|和|同)`?([A-Za-z_]\w*)`?(?:的数据类型)?(?:一致|相同)$")
-_SEPARATORS = re.compile(r"[、/,，;；]|\s+|或者?|\bor\b|<br\s*/?>")
+_OTHER_CLAUSE = lazy_pattern(r"shape|维|format|格式", re.I)
+_NULL = lazy_pattern(r"^(?:null|nullptr|空指针|none|空|不传|无需赋值|无需传入|-)(?:[（(][^()（）]*[)）])?$", re.I)
+_NEUTRAL = lazy_pattern(r"^(?:必选|必需|必须|可选|optional|required)$", re.I)
+_SAME_AS = lazy_pattern(r"^(?:与|和|同)`?([A-Za-z_]\w*)`?(?:的数据类型)?(?:一致|相同)$")
+_SEPARATORS = lazy_pattern(r"[、/,，;；]|\s+|或者?|\bor\b|<br\s*/?>")
 
 
 def column_params(header: Sequence[str], params: Sequence[Param]) -> dict[int, str]:
@@ -82,7 +83,7 @@ def read_cell(param: str, text: str, names: Sequence[str]) -> Optional[Combinati
 
 
 # An introduction that restricts its table to some cases ("涉及...的", "针对...场景", "当...时").
-_CONDITIONAL = re.compile(r"涉及|针对|场景|" + vocab.WHEN + r".{0,40}时|如果|若")
+_CONDITIONAL = lazy_pattern(r"涉及|针对|场景|" + vocab.WHEN + r".{0,40}时|如果|若")
 
 
 def _products_above(blocks: Sequence[Block], index: int) -> Optional[tuple[Soc, ...]]:
@@ -148,7 +149,7 @@ def combinations_in(api: str, blocks: Sequence[Block], params: Sequence[Param],
     return tuple(found)
 
 
-_DTYPE_HEADER = re.compile(r"^(?:dtype|数据类型|data\s*type)$", re.I)
+_DTYPE_HEADER = lazy_pattern(r"^(?:dtype|数据类型|data\s*type)$", re.I)
 
 
 def _transposed(api: str, table: Table, params: Sequence[Param], names: Sequence[str],

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
 from gen.parse.extractors.relations import CONDITION
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.scan import bounded
 
 # The host arguments a ValueRange bounds (phase 1 reads their values: runtime/sim/src/opapi/rules.cpp).
@@ -46,7 +47,7 @@ _COMPARATORS = (
 )
 _COMPARATOR = "|".join(f"(?P<c{i}>{pattern})" for i, (pattern, _) in enumerate(_COMPARATORS))
 _NEGATION = {">=": "<", "<=": ">", ">": "<=", "<": ">="}
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|零"
 # A modal between what is bounded and its comparator: "需要", "必须都", "要求为", "取值范围是", "must be".
@@ -75,17 +76,17 @@ _BOUND_LEAD = r"(?:输入(?:的)?)?"
 # An error row's words before what it names ("传入的", "参数").
 _LEAD = r"(?:传入的|输入的|参数|属性)?"
 _SEPARATOR = r"\s*(?:、|,|，|和|或者|或|与|及|\bor\b|\band\b)\s*"
-_CLAUSES = re.compile(r"[,，:：]")
+_CLAUSES = lazy_pattern(r"[,，:：]")
 # Conditions the IR's ranges cannot carry: a dtype, a "时" clause without its comma ("在step大于0时
 # 输入的start小于end"), a consequent.
-_CONDITIONAL = re.compile(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b|"
+_CONDITIONAL = lazy_pattern(r"数据类型|\b(?:fp|bf|FP|BF)16\b|\bfp32\b|(?<![同暂及])时|则|否则|\botherwise\b|\bif\b|\bwhen\b|"
                           r"精度|\bto\s+(?:maintain|ensure|keep)\b|\bprecision\b", re.I)
 # A clause that advises ("建议为7.0"): no requirement, and not the sentence's other clauses' business.
-_ADVICE = re.compile(r"建议|推荐|\brecommend", re.I)
+_ADVICE = lazy_pattern(r"建议|推荐|\brecommend", re.I)
 # What a comparison of part of an argument names first ("The length of the passed kernelSize").
-_PART_OF = re.compile(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
+_PART_OF = lazy_pattern(r"(?:\b(?:length|size|number|rank|dimensions?|shape|sum|product)\s+of(?:\s+the)?"
                       r"(?:\s+(?:passed|input|given))?|长度|个数|维度|乘积)$", re.I)
-_CONJUNCTION = re.compile(r"且|\band\b", re.I)
+_CONJUNCTION = lazy_pattern(r"且|\band\b", re.I)
 # Before a name that is the subject of a comparison: not part of a longer identifier or expression,
 # an operator spaced from it included ("kGroup * x_shape[-1] / groupCount的值要大于等于k" bounds the
 # quotient, not groupCount: aclnnMoeGatingTopK).
@@ -95,9 +96,9 @@ _NOT_AN_OPERAND = r"(?<![A-Za-z0-9_/*+\-×.的])(?<![/*+\-×]\s)"
 # A sign stated as a word ("必须为非负整数", "该值必须是非负的", "must be a positive integer"): the
 # comparison with 0 it means, which the readers below then read as they read "大于等于0".
 _SIGN_WORDS = (
-    (re.compile(r"(?:为|是)?\s*非负(?:的)?(?:整数|数值|数|值)?(?:的)?|\b(?:be\s+)?(?:an?\s+)?non-?negative(?:\s+(?:integers?|numbers?|values?))?",
+    (lazy_pattern(r"(?:为|是)?\s*非负(?:的)?(?:整数|数值|数|值)?(?:的)?|\b(?:be\s+)?(?:an?\s+)?non-?negative(?:\s+(?:integers?|numbers?|values?))?",
                 re.I), "大于等于0"),
-    (re.compile(r"(?:为|是)\s*正(?:整数|数)|\b(?:be\s+)?(?:an?\s+)?positive\s+(?:integers?|numbers?)", re.I), "大于0"),
+    (lazy_pattern(r"(?:为|是)\s*正(?:整数|数)|\b(?:be\s+)?(?:an?\s+)?positive\s+(?:integers?|numbers?)", re.I), "大于0"),
 )
 
 
@@ -144,7 +145,7 @@ _ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|�
 
 
 # "仅支持0,1,2三个值": a list, which the clauses split apart ("长度仅支持1、2，值仅支持1" has one of each).
-_ONLY_LIST = re.compile(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
+_ONLY_LIST = lazy_pattern(rf"{_ONLY}\s*(?:{_NUMBER})\s*(?:[,，、/~]|或者|或|和|及|至|到|\bor\b|\band\b|\bto\b)\s*(?:{_NUMBER})",
                         re.I)
 
 
@@ -155,17 +156,17 @@ _LIST_LEAD = (rf"(?:{_ONLY}(?:传入(?:的)?(?:值|数值)为)?|支持取值(?:�
               r"\s*[:：]?\s*")
 _LISTED = r"[-+]?\d+(?:\s*\(\s*['\"“]?\w+['\"”]?\s*\))?"  # a number, and the name it stands for: 1('tanh')
 _LIST_SEPARATOR = r"\s*(?:,|，|、|或者|或|和|及|/|\bor\b|\band\b)\s*"
-_VALUE_LIST = re.compile(
+_VALUE_LIST = lazy_pattern(
     rf"{_LIST_LEAD}(?:\[\s*(?P<bracketed>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED}){{2,}})\s*\]|"
     rf"\{{\s*(?P<braced>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)\s*\}}|"
     rf"(?P<bare>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+))"
     r"(?=\s*(?:$|[,，。;；:：]|[两三四五六七八九]个值|分别|\(|（|其他|其它))", re.I)
 # A code name that is no parameter's ("dstType", "ep_size", "H"), before a list on another's row; in
 # Chinese prose, any ASCII word ("ep、tp均仅支持...").
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_OTHER_NAME = re.compile(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Z])(?![A-Za-z0-9_])")
+_CJK = lazy_pattern(r"[\u4e00-\u9fff]")
+_OTHER_NAME = lazy_pattern(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|[A-Z])(?![A-Za-z0-9_])")
 # What a list of part of the argument names before its lead ("长度仅支持1、2").
-_LIST_PART = re.compile(r"长度|个数|维度|维数|length|size|rank|number\s+of", re.I)
+_LIST_PART = lazy_pattern(r"长度|个数|维度|维数|length|size|rank|number\s+of", re.I)
 
 
 def listed_values(params: Mapping[str, Param], sentence: str, subject: Optional[str]) -> list[tuple[str, list[int]]]:
@@ -315,7 +316,7 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
 _LOW_CMP = r"(?P<low_op><=|≤|<|＜)"
 _HIGH_CMP = r"(?P<high_op><=|≤|<|＜)"
 # What every reader above looks for: a sentence without any is read no further.
-_SOME_COMPARISON = re.compile(rf"{_COMPARATOR}|{_ONLY}|<|≤|＜", re.I)
+_SOME_COMPARISON = lazy_pattern(rf"{_COMPARATOR}|{_ONLY}|<|≤|＜", re.I)
 
 
 def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:

@@ -13,12 +13,13 @@ from typing import Optional
 
 from gen.ir import ErrorCategory
 from gen.parse.extractors.vocab import WHEN
+from gen.parse.patterns import lazy_pattern
 
 # What a row says of a null pointer, whether or not it is the row's whole condition (gen.conventions
 # reads the conditional rows' too).
 NULL_POINTER_WORDS = r"空指针|nullptr|null\s*pointer|\bis\s+null\b|为NULL|为空指针"
 
-_RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compile(p, re.I)) for cat, p in (
+_RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, lazy_pattern(p, re.I)) for cat, p in (
     (ErrorCategory.NULL_POINTER, NULL_POINTER_WORDS),
     (ErrorCategory.UNSUPPORTED_PRODUCT, r"产品(?:型号)?不支持|不支持(?:该|当前)?(?:产品|芯片|设备|SoC)|当前(?:设备|芯片|产品)不|"
                                         r"(?:product|chip|SoC|platform|device)\s+(?:is\s+)?not\s+supported|"
@@ -59,19 +60,19 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, re.compi
                                    r"(?:data\s*types?|dtypes?)\s+(?:do|does)\s+not\s+match|dtype\s+mismatch"),
 ))
 
-_CONDITIONAL = re.compile(WHEN + r".{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
-_NOT_EMPTY = re.compile(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
-_NOT_NULL = re.compile(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
+_CONDITIONAL = lazy_pattern(WHEN + r".{1,40}时|.{1,40}时[，,]|\bwhen\b|\bif\b", re.I)
+_NOT_EMPTY = lazy_pattern(r"非空|不是空|不为空|non-empty|not\s+(?:an?\s+)?(?:[\w-]+\s+or\s+)?empty", re.I)
+_NOT_NULL = lazy_pattern(r"不(?:是|为)空指针|非空指针|不为空|is\s+not\s+(?:a\s+)?null", re.I)
 # A pointer the call must give: the general null-pointer row of many pages ("The required input,
 # output, or attribute is passed as a null pointer").
-_REQUIRED_POINTER = re.compile(r"必选(?:输入|输出|属性|参数)|\brequired\s+(?:input|output|attribute|parameter)", re.I)
-_CONJUNCTION = re.compile(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
+_REQUIRED_POINTER = lazy_pattern(r"必选(?:输入|输出|属性|参数)|\brequired\s+(?:input|output|attribute|parameter)", re.I)
+_CONJUNCTION = lazy_pattern(r"且|\band\b.{0,40}\b(?:is|are)\s+(?:a\s+)?null", re.I)
 # "A，且B" / "A and B is null": the condition needs two facts; a call provoking one fails for another
 # reason or not at all.
-_BOTH = re.compile(r"且|场景下|情况下")
-_IS_ARE = re.compile(r"\b(?:is|are)\b", re.I)
-_AND = re.compile(r"\sand\s", re.I)
-_NOT_VALUE_WORDS = re.compile(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
+_BOTH = lazy_pattern(r"且|场景下|情况下")
+_IS_ARE = lazy_pattern(r"\b(?:is|are)\b", re.I)
+_AND = lazy_pattern(r"\sand\s", re.I)
+_NOT_VALUE_WORDS = lazy_pattern(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
 
 
 def _says_both(text: str) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence, cast
 
 from gen.parse.extractors import vocab
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import ITEM, TEXT, Block, Table
 from gen.parse.readers.tables import cell_is_empty
 
@@ -49,13 +50,13 @@ class TableEntries:
 # "(aclTensor*, 计算输入)" / "（aclTensor \*，计算输入|计算输出）" / "(aclTensor*, input)". Each part is
 # one character class bounded by the next delimiter, so a line without the closing parenthesis
 # fails in linear time.
-_TYPE_DIR = re.compile(r"^[ \t]*\**[ \t]*[（(]([^,，()（）]*)(?:[,，]([^()（）]*))?[)）][ \t]*\**[ \t]*[：:]?[ \t]*")
+_TYPE_DIR = lazy_pattern(r"^[ \t]*\**[ \t]*[（(]([^,，()（）]*)(?:[,，]([^()（）]*))?[)）][ \t]*\**[ \t]*[：:]?[ \t]*")
 # A bullet that documents a parameter: "name(type, direction)：text", "**name** (type, direction): text".
-_BULLET = re.compile(
+_BULLET = lazy_pattern(
     r"^[ \t]*(?:\*\*)?`?([A-Za-z_]\w*)`?(?:\*\*)?[ \t]*[（(]([^,，()（）]*(?:\([^()]*\)[^,，()（）]*)?)"
     r"(?:[,，]([^()（）]*))?[)）][ \t]*(?:\*\*)?[ \t]*[：:]?[ \t]*(.*)$", re.S)
 # "name：text" bullets with no type (a few pages, and 8.5.0's "x：输入 Tensor。" lines).
-_BARE = re.compile(r"^\s*`?([A-Za-z_]\w*)`?\s*[：:]\s*(.+)$", re.S)
+_BARE = lazy_pattern(r"^\s*`?([A-Za-z_]\w*)`?\s*[：:]\s*(.+)$", re.S)
 
 
 def entries_from_table(table: Table, known_names: Sequence[str] = ()) -> Optional[TableEntries]:
@@ -132,8 +133,8 @@ def _added_note(cells, previous: Optional[tuple], name_column: Optional[int],
 
 
 # A cell that is a list of dtypes and nothing else ("DOUBLE、FLOAT16、BOOL"), qualifiers aside.
-_QUALIFIERS = re.compile(r"[（(][^()（）\n]*[)）]")
-_LIST_SEPARATORS = re.compile(r"\s*(?:、|,|，|/|\bor\b|\band\b|或|和)\s*")
+_QUALIFIERS = lazy_pattern(r"[（(][^()（）\n]*[)）]")
+_LIST_SEPARATORS = lazy_pattern(r"\s*(?:、|,|，|/|\bor\b|\band\b|或|和)\s*")
 
 
 def _only_dtypes(text: str) -> bool:

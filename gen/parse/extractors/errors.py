@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Sequence
 from gen import abi
 from gen.ir import ErrorCase
 from gen.parse.extractors import conditions, vocab
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import CODE, ITEM, TABLE, TEXT, Block, Table
 from gen.parse.extractors.prose import names_in
 
@@ -23,20 +24,20 @@ from gen.parse.extractors.prose import names_in
 STATUS_CODES: dict[str, int] = abi.status_codes()
 _NAMES_BY_CODE = {code: name for name, code in STATUS_CODES.items()}
 
-_STATUS_NAME = re.compile(r"ACLNN_[A-Z0-9_]+")
-_STATUS_CODE = re.compile(r"(?<!\d)([1-9]\d{5})(?!\d)")
+_STATUS_NAME = lazy_pattern(r"ACLNN_[A-Z0-9_]+")
+_STATUS_CODE = lazy_pattern(r"(?<!\d)([1-9]\d{5})(?!\d)")
 # The head of a text group: "返回161001 (ACLNN_ERR_PARAM_NULLPTR)：", "161002(ACLNN_ERR_PARAM_INVALID):",
 # "ACLNN_ERR_PARAM_NULLPTR (161001)：", "**161001 (ACLNN_ERR_PARAM_NULLPTR)**：", and without the
 # parentheses: "161001 ACLNN_ERR_PARAM_NULLPTR: 1. 传入的self或out是空指针。" (aclnnNanToNum).
 # The spaces before and after the head are possessive (`\s*+`): nothing there but more `\s*`
 # could take a space given back, and backtracking through three of them made a line of spaces
 # cubic to read.
-_GROUP_HEAD = re.compile(
+_GROUP_HEAD = lazy_pattern(
     r"^\s*+(?:[-*•]\s*+)?(?:\*\*)?(?:返回|Return(?:s|ed)?\s*+)?\s*+(?:\*\*)?\s*+"
     r"(?:([1-9]\d{5})\s*(?:[（(]\s*(ACLNN_[A-Z0-9_]+)\s*[)）]|(ACLNN_[A-Z0-9_]+))|"
     r"(ACLNN_[A-Z0-9_]+)\s*(?:[（(]\s*([1-9]\d{5})\s*[)）]|([1-9]\d{5}))|"
     r"(ACLNN_[A-Z0-9_]+)|([1-9]\d{5}))\s*+(?:\*\*)?\s*+(?:[：:]|$)\s*(?:\*\*)?\s*(.*)$", re.I)
-_NUMBERED = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(?\d{1,2}[.)、．）]|[（(]\d{1,2}[)）])\s*")
+_NUMBERED = lazy_pattern(r"^\s*(?:[-*•]\s*)?(?:\(?\d{1,2}[.)、．）]|[（(]\d{1,2}[)）])\s*")
 
 
 def _status(name: str, code: Optional[int]) -> tuple[str, Optional[int]]:

@@ -20,21 +20,22 @@ from typing import Callable, Iterator, NamedTuple, Optional
 
 from gen.ir import API, DType, ExampleArg, ExampleCall, ParamKind
 from gen.parse.extractors.prototypes import find_call
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.scan import compiled, is_word_character
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlLuU]*"
-_VECTOR = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
+_VECTOR = lazy_pattern(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;", re.S)
 # `std::vector<float> selfHostData(GetShapeSize(selfShape), 1);` (aclnnRepeat), `(B * P * Q, 1)`
 # (aclnnCdistBackward), `(64)` (aclnnReflectionPad3dBackward: value-initialized, zeros): a count
 # times one value.
 # `bool maskData[3] = {true, true, true};` (aclnnBatchNormBackward): a C array, read as a vector.
-_C_ARRAY = re.compile(r"\b((?:unsigned\s+)?(?:bool|float|double|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t))\s+(\w+)\s*"
+_C_ARRAY = lazy_pattern(r"\b((?:unsigned\s+)?(?:bool|float|double|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t))\s+(\w+)\s*"
                       r"\[\s*\w*\s*\]\s*=\s*\{([^{}]*)\}\s*;")
 # `std::vector<int64_t> resultShape = selfShape;` (aclnnSmoothL1Loss): a copy.
-_COPIED = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*=\s*(\w+)\s*;")
-_FILLED = re.compile(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*\(([^;]*)\)\s*;")
+_COPIED = lazy_pattern(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*=\s*(\w+)\s*;")
+_FILLED = lazy_pattern(r"std::vector<\s*((?:unsigned\s+|signed\s+)?[\w:]+)\s*>\s+(\w+)\s*\(([^;]*)\)\s*;")
 # `int64_t B = 2;`, `float p = 2.0f;`, `int64_t qkvCount = B * T * 3 * n * d;` (aclnnTransformBiasRescaleQkv).
-_VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t|size_t|auto)\s+(\w+)\s*=\s*"
+_VALUE = lazy_pattern(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|uint8_t|uint64_t|size_t|auto)\s+(\w+)\s*=\s*"
                     r"([^;{}\"]+);")
 # `\b` before a leading `(\w+)`: the same matches (from inside a word, `\w+` ends where it would
 # from the word's start, and fails the same way), without scanning each word from every letter.
@@ -44,37 +45,37 @@ _VALUE = re.compile(r"\b(float|double|bool|int|int8_t|int16_t|int32_t|int64_t|ui
 # (aclnnAvgPool2dBackward's `&gradOutput, aclFormat::ACL_FORMAT_NCHW`), a template argument precede
 # (aclnnGRU's `CreateAclTensor<float>(...)`); the dtype is an enumerator or a variable holding one
 # (aclnnQuantize's `aclDataType dataType = ACL_INT32;`).
-_TENSOR = re.compile(r"CreateAclTensor\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*((?:aclDataType::)?\w+)\s*,\s*&?\s*(\w+)\s*"
+_TENSOR = lazy_pattern(r"CreateAclTensor\s*(?:<\s*[\w:]+\s*>\s*)?\(\s*(\w+)\s*,\s*(\w+)\s*,\s*&?\s*\w+\s*,\s*((?:aclDataType::)?\w+)\s*,\s*&?\s*(\w+)\s*"
                      r"(?:,\s*(?:aclFormat::)?ACL_FORMAT_\w+\s*)?\)")
 # `scalar = aclCreateScalar(&value, ACL_X)`, from its "=": the variable is the word before it
 # (`_assigned`). A pattern starting with that word was tried at every word of the example.
-_SCALAR = re.compile(r"=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
+_SCALAR = lazy_pattern(r"=\s*aclCreateScalar\s*\(\s*&\s*(\w+)\s*,\s*(?:aclDataType::)?ACL_(\w+)\s*\)")
 # aclnnRepeat's example wraps the call: `void aclCreateIntArrayP(const std::vector<T>& hostData,
 # aclIntArray** intArray) { *intArray = aclCreateIntArray(hostData.data(), ...); }`, then
 # `aclCreateIntArrayP(repeatsArray, &repeat)`.
-_ARRAY_HELPER = re.compile(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)\s*,\s*acl(?:Int|Float|Bool)Array\s*\*\s*\*\s*"
+_ARRAY_HELPER = lazy_pattern(r"\b(\w+)\s*\(\s*const\s+std::vector<\w+>\s*&\s*(\w+)\s*,\s*acl(?:Int|Float|Bool)Array\s*\*\s*\*\s*"
                            r"(\w+)\s*\)\s*\{[^{}]*?\*\s*\3\s*=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*\2\.data\(\)")
 # `aclCreateIntArray(padData.data(), padData.size())`, `(outSize.data(), 2)` (aclnnAdaptiveAvgPool2d: its
 # first 2 values), `(&(maskData[0]), 3)` (aclnnBatchNormBackward), `(outputMask, 3)` of a C array
 # (aclnnConvolutionBackward), `(&indexVal, 1)` of one variable (aclnnIndexFillTensor).
-_INT_ARRAY = re.compile(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.data\(\)|&\s*\(?\s*(\w+)\s*\[\s*0\s*\]\s*\)?|&?\s*(\w+))"
+_INT_ARRAY = lazy_pattern(r"=\s*aclCreate(?:Int|Float|Bool)Array\s*\(\s*(?:(\w+)\.data\(\)|&\s*\(?\s*(\w+)\s*\[\s*0\s*\]\s*\)?|&?\s*(\w+))"
                         r"\s*,\s*(\w+\.size\(\)|[^(),;]+)\)")
 
 # `x = nullptr;` or `x = <anything else>` (`*x = ...` too), from the "=" (`_assigned`: `==`, `!=`,
 # `<=` have no word before their "="); `&x` (given to a helper that makes it).
-_ASSIGNMENT = re.compile(r"=(?!=)\s*((?:nullptr|NULL)\s*;)?")
-_ADDRESSED = re.compile(r"&\s*(\w+)")
+_ASSIGNMENT = lazy_pattern(r"=(?!=)\s*((?:nullptr|NULL)\s*;)?")
+_ADDRESSED = lazy_pattern(r"&\s*(\w+)")
 # aclnnForeachAbs's `std::vector<aclTensor*> tempInput{input1, input2};` and
 # `tensorListInput = aclCreateTensorList(tempInput.data(), tempInput.size());`; aclnnForeachAddScalarList's
 # `std::vector<aclScalar*> tempscalar{alpha1, alpha2};` made into aclCreateScalarList likewise.
-_POINTER_VECTOR = re.compile(r"std::vector<\s*(?:const\s+)?acl(?:Tensor|Scalar)\s*\*\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;")
-_LIST = re.compile(r"=\s*aclCreate(?:Tensor|Scalar)List\s*\(\s*(\w+)\.data\(\)\s*,\s*\1\.size\(\)\s*\)")
+_POINTER_VECTOR = lazy_pattern(r"std::vector<\s*(?:const\s+)?acl(?:Tensor|Scalar)\s*\*\s*>\s+(\w+)\s*(?:=\s*)?\{([^{}]*)\}\s*;")
+_LIST = lazy_pattern(r"=\s*aclCreate(?:Tensor|Scalar)List\s*\(\s*(\w+)\.data\(\)\s*,\s*\1\.size\(\)\s*\)")
 # `char* reduction = "mean";`, `const char *roundMode = "round";`, `char approximate[] = "tanh";`
 # (a string without escapes: what a mode or a layout is).
-_TEXT = re.compile(r'\bchar\s*\*?\s*(\w+)\s*(?:\[\s*\]\s*)?=\s*"([^"\\\n]*)"\s*;')
-_STRING_LITERAL = re.compile(r'"([^"\\\n]*)"')
-_ENUMERATOR = re.compile(r"(?:aclDataType::)?ACL_(\w+)")
-_DTYPE_VALUE = re.compile(r"\b(?:aclDataType|auto)\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
+_TEXT = lazy_pattern(r'\bchar\s*\*?\s*(\w+)\s*(?:\[\s*\]\s*)?=\s*"([^"\\\n]*)"\s*;')
+_STRING_LITERAL = lazy_pattern(r'"([^"\\\n]*)"')
+_ENUMERATOR = lazy_pattern(r"(?:aclDataType::)?ACL_(\w+)")
+_DTYPE_VALUE = lazy_pattern(r"\b(?:aclDataType|auto)\s+(\w+)\s*=\s*((?:aclDataType::)?ACL_\w+)\s*;")
 
 
 def _dtype(acl_name: str) -> Optional[DType]:
@@ -103,13 +104,13 @@ Number = float | int  # an int where C computes in integers (7 / 2 is 3 there)
 
 # A C literal's suffix (1.0f, 5L, 2u; a hexadecimal one keeps its digits: 0x3C0F), which Python's
 # literals lack.
-_SUFFIXED = re.compile(r"\b(0[xX][0-9a-fA-F]+)[lLuU]*\b|((?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[fFlLuU]+\b")
+_SUFFIXED = lazy_pattern(r"\b(0[xX][0-9a-fA-F]+)[lLuU]*\b|((?<![\w.])(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[fFlLuU]+\b")
 # `static_cast<int64_t>(size)` (aclnnArange's output size), read as Python's int( or float(.
-_CAST = re.compile(r"\bstatic_cast\s*<\s*((?:unsigned\s+)?\w+)\s*>\s*\(")
+_CAST = lazy_pattern(r"\bstatic_cast\s*<\s*((?:unsigned\s+)?\w+)\s*>\s*\(")
 _INTEGER_TYPES = frozenset({"int", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
                             "size_t", "long", "short", "unsigned", "unsigned int", "unsigned long"})
 _FUNCTIONS: dict[str, Callable[[Number], Number]] = {"int": int, "float": float, "ceil": math.ceil, "floor": math.floor}
-_CALLED = re.compile(r"(\w+)\s*\(")
+_CALLED = lazy_pattern(r"(\w+)\s*\(")
 _READ_FUNCTIONS = frozenset({"GetShapeSize", "size", "ceil", "floor"})
 _CONSTANTS: dict[str, Number] = {"true": 1, "false": 0, "NAN": math.nan, "INFINITY": math.inf}
 
@@ -204,7 +205,7 @@ _MOST_FILLED = 1024
 
 # A string literal (to its closing quote, its line's end or the code's end; a backslash escapes
 # any character), a // comment, or a /* */ comment (to its end or the code's end).
-_COMMENT_OR_STRING = re.compile(r'"(?:\\[\s\S]|[^"\\\n])*(?:"|\n|\\?\Z)|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
+_COMMENT_OR_STRING = lazy_pattern(r'"(?:\\[\s\S]|[^"\\\n])*(?:"|\n|\\?\Z)|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)')
 
 
 def strip_comments(code: str) -> str:
@@ -308,9 +309,9 @@ def _written(source: str, vector: str) -> bool:
 # What follows a vector's name where the program writes it: `[i] = ` (not a C array's `[3] = {`),
 # `[i]++`, `.push_back(`,
 # `.begin()` (for std::fill, std::iota, ...); what precedes it: `++`, a memcpy into its data().
-_WRITE_AFTER = re.compile(r"\s*(?:\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)(?!\s*\{)|\+\+|--)|\.\s*(?:begin|end|rbegin|push_back|emplace_back|"
+_WRITE_AFTER = lazy_pattern(r"\s*(?:\[[^\]]*\]\s*(?:[-+*/%&|^]?=(?!=)(?!\s*\{)|\+\+|--)|\.\s*(?:begin|end|rbegin|push_back|emplace_back|"
                           r"assign|resize|insert|erase|clear|swap|at)\b)")
-_WRITE_BEFORE = re.compile(r"(?:\+\+|--|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*)\s*$")
+_WRITE_BEFORE = lazy_pattern(r"(?:\+\+|--|(?:memcpy|aclrtMemcpy|memset)\s*\(\s*)\s*$")
 
 
 def _array_data(facts: _Facts, current: Callable[[str], Optional[tuple[Number, ...]]], vector: str,

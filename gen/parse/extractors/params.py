@@ -16,22 +16,23 @@ from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, Para
 from gen.parse.extractors import prose, relations, vocab
 from gen.parse.extractors.entries import ParamEntry
 from gen.parse.extractors.prototypes import CParam
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.tables import cell_is_empty
 
 _ARRAY_ELEMENT = {ParamKind.INT_ARRAY: DType.INT64, ParamKind.FLOAT_ARRAY: DType.FLOAT,
                   ParamKind.BOOL_ARRAY: DType.BOOL}
-_EXAMPLE_DTYPE = re.compile(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,24}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
-_CASTABLE_TO = re.compile(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
+_EXAMPLE_DTYPE = lazy_pattern(r"(?:常见的数值类型|common\s+data\s+types)[^。.]{0,24}?(?:如|such\s+as)\s*`?([A-Z][A-Z0-9_]*)", re.I)
+_CASTABLE_TO = lazy_pattern(r"(?:可转换(?:为|成)|可以转换(?:为|成)|convertible\s+to|can\s+be\s+(?:converted|cast)\s+to)\s*"
                           r"`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:的|\(|（|\.|。|$|\s)", re.I)
 # "数据类型要求为BOOL可转换的数据类型": the dtypes BOOL converts to (the dtype comes first).
-_CASTABLE_FROM = re.compile(r"(?<![A-Za-z0-9_])`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:可以|可)转换的数据类型")
+_CASTABLE_FROM = lazy_pattern(r"(?<![A-Za-z0-9_])`?((?:DT_|ACL_)?[A-Z][A-Z0-9_]*)`?\s*(?:可以|可)转换的数据类型")
 _SOC_ORDER = {soc: i for i, soc in enumerate(Soc)}
-_OPTIONAL_WORDS = re.compile(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
+_OPTIONAL_WORDS = lazy_pattern(r"可选|可为空|可以为空|可以传入空指针|可传入空指针|支持传入空指针|允许为空|传入nullptr|"
                              r"(?<!不)可以?(?:是|为)\s*(?:nullptr|空指针)|"
                              r"\boptional\b|can\s+be\s+(?:null|nullptr|empty\s+pointer)|may\s+be\s+null", re.I)
 
 
-_WHEN_PASSED = re.compile(r"传入\s*([A-Za-z_][A-Za-z0-9_]*)\s*时")
+_WHEN_PASSED = lazy_pattern(r"传入\s*([A-Za-z_][A-Za-z0-9_]*)\s*时")
 
 
 def _said_when_passed(name: str, text: str) -> bool:
@@ -95,11 +96,11 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
                  relations=rels, line=line)
 
 
-_DESCRIBED_AS_OUT = re.compile(r"与out|和out|及out|输入输出")
-_DESCRIBED_AS_RESULT = re.compile(r"输出|\boutput\b", re.I)
+_DESCRIBED_AS_OUT = lazy_pattern(r"与out|和out|及out|输入输出")
+_DESCRIBED_AS_RESULT = lazy_pattern(r"输出|\boutput\b", re.I)
 # The forward pass's output passed back in (a backward's y): described as an output, but read.
-_FORWARD_WORDS = re.compile(r"前向|正向|\bforward\b", re.I)
-_DESCRIBED_AS_INPUT_ONLY = re.compile(r"^(?:表示)?输入(?:Tensor|tensor|张量)")
+_FORWARD_WORDS = lazy_pattern(r"前向|正向|\bforward\b", re.I)
+_DESCRIBED_AS_INPUT_ONLY = lazy_pattern(r"^(?:表示)?输入(?:Tensor|tensor|张量)")
 
 
 def _describes_own_result(description: str) -> bool:
@@ -304,7 +305,7 @@ def _prose_dtypes(text: str):
     return listed.dtypes, listed.restricted, listed.unknown
 
 
-_PRODUCT_LINE = re.compile(r"(?:^|\n|。|；)\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
+_PRODUCT_LINE = lazy_pattern(r"(?:^|\n|。|；)\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾)[^：:\n。]*?)[：:]([^\n]*)")
 
 
 def _general_prose(text: str) -> str:
@@ -323,7 +324,7 @@ def _inline_product_notes(text: str, line: int, names: Collection[str]) -> list[
 
 # The head ends at its last non-space before the colon (as a lazy `[^：:]*?\s*` would, but
 # without rescanning a run of spaces from each of its characters).
-_NOTE_HEAD = re.compile(r"^\s*((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
+_NOTE_HEAD = lazy_pattern(r"^\s*((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
 
 
 def product_notes(text: str, line: int, names: Collection[str],

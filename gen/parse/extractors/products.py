@@ -12,14 +12,15 @@ from typing import Optional, Sequence
 
 from gen.ir import Diagnostic, Level, Product
 from gen.parse.extractors import vocab
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import ITEM, TABLE, TEXT, Block, Section
 
-PRODUCT_SECTION = re.compile(r"产品支持|支持的产品|支持产品|Supported\s+Products?|Product\s+Support|Applicable\s+Products?|"
+PRODUCT_SECTION = lazy_pattern(r"产品支持|支持的产品|支持产品|Supported\s+Products?|Product\s+Support|Applicable\s+Products?|"
                              r"Supported\s+(?:Models|Hardware)", re.I)
-_PRODUCT_HEADER = re.compile(r"^(?:产品|产品型号|支持产品|product|products|产品名称|model)$", re.I)
-_SUPPORT_HEADER = re.compile(r"^(?:是否支持|支持情况|支持|supported|support|是否支持该接口|supported\?)$", re.I)
+_PRODUCT_HEADER = lazy_pattern(r"^(?:产品|产品型号|支持产品|product|products|产品名称|model)$", re.I)
+_SUPPORT_HEADER = lazy_pattern(r"^(?:是否支持|支持情况|支持|supported|support|是否支持该接口|supported\?)$", re.I)
 # "<product>：<support>": the product ends at its last non-space before the first colon.
-_ITEM = re.compile(r"^((?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
+_ITEM = lazy_pattern(r"^((?:[^：:]*[^：:\s])?)\s*[：:]\s*(.*)$", re.S)
 
 
 def find_products(sections: Sequence[Section], diags: list[Diagnostic]) -> tuple[Product, ...]:

@@ -13,16 +13,17 @@ from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen.ir import DType, Soc
 from gen.parse.extractors import vocab
+from gen.parse.patterns import lazy_pattern
 
 # --- dtype lists -----------------------------------------------------------------------------
 
 _WORD = r"(?:DT_|ACL_)?[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*"
 _QUALIFIER = r"(?:\s*[（(][^()（）\n]*[)）])?"
 _SEP = r"\s*(?:,\s*or\b|,\s*and\b|、|,|，|/|和|或者|或|及|以及|与|\bor\b|\band\b)\s*"
-DTYPE_LIST = re.compile(rf"{_WORD}{_QUALIFIER}(?:{_SEP}{_WORD}{_QUALIFIER})*")
+DTYPE_LIST = lazy_pattern(rf"{_WORD}{_QUALIFIER}(?:{_SEP}{_WORD}{_QUALIFIER})*")
 
 # Phrases that introduce the list of dtypes a parameter accepts.
-_DTYPE_TRIGGER = re.compile(
+_DTYPE_TRIGGER = lazy_pattern(
     r"(?:数据类型(?:仅|只|均|需要|必须)?(?:支持|为|是|可以是|可为|包括|取值为)[：:]?|支持(?:的)?数据类型(?:为|是|包括|有)?[：:]?|"
     r"数据类型[：:]|"
     r"\b(?:data\s*types?|dtypes?)\s*(?:(?:can|must|should)\s+(?:only\s+)?be|only\s+supports?|is|are|supported\s+(?:is|are|include)|"
@@ -32,7 +33,7 @@ _DTYPE_TRIGGER = re.compile(
     # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
     r"(?:支持|数据类型|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d|fp\d|bf16)))\s*",
     re.I)
-_ONLY_QUALIFIER = re.compile(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
+_ONLY_QUALIFIER = lazy_pattern(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
                              re.I | re.S)
 
 
@@ -90,8 +91,8 @@ def dtype_statements(text: str) -> list[tuple[int, DTypeList]]:
     return out
 
 
-_CLAUSE_START = re.compile(r"[。；;，,\n]|\.\s")
-_CONDITION_WORD = re.compile(vocab.WHEN + r"|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
+_CLAUSE_START = lazy_pattern(r"[。；;，,\n]|\.\s")
+_CONDITION_WORD = lazy_pattern(vocab.WHEN + r"|如果|若|\bwhen\b|\bif\b|\bwhere\b", re.I)
 
 
 def _in_condition(text: str, start: int, end: int) -> bool:
@@ -147,7 +148,7 @@ def _cell_dtypes(text: str) -> DTypeList:
 
 
 # As gen.parse.extractors.params._NOTE_HEAD: the head ends at its last non-space before the colon.
-_PRODUCT_PREFIX = re.compile(r"^\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*([：:])\s*(.*)$",
+_PRODUCT_PREFIX = lazy_pattern(r"^\s*(?:[-*•]\s*)?((?:Atlas|Ascend|Kirin|昇腾|A200I)(?:[^：:]*[^：:\s])?)\s*([：:])\s*(.*)$",
                              re.S)
 
 
@@ -162,8 +163,8 @@ def _product_prefix(line: str) -> tuple[str, str, str]:
 
 SET, ADD, REMOVE = "set", "add", "remove"
 
-_ADD_TRIGGER = re.compile(r"(?:数据类型)?额外支持|(?:additionally|also)\s+supports?(?:\s+data\s*types?)?\s*:?\s*", re.I)
-_REMOVE_TRIGGER = re.compile(
+_ADD_TRIGGER = lazy_pattern(r"(?:数据类型)?额外支持|(?:additionally|also)\s+supports?(?:\s+data\s*types?)?\s*:?\s*", re.I)
+_REMOVE_TRIGGER = lazy_pattern(
     r"(?:数据类型)?(?:不支持|不再支持)(?:数据类型)?[：:]?\s*|"
     r"\b(?:does|do)\s+not\s+support(?:\s+(?:the\s+)?data\s*types?)?\s*:?\s*|\bnot\s+supported\s*:?\s*",
     re.I)
@@ -182,7 +183,7 @@ class DTypeNote:
 
 # A product note's sentence about tensors of the NZ format, whose dtypes the ND tensors the
 # bindings pass do not share (aclnnAscendQuant: "当数据格式为NZ时，出参`y`的数据类型支持INT32").
-_NZ_CONDITION = re.compile(r"数据格式\s*(?:为|是)\s*(?:FRACTAL_)?NZ|\bformat\b[^.]{0,60}?\bis\s+(?:FRACTAL_)?NZ\b", re.I)
+_NZ_CONDITION = lazy_pattern(r"数据格式\s*(?:为|是)\s*(?:FRACTAL_)?NZ|\bformat\b[^.]{0,60}?\bis\s+(?:FRACTAL_)?NZ\b", re.I)
 
 
 def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
@@ -234,10 +235,10 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
     return notes
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*")
 # A name after one of these words is what the statement relates its subject to ("且与other满足
 # 互推导关系", "consistent with self"), not its subject.
-_RELATED_TO = re.compile(r"(?:与|和|跟|同|\bwith|\bas|\bto)\s*[`*]*\s*$", re.I)
+_RELATED_TO = lazy_pattern(r"(?:与|和|跟|同|\bwith|\bas|\bto)\s*[`*]*\s*$", re.I)
 
 
 def subject_names(text: str, names: Collection[str]) -> tuple[str, ...]:
@@ -274,9 +275,9 @@ def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
 
 # --- rank ------------------------------------------------------------------------------------
 
-_RANGE = re.compile(r"^\s*(\d+)\s*(?:-|–|—|~|～|至|到|to)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
-_SINGLE = re.compile(r"^\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
-_AT_MOST = re.compile(r"^\s*(?:≤|<=|不超过|不大于|小于等于|最多|最大|up\s+to|at\s+most)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_RANGE = lazy_pattern(r"^\s*(\d+)\s*(?:-|–|—|~|～|至|到|to)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_SINGLE = lazy_pattern(r"^\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_AT_MOST = lazy_pattern(r"^\s*(?:≤|<=|不超过|不大于|小于等于|最多|最大|up\s+to|at\s+most)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
 _MAX_RANK = 64
 
 
@@ -293,13 +294,13 @@ def rank_cell(text: str) -> Optional[tuple[int, int]]:
     return None
 
 
-_PROSE_RANGE = re.compile(r"(?:维度|shape|dimensions?|rank)[^。；;\n,，]{0,12}?(\d+)\s*(?:-|–|~|～|至|到|to)\s*(\d+)\s*(?:维|D\b|dims?\b|dimensions?)",
+_PROSE_RANGE = lazy_pattern(r"(?:维度|shape|dimensions?|rank)[^。；;\n,，]{0,12}?(\d+)\s*(?:-|–|~|～|至|到|to)\s*(\d+)\s*(?:维|D\b|dims?\b|dimensions?)",
                           re.I)
-_PROSE_AT_MOST = re.compile(
+_PROSE_AT_MOST = lazy_pattern(
     r"(?:维度|shape(?:的)?维度|dimensions?|rank)[^。；;\n,，]{0,10}?(?:不超过|不大于|小于等于|不高于|最多|最大为?|≤|<=|"
     r"not\s+(?:exceed|be\s+greater\s+than|greater\s+than|more\s+than)|cannot\s+exceed|at\s+most|up\s+to|"
     r"no\s+more\s+than|no\s+greater\s+than|less\s+than\s+or\s+equal\s+to)\s*(\d+)", re.I)
-_PROSE_AT_MOST_REV = re.compile(r"(?:最多|不超过|至多|不大于|up\s+to|at\s+most)\s*(\d+)\s*(?:维|dimensions?|D\b)", re.I)
+_PROSE_AT_MOST_REV = lazy_pattern(r"(?:最多|不超过|至多|不大于|up\s+to|at\s+most)\s*(\d+)\s*(?:维|dimensions?|D\b)", re.I)
 
 
 def rank_in_prose(text: str) -> Optional[tuple[int, int]]:
@@ -327,9 +328,9 @@ FORMATS = ("ND", "NCHW", "NHWC", "NCDHW", "NDHWC", "NCL", "NLC", "NC", "NZ", "HW
            "FRACTAL_Z_3D", "NC1HWC0", "NDC1HWC0", "C1HWNCoC0", "NCD", "CHWN", "DHWCN", "DHWNC", "ND_RNN_BIAS",
            "FRACTAL_NZ_C0_16", "FRACTAL_NZ_C0_32", "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8",
            "NCHW_NZ")
-_FORMAT_WORD = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(map(re.escape, FORMATS), key=len, reverse=True))
+_FORMAT_WORD = lazy_pattern(r"(?<![A-Za-z0-9_])(" + "|".join(sorted(map(re.escape, FORMATS), key=len, reverse=True))
                           + r")(?![A-Za-z0-9_])")
-_FORMAT_TRIGGER = re.compile(r"(?:数据格式|格式)(?:仅|只)?(?:支持|为|是|要求为|[：:])|data\s*formats?\s*(?:can\s+be|must\s+be|is|are|:|supports?)|"
+_FORMAT_TRIGGER = lazy_pattern(r"(?:数据格式|格式)(?:仅|只)?(?:支持|为|是|要求为|[：:])|data\s*formats?\s*(?:can\s+be|must\s+be|is|are|:|supports?)|"
                              r"supports?\s+(?:the\s+)?(?:following\s+)?(?:data\s+)?formats?", re.I)
 
 
@@ -355,14 +356,14 @@ def formats_in_prose(text: str) -> tuple[str, ...]:
 
 # --- tensor support flags --------------------------------------------------------------------
 
-_EMPTY_NO = re.compile(r"不支持空(?:的)?(?:Tensor|张量|tensor)|空(?:Tensor|tensor|张量)[^。；]{0,4}不支持|"
+_EMPTY_NO = lazy_pattern(r"不支持空(?:的)?(?:Tensor|张量|tensor)|空(?:Tensor|tensor|张量)[^。；]{0,4}不支持|"
                        r"empty\s+tensors?\s+(?:is|are)\s+not\s+supported|does\s+not\s+support\s+empty\s+tensors?|"
                        r"not\s+support\s+empty\s+tensors?", re.I)
-_EMPTY_YES = re.compile(r"支持空(?:的)?(?:Tensor|张量|tensor)|empty\s+tensors?\s+(?:is|are)\s+supported|supports?\s+empty\s+tensors?",
+_EMPTY_YES = lazy_pattern(r"支持空(?:的)?(?:Tensor|张量|tensor)|empty\s+tensors?\s+(?:is|are)\s+supported|supports?\s+empty\s+tensors?",
                         re.I)
-_NONCONTIG_NO = re.compile(r"不支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+not\s+supported|"
+_NONCONTIG_NO = lazy_pattern(r"不支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+not\s+supported|"
                            r"not\s+support\s+non-?contiguous", re.I)
-_NONCONTIG_YES = re.compile(r"支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+supported|supports?\s+non-?contiguous", re.I)
+_NONCONTIG_YES = lazy_pattern(r"支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+supported|supports?\s+non-?contiguous", re.I)
 
 
 def empty_tensor_in(text: str) -> Optional[bool]:

@@ -13,15 +13,16 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.scan import word_starts
 
 # aclnn APIs, and the few two-phase APIs CANN names acl<Op> (aclStft, which op-plugin calls as it calls
 # the aclnn ones): a declaration without its GetWorkspaceSize pair is left unpaired either way.
-_DECL_START = re.compile(r"\baclnnStatus\s+(aclnn\w+|acl[A-Z]\w*)\s*\(")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_LINE_COMMENT = re.compile(r"//[^\n]*")
-_HTML_TAG = re.compile(r"</?\w+[^>]*>")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+_DECL_START = lazy_pattern(r"\baclnnStatus\s+(aclnn\w+|acl[A-Z]\w*)\s*\(")
+_COMMENT = lazy_pattern(r"//[^\n]*|/\*.*?\*/", re.S)
+_LINE_COMMENT = lazy_pattern(r"//[^\n]*")
+_HTML_TAG = lazy_pattern(r"</?\w+[^>]*>")
+_IDENT = lazy_pattern(r"[A-Za-z_]\w*")
 _QUALIFIERS = ("const", "volatile", "struct", "enum", "ACL_FUNC_VISIBILITY", "ACLNN_API")
 WORKSPACE_SUFFIX = "GetWorkspaceSize"
 

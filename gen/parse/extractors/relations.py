@@ -22,28 +22,29 @@ from typing import Collection, Sequence
 from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
 from gen.parse.extractors.prose import name_set, names_in
 from gen.parse.extractors.vocab import WHEN
+from gen.parse.patterns import lazy_pattern
 
-_SENTENCE = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
+_SENTENCE = lazy_pattern(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
 # CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
 # self推导之后可转换的数据类型"). The converse ("需要可转换成self与other推导后的数据类型": castable *to*
 # the promoted dtype) is no relation of the IR, and is not read as one.
-_CAST = re.compile(r"推导(?:之后|后)(?:的数据类型)?可转换|推导之后可以转换|"
+_CAST = lazy_pattern(r"推导(?:之后|后)(?:的数据类型)?可转换|推导之后可以转换|"
                    r"(?:data\s*type|dtype)[^.;]{0,40}(?:converted|cast)\s+from|"
                    r"to\s+which\s+the\s+(?:deduced|promoted)[^.;]{0,60}can\s+be\s+(?:converted|cast)", re.I)
-_CAST_TO = re.compile(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
-_PROMOTE = re.compile(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
-_BROADCAST = re.compile(r"broadcast|广播", re.I)
+_CAST_TO = lazy_pattern(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
+_PROMOTE = lazy_pattern(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
+_BROADCAST = lazy_pattern(r"broadcast|广播", re.I)
 # "元素个数为mask和self广播后的shapesize": a count taken from the broadcast shape, not a shape that broadcasts.
-_ELEMENT_COUNT = re.compile(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
-_SAME = re.compile(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
-_NEGATED = re.compile(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
-_DTYPE_WORD = re.compile(r"数据类型|data\s*types?|dtype", re.I)
-_SHAPE_WORD = re.compile(r"shape|形状|维度", re.I)
-_FORMAT_WORD = re.compile(r"数据格式|data\s*formats?|\bformats?\b", re.I)
+_ELEMENT_COUNT = lazy_pattern(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
+_SAME = lazy_pattern(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
+_NEGATED = lazy_pattern(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
+_DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
+_SHAPE_WORD = lazy_pattern(r"shape|形状|维度", re.I)
+_FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
 # ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
-_ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
+_ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
                             r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
                             r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
                             # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
@@ -52,19 +53,19 @@ _ONE_DIMENSION = re.compile(r"(?:最后|最末|第\s*[\d一二三四五六七八
                             r"\bshape\s+(?:value|size)\b|\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
 # A shape of something derived from the tensor, not the tensor's ("与varRef计算得出的切片shape保持一致"), its
 # element count ("元素个数与self输入的channels一致"), or one alternative of several ("或者"): no SAME_SHAPE.
-_NOT_THE_SHAPE = re.compile(r"计算(?:得出|得到|出)|推导(?:得出|出)|切片|元素个数|元素数量|number\s+of\s+elements|"
+_NOT_THE_SHAPE = lazy_pattern(r"计算(?:得出|得到|出)|推导(?:得出|出)|切片|元素个数|元素数量|number\s+of\s+elements|"
                             r"computed\s+from|derived\s+from|或者|或是|\bor\b", re.I)
 # "与batch1@batch2的后两维一致", "与mat和vec的乘积相同", "vec1 ⊗ vec2": a shape of a product of tensors.
-PRODUCT = re.compile(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
+PRODUCT = lazy_pattern(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bmatmul\b", re.I)
 # A clause under a condition: "当...时", "如果", "若", "...场景下", "if", "when". "同时" is not one.
 # "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
 # "时" ends a condition before a comma, or before the statement's first name ("其他数据类型时shape和x保持
 # 一致": aclnnDynamicQuantV3's yOut, whose dtype is never x's).
-CONDITION = re.compile(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
+CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
                        r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
                        re.I)
 # A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
-_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
+_DEFAULT = lazy_pattern(r"默认|\bby\s+default\b", re.I)
 
 
 def relations_in(text: str, own_name: str, api_params: Collection[str]) -> tuple[Relation, ...]:
@@ -84,8 +85,8 @@ def relations_in(text: str, own_name: str, api_params: Collection[str]) -> tuple
     return tuple(Relation(kind, tuple(names)) for kind, names in found.items() if names)
 
 
-_CLAUSE = re.compile(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
-_FIRST_WORD = re.compile(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
+_CLAUSE = lazy_pattern(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
+_FIRST_WORD = lazy_pattern(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
@@ -115,9 +116,9 @@ def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
 # A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
 # provided, bias must ..."): what follows is what the parameter must be whenever it is passed, so
 # it is no condition on the relation.
-_PRESENCE = re.compile(r"^\s*(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入|该参数(?:不为空|非空))\s*(?:时|的话)?|"
+_PRESENCE = lazy_pattern(r"^\s*(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入|该参数(?:不为空|非空))\s*(?:时|的话)?|"
                        r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
-_OPENING_PARENTHESIS = re.compile(r"[（(]")
+_OPENING_PARENTHESIS = lazy_pattern(r"[（(]")
 
 
 def _before_aside(clause: str) -> str:
@@ -165,7 +166,7 @@ _SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
 # not broadcast. A row that says more states what no relation of the IR says, and is not read:
 # "与参数说明中不一致" (each as its own row describes), "out和mat1@mat2 shape不一致" (a product),
 # "shape长度与input shape中channel轴的长度不相等" (one axis), "shape乘积" (a product of extents).
-_PLAIN_SHAPE_ROW = re.compile(
+_PLAIN_SHAPE_ROW = lazy_pattern(
     r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
     r"broadcast(?:ed|ing)?|之后|后|关系|无法|不能|做|进行|不满足|满足|the|of|and|or|are|is|not|same|different|"
     r"inconsistent|mismatch(?:ed)?|do|does|match|from|that|those|with|each|other|can|cannot|be|satisfy|"
@@ -223,10 +224,10 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
 
 # "out的shape不是self和other broadcast之后的shape": the row names a result and the operands whose
 # broadcast it is.
-_BROADCAST_RESULT = re.compile(r"(\w+)的shape不是(.{1,40}?)(?:broadcast|广播)\s*(?:之)?后的shape")
+_BROADCAST_RESULT = lazy_pattern(r"(\w+)的shape不是(.{1,40}?)(?:broadcast|广播)\s*(?:之)?后的shape")
 # "input、shiftBits的shape在broadcast之后与out的shape不一致" (aclnnRightShift, aclnnLeftShift): the
 # operands first, the result after 与.
-_BROADCAST_RESULT_AFTER = re.compile(r"([^，。；]{1,40}?)的shape在(?:broadcast|广播)\s*(?:之)?后与(\w+)的shape不一致")
+_BROADCAST_RESULT_AFTER = lazy_pattern(r"([^，。；]{1,40}?)的shape在(?:broadcast|广播)\s*(?:之)?后与(\w+)的shape不一致")
 
 
 def _broadcast_results(params: tuple[Param, ...], errors: Sequence[ErrorCase]) -> tuple[Param, ...]:
@@ -260,7 +261,7 @@ def _broadcast_results(params: tuple[Param, ...], errors: Sequence[ErrorCase]) -
     return tuple(rebuilt(p) for p in params)
 
 
-_MISMATCH = re.compile(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)
+_MISMATCH = lazy_pattern(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)
 
 
 def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
@@ -312,7 +313,7 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
 # An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
 # left operand starts a word: tried inside a long word, it would scan the rest of it from every
 # letter (quadratic: a 100 KB word in a formula's example took minutes).
-_PRODUCT_OPERANDS = re.compile(r"(?<!\w)([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
+_PRODUCT_OPERANDS = lazy_pattern(r"(?<!\w)([A-Za-z_]\w*)\s*\}?\s*(?:@|⊗|\\otimes)\s*\{?\s*([A-Za-z_]\w*)")
 
 
 def without_product_shapes(params: Sequence[Param], formula: str) -> tuple[tuple[Param, ...], list[tuple[str, str]]]:

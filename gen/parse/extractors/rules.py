@@ -45,6 +45,7 @@ from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic,
 from gen.parse.extractors import vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
 
 UNREAD = "relation-unread"
@@ -114,8 +115,8 @@ class Text:
     status: int = 0
 
 
-_BLANKS = re.compile(r"\s+")
-_GLUED_BROADCAST = re.compile(r"(?<=[A-Za-z0-9])(?=broadcast)")
+_BLANKS = lazy_pattern(r"\s+")
+_GLUED_BROADCAST = lazy_pattern(r"(?<=[A-Za-z0-9])(?=broadcast)")
 
 
 def _clean(text: str) -> str:
@@ -148,7 +149,7 @@ _IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
 # "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
 # on tensors of one dimension or more.
 # "当self为1-8维时" / "When self is 1D to 8D": every rank but 0, as CANN's tensors have at most 8.
-_POSITIVE_RANK = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
+_POSITIVE_RANK = lazy_pattern(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:>\s*0|!=\s*0|大于\s*0|不为\s*0|不等于\s*0|"
                             r"is\s+greater\s+than\s+0)|\s*为\s*1\s*[-~到至]\s*8\s*维|\s+is\s+1D\s+to\s+8D)")
 
 
@@ -162,7 +163,7 @@ def _whole_rank_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
 
 
 # "当self.dim()=0时", "When self.dim() is 0", "When self is 0D", "当self为0维时": a tensor of rank 0.
-_ZERO_RANK = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:==|=|为|等于|is)\s*0(?![\d.])|\s*(?:为|is)\s*0\s*(?:维|D\b))")
+_ZERO_RANK = lazy_pattern(r"([A-Za-z_]\w*)\s*(?:\.\s*dim\(\)\s*(?:==|=|为|等于|is)\s*0(?![\d.])|\s*(?:为|is)\s*0\s*(?:维|D\b))")
 
 
 def _rank_zeros_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
@@ -173,10 +174,10 @@ def _rank_zeros_range(low: Optional[Bound], high: Optional[Bound]) -> bool:
                                                   (high.offset == 1 and not high.inclusive))
 
 
-_GLUED_WHEN = re.compile(r"(?<![同及暂])时\s*$")
+_GLUED_WHEN = lazy_pattern(r"(?<![同及暂])时\s*$")
 # A clause that gives a default ("若不指定则默认为-1"), not a condition of what follows it.
-_DEFAULT = re.compile(r"默认|\bby\s+default\b", re.I)
-_SENTENCES = re.compile(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
+_DEFAULT = lazy_pattern(r"默认|\bby\s+default\b", re.I)
+_SENTENCES = lazy_pattern(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
 
 def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_based: bool) -> Rules:
@@ -292,12 +293,12 @@ class _Reader:
     # third of the parse. Rank and size terms match any identifier and keep those that name the
     # API's tensors (_ranges).
     # "x_rank", "data_rank": a tensor's name and "_rank" ("axis的取值不在[-x_rank, x_rank)范围内").
-    _RANK = re.compile(
+    _RANK = lazy_pattern(
         rf"(?:(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9]*)_rank(?![A-Za-z0-9_])|"
         rf"rank\(\s*({_IDENTIFIER})\s*\)|len\(\s*({_IDENTIFIER})\.shape\s*\)|"
         rf"({_IDENTIFIER})\s*(?:\.\s*(?:dim\(\)|dims\(\)|dim\b|ndim\b|rank\(\)|rank\b|dimNum\b|shape\.size\(\)|"
         rf"GetViewShape\(\)\.GetDimNum\(\))|\s*(?:的)?\s*(?:维度数量|维度数|维数|维度|秩)))")
-    _SIZE = re.compile(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
+    _SIZE = lazy_pattern(rf"({_IDENTIFIER})\s*\.\s*(?:size|shape|sizes)\s*[(\[]\s*(-?\d+|{_IDENTIFIER})\s*[)\]]")
 
     # -- one text --------------------------------------------------------------------------------
 
@@ -312,7 +313,7 @@ class _Reader:
             if sentence.strip():
                 self._sentence(sentence, text)
 
-    _JOIN_OTHERWISE = re.compile(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
+    _JOIN_OTHERWISE = lazy_pattern(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 
     # A letter the text defines as a tensor's rank: "其中r为输入数据的维度", "(x_rank表示x的shape维度)",
     # "D为x的shape的维数", "其中 rank 是输入Tensor self 的维度", "N indicates the dimensions of self".
@@ -378,7 +379,7 @@ class _Reader:
         self._least_bytes(sentence, text)
 
     # "Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]": chips' names, a colon, what holds on them.
-    _CHIPS_OPENING = re.compile(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
+    _CHIPS_OPENING = lazy_pattern(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
 
     def _chips_opening(self, sentence: str) -> tuple[tuple[Soc, ...], str]:
         """The chips a sentence opens with and what it says of them; ((), sentence) when it opens with
@@ -393,9 +394,9 @@ class _Reader:
 
     # "本卡Id，balanceMode为0时，取值范围为[0, worldSize)", "dropPadMode为1时，expertNum和expertCapacity必须大于0":
     # what follows one value of a host argument holds under it.
-    _WHEN_VALUE = re.compile(r"(?:^|[,，;；])\s*(?:当|若|如果)?\s*(?:参数|属性)?\s*`?(?P<name>[A-Za-z_]\w*)`?\s*(?:==|=|为|等于)\s*"
+    _WHEN_VALUE = lazy_pattern(r"(?:^|[,，;；])\s*(?:当|若|如果)?\s*(?:参数|属性)?\s*`?(?P<name>[A-Za-z_]\w*)`?\s*(?:==|=|为|等于)\s*"
                              r"(?P<value>true|false|-?\d+)\s*时\s*(?:生效)?\s*[,，:：]?\s*(?P<rest>\S.*)$", re.I | re.S)
-    _OTHER_CASES = re.compile(r"其余|其他|其它|否则|\botherwise\b", re.I)
+    _OTHER_CASES = lazy_pattern(r"其余|其他|其它|否则|\botherwise\b", re.I)
 
     def _condition_opening(self, text: str) -> tuple[Optional[Condition], str]:
         """The value of an integer or bool argument a text's rules hold under, and those rules' text;
@@ -427,19 +428,19 @@ class _Reader:
     # or equal to 32 bytes": the tensors' last axis, a least number of bytes. Each tensor's own "尾轴" may
     # be repeated before it; another axis ("norm轴") is not read.
     _LEAST_BYTES = (
-        re.compile(r"^(?P<names>.{1,300}?)的?尾轴长度\s*(?:必须|需要|需|应)?\s*(?:大于等于|不小于|>=|≥)\s*"
+        lazy_pattern(r"^(?P<names>.{1,300}?)的?尾轴长度\s*(?:必须|需要|需|应)?\s*(?:大于等于|不小于|>=|≥)\s*"
                    r"(?P<n>\d+)\s*(?:Bytes?|字节)\s*[。.]?\s*$", re.I),
-        re.compile(r"^The\s+length\s+of\s+the\s+last\s+axis\s+of\s+(?:the\s+inputs?\s+)?(?P<names>.{1,300}?)\s+must\s+be\s+"
+        lazy_pattern(r"^The\s+length\s+of\s+the\s+last\s+axis\s+of\s+(?:the\s+inputs?\s+)?(?P<names>.{1,300}?)\s+must\s+be\s+"
                    r"greater\s+than\s+or\s+equal\s+to\s+(?P<n>\d+)\s+bytes?\s*\.?\s*$", re.I))
     # "不支持入参x的最后一个维度S2非32Byte对齐的场景", "The last dimension S2 of the input parameter x must be
     # 32-byte aligned": the last axis (a letter may name it), a multiple of a number of bytes.
     _ALIGNED_BYTES = (
-        re.compile(r"^不支持(?:入参|输入)?(?P<names>.{1,300}?)的(?:最后一个维度|最后一维|尾轴)(?:\s*[A-Z][A-Za-z0-9]{0,3})?"
+        lazy_pattern(r"^不支持(?:入参|输入)?(?P<names>.{1,300}?)的(?:最后一个维度|最后一维|尾轴)(?:\s*[A-Z][A-Za-z0-9]{0,3})?"
                    r"\s*非\s*(?P<n>\d+)\s*(?:Bytes?|B|字节)\s*对齐的场景\s*[。.]?\s*$", re.I),
-        re.compile(r"^The\s+last\s+dimension(?:\s+[A-Z][A-Za-z0-9]{0,3})?\s+of\s+(?:the\s+input\s+(?:parameters?\s+)?)?"
+        lazy_pattern(r"^The\s+last\s+dimension(?:\s+[A-Z][A-Za-z0-9]{0,3})?\s+of\s+(?:the\s+input\s+(?:parameters?\s+)?)?"
                    r"(?P<names>.{1,300}?)\s+must\s+be\s+(?P<n>\d+)-byte\s+aligned\s*\.?\s*$", re.I))
     # What may join the tensors' names: list separators, "以及", "and", "输入(的)", "N个输入", "的尾轴长度".
-    _BYTES_JOINS = re.compile(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
+    _BYTES_JOINS = lazy_pattern(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
 
     def _least_bytes(self, sentence: str, text: Text) -> None:
         if not self.products or text.error_row:
@@ -466,10 +467,10 @@ class _Reader:
     # -- value ranges ----------------------------------------------------------------------------
 
     # "在[-selfRef.dim(), selfRef.dim() - 1]范围内", "dim的值不在[-N, N-1]之间": "在" right before the range.
-    _TRIGGER = re.compile(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)|"
+    _TRIGGER = lazy_pattern(r"(?:取值)?范围|取值(?:需要|必须|应|不)?(?:在|为)|(?:in|out\s+of)\s+(?:the\s+)?range|range\s+(?:of|is)|"
                           r"在\s*(?=[\[(])", re.I)
-    _BRACKET = re.compile(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
-    _UNION = re.compile(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
+    _BRACKET = lazy_pattern(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
+    _UNION = lazy_pattern(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
     def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
         trigger = self._TRIGGER.search(sentence)
@@ -572,12 +573,12 @@ class _Reader:
             return
         self._add_value(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
-    _SENTINEL = re.compile(r"[，,；;\s]*传入\s*-?\d+\s*表示")
-    _NUMBERS = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
+    _SENTINEL = lazy_pattern(r"[，,；;\s]*传入\s*-?\d+\s*表示")
+    _NUMBERS = lazy_pattern(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
     # English names what a range bounds after it: "the value range of dim is [...]".
-    _NAMED_AFTER = re.compile(r"(?<=of)\s+(?:the\s+)?([A-Za-z_]\w*)\s+(?:is|must\s+be|should\s+be)\b", re.I)
-    _LATER_CLAUSE = re.compile(r"^\s*[)）]?\s*[,，]")
-    _ENGLISH_CONDITION = re.compile(r"\b(?:if|when|unless|only|except)\b", re.I)
+    _NAMED_AFTER = lazy_pattern(r"(?<=of)\s+(?:the\s+)?([A-Za-z_]\w*)\s+(?:is|must\s+be|should\s+be)\b", re.I)
+    _LATER_CLAUSE = lazy_pattern(r"^\s*[)）]?\s*[,，]")
+    _ENGLISH_CONDITION = lazy_pattern(r"\b(?:if|when|unless|only|except)\b", re.I)
 
     def _unconditional_range(self, before: str, after: str) -> bool:
         """Whether a range whose sentence holds a condition holds whatever it says: the condition is
@@ -596,7 +597,7 @@ class _Reader:
 
     # A code identifier that is no parameter ("strideH and strideW must be in the range [1, 63]"),
     # or elements of one ("size中的N、H、W的取值"): the range is of part of the argument.
-    _PART = re.compile(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)(?![A-Za-z0-9_])|中的\s*[A-Z](?:\s*[、,/]\s*[A-Z])+")
+    _PART = lazy_pattern(r"(?<![A-Za-z0-9_])(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)(?![A-Za-z0-9_])|中的\s*[A-Z](?:\s*[、,/]\s*[A-Z])+")
 
     def _range_subject(self, before: str, text: Text) -> Optional[str]:
         """The host parameter whose range it is. The clause of the trigger speaks of what it names
@@ -620,8 +621,8 @@ class _Reader:
     def _without_names(self, text: str) -> str:
         return re.sub(self.name, " ", text)
 
-    _NUMBER = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
-    _TERM = re.compile(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
+    _NUMBER = lazy_pattern(r"^[-+]?\d+(?:\.\d+)?$")
+    _TERM = lazy_pattern(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
 
     def _bound(self, text: str, inclusive: bool, terms: list[tuple[str, str, str]]):
         """A Bound, None for an infinite end, False for one that cannot be read."""
@@ -647,7 +648,7 @@ class _Reader:
         return Bound(offset=offset, extent=Extent.SIZE, sign=sign, tensor=tensor, axis=axis, inclusive=inclusive)
 
     # An error row refusing too few dimensions but one count ("self维度大于8，或小于2且不是0").
-    _RANK_EXCEPTION = re.compile(r"(?:维度|维数)[^。;；]{0,20}?小于\s*(\d+)\s*且不(?:是|为|等于)\s*(\d+)")
+    _RANK_EXCEPTION = lazy_pattern(r"(?:维度|维数)[^。;；]{0,20}?小于\s*(\d+)\s*且不(?:是|为|等于)\s*(\d+)")
 
     def _rank_exception(self, sentence: str, text: Text) -> None:
         """Diagnoses an error row that exempts a rank the parameter table's lower bound refuses
@@ -676,7 +677,7 @@ class _Reader:
                     r"(?=\s*(?:$|[,;:)]|的|且|并且|\band\b))")
     _ARRAYS = (ParamKind.INT_ARRAY, ParamKind.FLOAT_ARRAY, ParamKind.BOOL_ARRAY)
     # "(kH=kW)", "(K_H, K_W)": what the listed lengths stand for, not part of the list.
-    _GLOSS = re.compile(r"\([^()]*\)")
+    _GLOSS = lazy_pattern(r"\([^()]*\)")
 
     # "当数组长度为0时", "strides的长度为0时", "数组为空时", "When the array length is 0", "When the number
     # of elements in stride is 0".
@@ -760,10 +761,10 @@ class _Reader:
         where = "the page counts from 0 elsewhere" if self.zero_based else "the page never counts from 0"
         return None, f"'第{number}维' and {where}: the first or the second?"
 
-    _ARITHMETIC = re.compile(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
+    _ARITHMETIC = lazy_pattern(r"\s*(?:的)?\s*(?:数值|值|大小)?\s*(?:加|减|乘|除|\+|-|\*|/|×|的\s*\d+\s*倍|倍)")
 
     # Any axis phrase: a sentence without one states no equality of dimensions.
-    _ANY_AXIS = re.compile(_AXIS.format("any"))
+    _ANY_AXIS = lazy_pattern(_AXIS.format("any"))
 
     @functools.cached_property
     def _dim_equality(self) -> re.Pattern[str]:
@@ -809,7 +810,7 @@ class _Reader:
             self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
 
     # "，或者是二维", "; or": a clause that opens another alternative.
-    _ALTERNATIVE = re.compile(r"[,，;；]\s*(?:或者|或是|或|\bor\b)|或者是", re.I)
+    _ALTERNATIVE = lazy_pattern(r"[,，;；]\s*(?:或者|或是|或|\bor\b)|或者是", re.I)
 
     def _arranged_by(self, tensor: str) -> Optional[str]:
         """A host argument that permutes or transposes `tensor` (permX1, transposeX2, adjSelf): then a
@@ -976,12 +977,12 @@ class _Reader:
 
     # -- shape rules -----------------------------------------------------------------------------
 
-    _OTHERWISE = re.compile(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
+    _OTHERWISE = lazy_pattern(r"否则|其他情况|其它情况|其余情况|其他场景|otherwise|in\s+other\s+cases|else", re.I)
     # "第零维" is a dimension's number, not a 0-d shape.
-    _SCALAR = re.compile(r"标量|(?<!第)0维|(?<!第)零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
+    _SCALAR = lazy_pattern(r"标量|(?<!第)0维|(?<!第)零维|\[\s*1\s*\]|\(\s*1\s*,?\s*\)|\[\s*\]|一个元素|scalar|\(\s*\)", re.I)
     # What a consequent says beyond "the shape of those tensors": a reduction of it ("再reduce 0轴",
     # "then applying a reduction along axis 0"), a shape written out ("(m,)", "[N]", "1维").
-    _COMPUTED_SHAPE = re.compile(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
+    _COMPUTED_SHAPE = lazy_pattern(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
 
     @functools.cached_property
     def _when_pattern(self) -> re.Pattern[str]:
@@ -1086,8 +1087,8 @@ class _Reader:
         return read_any
 
 
-_FROM_ZERO_CJK = re.compile(r"第\s*0\s*(?:个)?(?:维|轴)|第零维")
-_FROM_ZERO_WORD = re.compile(r"(?:dim(?:ension)?|axis)\s*0\b")  # in lower case, at the start of a word
+_FROM_ZERO_CJK = lazy_pattern(r"第\s*0\s*(?:个)?(?:维|轴)|第零维")
+_FROM_ZERO_WORD = lazy_pattern(r"(?:dim(?:ension)?|axis)\s*0\b")  # in lower case, at the start of a word
 
 
 def limits_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:

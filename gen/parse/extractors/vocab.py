@@ -13,6 +13,7 @@ import re
 from typing import Iterable, Optional
 
 from gen.ir import Direction, DType, ParamKind, Soc
+from gen.parse.patterns import lazy_pattern
 
 # "当...时" opens a condition; "当前" (current: "当前版本不支持") and "当作/当做" (treat as) do not.
 WHEN = r"当(?![前作做然])"
@@ -53,10 +54,10 @@ _NOT_DTYPES = frozenset({
 })
 
 # Words that name a data type family in a dtype cell rather than a dtype; never diagnosed.
-_DTYPE_NOISE = re.compile(r"^(?:ATLAS|ASCEND|KIRIN|PRODUCTS?|SERIES|TRAINING|INFERENCE|AND|OR|ONLY|"
+_DTYPE_NOISE = lazy_pattern(r"^(?:ATLAS|ASCEND|KIRIN|PRODUCTS?|SERIES|TRAINING|INFERENCE|AND|OR|ONLY|"
                           r"SUPPORTED|SUPPORTS?|THE|OF|FOR|IS|ARE|AS|TO|IN|ON|IF|WHEN|WITH|[A-Z]\d*)$")
 
-DTYPE_TOKEN = re.compile(r"(?<![A-Za-z0-9_])(?:DT_|ACL_)?([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?![A-Za-z0-9_])")
+DTYPE_TOKEN = lazy_pattern(r"(?<![A-Za-z0-9_])(?:DT_|ACL_)?([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?![A-Za-z0-9_])")
 
 
 def dtype_of(word: str) -> Optional[DType]:
@@ -101,7 +102,7 @@ def dtypes_in(text: str) -> tuple[tuple[DType, ...], tuple[str, ...]]:
 # Ordered: the first rule whose pattern matches a product name gives its chip. "200I/500 A2"
 # precedes the A2 rule; "950" and "910_95" name the same chip.
 _SOC_RULES: tuple[tuple[re.Pattern[str], Soc], ...] = tuple(
-    (re.compile(p, re.I), soc) for p, soc in (
+    (lazy_pattern(p, re.I), soc) for p, soc in (
         (r"950|910_?95", Soc.ASCEND950),
         (r"\bA3\b|A3\s*(?:训练|推理|系列|training|inference)|/A3\b", Soc.ASCEND910_93),
         (r"200I\s*/\s*500\s*A2|Atlas\s*200I?\s*/?\s*500\s*A2|310B", Soc.ASCEND310B),
@@ -115,7 +116,7 @@ _SOC_RULES: tuple[tuple[re.Pattern[str], Soc], ...] = tuple(
 
 # An Atlas generation the table does not know ("Atlas A5 训练/推理系列"): its 训练/推理 words
 # must not map it onto the old training/inference chips.
-_UNKNOWN_GENERATION = re.compile(r"Atlas\s*A[4-9]\b|(?<![\w/])A[4-9]\s*(?:训练|推理|training|inference)", re.I)
+_UNKNOWN_GENERATION = lazy_pattern(r"Atlas\s*A[4-9]\b|(?<![\w/])A[4-9]\s*(?:训练|推理|training|inference)", re.I)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -167,11 +168,11 @@ def _split_slashes(part: str) -> Iterable[str]:
     return _PRODUCT_SLASH.split(part)
 
 
-_PRODUCT_SEPARATORS = re.compile(r"[、，,；;]|\band\b|和|及")
-_PRODUCT_SLASH = re.compile(r"/(?=\s*(?:Atlas|Ascend|Kirin|昇腾|A\d))")
+_PRODUCT_SEPARATORS = lazy_pattern(r"[、，,；;]|\band\b|和|及")
+_PRODUCT_SLASH = lazy_pattern(r"/(?=\s*(?:Atlas|Ascend|Kirin|昇腾|A\d))")
 
 
-PRODUCT_WORD = re.compile(r"Atlas|Ascend|Kirin|昇腾|A200I|910|310", re.I)
+PRODUCT_WORD = lazy_pattern(r"Atlas|Ascend|Kirin|昇腾|A200I|910|310", re.I)
 
 # --- support marks ---------------------------------------------------------------------------
 
@@ -228,7 +229,7 @@ _KIND_BY_BASE: dict[str, ParamKind] = {
     "double": ParamKind.FLOAT,
     "float": ParamKind.FLOAT,
 }
-_INT_TYPES = re.compile(r"^(?:u?int(?:8|16|32|64)?_t|int|long|long long|unsigned(?: int| long)?|size_t|"
+_INT_TYPES = lazy_pattern(r"^(?:u?int(?:8|16|32|64)?_t|int|long|long long|unsigned(?: int| long)?|size_t|"
                         r"short|unsigned short|int64|int32)$")
 
 
@@ -266,7 +267,7 @@ PROTOCOL_PARAMS = frozenset({"workspaceSize", "executor"})
 # Column roles of parameter tables, by header words (normalised: lower case, no spaces or
 # brackets). Matched in order; the first role whose pattern matches a header names its column.
 PARAM_COLUMNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (role, re.compile(p)) for role, p in (
+    (role, lazy_pattern(p)) for role, p in (
         ("name", r"^(?:参数名|参数名称|参数|name|parameter|parametername|param|参数说明)$"),
         ("direction", r"^(?:输入/?输出(?:/属性)?|输入输出|input/?output(?:/attribute)?|direction|类型|io)$"),
         ("description", r"^(?:描述|说明|参数描述|description|desc)$"),
@@ -279,7 +280,7 @@ PARAM_COLUMNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     ))
 
 ERROR_COLUMNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (role, re.compile(p)) for role, p in (
+    (role, lazy_pattern(p)) for role, p in (
         ("name", r"^(?:返回码|返回值|错误码名称|状态码名称|return(?:code|value)?|statuscodename|errorname|name)$"),
         ("code", r"^(?:错误码|状态码值|状态码|errorcode|code|value|statuscode)$"),
         ("condition", r"^(?:描述|说明|错误描述|状态码说明|description|cause|condition)$"),

@@ -14,16 +14,17 @@ import re
 import lxml.etree
 import lxml.html
 
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import CODE, HEADING, ITEM, TEXT, Block, Document
 from gen.parse.readers.tables import _element_text, clean_cell_text, table_from_element
 
 _CHROME_TAGS = frozenset({"header", "nav", "footer", "aside", "script", "style", "noscript", "template", "form",
                           "button", "svg", "iframe", "head", "title", "meta", "link"})
-_CHROME_CLASS = re.compile(r"(?:^|[\s_-])(?:header|navbar|nav|footer|sidebar|breadcrumb|toc|menu|banner|cookie)"
+_CHROME_CLASS = lazy_pattern(r"(?:^|[\s_-])(?:header|navbar|nav|footer|sidebar|breadcrumb|toc|menu|banner|cookie)"
                            r"(?:$|[\s_-])", re.I)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LISTS = ("ul", "ol")
-_LANG = re.compile(r"(?:language|lang)-([\w+#-]+)")
+_LANG = lazy_pattern(r"(?:language|lang)-([\w+#-]+)")
 
 
 def read_html(text: str) -> Document:

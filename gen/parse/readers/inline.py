@@ -20,30 +20,31 @@ import html as html_lib
 import re
 from typing import Callable, Iterator, Optional
 
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.scan import Marks, matches, substitute
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+_CODE_SPAN = lazy_pattern(r"(`+)(.+?)\1", re.S)
 _LINK_LABEL = r"[^\[\]\n]*(?:\[[^\[\]\n]*\][^\[\]\n]*)*"  # one level of brackets inside
-_LINK_OPEN = re.compile(rf"!?\[({_LINK_LABEL})\]\(")
-_LINK = re.compile(_LINK_OPEN.pattern + r"\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LINK_OPEN = lazy_pattern(rf"!?\[({_LINK_LABEL})\]\(")
+_LINK = lazy_pattern(_LINK_OPEN.pattern + r"\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 # "FLOAT<sup>1</sup>": a footnote mark (its class holds the spaces, so none are matched around it).
-FOOTNOTE_MARK = re.compile(r"[\d*†‡,，、\s]+")
-_FOOTNOTE = re.compile(rf"<sup>{FOOTNOTE_MARK.pattern}</sup>", re.I)
-_BR = re.compile(r"<br\s*/?>", re.I)
+FOOTNOTE_MARK = lazy_pattern(r"[\d*†‡,，、\s]+")
+_FOOTNOTE = lazy_pattern(rf"<sup>{FOOTNOTE_MARK.pattern}</sup>", re.I)
+_BR = lazy_pattern(r"<br\s*/?>", re.I)
 _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
-_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_BOLD_OPEN = re.compile(r"(?=(\*\*|__)\S)")  # zero-width: "***x**" may open at its first or second star
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~\"'])")
-_SPACES = re.compile(r"[ \t\u3000]+")
-_TICKS = re.compile(r"`+")
-_LINK_START = re.compile(r"!(?=\[)|\[")  # where a link or an image can start
-_LINK_STOP = re.compile(r"[)\s>]")  # what ends a link's target
-_QUOTE = re.compile('"')
-_NEWLINE = re.compile("\n")
-_BOLD_CLOSERS = {d: re.compile(rf"(?<=\S)(?={re.escape(d)})") for d in ("**", "__")}  # after a non-space
+_TAG = lazy_pattern(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_BOLD = lazy_pattern(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_BOLD_OPEN = lazy_pattern(r"(?=(\*\*|__)\S)")  # zero-width: "***x**" may open at its first or second star
+_ESCAPE = lazy_pattern(r"\\([\\`*_{}\[\]()#+\-.!|<>~\"'])")
+_SPACES = lazy_pattern(r"[ \t\u3000]+")
+_TICKS = lazy_pattern(r"`+")
+_LINK_START = lazy_pattern(r"!(?=\[)|\[")  # where a link or an image can start
+_LINK_STOP = lazy_pattern(r"[)\s>]")  # what ends a link's target
+_QUOTE = lazy_pattern('"')
+_NEWLINE = lazy_pattern("\n")
+_BOLD_CLOSERS = {d: lazy_pattern(rf"(?<=\S)(?={re.escape(d)})") for d in ("**", "__")}  # after a non-space
 # A numeric character reference, decimal or hex (see `unescape`).
-_NUMERIC_REF = re.compile(r"&#(?:([xX])([0-9a-fA-F]+)|([0-9]+))")
+_NUMERIC_REF = lazy_pattern(r"&#(?:([xX])([0-9a-fA-F]+)|([0-9]+))")
 
 
 def inline_text(source: str) -> tuple[str, tuple[tuple[str, str], ...]]:

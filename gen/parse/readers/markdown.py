@@ -15,11 +15,12 @@ from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import CODE, HEADING, ITEM, TABLE, TEXT, Block, Cell, Document, Row, Table
 from gen.parse.readers.inline import inline_text
 from gen.parse.readers.tables import find_html_tables, parse_html_table
 
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+_FENCE = lazy_pattern(r"^[ \t]*(`{3,}|~{3,})", re.M)
 
 
 @lru_cache(maxsize=1)
@@ -128,7 +129,7 @@ _LANGUAGES = frozenset({"c", "cpp", "c++", "cc", "cxx", "h", "hpp", "text", "txt
                         "shell", "console", "python", "py", "json", "yaml", "yml", "xml", "html", "markdown", "md",
                         "cmake", "makefile", "diff", "java", "go", "rust", "js", "javascript", "ts", "sql", "ini",
                         "toml", "log", "mermaid", "math", "latex", "tex"})
-_FENCE_LINE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_FENCE_LINE = lazy_pattern(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 
 
 def _repair_fences(text: str, doc: Document) -> str:

@@ -12,10 +12,12 @@ import functools
 import re
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-_SPACE_RUN = re.compile(r"\s+")
+from gen.parse.patterns import lazy_pattern
+
+_SPACE_RUN = lazy_pattern(r"\s+")
 # Any markup between angle brackets ("<term>", "</a>", "<br/>"): what readers of a cell's or a
 # line's words remove before reading them.
-MARKUP = re.compile(r"<[^<>]+>")
+MARKUP = lazy_pattern(r"<[^<>]+>")
 
 # re.compile, once per pattern for the whole run: the patterns made of an API's names (its
 # parameters, its functions) number in the hundreds per docs tree and overflowed re's own cache,

@@ -20,18 +20,19 @@ from typing import Iterable, Iterator, Optional
 
 import lxml.etree
 
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import Cell, Row, Table
 from gen.parse.readers.inline import FOOTNOTE_MARK, unescape
 from gen.parse.readers.scan import Marks, matches, substitute
 
-_TABLE_TAG = re.compile(r"<(/?)table\b[^>]*>", re.I)
-_ROW_TAG = re.compile(r"<t[rdh]\b", re.I)
+_TABLE_TAG = lazy_pattern(r"<(/?)table\b[^>]*>", re.I)
+_ROW_TAG = lazy_pattern(r"<t[rdh]\b", re.I)
 # A Markdown link written inside an HTML cell (pages mix them): no brackets nesting, unlike
 # gen.parse.readers.inline's, and no spaces around the target.
-_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
-_MD_LABEL_END = re.compile(r"[\]\n]")
-_MD_TARGET_STOP = re.compile(r"[)\s]")
-_QUOTE = re.compile('"')
+_MD_LINK = lazy_pattern(r"\[([^\]\n]*)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
+_MD_LABEL_END = lazy_pattern(r"[\]\n]")
+_MD_TARGET_STOP = lazy_pattern(r"[)\s]")
+_QUOTE = lazy_pattern('"')
 _BLOCK_TAGS = frozenset({"p", "div", "ul", "ol", "li", "tr", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
                          "dl", "dt", "dd"})
 _SKIP_TAGS = frozenset({"script", "style", "colgroup", "col"})
@@ -324,7 +325,7 @@ def _element_text(element, parts: list[str], links: list, top: bool = False) -> 
         parts.append("\n")
 
 
-_SPACES = re.compile(r"[ \t\u3000\xa0]+")
+_SPACES = lazy_pattern(r"[ \t\u3000\xa0]+")
 
 
 def clean_cell_text(text: str) -> str:

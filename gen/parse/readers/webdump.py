@@ -14,14 +14,15 @@ import re
 from typing import Sequence
 
 from gen.ir import Diagnostic, Level, Page
+from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import HEADING, ITEM, TEXT, Block, Document
 
 _LOST = "[object Object]"
-_SECTION_TITLES = re.compile(
+_SECTION_TITLES = lazy_pattern(
     r"^(?:支持的产品型号|产品支持情况|接口原型|函数原型|功能描述|功能说明|约束与限制|约束说明|调用示例|参数说明|返回值|"
     r"Supported\s+Products|Prototype|Function|Constraints|Example|Restrictions|Description)$", re.I)
-_FUNCTION_TITLE = re.compile(r"^aclnn\w+$")
-_BULLET = re.compile(r"^(\s*)[•·▪◦●○■-]\s+(.*)$")
+_FUNCTION_TITLE = lazy_pattern(r"^aclnn\w+$")
+_BULLET = lazy_pattern(r"^(\s*)[•·▪◦●○■-]\s+(.*)$")
 _CHROME = frozenset({"昇腾社区首页", "中文", "English", "注册", "登录", "首页", "文档", "Ascend Community", "Sign in",
                      "Register", "Home"})
 

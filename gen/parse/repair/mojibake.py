@@ -49,6 +49,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
+from gen.parse.patterns import lazy_pattern
+
 CODE_PAGES = ("cp1252", "cp1254")
 SOFT_HYPHEN_BYTE = 0xAD  # decodes to U+00AD in both code pages, then removed as invisible
 # Every byte that one of the code pages can lose: the union of `lost_bytes`.
@@ -236,7 +238,7 @@ def default_model() -> CharModel:
 
 # UTF-8 sequences whose only flaw can be missing continuation bytes, over the bytes of a run
 # spelled as Latin-1 characters (one character per byte).
-_SEQUENCE = re.compile("[\xc2-\xdf][\x80-\xbf]?|[\xe0-\xef][\x80-\xbf]{0,2}|[\xf0-\xf4][\x80-\xbf]{0,3}")
+_SEQUENCE = lazy_pattern("[\xc2-\xdf][\x80-\xbf]?|[\xe0-\xef][\x80-\xbf]{0,2}|[\xf0-\xf4][\x80-\xbf]{0,3}")
 
 
 def _sequence_length(lead: str) -> int:

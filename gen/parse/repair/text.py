@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from gen.ir import Diagnostic, Level
+from gen.parse.patterns import lazy_pattern
 from gen.parse.repair import mojibake
 
 # A GB18030 reading is believed only when this share of its non-ASCII characters occur in the
@@ -39,8 +40,8 @@ _SPACES = dict.fromkeys(map(ord, "\u00a0\u202f\u2007\x0b\x0c\x1c\x1d\x1e\x85\u20
 _CLEANUP = {**_REMOVED, **_SPACES}
 # Any character _CLEANUP changes: most pages have none, and searching is far cheaper than
 # translating every character.
-_TO_CLEAN = re.compile("[" + "".join(map(chr, _CLEANUP)) + "]")
-_BAD_BYTE = re.compile("[\udc80-\udcff]+")  # bytes that surrogateescape could not decode
+_TO_CLEAN = lazy_pattern("[" + "".join(map(chr, _CLEANUP)) + "]")
+_BAD_BYTE = lazy_pattern("[\udc80-\udcff]+")  # bytes that surrogateescape could not decode
 _REPLACEMENT = dict.fromkeys(range(0xDC80, 0xDD00), "\ufffd")
 # UTF-32's marks first: UTF-32-LE's begins with UTF-16-LE's. The codecs read the mark and drop it.
 _BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
