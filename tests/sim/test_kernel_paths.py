@@ -52,6 +52,10 @@ every_bfloat16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_d
 # F16C keeps a NaN's payload where the portable conversion gives 0x7e00.
 finite = every_half[~np.isnan(every_half)].astype(np.float32)
 to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
+# NaNs of both signs, quiet and signalling, with payloads: the portable conversion (the baseline
+# path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
+nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
+                    * 2 + [0x7f800001, 0xffc00001], np.uint32)
 image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
     "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
@@ -76,6 +80,7 @@ results = {
     # Every half to float (the portable conversion quiets a signalling NaN as F16C does), and back.
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
     "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
+    "nan_to_half": aclnn.cast(nan_bits.view(np.float32), np.float16).view(np.uint16),
     # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
     # on the AVX2 and AVX-512 paths, the library's on the baseline path.
     "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
@@ -200,6 +205,9 @@ def test_float16_conversions_are_ieee_on_every_path(by_path):
     with np.errstate(over="ignore"):
         rounded = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
         assert by_path["baseline"][1]["to_half"].tobytes() == rounded.astype(np.float16).tobytes()
+    nan_halves = by_path["baseline"][1]["nan_to_half"]
+    assert np.array_equal(nan_halves & 0x7fff, np.full(nan_halves.shape, 0x7e00, np.uint16))
+    assert np.array_equal(nan_halves >> 15, np.array([0, 1] * 9, np.uint16))
 
 
 def activations_in_float64(dtype: type) -> dict[str, np.ndarray]:
