@@ -56,11 +56,15 @@ to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), fini
 # path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
 nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
                     * 2 + [0x7f800001, 0xffc00001], np.uint32)
+sum_rows = np.ascontiguousarray(x[:, :999].reshape(99, 333))
 image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
     "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
     "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
     "sum": aclnn.reduce_sum(x, [1], False, np.float32), "amax": aclnn.amax(x, [1], False),
+    # Many rows are summed several side by side, a lone row alone: the same sum to the bit.
+    "row_sums": aclnn.reduce_sum(sum_rows, [1], False, np.float32),
+    "one_row_sums": np.concatenate([aclnn.reduce_sum(row[None], [1], False, np.float32) for row in sum_rows]),
     "exp": aclnn.exp(small),
     # The transcendental activations, in float32 and in float16 (the AVX2 path's fused F16C loop).
     **{f"{name}{suffix}": fn(act.astype(dtype)) for suffix, dtype in (("", np.float32), ("_float16", np.float16))
@@ -152,7 +156,13 @@ def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
     np.testing.assert_array_equal(by_path[path][1]["mul_every_bfloat16"], expected)
 
 
-@pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])
+@pytest.mark.parametrize("path", PATHS)
+def test_rows_summed_side_by_side_sum_as_a_lone_row_does(by_path, path):
+    np.testing.assert_array_equal(by_path[path][1]["row_sums"], by_path[path][1]["one_row_sums"])
+
+
+@pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "row_sums", "grid_sample",
+                                  "grid_sample_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
