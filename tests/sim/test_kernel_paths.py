@@ -56,6 +56,13 @@ to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), fini
 # path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
 nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
                     * 2 + [0x7f800001, 0xffc00001], np.uint32)
+norm_x = rng.standard_normal((2, 64, 6, 6)).astype(np.float32)
+norm_w = rng.uniform(0.5, 1.5, 64).astype(np.float32)
+def norm_in_place():
+    d = aclnn.to_device(norm_x)
+    stats = tuple(aclnn.to_device(np.zeros((2, 8), np.float32)) for _ in range(2))
+    aclnn.group_norm_silu(d, norm_w, norm_w[::-1].copy(), 8, 1e-5, out=(d, *stats))
+    return d.numpy()
 sum_rows = np.ascontiguousarray(x[:, :999].reshape(99, 333))
 image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
@@ -85,6 +92,10 @@ results = {
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
     "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
     "nan_to_half": aclnn.cast(nan_bits.view(np.float32), np.float16).view(np.uint16),
+    # The norm family writes a dense out directly: an out that is the input itself is read row by
+    # row before it is written there.
+    "norm_elsewhere": aclnn.group_norm_silu(norm_x, norm_w, norm_w[::-1].copy(), 8, 1e-5)[0],
+    "norm_in_place": norm_in_place(),
     # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
     # on the AVX2 and AVX-512 paths, the library's on the baseline path.
     "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
@@ -135,7 +146,8 @@ def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
 @pytest.mark.parametrize("path", PATHS)
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path and the elementwise engine run the path asked for.
-    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path)}
+    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
+                "norm": taken(path)}
     assert by_path[path][2] == expected
 
 
@@ -159,6 +171,11 @@ def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
 @pytest.mark.parametrize("path", PATHS)
 def test_rows_summed_side_by_side_sum_as_a_lone_row_does(by_path, path):
     np.testing.assert_array_equal(by_path[path][1]["row_sums"], by_path[path][1]["one_row_sums"])
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, path):
+    np.testing.assert_array_equal(by_path[path][1]["norm_in_place"], by_path[path][1]["norm_elsewhere"])
 
 
 @pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "row_sums", "grid_sample",

@@ -149,6 +149,15 @@ class NormWork final : public FamilyWork {
       x = sum;
     } else {
       x = static_cast<const T*>(ContiguousAs(Rows(kInput), type, 0));
+      // y straight into out where out is dense in the compute type (no copy pass over the
+      // result): each row reads its elements before writing them at the same places, so an out
+      // that is x itself is safe; one that overlaps x otherwise keeps the scratch.
+      const TensorRef out = Rows(kOut);
+      if (out.dtype == StorageOf(type) && out.Contiguous() && out.numel() == numel) {
+        const char *out_begin = out.first, *out_end = out.first + numel * sizeof(T);
+        const char *x_begin = reinterpret_cast<const char*>(x), *x_end = x_begin + numel * sizeof(T);
+        if (out_begin == x_begin || out_end <= x_begin || x_end <= out_begin) y = reinterpret_cast<T*>(out.first);
+      }
     }
     const T* weight = Load<T>(kWeight, 2);
     const T* bias = Load<T>(kBias, 3);
@@ -231,7 +240,7 @@ class NormWork final : public FamilyWork {
         for (int64_t i = 0; i < length; ++i) y[r * length + i] = y[r * length + i] * (T(1) + scale[b + i]) + shift[b + i];
       }
     }
-    ScatterFrom(y, type, Rows(kOut));
+    if (y != reinterpret_cast<T*>(tensor(kOut).first)) ScatterFrom(y, type, Rows(kOut));
     if (Present(tensor(kOut2))) ScatterFrom(y, type, Rows(kOut2));  // add_rms_norm_cast's y in x1's dtype
     if (Present(tensor(kMean))) ScatterFrom(means, type, tensor(kMean));
     if (Present(tensor(kRstd))) ScatterFrom(rstds, type, tensor(kRstd));
