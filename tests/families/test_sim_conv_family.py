@@ -32,6 +32,11 @@ CONVOLUTIONS = {
     "transposed1d": ((2, 4, 5), (4, 3, 3), [2], [1], [1], True, [1], 2),
     "transposed2d": ((1, 2, 3, 4), (2, 3, 2, 3), [2, 3], [0, 1], [2, 1], True, [1, 2], 1),
     "depthwise": ((2, 4, 6, 5), (8, 1, 3, 3), [1, 1], [1, 1], [1, 1], False, [0, 0], 4),
+    # Stride 1 over 1,024 output positions or more: one GEMM per kernel offset over the padded input.
+    "shifted1d": ((2, 3, 1100), (4, 3, 5), [1], [2], [1], False, [0], 1),
+    "shifted2d": ((2, 4, 40, 30), (6, 2, 3, 3), [1, 1], [1, 0], [2, 1], False, [0, 0], 2),
+    "shifted2d pairs": ((1, 2, 36, 36), (2, 2, 3, 3), [1, 1], [1, 0, 2, 1], [1, 1], False, [0, 0], 1),
+    "shifted3d": ((1, 2, 4, 12, 30), (3, 2, 2, 3, 3), [1, 1, 1], [1, 0, 1], [1, 1, 1], False, [0, 0, 0], 1),
 }
 
 CALLS = r'''
@@ -135,7 +140,7 @@ def test_forward_equals_pytorch(results, name):
 
 
 @pytest.mark.parametrize("mask", [[True, True, True], [True, False, False], [False, True, True]])
-@pytest.mark.parametrize("name", [n for n in CONVOLUTIONS if n != "conv2d pairs"])
+@pytest.mark.parametrize("name", [n for n in CONVOLUTIONS if not n.endswith("pairs")])
 def test_backward_equals_pytorch(results, name, mask):
     x, w, bias = _tensors(results, name + " inputs")
     grad = torch.tensor(results[name + " grad"])

@@ -52,11 +52,26 @@ every_bfloat16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_d
 # F16C keeps a NaN's payload where the portable conversion gives 0x7e00.
 finite = every_half[~np.isnan(every_half)].astype(np.float32)
 to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
+# NaNs of both signs, quiet and signalling, with payloads: the portable conversion (the baseline
+# path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
+nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
+                    * 2 + [0x7f800001, 0xffc00001], np.uint32)
+norm_x = rng.standard_normal((2, 64, 6, 6)).astype(np.float32)
+norm_w = rng.uniform(0.5, 1.5, 64).astype(np.float32)
+def norm_in_place():
+    d = aclnn.to_device(norm_x)
+    stats = tuple(aclnn.to_device(np.zeros((2, 8), np.float32)) for _ in range(2))
+    aclnn.group_norm_silu(d, norm_w, norm_w[::-1].copy(), 8, 1e-5, out=(d, *stats))
+    return d.numpy()
+sum_rows = np.ascontiguousarray(x[:, :999].reshape(99, 333))
 image, grid = rng.standard_normal((2, 3, 6, 9)).astype(np.float32), rng.uniform(-1.3, 1.3, (2, 5, 7, 2)).astype(np.float32)
 results = {
     "softmax_rows": aclnn.softmax(x, 1), "log_softmax_rows": aclnn.log_softmax(x, 1),
     "softmax_columns": aclnn.softmax(small, 1), "log_softmax_columns": aclnn.log_softmax(small, 1),
     "sum": aclnn.reduce_sum(x, [1], False, np.float32), "amax": aclnn.amax(x, [1], False),
+    # Many rows are summed several side by side, a lone row alone: the same sum to the bit.
+    "row_sums": aclnn.reduce_sum(sum_rows, [1], False, np.float32),
+    "one_row_sums": np.concatenate([aclnn.reduce_sum(row[None], [1], False, np.float32) for row in sum_rows]),
     "exp": aclnn.exp(small),
     # The transcendental activations, in float32 and in float16 (the AVX2 path's fused F16C loop).
     **{f"{name}{suffix}": fn(act.astype(dtype)) for suffix, dtype in (("", np.float32), ("_float16", np.float16))
@@ -76,6 +91,11 @@ results = {
     # Every half to float (the portable conversion quiets a signalling NaN as F16C does), and back.
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
     "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
+    "nan_to_half": aclnn.cast(nan_bits.view(np.float32), np.float16).view(np.uint16),
+    # The norm family writes a dense out directly: an out that is the input itself is read row by
+    # row before it is written there.
+    "norm_elsewhere": aclnn.group_norm_silu(norm_x, norm_w, norm_w[::-1].copy(), 8, 1e-5)[0],
+    "norm_in_place": norm_in_place(),
     # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
     # on the AVX2 and AVX-512 paths, the library's on the baseline path.
     "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
@@ -126,7 +146,8 @@ def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
 @pytest.mark.parametrize("path", PATHS)
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path and the elementwise engine run the path asked for.
-    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path)}
+    expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
+                "norm": taken(path)}
     assert by_path[path][2] == expected
 
 
@@ -147,7 +168,18 @@ def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
     np.testing.assert_array_equal(by_path[path][1]["mul_every_bfloat16"], expected)
 
 
-@pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "grid_sample", "grid_sample_backward"])
+@pytest.mark.parametrize("path", PATHS)
+def test_rows_summed_side_by_side_sum_as_a_lone_row_does(by_path, path):
+    np.testing.assert_array_equal(by_path[path][1]["row_sums"], by_path[path][1]["one_row_sums"])
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, path):
+    np.testing.assert_array_equal(by_path[path][1]["norm_in_place"], by_path[path][1]["norm_elsewhere"])
+
+
+@pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "row_sums", "grid_sample",
+                                  "grid_sample_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
@@ -200,6 +232,9 @@ def test_float16_conversions_are_ieee_on_every_path(by_path):
     with np.errstate(over="ignore"):
         rounded = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), finite * np.float32(1 + 2 ** -11)])
         assert by_path["baseline"][1]["to_half"].tobytes() == rounded.astype(np.float16).tobytes()
+    nan_halves = by_path["baseline"][1]["nan_to_half"]
+    assert np.array_equal(nan_halves & 0x7fff, np.full(nan_halves.shape, 0x7e00, np.uint16))
+    assert np.array_equal(nan_halves >> 15, np.array([0, 1] * 9, np.uint16))
 
 
 def activations_in_float64(dtype: type) -> dict[str, np.ndarray]:

@@ -174,6 +174,58 @@ void StoreBFloat16Sse2(const float* src, char* dst, int64_t n) {
   }
   StoreRowBody<float, BFloat>(src + i, dst + 2 * i, 2, n - i);
 }
+
+// Contiguous FLOAT16 rows on the baseline path (x86-64 without F16C), 8 at a time in SSE2: the
+// portable conversions of aclnn_bindgen/half.h in four lanes, bit for bit (checked over every
+// float and every half), written by hand because GCC's vectorisation of them narrowed through a
+// chain of unpacks and kept compare-and-blend selects SSE2 has cheaper forms of. The widening is
+// the unpack against zero of the bfloat16 rows (the half lands in the upper 16 bits, where
+// HalfToFloat moves it anyway); the rounding's exponent floor is a maxps on the exponent fields
+// (positive floats with no mantissa, so the float order is the integer order, never a denormal);
+// the sign is shifted down arithmetically so that each lane already is the half sign-extended and
+// the signed pack keeps it. One core, 4,096 values, best of 300: 1.29 -> 0.39 ns a value to
+// float16, 0.74 -> 0.30 from it.
+Float4 WidenHalfSse2(UInt4 upper) {
+  const UInt4 abs = upper & 0x7fff0000u;
+  const Int4 normal = (Int4)((Float4)((abs >> 3) + (224u << 23)) * 0x1.0p-112f);
+  const Int4 subnormal = (Int4)((Float4)((abs >> 16) | (126u << 23)) - 0.5f);
+  return (Float4)((Int4)(upper & 0x80000000u) | ((Int4)abs < (1 << 26) ? subnormal : normal));
+}
+
+void LoadHalfSse2(const char* src, int64_t n, float* dst) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const Short8 halves = *reinterpret_cast<const StoredShort8*>(src + 2 * i), zero{};
+    const Float4 low = WidenHalfSse2((UInt4)__builtin_shufflevector(zero, halves, 0, 8, 1, 9, 2, 10, 3, 11));
+    const Float4 high = WidenHalfSse2((UInt4)__builtin_shufflevector(zero, halves, 4, 12, 5, 13, 6, 14, 7, 15));
+    std::memcpy(dst + i, &low, sizeof low);
+    std::memcpy(dst + i + 4, &high, sizeof high);
+  }
+  LoadRowBody<float, Half>(src + 2 * i, 2, n - i, dst + i);
+}
+
+Int4 RoundHalfSse2(Float4 v) {
+  const UInt4 bits = (UInt4)v, abs = bits & 0x7fffffffu;
+  const Float4 scaled = ((Float4)abs * 0x1.0p+112f) * 0x1.0p-110f;
+  const Float4 floor = (Float4)(UInt4{} + 0x38800000u);
+  const UInt4 exponent = (UInt4)__builtin_ia32_maxps((Float4)(bits & 0x7f800000u), floor);
+  const UInt4 sum = (UInt4)((Float4)(exponent + 0x07800000u) + scaled);
+  const Int4 half = (Int4)(((sum >> 13) & 0x7c00u) + (sum & 0x0fffu));
+  const Int4 nan = (Int4)abs > 0x7f800000;
+  return ((Int4)(bits & 0x80000000u) >> 16) | (nan ? 0x7e00 : half);
+}
+
+void StoreHalfSse2(const float* src, char* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Float4 low, high;
+    std::memcpy(&low, src + i, sizeof low);
+    std::memcpy(&high, src + i + 4, sizeof high);
+    *reinterpret_cast<StoredShort8*>(dst + 2 * i) =
+        (Short8)__builtin_ia32_packssdw128(RoundHalfSse2(low), RoundHalfSse2(high));
+  }
+  StoreRowBody<float, Half>(src + i, dst + 2 * i, 2, n - i);
+}
 #endif
 
 template <typename T, typename S>
@@ -181,6 +233,9 @@ void LoadRow(const char* src, int64_t stride, int64_t n, void* out) {
 #if defined(__x86_64__)
   if constexpr (std::is_same<T, float>::value && std::is_same<S, BFloat>::value) {
     if (stride == 2) return LoadBFloat16Sse2(src, n, static_cast<float*>(out));
+  }
+  if constexpr (std::is_same<T, float>::value && std::is_same<S, Half>::value) {
+    if (stride == 2) return LoadHalfSse2(src, n, static_cast<float*>(out));
   }
 #endif
   LoadRowBody<T, S>(src, stride, n, static_cast<T*>(out));
@@ -191,6 +246,9 @@ void StoreRow(const void* in, char* dst, int64_t stride, int64_t n) {
 #if defined(__x86_64__)
   if constexpr (std::is_same<T, float>::value && std::is_same<S, BFloat>::value) {
     if (stride == 2) return StoreBFloat16Sse2(static_cast<const float*>(in), dst, n);
+  }
+  if constexpr (std::is_same<T, float>::value && std::is_same<S, Half>::value) {
+    if (stride == 2) return StoreHalfSse2(static_cast<const float*>(in), dst, n);
   }
 #endif
   StoreRowBody<T, S>(static_cast<const T*>(in), dst, stride, n);
