@@ -261,14 +261,18 @@ class BaseCall:
             for rule in self.api.dim_bytes:
                 dtype = assignment.get(rule.param)
                 shape = case.shapes.get(rule.param, case.out_shapes.get(rule.param))
-                if rule.axis != -1 or dtype is None or not isinstance(shape, tuple) or not shape or \
+                if rule.axis not in (-1, None) or dtype is None or not isinstance(shape, tuple) or not shape or \
                         not all(isinstance(d, int) for d in shape):
                     continue
                 least, step = rule.least_size(dtype), rule.size_step(dtype)
-                if least is None or step is None:
-                    continue
+                # The whole tensor's rule counts every element: the last dimension grows by the others' product.
+                others = functools.reduce(lambda a, b: a * b, shape[:-1], 1) if rule.axis is None else 1
+                if least is None or step is None or others < 1 or shape[-1] < 1:
+                    continue  # an empty tensor's case stays empty (the chip may refuse it: not widened away)
                 size = shape[-1]
-                wanted = -(-max(size, least) // step) * step
+                wanted = max(size, -(-least // others))
+                while (wanted * others) % step:
+                    wanted += 1
                 if wanted != size:
                     case = replace(case, shapes=_last_widened(case.shapes, size, wanted),
                                    out_shapes=_last_widened(case.out_shapes, size, wanted))

@@ -194,9 +194,9 @@ class ErrorPlanner:
                                          out_shapes={**base.out_shapes, p.name: MISMATCHED_SHAPE}))
                 elif len(self.call.tensor_inputs) > 1:
                     pinned = self._family_out_shapes()
-                    others = [q for q in named if q is not p and q.kind is ParamKind.TENSOR]
-                    if not pinned and others and all(q.direction is Direction.OUT for q in others) and \
-                            any(base.out.get(q.name) == AUTO or base.out_shapes.get(q.name) == AUTO for q in others):
+                    tied_to = [q for q in named if q is not p and q.kind is ParamKind.TENSOR]
+                    if not pinned and tied_to and all(q.direction is Direction.OUT for q in tied_to) and \
+                            any(base.out.get(q.name) == AUTO or base.out_shapes.get(q.name) == AUTO for q in tied_to):
                         # The row ties the input to outputs only, and those are of the golden's shape,
                         # which follows the input (aclnnOneHot's out, self's shape with numClasses
                         # inserted): another shape of it disagrees with nothing.

@@ -339,10 +339,11 @@ class RulePlanner:
         group = [r for r in self.api.dim_bytes if r.line == rule.line and r.products == rule.products]
         if group[0] is not rule:
             return [], [], f"the same call as {group[0].param}'s test of the line"
-        if rule.axis != -1:
-            return [], [], "only a last axis's size is followed by the other tensors'"
         assignment = self.call.dtype_assignment(self.base)
         shape, dtype = self._dims(rule.param), assignment.get(rule.param)
+        if rule.axis != -1 and not (rule.axis is None and shape is not None and len(shape) == 1):
+            # The whole of a 1-D tensor is its last axis.
+            return [], [], "only a last axis's size is followed by the other tensors'"
         least = rule.least_size(dtype) if dtype is not None else None
         step = rule.size_step(dtype) if dtype is not None else None
         if not shape or least is None or step is None:
@@ -364,7 +365,7 @@ class RulePlanner:
             dims = self._dims(name)
             if dims and dims[-1] == shape[-1]:
                 shapes[name] = (*dims[:-1], broken)
-        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={broken}", shapes=shapes)
+        refused = replace(self.base, id=f"{rule.param}-dim-1={broken}", shapes=shapes)
         return [replace(self.base, id="base")], [refused], ""
 
     # -- shape rules ---------------------------------------------------------------------------------
