@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
+import operator
 import types
 import typing
 from dataclasses import dataclass, field
@@ -39,8 +41,8 @@ from gen import abi, jsontext
 # example makes them) and ExampleArg.text (a string's). 15: ArrayLength (14), and Divisibility's chips, status,
 # value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时"). 16: DimBytes (a
 # dimension's least length and alignment in bytes, on the chips a sentence names: "Atlas 推理系列产品：x的尾轴长度必须
-# 大于等于32 Bytes").
-SCHEMA_VERSION = 16
+# 大于等于32 Bytes"). 17: DimBytes.axis None, the whole tensor's length in bytes ("gamma的长度必须大于等于32 Bytes").
+SCHEMA_VERSION = 17
 
 
 class PageKind(str, enum.Enum):
@@ -925,11 +927,12 @@ class DimBytes(_Json, _OnChips):
     """What a tensor's dimension `axis` spans in bytes (its size times the element size of the tensor's
     dtype): at least `minimum` ("Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes"; "The length
     of the last axis of x and gamma must be greater than or equal to 32 bytes"), a multiple of `multiple`
-    ("不支持入参x的最后一个维度S2非32Byte对齐的场景"; "must be 32-byte aligned"); 0: no such bound. An
-    absent optional tensor is not judged. It may hold on some chips only, as a value rule may."""
+    ("不支持入参x的最后一个维度S2非32Byte对齐的场景"; "must be 32-byte aligned"); 0: no such bound. `axis`
+    None: the whole tensor, every element of it ("gamma、scales1的长度必须大于等于32 Bytes"). An absent
+    optional tensor is not judged. It may hold on some chips only, as a value rule may."""
 
     param: str
-    axis: int
+    axis: Optional[int]
     minimum: int = 0
     line: int = 0
     products: tuple[Soc, ...] = ()  # as ValueRange's
@@ -941,15 +944,23 @@ class DimBytes(_Json, _OnChips):
             f"{self.param}: a byte rule bounds the bytes"
 
     def least_size(self, dtype: DType) -> Optional[int]:
-        """The least size of the dimension for elements of `dtype` (1 without a minimum); None for a
+        """The least size of the dimension (of the element count, for the whole tensor) for elements
+        of `dtype` (1 without a minimum); None for a
         dtype whose elements are not whole bytes (a sub-byte dtype: the page's bytes do not say how
         they pack)."""
         if not dtype.size:
             return None
         return max(1, -(-self.minimum // dtype.size))
 
+    def measured(self, shape: Sequence[int]) -> Optional[int]:
+        """The elements the rule counts in a tensor of `shape`: its dimension's size, or every element
+        (None: a rank without the dimension, which the rank bounds judge)."""
+        if self.axis is None:
+            return functools.reduce(operator.mul, shape, 1)
+        return shape[self.axis] if -len(shape) <= self.axis < len(shape) else None
+
     def size_step(self, dtype: DType) -> Optional[int]:
-        """The number of elements of `dtype` the dimension's size is a multiple of (1 without an
+        """The number of elements of `dtype` the dimension's size (the element count) is a multiple of (1 without an
         alignment, or when an element is as large as it); None as least_size says."""
         if not dtype.size:
             return None
@@ -957,7 +968,8 @@ class DimBytes(_Json, _OnChips):
 
     def describe(self) -> str:
         bounds = ([f">= {self.minimum}"] if self.minimum else []) + ([f"% {self.multiple} == 0"] if self.multiple else [])
-        return f"{self.param}.shape[{self.axis}] * itemsize {' and '.join(bounds)} bytes" + \
+        what = f"{self.param}.numel()" if self.axis is None else f"{self.param}.shape[{self.axis}]"
+        return f"{what} * itemsize {' and '.join(bounds)} bytes" + \
             _qualifiers(self.products, self.status, None)
 
 

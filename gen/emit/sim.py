@@ -575,7 +575,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
                                    scalar=rule.form is ShapeForm.SCALAR, others=others, line=rule.line))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
-    dim_bytes = [Init.of(param=index_of[d.param], axis=d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
+    dim_bytes = [Init.of(param=index_of[d.param], axis="aclsim::kWholeTensor" if d.axis is None else d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
                          status=d.status, line=d.line) for d in api.dim_bytes if d.param in index_of]
     table("dim_bytes", "aclsim::DimBytesSpec", "kDimBytes", dim_bytes)
 

@@ -761,7 +761,14 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination29, .cell_count = 10, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 425},
     {.cells = kCombination30, .cell_count = 10, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend950))), .line = 426},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 31, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::DimBytesSpec kDimBytes[] = {
+    {.param = 2, .axis = aclsim::kWholeTensor, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 368},
+    {.param = 3, .axis = aclsim::kWholeTensor, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 368},
+    {.param = 4, .axis = aclsim::kWholeTensor, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 368},
+    {.param = 5, .axis = aclsim::kWholeTensor, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 368},
+    {.param = 6, .axis = aclsim::kWholeTensor, .minimum = 32, .multiple = 0, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend310P))), .status = 0, .line = 368},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 31, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .dim_bytes = kDimBytes, .dim_bytes_count = 5};
 
 
 constexpr aclsim::ApiSpec kSpec = {

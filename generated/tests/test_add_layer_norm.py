@@ -71,19 +71,19 @@ BASE = Case('FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT', 'be
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}),
-    BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}),
+    BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x1', 'x2')),
-    BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
-    BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
-    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
+    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
-    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
+    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'beta', 'biasOptional')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -213,7 +213,7 @@ def test_error_row11_rank(op, case):
 
 # line 372: dtype combination on Ascend910B, Ascend910_93: x1 FLOAT, x2 FLOAT16, gamma FLOAT, beta FLOAT, biasOptional FLOAT, yOut FLOAT, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line372', dtypes={'x2': 'FLOAT16'}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line372', dtypes={'x2': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line372_dtype_combination1_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -221,7 +221,7 @@ def test_rule_line372_dtype_combination1_accepted(op, case):
 
 # line 373: dtype combination on Ascend910B, Ascend910_93: x1 FLOAT, x2 BFLOAT16, gamma FLOAT, beta FLOAT, biasOptional FLOAT, yOut FLOAT, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line373', dtypes={'x2': 'BFLOAT16'}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line373', dtypes={'x2': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line373_dtype_combination2_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -229,7 +229,7 @@ def test_rule_line373_dtype_combination2_accepted(op, case):
 
 # line 374: dtype combination on Ascend910B, Ascend910_93: x1 FLOAT16, x2 FLOAT, gamma FLOAT, beta FLOAT, biasOptional FLOAT, yOut FLOAT, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line374', dtypes={'x1': 'FLOAT16'}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line374', dtypes={'x1': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line374_dtype_combination3_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -237,7 +237,7 @@ def test_rule_line374_dtype_combination3_accepted(op, case):
 
 # line 375: dtype combination on Ascend910B, Ascend910_93: x1 BFLOAT16, x2 FLOAT, gamma FLOAT, beta FLOAT, biasOptional FLOAT, yOut FLOAT, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line375', dtypes={'x1': 'BFLOAT16'}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line375', dtypes={'x1': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line375_dtype_combination4_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -245,7 +245,7 @@ def test_rule_line375_dtype_combination4_accepted(op, case):
 
 # line 376: dtype combination on Ascend910B, Ascend910_93: x1 FLOAT16, x2 FLOAT16, gamma FLOAT, beta FLOAT, biasOptional FLOAT16, yOut FLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line376', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'biasOptional': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line376', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line376_dtype_combination5_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -253,7 +253,7 @@ def test_rule_line376_dtype_combination5_accepted(op, case):
 
 # line 377: dtype combination on Ascend910B, Ascend910_93: x1 BFLOAT16, x2 BFLOAT16, gamma FLOAT, beta FLOAT, biasOptional BFLOAT16, yOut BFLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line377', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, out={'yOut': 'BFLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'BFLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line377', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'BFLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'BFLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line377_dtype_combination6_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -261,7 +261,7 @@ def test_rule_line377_dtype_combination6_accepted(op, case):
 
 # line 378: dtype combination on Ascend910B, Ascend910_93: x1 FLOAT16, x2 FLOAT16, gamma FLOAT16, beta FLOAT16, biasOptional FLOAT16, yOut FLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line378', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line378', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'beta': 'FLOAT16', 'biasOptional': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line378_dtype_combination7_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -269,7 +269,7 @@ def test_rule_line378_dtype_combination7_accepted(op, case):
 
 # line 379: dtype combination on Ascend910B, Ascend910_93: x1 BFLOAT16, x2 BFLOAT16, gamma BFLOAT16, beta BFLOAT16, biasOptional BFLOAT16, yOut BFLOAT16, meanOut FLOAT, rstdOut FLOAT, xOut BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line379', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, out={'yOut': 'BFLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'BFLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('line379', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'biasOptional': 'BFLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'BFLOAT16', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'BFLOAT16'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line379_dtype_combination8_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
@@ -301,7 +301,7 @@ def test_rule_line389_dtype_combination11_accepted(op, case):
 
 # line 372: dtypes each documented but in no combination of the table at line 372
 @pytest.mark.parametrize("case", [
-    BASE.but('x1=FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16'}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('x1=FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))

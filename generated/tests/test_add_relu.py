@@ -28,13 +28,11 @@ OP = t.Op(
         '*': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'other': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'alpha': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'other': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'alpha': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'out': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
     },

@@ -26,9 +26,7 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
         },
     },

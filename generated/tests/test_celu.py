@@ -26,12 +26,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT', 'FLOAT16'),
         },
     },

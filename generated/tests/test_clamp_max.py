@@ -26,17 +26,14 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
         },
         'Ascend310P': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
     },

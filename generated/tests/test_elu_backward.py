@@ -30,25 +30,16 @@ OP = t.Op(
     dtypes={
         '*': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'scale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'inputScale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'selfOrResult': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'gradInput': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend310P': {
             'gradOutput': ('FLOAT', 'FLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'scale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'inputScale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'selfOrResult': ('FLOAT', 'FLOAT16'),
             'gradInput': ('FLOAT', 'FLOAT16'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT', 'FLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'scale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'inputScale': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'selfOrResult': ('FLOAT', 'FLOAT16'),
             'gradInput': ('FLOAT', 'FLOAT16'),
         },

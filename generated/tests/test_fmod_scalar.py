@@ -26,12 +26,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'out': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
         'Ascend910': {
             'self': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'out': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
     },

@@ -27,7 +27,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'x': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'scalars': ('FLOAT',),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
     },

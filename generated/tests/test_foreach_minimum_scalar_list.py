@@ -27,7 +27,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'x': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
-            'scalars': ('FLOAT', 'INT64', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
         },
     },

@@ -27,12 +27,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'x': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
-            'scalars': ('FLOAT', 'INT64', 'DOUBLE'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
         },
         'Ascend950': {
             'x': ('INT64',),
-            'scalars': ('FLOAT', 'DOUBLE', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
         },
     },

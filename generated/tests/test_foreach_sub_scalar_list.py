@@ -27,7 +27,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'x': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-            'scalars': ('FLOAT', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
         },
     },

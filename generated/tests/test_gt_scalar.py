@@ -26,17 +26,14 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
             'out': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
         },
         'Ascend310P': {
             'self': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
             'out': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
         },
         'Ascend910': {
             'self': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL'),
             'out': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'UINT32', 'INT64', 'UINT64', 'INT16', 'UINT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
         },
     },

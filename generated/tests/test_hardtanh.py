@@ -27,8 +27,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
-            'clipValueMin': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
         },
     },

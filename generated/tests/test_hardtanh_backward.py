@@ -29,22 +29,16 @@ OP = t.Op(
         '*': {
             'gradOutput': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'min': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'max': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
         'Ascend310P': {
             'gradOutput': ('FLOAT16', 'FLOAT'),
             'self': ('FLOAT16', 'FLOAT'),
-            'min': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'max': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT16', 'FLOAT'),
             'self': ('FLOAT16', 'FLOAT'),
-            'min': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'max': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('FLOAT16', 'FLOAT'),
         },
     },

@@ -29,8 +29,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8'),
-            'min': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'max': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'out': ('FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8'),
         },
     },

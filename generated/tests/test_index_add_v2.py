@@ -33,7 +33,6 @@ OP = t.Op(
             'self': ('FLOAT', 'FLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8', 'DOUBLE', 'INT64', 'BOOL', 'BFLOAT16'),
             'index': ('INT64', 'INT32'),
             'source': ('FLOAT', 'FLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8', 'DOUBLE', 'INT64', 'BOOL', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8', 'DOUBLE', 'INT64', 'BOOL', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8', 'DOUBLE', 'INT64', 'BOOL', 'BFLOAT16'),
         },
     },

@@ -27,12 +27,10 @@ OP = t.Op(
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
             'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -27,12 +27,10 @@ OP = t.Op(
         '*': {
             'selfRef': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'other': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'alpha': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
             'other': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'alpha': ('FLOAT16', 'FLOAT', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -25,19 +25,13 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'selfRef': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'selfRef': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'INT32', 'INT8'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
         },
         'Ascend910': {
-            'selfRef': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'INT32', 'INT8'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),

@@ -29,13 +29,11 @@ OP = t.Op(
             'selfRef': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
             'tensor1': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
             'tensor2': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
             'tensor1': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
             'tensor2': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'DOUBLE', 'INT64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

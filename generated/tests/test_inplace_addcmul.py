@@ -29,13 +29,11 @@ OP = t.Op(
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'tensor1': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'tensor2': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'value': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'tensor1': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT8', 'UINT8'),
             'tensor2': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'value': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

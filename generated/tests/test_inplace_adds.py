@@ -26,13 +26,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'BFLOAT16'),
-            'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'BFLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL'),
-            'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -25,11 +25,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -25,15 +25,12 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
         },
         'Ascend310P': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BOOL'),
         },
     },
     unsupported_socs=('Ascend310B',),

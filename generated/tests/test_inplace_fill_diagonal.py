@@ -27,7 +27,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX64', 'BFLOAT16'),
-            'fillValue': ('INT64',),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),

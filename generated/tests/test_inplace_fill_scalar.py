@@ -25,15 +25,12 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'BFLOAT16', 'UINT16', 'UINT32', 'UINT64'),
-            'value': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'BFLOAT16', 'UINT16', 'UINT32', 'UINT64'),
         },
         'Ascend310P': {
             'selfRef': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL'),
-            'value': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'BFLOAT16', 'UINT16', 'UINT32', 'UINT64'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL'),
-            'value': ('FLOAT', 'FLOAT16', 'UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'BFLOAT16', 'UINT16', 'UINT32', 'UINT64'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -25,11 +25,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
         'Ascend910': {
             'selfRef': ('DOUBLE', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
-            'other': ('DOUBLE', 'BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT64', 'INT8', 'UINT8'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -26,8 +26,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16'),
-            'clipValueMin': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
-            'clipValueMax': ('FLOAT16', 'FLOAT', 'DOUBLE', 'INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'BFLOAT16', 'BOOL'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -25,11 +25,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE'),
-            'negativeSlope': ('FLOAT',),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE'),
-            'negativeSlope': ('FLOAT',),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -27,17 +27,14 @@ OP = t.Op(
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'end': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend310P': {
             'selfRef': ('FLOAT', 'FLOAT16'),
             'end': ('FLOAT', 'FLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16'),
             'end': ('FLOAT', 'FLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

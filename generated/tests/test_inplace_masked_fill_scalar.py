@@ -28,17 +28,14 @@ OP = t.Op(
         '*': {
             'selfRef': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16', 'BFLOAT16'),
             'mask': ('BOOL',),
-            'value': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend310P': {
             'selfRef': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16'),
             'mask': ('BOOL',),
-            'value': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16'),
             'mask': ('BOOL',),
-            'value': ('BOOL', 'INT8', 'INT32', 'INT64', 'FLOAT', 'FLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B',),

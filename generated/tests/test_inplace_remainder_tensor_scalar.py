@@ -25,11 +25,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
-            'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
-            'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -28,13 +28,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'p': ('FLOAT',),
-            'maxNorm': ('FLOAT',),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16'),
-            'p': ('FLOAT',),
-            'maxNorm': ('FLOAT',),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

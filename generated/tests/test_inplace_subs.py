@@ -26,18 +26,12 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
         'Ascend310P': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
-            'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
-            'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -26,13 +26,9 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'threshold': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
         },
         'Ascend910': {
             'selfRef': ('FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'threshold': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -28,17 +28,14 @@ OP = t.Op(
     dtypes={
         '*': {
             'element': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
-            'testElement': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
             'out': ('BOOL',),
         },
         'Ascend310P': {
             'element': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL'),
-            'testElement': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
             'out': ('BOOL',),
         },
         'Ascend910': {
             'element': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL'),
-            'testElement': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'UINT16', 'BOOL', 'COMPLEX64', 'COMPLEX128'),
             'out': ('BOOL',),
         },
     },

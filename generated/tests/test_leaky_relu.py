@@ -26,7 +26,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'negativeSlope': ('FLOAT',),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
     },

@@ -28,19 +28,16 @@ OP = t.Op(
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'end': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE'),
         },
         'Ascend310P': {
             'self': ('FLOAT', 'FLOAT16'),
             'end': ('FLOAT', 'FLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16'),
             'end': ('FLOAT', 'FLOAT16'),
-            'weight': ('FLOAT', 'FLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
     },

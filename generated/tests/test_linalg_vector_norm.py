@@ -30,7 +30,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'ord': ('FLOAT',),
             'dims': ('INT64',),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },

@@ -27,18 +27,12 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'start': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
-            'end': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
             'out': ('INT8', 'INT16', 'INT32', 'UINT8', 'FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'start': ('INT8', 'INT32', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE'),
-            'end': ('INT8', 'INT32', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE'),
             'out': ('INT8', 'INT32', 'UINT8', 'FLOAT', 'FLOAT16', 'DOUBLE'),
         },
         'Ascend910': {
-            'start': ('INT8', 'INT32', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE'),
-            'end': ('INT8', 'INT32', 'UINT8', 'BOOL', 'FLOAT', 'FLOAT16', 'DOUBLE'),
             'out': ('INT8', 'INT32', 'UINT8', 'FLOAT', 'FLOAT16', 'DOUBLE'),
         },
     },

@@ -28,8 +28,6 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'start': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'UINT64', 'UINT32', 'UINT16', 'UINT8', 'INT64', 'INT32', 'INT16', 'INT8', 'BOOL'),
-            'end': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'UINT64', 'UINT32', 'UINT16', 'UINT8', 'INT64', 'INT32', 'INT16', 'INT8', 'BOOL'),
             'result': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
     },

@@ -56,19 +56,19 @@ BASE = Case('FLOAT', dtypes={'x': 'FLOAT', 'attenMaskOptional': 'FLOAT', 'relati
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}),
-    BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}),
+    BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('transposed-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
+    BASE.but('transposed-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}, layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
+    BASE.but('transposed-BFLOAT16', dtypes={'x': 'BFLOAT16', 'attenMaskOptional': 'BFLOAT16', 'relativePosBias': 'BFLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}, layout='transposed', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
+    BASE.but('strided-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}, layout='strided', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
-    BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
+    BASE.but('offset-FLOAT16', dtypes={'x': 'FLOAT16', 'attenMaskOptional': 'FLOAT16', 'relativePosBias': 'FLOAT16'}, shapes={'x': (4, 2, 4, 16), 'attenMaskOptional': (2, 4, 16), 'relativePosBias': (2, 4, 16)}, layout='offset', noncontiguous=('x', 'attenMaskOptional', 'relativePosBias')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 

@@ -29,7 +29,6 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'pScalar': ('FLOAT',),
             'dim': ('INT64',),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },

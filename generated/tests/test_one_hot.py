@@ -58,27 +58,27 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, shapes={'self': (2, 3), 'onValue': (1,), 'offValue': (1,)}, values={'numClasses': 4, 'axis': 1}, out={'out': '<auto>'})
+BASE = Case('INT32', dtypes={'self': 'INT32', 'onValue': 'INT32', 'offValue': 'INT32'}, shapes={'self': (2, 3), 'onValue': (1,), 'offValue': (1,)}, values={'numClasses': 4, 'axis': 1}, out={'out': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
-    BASE.but('UINT8'),
-    BASE.but('INT32', dtypes={'self': 'INT32', 'onValue': 'INT32', 'offValue': 'INT32'}),
+    BASE.but('UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}),
+    BASE.but('INT32'),
     BASE.but('INT64', dtypes={'self': 'INT64', 'onValue': 'INT64', 'offValue': 'INT64'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
-    BASE.but('transposed-UINT8', layout='transposed', noncontiguous=('self',)),
-    BASE.but('transposed-INT32', dtypes={'self': 'INT32', 'onValue': 'INT32', 'offValue': 'INT32'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, layout='transposed', noncontiguous=('self',)),
+    BASE.but('transposed-INT32', layout='transposed', noncontiguous=('self',)),
     BASE.but('transposed-INT64', dtypes={'self': 'INT64', 'onValue': 'INT64', 'offValue': 'INT64'}, layout='transposed', noncontiguous=('self',)),
-    BASE.but('strided-UINT8', layout='strided', noncontiguous=('self', 'onValue', 'offValue')),
-    BASE.but('strided-INT32', dtypes={'self': 'INT32', 'onValue': 'INT32', 'offValue': 'INT32'}, layout='strided', noncontiguous=('self', 'onValue', 'offValue')),
+    BASE.but('strided-UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, layout='strided', noncontiguous=('self', 'onValue', 'offValue')),
+    BASE.but('strided-INT32', layout='strided', noncontiguous=('self', 'onValue', 'offValue')),
     BASE.but('strided-INT64', dtypes={'self': 'INT64', 'onValue': 'INT64', 'offValue': 'INT64'}, layout='strided', noncontiguous=('self', 'onValue', 'offValue')),
-    BASE.but('offset-UINT8', layout='offset', noncontiguous=('self', 'onValue', 'offValue')),
-    BASE.but('offset-INT32', dtypes={'self': 'INT32', 'onValue': 'INT32', 'offValue': 'INT32'}, layout='offset', noncontiguous=('self', 'onValue', 'offValue')),
+    BASE.but('offset-UINT8', dtypes={'self': 'UINT8', 'onValue': 'UINT8', 'offValue': 'UINT8'}, layout='offset', noncontiguous=('self', 'onValue', 'offValue')),
+    BASE.but('offset-INT32', layout='offset', noncontiguous=('self', 'onValue', 'offValue')),
     BASE.but('offset-INT64', dtypes={'self': 'INT64', 'onValue': 'INT64', 'offValue': 'INT64'}, layout='offset', noncontiguous=('self', 'onValue', 'offValue')),
-    BASE.but('device-UINT8', layout='device'),
+    BASE.but('device-INT32', layout='device'),
 ]
 
 # Non-contiguous out= arrays.
@@ -117,9 +117,9 @@ def test_unsupported_products_reject_calls():
 
 # line 199: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、onValue、offValue或out为空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('self',)),
-    BASE.but('onValue=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('onValue',)),
-    BASE.but('offValue=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('offValue',)),
+    BASE.but('self=None', out={'out': 'INT32'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('onValue=None', out={'out': 'INT32'}, out_shapes={'out': '<auto>'}, none=('onValue',)),
+    BASE.but('offValue=None', out={'out': 'INT32'}, out_shapes={'out': '<auto>'}, none=('offValue',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -133,8 +133,8 @@ def test_error_row2_unclassified():
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: onValue、offValue的数据类型与out的数据类型不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('onValue=FLOAT16', dtypes={'onValue': 'FLOAT16'}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
-    BASE.but('offValue=FLOAT16', dtypes={'offValue': 'FLOAT16'}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('onValue=FLOAT16', dtypes={'onValue': 'FLOAT16'}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+    BASE.but('offValue=FLOAT16', dtypes={'offValue': 'FLOAT16'}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
     BASE.but('out=FLOAT16', out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_dtype_mismatch(op, case):
@@ -173,8 +173,7 @@ def test_error_row8_unclassified():
 
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与在self的shape在axis轴插入numClasses后的shape不一致。
 @pytest.mark.parametrize("case", [
-    BASE.but('out-shape', out={'out': 'UINT8'}, out_shapes={'out': (4, 5)}),
-    BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out-shape', out={'out': 'INT32'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row9_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
@@ -182,10 +181,10 @@ def test_error_row9_shape_mismatch(op, case):
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: self、onValue、offValue或out的维度超过8维。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank8', shapes={'self': (1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
-    BASE.but('onValue-rank9', shapes={'onValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
-    BASE.but('offValue-rank9', shapes={'offValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
-    BASE.but('out-rank9', out={'out': 'UINT8'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank8', shapes={'self': (1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+    BASE.but('onValue-rank9', shapes={'onValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+    BASE.but('offValue-rank9', shapes={'offValue': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+    BASE.but('out-rank9', out={'out': 'INT32'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row10_rank(op, case):
     t.check_error(op, case, status=161002)
@@ -193,7 +192,7 @@ def test_error_row10_rank(op, case):
 
 # line 216: axis in [-1, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line216_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

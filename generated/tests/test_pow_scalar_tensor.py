@@ -25,22 +25,18 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'exponent': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16', 'UINT16', 'UINT32', 'UINT64'),
         },
         'Ascend310B': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'exponent': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64'),
         },
         'Ascend310P': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'exponent': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64'),
         },
         'Ascend910': {
-            'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'exponent': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT8', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64'),
         },

@@ -33,15 +33,11 @@ OP = t.Op(
         '*': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'noise': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'lower': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'upper': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT'),
             'noise': ('FLOAT16', 'FLOAT'),
-            'lower': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
-            'upper': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('FLOAT16', 'FLOAT'),
         },
     },

@@ -25,12 +25,10 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
             'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
             'out': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910': {
-            'self': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
             'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
             'out': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
         },

@@ -26,12 +26,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
-            'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
             'out': ('UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },
         'Ascend910': {
             'self': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE'),
-            'other': ('INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
             'out': ('UINT8', 'INT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
         },
     },

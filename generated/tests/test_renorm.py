@@ -29,14 +29,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'p': ('FLOAT',),
-            'maxNorm': ('FLOAT',),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16'),
-            'p': ('FLOAT',),
-            'maxNorm': ('FLOAT',),
             'out': ('FLOAT', 'FLOAT16'),
         },
     },

@@ -60,19 +60,19 @@ BASE = Case('FLOAT', dtypes={'dy': 'FLOAT', 'x': 'FLOAT', 'rstd': 'FLOAT', 'gamm
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT'),
-    BASE.but('FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}),
-    BASE.but('BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}),
+    BASE.but('BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', layout='transposed', noncontiguous=('dy', 'x', 'rstd')),
-    BASE.but('transposed-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='transposed', noncontiguous=('dy', 'x', 'rstd')),
-    BASE.but('transposed-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, layout='transposed', noncontiguous=('dy', 'x', 'rstd')),
+    BASE.but('transposed-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, layout='transposed', noncontiguous=('dy', 'x', 'rstd')),
+    BASE.but('transposed-BFLOAT16', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, layout='transposed', noncontiguous=('dy', 'x', 'rstd')),
     BASE.but('strided-FLOAT', layout='strided', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
-    BASE.but('strided-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='strided', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
+    BASE.but('strided-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, layout='strided', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
     BASE.but('offset-FLOAT', layout='offset', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
-    BASE.but('offset-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, layout='offset', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
+    BASE.but('offset-FLOAT16', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, layout='offset', noncontiguous=('dy', 'x', 'rstd', 'gamma')),
     BASE.but('device-FLOAT', layout='device'),
 ]
 
@@ -135,7 +135,7 @@ def test_error_row3_unclassified():
 
 # line 276: dtype combination on Ascend910B, Ascend910_93, Ascend950: dy FLOAT16, x FLOAT16, rstd FLOAT, gamma FLOAT, dxOut FLOAT16, dgammaOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line276', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16'}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('line276', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line276_dtype_combination1_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
@@ -143,7 +143,7 @@ def test_rule_line276_dtype_combination1_accepted(op, case):
 
 # line 277: dtype combination on Ascend910B, Ascend910_93, Ascend950: dy BFLOAT16, x BFLOAT16, rstd FLOAT, gamma FLOAT, dxOut BFLOAT16, dgammaOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line277', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16'}, out={'dxOut': 'BFLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('line277', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'BFLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line277_dtype_combination2_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
@@ -151,7 +151,7 @@ def test_rule_line277_dtype_combination2_accepted(op, case):
 
 # line 278: dtype combination on Ascend910B, Ascend910_93, Ascend950: dy FLOAT16, x FLOAT16, rstd FLOAT, gamma FLOAT16, dxOut FLOAT16, dgammaOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line278', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('line278', dtypes={'dy': 'FLOAT16', 'x': 'FLOAT16', 'gamma': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line278_dtype_combination3_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
@@ -167,7 +167,7 @@ def test_rule_line279_dtype_combination4_accepted(op, case):
 
 # line 280: dtype combination on Ascend910B, Ascend910_93, Ascend950: dy BFLOAT16, x BFLOAT16, rstd FLOAT, gamma BFLOAT16, dxOut BFLOAT16, dgammaOut FLOAT
 @pytest.mark.parametrize("case", [
-    BASE.but('line280', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, out={'dxOut': 'BFLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('line280', dtypes={'dy': 'BFLOAT16', 'x': 'BFLOAT16', 'gamma': 'BFLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'BFLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line280_dtype_combination5_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93', 'Ascend950'))
@@ -191,7 +191,7 @@ def test_rule_line289_dtype_combination7_accepted(op, case):
 
 # line 276: dtypes each documented but in no combination of the table at line 276
 @pytest.mark.parametrize("case", [
-    BASE.but('dy=FLOAT', dtypes={'x': 'FLOAT16'}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
+    BASE.but('dy=FLOAT', dtypes={'x': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',))

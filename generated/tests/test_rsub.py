@@ -28,13 +28,11 @@ OP = t.Op(
         '*': {
             'self': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'other': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
-            'alpha': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },
         'Ascend910': {
             'self': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
             'other': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
-            'alpha': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
         },
     },

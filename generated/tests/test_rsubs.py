@@ -27,20 +27,14 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
-            'other': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
-            'alpha': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
         },
         'Ascend310P': {
             'self': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
-            'other': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
-            'alpha': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
         },
         'Ascend910': {
             'self': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
-            'other': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
-            'alpha': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'BFLOAT16'),
             'out': ('INT8', 'UINT8', 'INT16', 'INT32', 'INT64', 'FLOAT16', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'),
         },
     },

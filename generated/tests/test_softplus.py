@@ -27,20 +27,14 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
-            'beta': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
-            'threshold': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
             'out': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
         },
         'Ascend310P': {
             'self': ('FLOAT16', 'FLOAT'),
-            'beta': ('FLOAT16', 'FLOAT'),
-            'threshold': ('FLOAT16', 'FLOAT'),
             'out': ('FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT'),
-            'beta': ('FLOAT16', 'FLOAT'),
-            'threshold': ('FLOAT16', 'FLOAT'),
             'out': ('FLOAT16', 'FLOAT'),
         },
     },

@@ -29,15 +29,11 @@ OP = t.Op(
         '*': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
             'self': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BFLOAT16'),
-            'beta': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'threshold': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'gradInput': ('FLOAT', 'FLOAT16', 'DOUBLE', 'BFLOAT16'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'DOUBLE'),
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE'),
-            'beta': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
-            'threshold': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'BOOL'),
             'gradInput': ('FLOAT', 'FLOAT16', 'DOUBLE'),
         },
     },

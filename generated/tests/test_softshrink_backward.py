@@ -28,19 +28,16 @@ OP = t.Op(
         '*': {
             'gradOutput': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
             'self': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
-            'lambda': ('FLOAT',),
             'gradInput': ('FLOAT16', 'FLOAT', 'BFLOAT16'),
         },
         'Ascend310P': {
             'gradOutput': ('FLOAT16', 'FLOAT'),
             'self': ('FLOAT16', 'FLOAT'),
-            'lambda': ('FLOAT',),
             'gradInput': ('FLOAT16', 'FLOAT'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT16', 'FLOAT'),
             'self': ('FLOAT16', 'FLOAT'),
-            'lambda': ('FLOAT',),
             'gradInput': ('FLOAT16', 'FLOAT'),
         },
     },

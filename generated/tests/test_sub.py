@@ -28,19 +28,16 @@ OP = t.Op(
         '*': {
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
             'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
         },
         'Ascend310B': {
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
             'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
         },
         'Ascend910': {
             'self': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
             'other': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
-            'alpha': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'DOUBLE', 'INT32', 'INT64', 'INT16', 'INT8', 'UINT8', 'BOOL', 'COMPLEX128', 'COMPLEX64'),
         },
     },

@@ -27,14 +27,10 @@ OP = t.Op(
     dtypes={
         '*': {
             'self': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'threshold': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
         },
         'Ascend910': {
             'self': ('FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'threshold': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
-            'value': ('BFLOAT16', 'FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
             'out': ('FLOAT16', 'FLOAT', 'INT32', 'INT8', 'UINT8', 'INT16', 'INT64'),
         },
     },

@@ -28,31 +28,26 @@ OP = t.Op(
         '*': {
             'gradOutput': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'self': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
-            'threshold': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'out': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
         },
         'Ascend310P': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
             'self': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
-            'threshold': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
         },
         'Ascend910': {
             'gradOutput': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
             'self': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
-            'threshold': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
         },
         'Ascend910B': {
             'gradOutput': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
             'self': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
-            'threshold': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'out': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
         },
         'Ascend910_93': {
             'gradOutput': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
             'self': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
-            'threshold': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8', 'INT64'),
             'out': ('FLOAT', 'BFLOAT16', 'FLOAT16', 'INT32', 'INT8', 'UINT8'),
         },
     },

@@ -17,8 +17,8 @@ from gen.api.calls import EXPRESSIBLE
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
 from gen.model import build_model
-from gen.ir import (ArgValue, Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
-                    Product, Relation, RelationKind, Soc)
+from gen.ir import (ArgValue, DimBytes, Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
+                    Product, ProductDTypes, Relation, RelationKind, Soc)
 from tests.support.factories import make_api, make_page, make_param, null_error
 from tests.support.sim_seed_ir import seed_pages, seed_semantics
 
@@ -748,3 +748,39 @@ def test_keepdim_is_not_flipped_alone_when_the_page_lists_the_output_it_shapes_a
     # aclnnAminmax's page lists minOut as an input: its [1, 3, 2] is keepDim=True's shape.
     assert "keepDim=False" not in attributes(suite(Direction.IN))
     assert "keepDim=False" in attributes(suite(Direction.OUT))
+
+
+# ---- the chip a suite runs on ---------------------------------------------------------------------
+
+def test_every_valid_case_keeps_the_bytes_each_chips_rules_ask():
+    # "Atlas 推理系列产品：self的尾轴长度必须大于等于32 Bytes": 8 FLOATs, 16 FLOAT16s; a suite runs on any chip,
+    # so each valid case meets it in its own dtype (the base call's rank-2 shape ends in 4).
+    suite = one_api_suite(*unary(), products=(Product("Atlas A2 训练系列产品", True, Soc.ASCEND910B, 3),
+                                              Product("Atlas 推理系列产品", True, Soc.ASCEND310P, 4)))
+    api = dataclasses.replace(suite.bound.api, dim_bytes=(DimBytes("self", -1, 32, line=9, products=(Soc.ASCEND310P,)),))
+    page = dataclasses.replace(suite.bound.page, apis=(api,))
+    semantics = [OpSemantics("aclnnFoo", "foo.toml", kernel="-self", golden="torch.neg(self)")]
+    suite = emitter.suite(build_model([page], semantics).apis[0])
+    least = {"FLOAT": 8, "FLOAT16": 16, "BFLOAT16": 16, "DOUBLE": 4}
+    cases = [c for g in suite.groups for c in g.cases if not c.skip and c.shapes["self"] and all(c.shapes["self"])]  # not 0-d, not empty
+    assert cases and all(c.shapes["self"][-1] >= least[c.dtypes["self"]] for c in cases)
+    float16 = next(c for c in group(suite, "dtypes").cases if c.id == "FLOAT16")
+    assert float16.shapes["self"][-1] == 16 and suite.base.shapes["self"][-1] == 8
+
+
+def test_a_scalar_phase_1_casts_has_no_per_chip_dtype_list():
+    # clipValueMax lists no BFLOAT16 on Ascend310P, but phase 1 casts a scalar no error row names: the
+    # suite does not expect the chip to refuse it.
+    scalar = make_param("alpha", kind=ParamKind.SCALAR, dtypes=(DType.FLOAT, DType.BFLOAT16),
+                        dtypes_by_product=(ProductDTypes(Soc.ASCEND310P, (DType.FLOAT,)),))
+    suite = one_api_suite(*unary(), scalar)
+    assert all("alpha" not in table for table in suite.dtypes.values())
+
+
+def test_the_base_dtype_is_one_the_default_chip_documents():
+    # self lists UINT8 on Ascend310P only (aclnnOneHot): the base call takes INT32, valid on every chip.
+    self_ = make_param("self", dtypes=(DType.UINT8, DType.INT32),
+                       dtypes_by_product=(ProductDTypes(Soc.ASCEND910B, (DType.INT32,)),))
+    suite = one_api_suite(self_, make_param("out", direction=Direction.OUT, dtypes=(DType.UINT8, DType.INT32),
+                                             relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)))
+    assert suite.base.dtypes["self"] == "INT32"

@@ -407,9 +407,16 @@ def test_a_least_length_in_bytes_of_some_chips():
     assert sorted(d.param for d in english.dim_bytes) == ["gamma", "x"]
     assert {d.param for d in api("ops-nn/norm/rms_norm_quant/docs/aclnnRmsNormQuant.md", "aclnnRmsNormQuant").dim_bytes} \
         >= {"x", "gamma"}
-    # "norm轴长度，以及gamma...的长度": an axis the sentence does not place is not read.
-    quant = api("ops-nn/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant.md", "aclnnAddRmsNormQuant")
-    assert quant.dim_bytes == ()
+    # "x1、x2、y1Out、y2Out、xOut的norm轴长度，以及gamma、scales1、scales2Optional、zeroPoints1Optional、
+    # zeroPoints2Optional的长度必须大于等于32 Bytes": the whole of the tensors listed second (every element);
+    # the norm axes of the first ones are what gamma spans, no rule of their own. In English alike.
+    whole = {(n, None, 32, (Soc.ASCEND310P,))
+             for n in ("gamma", "scales1", "scales2Optional", "zeroPoints1Optional", "zeroPoints2Optional")}
+    for page in ("ops-nn/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant.md",
+                 "ops-nn-8.5.0-en/norm/add_rms_norm_quant/docs/aclnnAddRmsNormQuant_en.md"):
+        quant = api(page, "aclnnAddRmsNormQuant")
+        assert {(d.param, d.axis, d.minimum, d.products) for d in quant.dim_bytes} == whole, page
+    assert quant.dim_bytes[0].describe() == "gamma.numel() * itemsize >= 32 bytes on Ascend310P"
     # A byte count is the element size times the dimension's: 32 bytes are 8 FLOATs, 16 FLOAT16s.
     assert (norm.dim_bytes[0].least_size(DType.FLOAT), norm.dim_bytes[0].least_size(DType.FLOAT16)) == (8, 16)
     assert norm.dim_bytes[0].least_size(DType.INT4) is None

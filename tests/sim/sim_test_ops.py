@@ -156,8 +156,10 @@ def rules_api() -> API:
                      ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25)),
         # "Atlas A3 训练系列产品：self的尾轴长度必须大于等于16 Bytes".
         # and "Atlas A3 训练系列产品：不支持入参weight的最后一个维度非8Byte对齐的场景".
+        # and "Atlas A3 训练系列产品：self的norm轴长度，以及out的长度必须大于等于40 Bytes" (every element of out).
         dim_bytes=(DimBytes("self", -1, 16, line=32, products=(Soc.ASCEND910_93,)),
-                   DimBytes("weight", -1, line=33, products=(Soc.ASCEND910_93,), multiple=8)),
+                   DimBytes("weight", -1, line=33, products=(Soc.ASCEND910_93,), multiple=8),
+                   DimBytes("out", None, 40, line=34, products=(Soc.ASCEND910_93,))),
     )
 
 

@@ -486,6 +486,17 @@ def test_an_alignment_in_bytes_of_one_chip(sim, objs):
                                     "(tests/sim/sim_test_ops.md:33)")
 
 
+def test_a_least_length_in_bytes_of_a_whole_tensor(sim, objs):
+    # out [3, 4] of FLOAT spans 48 bytes in all; one element (reduction 1), 4: short of the 40 Ascend910_93 asks.
+    one = rules_args(objs, reduction=1, out=objs.t([]))
+    with soc(sim, "Ascend910_93"):
+        assert phase1(sim, "aclnnSimTestRules", *rules_args(objs)) == 0, sim.error()
+        assert phase1(sim, "aclnnSimTestRules", *one) == INVALID
+        assert sim.error().endswith("out: its elements span 1 x 4 bytes, less than 40 on this chip "
+                                    "(tests/sim/sim_test_ops.md:34)")
+    assert phase1(sim, "aclnnSimTestRules", *one) == 0, sim.error()
+
+
 def test_an_output_whose_shape_the_reduction_decides(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=1, out=objs.t([]))) == 0, sim.error()
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, out=objs.t([1]))) == 0, sim.error()

@@ -11,9 +11,9 @@ from typing import Any, Optional
 from gen import families
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.python import out_params, python_signature, result_rule
-from gen.emit.tests.cases import (AUTO, BASE_RANK, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
+from gen.emit.tests.cases import (AUTO, BASE_RANK, UNDOCUMENTED, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
                                   with_semantic_call)
-from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind
+from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind, Soc
 from gen.model import BoundAPI
 
 
@@ -59,6 +59,12 @@ def matches(row: DTypeCombination, assignment: dict[str, DType]) -> bool:
             continue
         return False
     return True
+
+
+def _last_widened(shapes: dict[str, Any], size: int, wanted: int) -> dict[str, Any]:
+    """`shapes` with each shape whose last dimension is `size` ending in `wanted` instead."""
+    return {name: (*d[:-1], wanted) if isinstance(d, tuple) and d and d[-1] == size else d
+            for name, d in shapes.items()}
 
 
 class BaseCall:
@@ -113,16 +119,26 @@ class BaseCall:
     # -- the base call -----------------------------------------------------------------------------------
 
     def _base_dtype(self) -> DType:
-        """FLOAT where documented: the dtype every backend computes most plainly; but where the page
-        lists dtype combinations for the default chip, the first of the lead's dtypes whose call is
-        one of its rows (aclnnAddRmsNormQuant lists FLOAT32 for x1 on one chip, and only FLOAT16 and
-        BFLOAT16 rows on the default one)."""
-        first = DType.FLOAT if DType.FLOAT in self.lead_dtypes or not self.lead_dtypes else self.lead_dtypes[0]
+        """A dtype the lead documents on the default chip (aclnnOneHot lists UINT8 for self on
+        Ascend310P, not on Ascend910B): FLOAT there, the dtype every backend computes most plainly,
+        else the first documented on every chip too, so that the base call is valid on each chip
+        the suites run on; but where the page lists dtype combinations for the default chip, the
+        first such whose call is one of its rows (aclnnAddRmsNormQuant lists FLOAT32 for x1 on one
+        chip, and only FLOAT16 and BFLOAT16 rows on the default one)."""
+        if not self.lead_dtypes or self.lead is None:
+            return DType.FLOAT
+        lead = self.lead
+
+        def preference(dtype: DType) -> tuple[bool, bool, bool]:
+            return (dtype not in lead.dtypes_for(DEFAULT_SOC), dtype is not DType.FLOAT,
+                    not all(dtype in lead.dtypes_for(soc) for soc in Soc))
+
+        ordered = sorted(self.lead_dtypes, key=preference)  # stable: page order among equals
         rows = [r for r in self.api.dtype_combinations if r.applies_to(DEFAULT_SOC)]
-        for dtype in [first] + [d for d in self.lead_dtypes if d is not first] if rows else []:
+        for dtype in ordered if rows else []:
             if any(matches(r, {n: DType(v) for n, v in self.uniform_dtypes(dtype).items()}) for r in rows):
                 return dtype
-        return first
+        return ordered[0]
 
     def dtype_of(self, param: Param, dtype: DType) -> str:
         listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
@@ -218,8 +234,51 @@ class BaseCall:
             # the example's out= (its shape; its dtype where the page documents it), as make demo passes it.
             for name, (dtype, shape) in self._example_outs().items():
                 given[name], out_shapes[name] = dtype, shape
-        return Case(self.base_dtype.value, shapes=shapes, none=absent, out=given, out_shapes=out_shapes,
-                    **self.at_dtype(self.base_dtype))
+        return self.bytes_kept(Case(self.base_dtype.value, shapes=shapes, none=absent, out=given, out_shapes=out_shapes,
+                                    **self.at_dtype(self.base_dtype)))
+
+    def dtype_assignment(self, case: Case) -> dict[str, DType]:
+        """The dtype each typed parameter has in a case (those it leaves NULL, or whose dtype is
+        chosen at run time, have none)."""
+        found = {}
+        for p in self.api.params:
+            given = case.dtypes.get(p.name) or case.out.get(p.name) or (
+                case.values.get(p.name) if p.kind is ParamKind.DTYPE else None)
+            if p.name not in case.none and given and given not in (AUTO, UNDOCUMENTED):
+                found[p.name] = DType(given)
+        return found
+
+    def bytes_kept(self, case: Case) -> Case:
+        """`case` with the last dimension of each tensor a byte rule bounds (gen.ir.DimBytes: "Atlas
+        推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes") widened to the least size that meets
+        every such rule of every chip for the case's dtypes: a suite runs on whichever chip
+        ACLNN_SIM_SOC names, and a size that meets each chip's rules meets its own (a least length
+        and an alignment only ask for more). The tensors (inputs and out= arrays) whose last
+        dimension has the size widened follow it (gamma with x), as the page's shape relations ask."""
+        assignment = self.dtype_assignment(case)
+        for _ in range(len(self.api.dim_bytes) + 1):  # each pass widens; a fixed point ends it
+            widened = case
+            for rule in self.api.dim_bytes:
+                dtype = assignment.get(rule.param)
+                shape = case.shapes.get(rule.param, case.out_shapes.get(rule.param))
+                if rule.axis not in (-1, None) or dtype is None or not isinstance(shape, tuple) or not shape or \
+                        not all(isinstance(d, int) for d in shape):
+                    continue
+                least, step = rule.least_size(dtype), rule.size_step(dtype)
+                # The whole tensor's rule counts every element: the last dimension grows by the others' product.
+                others = functools.reduce(lambda a, b: a * b, shape[:-1], 1) if rule.axis is None else 1
+                if least is None or step is None or others < 1 or shape[-1] < 1:
+                    continue  # an empty tensor's case stays empty (the chip may refuse it: not widened away)
+                size = shape[-1]
+                wanted = max(size, -(-least // others))
+                while (wanted * others) % step:
+                    wanted += 1
+                if wanted != size:
+                    case = replace(case, shapes=_last_widened(case.shapes, size, wanted),
+                                   out_shapes=_last_widened(case.out_shapes, size, wanted))
+            if case == widened:
+                break
+        return case
 
     def _example_outs(self) -> dict[str, tuple[str, tuple[int, ...]]]:
         """The outputs the bindings cannot allocate that the page's example gives: (dtype, shape)."""

@@ -160,39 +160,8 @@ class RulePlanner:
                 dtypes[param.name] = dtype.value
         case = replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
                        none=tuple(none))
-        # The chip the test runs on (rule_chip: the default one where the row holds there) may ask its
-        # tensors for more bytes than the base call's dtypes needed.
-        chip = DEFAULT_SOC if not row.products or DEFAULT_SOC in row.products else row.products[0]
-        return self._bytes_kept(case, chip), ""
-
-    def _bytes_kept(self, case: Case, soc: Soc) -> Case:
-        """`case` with the last dimension it gives its tensors (those of the size of a byte rule's tensor)
-        widened to the least size that meets each DimBytes holding on `soc` for the case's dtypes."""
-        assignment = self._assignment(case)
-        for rule in self.api.dim_bytes:
-            dims, dtype = self._dims(rule.param), assignment.get(rule.param)
-            if not rule.applies_to(soc) or rule.axis != -1 or not dims or dtype is None:
-                continue
-            shape = case.shapes.get(rule.param)
-            least, step = rule.least_size(dtype), rule.size_step(dtype)
-            if not isinstance(shape, tuple) or not shape or least is None or step is None:
-                continue
-            size = shape[-1]
-            wanted = -(-max(size, least) // step) * step
-            if wanted != size:
-                case = replace(case, shapes={name: (*d[:-1], wanted) if isinstance(d, tuple) and d and d[-1] == size else d
-                                             for name, d in case.shapes.items()})
-        return case
-
-    def _assignment(self, case: Case) -> dict[str, DType]:
-        """The dtype each typed parameter has in a case (those it leaves NULL have none)."""
-        found = {}
-        for p in self.api.params:
-            given = case.dtypes.get(p.name) or case.out.get(p.name) or (
-                case.values.get(p.name) if p.kind is ParamKind.DTYPE else None)
-            if p.name not in case.none and given and given != AUTO:
-                found[p.name] = DType(given)
-        return found
+        # The chip the test runs on may ask its tensors for more bytes than the base call's dtypes needed.
+        return self.call.bytes_kept(case), ""
 
     def uncombined(self, accepted: list[tuple[DTypeCombination, Case]]) -> Optional[Case]:
         """A row's call with one input's dtype changed to another its own row documents on the
@@ -206,7 +175,7 @@ class RulePlanner:
             for dtype in param.dtypes_for(DEFAULT_SOC):
                 if dtype not in EXPRESSIBLE or dtype.value == case.dtypes[param.name]:
                     continue
-                assignment = {**self._assignment(case), param.name: dtype}
+                assignment = {**self.call.dtype_assignment(case), param.name: dtype}
                 if not any(matches(r, assignment) for r in rows):
                     return replace(case, id=f"{param.name}={dtype.value}", dtypes={**case.dtypes, param.name: dtype.value})
         return None
@@ -344,7 +313,7 @@ class RulePlanner:
         return [replace(self.base, id="base")], [refused], ""
 
     def divisible_cases(self, rule: Divisibility) -> tuple[list[Case], list[Case], str]:
-        if rule.when_dtype is not None and not rule.when_dtype.meets(self._assignment(self.base)):
+        if rule.when_dtype is not None and not rule.when_dtype.meets(self.call.dtype_assignment(self.base)):
             # Another dtype may ask for other shapes: only a base call under the condition tests it.
             return [], [], f"the base call does not meet it {rule.when_dtype.describe()}"
         shape = self._dims(rule.param)
@@ -361,7 +330,7 @@ class RulePlanner:
 
     def _dtypes_documented_on(self, soc: Soc) -> bool:
         """Whether each dtype of the base call is one its parameter documents on `soc`."""
-        return all(dtype in self.api.param(name).dtypes_for(soc) for name, dtype in self._assignment(self.base).items()
+        return all(dtype in self.api.param(name).dtypes_for(soc) for name, dtype in self.call.dtype_assignment(self.base).items()
                    if self.api.param(name).kind is ParamKind.TENSOR)
 
     def bytes_cases(self, rule: DimBytes) -> tuple[list[Case], list[Case], str]:
@@ -370,10 +339,11 @@ class RulePlanner:
         group = [r for r in self.api.dim_bytes if r.line == rule.line and r.products == rule.products]
         if group[0] is not rule:
             return [], [], f"the same call as {group[0].param}'s test of the line"
-        if rule.axis != -1:
-            return [], [], "only a last axis's size is followed by the other tensors'"
-        assignment = self._assignment(self.base)
+        assignment = self.call.dtype_assignment(self.base)
         shape, dtype = self._dims(rule.param), assignment.get(rule.param)
+        if rule.axis != -1 and not (rule.axis is None and shape is not None and len(shape) == 1):
+            # The whole of a 1-D tensor is its last axis.
+            return [], [], "only a last axis's size is followed by the other tensors'"
         least = rule.least_size(dtype) if dtype is not None else None
         step = rule.size_step(dtype) if dtype is not None else None
         if not shape or least is None or step is None:
@@ -395,7 +365,7 @@ class RulePlanner:
             dims = self._dims(name)
             if dims and dims[-1] == shape[-1]:
                 shapes[name] = (*dims[:-1], broken)
-        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={broken}", shapes=shapes)
+        refused = replace(self.base, id=f"{rule.param}-dim-1={broken}", shapes=shapes)
         return [replace(self.base, id="base")], [refused], ""
 
     # -- shape rules ---------------------------------------------------------------------------------

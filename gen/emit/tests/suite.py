@@ -4,7 +4,7 @@ emitter that writes one per bound API with the support files beside them."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from gen import families, names
@@ -71,8 +71,11 @@ class Suite:
 
 def dtype_table(api: API) -> dict[str, dict[str, tuple[str, ...]]]:
     """"*": the dtypes of each typed parameter on every product the page gives no own list for;
-    then, per SoC with an own list somewhere, the full table of that SoC."""
-    typed = [p for p in api.params if p.dtypes or p.dtypes_by_product]
+    then, per SoC with an own list somewhere, the full table of that SoC. Only the parameters whose
+    dtype phase 1 holds to its list (`API.dtype_checked`): an aclScalar the error table does not
+    name is cast, whatever dtype it has, on every chip (aclnnClampMax's clipValueMax is BFLOAT16
+    on Ascend310P too, which its page does not list there)."""
+    typed = [p for p in api.params if (p.dtypes or p.dtypes_by_product) and api.dtype_checked(p)]
     table = {"*": {p.name: tuple(d.value for d in p.dtypes) for p in typed if p.dtypes}}
     socs = sorted({e.soc for p in typed for e in p.dtypes_by_product}, key=lambda s: s.value)
     for soc in socs:
@@ -101,13 +104,15 @@ def law_offset(bound: BoundAPI) -> str:
 
 def case_groups(call: BaseCall) -> list[CaseGroup]:
     """The valid calls of the suite, by test function: every documented dtype, then what the API's
-    kind of shapes lets vary (a kernel family's rule, or elementwise broadcasting)."""
+    kind of shapes lets vary (a kernel family's rule, or elementwise broadcasting). Each keeps the
+    bytes every chip's byte rules ask of its tensors' last dimension in its dtypes (a FLOAT16 case
+    of a base call whose sizes were enough for FLOAT), so that it is valid on whichever chip it runs."""
     groups = [CaseGroup("dtypes", "Every documented dtype, all inputs alike", tuple(call.dtype_cases()))]
     if call.family is not None and not call.shapes_free:
-        return groups + FamilyCases(call).groups()
-    if not call.shapes_free:
-        return groups
-    return groups + ElementwiseCases(call).groups()
+        groups += FamilyCases(call).groups()
+    elif call.shapes_free:
+        groups += ElementwiseCases(call).groups()
+    return [replace(g, cases=tuple(call.bytes_kept(c) for c in g.cases)) for g in groups]
 
 
 def suite(bound: BoundAPI) -> Suite:

@@ -21,6 +21,7 @@ Each reader takes one plain wording and nothing looser:
     y的数据类型为INT4时，x的shape尾轴大小不是偶数 (an error row)   the same, refused as the row says
     当reduction为0时，out的shape与self一致；否则为[1]   ShapeRule(out, reduction in {0}: self) + negated: scalar
     Atlas 推理系列产品：x、gamma输入的尾轴长度必须大于等于32 Bytes   DimBytes(x, -1, 32, on Ascend310P) and gamma's
+    Atlas 推理系列产品：x1的norm轴长度，以及gamma的长度必须大于等于32 Bytes   DimBytes(gamma, None (every element), 32, on Ascend310P)
 
 A value range or set (and a divisibility) holds on the chips its sentence opens with, under the one
 value of an int or bool argument it states (a divisibility: or the dtype of a tensor, "当y的数据类型为INT4时");
@@ -439,6 +440,16 @@ class _Reader:
                    r"\s*非\s*(?P<n>\d+)\s*(?:Bytes?|B|字节)\s*对齐的场景\s*[。.]?\s*$", re.I),
         lazy_pattern(r"^The\s+last\s+dimension(?:\s+[A-Z][A-Za-z0-9]{0,3})?\s+of\s+(?:the\s+input\s+(?:parameters?\s+)?)?"
                    r"(?P<names>.{1,300}?)\s+must\s+be\s+(?P<n>\d+)-byte\s+aligned\s*\.?\s*$", re.I))
+    # "x1、x2、y1Out的norm轴长度，以及gamma、scales1的长度必须大于等于32 Bytes", "The length of the norm axis of
+    # x1, x2 and xOut and the length of gamma and scales1 must be greater than or equal to 32 bytes": the
+    # whole of the second tensors (every element), a least number of bytes. The first ones' norm axes are
+    # the dimensions the second ones have (their pages: "gamma: shape与x1需要norm的维度保持一致"), so those
+    # bytes are the same, and no rule of their own.
+    _WHOLE_BYTES = (
+        re.compile(r"^(?P<axes>.{1,300}?)的\s*norm\s*轴长度\s*[,，]?\s*以及\s*(?P<names>.{1,300}?)的长度\s*(?:必须|需要|需|应)?\s*"
+                   r"(?:大于等于|不小于|>=|≥)\s*(?P<n>\d+)\s*(?:Bytes?|字节)\s*[。.]?\s*$", re.I),
+        re.compile(r"^The\s+length\s+of\s+the\s+norm\s+axis\s+of\s+(?P<axes>.{1,300}?)\s+and\s+the\s+length\s+of\s+"
+                   r"(?P<names>.{1,300}?)\s+must\s+be\s+greater\s+than\s+or\s+equal\s+to\s+(?P<n>\d+)\s+bytes?\s*\.?\s*$", re.I))
     # What may join the tensors' names: list separators, "以及", "and", "输入(的)", "N个输入", "的尾轴长度".
     _BYTES_JOINS = lazy_pattern(r"的?尾轴长度|[、,，]|以及|\band\b|[一二三四五六七八九十\d]+个输入|输入的?|\s+", re.I)
 
@@ -448,21 +459,30 @@ class _Reader:
             # product's bullet, which the sentence does not carry): read where a product opens it only.
             return
         plain = _clean(self._chips_opening(sentence)[1])
-        for patterns, bound in ((self._LEAST_BYTES, "minimum"), (self._ALIGNED_BYTES, "multiple")):
+        read: tuple[tuple[tuple[re.Pattern[str], ...], str, Optional[int]], ...] = (
+            (self._LEAST_BYTES, "minimum", -1), (self._ALIGNED_BYTES, "multiple", -1), (self._WHOLE_BYTES, "minimum", None))
+        for patterns, bound, axis in read:
             for pattern in patterns:
                 found = pattern.match(plain)
                 if found is None:
                     continue
-                names = [n for n in self._BYTES_JOINS.split(found.group("names")) if n]
-                if not names or any(n not in self.params or self.params[n].kind is not ParamKind.TENSOR for n in names):
+                names = self._byte_tensors(found.group("names"))
+                if not names or "axes" in pattern.groupindex and not self._byte_tensors(found.group("axes")):
                     self.rules.unread(self.api, text.line, text.subject or "constraints", sentence,
-                                      "a length in bytes of something else than tensors' last axis")
+                                      "a length in bytes of something else than tensors' last axis or whole length")
                     return
-                for name in dict.fromkeys(names):
-                    self.rules.add(self.rules.dim_bytes, DimBytes(name, -1, line=text.line, products=self.products,
+                for name in names:
+                    self.rules.add(self.rules.dim_bytes, DimBytes(name, axis, line=text.line, products=self.products,
                                                                   status=self.status,
                                                                   **{bound: int(found.group("n"))}))
                 return
+
+    def _byte_tensors(self, listed: str) -> list[str]:
+        """The tensors a byte rule lists, each once; [] when it lists anything else."""
+        names = [n for n in self._BYTES_JOINS.split(listed) if n]
+        if any(n not in self.params or self.params[n].kind is not ParamKind.TENSOR for n in names):
+            return []
+        return list(dict.fromkeys(names))
 
     # -- value ranges ----------------------------------------------------------------------------
 
@@ -1104,8 +1124,8 @@ def limits_the_example_keeps(api: API, diags: list[Diagnostic]) -> API:
         shape = arg.shape if arg is not None else None
         least = rule.least_size(dtype) if dtype is not None else None
         shown_on = [soc for soc in rule.products or (DEFAULT_SOC,) if dtype in param.dtypes_for(soc)]
-        if dtype is None or least is None or not shape or not shown_on or \
-                not -len(shape) <= rule.axis < len(shape) or shape[rule.axis] >= least:
+        measured = rule.measured(shape) if shape else None
+        if dtype is None or least is None or not shape or not shown_on or measured is None or measured >= least:
             kept.append(rule)
             continue
         diags.append(Diagnostic(Level.WARNING, rule.line, "example-breaks-limit",

@@ -188,9 +188,12 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int line;
 };
 
+// DimBytesSpec::axis of a rule on the whole tensor (gen.ir.DimBytes.axis None: "gamma的长度必须大于等于32 Bytes").
+constexpr int8_t kWholeTensor = -128;
+
 struct DimBytesSpec {  // gen.ir.DimBytes
   int8_t param;
-  int8_t axis;
+  int8_t axis;  // kWholeTensor: every element
   int64_t minimum;   // bytes the dimension's size times the element size reaches at least; 0: none
   int64_t multiple;  // bytes it is a multiple of; 0: none
   uint16_t socs;    // as ValueRangeSpec's

@@ -347,15 +347,23 @@ aclnnStatus CheckShapeRules(const Call& call) {
     const Dims* shape = TensorShape(call, rule.param);
     int dtype;
     if (!shape || !CarriedDType(call, rule.param, &dtype)) continue;  // an absent optional tensor is not judged
-    const int64_t at = Wrap(rule.axis, shape->size());
+    const bool whole = rule.axis == kWholeTensor;
+    const int64_t at = whole ? 0 : Wrap(rule.axis, shape->size());
     const int64_t item = static_cast<int64_t>(DTypeSize(static_cast<aclDataType>(dtype)));
     if (at < 0 || item <= 0) continue;  // a rank the rank bounds judge; sub-byte elements the page does not size
-    const int64_t size = (*shape)[static_cast<size_t>(at)];
+    int64_t size = 1;
+    if (whole) {
+      for (int64_t d : *shape) size *= d;
+    } else {
+      size = (*shape)[static_cast<size_t>(at)];
+    }
     const int64_t bytes = size * item;
     const bool short_of = rule.minimum > 0 && bytes < rule.minimum;
     if (!short_of && (rule.multiple <= 0 || bytes % rule.multiple == 0)) continue;
-    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": dimension " +
-                                         std::to_string(rule.axis) + " spans " + std::to_string(size) + " x " +
+    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": " +
+                                         (whole ? std::string("its elements span ")
+                                                : "dimension " + std::to_string(rule.axis) + " spans ") +
+                                         std::to_string(size) + " x " +
                                          std::to_string(item) + " bytes, " +
                                          (short_of ? "less than " + std::to_string(rule.minimum)
                                                    : "not a multiple of " + std::to_string(rule.multiple)) +
