@@ -596,12 +596,14 @@ aclError Run(const OpCall& call) {
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
   if (entry == entries.end()) {
+    // The call before the list of modelled types: torch_npu keeps only the first ~1,200 characters
+    // of the message, and the call's operands and attributes are what its reader needs.
     std::string modelled;
     for (const OpEntry& e : entries) modelled += (modelled.empty() ? "" : ", ") + std::string(e.type);
     return aclsim::Fail(ACL_ERROR_OP_NOT_FOUND, call.api + ": operator type " + call.type +
                                                     " is not modelled by the simulator's aclop bridge" +
-                                                    Undocumented(call.type) + " (modelled: " +
-                                                    modelled + "); the call: " + call.Signature());
+                                                    Undocumented(call.type) + "; the call: " + call.Signature() +
+                                                    " (modelled: " + modelled + ")");
   }
   for (const auto& [name, value] : call.attrs) {
     auto spec = std::find_if(entry->attrs.begin(), entry->attrs.end(), [&](const AttrSpec& a) { return name == a.name; });
