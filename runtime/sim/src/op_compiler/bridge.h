@@ -180,8 +180,8 @@ struct OpEntry {
   // that computes it is called whatever chips its page lists (AclopKernelOnEveryChip).
   bool every_chip = false;
   // The extent of its outputs depends on the data (NonZero, MaskedSelect, the unique operators):
-  // the call writes it into the outputs' descriptions, which a plain copy of a private operand
-  // would not carry back, so a private operand is refused.
+  // the call writes it into the outputs' descriptions, which a plain copy of a private output
+  // would not carry back, so a private output is refused (a private input is read as any other).
   bool data_shaped = false;
 };
 

@@ -328,16 +328,14 @@ aclError GroupNorm(const OpCall& call) {
 // torch_npu runs NonZero, MaskedSelect and the unique operators through aclopCompileAndExecuteV2
 // with the largest outputs allocated, and reads the results' shapes from the outputs' tensor
 // descriptions once the call returns: the call sets them, after the work (CANN's V2 contract for
-// such operators). So the call
-// runs the aclnn API, which sets its outputs' view shapes when its kernel runs (the simulator's
-// dynamic family), waits for its stream and writes those shapes into the descriptions. Through
-// aclopCompileAndExecute, which cannot return a shape, they are refused.
-
+// such operators). So the call runs the aclnn API, which sets its outputs' view shapes when its
+// kernel runs (the simulator's dynamic family), waits for its stream and writes those shapes into
+// the descriptions. aclopCompileAndExecute cannot return a shape: its caller must already have given
+// each output the data's extent (torch_npu counts torch.where(cond)'s nonzeros first and sends
+// NonZero an output of exactly that many rows), which is checked once the work is done; another
+// extent fails the call naming both.
 aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, std::vector<aclTensor*>* outs)) {
-  if (call.api != "aclopCompileAndExecuteV2") {
-    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the output's extent depends on the data, which only "
-                                                    "aclopCompileAndExecuteV2 returns (in the output's description)");
-  }
+  const bool returns_extents = call.api == "aclopCompileAndExecuteV2";
   AclnnObjects o(call);
   std::vector<aclTensor*> outs(call.outputs.size(), nullptr);  // the aclnn tensor of each output
   if (aclError s = run(call, o, &outs)) return s;
@@ -352,6 +350,15 @@ aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnO
     const std::vector<int64_t> shape(dims, dims + rank);
     delete[] dims;
     OpTensorDesc& desc = *call.outputs[i].desc;
+    if (!returns_extents) {
+      if (shape != desc.dims) {
+        return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output " + std::to_string(i) + " is " + ListText(shape) +
+                                                            " by the data, not its description's " + ListText(desc.dims) +
+                                                            ", which only aclopCompileAndExecuteV2 could return; the call: " +
+                                                            call.Signature());
+      }
+      continue;
+    }
     desc.dims = shape;
     desc.origin_dims = shape;
   }
