@@ -617,6 +617,13 @@ aclError Run(const OpCall& call) {
     }
   }
   if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  // Outputs of no element leave nothing to compute (torch_npu sends an empty tensor's gradients,
+  // HardtanhGrad's and MishGrad's, which their aclnn APIs refuse): the call is done, as on a
+  // device. An operator whose output extents the data decides still runs, to write them.
+  auto empty = [](const Operand& o) { return Elements(o.desc->dims) == 0; };
+  if (!entry->data_shaped && !call.outputs.empty() && std::all_of(call.outputs.begin(), call.outputs.end(), empty)) {
+    return ACL_SUCCESS;
+  }
   if (entry->data_shaped) {
     // An input in a private layout is read through a plain copy (RunInPlainLayouts), but an output
     // would be a copy whose description, where the call writes the extent, is not the caller's.
