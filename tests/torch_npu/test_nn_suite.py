@@ -11,6 +11,7 @@ tests/torch_npu/nn_suite_sweep.py (by hand)."""
 
 SUITE = """
 import copy
+import ctypes
 import sys
 import numpy as np
 import torch.nn.functional as F
@@ -72,6 +73,19 @@ class TestNn(TestCase):
         self.assertTrue(0 <= uniform.min().item() and uniform.max().item() < 1 and abs(uniform.mean().item() - 0.5) < 0.05)
         draws = torch.multinomial(torch.tensor([0.0, 1.0, 3.0]).npu(), 200, replacement=True).cpu()
         self.assertTrue(draws.min().item() == 1 and 0.6 < (draws == 2).float().mean().item() < 0.9)
+        # NonZero through aclopCompileAndExecute with an output extent the data does not give: refused.
+        acl, compiler = ctypes.CDLL("libascendcl.so"), ctypes.CDLL("libacl_op_compiler.so")
+        acl.aclCreateTensorDesc.restype = acl.aclCreateDataBuffer.restype = acl.aclopCreateAttr.restype = ctypes.c_void_p
+        acl.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        operands = (torch.tensor([1.0, 0.0, 2.0, 0.0]).npu(), torch.zeros(3, 1, dtype=torch.int64).npu())
+        descs, buffers = (ctypes.c_void_p * 2)(), (ctypes.c_void_p * 2)()
+        for k, (tensor, dtype) in enumerate(zip(operands, (0, 9))):  # ACL_FLOAT, ACL_INT64
+            descs[k] = acl.aclCreateTensorDesc(dtype, tensor.dim(), (ctypes.c_int64 * 2)(*tensor.shape), 2)
+            buffers[k] = acl.aclCreateDataBuffer(ctypes.c_void_p(tensor.data_ptr()), ctypes.c_size_t(tensor.nbytes))
+        status = compiler.aclopCompileAndExecute(b"NonZero", 1, descs, buffers, 1, ctypes.byref(descs, 8),
+                                                 ctypes.byref(buffers, 8), ctypes.c_void_p(acl.aclopCreateAttr()), 0, 0,
+                                                 None, None)
+        self.assertTrue(status != 0 and b"[2,1] by the data, not its description's [3,1]" in acl.aclGetRecentErrMsg())
 
     def test_max_pool2d_shape_format(self):
         for item in ([np.float32, 0, (2, 3, 9, 8)], [np.float16, 3, (2, 3, 9, 8)], [np.float32, 2, (1, 17, 7, 6)]):
