@@ -33,7 +33,7 @@ class TestNn(TestCase):
     def test_grid_sample_3d_ctc_embedding_bag_unique_dim_and_random(self):
         # GridSampler3D(Grad), CTCLossV2(Grad) (blank sent as blank + C * longest target), EmbeddingBag,
         # UniqueWithCountsExt2, NonZero of torch.where(cond) (aclopCompileAndExecute, its extent counted
-        # first), an empty tensor's HardtanhGrad, and the stateless random operators.
+        # first), Histogram of min == max, an empty tensor's HardtanhGrad, and the stateless random operators.
         def same(cpu, npu):
             self.assertRtolEqual(cpu.detach().numpy(), npu.detach().cpu().numpy())
 
@@ -62,6 +62,7 @@ class TestNn(TestCase):
         values = torch.randn(4, 5)
         for cpu, npu in zip(torch.where(values > 0), torch.where(values.npu() > 0)):
             same(cpu, npu)
+        same(torch.histc(values, 4), torch.histc(values.npu(), 4))  # min == max == 0: the data's range
         self.forward_and_backward(F.hardtanh, [np.float32, 2, (0, 4)])
         torch.manual_seed(7)
         first = torch.randn(4096, device="npu").cpu()
