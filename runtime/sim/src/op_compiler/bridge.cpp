@@ -617,11 +617,14 @@ aclError Run(const OpCall& call) {
     }
   }
   if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
-  // Outputs of no element leave nothing to compute (torch_npu sends an empty tensor's gradients,
-  // HardtanhGrad's and MishGrad's, which their aclnn APIs refuse): the call is done, as on a
-  // device. An operator whose output extents the data decides still runs, to write them.
+  // Outputs of no element computed from an input of no element leave nothing to compute (torch_npu
+  // sends an empty tensor's gradients, HardtanhGrad's and MishGrad's, which their aclnn APIs
+  // refuse): the call is done, as on a device. Empty outputs of inputs that hold elements still run,
+  // so that a shape that does not follow (torch.mm's out= left [0] by torch_npu) is refused by the
+  // operator's API, and so does an operator whose output extents the data decides, to write them.
   auto empty = [](const Operand& o) { return Elements(o.desc->dims) == 0; };
-  if (!entry->data_shaped && !call.outputs.empty() && std::all_of(call.outputs.begin(), call.outputs.end(), empty)) {
+  if (!entry->data_shaped && !call.outputs.empty() && std::all_of(call.outputs.begin(), call.outputs.end(), empty) &&
+      std::any_of(call.inputs.begin(), call.inputs.end(), empty)) {
     return ACL_SUCCESS;
   }
   if (entry->data_shaped) {
