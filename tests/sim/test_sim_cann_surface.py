@@ -614,6 +614,10 @@ PERM = np.array([1, 0], np.int64)
      ATTR_NOT_MATCH, ("(MirrorPad)", '"SYMMETRIC" is not modelled')),
     (b"ResizeBilinearV2", np.array([4, 6], np.int64), "host", (), ATTR_NOT_MATCH, ("(ResizeBilinearV2)", "exactly one")),
     (b"NonZero", None, "", (), OP_NOT_FOUND, ("(NonZero)", "aclnnNonzero")),
+    (b"GridSampler3D", X, "device", (("aclopSetAttrString", b"data_format", b"NDHWC"),), ATTR_NOT_MATCH,
+     ("(GridSampler3D)", '"NDHWC" is not modelled')),
+    (b"Histogram", None, "", (("aclopSetAttrFloat", b"min", ctypes.c_float(2.0)), ("aclopSetAttrFloat", b"max", ctypes.c_float(1.0))),
+     ATTR_NOT_MATCH, ("(Histogram)", "inverted range")),
     # grad.cpp's: a gradient refuses what its forward refuses, and LayerNormGrad names what is missing
     (b"PadV3Grad", np.array([0, 0, 1, 1], np.int64), "host", (("aclopSetAttrString", b"mode", b"constant"),),
      ATTR_NOT_MATCH, ("(PadV3Grad)", '"constant" is not modelled')),
