@@ -193,11 +193,15 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
   const uint8_t* bytes = nullptr;
   if (aclError s = ConstBytes(input, what, &bytes, &size)) return s;
   const aclDataType dtype = operand.desc->dtype;
-  if (dtype != ACL_INT32 && dtype != ACL_INT64) {
-    return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
-                                                     " (int32 or int64 modelled)");
+  // Every integer dtype whose values int64 holds exactly (torch.arange of int8 sends INT8 bounds).
+  switch (dtype) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_UINT16: case ACL_INT32: case ACL_UINT32: case ACL_INT64:
+      break;
+    default:
+      return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
+                                                       " (the integer dtypes int64 holds are modelled)");
   }
-  const size_t item = dtype == ACL_INT32 ? 4 : 8;
+  const size_t item = DTypeSize(dtype);
   const int64_t count = Elements(operand.desc->dims);
   if (count < 0 || static_cast<size_t>(count) * item > size) {
     return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " holds fewer bytes than its shape " +
@@ -205,13 +209,10 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
   }
   values->resize(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
-    if (dtype == ACL_INT32) {
-      int32_t v;
-      std::memcpy(&v, bytes + i * 4, 4);
-      (*values)[i] = v;
-    } else {
-      std::memcpy(&(*values)[i], bytes + i * 8, 8);
-    }
+    ScalarValue scalar;  // decoded as an aclScalar's value is
+    scalar.dtype = dtype;
+    std::memcpy(scalar.bytes, bytes + i * static_cast<int64_t>(item), item);
+    (*values)[i] = scalar.AsInt();
   }
   return ACL_SUCCESS;
 }
