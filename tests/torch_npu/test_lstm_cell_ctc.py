@@ -59,4 +59,9 @@ def test_ctc_loss_and_its_gradient_equal_the_cpu(run_npu):
             want = F.ctc_loss(log_probs, padded, [2, 7, 7], [3, 2, 3], reduction="none", zero_infinity=zero_infinity)
             got = F.ctc_loss(log_probs.npu(), padded.npu(), [2, 7, 7], [3, 2, 3], reduction="none", zero_infinity=zero_infinity)
             assert torch.allclose(got.cpu(), want, atol=1e-5), (zero_infinity, got, want)
+        # ... and its gradient 0 with zero_infinity: the backward is handed the forward's zeroed loss.
+        cpu, npu = log_probs.clone().requires_grad_(), log_probs.npu().requires_grad_()
+        F.ctc_loss(cpu, padded, [2, 7, 7], [3, 2, 3], zero_infinity=True).backward()
+        F.ctc_loss(npu, padded.npu(), [2, 7, 7], [3, 2, 3], zero_infinity=True).backward()
+        assert torch.allclose(npu.grad.cpu(), cpu.grad, atol=1e-5), (npu.grad.cpu() - cpu.grad).abs().max()
     """)

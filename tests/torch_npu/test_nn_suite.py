@@ -5,11 +5,13 @@ whose argmax is a bit mask of the simulator's layout), adaptive max pooling and 
 operator), dropout in training (StatelessDropOutGenMask, DropOutDoMask), and a Conv2d module (its
 weight kept in FRACTAL_Z) - batch norm - relu - pool chain, forward and backward; put, take, cdist,
 pdist, triangular_solve, histc, multilabel_margin_loss, max_unpool3d and embedding's gradient
-(ScatterNdAdd, ScatterNdUpdate, Cdist, Pdist, MatrixTriangularSolve, Histogram, ...). The wide sweep is
+(ScatterNdAdd, ScatterNdUpdate, Cdist, Pdist, MatrixTriangularSolve, Histogram, ...); grid_sample 3-d,
+ctc_loss, embedding_bag, unique with dim, where(cond), randn, rand and multinomial. The wide sweep is
 tests/torch_npu/nn_suite_sweep.py (by hand)."""
 
 SUITE = """
 import copy
+import ctypes
 import sys
 import numpy as np
 import torch.nn.functional as F
@@ -27,6 +29,64 @@ class TestNn(TestCase):
         npu_output.backward(torch.ones_like(npu_output))
         self.assertRtolEqual(cpu_output.detach().to(npu_output.dtype).numpy(), npu_output.detach().cpu().numpy())
         self.assertRtolEqual(cpu_input.grad.to(npu_input.dtype).numpy(), npu_input.grad.cpu().numpy())
+
+    def test_grid_sample_3d_ctc_embedding_bag_unique_dim_and_random(self):
+        # GridSampler3D(Grad), CTCLossV2(Grad) (blank sent as blank + C * longest target), EmbeddingBag,
+        # UniqueWithCountsExt2, NonZero of torch.where(cond) (aclopCompileAndExecute, its extent counted
+        # first), Histogram of min == max, an empty tensor's HardtanhGrad, and the stateless random operators.
+        def same(cpu, npu):
+            self.assertRtolEqual(cpu.detach().numpy(), npu.detach().cpu().numpy())
+
+        for mode, padding in (("bilinear", "zeros"), ("nearest", "reflection")):
+            self.forward_and_backward(lambda x: F.grid_sample(x, torch.linspace(-1.2, 1.2, 36).reshape(1, 2, 3, 2, 3).to(x),
+                                                              mode=mode, padding_mode=padding, align_corners=mode == "nearest"),
+                                      [np.float32, 30, (1, 2, 3, 4, 5)])
+        log_probs = torch.randn(6, 2, 5).log_softmax(2)
+        targets = torch.tensor([[1, 3, 4], [3, 4, 0]])
+        grads = []
+        for device in ("cpu", "npu"):
+            leaf = log_probs.to(device).detach().requires_grad_(True)
+            loss = F.ctc_loss(leaf, targets.to(device), [6, 5], [3, 2], blank=2)
+            loss.backward()
+            grads.append((loss, leaf.grad))
+        same(grads[0][0], grads[1][0])
+        same(grads[0][1], grads[1][1])
+        weight, indices, offsets = torch.randn(10, 3), torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4, 6])
+        for mode in ("sum", "mean"):
+            same(F.embedding_bag(indices, weight, offsets, mode=mode),
+                 F.embedding_bag(indices.int().npu(), weight.npu(), offsets.int().npu(), mode=mode))
+        rows = torch.tensor([[1, 2], [3, 4], [1, 2], [0, 5]])
+        for cpu, npu in zip(torch.unique(rows, dim=0, return_inverse=True, return_counts=True),
+                            torch.unique(rows.npu(), dim=0, return_inverse=True, return_counts=True)):
+            same(cpu, npu)
+        values = torch.randn(4, 5)
+        for cpu, npu in zip(torch.where(values > 0), torch.where(values.npu() > 0)):
+            same(cpu, npu)
+        same(torch.histc(values, 4), torch.histc(values.npu(), 4))  # min == max == 0: the data's range
+        self.forward_and_backward(F.hardtanh, [np.float32, 2, (0, 4)])
+        torch.manual_seed(7)
+        first = torch.randn(4096, device="npu").cpu()
+        uniform = torch.rand(4096, device="npu").cpu()
+        torch.manual_seed(7)
+        self.assertRtolEqual(first.numpy(), torch.randn(4096, device="npu").cpu().numpy())
+        self.assertFalse(torch.equal(first, torch.randn(4096, device="npu").cpu()))
+        self.assertTrue(abs(first.mean().item()) < 0.1 and abs(first.std().item() - 1) < 0.1)
+        self.assertTrue(0 <= uniform.min().item() and uniform.max().item() < 1 and abs(uniform.mean().item() - 0.5) < 0.05)
+        draws = torch.multinomial(torch.tensor([0.0, 1.0, 3.0]).npu(), 200, replacement=True).cpu()
+        self.assertTrue(draws.min().item() == 1 and 0.6 < (draws == 2).float().mean().item() < 0.9)
+        # NonZero through aclopCompileAndExecute with an output extent the data does not give: refused.
+        acl, compiler = ctypes.CDLL("libascendcl.so"), ctypes.CDLL("libacl_op_compiler.so")
+        acl.aclCreateTensorDesc.restype = acl.aclCreateDataBuffer.restype = acl.aclopCreateAttr.restype = ctypes.c_void_p
+        acl.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        operands = (torch.tensor([1.0, 0.0, 2.0, 0.0]).npu(), torch.zeros(3, 1, dtype=torch.int64).npu())
+        descs, buffers = (ctypes.c_void_p * 2)(), (ctypes.c_void_p * 2)()
+        for k, (tensor, dtype) in enumerate(zip(operands, (0, 9))):  # ACL_FLOAT, ACL_INT64
+            descs[k] = acl.aclCreateTensorDesc(dtype, tensor.dim(), (ctypes.c_int64 * 2)(*tensor.shape), 2)
+            buffers[k] = acl.aclCreateDataBuffer(ctypes.c_void_p(tensor.data_ptr()), ctypes.c_size_t(tensor.nbytes))
+        status = compiler.aclopCompileAndExecute(b"NonZero", 1, descs, buffers, 1, ctypes.byref(descs, 8),
+                                                 ctypes.byref(buffers, 8), ctypes.c_void_p(acl.aclopCreateAttr()), 0, 0,
+                                                 None, None)
+        self.assertTrue(status != 0 and b"[2,1] by the data, not its description's [3,1]" in acl.aclGetRecentErrMsg())
 
     def test_max_pool2d_shape_format(self):
         for item in ([np.float32, 0, (2, 3, 9, 8)], [np.float16, 3, (2, 3, 9, 8)], [np.float32, 2, (1, 17, 7, 6)]):
@@ -118,4 +178,4 @@ run_tests()
 
 def test_nn_operators_pass_a_per_op_suite_on_ascend910(run_npu):
     output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert "Ran 6 tests" in output and "OK" in output, output
+    assert "Ran 7 tests" in output and "OK" in output, output

@@ -17,7 +17,7 @@ COMPARE = Path(__file__).with_name("opinfo_compare.py").read_text()
 # name or "name.variant" -> why its values cannot be compared with the CPU's.
 NOT_COMPARABLE = {
     **dict.fromkeys(["bernoulli", "cauchy", "exponential", "geometric", "log_normal", "multinomial", "normal",
-                     "normal.in_place", "uniform", "rand_like", "randn_like", "randint_like", "nn.functional.rrelu",
+                     "normal.in_place", "normal.number_mean", "uniform", "rand_like", "randn_like", "randint_like", "nn.functional.rrelu",
                      "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
                      "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout.with_train",
                      "native_dropout_backward", "nn.functional.fractional_max_pool2d",

@@ -193,11 +193,15 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
   const uint8_t* bytes = nullptr;
   if (aclError s = ConstBytes(input, what, &bytes, &size)) return s;
   const aclDataType dtype = operand.desc->dtype;
-  if (dtype != ACL_INT32 && dtype != ACL_INT64) {
-    return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
-                                                     " (int32 or int64 modelled)");
+  // Every integer dtype whose values int64 holds exactly (torch.arange of int8 sends INT8 bounds).
+  switch (dtype) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_UINT16: case ACL_INT32: case ACL_UINT32: case ACL_INT64:
+      break;
+    default:
+      return Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + what + " of dtype " + DTypeName(dtype) +
+                                                       " (the integer dtypes int64 holds are modelled)");
   }
-  const size_t item = dtype == ACL_INT32 ? 4 : 8;
+  const size_t item = DTypeSize(dtype);
   const int64_t count = Elements(operand.desc->dims);
   if (count < 0 || static_cast<size_t>(count) * item > size) {
     return Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + what + " holds fewer bytes than its shape " +
@@ -205,13 +209,10 @@ aclError OpCall::ConstInts(size_t input, const char* what, std::vector<int64_t>*
   }
   values->resize(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
-    if (dtype == ACL_INT32) {
-      int32_t v;
-      std::memcpy(&v, bytes + i * 4, 4);
-      (*values)[i] = v;
-    } else {
-      std::memcpy(&(*values)[i], bytes + i * 8, 8);
-    }
+    ScalarValue scalar;  // decoded as an aclScalar's value is
+    scalar.dtype = dtype;
+    std::memcpy(scalar.bytes, bytes + i * static_cast<int64_t>(item), item);
+    (*values)[i] = scalar.AsInt();
   }
   return ACL_SUCCESS;
 }
@@ -634,12 +635,14 @@ aclError Run(const OpCall& call) {
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
   if (entry == entries.end()) {
+    // The call before the list of modelled types: torch_npu keeps only the first ~1,200 characters
+    // of the message, and the call's operands and attributes are what its reader needs.
     std::string modelled;
     for (const OpEntry& e : entries) modelled += (modelled.empty() ? "" : ", ") + std::string(e.type);
     return aclsim::Fail(ACL_ERROR_OP_NOT_FOUND, call.api + ": operator type " + call.type +
                                                     " is not modelled by the simulator's aclop bridge" +
-                                                    Undocumented(call.type) + " (modelled: " +
-                                                    modelled + "); the call: " + call.Signature());
+                                                    Undocumented(call.type) + "; the call: " + call.Signature() +
+                                                    " (modelled: " + modelled + ")");
   }
   for (const auto& [name, value] : call.attrs) {
     auto spec = std::find_if(entry->attrs.begin(), entry->attrs.end(), [&](const AttrSpec& a) { return name == a.name; });
@@ -653,11 +656,22 @@ aclError Run(const OpCall& call) {
     }
   }
   if (entry->run == RunIdentity) return RunIdentity(call);  // Identity moves between layouts itself
+  // Outputs of no element computed from an input of no element leave nothing to compute (torch_npu
+  // sends an empty tensor's gradients, HardtanhGrad's and MishGrad's, which their aclnn APIs
+  // refuse): the call is done, as on a device. Empty outputs of inputs that hold elements still run,
+  // so that a shape that does not follow (torch.mm's out= left [0] by torch_npu) is refused by the
+  // operator's API, and so does an operator whose output extents the data decides, to write them.
+  auto empty = [](const Operand& o) { return Elements(o.desc->dims) == 0; };
+  if (!entry->data_shaped && !call.outputs.empty() && std::all_of(call.outputs.begin(), call.outputs.end(), empty) &&
+      std::any_of(call.inputs.begin(), call.inputs.end(), empty)) {
+    return ACL_SUCCESS;
+  }
   if (entry->data_shaped) {
+    // An input in a private layout is read through a plain copy (RunInPlainLayouts), but an output
+    // would be a copy whose description, where the call writes the extent, is not the caller's.
     auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
-    if (std::any_of(call.inputs.begin(), call.inputs.end(), is_private) ||
-        std::any_of(call.outputs.begin(), call.outputs.end(), is_private)) {
-      return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, "an operand in a private layout is not modelled for an operator "
+    if (std::any_of(call.outputs.begin(), call.outputs.end(), is_private)) {
+      return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, "an output in a private layout is not modelled for an operator "
                                                    "whose output extent the data decides; the call: " + call.Signature());
     }
   }

@@ -191,8 +191,8 @@ struct OpEntry {
   // that computes it is called whatever chips its page lists (AclopKernelOnEveryChip).
   bool every_chip = false;
   // The extent of its outputs depends on the data (NonZero, MaskedSelect, the unique operators):
-  // the call writes it into the outputs' descriptions, which a plain copy of a private operand
-  // would not carry back, so a private operand is refused.
+  // the call writes it into the outputs' descriptions, which a plain copy of a private output
+  // would not carry back, so a private output is refused (a private input is read as any other).
   bool data_shaped = false;
 };
 
@@ -213,13 +213,13 @@ const std::vector<OpEntry>& MathEntries();
 
 // The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
 // average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
-// Index, IndexPutV2, ScatterNdAdd, ScatterNdUpdate, Pdist, Cdist, MultilabelMarginLoss, the resize
-// operators and GridSampler2D.
+// Index, IndexPutV2, ScatterNdAdd, ScatterNdUpdate, Pdist, Cdist, MultilabelMarginLoss, CTCLossV2,
+// EmbeddingBag, the resize operators, GridSampler2D and GridSampler3D.
 const std::vector<OpEntry>& NnEntries();
 // The gradient operators' (grad.cpp): NLLLossGrad, AdaptiveAvgPool2dGrad, AvgPoolV2Grad, the batch
 // norm's BNTrainingUpdateGrad, BNTrainingReduceGrad and BNInferGrad, PadV3Grad, EluGradV2,
 // Conv2DBackpropInput and Conv2DBackpropFilter, the resize gradients, GridSampler2DGrad,
-// EmbeddingDenseGrad, the activations' and losses' gradients.
+// GridSampler3DGrad, CTCLossV2Grad, EmbeddingDenseGrad, the activations' and losses' gradients.
 const std::vector<OpEntry>& GradEntries();
 
 // The reductions of CANN's loss prototypes and their gradients' (attribute "reduction"), in the order
@@ -246,6 +246,14 @@ aclError PlanMirrorPad(const OpCall& call, const std::vector<int64_t>& dims, con
 // The mode attribute: MirrorPad's "REFLECT", PadV3's and PadV3Grad's "reflect" or "edge" (reflect
 // true for reflection); any other refused naming it.
 aclError ReadMirrorPadMode(const OpCall& call, bool* reflect);
+
+// CTCLossV2's and CTCLossV2Grad's host-held lengths and blank (nn.cpp), as aclnnCtcLoss and its
+// backward take them. `lengths` is the index of input input_lengths (target_lengths follows it).
+struct CtcArguments {
+  std::vector<int64_t> input_lengths, target_lengths;
+  int64_t blank = 0;
+};
+aclError ReadCtcArguments(const OpCall& call, size_t log_probs, size_t lengths, CtcArguments* ctc);
 
 // The window of AvgPoolV2 and AvgPoolV2Grad (math.cpp), as aclnnAvgPool2d and its backward take it;
 // what they do not express is refused naming it.

@@ -48,7 +48,9 @@ using BceWithLogitsBackwardApi = Phase1<const aclTensor*, const aclTensor*, cons
                                         const aclTensor*, int64_t, aclTensor*>;
 using LossWithBetaBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, float, aclTensor*>;
 using KlDivBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, bool, aclTensor*>;
-using GridSampler2DBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, bool,
+using CtcLossBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclIntArray*,
+                                  const aclIntArray*, const aclTensor*, const aclTensor*, int64_t, bool, aclTensor*>;
+using GridSamplerBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, bool,
                                         const aclBoolArray*, aclTensor*, aclTensor*>;
 using EmbeddingDenseBackwardApi = Phase1<const aclTensor*, const aclTensor*, uint64_t, uint64_t, bool, const aclTensor*>;
 using AvgPool2dBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, const aclIntArray*,
@@ -316,9 +318,9 @@ aclError EmbeddingDenseGrad(const OpCall& call) {
                                           call.Bool("scale_grad_by_freq", false), y);
 }
 
-// GridSampler2DGrad (grad, x, grid; interpolation_mode, padding_mode, align_corners) to dx and dgrid,
-// the modes numbered as GridSampler2D's (nn.cpp) and PyTorch's.
-aclError GridSampler2DGrad(const OpCall& call) {
+// GridSampler2DGrad and GridSampler3DGrad (grad, x, grid; interpolation_mode, padding_mode,
+// align_corners) to dx and dgrid, the modes numbered as GridSampler2D's (nn.cpp) and PyTorch's.
+aclError GridSamplerGrad(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
   int64_t interpolation = 0, padding = 0;
   if (aclError s = call.Choice("interpolation_mode", "bilinear", {"bilinear", "nearest", "bicubic"}, &interpolation)) return s;
@@ -330,8 +332,30 @@ aclError GridSampler2DGrad(const OpCall& call) {
   aclTensor* dx = o.Tensor(call.outputs[0], "dx");
   aclTensor* dgrid = o.Tensor(call.outputs[1], "dgrid");
   if (o.status()) return o.status();
-  return Aclnn<GridSampler2DBackwardApi>(call, "aclnnGridSampler2DBackward", dy, x, grid, interpolation, padding,
-                                         call.Bool("align_corners", false), o.Bools({true, true}), dx, dgrid);
+  const char* api = call.type == "GridSampler3DGrad" ? "aclnnGridSampler3DBackward" : "aclnnGridSampler2DBackward";
+  return Aclnn<GridSamplerBackwardApi>(call, api, dy, x, grid, interpolation, padding, call.Bool("align_corners", false),
+                                       o.Bools({true, true}), dx, dgrid);
+}
+
+// CTCLossV2Grad (grad_out [N], log_probs, targets, input_lengths, target_lengths,
+// neg_log_likelihood, log_alpha; blank, zero_infinity) to grad: aten's _ctc_loss_backward, by
+// aclnnCtcLossBackward; the lengths and the blank are read as CTCLossV2's (nn.cpp), and the
+// reduction attribute is refused when set, as there.
+aclError CtcLossGrad(const OpCall& call) {
+  if (aclError s = call.Arity(7, 7, 1)) return s;
+  CtcArguments ctc;
+  if (aclError s = ReadCtcArguments(call, 1, 3, &ctc)) return s;
+  AclnnObjects o(call);
+  aclTensor* grad_out = o.Tensor(call.inputs[0], "grad_out");
+  aclTensor* log_probs = o.Tensor(call.inputs[1], "log_probs");
+  aclTensor* targets = o.Tensor(call.inputs[2], "targets");
+  aclTensor* nll = o.Tensor(call.inputs[5], "neg_log_likelihood");
+  aclTensor* log_alpha = o.Tensor(call.inputs[6], "log_alpha");
+  aclTensor* grad = o.Tensor(call.outputs[0], "grad");
+  if (o.status()) return o.status();
+  return Aclnn<CtcLossBackwardApi>(call, "aclnnCtcLossBackward", grad_out, log_probs, targets, o.Ints(ctc.input_lengths),
+                                   o.Ints(ctc.target_lengths), nll, log_alpha, ctc.blank, call.Bool("zero_infinity", false),
+                                   grad);
 }
 
 // --- pooling and padding -----------------------------------------------------------------------
@@ -698,7 +722,10 @@ const std::vector<OpEntry>& GradEntries() {
         {"EmbeddingDenseGrad", {{"num_weights", K::kInt}, {"padding_idx", K::kInt}, {"scale_grad_by_freq", K::kBool}},
          EmbeddingDenseGrad},
         {"GridSampler2DGrad", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
-         GridSampler2DGrad},
+         GridSamplerGrad},
+        {"CTCLossV2Grad", {{"blank", K::kInt}, {"zero_infinity", K::kBool}}, CtcLossGrad},
+        {"GridSampler3DGrad", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
+         GridSamplerGrad},
     };
     // Their aclop kernels exist on every chip that runs aclop (as their forward operators').
     for (OpEntry& entry : all) entry.every_chip = true;
@@ -824,7 +851,15 @@ ACLOP_SAME(aclnnEmbeddingDenseBackward, EmbeddingDenseBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_grid_sampler2_d_backward.h")
 #include "aclnnop/aclnn_grid_sampler2_d_backward.h"
-ACLOP_SAME(aclnnGridSampler2DBackward, GridSampler2DBackwardApi);
+ACLOP_SAME(aclnnGridSampler2DBackward, GridSamplerBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_ctc_loss_backward.h")
+#include "aclnnop/aclnn_ctc_loss_backward.h"
+ACLOP_SAME(aclnnCtcLossBackward, CtcLossBackwardApi);
+#endif
+#if __has_include("aclnnop/aclnn_grid_sampler3_d_backward.h")
+#include "aclnnop/aclnn_grid_sampler3_d_backward.h"
+ACLOP_SAME(aclnnGridSampler3DBackward, GridSamplerBackwardApi);
 #endif
 #if __has_include("aclnnop/aclnn_adds.h")
 #include "aclnnop/aclnn_adds.h"

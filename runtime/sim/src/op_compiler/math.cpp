@@ -1331,16 +1331,16 @@ aclError MatrixTriangularSolve(const OpCall& call) {
 }
 
 // Histogram (x; attributes bins, min, max): the counts of x's elements in `bins` equal bins over
-// [min, max], PyTorch's histc, aclnnHistc. histc with min == max takes the data's own range, which
-// torch_npu may or may not have done before the call and the operator's documentation does not
-// say it does: that case is refused, as is min > max.
+// [min, max], PyTorch's histc, aclnnHistc. min == max takes the data's own range (torch_npu sends
+// histc's 0 and 0 as they are), as CANN documents it for the same operation with other operands
+// (aclnnHistc's page, and HistogramV2's README in ops-math: "如果min和max相等，则使用张量中所有元素的最小值和最大值");
+// min > max is refused.
 aclError Histogram(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
   const float min = call.Float("min", 0.0f), max = call.Float("max", 0.0f);
-  if (!(min < max)) {
+  if (!(min <= max)) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attributes min = " + std::to_string(min) + " and max = " +
-                                                      std::to_string(max) + ": only min < max is modelled (what the "
-                                                      "operator does with an empty or inverted range is not documented)");
+                                                      std::to_string(max) + ": an inverted range is not modelled");
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -42,6 +43,7 @@ using GroupNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*
 using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
 using UniqueApi = Phase1<const aclTensor*, bool, bool, bool, aclTensor*, aclTensor*, aclTensor*>;
+using UniqueDimApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, aclTensor*, aclTensor*>;
 using UniqueConsecutiveApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, aclTensor*, aclTensor*>;
 using Resize1dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, aclTensor*>;
 using Resize2dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double, double, aclTensor*>;
@@ -66,6 +68,10 @@ using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, c
 using PdistApi = Phase1<const aclTensor*, float, aclTensor*>;
 using SubApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using NormApi = Phase1<const aclTensor*, const aclScalar*, const aclIntArray*, bool, aclTensor*>;
+using CtcLossApi = Phase1<const aclTensor*, const aclTensor*, const aclIntArray*, const aclIntArray*, int64_t, bool,
+                         aclTensor*, aclTensor*>;
+using EmbeddingBagApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, bool, int64_t, bool, const aclTensor*,
+                              bool, int64_t, aclTensor*, aclTensor*, aclTensor*, aclTensor*>;
 using MultilabelMarginLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*, aclTensor*>;
 using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
 
@@ -314,16 +320,15 @@ aclError GroupNorm(const OpCall& call) {
 // torch_npu runs NonZero, MaskedSelect and the unique operators through aclopCompileAndExecuteV2
 // with the largest outputs allocated, and reads the results' shapes from the outputs' tensor
 // descriptions once the call returns: the call sets them, after the work (CANN's V2 contract for
-// such operators). So the call
-// runs the aclnn API, which sets its outputs' view shapes when its kernel runs (the simulator's
-// dynamic family), waits for its stream and writes those shapes into the descriptions. Through
-// aclopCompileAndExecute, which cannot return a shape, they are refused.
-
-aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnObjects&, std::vector<aclTensor*>* outs)) {
-  if (call.api != "aclopCompileAndExecuteV2") {
-    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "the output's extent depends on the data, which only "
-                                                    "aclopCompileAndExecuteV2 returns (in the output's description)");
-  }
+// such operators). So the call runs the aclnn API, which sets its outputs' view shapes when its
+// kernel runs (the simulator's dynamic family), waits for its stream and writes those shapes into
+// the descriptions. aclopCompileAndExecute cannot return a shape: its caller must already have given
+// each output the data's extent (torch_npu counts torch.where(cond)'s nonzeros first and sends
+// NonZero an output of exactly that many rows), which is checked once the work is done; another
+// extent fails the call naming both.
+aclError WithDataShape(const OpCall& call,
+                       const std::function<aclError(const OpCall&, AclnnObjects&, std::vector<aclTensor*>* outs)>& run) {
+  const bool returns_extents = call.api == "aclopCompileAndExecuteV2";
   AclnnObjects o(call);
   std::vector<aclTensor*> outs(call.outputs.size(), nullptr);  // the aclnn tensor of each output
   if (aclError s = run(call, o, &outs)) return s;
@@ -338,6 +343,15 @@ aclError WithDataShape(const OpCall& call, aclError (*run)(const OpCall&, AclnnO
     const std::vector<int64_t> shape(dims, dims + rank);
     delete[] dims;
     OpTensorDesc& desc = *call.outputs[i].desc;
+    if (!returns_extents) {
+      if (shape != desc.dims) {
+        return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output " + std::to_string(i) + " is " + ListText(shape) +
+                                                            " by the data, not its description's " + ListText(desc.dims) +
+                                                            ", which only aclopCompileAndExecuteV2 could return; the call: " +
+                                                            call.Signature());
+      }
+      continue;
+    }
     desc.dims = shape;
     desc.origin_dims = shape;
   }
@@ -385,6 +399,30 @@ aclError Unique(const OpCall& call) {
     }
     return Aclnn<UniqueApi>(c, "aclnnUnique2", x, c.Bool("sorted", true), c.Bool("return_inverse", false), counts,
                             (*outs)[0], (*outs)[1], (*outs)[2]);
+  });
+}
+
+// UniqueWithCountsExt2 (x, axis; attributes return_inverse, sorted): torch.unique(x, dim=axis), by
+// aclnnUniqueDim, as torch_npu calls it, with four outputs where the wheel's prototype has three:
+// the unique slices (their extent along axis the data's), an output torch_npu never reads,
+// the counts (the data's extent) and the inverse indices (x's extent along axis) -- torch_npu
+// returns outputs 0, 3 and 2 as unique_dim's values, inverse and counts (seen by marking each).
+// The unread output's content is not documented anywhere on hand, so it is left as it was (and its
+// description untouched), never filled with a guess.
+aclError UniqueDim(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 4)) return s;
+  std::vector<int64_t> axis;
+  if (aclError s = call.ConstInts(1, "axis", &axis)) return s;
+  if (axis.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "axis " + ListText(axis) + " is not one dimension");
+  const int64_t dim = axis[0];
+  return WithDataShape(call, [dim](const OpCall& c, AclnnObjects& o, std::vector<aclTensor*>* outs) -> aclError {
+    aclTensor* x = o.Tensor(c.inputs[0], "x");
+    aclTensor* y = (*outs)[0] = o.Tensor(c.outputs[0], "y");
+    aclTensor* counts = (*outs)[2] = o.Tensor(c.outputs[2], "counts");
+    aclTensor* inverse = (*outs)[3] = o.Tensor(c.outputs[3], "inverse");
+    if (o.status()) return o.status();
+    return Aclnn<UniqueDimApi>(c, "aclnnUniqueDim", x, c.Bool("sorted", true), c.Bool("return_inverse", false), dim, y, inverse,
+                               counts);
   });
 }
 
@@ -557,6 +595,48 @@ aclError Cdist(const OpCall& call) {
   return Aclnn<NormApi>(call, "aclnnNorm", difference, order, o.Ints({-1}), false, y);
 }
 
+// CTCLossV2 (log_probs [T, N, C], targets, input_lengths, target_lengths; attributes blank,
+// zero_infinity) to neg_log_likelihood [N] and log_alpha: aten's _ctc_loss, by aclnnCtcLoss, whose
+// page gives log_alpha the width torch_npu allocates ((2 * max(target_lengths) + 8) / 8 * 8). The
+// reduction attribute (the prototype's, default "mean") is refused when set: the outputs are
+// per-sample, and torch_npu reduces them itself.
+aclError CtcLoss(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 2)) return s;
+  CtcArguments ctc;
+  if (aclError s = ReadCtcArguments(call, 0, 2, &ctc)) return s;
+  AclnnObjects o(call);
+  aclTensor* log_probs = o.Tensor(call.inputs[0], "log_probs");
+  aclTensor* targets = o.Tensor(call.inputs[1], "targets");
+  aclTensor* nll = o.Tensor(call.outputs[0], "neg_log_likelihood");
+  aclTensor* log_alpha = o.Tensor(call.outputs[1], "log_alpha");
+  if (o.status()) return o.status();
+  return Aclnn<CtcLossApi>(call, "aclnnCtcLoss", log_probs, targets, o.Ints(ctc.input_lengths), o.Ints(ctc.target_lengths),
+                           ctc.blank, call.Bool("zero_infinity", false), nll, log_alpha);
+}
+
+// EmbeddingBag (weight, indices, optional offsets and per_sample_weights; attributes mode,
+// scale_grad_by_freq, sparse, include_last_offset, padding_idx) to y, offset2bag, bag_size and
+// max_indices: aten's _embedding_bag, by aclnnEmbeddingBag, which numbers the modes as aten does
+// (sum, mean, max) and checks the rest (its kernel refuses max by name).
+aclError EmbeddingBag(const OpCall& call) {
+  if (aclError s = call.Arity(2, 4, 4)) return s;
+  int64_t mode = 0;
+  if (aclError s = call.Choice("mode", "mean", {"sum", "mean", "max"}, &mode)) return s;
+  AclnnObjects o(call);
+  aclTensor* weight = o.Tensor(call.inputs[0], "weight");
+  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
+  aclTensor* offsets = call.inputs.size() > 2 ? o.Tensor(call.inputs[2], "offsets") : nullptr;
+  aclTensor* per_sample = call.inputs.size() > 3 ? o.Tensor(call.inputs[3], "per_sample_weights") : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* offset2bag = o.Tensor(call.outputs[1], "offset2bag");
+  aclTensor* bag_size = o.Tensor(call.outputs[2], "bag_size");
+  aclTensor* max_indices = o.Tensor(call.outputs[3], "max_indices");
+  if (o.status()) return o.status();
+  return Aclnn<EmbeddingBagApi>(call, "aclnnEmbeddingBag", weight, indices, offsets, call.Bool("scale_grad_by_freq", false),
+                                mode, call.Bool("sparse", false), per_sample, call.Bool("include_last_offset", false),
+                                call.Int("padding_idx", -1), y, offset2bag, bag_size, max_indices);
+}
+
 // MultilabelMarginLoss (x [N, C] or [C], target of x's shape; attribute reduction) to y and
 // is_target: aclnnMultilabelMarginLoss, whose isTarget is in x's dtype (its page) where torch_npu's
 // is INT64, so it goes through scratch and aclnnCast. A 0-d x is one class, [1], as PyTorch reads it
@@ -663,21 +743,24 @@ aclError ResizeD(const OpCall& call) {
   return Aclnn<Resize2dApi>(call, "aclnnUpsampleBicubic2d", x, o.Ints(sizes), align, scale(0), scale(1), y);
 }
 
-// GridSampler2D (x, grid; attributes interpolation_mode, padding_mode, align_corners): PyTorch's
-// grid_sample, whose modes aclnnGridSampler2D numbers as PyTorch does.
-aclError GridSampler2D(const OpCall& call) {
+// GridSampler2D and GridSampler3D (x, grid; attributes interpolation_mode, padding_mode,
+// align_corners, and GridSampler3D's data_format): PyTorch's grid_sample of an NCHW or NCDHW x,
+// whose modes aclnnGridSampler2D and aclnnGridSampler3D number as PyTorch does.
+aclError GridSampler(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  int64_t interpolation = 0, padding = 0;
+  const bool volume = call.type == "GridSampler3D";
+  int64_t interpolation = 0, padding = 0, layout = 0;
   if (aclError s = call.Choice("interpolation_mode", "bilinear", {"bilinear", "nearest", "bicubic"}, &interpolation)) return s;
   if (aclError s = call.Choice("padding_mode", "zeros", {"zeros", "border", "reflection"}, &padding)) return s;
+  if (aclError s = call.Choice("data_format", "NCDHW", {"NCDHW"}, &layout)) return s;
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* grid = o.Tensor(call.inputs[1], "grid");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
-  return Aclnn<GridSamplerApi>(call, "aclnnGridSampler2D", x, grid, interpolation, padding, call.Bool("align_corners", false), y);
+  return Aclnn<GridSamplerApi>(call, volume ? "aclnnGridSampler3D" : "aclnnGridSampler2D", x, grid, interpolation, padding,
+                               call.Bool("align_corners", false), y);
 }
-
 
 // Im2col (x; ksizes, strides, dilations, padding_mode, pads): F.unfold of an NCHW x as torch_npu
 // gives it on Ascend910, y [N, C * kH * kW, L] as aten's, by aclnnIm2col; pads (top, bottom, left,
@@ -1131,6 +1214,30 @@ aclError MaxPoolGradWithArgmaxV1(const OpCall& call) {
 
 }  // namespace
 
+aclError ReadCtcArguments(const OpCall& call, size_t log_probs, size_t lengths, CtcArguments* ctc) {
+  if (aclError s = call.ConstInts(lengths, "input_lengths", &ctc->input_lengths)) return s;
+  if (aclError s = call.ConstInts(lengths + 1, "target_lengths", &ctc->target_lengths)) return s;
+  const std::vector<int64_t>& dims = call.inputs[log_probs].desc->dims;
+  const int64_t classes = dims.empty() ? 0 : dims.back();
+  const int64_t longest = ctc->target_lengths.empty() ? 0 : *std::max_element(ctc->target_lengths.begin(), ctc->target_lengths.end());
+  // torch_npu 2.13.0 sets blank to blank + C * max(target_lengths) (seen at its aclopSetAttrInt call,
+  // the product computed just before it: 15 for blank 0, C 5 and longest target 3, 17 for blank 2),
+  // which carries the longest target the padded log_alpha's width no longer tells; the blank is the
+  // remainder. A value below C is the blank itself, as the prototype reads it (the two agree when
+  // every target is empty); any other value is refused naming it.
+  const int64_t attribute = call.Int("blank", 0);
+  if (attribute >= 0 && attribute < classes) {
+    ctc->blank = attribute;
+  } else if (classes > 0 && attribute >= 0 && attribute / classes == longest) {
+    ctc->blank = attribute % classes;
+  } else {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute blank = " + std::to_string(attribute) + " is neither a class of C = " +
+                                                      std::to_string(classes) + " nor blank + C * max(target_lengths) = blank + " +
+                                                      std::to_string(classes * longest));
+  }
+  return ACL_SUCCESS;
+}
+
 const std::vector<OpEntry>& NnEntries() {
   using K = AttrKind;
   static const std::vector<OpEntry> entries = [] {
@@ -1161,12 +1268,21 @@ const std::vector<OpEntry>& NnEntries() {
           {"extrapolation_value", K::kFloat}, {"mode", K::kString}, {"nearest_mode", K::kString}},
          ResizeD},
         {"GridSampler2D", {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"align_corners", K::kBool}},
-         GridSampler2D},
+         GridSampler},
+        {"GridSampler3D",
+         {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"data_format", K::kString}, {"align_corners", K::kBool}},
+         GridSampler},
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"Pdist", {{"p", K::kFloat}}, Pdist},
         {"Cdist", {{"p", K::kFloat}}, Cdist},
         {"MultilabelMarginLoss", {{"reduction", K::kString}}, MultilabelMarginLoss},
+        {"CTCLossV2", {{"blank", K::kInt}, {"zero_infinity", K::kBool}}, CtcLoss},
+        {"UniqueWithCountsExt2", {{"return_inverse", K::kBool}, {"sorted", K::kBool}}, UniqueDim},
+        {"EmbeddingBag",
+         {{"mode", K::kString}, {"scale_grad_by_freq", K::kBool}, {"sparse", K::kBool}, {"include_last_offset", K::kBool},
+          {"padding_idx", K::kInt}},
+         EmbeddingBag},
         {"ScatterNdAdd", {{"use_locking", K::kBool}}, [](const OpCall& c) { return ScatterNd(c, true); }},
         {"ScatterNdUpdate", {{"use_locking", K::kBool}}, [](const OpCall& c) { return ScatterNd(c, false); }},
         {"MaskedSelect", {}, MaskedSelect},
@@ -1229,7 +1345,7 @@ const std::vector<OpEntry>& NnEntries() {
     };
     // Their aclop kernels exist on every chip that runs aclop (as the common math operators').
     for (OpEntry& entry : all) entry.every_chip = true;
-    for (OpEntry& entry : all) entry.data_shaped = entry.run == NonZero || entry.run == MaskedSelect || entry.run == Unique;
+    for (OpEntry& entry : all) entry.data_shaped = entry.run == NonZero || entry.run == MaskedSelect || entry.run == Unique || entry.run == UniqueDim;
     return all;
   }();
   return entries;
@@ -1330,6 +1446,14 @@ ACLOP_SAME(aclnnIndex, IndexApi);
 #include "aclnnop/aclnn_index_put_impl.h"
 ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
 #endif
+#if __has_include("aclnnop/aclnn_grid_sampler2_d.h")
+#include "aclnnop/aclnn_grid_sampler2_d.h"
+ACLOP_SAME(aclnnGridSampler2D, GridSamplerApi);
+#endif
+#if __has_include("aclnnop/aclnn_grid_sampler3_d.h")
+#include "aclnnop/aclnn_grid_sampler3_d.h"
+ACLOP_SAME(aclnnGridSampler3D, GridSamplerApi);
+#endif
 #if __has_include("aclnnop/aclnn_upsample_linear1d.h")
 #include "aclnnop/aclnn_upsample_linear1d.h"
 ACLOP_SAME(aclnnUpsampleLinear1d, Resize1dApi);
@@ -1350,6 +1474,10 @@ ACLOP_SAME(aclnnUpsampleNearest2d, WithIntsApi);
 #include "aclnnop/aclnn_unique2.h"
 ACLOP_SAME(aclnnUnique2, UniqueApi);
 #endif
+#if __has_include("aclnnop/aclnn_unique_dim.h")
+#include "aclnnop/aclnn_unique_dim.h"
+ACLOP_SAME(aclnnUniqueDim, UniqueDimApi);
+#endif
 #if __has_include("aclnnop/aclnn_unique_consecutive.h")
 #include "aclnnop/aclnn_unique_consecutive.h"
 ACLOP_SAME(aclnnUniqueConsecutive, UniqueConsecutiveApi);
@@ -1365,6 +1493,14 @@ ACLOP_SAME(aclnnPdist, PdistApi);
 #if __has_include("aclnnop/aclnn_norm.h")
 #include "aclnnop/aclnn_norm.h"
 ACLOP_SAME(aclnnNorm, NormApi);
+#endif
+#if __has_include("aclnnop/aclnn_ctc_loss.h")
+#include "aclnnop/aclnn_ctc_loss.h"
+ACLOP_SAME(aclnnCtcLoss, CtcLossApi);
+#endif
+#if __has_include("aclnnop/aclnn_embedding_bag.h")
+#include "aclnnop/aclnn_embedding_bag.h"
+ACLOP_SAME(aclnnEmbeddingBag, EmbeddingBagApi);
 #endif
 #if __has_include("aclnnop/aclnn_multilabel_margin_loss.h")
 #include "aclnnop/aclnn_multilabel_margin_loss.h"

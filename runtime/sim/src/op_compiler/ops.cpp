@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/dtypes.h"
 #include "op_compiler/bridge.h"
 
 namespace aclsim::aclop {
@@ -68,6 +69,9 @@ using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTen
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
 using InplaceBernoulliTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t>;
+using InplaceNormalApi = Phase1<const aclTensor*, float, float, int64_t, int64_t>;
+using InplaceUniformApi = Phase1<const aclTensor*, double, double, uint64_t, uint64_t>;
+using MultinomialApi = Phase1<const aclTensor*, int64_t, bool, int64_t, int64_t, aclTensor*>;
 using DropoutGenMaskApi = Phase1<const aclIntArray*, double, int64_t, int64_t, aclTensor*>;
 using InplaceScatterApi = Phase1<aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t>;
 using PadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
@@ -308,6 +312,96 @@ aclError StatelessDropOutGenMask(const OpCall& call) {
   if (o.status()) return o.status();
   const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
   return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
+}
+
+// The Philox key and counter of StatelessRandomNormalV2 and StatelessRandomUniformV2 (inputs
+// shape, key [1], counter [2], alg; attribute dtype), as the simulator's generator takes them: a
+// seed and an offset. torch_npu sends key = its generator's seed and counter = [0, offset] (its
+// Philox offset in the high word: seen in every call, the offset growing by the values each call
+// drew), the counter that aclnnInplaceNormal's and aclnnInplaceUniform's seed and offset name.
+// alg 1 is Philox (the prototype's RNG_ALG_PHILOX); another algorithm, another low word of the
+// counter or a dtype other than y's is refused naming it. The draws are the simulator's Philox
+// stream, as the aclnn APIs' (not a device's bits).
+struct StatelessKey {
+  uint64_t seed = 0, offset = 0;
+};
+aclError ReadStatelessKey(const OpCall& call, StatelessKey* key) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  std::vector<int64_t> shape, algorithm;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = SameShape(call, "shape", shape)) return s;
+  if (aclError s = call.ConstInts(3, "alg", &algorithm)) return s;
+  if (algorithm.size() != 1 || algorithm[0] != 1) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "alg " + ListText(algorithm) + " is not modelled (1, Philox, is)");
+  }
+  const aclDataType dtype = call.outputs[0].desc->dtype;
+  auto stated = call.attrs.find("dtype");
+  if (stated != call.attrs.end() && std::get<aclDataType>(stated->second) != dtype) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute dtype ") + DTypeName(std::get<aclDataType>(stated->second)) +
+                                                      " is not y's " + DTypeName(dtype));
+  }
+  std::vector<uint64_t> words[2];
+  const char* names[2] = {"key", "counter"};
+  for (size_t i = 0; i < 2; ++i) {
+    const Operand& operand = call.inputs[1 + i];
+    const uint8_t* bytes = nullptr;
+    size_t size = 0;
+    if (aclError s = call.ConstBytes(1 + i, names[i], &bytes, &size)) return s;
+    if (operand.desc->dtype != ACL_UINT64 && operand.desc->dtype != ACL_INT64) {
+      return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("input ") + names[i] + " of dtype " + DTypeName(operand.desc->dtype) +
+                                                            " (uint64 is the prototype's)");
+    }
+    words[i].resize(static_cast<size_t>(std::max<int64_t>(Elements(operand.desc->dims), 0)));
+    if (words[i].size() * 8 > size) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " holds too few bytes");
+    std::memcpy(words[i].data(), bytes, words[i].size() * 8);
+  }
+  if (words[0].size() != 1 || words[1].size() != 2 || words[1][0] != 0) {
+    std::string counter;
+    for (uint64_t w : words[1]) counter += (counter.empty() ? "" : ",") + std::to_string(w);
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "key of " + std::to_string(words[0].size()) + " values, counter [" + counter +
+                                                       "]: one key and a counter [0, offset] are modelled");
+  }
+  key->seed = words[0][0];
+  key->offset = words[1][1];
+  return ACL_SUCCESS;
+}
+
+// StatelessRandomNormalV2: y standard normal, by aclnnInplaceNormal (mean 0, std 1).
+aclError StatelessRandomNormal(const OpCall& call) {
+  StatelessKey key;
+  if (aclError s = ReadStatelessKey(call, &key)) return s;
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceNormalApi>(call, "aclnnInplaceNormal", y, 0.0f, 1.0f, static_cast<int64_t>(key.seed),
+                                 static_cast<int64_t>(key.offset));
+}
+
+// StatelessRandomUniformV2: y uniform in [0, 1), by aclnnInplaceUniform.
+aclError StatelessRandomUniform(const OpCall& call) {
+  StatelessKey key;
+  if (aclError s = ReadStatelessKey(call, &key)) return s;
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceUniformApi>(call, "aclnnInplaceUniform", y, 0.0, 1.0, key.seed, key.offset);
+}
+
+// MultinomialWithReplacement (x, seed, offset; numsamples, replacement): torch.multinomial's draw
+// of numsamples categories per row of x's weights, by aclnnMultinomial from the seed and offset.
+aclError MultinomialWithReplacement(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  std::vector<int64_t> seed, offset;
+  if (aclError s = call.ConstInts(1, "seed", &seed)) return s;
+  if (aclError s = call.ConstInts(2, "offset", &offset)) return s;
+  if (seed.size() != 1 || offset.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "seed and offset must hold one value each");
+  if (!call.Has("numsamples")) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "the required attribute numsamples is not set");
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<MultinomialApi>(call, "aclnnMultinomial", x, call.Int("numsamples", 0), call.Bool("replacement", false), seed[0],
+                               offset[0], y);
 }
 
 // StatelessBernoulli (shape, prob, seed, offset; attribute dtype): y of `shape` (y's own), each
@@ -759,6 +853,9 @@ const std::vector<OpEntry>& Entries() {
       {"DropOutDoMask", {}, DropOutDoMask},
       {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
       {"StatelessBernoulli", {{"dtype", AttrKind::kDataType}}, StatelessBernoulli},
+      {"StatelessRandomNormalV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomNormal},
+      {"StatelessRandomUniformV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomUniform},
+      {"MultinomialWithReplacement", {{"numsamples", AttrKind::kInt}, {"replacement", AttrKind::kBool}}, MultinomialWithReplacement},
       {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
@@ -834,6 +931,18 @@ ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
 #if __has_include("aclnnop/aclnn_dropout_do_mask.h")
 #include "aclnnop/aclnn_dropout_do_mask.h"
 ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
+#endif
+#if __has_include("aclnnop/aclnn_normal.h")
+#include "aclnnop/aclnn_normal.h"
+ACLOP_SAME(aclnnInplaceNormal, InplaceNormalApi);
+#endif
+#if __has_include("aclnnop/aclnn_uniform.h")
+#include "aclnnop/aclnn_uniform.h"
+ACLOP_SAME(aclnnInplaceUniform, InplaceUniformApi);
+#endif
+#if __has_include("aclnnop/aclnn_multinomial.h")
+#include "aclnnop/aclnn_multinomial.h"
+ACLOP_SAME(aclnnMultinomial, MultinomialApi);
 #endif
 #if __has_include("aclnnop/aclnn_dropout_gen_mask.h")
 #include "aclnnop/aclnn_dropout_gen_mask.h"

@@ -14,7 +14,8 @@
 //                      variables log_beta as aten's, then out[t][b][c] = (exp(lp) -
 //                      exp(logsumexp over s with l'_s = c of log_alpha + log_beta, + nll - lp)) *
 //                      gradOut[b] for t < inputLengths[b], 0 after; with zeroInfinity 0 for a batch
-//                      whose loss is infinite.
+//                      whose loss is infinite (negLogLikelihood inf, or the loss logAlpha gives: a
+//                      forward with zeroInfinity passes 0 for it).
 // A label outside [0, C), a length outside its bounds or lengths of another count than N fail by
 // name. Computed in double; batches spread over the threads.
 #include <algorithm>
@@ -123,8 +124,13 @@ class CtcWork final : public FamilyWork {
     ParallelFor(batch, [&](int64_t b) {
       const int64_t length = target_lengths[static_cast<size_t>(b)], input = input_lengths[static_cast<size_t>(b)];
       const double loss = nll[b];
-      if ((zero_infinity && loss == std::numeric_limits<double>::infinity()) || input == 0) return;
       const double* la = alpha + b * steps * width;
+      // An infinite loss is read from log_alpha too: the forward's zeroInfinity gives 0 for it, so
+      // negLogLikelihood from a forward that zeroed it (op-plugin passes its output on) no longer says so.
+      const double* final_step = input > 0 ? la + (input - 1) * width : nullptr;
+      const bool infinite = loss == std::numeric_limits<double>::infinity() ||
+                            (final_step && LogSumExp(final_step[2 * length], length > 0 ? final_step[2 * length - 1] : kNegInf) == kNegInf);
+      if ((zero_infinity && infinite) || input == 0) return;
       const int64_t extended = 2 * length + 1;
       std::vector<double> beta(static_cast<size_t>(input * extended), kNegInf);
       // log(sum of alpha * beta) per step and class, -inf where no s carries the class.
