@@ -1587,6 +1587,77 @@ class TestEdges(Suite):
 
 
 # ---------------------------------------------------------------------------------------------------
+# Operators of torch_npu's test_network_ops that the classes above leave out (test_bincount,
+# test_histc, test_erfinv, test_polar, test_trace, test_addmv, test_addr, test_slogdet,
+# test_matrix_power, test_one_hot, ...), and integer operands with scalars their dtype wraps.
+
+class TestMoreOps(Suite):
+    def test_bincount_histc(self):
+        a = torch.randint(0, 8, (20,))
+        self.pair(torch.bincount, (a,), (a.npu(),))
+        self.pair(lambda x: torch.bincount(x, minlength=12), (a.int(),), (a.int().npu(),))
+        w = torch.randn(20)
+        self.pair(torch.bincount, (a, w), (a.npu(), w.npu()))
+        self.check(lambda x: torch.histc(x, bins=10, min=-2, max=2), fmts(dtypes=(F32,), formats=(0,), shapes=((100,),)), -3, 3)
+        self.check(lambda x: torch.histc(x, bins=7), fmts(dtypes=(F32,), formats=(0,), shapes=((6, 9),)), -3, 3)
+
+    def test_erfinv_polar_special(self):
+        self.check(torch.erfinv, fmts(), -0.9, 0.9)
+        self.check(lambda r, t: torch.view_as_real(torch.polar(r, t)), fmts(dtypes=(F32,)), 0.1, 3, count=2)
+        self.check(lambda x: torch.polygamma(1, x), fmts(dtypes=(F32,)), 0.5, 3)
+        self.check(lambda x: torch.mvlgamma(x, 2), fmts(dtypes=(F32,)), 1.5, 4)
+        self.check(lambda x: (torch.i0(x), torch.special.i0e(x), torch.special.i1(x)), fmts(dtypes=(F32,)), -3, 3)
+
+    def test_trace_addmv_addr(self):
+        m = torch.randn(5, 5)
+        self.pair(torch.trace, (m,), (m.npu(),))
+        i = torch.randint(0, 9, (4, 6))
+        self.pair(torch.trace, (i,), (i.npu(),))
+        a, v, b = torch.randn(4, 5), torch.randn(5), torch.randn(4)
+        self.pair(lambda m, v, b: torch.addmv(b, m, v, beta=0.5, alpha=2), (a, v, b), (a.npu(), v.npu(), b.npu()))
+        self.pair(lambda u, w, m: torch.addr(m, u, w, beta=0.5, alpha=2), (b, v, a), (b.npu(), v.npu(), a.npu()))
+        self.pair(lambda x, y: torch.linalg.multi_dot([x, y, x]), (a, a.t().contiguous()), (a.npu(), a.t().contiguous().npu()))
+
+    def test_slogdet_logdet_matrix_power(self):
+        a = torch.randn(3, 4, 4)
+        self.pair(torch.linalg.slogdet, (a,), (a.npu(),))
+        spd = a @ a.transpose(-1, -2) + torch.eye(4)
+        self.pair(torch.logdet, (spd,), (spd.npu(),))
+        self.pair(lambda x: torch.matrix_power(x, 3), (a,), (a.npu(),))
+        self.pair(lambda x: torch.matrix_power(x, 0), (a,), (a.npu(),))
+        self.pair(lambda x: torch.matrix_power(x, -2), (spd,), (spd.npu(),))
+
+    def test_one_hot_diag_embed_cov(self):
+        i = torch.randint(0, 10, (4, 5))
+        self.pair(lambda x: torch.nn.functional.one_hot(x, 10), (i,), (i.npu(),))
+        self.pair(torch.nn.functional.one_hot, (i,), (i.npu(),))
+        a = torch.randn(3, 6)
+        self.pair(torch.diag_embed, (a,), (a.npu(),))
+        self.pair(lambda x: torch.diag_embed(x, 1, 0, 2), (a,), (a.npu(),))
+        self.pair(torch.diagflat, (a[0],), (a[0].npu(),))
+        self.pair(lambda x: (torch.cov(x), torch.corrcoef(x)), (a,), (a.npu(),))
+        self.pair(lambda x: torch.trapezoid(x, dim=1), (a,), (a.npu(),))
+        self.pair(lambda x: torch.renorm(x, 2, 0, 1.0), (a,), (a.npu(),))
+
+    def test_integer_scalars_in_the_tensors_dtype(self):
+        # PyTorch casts a wrapped number to the tensor's integer dtype (uint8 -1 is 255) and CANN
+        # converts the scalar operand to the promoted dtype: comparisons and clamps see the wrapped value.
+        u = torch.tensor([0, 1, 3, 44, 200, 254, 255], dtype=torch.uint8)
+        self.pair(lambda x: x > -1, (u,), (u.npu(),))
+        self.pair(lambda x: x == 300, (u,), (u.npu(),))
+        self.pair(lambda x: x.clamp_min(-1), (u,), (u.npu(),))
+        self.pair(lambda x: x + (-2), (u,), (u.npu(),))
+        i = torch.tensor([-5, 0, 3, 2**31 - 1, -2**31, 7], dtype=torch.int32)
+        self.pair(lambda x: x == 2**32 + 3, (i,), (i.npu(),))
+        self.pair(lambda x: x != 2**32 + 3, (i,), (i.npu(),))
+        self.pair(lambda x: x + 2**33, (i,), (i.npu(),))
+        self.pair(lambda x: x / 3, (i,), (i.npu(),))  # a true division takes the scalar itself
+        c = torch.tensor([-128, -3, 0, 5, 44, 127], dtype=torch.int8)
+        self.pair(lambda x: x < 200, (c,), (c.npu(),))
+        self.pair(lambda x: x + 200, (c,), (c.npu(),))
+
+
+# ---------------------------------------------------------------------------------------------------
 # Driver: runs the tests in a worker process, a fresh one after a crash.
 
 def all_tests() -> list[str]:

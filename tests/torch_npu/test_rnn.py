@@ -1,6 +1,7 @@
 """Recurrent layers through torch_npu on the simulator: torch.nn.LSTM (one layer with biases, the
 shape op-plugin sends to aclnnLSTM; others fall back to acl_op) forward and backward (its autograd
-backward aclnnLstmBackward), and torch.nn.GRU (any layers and directions: aclnnGRU) forward, reach
+backward aclnnLstmBackward, whose dy, dh and dc op-plugin leaves NULL for a loss that does not reach
+them), and torch.nn.GRU (any layers and directions: aclnnGRU) forward, reach
 the rnn family; outputs, final states and every gradient equal CPU PyTorch's for FLOAT and FLOAT16
 modules. The GRU's backward is refused: op-plugin passes aclnnGRUBackward one hx tensor where the
 page declares an aclTensorList."""
@@ -53,6 +54,18 @@ for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
     compare("LSTM with hx", lambda: torch.nn.LSTM(4, 5), (3, 2, 4), [(1, 2, 5), (1, 2, 5)], dtype, tol)
     compare("LSTM batch_first", lambda: torch.nn.LSTM(4, 5, batch_first=True), (2, 3, 4), [(1, 2, 5), (1, 2, 5)],
             dtype, tol)
+# A loss of the output alone (or of h_n alone): autograd leaves the other gradients undefined and
+# op-plugin passes aclnnLstmBackward NULL for them (dh and dc, or dy), read as zeros.
+for pick in (lambda out: out[0], lambda out: out[1][0]):
+    torch.manual_seed(0)
+    cpu = torch.nn.LSTM(4, 5)
+    npu = torch.nn.LSTM(4, 5).npu()
+    npu.load_state_dict(cpu.state_dict())
+    x = torch.randn(3, 2, 4)
+    pick(cpu(x)).pow(2).sum().backward()
+    pick(npu(x.npu())).pow(2).sum().backward()
+    check("LSTM, one output's loss", torch.float32, 1e-4,
+          [("grad " + n, p.grad, q.grad) for (n, p), (_, q) in zip(npu.named_parameters(), cpu.named_parameters())])
 """)
 
 

@@ -59,3 +59,32 @@ def test_tensor_operators_on_the_default_chip(run_npu):
 def test_tensor_operators_through_aclop_on_ascend910(run_npu):
     output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
     assert "Ran 4 tests" in output and "OK" in output, output
+
+
+# Default chip only: on Ascend910 op-plugin's aclop path makes the scalar a tensor of its own dtype.
+INTEGER_SCALARS = """
+    import sys
+    import numpy as np
+    from torch_npu.testing.testcase import TestCase, run_tests
+
+    class TestIntegerScalars(TestCase):
+        def test_scalar_taken_in_the_tensors_integer_dtype(self):
+            # phase 1 wraps an integral scalar to the promoted integer dtype (uint8 -1 is 255), as
+            # CANN converts the scalar operand and PyTorch casts its wrapped number
+            cpu_u = torch.tensor([0, 1, 3, 44, 200, 254, 255], dtype=torch.uint8)
+            npu_u = cpu_u.npu()
+            self.assertRtolEqual((cpu_u > -1).numpy(), (npu_u > -1).cpu().numpy())
+            self.assertRtolEqual((cpu_u == 300).numpy(), (npu_u == 300).cpu().numpy())
+            self.assertRtolEqual(cpu_u.clamp_min(-1).numpy(), npu_u.clamp_min(-1).cpu().numpy())
+            cpu_i = torch.tensor([-5, 0, 3, 2**31 - 1, -2**31, 7], dtype=torch.int32)
+            self.assertRtolEqual((cpu_i == 2**32 + 3).numpy(), (cpu_i.npu() == 2**32 + 3).cpu().numpy())
+            self.assertRtolEqual((cpu_i / 3).numpy(), (cpu_i.npu() / 3).cpu().numpy())
+
+    sys.argv = [sys.argv[0], "-v"]
+    run_tests()
+"""
+
+
+def test_integer_scalars_on_the_default_chip(run_npu):
+    output = run_npu(INTEGER_SCALARS)
+    assert "Ran 1 test" in output and "OK" in output, output

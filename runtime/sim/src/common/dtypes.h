@@ -38,6 +38,16 @@ inline float RoundedToFloating16(aclDataType dtype, float value) {
   return dtype == ACL_FLOAT16 ? HalfToFloat(FloatToHalf(value)) : BFloat16ToFloat(FloatToBFloat16(value));
 }
 
+// `value` as an integer dtype of `info` (signed or unsigned, 1 to 8 bytes) holds it: the low bytes
+// kept, as C's conversions to unsigned and two's complement narrowing do (uint8 -1 is 255).
+inline int64_t WrappedToInteger(const DTypeInfo& info, int64_t value) {
+  if (info.size == 0 || info.size >= 8) return value;
+  const int bits = 8 * info.size;
+  const uint64_t low = static_cast<uint64_t>(value) & ((uint64_t{1} << bits) - 1);
+  if (info.category == DTypeCategory::kUnsigned || !(low >> (bits - 1) & 1)) return static_cast<int64_t>(low);
+  return static_cast<int64_t>(low | ~((uint64_t{1} << bits) - 1));
+}
+
 // The element size in bytes; 0 for dtypes without whole-byte elements.
 inline size_t DTypeSize(aclDataType dtype) {
   const DTypeInfo* info = FindDType(dtype);

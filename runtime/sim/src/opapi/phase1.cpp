@@ -638,6 +638,23 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
       p.scalar_double = RoundedToFloating16(promoted, static_cast<float>(p.scalar_double));
     }
   }
+  // An integral scalar with integer tensors is taken in their promoted integer dtype when the
+  // kernel computes in it (a comparison, or a result of that dtype; a true division's FLOAT result
+  // is computed from the scalar itself): CANN converts the scalar operand to the promoted dtype, and
+  // PyTorch casts its wrapped number to the common dtype, so uint8 > -1 compares with 255 and
+  // int32 == 2**32 + 3 with 3 on both.
+  if (const DTypeInfo* integer = FindDType(promoted);
+      integer && (integer->category == DTypeCategory::kSigned || integer->category == DTypeCategory::kUnsigned) &&
+      (result == promoted || kernel.result_rule == aclnn_bindgen::ResultRule::kBool)) {
+    for (int i = 0; i < spec.param_count; ++i) {
+      Call::Param& p = call.params[i];
+      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+      const DTypeInfo* s = FindDType(p.scalar.dtype);
+      if (!s || s->category == DTypeCategory::kFloating || s->category == DTypeCategory::kComplex) continue;
+      p.scalar_int = WrappedToInteger(*integer, p.scalar_int);
+      p.scalar_double = static_cast<double>(p.scalar_int);
+    }
+  }
   ComputeType type;
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
     return not_simulated(std::string("for dtype ") + DTypeName(promoted));

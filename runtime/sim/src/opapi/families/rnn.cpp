@@ -281,10 +281,14 @@ class BackwardWork final : public RnnWork {
   aclnnStatus Compute() override {
     SetBlasThreads();
     const int64_t T = g.steps, B = g.batch, H = g.hidden, D = g.directions, width = g.width();
-    const std::vector<float> dh_last = Load(tensor(dh_at));
-    const std::vector<float> dc_last = dc_at >= 0 ? Load(tensor(dc_at)) : std::vector<float>();
+    // An absent dy, dh or dc (the loss does not reach the output, h_n or c_n: autograd's undefined
+    // gradient) is zeros.
+    const std::vector<float> no_state(static_cast<size_t>(g.units() * B * H), 0.0f);
+    const std::vector<float> dh_last = dh_at >= 0 ? Load(tensor(dh_at)) : no_state;
+    const std::vector<float> dc_last = dc_at >= 0 ? Load(tensor(dc_at)) : g.lstm ? no_state : std::vector<float>();
     std::vector<float> dh_prev(dh_last.size()), dc_prev(dc_last.size());
-    std::vector<float> dy = Load(Sequence(dy_at));  // [T, B, D * H] of the layer being walked
+    // [T, B, D * H] of the layer being walked
+    std::vector<float> dy = dy_at >= 0 ? Load(Sequence(dy_at)) : std::vector<float>(static_cast<size_t>(T * B * D * H), 0.0f);
     std::vector<float> dgi(static_cast<size_t>(T * B * width)), dgh(g.lstm ? 0 : dgi.size());
     std::vector<float> h_before(static_cast<size_t>(g.sequence()));
     for (int64_t layer = g.layers - 1; layer >= 0; --layer) {
@@ -505,11 +509,16 @@ class Planner {
     const char* what;
     int* at;
     bool lstm_only;
+    bool absent_is_zeros = false;  // a null pointer admitted (client_optional): *at = -1, read as zeros
   };
   aclnnStatus KeepTensors(RnnWork* work, const std::vector<Kept>& tensors, int* next) const {
     const aclDataType dtype = RoleTensor(call_, family_, F::Role::kInput)->dtype;
     for (const Kept& t : tensors) {
       if (t.lstm_only && !work->g.lstm) continue;
+      if (t.absent_is_zeros && !RoleTensor(call_, family_, t.role)) {
+        *t.at = -1;
+        continue;
+      }
       if (aclnnStatus s = KeepTensor(work, t.role, t.shape, dtype, t.what, next, t.at)) return s;
     }
     return ACLNN_SUCCESS;
@@ -556,9 +565,9 @@ aclnnStatus Plan(const Planner& planner, const Geometry& g, bool backward, const
     *work = made.release();
     return ACLNN_SUCCESS;
   }
-  if (aclnnStatus s = planner.KeepTensors(w, {{F::Role::kDy, output, "the output's shape", &w->dy_at, false},
-                                              {F::Role::kDh, states, kStates, &w->dh_at, false},
-                                              {F::Role::kDc, states, kStates, &w->dc_at, true},
+  if (aclnnStatus s = planner.KeepTensors(w, {{F::Role::kDy, output, "the output's shape", &w->dy_at, false, true},
+                                              {F::Role::kDh, states, kStates, &w->dh_at, false, true},
+                                              {F::Role::kDc, states, kStates, &w->dc_at, true, true},
                                               {F::Role::kDx, g.sequence_shape(g.input_size), "the input's shape",
                                                &w->sequence_at, false},
                                               {F::Role::kDhPrev, states, kStates, &w->state_at, false},
