@@ -17509,7 +17509,7 @@ def foreach_add_list_v2(x1: Sequence[Tensor], x2: Sequence[_TensorLike], alpha: 
     ----------
     x1 : list of array_like or aclnn.Tensor
         x1 (const aclTensorList*, in): 表示加法运算的第一个输入张量列表。公式中的`x1`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; on Ascend950: INT32, INT64; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; rank 0-8; formats ND; non-contiguous allowed; empty not allowed.
         不支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     x2 : list of array_like or aclnn.Tensor
         x2 (const aclTensorList*, in): 表示加法运算的第二个输入张量列表。对应公式中的`x2`。
@@ -17586,7 +17586,7 @@ def foreach_add_scalar(x: Sequence[Tensor], scalar: _TensorLike, *, out: Sequenc
     ----------
     x : list of array_like or aclnn.Tensor
         x (const aclTensorList*, in): 表示加法运算的输入张量列表。对应公式中的`x`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; on Ascend950: FLOAT16, FLOAT; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; on Ascend950: FLOAT, FLOAT16, BFLOAT16, INT32; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     scalar : array_like or aclnn.Tensor
         scalar (const aclTensor*, in): 表示加法运算的输入张量。对应公式中的`scalar`。
@@ -17731,7 +17731,7 @@ def foreach_add_scalar_v2(x: Sequence[Tensor], scalar: _Scalar, *, out: Sequence
     ----------
     x : list of array_like or aclnn.Tensor
         x (const aclTensorList*, in): 表示加法运算的输入张量列表，对应公式中的`x`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; on Ascend950: INT32, INT64; rank 0-8; formats ND; contiguous only; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, INT16, INT8, UINT8; on Ascend950: FLOAT, FLOAT16, BFLOAT16, INT32; rank 0-8; formats ND; contiguous only; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     scalar : number
         scalar (const aclScalar*, in): 表示加法运算的输入标量，对应公式中的`scalar`。
@@ -18060,7 +18060,7 @@ def foreach_addcmul_scalar(x1: Sequence[Tensor], x2: Sequence[_TensorLike], x3: 
     ----------
     x1 : list of array_like or aclnn.Tensor
         x1 (const aclTensorList*, in): 表示混合运算中加法的第一个输入张量列表。对应公式中的`x1`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; on Ascend950: FLOAT16, FLOAT; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。 shape与入参`x2`、`x3`的shape一致。
     x2 : list of array_like or aclnn.Tensor
         x2 (const aclTensorList*, in): 表示混合运算中乘法的第二个输入张量列表。对应公式中的`x2`。
@@ -18236,7 +18236,7 @@ def foreach_addcmul_scalar_v2(x1: Sequence[Tensor], x2: Sequence[_TensorLike], x
     ----------
     x1 : list of array_like or aclnn.Tensor
         x1 (const aclTensorList*, in): 表示混合运算中加法的第一个输入张量列表。公式中的`x1`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; on Ascend950: INT32, INT64; rank 0-8; formats ND; contiguous only; empty not allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; rank 0-8; formats ND; contiguous only; empty not allowed.
         不支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     x2 : list of array_like or aclnn.Tensor
         x2 (const aclTensorList*, in): 表示混合运算中乘法的第二个输入张量列表。对应公式中的`x2`。
@@ -20278,7 +20278,7 @@ def foreach_mul_scalar(x: Sequence[Tensor], scalar: _TensorLike, *, out: Sequenc
     ----------
     x : list of array_like or aclnn.Tensor
         x (const aclTensorList*, in): 表示乘法运算的输入张量列表，对应公式中的`x`。
-        dtypes FLOAT, FLOAT16, INT32, BFLOAT16; on Ascend950: FLOAT16, FLOAT; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, INT32, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     scalar : array_like or aclnn.Tensor
         scalar (const aclTensor*, in): 表示乘法运算的输入张量，对应公式中的`scalar`。
@@ -20353,7 +20353,7 @@ def foreach_mul_scalar_list(x: Sequence[Tensor], scalars: Sequence[_Scalar], *, 
     ----------
     x : list of array_like or aclnn.Tensor
         x (const aclTensorList*, in): 表示乘法运算的输入张量列表，对应公式中的`x`。
-        dtypes FLOAT, FLOAT16, INT32, BFLOAT16; on Ascend950: INT64; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
+        dtypes FLOAT, FLOAT16, INT32, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     scalars : list of numbers
         scalars (const aclScalarList*, in): 表示乘法运算的输入标量列表，对应公式中的`scalars`。
@@ -20423,11 +20423,11 @@ def foreach_mul_scalar_v2(x: Sequence[Tensor], scalar: _Scalar, *, out: Sequence
     ----------
     x : list of array_like or aclnn.Tensor
         x (const aclTensorList*, in): 对应公式中的`x`，表示乘法运算的输入张量列表。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; on Ascend950: INT32, INT64; rank 0-8; formats ND; contiguous only; empty allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32; rank 0-8; formats ND; contiguous only; empty allowed.
         支持空Tensor。 该参数中所有Tensor的数据类型保持一致。
     scalar : number
         scalar (const aclScalar*, in): 对应公式中的`scalar`，表示乘法运算的输入标量。
-        dtypes FLOAT, FLOAT16, INT32, DOUBLE, INT64; on Ascend950: INT32, INT64.
+        dtypes FLOAT, FLOAT16, INT32, DOUBLE, INT64.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by

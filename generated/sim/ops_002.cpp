@@ -3415,16 +3415,11 @@ ACLSIM_OP_API aclnnStatus aclnnFloorDivide(void* workspace, uint64_t workspaceSi
 namespace {
 namespace sim_ForeachAddListV2 {
 
-// x1: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT32, ACL_INT64)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 89)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // x2 (line 99)
@@ -3513,16 +3508,11 @@ ACLSIM_OP_API aclnnStatus aclnnForeachAddListV2(void* workspace, uint64_t worksp
 namespace {
 namespace sim_ForeachAddcmulScalarV2 {
 
-// x1: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT32, ACL_INT64)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 90)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // x2 (line 100)
@@ -3871,16 +3861,11 @@ ACLSIM_OP_API aclnnStatus aclnnForeachMinimumScalar(void* workspace, uint64_t wo
 namespace {
 namespace sim_ForeachMulScalarList {
 
-// x: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT64)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 90)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // scalars (line 100)

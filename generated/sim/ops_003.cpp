@@ -2881,16 +2881,11 @@ ACLSIM_OP_API aclnnStatus aclnnForeachMinimumScalarList(void* workspace, uint64_
 namespace {
 namespace sim_ForeachMulScalar {
 
-// x: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 89)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // scalar (line 99)

@@ -1661,7 +1661,7 @@ namespace sim_ForeachAddScalarV2 {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32)},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {

@@ -2301,7 +2301,7 @@ namespace sim_ForeachAddScalar {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32)},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -2637,27 +2637,17 @@ ACLSIM_OP_API aclnnStatus aclnnForeachMulList(void* workspace, uint64_t workspac
 namespace {
 namespace sim_ForeachMulScalarV2 {
 
-// x: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT32, ACL_INT64)},
-};
-
-// scalar: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT32, ACL_INT64)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 89)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/89},
     // scalar (line 99)
     {"scalar", aclsim::ParamKind::kScalar, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_INT64),
-     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/99},
     // out (line 109)

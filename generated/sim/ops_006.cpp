@@ -3174,16 +3174,11 @@ ACLSIM_OP_API aclnnStatus aclnnForeachAddcdivScalarV2(void* workspace, uint64_t 
 namespace {
 namespace sim_ForeachAddcmulScalar {
 
-// x1: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-};
-
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 91)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // x2 (line 101)

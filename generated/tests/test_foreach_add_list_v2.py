@@ -32,12 +32,6 @@ OP = t.Op(
             'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8'),
         },
-        'Ascend950': {
-            'x1': ('INT32', 'INT64'),
-            'x2': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8'),
-            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
-            'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_add(x1, x2, alpha=alpha)',
@@ -60,7 +54,6 @@ DTYPES = [
     BASE.but('INT16', dtypes={'x1': 'INT16', 'x2': 'INT16'}, values={'alpha': 2}),
     BASE.but('INT8', dtypes={'x1': 'INT8', 'x2': 'INT8'}, values={'alpha': 2}),
     BASE.but('UINT8', dtypes={'x1': 'UINT8', 'x2': 'UINT8'}, values={'alpha': 2}),
-    BASE.but('INT64', dtypes={'x1': 'INT64'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -31,7 +31,7 @@ OP = t.Op(
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8'),
         },
         'Ascend950': {
-            'x': ('FLOAT16', 'FLOAT'),
+            'x': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
             'scalar': ('FLOAT', 'FLOAT16', 'INT32'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
         },

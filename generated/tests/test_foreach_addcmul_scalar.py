@@ -34,13 +34,6 @@ OP = t.Op(
             'scalar': ('FLOAT', 'FLOAT16', 'INT32'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
         },
-        'Ascend950': {
-            'x1': ('FLOAT16', 'FLOAT'),
-            'x2': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-            'x3': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-            'scalar': ('FLOAT', 'FLOAT16', 'INT32'),
-            'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_addcmul(x1, x2, x3, scalar.item())',

@@ -34,13 +34,6 @@ OP = t.Op(
             'scalar': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
         },
-        'Ascend950': {
-            'x1': ('INT32', 'INT64'),
-            'x2': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-            'x3': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-            'scalar': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
-            'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_addcmul(x1, x2, x3, scalar)',
@@ -60,7 +53,6 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'x3': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'x3': 'BFLOAT16'}),
     BASE.but('INT32', dtypes={'x1': 'INT32', 'x2': 'INT32', 'x3': 'INT32', 'scalar': 'INT32'}, values={'scalar': 2}),
-    BASE.but('INT64', dtypes={'x1': 'INT64'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -30,11 +30,6 @@ OP = t.Op(
             'scalar': ('FLOAT', 'FLOAT16', 'INT32'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
         },
-        'Ascend950': {
-            'x': ('FLOAT16', 'FLOAT'),
-            'scalar': ('FLOAT', 'FLOAT16', 'INT32'),
-            'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_mul(x, scalar.item())',

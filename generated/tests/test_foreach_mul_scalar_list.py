@@ -29,10 +29,6 @@ OP = t.Op(
             'x': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
             'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
         },
-        'Ascend950': {
-            'x': ('INT64',),
-            'out': ('FLOAT', 'FLOAT16', 'INT32', 'BFLOAT16'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_mul(x, list(scalars))',
@@ -52,7 +48,6 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16'}),
     BASE.but('INT32', dtypes={'x': 'INT32'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16'}),
-    BASE.but('INT64', dtypes={'x': 'INT64'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -30,11 +30,6 @@ OP = t.Op(
             'scalar': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
         },
-        'Ascend950': {
-            'x': ('INT32', 'INT64'),
-            'scalar': ('INT32', 'INT64'),
-            'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_mul(x, scalar)',
@@ -54,7 +49,6 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16'}),
     BASE.but('INT32', dtypes={'x': 'INT32', 'scalar': 'INT32'}, values={'scalar': 2}),
-    BASE.but('INT64', dtypes={'x': 'INT64', 'scalar': 'INT64'}, values={'scalar': 2}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

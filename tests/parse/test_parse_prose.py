@@ -113,6 +113,23 @@ def test_product_note_about_nz_tensors_states_nothing_of_nd_ones(text):
     assert prose.note_statements((Soc.ASCEND910B,), text, 1, ["x", "scale", "offset", "y"]) == []
 
 
+@pytest.mark.parametrize("text", [
+    "当`x1`的数据类型为INT32时，数据类型支持INT32、INT64。",
+    "当`x`的数据类型为FLOAT16时，数据类型支持FLOAT16、FLOAT32。",
+    "When the data type of `x` is FLOAT16, the data type can be FLOAT16 or FLOAT32.",
+])
+def test_product_note_on_a_dtype_condition_states_nothing_of_the_condition_or_the_subject(text):
+    # aclnnForeachAddListV2's Ascend 950 notes, under a bullet about `scalar`: x1 was read as taking
+    # INT32 and INT64 alone on that chip; the subject takes them only in that case.
+    assert prose.note_statements((Soc.ASCEND950,), text, 1, ["x1", "x", "alpha"]) == []
+
+
+def test_product_note_without_a_condition_still_counts_beside_conditional_ones():
+    (note,) = prose.note_statements((Soc.ASCEND950,), "参数`x`、`out`支持包含的最大Tensor个数均为50，且不支持INT16、INT8、UINT8。",
+                                    1, ["x", "out", "scalar"])
+    assert (note.op, note.dtypes) == (prose.REMOVE, (DType.INT16, DType.INT8, DType.UINT8))
+
+
 def test_product_note_beside_an_nz_sentence_still_counts():
     (note,) = prose.note_statements((Soc.ASCEND310P,), "出参`y`数据类型仅支持INT8，数据格式不支持NZ。", 1, ["x", "y"])
     assert (note.op, note.dtypes, note.params) == (prose.SET, (DType.INT8,), ("y",))

@@ -184,6 +184,11 @@ class DTypeNote:
 # A product note's sentence about tensors of the NZ format, whose dtypes the ND tensors the
 # bindings pass do not share (aclnnAscendQuant: "当数据格式为NZ时，出参`y`的数据类型支持INT32").
 _NZ_CONDITION = lazy_pattern(r"数据格式\s*(?:为|是)\s*(?:FRACTAL_)?NZ|\bformat\b[^.]{0,60}?\bis\s+(?:FRACTAL_)?NZ\b", re.I)
+# A statement made on a condition on some parameter's dtype ("当`x1`的数据类型为INT32时，数据类型支持INT32、
+# INT64", said of aclnnForeachAddListV2's scalar under a bullet naming it): the dtypes are the subject's for
+# that case only, and the parameter named is the condition's, not the subject.
+_DTYPE_CONDITION = lazy_pattern(r"^\s*(?:当|若|如果)[^，,。]*?数据类型\s*(?:为|是)[^，,。]*?时|"
+                                r"^\s*(?:when|if)\b[^,.]*?\bdata\s*types?\b[^,.]*?\b(?:is|are)\b[^,.]*,", re.I)
 
 
 def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
@@ -194,6 +199,8 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
             continue
         if _NZ_CONDITION.search(sentence):
             continue  # the dtypes of NZ-format tensors ("数据格式为NZ时，数据类型仅支持FLOAT32"), not of ND ones
+        if _DTYPE_CONDITION.search(sentence):
+            continue
         named = subject_names(sentence, param_names)
         stated = dtype_statements(sentence)
         if stated:
