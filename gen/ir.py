@@ -1340,6 +1340,10 @@ class OpSemantics(_Json):
     # broadcast (torch_npu's polar: op-plugin shapes the output as abs and angle broadcast): the
     # relations become broadcast relations (an output: the inputs' broadcast shape).
     client_broadcast: tuple[str, ...] = ()
+    # aclTensorList parameters a framework passes one aclTensor for (op-plugin's _gru_npu_backward
+    # gives aclnnGRUBackward its hx [D * num_layers, B, H] as it gives aclnnGRU's): phase 1 reads
+    # that tensor as the list of it (gen.emit.sim's SpecRow.tensor_for_list).
+    client_tensor_for_list: tuple[str, ...] = ()
     client_evidence: str = ""
     # What an elementwise kernel reads for an optional tensor input the caller passes as null: a
     # bound's identity (aclnnClampTensor's absent clipValueMin bounds nothing), "lowest" or "highest"
@@ -1351,6 +1355,12 @@ class OpSemantics(_Json):
     # inputs and results, true of every draw (a permutation's values, a range).
     law: bool = False
     invariant: str = ""
+
+    @property
+    def client_widens(self) -> bool:
+        """The file states what a framework's calls admit beyond the page (each fact needs client_evidence)."""
+        return bool(self.client_dtypes or self.client_optional or self.client_ranks or self.client_broadcast
+                    or self.client_tensor_for_list)
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:

@@ -105,6 +105,18 @@ class SpecRow:
     relations: tuple[tuple[str, tuple[int, ...]], ...]  # (RelationKind value, parameter indices)
     null_status: int = 0  # the status of a NULL where it is not 161001 (gen.conventions.inner_null_outputs)
     dtype_status: int = 0  # the status of a dtype outside the list where it is not 161002 (API.dtype_status)
+    # A tensor list a framework passes one aclTensor for (OpSemantics.client_tensor_for_list).
+    tensor_for_list: bool = False
+
+    @property
+    def trailing(self) -> tuple[tuple[str, str], ...]:
+        """The ParamSpec fields after `line` that this row sets, with those before them: the others
+        keep their defaults, so that most rows stay short."""
+        fields = (("null_status", str(self.null_status)), ("dtype_status", str(self.dtype_status)),
+                  ("tensor_for_list", "true" if self.tensor_for_list else "false"))
+        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list]
+        last = max((k for k, on in enumerate(set_) if on), default=-1)
+        return fields[:last + 1]
 
 
 def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
@@ -666,6 +678,9 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     rows = spec_rows(api)
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
+    if semantics is not None and semantics.client_tensor_for_list:
+        rows = tuple(replace(row, tensor_for_list=row.kind == "kTensorList" and row.name in semantics.client_tensor_for_list)
+                     for row in rows)
     return SimAPI(
         name=api.name,
         workspace_fn=api.workspace_fn,

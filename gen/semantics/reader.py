@@ -36,8 +36,9 @@ A file states what pages say only in prose and formulas. One table per API, keye
     # 一致" relation refuses them, admitted with the evidence named (gen.model.client_evidence).
     client_dtypes = { meanOut = ["FLOAT"] }
     client_evidence = "torch_npu 2.13 op-plugin LayerNormKernelNpuOpApi.cpp: FLOAT statistics"
-    # Likewise client_optional (pointers it passes NULL), client_ranks ({ x = [lo, hi] }) and
-    # client_broadcast (tensors whose "shape与x一致" relations it passes broadcasting shapes to).
+    # Likewise client_optional (pointers it passes NULL), client_ranks ({ x = [lo, hi] }),
+    # client_broadcast (tensors whose "shape与x一致" relations it passes broadcasting shapes to) and
+    # client_tensor_for_list (aclTensorList parameters it passes one aclTensor for: the list of it).
     # Optional: what the kernel reads for an optional tensor input passed as null, the identity of
     # what it bounds by: "lowest" or "highest" of the compute type (±infinity for floating ones).
     absent = { clipValueMin = "lowest", clipValueMax = "highest" }
@@ -86,8 +87,8 @@ ABSENT_VALUES = ("lowest", "highest")
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
-               "absent", "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_evidence", "law",
-               "invariant"}
+               "absent", "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_tensor_for_list",
+               "client_evidence", "law", "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -208,12 +209,17 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     if not (isinstance(client_broadcast, list) and all(isinstance(n, str) for n in client_broadcast)):
         bad("client_broadcast is a list of parameter names")
         client_broadcast = []
+    client_tensor_for_list = table.get("client_tensor_for_list", [])
+    if not (isinstance(client_tensor_for_list, list) and all(isinstance(n, str) for n in client_tensor_for_list)):
+        bad("client_tensor_for_list is a list of parameter names")
+        client_tensor_for_list = []
     client_evidence = table.get("client_evidence", "")
-    if (client_dtypes or client_optional or client_ranks or client_broadcast) and not (
-            isinstance(client_evidence, str) and client_evidence.strip()):
-        bad("client_dtypes, client_optional, client_ranks and client_broadcast need client_evidence: which "
-            "framework makes the call, and where")
-        client_dtypes, client_optional, client_ranks, client_broadcast = [], [], [], []
+    widens = bool(client_dtypes or client_optional or client_ranks or client_broadcast or client_tensor_for_list)
+    if widens and not (isinstance(client_evidence, str) and client_evidence.strip()):
+        bad("client_dtypes, client_optional, client_ranks, client_broadcast and client_tensor_for_list need "
+            "client_evidence: which framework makes the call, and where")
+        client_dtypes, client_optional, client_ranks, client_broadcast, client_tensor_for_list = [], [], [], [], []
+        widens = False
 
     domains = []
     for name, bounds in (table.get("domain") or {}).items():
@@ -274,9 +280,8 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
                        client_optional=tuple(client_optional), client_ranks=tuple(client_ranks),
-                       client_broadcast=tuple(client_broadcast),
-                       client_evidence=(client_evidence if client_dtypes or client_optional or client_ranks
-                                        or client_broadcast else ""),
+                       client_broadcast=tuple(client_broadcast), client_tensor_for_list=tuple(client_tensor_for_list),
+                       client_evidence=client_evidence if widens else "",
                        law=law, invariant=invariant, absent=tuple(ArgValue(k, v) for k, v in absent.items()))
 
 

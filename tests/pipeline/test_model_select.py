@@ -170,3 +170,21 @@ def test_a_range_of_values_the_semantics_file_checks_with_another_status_is_the_
     # A check of the page's own status leaves the range alone.
     same = ValueCheck("mode != 1 && mode != 2", "mode must be 1 or 2", violation=(ArgValue("mode", 0),))
     assert build_model([page], [OpSemantics("aclnnFoo", "foo.toml", checks=(same,))]).api("aclnnFoo").api.value_ranges == ranges
+
+
+def test_a_tensor_a_framework_passes_for_a_list_is_noted_and_marks_that_list_row_alone():
+    from gen.emit.sim import sim_api
+    from gen.ir import OpSemantics, ParamKind
+
+    # aclnnGRUBackward's hx: an aclTensorList on the page, one aclTensor from op-plugin.
+    hx = make_param("hx", kind=ParamKind.TENSOR_LIST, c_type="const aclTensorList*")
+    page = make_page(make_api("aclnnFoo", (make_param("input"), hx, make_param("out", direction=Direction.OUT))))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, client_tensor_for_list=("hx", "input"),
+                         client_evidence="op-plugin FooKernelNpuOpApi.cpp")
+    model = build_model([page], [chosen])
+    notes = {d.code: d for _, d in model.notes}
+    assert notes["client-widens-table"].level is Level.WARNING and "aclnnFoo.hx" in notes["client-widens-table"].message
+    assert notes["client-dtypes"].level is Level.ERROR and "input" in notes["client-dtypes"].message
+    rows = {row.name: row for row in sim_api(model.api("aclnnFoo")).rows}
+    assert [name for name, row in rows.items() if row.tensor_for_list] == ["hx"]
+    assert rows["hx"].trailing[-1] == ("tensor_for_list", "true") and rows["input"].trailing == ()

@@ -99,3 +99,13 @@ def test_law_and_its_invariant_are_read_and_an_invariant_without_law_is_diagnose
                              '[aclnnC]\nkernel = "self"\nlaw = "yes"\n')
     assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]
     assert [(op.law, op.invariant) for op in loaded.ops] == [(True, "out.numel() == n"), (False, ""), (False, "")]
+
+
+def test_client_tensor_for_list_is_read_with_its_evidence(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nclient_tensor_for_list = ["hx"]\nclient_evidence = "op-plugin"\n'
+                             '[aclnnB]\nkernel = "self"\nclient_tensor_for_list = ["hx"]\n'
+                             '[aclnnC]\nkernel = "self"\nclient_tensor_for_list = "hx"\nclient_evidence = "op-plugin"\n')
+    a, b, c = loaded.ops
+    assert a.client_tensor_for_list == ("hx",) and a.client_evidence == "op-plugin" and a.client_widens
+    assert b.client_tensor_for_list == () and c.client_tensor_for_list == () and not c.client_widens
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]

@@ -1,10 +1,10 @@
 """Recurrent layers through torch_npu on the simulator: torch.nn.LSTM (one layer with biases, the
 shape op-plugin sends to aclnnLSTM; others fall back to acl_op) forward and backward (its autograd
 backward aclnnLstmBackward, whose dy, dh and dc op-plugin leaves NULL for a loss that does not reach
-them), and torch.nn.GRU (any layers and directions: aclnnGRU) forward, reach
-the rnn family; outputs, final states and every gradient equal CPU PyTorch's for FLOAT and FLOAT16
-modules. The GRU's backward is refused: op-plugin passes aclnnGRUBackward one hx tensor where the
-page declares an aclTensorList."""
+them), and torch.nn.GRU (any layers, directions and biases: aclnnGRU, whose autograd backward
+aclnnGRUBackward takes op-plugin's one hx tensor for the page's aclTensorList) forward and backward,
+reach the rnn family; outputs, final states and every gradient equal CPU PyTorch's for FLOAT and
+FLOAT16 modules."""
 
 # Defines compare(): the module built twice with the same parameters (the npu one in `dtype`, the
 # CPU one from those rounded values in float), run forward and backward, every result compared.
@@ -69,20 +69,25 @@ for pick in (lambda out: out[0], lambda out: out[1][0]):
 """)
 
 
-def test_gru_forward_equals_the_cpu_and_its_backward_is_refused(run_npu):
+def test_gru_forward_and_backward(run_npu):
     run_npu(COMPARE + """
 for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
-    compare("GRU", lambda: torch.nn.GRU(4, 5), (3, 2, 4), [], dtype, tol, backward=False)
+    compare("GRU", lambda: torch.nn.GRU(4, 5), (3, 2, 4), [], dtype, tol)
     compare("GRU 2 layers, bidirectional, batch_first", lambda: torch.nn.GRU(4, 5, 2, bidirectional=True,
-            batch_first=True), (2, 3, 4), [(4, 2, 5)], dtype, tol, backward=False)
-    compare("GRU without biases", lambda: torch.nn.GRU(4, 5, bias=False), (3, 2, 4), [(1, 2, 5)], dtype, tol,
-            backward=False)
-gru = torch.nn.GRU(4, 5).npu()
-y, _ = gru(torch.randn(3, 2, 4).npu().requires_grad_())
-try:
-    y.sum().backward()
-except RuntimeError as error:
-    assert "hx is not a live aclTensorList" in str(error), str(error)
-else:
-    raise AssertionError("aclnnGRUBackward took op-plugin's hx tensor for a list")
+            batch_first=True), (2, 3, 4), [(4, 2, 5)], dtype, tol)
+    compare("GRU without biases", lambda: torch.nn.GRU(4, 5, bias=False), (3, 2, 4), [(1, 2, 5)], dtype, tol)
+# A loss of the output alone or of h_n alone: op-plugin passes aclnnGRUBackward zeros for the
+# gradient autograd leaves undefined.
+for batch_first in (False, True):
+    for pick in (lambda out: out[0], lambda out: out[1]):
+        torch.manual_seed(0)
+        cpu = torch.nn.GRU(4, 5, batch_first=batch_first)
+        npu = torch.nn.GRU(4, 5, batch_first=batch_first).npu()
+        npu.load_state_dict(cpu.state_dict())
+        x = torch.randn(3, 2, 4)
+        xc, xn = x.clone().requires_grad_(), x.npu().requires_grad_()
+        pick(cpu(xc)).pow(2).sum().backward()
+        pick(npu(xn)).pow(2).sum().backward()
+        check("GRU, one output's loss", torch.float32, 1e-4, [("input grad", xn.grad, xc.grad)] +
+              [("grad " + n, p.grad, q.grad) for (n, p), (_, q) in zip(npu.named_parameters(), cpu.named_parameters())])
 """)

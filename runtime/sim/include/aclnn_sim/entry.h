@@ -84,6 +84,9 @@ struct ParamSpec {
   // than 161002 (gen.ir.API.dtype_status: aclnnDequantBias's optional inputs, 561002, checked by
   // the tiling): it is checked after every other phase-1 check; 0: 161002, among the first.
   int dtype_status = 0;
+  // An aclTensorList a framework passes one aclTensor for (gen.ir.OpSemantics.client_tensor_for_list:
+  // op-plugin gives aclnnGRUBackward's hx as the one tensor it gives aclnnGRU): read as the list of it.
+  bool tensor_for_list = false;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

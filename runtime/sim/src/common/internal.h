@@ -105,6 +105,9 @@ struct ScalarValue {
 // a live object). Copies, so that a caller never holds a pointer into an object another thread
 // can destroy.
 ACLSIM_EXPORT bool GetTensor(const aclTensor* tensor, TensorDesc* out);
+// Whether `tensor` is a live aclTensor, setting no message: a parameter that may be one of two
+// kinds (ParamSpec::tensor_for_list) asks before it reads.
+ACLSIM_EXPORT bool IsLiveTensor(const aclTensor* tensor);
 ACLSIM_EXPORT bool GetScalar(const aclScalar* scalar, ScalarValue* out);
 // A kernel whose output's extent depends on the data (masked_select, nonzero, unique) sets the
 // output aclTensor's view to what it wrote, contiguous from its first element, as CANN's kernels

@@ -233,6 +233,8 @@ bool GetTensor(const aclTensor* tensor, TensorDesc* out) {
   return true;
 }
 
+bool IsLiveTensor(const aclTensor* tensor) { return State().tensors.Find(tensor) != nullptr; }
+
 bool SetTensorView(const aclTensor* tensor, const Dims& view) {
   auto object = State().tensors.Find(tensor);
   if (!object) return false;

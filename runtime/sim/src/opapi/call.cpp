@@ -93,7 +93,11 @@ aclnnStatus Call::Resolve() {
         break;
       }
       case ParamKind::kTensorList: {
-        ok = GetTensorList(static_cast<const aclTensorList*>(pointer), &value.tensor_items);
+        if (p.tensor_for_list && IsLiveTensor(static_cast<const aclTensor*>(pointer))) {
+          value.tensor_items.assign(1, static_cast<const aclTensor*>(pointer));  // the list of that tensor
+        } else {
+          ok = GetTensorList(static_cast<const aclTensorList*>(pointer), &value.tensor_items);
+        }
         const auto& items = value.tensor_items;
         value.tensors.resize(items.size());
         value.tensor_infos.resize(items.size());
@@ -121,7 +125,10 @@ aclnnStatus Call::Resolve() {
       }
       default: break;  // strings are read where used
     }
-    if (!ok) return Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + " is not a live " + KindName(p.kind));
+    if (!ok) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + " is not a live " + KindName(p.kind) +
+                                               (p.tensor_for_list ? " nor a live aclTensor" : ""));
+    }
   }
   return ACLNN_SUCCESS;
 }

@@ -463,7 +463,8 @@ class Planner {
   }
 
   // The slots every work starts with: input, hx (a list of h and an LSTM's c, or a GRU forward's one
-  // tensor; when given), the parameters.
+  // tensor, or a GRU backward's list of that tensor: the one tensor op-plugin passes, read as a list by
+  // phase 1; when given), the parameters.
   aclnnStatus KeepInputs(RnnWork* work, bool hx_required, int* next) const {
     const Geometry& g = work->g;
     const TensorDesc* input = RoleTensor(call_, family_, F::Role::kInput);
