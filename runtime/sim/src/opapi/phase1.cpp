@@ -628,32 +628,28 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
       }
     }
   }
-  // A comparison of FLOAT16 or BFLOAT16 tensors with a scalar compares with the scalar in that
-  // dtype: CANN converts the scalar operand to the promoted dtype, and PyTorch casts its wrapped
-  // number to the common dtype (a float16 0.1 equals 0.1 on both; in float32 arithmetic it would not).
-  if (kernel.result_rule == aclnn_bindgen::ResultRule::kBool && (promoted == ACL_FLOAT16 || promoted == ACL_BF16)) {
-    for (int i = 0; i < spec.param_count; ++i) {
-      Call::Param& p = call.params[i];
-      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+  // A scalar operand is taken in the promoted dtype where the kernel computes in it: CANN converts
+  // the scalar to the promoted dtype, and PyTorch casts its wrapped number to the common dtype. A
+  // FLOAT16/BFLOAT16 comparison compares with the scalar rounded to that dtype (a float16 0.1 equals
+  // 0.1 on both; in float32 arithmetic it would not); an integral scalar with integer tensors is
+  // wrapped to their dtype when the kernel compares in it or gives a result of it (uint8 > -1
+  // compares with 255, int32 == 2**32 + 3 with 3; a true division's FLOAT result takes the scalar itself).
+  const bool compares = kernel.result_rule == aclnn_bindgen::ResultRule::kBool;
+  const DTypeInfo* integer = FindDType(promoted);
+  const bool rounds = compares && (promoted == ACL_FLOAT16 || promoted == ACL_BF16);
+  const bool wraps = integer && (integer->category == DTypeCategory::kSigned || integer->category == DTypeCategory::kUnsigned) &&
+                     (result == promoted || compares);
+  for (int i = 0; (rounds || wraps) && i < spec.param_count; ++i) {
+    Call::Param& p = call.params[i];
+    if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
+    if (rounds) {
       p.scalar_double = RoundedToFloating16(promoted, static_cast<float>(p.scalar_double));
+      continue;
     }
-  }
-  // An integral scalar with integer tensors is taken in their promoted integer dtype when the
-  // kernel computes in it (a comparison, or a result of that dtype; a true division's FLOAT result
-  // is computed from the scalar itself): CANN converts the scalar operand to the promoted dtype, and
-  // PyTorch casts its wrapped number to the common dtype, so uint8 > -1 compares with 255 and
-  // int32 == 2**32 + 3 with 3 on both.
-  if (const DTypeInfo* integer = FindDType(promoted);
-      integer && (integer->category == DTypeCategory::kSigned || integer->category == DTypeCategory::kUnsigned) &&
-      (result == promoted || kernel.result_rule == aclnn_bindgen::ResultRule::kBool)) {
-    for (int i = 0; i < spec.param_count; ++i) {
-      Call::Param& p = call.params[i];
-      if (spec.params[i].kind != ParamKind::kScalar || !p.present) continue;
-      const DTypeInfo* s = FindDType(p.scalar.dtype);
-      if (!s || s->category == DTypeCategory::kFloating || s->category == DTypeCategory::kComplex) continue;
-      p.scalar_int = WrappedToInteger(*integer, p.scalar_int);
-      p.scalar_double = static_cast<double>(p.scalar_int);
-    }
+    const DTypeInfo* s = FindDType(p.scalar.dtype);
+    if (!s || s->category == DTypeCategory::kFloating || s->category == DTypeCategory::kComplex) continue;
+    p.scalar_int = WrappedToInteger(*integer, p.scalar_int);
+    p.scalar_double = static_cast<double>(p.scalar_int);
   }
   ComputeType type;
   if (!ChooseComputeType(promoted, kernel.integer_math, &type)) {
