@@ -1713,12 +1713,18 @@ class TestSuiteVariants(Suite):
         for fn in (torch.max, torch.min):
             self.pair(lambda x: fn(x, 1), (a,), (a.npu(),))
             self.pair(lambda x: fn(x, 0, keepdim=True)[0], (a,), (a.npu(),))
-            self.pair(lambda x: fn(x), (a,), (a.npu(),))
+            self.pair(lambda x: fn(x).reshape(1), (a,), (a.npu(),))  # the testcase's NaN mask needs an array
             self.check(lambda x: fn(x, -2), fmts(shapes=((3, 4, 5),)))
-            self.check(lambda x: fn(x, 1)[0], [[np.int8, 2, (4, 5)], [np.uint8, 2, (4, 5)]], 0, 100)
         self.pair(lambda x: torch.argmax(x, 1), (a,), (a.npu(),))
         b = bools(4, 5)
-        self.pair(lambda x: torch.max(x.int(), 1), (b,), (b.npu(),))
+        self.pair(lambda x: torch.max(x.long(), 1), (b,), (b.npu(),))
+        self.pair(lambda x: torch.max(x, 1), (b,), (b.npu(),))
+
+    def test_max_min_dim_int8_int32(self):
+        # aclnnMaxDim/aclnnMinDim list no INT8 or UINT8, and their A2/A3 note takes INT32 away ("self和out不支持
+        # INT32"); op-plugin passes self straight through: refused on a device too, by the page
+        for fn in (torch.max, torch.min):
+            self.check(lambda x: fn(x, 1)[0], [[np.int8, 2, (4, 5)], [np.uint8, 2, (4, 5)], [np.int32, 2, (4, 5)]], 0, 100)
 
     def test_topk_largest_false_and_dims(self):
         distinct = {0: lambda x: (torch.arange(x.numel()) * 37 % x.numel()).reshape(x.shape).to(x.device, x.dtype)}
@@ -1788,9 +1794,13 @@ class TestSuiteVariants(Suite):
         self.pair(lambda x, y: torch.isclose(x, y), (a.half(), b.half()), (a.half().npu(), b.half().npu()))
 
     def test_erfinv_edges(self):
+        # assertRtolEqual takes inf - inf for a difference (NaN): the infinities are compared as equal bits
         a = torch.tensor([-1.0, 1.0, 0.0, 0.999, -0.5, 2.0])
-        self.pair(torch.erfinv, (a,), (a.npu(),))
-        self.pair(lambda x: x.clone().erfinv_(), (a,), (a.npu(),))
+        for fn in (torch.erfinv, lambda x: x.clone().erfinv_()):
+            want, got = fn(a), fn(a.npu()).cpu()
+            self.assertTrue(torch.equal(want.isinf(), got.isinf()) and torch.equal(want[want.isinf()], got[want.isinf()]))
+            self.assertRtolEqual(want[want.isfinite()].numpy(), got[want.isfinite()].numpy())
+            self.assertTrue(torch.equal(want.isnan(), got.isnan()))
 
     def test_cross(self):
         self.check(lambda a, b: torch.cross(a, b, dim=1), fmts(shapes=((4, 3),)), count=2)
@@ -1910,7 +1920,7 @@ class TestSuiteVariants(Suite):
         self.pair(lambda x, i: x.index_put((i,), v.to(x.device)), (a, i[0]), (a.npu(), i[0].npu()))
         h = torch.randn(5, 4).half()
         m = h > 0
-        self.pair(lambda x, m: x.masked_fill(m, float("-inf")), (h, m), (h.npu(), m.npu()))
+        self.assertTrue(torch.equal(h.masked_fill(m, float("-inf")), h.npu().masked_fill(m.npu(), float("-inf")).cpu()))
         self.pair(lambda x, m: x.masked_fill(m, 1e5), (h.float(), m), (h.float().npu(), m.npu()))
         bt = bools(5, 4)
         self.pair(lambda x, m: x.masked_fill(m, False), (bt, m), (bt.npu(), m.npu()))
@@ -1965,8 +1975,9 @@ class TestSuiteVariants(Suite):
         for fn in (torch.exp, torch.tanh, torch.sigmoid, torch.sin, torch.erf, torch.abs, torch.atan,
                    lambda a: a.pow(3), lambda a: torch.log1p(a.abs()), lambda a: torch.sqrt(a.abs() + 1)):
             self.grad_pair(fn, (ca,), (na,))
+        # float16: one kernel each way (a chain of float16 kernels rounds at each step, on a device too)
         ch, nh = create_common_tensor([np.float16, 2, (4, 5)], -2, 2)
-        self.grad_pair(lambda a: a * a.sigmoid(), (ch,), (nh,))
+        self.grad_pair(torch.sigmoid, (ch,), (nh,))
 
     def test_backward_reductions(self):
         ca, na = create_common_tensor([np.float32, 2, (3, 4, 5)], -2, 2)
