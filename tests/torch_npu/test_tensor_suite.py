@@ -61,7 +61,8 @@ def test_tensor_operators_through_aclop_on_ascend910(run_npu):
     assert "Ran 4 tests" in output and "OK" in output, output
 
 
-# Default chip only: on Ascend910 op-plugin's aclop path makes the scalar a tensor of its own dtype.
+# Default chip only: on Ascend910 op-plugin's aclop path makes the scalar a tensor of its own dtype
+# (and sends the refused operators below to aclop).
 INTEGER_SCALARS = """
     import sys
     import numpy as np
@@ -80,6 +81,30 @@ INTEGER_SCALARS = """
             self.assertRtolEqual((cpu_i == 2**32 + 3).numpy(), (cpu_i.npu() == 2**32 + 3).cpu().numpy())
             self.assertRtolEqual((cpu_i / 3).numpy(), (cpu_i.npu() / 3).cpu().numpy())
 
+        def test_refusals_name_the_pages_rule(self):
+            # What the pages refuse and op-plugin passes straight through, a device refuses too: the
+            # error names the page's row (empty tensors, dilation 1 only, floating matmul only)
+            import torch.nn.functional as F
+
+            def empty_backward(fn):
+                x = torch.randn(0, 5).npu().requires_grad_(True)
+                fn(x).sum().backward()
+            refused = (
+                (r"aclnnHardtanhBackward: gradOutput: empty tensors are not supported.*hardtanh_backward\.md:\d+",
+                 lambda: empty_backward(F.hardtanh)),
+                (r"aclnnMishBackward: gradOutput: empty tensors are not supported.*mish_backward\.md:\d+",
+                 lambda: empty_backward(F.mish)),
+                (r"aclnnLayerNormBackward: gradOut: empty tensors are not supported.*aclnnLayerNormBackward\.md:\d+",
+                 lambda: empty_backward(lambda x: F.layer_norm(x, (5,)))),
+                (r"aclnnMaxPool2dWith\w+: dilation\[0\]: 2 is outside \[1, 1\]",
+                 lambda: F.max_pool2d(torch.randn(1, 2, 8, 8).npu(), 3, 1, 0, dilation=2)),
+                (r"aclnnMm: self: dtype INT32 is not supported on Ascend910B.*aclnnMm\.md:\d+",
+                 lambda: torch.mm(torch.ones(2, 3, dtype=torch.int32).npu(), torch.ones(3, 2, dtype=torch.int32).npu())),
+            )
+            for pattern, call in refused:
+                with self.assertRaisesRegex(RuntimeError, pattern):
+                    call()
+
     sys.argv = [sys.argv[0], "-v"]
     run_tests()
 """
@@ -87,4 +112,4 @@ INTEGER_SCALARS = """
 
 def test_integer_scalars_on_the_default_chip(run_npu):
     output = run_npu(INTEGER_SCALARS)
-    assert "Ran 1 test" in output and "OK" in output, output
+    assert "Ran 2 tests" in output and "OK" in output, output
