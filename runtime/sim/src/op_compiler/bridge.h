@@ -73,6 +73,7 @@ class OpCall {
   bool Bool(const char* name, bool fallback) const;
   int64_t Int(const char* name, int64_t fallback) const;
   float Float(const char* name, float fallback) const;
+  // String also answers `fallback` for a string attribute torch_npu set as bool (Run's note).
   std::string String(const char* name, const std::string& fallback) const;
   std::vector<int64_t> Ints(const char* name, const std::vector<int64_t>& fallback = {}) const;
   bool Has(const char* name) const { return attrs.count(name) != 0; }
