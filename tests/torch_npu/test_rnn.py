@@ -4,7 +4,10 @@ backward aclnnLstmBackward, whose dy, dh and dc op-plugin leaves NULL for a loss
 them), and torch.nn.GRU (any layers, directions and biases: aclnnGRU, whose autograd backward
 aclnnGRUBackward takes op-plugin's one hx tensor for the page's aclTensorList) forward and backward,
 reach the rnn family; outputs, final states and every gradient equal CPU PyTorch's for FLOAT and
-FLOAT16 modules."""
+FLOAT16 modules. An LSTM of several layers, both directions or no biases, and a BFLOAT16 LSTM or GRU,
+take op-plugin's acl_op path instead: one aclop DynamicRNN / DynamicGRUV2 (and DynamicRNNGrad /
+DynamicGRUV2Grad) per layer and direction, the reverse direction on sequences torch_npu flips, which
+the aclop bridge runs on the same family (runtime/sim/src/op_compiler/rnn.cpp)."""
 
 # Defines compare(): the module built twice with the same parameters (the npu one in `dtype`, the
 # CPU one from those rounded values in float), run forward and backward, every result compared.
@@ -54,6 +57,11 @@ for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
     compare("LSTM with hx", lambda: torch.nn.LSTM(4, 5), (3, 2, 4), [(1, 2, 5), (1, 2, 5)], dtype, tol)
     compare("LSTM batch_first", lambda: torch.nn.LSTM(4, 5, batch_first=True), (2, 3, 4), [(1, 2, 5), (1, 2, 5)],
             dtype, tol)
+# op-plugin's acl_op path (DynamicRNN, DynamicRNNGrad): several layers, both directions; no biases in bfloat16.
+compare("LSTM 2 layers, bidirectional", lambda: torch.nn.LSTM(4, 5, 2, bidirectional=True), (3, 2, 4),
+        [(4, 2, 5), (4, 2, 5)])
+compare("LSTM without biases, batch_first", lambda: torch.nn.LSTM(4, 5, bias=False, batch_first=True), (2, 3, 4), [],
+        torch.bfloat16, 6e-2)
 # A loss of the output alone (or of h_n alone): autograd leaves the other gradients undefined and
 # op-plugin passes aclnnLstmBackward NULL for them (dh and dc, or dy), read as zeros.
 for pick in (lambda out: out[0], lambda out: out[1][0]):
@@ -76,6 +84,9 @@ for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
     compare("GRU 2 layers, bidirectional, batch_first", lambda: torch.nn.GRU(4, 5, 2, bidirectional=True,
             batch_first=True), (2, 3, 4), [(4, 2, 5)], dtype, tol)
     compare("GRU without biases", lambda: torch.nn.GRU(4, 5, bias=False), (3, 2, 4), [(1, 2, 5)], dtype, tol)
+# bfloat16: op-plugin's acl_op path (DynamicGRUV2, DynamicGRUV2Grad).
+compare("GRU bfloat16, 2 layers, bidirectional", lambda: torch.nn.GRU(4, 5, 2, bidirectional=True), (3, 2, 4),
+        [(4, 2, 5)], torch.bfloat16, 6e-2)
 # A loss of the output alone or of h_n alone: op-plugin passes aclnnGRUBackward zeros for the
 # gradient autograd leaves undefined.
 for batch_first in (False, True):

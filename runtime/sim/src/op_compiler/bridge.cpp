@@ -138,7 +138,8 @@ float OpCall::Float(const char* name, float fallback) const {
 
 std::string OpCall::String(const char* name, const std::string& fallback) const {
   auto it = attrs.find(name);
-  return it == attrs.end() ? fallback : std::get<std::string>(it->second);
+  // A bool in its place is a literal torch_npu set through Attr's bool overload (Run): the default.
+  return it == attrs.end() || !std::holds_alternative<std::string>(it->second) ? fallback : std::get<std::string>(it->second);
 }
 
 std::vector<int64_t> OpCall::Ints(const char* name, const std::vector<int64_t>& fallback) const {
@@ -525,7 +526,7 @@ namespace {
 // stream order. The call then waits for its stream, so that the scratch memory is released after
 // the transforms that read it; a fault of earlier work reported by that wait is the call's status.
 aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
-  auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
+  auto is_private = [](const Operand& o) { return !Absent(o) && !PlainFormat(o.desc->format); };
   if (std::none_of(call.inputs.begin(), call.inputs.end(), is_private) &&
       std::none_of(call.outputs.begin(), call.outputs.end(), is_private)) {
     return run(call);
@@ -631,6 +632,7 @@ aclError Run(const OpCall& call) {
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     all.insert(all.end(), NnEntries().begin(), NnEntries().end());
     all.insert(all.end(), GradEntries().begin(), GradEntries().end());
+    all.insert(all.end(), RnnEntries().begin(), RnnEntries().end());
     return all;
   }();
   auto entry = std::find_if(entries.begin(), entries.end(), [&](const OpEntry& e) { return call.type == e.type; });
@@ -649,6 +651,10 @@ aclError Run(const OpCall& call) {
     if (spec == entry->attrs.end()) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is not one the simulator models for " + call.type);
     }
+    // A string attribute set as bool: torch_npu's OpCommand::Attr(name, "LITERAL") resolves to its bool
+    // overload (C++ prefers the pointer-to-bool conversion over std::string; DynamicRNNGrad's
+    // cell_type arrives so). The value is lost; OpCall::String answers the prototype's default.
+    if (std::holds_alternative<bool>(value) && spec->kind == AttrKind::kString) continue;
     if (value.index() != static_cast<size_t>(spec->kind)) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " was set as " + KindName(value.index()) +
                                                          " (the prototype's is " +
@@ -669,7 +675,7 @@ aclError Run(const OpCall& call) {
   if (entry->data_shaped) {
     // An input in a private layout is read through a plain copy (RunInPlainLayouts), but an output
     // would be a copy whose description, where the call writes the extent, is not the caller's.
-    auto is_private = [](const Operand& o) { return !PlainFormat(o.desc->format); };
+    auto is_private = [](const Operand& o) { return !Absent(o) && !PlainFormat(o.desc->format); };
     if (std::any_of(call.outputs.begin(), call.outputs.end(), is_private)) {
       return call.Fail(ACL_ERROR_FORMAT_NOT_MATCH, "an output in a private layout is not modelled for an operator "
                                                    "whose output extent the data decides; the call: " + call.Signature());

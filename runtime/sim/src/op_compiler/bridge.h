@@ -38,6 +38,12 @@ struct Operand {
   std::shared_ptr<OpDataBuffer> buffer;
 };
 
+// torch_npu's placeholder for an optional input it leaves out (OpCommand's Input() without a tensor:
+// dtype and layout undefined, no data).
+inline bool Absent(const Operand& operand) {
+  return operand.desc->dtype == ACL_DT_UNDEFINED && operand.desc->format == ACL_FORMAT_UNDEFINED;
+}
+
 // What an attribute of a prototype holds: the OpAttrValue alternative aclopSetAttr* stores.
 enum class AttrKind { kBool, kInt, kFloat, kString, kDataType, kListBool, kListInt, kListFloat, kListListInt };
 
@@ -67,6 +73,7 @@ class OpCall {
   bool Bool(const char* name, bool fallback) const;
   int64_t Int(const char* name, int64_t fallback) const;
   float Float(const char* name, float fallback) const;
+  // String also answers `fallback` for a string attribute torch_npu set as bool (Run's note).
   std::string String(const char* name, const std::string& fallback) const;
   std::vector<int64_t> Ints(const char* name, const std::vector<int64_t>& fallback = {}) const;
   bool Has(const char* name) const { return attrs.count(name) != 0; }
@@ -221,6 +228,8 @@ const std::vector<OpEntry>& NnEntries();
 // Conv2DBackpropInput and Conv2DBackpropFilter, the resize gradients, GridSampler2DGrad,
 // GridSampler3DGrad, CTCLossV2Grad, EmbeddingDenseGrad, the activations' and losses' gradients.
 const std::vector<OpEntry>& GradEntries();
+// The recurrent operators' (rnn.cpp): DynamicRNN, DynamicRNNGrad, DynamicGRUV2, DynamicGRUV2Grad.
+const std::vector<OpEntry>& RnnEntries();
 
 // The reductions of CANN's loss prototypes and their gradients' (attribute "reduction"), in the order
 // of the aclnn APIs' reduction numbers (bridge.cpp).
