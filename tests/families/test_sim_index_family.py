@@ -9,6 +9,7 @@ this process's `aclnn` is the seed package other tests build (tests/support/bind
 
 from __future__ import annotations
 
+import hashlib  # noqa: F401 (sort_digest, exec'd below)
 import json
 
 import numpy as np
@@ -31,7 +32,38 @@ BATCHED = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
 CUBE = np.arange(24, dtype=np.float32).reshape(4, 3, 2)
 POSITIVE = np.random.default_rng(0).uniform(0.5, 4.0, (3, 4)).astype(np.float32)
 
-CALLS = r'''
+# The sorts' lines: ties, NaNs of both signs with payloads, signed zeros and infinities in a line
+# long enough for the pool's passes (1 << 16 and over), many lines of one thread's radix sort each,
+# lines short enough to be compared instead, and integers wide enough for every byte to count.
+SORT_INPUTS = r'''
+def sort_inputs():
+    rng = np.random.default_rng(3)
+    ties = (np.round(rng.standard_normal(65537) * 8) / 4).astype(np.float32)
+    nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xffc01234], np.uint32)
+    ties[rng.choice(65537, 40, replace=False)] = np.tile(nan_bits.view(np.float32), 10)
+    ties[rng.choice(65537, 60, replace=False)] = np.tile(np.array([0.0, -0.0, np.inf, -np.inf], np.float32), 15)
+    rows = ties[:40 * 999].reshape(40, 999)
+    with np.errstate(invalid="ignore"):  # the signalling NaNs' conversions
+        narrow, wide = rows.astype(np.float16), rows.astype(np.float64)
+    return {"float32 long": ties, "float16 rows": narrow, "float32 short": rows[:, :300].copy(), "float64 rows": wide,
+            "int64 wide": rng.integers(-2 ** 62, 2 ** 62, 3000) // 7 * 7, "int32": rng.integers(-50, 50, (3, 800)).astype(np.int32)}
+
+def sort_digest(values, indices):
+    """The values' bits and the indices, hashed (the lines are long for a JSON document). FLOAT16
+    passes through the family's float, whose conversion back gives a NaN as 0x7e00 with its sign
+    (the payload is not kept): its NaNs count by sign alone."""
+    values, indices = np.asarray(values), np.asarray(indices, np.int64)
+    if values.dtype.kind == "f":
+        bits = values.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[values.itemsize]).copy()
+        if values.dtype == np.float16:
+            bits[np.isnan(values)] &= 0x8000
+        values = bits
+    return hashlib.sha256(np.ascontiguousarray(values).tobytes() + np.ascontiguousarray(indices).tobytes()).hexdigest()
+'''
+exec(SORT_INPUTS)
+SORTS = sort_inputs()  # noqa: F821 (sort_inputs and sort_digest: defined by the exec above)
+
+CALLS = "import hashlib\n" + SORT_INPUTS + r'''
 SELF, SRC, INDEX, TABLE, BATCHED, CUBE, POSITIVE = (np.array(v) for v in json.loads(sys.stdin.read()))
 TABLE, BATCHED, CUBE, POSITIVE = (a.astype(np.float32) for a in (TABLE, BATCHED, CUBE, POSITIVE))
 out = {}
@@ -63,6 +95,19 @@ for noop in (True, False):
     record(f"reduce_log_sum [] {noop}", lambda: aclnn.reduce_log_sum(POSITIVE, [], False, noop))
     record(f"max_v2 [] {noop}", lambda: aclnn.max_v2(POSITIVE, [], False, noop))
 record("reduce_log_sum [1] keep", lambda: aclnn.reduce_log_sum(POSITIVE, [1], True, True))
+# The sorts (radix_sort.h), to the bit (NaN payloads, signed zeros).
+for name, lines in sort_inputs().items():
+    for descending in (False, True):
+        if lines.dtype == np.float64:  # aclnnSort takes no DOUBLE; aclnnTopk of every element does
+            values, indices = aclnn.topk(lines, lines.shape[-1], -1, descending, True,
+                                         out=(np.empty_like(lines), np.empty(lines.shape, np.int64)))
+        else:
+            values, indices = aclnn.sort(lines, False, -1, descending)
+        out[f"sort {name} {descending}"] = sort_digest(values, indices)
+long_line = sort_inputs()["float32 long"]
+values, indices = aclnn.topk(long_line, 9, 0, True, True, out=(np.empty(9, np.float32), np.empty(9, np.int64)))
+out["topk float32 long"] = sort_digest(values, indices)
+out["sort float16 columns"] = sort_digest(*aclnn.sort(sort_inputs()["float16 rows"], False, 0, True))
 print(json.dumps(out))
 '''
 
@@ -119,3 +164,19 @@ def test_an_empty_dimension_list_with_noop_reduces_nothing(results):
     np.testing.assert_allclose(results["reduce_log_sum [] False"], np.log(POSITIVE.sum()), rtol=1e-6)
     np.testing.assert_allclose(results["max_v2 [] False"], POSITIVE.max())
     np.testing.assert_allclose(results["reduce_log_sum [1] keep"], np.log(POSITIVE.sum(1, keepdims=True)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("name", ["float32 long", "float16 rows", "float32 short", "float64 rows", "int64 wide", "int32"])
+def test_sort_equals_the_stable_sort_bit_for_bit(results, name, descending):
+    # Stable: ties (-0.0 and +0.0 among them) keep their order; NaN above every number, its payload kept.
+    values, indices = torch.sort(torch.from_numpy(SORTS[name]), dim=-1, descending=descending, stable=True)
+    assert results[f"sort {name} {descending}"] == sort_digest(values.numpy(), indices.numpy())  # noqa: F821
+
+
+def test_topk_and_a_sort_along_the_first_dimension_take_the_same_order(results):
+    # The semantics' golden: the head of the stable descending sort (NaNs first, ties in order).
+    values, indices = (t[:9] for t in torch.sort(torch.from_numpy(SORTS["float32 long"]), descending=True, stable=True))
+    assert results["topk float32 long"] == sort_digest(values.numpy(), indices.numpy())  # noqa: F821
+    values, indices = torch.sort(torch.from_numpy(SORTS["float16 rows"]), dim=0, descending=True, stable=True)
+    assert results["sort float16 columns"] == sort_digest(values.numpy(), indices.numpy())  # noqa: F821

@@ -17,12 +17,11 @@
 //
 // Phase 2 gathers each operand into a contiguous float buffer (FLOAT16 and BFLOAT16 converted, any
 // strides: ConvTbc's [time, batch, channel] tensors are read as permuted views), computes in float
-// (the im2col and col2im loops on the simulator's threads, the GEMMs on OpenBLAS's) and scatters
+// (the im2col and col2im loops on the simulator's threads, the GEMMs on OpenBLAS's, opapi/blas.h) and scatters
 // the result into the output's dtype and strides.
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include <cblas.h>
@@ -30,6 +29,7 @@
 #include "aclnn_bindgen/conv_shape.h"
 #include "aclnn_bindgen/half.h"
 #include "common/dtypes.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -50,11 +50,6 @@ constexpr int64_t kCubeMathMax = 3;
 constexpr int64_t kUseFp16 = 2;
 // Elements a parallel task handles at least.
 constexpr int64_t kGrain = 1 << 15;
-
-void SetBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
-}
 
 // fn(begin, end) over [0, count) in parallel chunks when count * cost is worth it.
 template <typename Fn>
@@ -440,7 +435,7 @@ class ConvWork final : public FamilyWork {
       Store(kXout, out);
       return ACLNN_SUCCESS;
     }
-    SetBlasThreads();
+    UseBlas();
     const float* x = Used(tensor(kXin)) ? Operand(kXin, kBufX) : nullptr;
     const float* y = Used(tensor(kYin)) ? Operand(kYin, kBufY) : nullptr;
     const float* w = Used(tensor(kW)) ? Operand(kW, kBufW) : nullptr;

@@ -20,6 +20,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/radix_sort.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
@@ -313,6 +314,10 @@ class IndexWork final : public FamilyWork {
     const int64_t n = rank == 0 ? 1 : self.shape[dim];
     const int64_t lines = n == 0 ? 0 : self.numel() / n;
     if (lines == 0 || k == 0) return ACLNN_SUCCESS;
+    if (n > int64_t{UINT32_MAX}) {  // radix_sort.h holds a position in 32 bits
+      return Fail(ACLNN_ERR_INNER, std::string(api_) + ": a line of " + std::to_string(n) +
+                                       " elements along dim: the simulator sorts lines of at most 2^32 - 1");
+    }
     const TensorRef moved = rank == 0 ? self : self.Permuted(order);
     ComputeType type;
     FamilyComputeType(self.dtype, true, &type);
@@ -327,73 +332,43 @@ class IndexWork final : public FamilyWork {
           given ? static_cast<const int64_t*>(ContiguousAs(rank == 0 ? tensor(kIndex) : tensor(kIndex).Permuted(order),
                                                            ComputeType::kInt64, 3))
                 : nullptr;
-      // (value, position) pairs sorted by value, then position: a total order, so any sort gives the
-      // stable sort's result, and the pairs sit together in memory.
-      struct Item {
-        T value;
-        int64_t at;
-      };
-      auto above = [](T a, T b) {  // a sorts above b (NaN is the largest)
-        if constexpr (std::is_floating_point<T>::value) {
-          if (b != b) return false;
-          if (a != a) return true;
+      // (key, position) pairs radix-sorted (radix_sort.h): the key's integer order is the
+      // comparison's, NaN above every number (first either way for sort_with_index), the
+      // complement's descending, and the sort stable, so that ties keep their positions.
+      using Key = RadixKey<T>;
+      using Entry = RadixEntry<Key>;
+      const bool nan_lowest = given && !descending;
+      auto fill = [&](int64_t l, Entry* entries) {
+        const T* x = keys + l * n;
+        for (int64_t i = 0; i < n; ++i) {
+          const Key key = OrderedKey(x[i], nan_lowest);
+          entries[i] = Entry{descending ? static_cast<Key>(~key) : key, static_cast<uint32_t>(i)};
         }
-        return a > b;
       };
-      auto before = [&](const Item& a, const Item& b) {
-        if constexpr (std::is_floating_point<T>::value) {
-          if (given && (a.value != a.value || b.value != b.value)) {  // NaN first
-            if ((a.value != a.value) != (b.value != b.value)) return a.value != a.value;
-            return a.at < b.at;
-          }
-        }
-        if (descending ? above(a.value, b.value) : above(b.value, a.value)) return true;
-        if (descending ? above(b.value, a.value) : above(a.value, b.value)) return false;
-        return a.at < b.at;
-      };
-      auto finish = [&](int64_t l, const Item* sorted) {
+      auto finish = [&](int64_t l, const Entry* sorted) {
+        const T* x = keys + l * n;
         for (int64_t j = 0; j < k; ++j) {
           indices[l * k + j] = given ? labels[l * n + sorted[j].at] : sorted[j].at;
-          values[l * k + j] = sorted[j].value;
+          values[l * k + j] = x[sorted[j].at];
         }
       };
-      auto fill = [&](int64_t l, Item* items) {
-        const T* x = keys + l * n;
-        for (int64_t i = 0; i < n; ++i) items[i] = Item{x[i], i};
-      };
-      if (lines == 1 && n >= (1 << 16) && ParallelThreads() > 1) {
-        // One long line: its parts sorted on the threads, then merged pairwise.
-        std::vector<Item> items(static_cast<size_t>(n)), merged(static_cast<size_t>(n));
-        fill(0, items.data());
-        int64_t parts = 1;
-        while (parts < ParallelThreads() && parts < 64) parts *= 2;
-        auto bound = [&](int64_t part) { return n * part / parts; };
-        ParallelFor(parts, [&](int64_t part) { std::sort(items.begin() + bound(part), items.begin() + bound(part + 1), before); });
-        for (int64_t width = 1; width < parts; width *= 2) {
-          ParallelFor(parts / (2 * width), [&](int64_t pair) {
-            const int64_t first = bound(2 * pair * width), middle = bound((2 * pair + 1) * width),
-                          last = bound((2 * pair + 2) * width);
-            std::merge(items.begin() + first, items.begin() + middle, items.begin() + middle, items.begin() + last,
-                       merged.begin() + first, before);
-          });
-          items.swap(merged);
+      // A long line's passes are split over the pool; many lines go to the pool a group each.
+      const bool one_long_line = lines == 1 && n >= (1 << 16) && ParallelThreads() > 1;
+      // The pairs and the passes' second buffer: the running thread's scratch (a fresh 16 MB a call
+      // for 1M elements cost more in page faults than the sort).
+      auto sort_lines = [&](int64_t first, int64_t last) {
+        Entry* entries = static_cast<Entry*>(Scratch(4, static_cast<size_t>(n) * sizeof(Entry)));
+        Entry* spare = static_cast<Entry*>(Scratch(5, static_cast<size_t>(n) * sizeof(Entry)));
+        for (int64_t l = first; l < last; ++l) {
+          fill(l, entries);
+          finish(l, RadixSort(entries, spare, n, one_long_line ? 4 * ParallelThreads() : 1));
         }
-        finish(0, items.data());
+      };
+      if (!one_long_line && lines >= 2 && lines * n >= (1 << 14)) {
+        const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
+        ParallelFor(tasks, [&](int64_t t) { sort_lines(lines * t / tasks, lines * (t + 1) / tasks); });
       } else {
-        auto line = [&](int64_t l) {
-          std::vector<Item> items(static_cast<size_t>(n));
-          fill(l, items.data());
-          std::sort(items.begin(), items.end(), before);
-          finish(l, items.data());
-        };
-        if (lines >= 2 && lines * n >= (1 << 14)) {
-          const int64_t tasks = std::min<int64_t>(lines, ParallelThreads() * 4);
-          ParallelFor(tasks, [&](int64_t t) {
-            for (int64_t l = lines * t / tasks; l < lines * (t + 1) / tasks; ++l) line(l);
-          });
-        } else {
-          for (int64_t l = 0; l < lines; ++l) line(l);
-        }
+        sort_lines(0, lines);
       }
       if (values_wanted) ScatterFrom(values, type, rank == 0 ? tensor(kOut) : tensor(kOut).Permuted(order));
       if (tensor(kIndicesOut).dtype != ACL_DT_UNDEFINED) {

@@ -31,6 +31,7 @@
 
 #include "common/dtypes.h"
 #include "aclnn_bindgen/matmul_shape.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -694,6 +695,7 @@ class LinalgWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
+    UseBlas();  // LAPACK's threaded routines on as many threads as the other families' products
     if (Floating()) {
       // In the inputs' precision, as PyTorch's CPU kernels (float LU and triangular solves meet an
       // exactly singular matrix where theirs do); QR and SVD in double: PyTorch's LAPACK (MKL)

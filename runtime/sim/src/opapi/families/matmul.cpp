@@ -14,7 +14,7 @@
 // the NPU's Cube does, DOUBLE in double (dgemm). Integers and BOOL are summed in int64 without
 // BLAS, wrapping as PyTorch's integer products do (in two's complement: no undefined overflow),
 // then wrapped to the output's dtype; alpha and beta scale them in the integer type, as PyTorch's
-// alpha.to<scalar_t>() does (a fractional one truncated towards zero, BOOL's nonzero as 1). OpenBLAS runs on as many threads as the simulator's pool (ACLNN_SIM_THREADS).
+// alpha.to<scalar_t>() does (a fractional one truncated towards zero, BOOL's nonzero as 1). OpenBLAS runs on as many threads as the simulator's pool (opapi/blas.h).
 //
 // B may be stored in FRACTAL_NZ where the page admits it (aclnnMatmulWeightNz, aclnnAddmmWeightNz,
 // aclnnBatchMatMulWeightNz: torch_npu's mm, addmm and bmm of a weight npu_format_cast to 29): a
@@ -27,7 +27,6 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,7 @@
 #include "aclnn_bindgen/half.h"
 #include "aclnn_bindgen/matmul_shape.h"
 #include "common/dtypes.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -56,11 +56,6 @@ constexpr int64_t kUseFp16 = 2;
 
 bool IsFloating16(aclDataType d) { return d == ACL_FLOAT16 || d == ACL_BF16; }
 bool IsFloatingOrHalf(aclDataType d) { return d == ACL_FLOAT || IsFloating16(d); }
-
-void SetBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
-}
 
 // How BLAS reads a rows x cols matrix with the given element strides: in place (transposed or
 // not, with its leading dimension), or not at all.
@@ -340,7 +335,7 @@ class MatmulWork final : public FamilyWork {
       IntegerProduct();
       return ACLNN_SUCCESS;
     }
-    SetBlasThreads();
+    UseBlas();
     if (type == ComputeType::kFloat64) {
       Product<double>();
     } else {

@@ -25,13 +25,13 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <cblas.h>
 
 #include "common/dtypes.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -48,11 +48,6 @@ constexpr int kLstmSaved[] = {F::Role::kI, F::Role::kJ, F::Role::kF, F::Role::kO
 constexpr int kGruSaved[] = {F::Role::kR, F::Role::kZ, F::Role::kN, F::Role::kHn, F::Role::kH};
 enum LstmSaved { kI, kJ, kF, kO, kLstmH, kC, kTanhC };
 enum GruSaved { kR, kZ, kN, kHn, kGruH };
-
-void SetBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
-}
 
 // c = a(^T) @ b(^T) + beta * c, row-major.
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float beta, float* c) {
@@ -194,7 +189,7 @@ class ForwardWork final : public RnnWork {
   }
 
   aclnnStatus Compute() override {
-    SetBlasThreads();
+    UseBlas();
     const int64_t T = g.steps, B = g.batch, H = g.hidden, D = g.directions, width = g.width();
     std::vector<float> x = Load(Sequence(0));
     std::vector<float> hy(static_cast<size_t>(g.units() * g.state())), cy(hy.size());
@@ -279,7 +274,7 @@ class BackwardWork final : public RnnWork {
   }
 
   aclnnStatus Compute() override {
-    SetBlasThreads();
+    UseBlas();
     const int64_t T = g.steps, B = g.batch, H = g.hidden, D = g.directions, width = g.width();
     // An absent dy, dh or dc (the loss does not reach the output, h_n or c_n: autograd's undefined
     // gradient) is zeros.

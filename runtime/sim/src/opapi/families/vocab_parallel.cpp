@@ -27,13 +27,13 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include <cblas.h>
 
 #include "common/dtypes.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -46,11 +46,6 @@ using Op = F::Op;
 // One slot per role, numbered as the roles (weight_grad the last).
 constexpr int kSlots = F::Role::kWeightGrad + 1;
 
-void SetBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
-}
-
 // c[m, n] = a(^T) @ b(^T), row-major.
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
   if (m == 0 || n == 0) return;
@@ -58,7 +53,7 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, con
     std::fill(c, c + m * n, 0.0f);
     return;
   }
-  SetBlasThreads();
+  UseBlas();
   scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
                     static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(ta ? m : k), b,
                     static_cast<int>(tb ? k : n), 0.0f, c, static_cast<int>(n));
