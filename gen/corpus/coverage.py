@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from gen.ir import Page
-from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
+from gen.parse.param_entries import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
 
 # Page-level reasons a page gives no API, by diagnostic code.
 _PAGE_REASONS = ("stub-page", "not-an-api-page", "single-phase-api", "no-prototype", "parser-failure")

@@ -9,7 +9,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 from gen.ir import Level, Page, PageKind
 from gen.model import BoundAPI, Model
-from gen.parse.api_page import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
+from gen.parse.param_entries import PARAM_NO_DTYPES, PARAM_UNDOCUMENTED
 from gen.corpus.coverage import is_api_page_file, page_result
 
 PHASE1 = "GetWorkspaceSize"

@@ -9,7 +9,12 @@ The layers, each a package that imports only the ones above it here:
     readers/       text -> Document (document.py), a reader per format:
                    markdown.py, html_page.py (saved web pages), webdump.py (rendered-page dumps)
     extractors/    a Document's facts -> IR pieces (products, prototypes, params, errors, rules, ...)
-    api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors
+    api_page.py    aclnn API pages, and readme.py op READMEs: Document -> Page, from the extractors;
+                   api_page.py holds the order of an API's steps, each in a module beside it:
+                   sections.py (where the page keeps things), declarations.py (its aclnn functions),
+                   param_entries.py (the rows that document a parameter), param_dtypes.py (dtypes a
+                   row leaves out), param_roles.py (direction, reserved, optional), product_tables.py,
+                   formula.py, example.py; guarded.py runs a step so that a failure is a diagnostic
 
 Every layer declares its regular expressions with patterns.lazy_pattern: compiled when first used.
 """

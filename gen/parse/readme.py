@@ -14,7 +14,9 @@ from typing import Optional
 
 from gen.ir import Diagnostic, Direction, DType, Level, Link, Page, PageKind, Param, ParamKind, Product
 from gen.parse.extractors import vocab
-from gen.parse.api_page import FUNCTION_SECTION, _entries, _first, guarded
+from gen.parse.guarded import guarded
+from gen.parse.param_entries import documented_entries
+from gen.parse.sections import FUNCTION_SECTION, first_section
 from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import TABLE, Document, block_text
 from gen.parse.extractors.params import ParamContext, build_param
@@ -42,7 +44,7 @@ def is_readme(doc: Document, source: str) -> bool:
 def build_readme(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
     sections = doc.sections()
     products: tuple[Product, ...] = guarded(diags, 1, "the product list", lambda: find_products(sections, diags), ())
-    function = _first(sections, FUNCTION_SECTION)
+    function = first_section(sections, FUNCTION_SECTION)
     params: tuple[Param, ...] = guarded(diags, 1, "the parameter table", lambda: _params(doc, diags), ())
     links: tuple[Link, ...] = guarded(diags, 1, "the API links", lambda: _links(doc), ())
     if not links:
@@ -54,10 +56,10 @@ def build_readme(doc: Document, source: str, diags: list[Diagnostic]) -> Page:
 
 def _params(doc: Document, diags: list[Diagnostic]) -> tuple[Param, ...]:
     sections = doc.sections()
-    section = _first(sections, _PARAMS)
+    section = first_section(sections, _PARAMS)
     blocks = section.blocks if section is not None else doc.blocks
     names = _table_names(blocks)
-    entries, notes = _entries(blocks, names, diags)
+    entries, notes = documented_entries(blocks, names, diags)
     ctx = ParamContext(api_params=names, section_notes=notes)
     params: list[Param] = []
     for name in names:

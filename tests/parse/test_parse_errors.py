@@ -148,7 +148,7 @@ def test_prose_heads_without_parentheses():
 
 def test_tensors_an_error_row_qualifies_with_non_null_are_optional():
     from gen.ir import ErrorCase, ParamKind
-    from gen.parse.api_page import _optional_where_errors_say_non_null
+    from gen.parse.param_roles import optional_where_errors_say_non_null
     from tests.support.factories import make_param
 
     # aclnnBatchNormBackward's rows: a list qualified by 非空时, and names each qualified in parentheses;
@@ -161,13 +161,13 @@ def test_tensors_an_error_row_qualifies_with_non_null_are_optional():
               # aclnnEmbeddingBag's English row.
               ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002,
                         "When input is not nullptr: its data type does not match weight.")]
-    optional = {p.name for p in _optional_where_errors_say_non_null(params, errors) if p.optional}
+    optional = {p.name for p in optional_where_errors_say_non_null(params, errors) if p.optional}
     assert optional == {"weight", "runningMean", "gradWeight", "gradBias", "input"}
 
 
 def test_pointers_an_error_row_refuses_only_all_null_are_optional():
     from gen.ir import ErrorCase, ErrorCategory, ParamKind
-    from gen.parse.api_page import _optional_where_errors_refuse_only_all_null
+    from gen.parse.param_roles import optional_where_errors_refuse_only_all_null
     from tests.support.factories import make_param
 
     # aclnnClamp: "max、min全为空指针" names clipValueMax and clipValueMin by the names they end with;
@@ -177,7 +177,7 @@ def test_pointers_an_error_row_refuses_only_all_null_are_optional():
 
     def optional(condition):
         errors = [ErrorCase("ACLNN_ERR_PARAM_NULLPTR", 161001, condition, ErrorCategory.NULL_POINTER)]
-        return {p.name for p in _optional_where_errors_refuse_only_all_null(params, errors) if p.optional}
+        return {p.name for p in optional_where_errors_refuse_only_all_null(params, errors) if p.optional}
 
     assert optional("传入的self、out其中一个为空指针，或者max、min全为空指针。") == {"clipValueMin", "clipValueMax"}
     assert optional("clipValueMin、clipValueMax全为空指针。") == {"clipValueMin", "clipValueMax"}

@@ -1,6 +1,6 @@
 // libascendcl, the runtime half: aclInit/aclFinalize, the simulated chip, devices, contexts,
 // the thread-local error message and the dtype helpers of acl_base.h. Streams and events, which
-// run asynchronously, are streams.cpp's.
+// run asynchronously, are streams.h's (streams.cpp and the files beside it).
 #include <algorithm>
 #include <atomic>
 #include <cctype>

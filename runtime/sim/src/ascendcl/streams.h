@@ -1,5 +1,7 @@
 // libascendcl's asynchronous device, shared by runtime.cpp (devices), memory.cpp (async copies,
-// aclrtFree) and streams.cpp (the queues, their workers, events).
+// aclrtFree) and the files that implement it: streams.cpp (stream handles, synchronisation),
+// stream_worker.cpp (the queues' workers), events.cpp, callbacks.cpp (host work in a stream's
+// order) and capture.cpp (graph capture), whose shared state is stream_state.h's.
 //
 // Every stream is an ordered queue run by its own worker thread: aclnnXxx's phase 2,
 // aclrtMemcpyAsync, aclrtMemsetAsync and aclrtRecordEvent/aclrtStreamWaitEvent enqueue and return;

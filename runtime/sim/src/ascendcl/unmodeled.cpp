@@ -32,7 +32,7 @@ extern "C" {
 
 
 // A captured model's conditional tasks and captures into a model built by hand (capture, replay, task
-// groups and their updates are streams.cpp's).
+// groups and their updates are capture.cpp's).
 ACLSIM_NOT_MODELLED(aclmdlRIAddCondTask, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
 ACLSIM_NOT_MODELLED(aclmdlRICaptureToModelRIBegin, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")
 ACLSIM_NOT_MODELLED(aclmdlRICondHandleCreate, "conditional tasks of a captured model and captures into a built model (aclmdlRI*)")

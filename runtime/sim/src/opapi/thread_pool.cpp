@@ -149,7 +149,7 @@ void ForgetPoolInChild() {
 }
 
 // Registered when the library loads, not by the first kernel that asks for the pool: that kernel
-// runs as device work a fork waits for (streams.cpp's PrepareFork), and before glibc 2.36
+// runs as device work a fork waits for (ascendcl/stream_worker.cpp's PrepareFork), and before glibc 2.36
 // pthread_atfork waits for a fork being prepared: each would wait for the other.
 [[maybe_unused]] const bool g_forgets_pool_in_child = pthread_atfork(nullptr, nullptr, ForgetPoolInChild) == 0;
 

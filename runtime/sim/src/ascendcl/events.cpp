@@ -1,0 +1,237 @@
+// libascendcl's events: a record is a new version of the event reached when its stream runs it, a
+// wait holds a stream until the version recorded before it is reached; a record behind a kernel
+// fault carries the fault to the streams that wait for it (streams.h). Timestamps, queries and
+// synchronisation on them.
+#include "ascendcl/stream_state.h"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "acl/acl.h"
+
+namespace aclsim {
+
+void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted, const Fault& fault) {
+  {
+    std::lock_guard<std::mutex> lock(event.mutex);
+    if (version > event.completed) {
+      event.completed = version;
+      event.when = std::chrono::steady_clock::now();
+      event.faulted_stream = faulted;
+    }
+    if (fault.status != 0) {
+      auto& kept = event.faulted_versions;
+      if (kept.size() == kFaultedVersions) kept.erase(kept.begin());
+      kept.emplace_back(version, fault);
+    }
+  }
+  event.reached.notify_all();
+}
+
+Fault WaitForEvent(EventState& event, uint64_t version) {
+  std::unique_lock<std::mutex> lock(event.mutex);
+  event.reached.wait(lock, [&] { return event.completed >= version; });
+  for (const auto& [faulted, fault] : event.faulted_versions) {
+    if (faulted == version) return fault;
+  }
+  return Fault{};
+}
+
+namespace {
+
+// An event whose latest record was captured has not been reached and cannot be (until the model
+// runs): waiting for it or timing it fails. Requires the event's mutex.
+aclError RefuseCapturedRecord(const EventState& e, const char* api) {
+  if (!e.record_captured) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_RT_EVENT_CAPTURED, std::string(api) + ": the event's latest record was captured into a model "
+                                                               "(aclmdlRICaptureBegin) and runs only when the model is executed");
+}
+
+// A record of `event` on `stream` (a new version of the event), or a wait of `stream` for the
+// event's latest record (nothing to wait for when it was never recorded).
+aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, const char* api) {
+  auto e = event ? State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is not a live event");
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  if (UpdateOpen(*s)) return RefuseInUpdate(kind, api);  // before a wait could make the stream join a capture
+  Task task;
+  task.kind = kind;
+  task.api = api;
+  task.event = e;
+  // Into a capture, a record or a wait is numbered when the model is executed (ReplayModel).
+  std::shared_ptr<ModelState> capture = CaptureOf(*s);
+  std::shared_ptr<ModelState> join;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    if (kind == Task::Kind::kRecord) {
+      e->record_captured = capture != nullptr;
+      e->captured_into = capture;
+      if (!capture) task.version = ++e->recorded;
+    } else {
+      if (e->record_captured && !capture) {
+        join = e->captured_into.lock();
+        if (!join) {
+          return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY,
+                      std::string(api) + ": the event's latest record was captured into a model whose capture has "
+                                         "ended: it runs only when the model is executed");
+        }
+      }
+      task.version = e->recorded;
+    }
+  }
+  if (join) {
+    // The stream joins the capture (as on CUDA): this wait and its later work go into the model.
+    {
+      std::lock_guard<std::mutex> lock(join->mutex);
+      if (join->ended || !join->invalidated_by.empty()) {
+        return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY, std::string(api) + ": the event's latest record was captured into a "
+                                                                         "model that is no longer being captured");
+      }
+      join->joined.push_back(s);
+    }
+    std::lock_guard<std::mutex> lock(s->mutex);
+    if (s->capture) return Fail(ACL_ERROR_RT_CAPTURE_DEPENDENCY, std::string(api) + ": the stream is being captured into another model");
+    s->capture = join;
+    s->capturing.store(true, std::memory_order_release);
+    capture = join;
+  }
+  const bool captured = capture != nullptr;
+  if (captured) return Enqueue(s, std::move(task));
+  if (kind == Task::Kind::kRecord) State().events_recorded.fetch_add(1, std::memory_order_relaxed);
+  else if (task.version == 0) return ACL_SUCCESS;
+  return Enqueue(s, std::move(task));
+}
+
+aclError CreateEventWithFlag(aclrtEvent* event, uint32_t flag, const char* api) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is a null pointer");
+  constexpr uint32_t kKnown = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
+                              ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
+  if (flag & ~kKnown) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown event flags " + std::to_string(flag));
+  if (flag & ACL_EVENT_IPC) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_EVENT_IPC (events shared between processes) is not modelled by the simulator");
+  }
+  // Every simulated event can be synchronised on and timed: the other flags select hardware
+  // resources that the simulator does not distinguish.
+  *event = reinterpret_cast<aclrtEvent>(State().events.Add(std::make_shared<EventState>(flag)));
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+}  // namespace aclsim
+
+using aclsim::Fail;
+
+extern "C" {
+
+aclError aclrtCreateEvent(aclrtEvent* event) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEvent: event is a null pointer");
+  *event = reinterpret_cast<aclrtEvent>(aclsim::State().events.Add(std::make_shared<aclsim::EventState>()));
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) {
+  return aclsim::CreateEventWithFlag(event, flag, "aclrtCreateEventWithFlag");
+}
+
+aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) {
+  return aclsim::CreateEventWithFlag(event, flag, "aclrtCreateEventExWithFlag");
+}
+
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* status) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: status is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventWaitStatus")) return refused;
+  // A wait for the event is satisfied once its latest record has been reached.
+  *status = e->completed >= e->recorded ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
+  if (!timestamp) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: timestamp is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtEventGetTimestamp")) return refused;
+  if (e->recorded == 0 || e->completed < e->recorded) {
+    return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventGetTimestamp: the event was not recorded, or its record has not been reached yet");
+  }
+  // Microseconds on the host's steady clock, the clock aclrtEventElapsedTime subtracts.
+  *timestamp = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(e->when.time_since_epoch()).count());
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyEvent(aclrtEvent event) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is a null pointer");
+  // Queued records and waits hold the event's state: destroying it now is safe, as in CANN.
+  if (!aclsim::State().events.Take(event)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: not a live event (destroyed twice?)");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
+  return aclsim::QueueEventTask(event, stream, aclsim::Task::Kind::kRecord, "aclrtRecordEvent");
+}
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
+  return aclsim::QueueEventTask(event, stream, aclsim::Task::Kind::kWait, "aclrtStreamWaitEvent");
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is not a live event");
+  std::shared_ptr<aclsim::StreamState> faulted;
+  {
+    std::unique_lock<std::mutex> lock(e->mutex);
+    if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtSynchronizeEvent")) return refused;
+    const uint64_t version = e->recorded;
+    e->reached.wait(lock, [&] { return e->completed >= version; });
+    faulted = e->faulted_stream.lock();
+  }
+  // The event was reached behind a kernel fault: this is the synchronisation that reports it,
+  // unless the stream's own synchronisation already did.
+  return faulted ? aclsim::TakeFault(*faulted, "aclrtSynchronizeEvent") : ACL_SUCCESS;
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* status) {
+  if (!status) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: event is not a live event");
+  std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventStatus")) return refused;
+  *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent) {
+  if (!ms) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is a null pointer");
+  auto start = startEvent ? aclsim::State().events.Find(startEvent) : nullptr;
+  auto end = endEvent ? aclsim::State().events.Find(endEvent) : nullptr;
+  if (!start || !end) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                std::string("aclrtEventElapsedTime: ") + (start ? "endEvent" : "startEvent") + " is not a live event");
+  }
+  std::chrono::steady_clock::time_point when[2];
+  aclsim::EventState* events[2] = {start.get(), end.get()};
+  for (int i = 0; i < 2; ++i) {
+    std::lock_guard<std::mutex> lock(events[i]->mutex);
+    if (aclError refused = aclsim::RefuseCapturedRecord(*events[i], "aclrtEventElapsedTime")) return refused;
+    if (events[i]->recorded == 0 || events[i]->completed < events[i]->recorded) {
+      return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, std::string("aclrtEventElapsedTime: ") +
+                                                       (i ? "endEvent" : "startEvent") +
+                                                       " was not recorded, or its record has not been reached yet");
+    }
+    when[i] = events[i]->when;
+  }
+  *ms = std::chrono::duration<float, std::milli>(when[1] - when[0]).count();
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"
