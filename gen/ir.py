@@ -715,6 +715,9 @@ class Extent(str, enum.Enum):
     RANK = "rank"  # the rank of a tensor (a 0-d tensor counts as 1, as PyTorch's wrap_dim does)
     SIZE = "size"  # the size of one dimension of a tensor
     VALUE = "value"  # the value of another host argument (an int, a float, a scalar): "min不能大于max"
+    # The element of another aclIntArray at the same position (its only one, when it has one
+    # element, as "长度为1(kH=kW)" allows), divided by `Bound.divisor`: "小于等于kernelSize/2".
+    ELEMENT = "element"
 
 
 @dataclass(frozen=True)
@@ -729,9 +732,11 @@ class Bound(_Json):
     tensor: str = ""
     axis: str = ""
     inclusive: bool = True
+    divisor: int = 1  # what the extent is divided by (a real quotient): "kernelSize/2"
 
     def __post_init__(self) -> None:
         assert self.sign in (1, -1), f"sign {self.sign}"
+        assert self.divisor >= 1, f"divisor {self.divisor}"
         assert (self.extent is Extent.NUMBER) == (not self.tensor), "an extent names its tensor"
         assert (self.extent is Extent.SIZE) == bool(self.axis), "a size names its dimension"
 
@@ -740,7 +745,8 @@ class Bound(_Json):
             term = ""
         else:
             term = (f"rank({self.tensor})" if self.extent is Extent.RANK else self.tensor if self.extent is Extent.VALUE
-                    else f"size({self.tensor}, {self.axis})")
+                    else f"{self.tensor}[i]" if self.extent is Extent.ELEMENT else f"size({self.tensor}, {self.axis})")
+            term += f"/{self.divisor}" if self.divisor != 1 else ""
             term = term if self.sign > 0 else "-" + term
         number = f"{self.offset:g}"
         if not term:
@@ -978,12 +984,15 @@ class ShapeForm(str, enum.Enum):
 
     SAME = "same"  # the broadcast shape of its `others` (their shape, for one)
     SCALAR = "scalar"  # one element: () or [1]
+    # No tensor at all: the caller passes a null pointer ("如果isSymmetrical是true，offsetOut需要传nullptr").
+    ABSENT = "absent"
 
 
 @dataclass(frozen=True)
 class ShapeRule(_Json):
     """A tensor's shape as a host argument decides it ("reduction为0时，out的shape与self一致；否则
-    为[1]"): when `when` has one of `values` (none of them, if `negated`), `param` has `form`."""
+    为[1]"), or its absence ("如果isSymmetrical是true，offsetOut需要传nullptr"): when `when` has one of
+    `values` (none of them, if `negated`; a bool's are "1" and "0"), `param` has `form`."""
 
     param: str
     when: str
@@ -999,6 +1008,8 @@ class ShapeRule(_Json):
 
     def describe(self) -> str:
         condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
+        if self.form is ShapeForm.ABSENT:
+            return f"when {condition}: {self.param} is a null pointer"
         shape = f"the shape of {' and '.join(self.others)}" if self.others else "one element"
         return f"when {condition}: {self.param} has {shape}"
 

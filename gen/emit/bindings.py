@@ -15,6 +15,7 @@ each output is allocated when the caller passes no out=); this module spells it 
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,7 +26,7 @@ from gen.api.python import PythonSignature, scalar_preference
 from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
-from gen.ir import Direction, ParamKind, ResultRule
+from gen.ir import API, Direction, Param, ParamKind, ResultRule, ShapeForm
 from gen.model import BoundAPI, Model, translation_units, unit_path
 
 MODULE_SOURCE = "bindings/module.cpp"
@@ -37,24 +38,56 @@ def _cpp_list(items) -> str:
     return "{" + ", ".join(str(i) for i in items) + "}"
 
 
+def absent_condition(api: API, param: Param) -> str:
+    """The C++ condition, over the converted host arguments, under which the page says the output
+    `param` is a null pointer (gen.ir.ShapeRule of form ABSENT: "如果isSymmetrical是true，offsetOut需要
+    传nullptr"); "" where it says none."""
+    terms = []
+    for rule in api.shape_rules:
+        if rule.param != param.name or rule.form is not ShapeForm.ABSENT:
+            continue
+        when = api.param(rule.when)
+        var = "c_" + names.python_identifier(when.name)
+        if when.kind is ParamKind.STRING:
+            matches = [f"std::strcmp({var}, {json.dumps(v, ensure_ascii=False)}) == 0" for v in rule.values]
+            matches = [f"({var} != nullptr && ({' || '.join(matches)}))"]
+        elif all(v.lstrip("-").isdigit() for v in rule.values):
+            matches = [f"static_cast<int64_t>({var}) == {v}" for v in rule.values]
+        else:
+            continue
+        held = " || ".join(matches)
+        terms.append(f"!({held})" if rule.negated else f"({held})")
+    return " || ".join(terms)
+
+
 def conversion(bound: BoundAPI, index: int) -> str:
     """The C++ expression that converts the parameter's Python argument (`KindTraits.call`)."""
     param = bound.api.params[index]
     if param.direction is Direction.OUT:
         if param.kind is ParamKind.TENSOR_LIST:
             return f"call.output_list({index})"
-        plan = next((p for p in bound.output_plans if p.index == index), None)
-        if plan is None or not plan.family_shape:
-            return f"call.output({index})"
-        # The arguments the family's rule reads, each by its name (aclnn_bindgen::RuleArgument).
-        given = ", ".join(f"{{aclnn_bindgen::RuleArgument::{names.cpp_enumerator(name)}, "
-                          f"py_{names.python_identifier(bound.api.params[k].name)}}}" for name, k in plan.rule_arguments)
-        return f"call.output({index}, {{{given}}})" if given else f"call.output({index})"
+        absent = absent_condition(bound.api, param)
+        if absent:
+            # Where the page says the output is a null pointer, none is allocated: the caller's
+            # array, if one is given, still goes to the library, which judges it.
+            return f"({absent}) ? call.given_output({index}) : {_allocated_output(bound, index)}"
+        return _allocated_output(bound, index)
     row = traits(param)
     method = row.call_inout if param.direction is Direction.INOUT and row.call_inout else row.call
     if row.call_templated:
         method += f"<{value_type(param)}>"
     return f"call.{method}({index}, py_{names.python_identifier(param.name)})"
+
+
+def _allocated_output(bound: BoundAPI, index: int) -> str:
+    """The C++ expression of an output the bindings allocate when the caller passes none."""
+    plan = next((p for p in bound.output_plans if p.index == index), None)
+    if plan is None or not plan.family_shape:
+        return f"call.output({index})"
+    # The arguments the family's rule reads, each by its name (aclnn_bindgen::RuleArgument).
+    given = ", ".join(f"{{aclnn_bindgen::RuleArgument::{names.cpp_enumerator(name)}, "
+                      f"py_{names.python_identifier(bound.api.params[k].name)}}}" for name, k in plan.rule_arguments)
+    return f"call.output({index}, {{{given}}})" if given else f"call.output({index})"
 
 
 @dataclass(frozen=True)

@@ -457,7 +457,7 @@ def _dtype_mask(dtypes) -> str:
 def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
     if bound is None:
         return Init.of(present=False, offset=0, extent="aclsim::Extent::kNumber", sign=1, tensor=-1, axis_param=-1,
-                       axis=0, inclusive=True)
+                       axis=0, inclusive=True, divisor=1)
     tensor = index_of.get(bound.tensor, -1) if bound.tensor else -1
     if bound.tensor and (tensor < 0 or tensor >= _MASK_BITS):
         return None
@@ -470,7 +470,8 @@ def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
         else:
             return None
     return Init.of(present=True, offset=repr(bound.offset), extent=f"aclsim::Extent::{names.cpp_enumerator(bound.extent.value)}",
-                   sign=bound.sign, tensor=tensor, axis_param=axis_param, axis=axis, inclusive=bound.inclusive)
+                   sign=bound.sign, tensor=tensor, axis_param=axis_param, axis=axis, inclusive=bound.inclusive,
+                   divisor=bound.divisor)
 
 
 def _soc_mask(products: Sequence[Soc]) -> str:
@@ -584,7 +585,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
         others = " | ".join(f"(uint64_t{{1}} << {index_of[o]})" for o in rule.others) or "0"
         shape_rules.append(Init.of(param=index_of[rule.param], when=index_of[rule.when], values=values, strings=strings,
                                    value_count=len(rule.values), negated=rule.negated,
-                                   scalar=rule.form is ShapeForm.SCALAR, others=others, line=rule.line))
+                                   form=_SHAPE_FORMS[rule.form], others=others, line=rule.line))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
     dim_bytes = [Init.of(param=index_of[d.param], axis="aclsim::kWholeTensor" if d.axis is None else d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
@@ -630,6 +631,9 @@ class SimAPI:
     # The status of a rank outside the page's bounds, where its error table gives one other than
     # 161002 (aclnnIsInf: "x维度大于8" is 561002); 0: 161002.
     rank_status: int = 0
+    # The status of an empty tensor the page forbids, where its error table gives one other than
+    # 161002 (aclnnRepeatInterleaveGrad: "repeats为空tensor时" is 561002); 0: 161002.
+    empty_status: int = 0
 
 
 def _null_status(api: API, param: Param) -> int:
@@ -662,6 +666,23 @@ def rank_status(api: API) -> int:
     codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
              or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
     return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
+
+
+_SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "aclsim::ShapeForm::kScalar",
+                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent"}
+
+
+def empty_status(api: API) -> int:
+    """The one status the page's error rows about empty tensors give, when it is not
+    ACLNN_ERR_PARAM_INVALID and those rows name every tensor the page forbids empty: phase 1 answers
+    one status for every such tensor, so a page whose rows leave one unnamed keeps 161002."""
+    rows = [row for row in api.errors if row.category is ErrorCategory.EMPTY_TENSOR]
+    codes = {row.code for row in rows}
+    if len(codes) != 1 or PARAM_INVALID in codes:
+        return 0
+    named = {name for row in rows for name in row.params}
+    forbidden = {p.name for p in api.params if p.kind is ParamKind.TENSOR and p.empty_tensor is False}
+    return codes.pop() if forbidden <= named else 0
 
 
 def sim_api(bound: BoundAPI) -> SimAPI:
@@ -697,6 +718,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         family=family,
         rules=sim_rules(api),
         rank_status=rank_status(api),
+        empty_status=empty_status(api),
     )
 
 

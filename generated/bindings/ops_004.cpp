@@ -632,7 +632,7 @@ PyObject* wrap_dynamic_quant_v4(PyObject*, PyObject* const* args, Py_ssize_t nar
     float c_dst_type_max = call.floating<float>(6, py_dst_type_max);  // dstTypeMax (float, in)
     aclTensor* c_y_out = call.output(7);  // yOut (const aclTensor*, out)
     aclTensor* c_scale_out = call.output(8);  // scaleOut (const aclTensor*, out)
-    aclTensor* c_offset_out = call.output(9);  // offsetOut (const aclTensor*, out)
+    aclTensor* c_offset_out = ((static_cast<int64_t>(c_is_symmetrical) == 1)) ? call.given_output(9) : call.output(9);  // offsetOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dynamic_quant_v4>(phase1)(
           c_x,

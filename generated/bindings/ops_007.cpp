@@ -1779,7 +1779,7 @@ PyObject* wrap_dynamic_quant_v3(PyObject*, PyObject* const* args, Py_ssize_t nar
     char* c_quant_mode = call.string(5, py_quant_mode);  // quantMode (const char*, in)
     aclTensor* c_y_out = call.output(6);  // yOut (const aclTensor*, out)
     aclTensor* c_scale_out = call.output(7);  // scaleOut (const aclTensor*, out)
-    aclTensor* c_offset_out = call.output(8);  // offsetOut (const aclTensor*, out)
+    aclTensor* c_offset_out = ((static_cast<int64_t>(c_is_symmetrical) == 1)) ? call.given_output(8) : call.output(8);  // offsetOut (const aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
       return reinterpret_cast<Phase1_dynamic_quant_v3>(phase1)(
           c_x,

@@ -229,6 +229,14 @@ def test_rule_line292_value_range6_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
+# line 298: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line298_value_range7_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 120: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),

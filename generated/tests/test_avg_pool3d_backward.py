@@ -188,7 +188,23 @@ def test_rule_line136_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
+# line 146: padding in [0, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line146_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 248: padding in [0, inf)
+
+
+# line 251: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line251_value_range5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
 
 
 # line 126: len(kernelSize) in {1, 3}

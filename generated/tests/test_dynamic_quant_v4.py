@@ -42,7 +42,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (torch.clamp(torch.round(v / s + o), -128, 127).to(torch.int8), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(127 - top / s if asym else torch.zeros_like(s)))((top - bottom) / 255 if asym else mag / 127))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
+    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (torch.clamp(torch.round(v / s + o), -128, 127).to(torch.int8), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), None if not asym else o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(127 - top / s if asym else torch.zeros_like(s)))((top - bottom) / 255 if asym else mag / 127))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -76,7 +76,7 @@ OUT_LAYOUTS = [
 
 # Each value of a bool attribute.
 ATTRIBUTES = [
-    BASE.but('isSymmetrical=True', values={'isSymmetrical': True}),
+    BASE.but('isSymmetrical=True', values={'isSymmetrical': True}, none=('groupIndexOptional', 'offsetOut')),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -162,4 +162,19 @@ def test_rule_line210_shape_rule1_accepted(op, case):
     BASE.but('quantMode=pertensor-scaleOut[3, 4]', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (3, 4), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line210_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 220: when isSymmetrical in {1}: offsetOut is a null pointer
+@pytest.mark.parametrize("case", [
+    BASE.but('isSymmetrical=True', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}, none=('groupIndexOptional', 'offsetOut')),
+], ids=lambda case: case.id)
+def test_rule_line220_shape_rule2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('isSymmetrical=True-offsetOut-given', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line220_shape_rule2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -249,6 +249,14 @@ def test_rule_line120_value_range2_refused(op, case):
 # line 130: padding in [0, inf)
 
 
+# line 130: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line130_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 110: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),

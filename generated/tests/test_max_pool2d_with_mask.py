@@ -282,6 +282,14 @@ def test_rule_line271_value_range3_refused(op, case):
 # line 277: padding in [0, inf)
 
 
+# line 277: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line277_value_range5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 113: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),

@@ -205,11 +205,19 @@ def test_rule_line129_value_range2_refused(op, case):
 # line 139: padding in [0, inf)
 
 
+# line 139: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line139_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 149: dilation in (0, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
 ], ids=lambda case: case.id)
-def test_rule_line149_value_range4_refused(op, case):
+def test_rule_line149_value_range5_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 

@@ -250,6 +250,14 @@ def test_rule_line242_value_range3_refused(op, case):
 # line 248: padding in [0, inf)
 
 
+# line 248: padding in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 0, 0)}),
+], ids=lambda case: case.id)
+def test_rule_line248_value_range5_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 113: len(kernelSize) in {1, 3}
 @pytest.mark.parametrize("case", [
     BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 2, 2)}),

@@ -18,6 +18,8 @@
 
 // The runtime's parts, one header per concept (each beside the source that implements it); the
 // generated wrappers include this one.
+#include <cstring>  // the wrappers compare string arguments (an output null under a quantMode)
+
 #include "dtypes.h"
 #include "errors.h"
 #include "streams.h"

@@ -59,6 +59,9 @@ class Call {
   aclDataType dtype(int param, py::handle obj);
   // Outputs (direction out), converted after every input: their plans read the inputs.
   aclTensor* output(int param, const RuleArgs& rule_args = {});
+  // An output the page says is a null pointer in this call ("如果isSymmetrical是true，offsetOut需要传
+  // nullptr"): null unless the caller gives an array for it, which then goes to the library to judge.
+  aclTensor* given_output(int param);
   aclTensorList* output_list(int param);
 
   // Runs both phases with `phase1(symbol, &workspaceSize, &executor)`, which casts the symbol to

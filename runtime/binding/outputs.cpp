@@ -186,6 +186,16 @@ aclTensor* Call::output(int param, const RuleArgs& rule_args) {
   return slot ? slot->acl : nullptr;
 }
 
+aclTensor* Call::given_output(int param) {
+  size_t k = 0;
+  while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;
+  const py::handle given = given_out(k);
+  if (given.is_none()) return nullptr;
+  Slot* slot = output_slot(param, given, nullptr, {}, Label{this, param, -1, true});
+  attach(param, slot);
+  return slot ? slot->acl : nullptr;
+}
+
 aclTensorList* Call::output_list(int param) {
   size_t k = 0;
   while (k < spec_.outputs.size() && spec_.outputs[k].param != param) ++k;

@@ -12,6 +12,7 @@ from gen import families
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.python import out_params, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, UNDOCUMENTED, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
+                                  with_absences,
                                   with_semantic_call)
 from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind, Soc
 from gen.model import BoundAPI
@@ -341,8 +342,8 @@ class BaseCall:
         # does not model) is an error case, not a valid call.
         refused = {(v.param, v.value) for check in (self.bound.semantics.checks if self.bound.semantics else ())
                    for v in check.violation if len(check.violation) == 1}
-        return [replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
-                        values={**self.base.values, p.name: not self.values.values[p.name]})
+        return [with_absences(replace(self.base, id=f"{p.name}={not self.values.values[p.name]}",
+                                      values={**self.base.values, p.name: not self.values.values[p.name]}), self.api)
                 for p in self.api.inputs if p.kind is ParamKind.BOOL and p.name not in self.shape_arguments
                 and (p.name, not self.values.values[p.name]) not in refused]
 

@@ -5,12 +5,13 @@ just outside it that phase 1 refuses."""
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Sequence
 
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
-from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape
+from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import PARAM_INVALID
 from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
                     ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
@@ -182,11 +183,23 @@ class RulePlanner:
 
     # -- value ranges --------------------------------------------------------------------------------
 
-    def _bound(self, bound: Optional[Bound]) -> Optional[int]:
-        """What a bound stands for in the base call (None: unbounded, or not known)."""
+    def _bound(self, bound: Optional[Bound], high: bool = False) -> Optional[int]:
+        """What a bound stands for in the base call (None: unbounded, or not known); for an element
+        bound (which bounds each element by the same one of another array: the first elements of
+        both are the ones the cases vary), the integers' edge below it (`high`) or above it."""
         if bound is None:
             return None
         extent: float = 0
+        if bound.extent is Extent.ELEMENT:
+            other = self.base.values.get(bound.tensor)
+            if not isinstance(other, (tuple, list)) or not other or not isinstance(other[0], int):
+                return None
+            quotient = bound.offset + bound.sign * other[0] / bound.divisor
+            if float(quotient).is_integer():
+                return int(quotient)
+            # Between two integers: the one whose edge (inclusive or not, as range_cases reads it) is inside.
+            return math.floor(quotient) + (0 if bound.inclusive else 1) if high else \
+                math.ceil(quotient) - (0 if bound.inclusive else 1)
         if bound.extent is Extent.VALUE:
             other = self.base.values.get(bound.tensor)
             if not isinstance(other, (int, float)) or isinstance(other, bool):
@@ -215,7 +228,7 @@ class RulePlanner:
             return [], [], f"{rule.param} is no integer argument the suite sets"
         if param.kind is ParamKind.INT_ARRAY and not current:
             return [], [], f"the base call gives {rule.param} no element"
-        low, high = self._bound(rule.low), self._bound(rule.high)
+        low, high = self._bound(rule.low), self._bound(rule.high, high=True)
         edges = []
         if low is not None and rule.low is not None:
             edge = low if rule.low.inclusive else low + 1
@@ -229,7 +242,7 @@ class RulePlanner:
         # one of the conditions the family's arithmetic ties to the shapes and the other arguments:
         # its edge alone is no valid call in general; outside it, the call is refused whatever the rest.
         tied = self.call.family is not None and all(
-            b is None or b.extent in (Extent.NUMBER, Extent.VALUE) for b in (rule.low, rule.high))
+            b is None or b.extent in (Extent.NUMBER, Extent.VALUE, Extent.ELEMENT) for b in (rule.low, rule.high))
         accepted: list[Case] = []
         refused: list[Case] = []
         for inside, outside in edges:
@@ -377,6 +390,14 @@ class RulePlanner:
         value = _condition_value(when, rule)
         if value is None:
             return [], [], f"no value of {rule.when} is known to meet the condition"
+        values = {**self.base.values, rule.when: value}
+        if rule.form is ShapeForm.ABSENT:
+            # Passed as None under the condition; given anyway, refused.
+            given = replace(self.base, id=f"{rule.when}={value}-{rule.param}-given", values=values,
+                            none=tuple(n for n in self.base.none if n != rule.param))
+            if rule.param not in given.shapes and rule.param not in given.out:
+                return [], [], f"the base call does not give {rule.param}"
+            return [with_absences(replace(given, id=f"{rule.when}={value}"), self.api)], [given], ""
         if rule.form is ShapeForm.SCALAR:
             # One element, of the least rank the page allows (aclnnDynamicQuantV4's pertensor
             # scaleOut, of rank 1-7: (1,)).
@@ -388,7 +409,6 @@ class RulePlanner:
                 return [], [], "the base call does not give the tensors' shapes"
             shape = functools.reduce(broadcast_shape, shapes, ())  # type: ignore[arg-type]
             wrong = (1,) if shape and functools.reduce(lambda x, y: x * y, shape, 1) != 1 else (2,)
-        values = {**self.base.values, rule.when: value}
         if param.direction is not Direction.OUT:
             # A rule on an input (a backward's gradOutput: one element once the forward reduced)
             # shapes the input itself.
@@ -407,6 +427,9 @@ class RulePlanner:
 def _condition_value(when: Param, rule: ShapeRule) -> Any:
     """A value of the host argument that makes the rule hold: one of its values, or for a negated
     rule on a reduction, another of CANN's reductions (none/mean/sum, 0/1/2)."""
+    if when.kind is ParamKind.BOOL:
+        held = [v for v in ("1", "0") if (v in rule.values) != rule.negated]
+        return held[0] == "1" if held else None
     if not rule.negated:
         value = rule.values[0]
         return int(value) if when.kind is ParamKind.INT and value.lstrip("-").isdigit() else (

@@ -69,6 +69,8 @@ _ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取�
            r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:the\s+)?(?:array\s+)?(?:elements|values)|"
            r"(?:the\s+)?array\s+elements|the\s+value|values?)?"
            r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
+# Another array's element divided by a number, as a bound ("小于等于kernelSize/2"): Extent.ELEMENT.
+_QUOTIENT = r"([A-Za-z_]\w*)\s*/\s*(\d+)"
 # A tensor's rank as a bound ("self.dim()").
 _RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
@@ -132,6 +134,8 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
             continue
         out.extend(_chained(params, names, clause, error_row, line))
         out.extend(_named(params, names, clause, error_row, line))
+        if error_row:
+            out.extend(_beyond_part(params, names, clause, line))
         if not error_row:
             out.extend(_only(params, names, clause, tail, subject, line))
         if subject is not None and not error_row:
@@ -255,6 +259,12 @@ def _bound_of(params: Mapping[str, Param], text: str) -> Optional[Bound]:
         return Bound(extent=Extent.RANK, sign=-1 if rank.group(1) else 1, tensor=rank.group(2))
     if re.fullmatch(_NUMBER, text):
         return Bound(offset=0.0 if text == "零" else float(text))
+    quotient = re.fullmatch(_QUOTIENT, text)
+    if quotient is not None:  # "kernelSize/2": the same element of another array, halved
+        array = params.get(quotient.group(1))
+        if array is None or array.kind is not ParamKind.INT_ARRAY or int(quotient.group(2)) < 1:
+            return None
+        return Bound(extent=Extent.ELEMENT, tensor=quotient.group(1), divisor=int(quotient.group(2)))
     param = params.get(text)
     if param is not None and param.kind in _VALUED:
         return Bound(extent=Extent.VALUE, tensor=text)
@@ -270,6 +280,8 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
         return None
     if bound.extent is Extent.VALUE and param.kind is ParamKind.INT_ARRAY:
         return None  # an array's elements against one value: no page states it so
+    if bound.extent is Extent.ELEMENT and param.kind is not ParamKind.INT_ARRAY:
+        return None  # one value against an array's element: no page states it so
     inclusive = relation in (">=", "<=")
     bound = replace(bound, inclusive=inclusive)
     if relation in (">=", ">"):
@@ -280,30 +292,54 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
 def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
+    after = _AFTER.format(disjunction=disjunction)
+    bound_text = rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
     pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
-               rf"(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
-               rf"(?={_AFTER.format(disjunction=disjunction)})")
+               rf"(?:{_COMPARATOR})\s*{bound_text}(?={after})")
     for match in re.finditer(pattern, clause, re.I):
-        bound = _bound_of(params, match.group("bound"))
-        if bound is None:
-            continue
         if _PART_OF.search(clause[:match.start("names")].rstrip()):
             continue
-        relation = _relation(match)
-        if error_row:
-            if re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf)", clause[:match.start()]):
-                continue  # "prob不满足0≤prob≤1": _chained reads it
-            relation = _NEGATION[relation]
-        for name in re.findall(names, match.group("names")):
-            found = _range(params[name], relation, bound, line, error_row)
-            if found is not None:
-                yield found
+        if error_row and re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf)", clause[:match.start()]):
+            continue  # "prob不满足0≤prob≤1": _chained reads it
+        # An error row refuses either side of a disjunction of the same names: "padding的数值中存在小于0
+        # 或者大于kernelSize/2".
+        sides, at = [match], match.end()
+        while error_row:
+            more = re.compile(rf"\s*(?:或者|或|\bor\b)\s*(?:{_COMPARATOR})\s*{bound_text}(?={after})", re.I).match(clause, at)
+            if more is None:
+                break
+            sides.append(more)
+            at = more.end()
+        for side in sides:
+            bound = _bound_of(params, side.group("bound"))
+            if bound is None:
+                continue
+            relation = _NEGATION[_relation(side)] if error_row else _relation(side)
+            for name in re.findall(names, match.group("names")):
+                found = _range(params[name], relation, bound, line, error_row)
+                if found is not None:
+                    yield found
+
+
+def _beyond_part(params: Mapping[str, Param], names: str, clause: str, line: int) -> Iterable[ValueRange]:
+    """An error row's "属性padding超过kernelSize对应位置的1/2": each element of one array at most
+    the same element of another, divided (refused beyond it)."""
+    pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<name>{names})\s*(?:的值|的数值)?\s*超过\s*(?P<other>{names})\s*"
+               rf"对应(?:位置|维度)的?\s*1\s*/\s*(?P<divisor>[1-9]\d*)")
+    for match in re.finditer(pattern, clause):
+        bound = _bound_of(params, f"{match.group('other')}/{match.group('divisor')}")
+        if bound is None:
+            continue
+        found = _range(params[match.group("name")], "<=", bound, line, True)
+        if found is not None:
+            yield found
 
 
 def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int) -> Iterable[ValueRange]:
     """A row's clause that names nothing before its comparator: "数值必须大于0", "取值范围 >= 1"."""
-    match = re.match(rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_NUMBER}|{names})(?={_AFTER.format(disjunction='')})",
-                     clause, re.I)
+    pattern = (rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|{names})"
+               rf"(?={_AFTER.format(disjunction='')})")
+    match = re.match(pattern, clause, re.I)
     if match is None or subject not in params:
         return
     bound = _bound_of(params, match.group("bound"))
@@ -311,6 +347,10 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
         found = _range(params[subject], _relation(match), bound, line, False)
         if found is not None:
             yield found
+    # "大于等于0且小于等于kernelSize/2": the other end, in a comparison of its own.
+    rest = clause[match.end():]
+    if re.match(r"\s*(?:且|并且|\band\b)", rest, re.I):
+        yield from _anchored(params, names, rest, subject, line)
 
 
 _LOW_CMP = r"(?P<low_op><=|≤|<|＜)"

@@ -61,6 +61,8 @@ _CARRIES_DTYPE = (ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.DTYPE)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
+# A bool's values, as phase 1 reads a bool argument (true is 1).
+_BOOL_VALUES = {"true": "1", "false": "0"}
 
 
 @dataclass
@@ -553,7 +555,9 @@ class _Reader:
         low = self._bound(bracket.group(2), bracket.group(1) == "[", terms)
         high = self._bound(bracket.group(3), bracket.group(4) == "]", terms)
         if any(b and b.extent is Extent.VALUE and (b.tensor == subject or param.kind is ParamKind.INT_ARRAY)
-               for b in (low, high)):
+               for b in (low, high)) or \
+                any(b and b.extent is Extent.ELEMENT and (b.tensor == subject or param.kind is not ParamKind.INT_ARRAY)
+                    for b in (low, high)):
             low = False  # itself, or an array's every element against one value: no page means that
         if low is False or high is False:
             if param.kind in _INTEGRAL:
@@ -655,6 +659,12 @@ class _Reader:
         if valued is not None and valued.kind in _VALUED:
             # "[0, epWorldSize)", "[-1, numWeights)": another host argument's value.
             return Bound(extent=Extent.VALUE, tensor=text, inclusive=inclusive)
+        quotient = re.fullmatch(r"([A-Za-z_]\w*)/([1-9]\d*)", text)
+        if quotient is not None and quotient.group(1) in self.params and \
+                self.params[quotient.group(1)].kind is ParamKind.INT_ARRAY:
+            # "[0, kernelSize/2]": the same element of another array, halved.
+            return Bound(extent=Extent.ELEMENT, tensor=quotient.group(1), divisor=int(quotient.group(2)),
+                         inclusive=inclusive)
         term = self._TERM.match(text)
         if term is None:
             return False
@@ -1004,6 +1014,11 @@ class _Reader:
     # "then applying a reduction along axis 0"), a shape written out ("(m,)", "[N]", "1维").
     _COMPUTED_SHAPE = lazy_pattern(r"reduc|轴|\baxis\b|求和|\bsum\b|[\[(]\s*[A-Za-z]|\d\s*维|\d-?D\b", re.I)
 
+    # The tensor is not passed: "，offsetOut需要传nullptr", "必须为空指针", "must be nullptr". Only a null
+    # pointer by name: "为空" alone may mean an empty tensor.
+    _ABSENT = lazy_pattern(r"\W*(?:需要|需|必须|应|只能|must\s+be|should\s+be)?\s*(?:传入?|输入|为|设置为|是|set\s+to|pass)?\s*"
+                           r"(?:nullptr|空指针|NULL|null)\b", re.I)
+
     @functools.cached_property
     def _when_pattern(self) -> re.Pattern[str]:
         hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
@@ -1039,6 +1054,8 @@ class _Reader:
         return tuple(found) or None
 
     def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
+        if self._ABSENT.match(re.sub(rf"^\W*{re.escape(subject)}", "", clause)):
+            return ShapeForm.ABSENT, ()  # "如果isSymmetrical是true，offsetOut需要传nullptr"
         if re.match(r"\W*(?:时|的时候)?\W*(?:为|是)\s*(?:\[\s*1\s*\]|标量|scalar)(?![\w\[])", clause, re.I):
             return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
         if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
@@ -1056,12 +1073,38 @@ class _Reader:
             return None
         return ShapeForm.SAME, others
 
+    @functools.cached_property
+    def _bool_absence_pattern(self) -> re.Pattern[str]:
+        """A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
+        offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr"."""
+        flags = sorted((n for n, p in self.params.items() if p.kind is ParamKind.BOOL), key=len, reverse=True)
+        name = r"(?:" + "|".join(map(re.escape, flags)) + r")" if flags else r"(?!x)x"
+        return compiled(rf"(?:当|如果|若|if|when)\s*(?P<w>(?-i:{name}))\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
+                        rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
+    def _bool_absence(self, sentence: str, text: Text) -> bool:
+        """The row's tensor is a null pointer under a bool argument's value; True when read."""
+        subject = text.subject
+        assert subject is not None
+        when = self._bool_absence_pattern.search(sentence)
+        if when is None:
+            return False
+        rest = re.sub(rf"^\W*(?:{re.escape(subject)})?", "", sentence[when.end():])
+        if not self._ABSENT.match(rest):
+            return False
+        value = _BOOL_VALUES[when.group("v").lower()]
+        self.rules.add(self.rules.shape_rules, ShapeRule(subject, when.group("w"), (value,), ShapeForm.ABSENT,
+                                                         line=text.line))
+        return True
+
     def _shape_rule(self, sentence: str, text: Text) -> bool:
         """Shape rules of the row's tensor; True when the sentence was one (read or diagnosed)."""
         subject = text.subject
         assert subject is not None
         if self.params[subject].kind is not ParamKind.TENSOR or not CONDITION.search(sentence):
             return False
+        if self._bool_absence(sentence, text):
+            return True
         when = self._when_pattern.search(sentence)
         if when is None:
             others = [m.group(0) for m in re.finditer(self.tensor, sentence)

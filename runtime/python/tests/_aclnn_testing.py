@@ -362,7 +362,9 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
             shapes = result_shapes(op, expected)
     arrays: list[Any] = []  # an array, or None where the bindings allocate that output
     for p in op.outs:
-        if p.name not in case.out:
+        # An output the case passes as None: a null pointer (an output the page says is absent
+        # under the call's arguments), or allocated by the bindings.
+        if p.name not in case.out or p.name in case.none:
             arrays.append(None)
             continue
         dtype = case.out[p.name]

@@ -112,17 +112,19 @@ struct CombinationSpec {  // gen.ir.DTypeCombination
   int line;
 };
 
-enum class Extent : uint8_t { kNumber, kRank, kSize, kValue };  // gen.ir.Extent
+enum class Extent : uint8_t { kNumber, kRank, kSize, kValue, kElement };  // gen.ir.Extent
 
 struct BoundSpec {  // gen.ir.Bound
   bool present;
   double offset;
   Extent extent;
   int8_t sign;
-  int8_t tensor;      // parameter index (kRank, kSize; kValue: the host argument whose value it is)
+  int8_t tensor;      // parameter index (kRank, kSize; kValue: the host argument whose value it is;
+                      // kElement: the aclIntArray whose element at the checked one's position it is)
   int8_t axis_param;  // kSize: the integer parameter whose value is the dimension, or -1
   int64_t axis;       // kSize: the dimension, when axis_param is -1
   bool inclusive;
+  int64_t divisor;    // the extent is divided by it (a real quotient: "kernelSize/2")
 };
 
 struct ValueRangeSpec {  // gen.ir.ValueRange
@@ -179,14 +181,16 @@ struct DivisibleSpec {  // gen.ir.Divisibility
   int line;
 };
 
+enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent };  // gen.ir.ShapeForm
+
 struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int8_t param;
   int8_t when;                  // the deciding host parameter
-  const int64_t* values;        // its values, for integer parameters
+  const int64_t* values;        // its values, for integer and bool parameters (true: 1)
   const char* const* strings;   // its values, for string parameters
   uint8_t value_count;
   bool negated;
-  bool scalar;      // true: one element; false: the broadcast shape of `others`
+  ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer
   uint64_t others;  // parameter mask
   int line;
 };
@@ -291,6 +295,7 @@ struct ApiSpec {
   const FamilySpec* family = nullptr;        // the kernel family that computes it, if any
   const RulesSpec* rules = nullptr;          // the page's cross-parameter rules; null: none
   aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
+  aclnnStatus empty_status = 0;              // an empty tensor the page forbids; 0: ACLNN_ERR_PARAM_INVALID
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

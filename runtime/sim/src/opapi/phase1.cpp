@@ -304,7 +304,10 @@ aclnnStatus CheckRanks(const Call& call) {
 aclnnStatus CheckEmpty(const Call& call) {
   return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
     if (p.empty != EmptyTensor::kForbidden || t.numel() != 0) return ACLNN_SUCCESS;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, who.str() + ": empty tensors are not supported (shape " +
+    // The page's status for it where its error table gives another (aclnnRepeatInterleaveGrad's
+    // "repeats为空tensor时" is 561002, its tiling's check).
+    const aclnnStatus status = call.spec.empty_status ? call.spec.empty_status : ACLNN_ERR_PARAM_INVALID;
+    return call.Fail(status, who.str() + ": empty tensors are not supported (shape " +
                                                   ShapeText(t.view) + ")" + Where(call.spec, p.line));
   });
 }

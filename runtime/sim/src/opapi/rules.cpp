@@ -105,13 +105,26 @@ bool HostValue(const Call& call, int index, double* value) {
   }
 }
 
-// The value a bound stands for in this call; false when it cannot be evaluated (an absent tensor,
-// a dimension outside the tensor): the rule is then not applied, as CANN applies it only to what
-// exists.
-bool BoundValue(const Call& call, const BoundSpec& bound, double* value) {
+// The element of an aclIntArray that bounds element `item` of another (Extent::kElement): the one at
+// the same position, or its only one ("长度为1(kH=kW)"); false where it has none there.
+bool ElementValue(const Call& call, int index, int item, double* value) {
+  const Call::Param& p = call.params[index];
+  if (!p.present || call.spec.params[index].kind != ParamKind::kIntArray || p.ints.empty()) return false;
+  const size_t at = p.ints.size() == 1 ? 0 : static_cast<size_t>(item);
+  if (item < 0 || at >= p.ints.size()) return false;
+  *value = static_cast<double>(p.ints[at]);
+  return true;
+}
+
+// The value a bound stands for in this call (for element `item` of an array argument, -1 for one
+// value); false when it cannot be evaluated (an absent tensor, a dimension outside the tensor): the
+// rule is then not applied, as CANN applies it only to what exists.
+bool BoundValue(const Call& call, const BoundSpec& bound, int item, double* value) {
   double extent = 1.0;
   if (bound.extent == Extent::kValue) {
     if (!HostValue(call, bound.tensor, &extent)) return false;
+  } else if (bound.extent == Extent::kElement) {
+    if (!ElementValue(call, bound.tensor, item, &extent)) return false;
   } else if (bound.extent != Extent::kNumber) {
     const Dims* shape = TensorShape(call, bound.tensor);
     if (!shape) return false;
@@ -125,7 +138,8 @@ bool BoundValue(const Call& call, const BoundSpec& bound, double* value) {
       extent = static_cast<double>((*shape)[static_cast<size_t>(at)]);
     }
   }
-  *value = bound.offset + (bound.extent == Extent::kNumber ? 0.0 : bound.sign * extent);
+  const double divisor = bound.divisor > 1 ? static_cast<double>(bound.divisor) : 1.0;
+  *value = bound.offset + (bound.extent == Extent::kNumber ? 0.0 : bound.sign * extent / divisor);
   return true;
 }
 
@@ -137,8 +151,8 @@ aclnnStatus StatusOf(const Rule& rule) {
 
 aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double value, int item) {
   double low = 0, high = 0;
-  const bool has_low = range.low.present && BoundValue(call, range.low, &low);
-  const bool has_high = range.high.present && BoundValue(call, range.high, &high);
+  const bool has_low = range.low.present && BoundValue(call, range.low, item, &low);
+  const bool has_high = range.high.present && BoundValue(call, range.high, item, &high);
   const bool below = has_low && (range.low.inclusive ? value < low : value <= low);
   const bool above = has_high && (range.high.inclusive ? value > high : value >= high);
   if (!below && !above) return ACLNN_SUCCESS;
@@ -295,7 +309,12 @@ aclnnStatus CheckShapeRules(const Call& call) {
     const Dims* shape = TensorShape(call, rule.param);
     if (!shape || !RuleApplies(call, rule)) continue;
     const char* name = spec.params[rule.param].name;
-    if (rule.scalar) {
+    if (rule.form == ShapeForm::kAbsent) {
+      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": given (shape " + Shape(*shape) +
+                                                    "), where it must be a null pointer when " + WhenText(call, rule) +
+                                                    Where(spec, rule.line));
+    }
+    if (rule.form == ShapeForm::kScalar) {
       int64_t n = 1;
       for (int64_t d : *shape) n *= d;
       if (n == 1) continue;

@@ -1,0 +1,67 @@
+"""Rules the shared corpus's pooling and quantization pages state between arguments, beyond a number:
+a window's padding at most half its kernel, element by element ("小于等于kernelSize/2",
+"[0, kernelSize/2]", an error row's "超过kernelSize对应位置的1/2"), and an output passed as a null
+pointer under a bool argument's value ("如果isSymmetrical是true，offsetOut需要传nullptr")."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from gen.ir import Extent, ShapeForm
+from gen.locations import shared_corpus
+from gen.parse import parse_file
+
+CORPUS = shared_corpus()
+pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
+POOLING = "ops-nn/pooling"
+
+
+@functools.lru_cache(maxsize=None)
+def _api(path: str, name: str):
+    return next(a for a in parse_file(CORPUS / path).apis if a.name == name)
+
+
+def _halved(path: str, name: str) -> list[tuple[str, str, int, bool]]:
+    """The element bounds of an API: (param, the array bounding it, divisor, inclusive)."""
+    return [(r.param, r.high.tensor, r.high.divisor, r.high.inclusive) for r in _api(path, name).value_ranges
+            if r.high is not None and r.high.extent is Extent.ELEMENT]
+
+
+@pytest.mark.parametrize("path, name", [
+    # "且数组元素必须都大于等于0且小于等于kernelSize/2": the second comparison of the clause.
+    ("max_pool3d_with_argmax_v2/docs/aclnnMaxPool2dWithIndices.md", "aclnnMaxPool2dWithIndices"),
+    # "数值在[0, kernelSize/2]的范围内": a bracketed range.
+    ("avg_pool3_d/docs/aclnnAvgPool3d.md", "aclnnAvgPool3d"),
+    # Only the error row: "padding中存在小于0或者大于kernelSize/2的数值" (either side refused).
+    ("max_pool3d_grad_with_argmax/docs/aclnnMaxPool3dWithArgmaxBackward.md", "aclnnMaxPool3dWithArgmaxBackward"),
+    # The error row's "属性padding超过kernelSize对应位置的1/2".
+    ("avg_pool3_d_grad/docs/aclnnAvgPool2dBackward.md", "aclnnAvgPool2dBackward"),
+])
+def test_padding_is_at_most_half_the_kernel_element_by_element(path: str, name: str):
+    assert _halved(f"{POOLING}/{path}", name) == [("padding", "kernelSize", 2, True)]
+    rule = next(r for r in _api(f"{POOLING}/{path}", name).value_ranges if r.high and r.high.extent is Extent.ELEMENT)
+    assert rule.line > 0 and rule.describe().endswith(", kernelSize[i]/2]")
+
+
+def test_an_error_rows_disjunction_refuses_both_sides():
+    # "padding的数值中存在小于0或者大于kernelSize/2的值。" (the row beside it says "或者" where it means "且").
+    path = f"{POOLING}/max_pool3d_with_argmax_v2/docs/aclnnMaxPool2dWithMask.md"
+    found = {r.describe() for r in _api(path, "aclnnMaxPool2dWithMask").value_ranges if r.param == "padding"}
+    assert {"padding in [0, inf)", "padding in (-inf, kernelSize[i]/2]"} <= found
+
+
+def test_a_quotient_bounds_only_an_array_by_an_array():
+    # avg_pool2d's row names "paddings", its error row "padding": no parameter is named so, no rule.
+    path = f"{POOLING}/avg_pool3_d/docs/aclnnAvgPool2d.md"
+    assert _halved(path, "aclnnAvgPool2d") == []
+
+
+@pytest.mark.parametrize("name", ["aclnnDynamicQuantV3", "aclnnDynamicQuantV4"])
+def test_an_output_is_a_null_pointer_under_a_bools_value(name: str):
+    # "仅在isSymmetrical是false时支持，如果isSymmetrical是true，offsetOut需要传nullptr。"
+    api = _api(f"ops-nn/quant/dynamic_quant/docs/{name}.md", name)
+    absent = [r for r in api.shape_rules if r.form is ShapeForm.ABSENT]
+    assert [(r.param, r.when, r.values, r.negated) for r in absent] == [("offsetOut", "isSymmetrical", ("1",), False)]
+    assert absent[0].describe() == "when isSymmetrical in {1}: offsetOut is a null pointer"
