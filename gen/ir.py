@@ -42,7 +42,9 @@ from gen import abi, jsontext
 # value condition and dtype condition (DTypeCondition: "当y的数据类型为INT4时"). 16: DimBytes (a
 # dimension's least length and alignment in bytes, on the chips a sentence names: "Atlas 推理系列产品：x的尾轴长度必须
 # 大于等于32 Bytes"). 17: DimBytes.axis None, the whole tensor's length in bytes ("gamma的长度必须大于等于32 Bytes").
-SCHEMA_VERSION = 17
+# 18: Extent.ELEMENT and Bound.divisor ("小于等于kernelSize/2", element by element), ShapeForm.ABSENT (an
+# output the caller passes as a null pointer under a condition: "如果isSymmetrical是true，offsetOut需要传nullptr").
+SCHEMA_VERSION = 18
 
 
 class PageKind(str, enum.Enum):
