@@ -1008,6 +1008,12 @@ class ShapeRule(_Json):
         assert self.values, f"{self.param}: a shape rule has a condition"
         assert (self.form is ShapeForm.SAME) == bool(self.others), f"{self.param}: SAME names its tensors"
 
+    def holds(self, value: Any) -> bool:
+        """Whether a value of the host argument `when` meets the condition (a bool's true is "1",
+        as `values` hold it)."""
+        text = str(int(value)) if isinstance(value, (bool, int)) else str(value)
+        return (text in self.values) != self.negated
+
     def describe(self) -> str:
         condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
         if self.form is ShapeForm.ABSENT:

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 from gen.api.kinds import KINDS
 from gen.api.python import float_dtype, scalar_preference
-from gen.ir import API, DType, OpSemantics, Param, ParamKind, ShapeForm, ShapeRule
+from gen.ir import API, DType, OpSemantics, Param, ParamKind, ShapeForm
 
 # The runtime's markers (_aclnn_testing, which the generator cannot import: it imports the built
 # package; tests/emit/test_runtime_python.py holds these and Case's fields equal to its own).
@@ -86,21 +86,13 @@ class CaseGroup:
     cases: tuple[Case, ...]
 
 
-def rule_holds(rule: ShapeRule, values: dict[str, Any]) -> bool:
-    """Whether host arguments `values` meet a shape rule's condition (a bool's true is "1", as the
-    rule holds it); an argument the values lack meets none."""
-    value = values.get(rule.when)
-    if value is None:
-        return False
-    text = str(int(value)) if isinstance(value, (bool, int)) else str(value)
-    return (text in rule.values) != rule.negated
-
-
 def with_absences(case: Case, api: API) -> Case:
     """`case` with each tensor the page says is a null pointer under the case's host arguments
     passed as None ("如果isSymmetrical是true，offsetOut需要传nullptr"): a valid call that changes
     such an argument changes what it passes with it."""
-    absent = [r.param for r in api.shape_rules if r.form is ShapeForm.ABSENT and rule_holds(r, case.values)]
+    # An argument the case's values lack meets no condition.
+    absent = [r.param for r in api.shape_rules
+              if r.form is ShapeForm.ABSENT and case.values.get(r.when) is not None and r.holds(case.values[r.when])]
     if not absent:
         return case
     return replace(case, none=tuple(dict.fromkeys((*case.none, *absent))))

@@ -428,8 +428,8 @@ def _condition_value(when: Param, rule: ShapeRule) -> Any:
     """A value of the host argument that makes the rule hold: one of its values, or for a negated
     rule on a reduction, another of CANN's reductions (none/mean/sum, 0/1/2)."""
     if when.kind is ParamKind.BOOL:
-        held = [v for v in ("1", "0") if (v in rule.values) != rule.negated]
-        return held[0] == "1" if held else None
+        held = [v for v in (True, False) if rule.holds(v)]
+        return held[0] if held else None
     if not rule.negated:
         value = rule.values[0]
         return int(value) if when.kind is ParamKind.INT and value.lstrip("-").isdigit() else (
