@@ -27,6 +27,11 @@ CORPUS ?=
 # its loading needs a CANN toolkit: everything else here uses torch as the CPU golden only. The
 # torch_npu tests start their processes with the simulator's set_env.sh environment instead.
 export TORCH_DEVICE_BACKEND_AUTOLOAD := 0
+# Python caches the bytecode of the modules a run imports (__pycache__, which git ignores), and every
+# process of make test after the first reads it: an environment that sets PYTHONDONTWRITEBYTECODE (this
+# workplace's machines do) would have each of the processes that import torch and torch_npu compile
+# them again from source (import torch: 5.7 CPU-s without a cache, 3.1 with one, measured here).
+unexport PYTHONDONTWRITEBYTECODE
 # pytest exits 5 when it collects nothing (e.g. a docs directory without simulated ops): not a failure.
 PYTEST = $(PY) -m pytest -p no:cacheprovider
 define run_pytest
