@@ -7,10 +7,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import select
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -45,56 +46,119 @@ def npu_environment() -> dict[str, str]:
     return dict(entry.split("=", 1) for entry in listing.decode().split("\0") if "=" in entry)
 
 
+class ProcessFactory:
+    """The worker's script_server.py: a process that imported torch and torch_npu once and forks
+    the processes the scripts run in (each ~7 CPU-s cheaper here than a new interpreter's imports)."""
+
+    def __init__(self, environment: dict[str, str]) -> None:
+        self.environment = environment
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+
+    def request(self, request: dict, fds: list[int] | None = None, timeout: float | None = None) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("script_server.py")),
+                                             str(theirs.fileno())], pass_fds=[theirs.fileno()], env=self.environment,
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+            theirs.close()
+            self.control = ours
+        assert self.control is not None
+        socket.send_fds(self.control, [json.dumps(request).encode()], fds or [])
+        self.control.settimeout(timeout)
+        try:
+            answer = self.control.recv(1 << 16)
+        except TimeoutError:
+            answer = b""
+        if not answer:
+            self.stop()
+            raise RuntimeError(f"the script server did not answer {request['kind']!r}")
+        return json.loads(answer)
+
+    def run(self, script: str, env: dict[str, str], timeout: int) -> tuple[int | None, str]:
+        """(exit status, output) of the script run as `python -c` in a process of its own."""
+        with tempfile.NamedTemporaryFile("w", suffix=".py") as file, tempfile.NamedTemporaryFile() as output:
+            file.write(script)
+            file.flush()
+            answer = self.request({"kind": "run", "env": env, "script": file.name, "output": output.name,
+                                   "timeout": timeout}, timeout=timeout + 60)
+            return answer["returncode"], output.read().decode(errors="replace")
+
+    def stop(self) -> None:
+        if self.control is not None:
+            self.control.close()
+            self.control = None
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+
 class ScriptServer:
-    """One process per pytest worker with torch and torch_npu imported (script_server.py), running
-    the scripts that need nothing of a process of their own: importing torch_npu costs a process
-    ~3 s of CPU, most of what a short check costs. A script that fails there is run again in a
-    fresh process, whose result is the test's (what an earlier script left behind is not the
+    """A process forked from the factory with torch_npu imported, running the scripts that need
+    nothing of a process of their own one after another. A script that fails there is run again in
+    a process of its own, whose result is the test's (what an earlier script left behind is not the
     script's failure), and the server is started anew.
 
     Between scripts the server is stopped (SIGSTOP): torch_npu's release thread polls its queue
     thousands of times a second whether or not there is work (~20% of a core, idle), and a worker
     keeps a server per chip for the whole session."""
 
-    def __init__(self, environment: dict[str, str]) -> None:
-        self.environment = environment
-        self.process: subprocess.Popen | None = None
+    def __init__(self, factory: ProcessFactory, env: dict[str, str]) -> None:
+        self.factory = factory
+        self.env = env
+        self.pid: int | None = None
+        self.channel: socket.socket | None = None
 
-    def start(self) -> subprocess.Popen:
-        if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("script_server.py"))],
-                                            env=self.environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, text=True)
-        return self.process
+    def start(self) -> socket.socket:
+        if self.channel is None:
+            ours, theirs = socket.socketpair()
+            try:
+                self.pid = self.factory.request({"kind": "server", "env": self.env}, [theirs.fileno()], 120)["pid"]
+            finally:
+                theirs.close()
+            self.channel = ours
+        return self.channel
 
     def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.pid = None
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
 
     def run(self, script: str, timeout: int) -> tuple[bool, str]:
         """(passed, output); (False, why) when the server died or did not answer in time."""
-        process = self.start()
         try:
-            process.send_signal(signal.SIGCONT)
-            process.stdin.write(json.dumps(script) + "\n")
-            process.stdin.flush()
-            ready, _, _ = select.select([process.stdout], [], [], timeout)
-            line = process.stdout.readline() if ready else ""
-        except (BrokenPipeError, OSError) as error:
-            line = ""
-            why = f"the script server failed: {error}"
+            channel = self.start()
+            assert self.pid is not None
+            os.kill(self.pid, signal.SIGCONT)
+            channel.sendall((json.dumps(script) + "\n").encode())
+            channel.settimeout(timeout)
+            received = b""
+            while not received.endswith(b"\n"):
+                chunk = channel.recv(1 << 20)
+                if not chunk:
+                    break
+                received += chunk
+        except TimeoutError:
+            received, why = b"", f"no answer in {timeout} s"
+        except (RuntimeError, OSError) as error:
+            received, why = b"", f"the script server failed: {error}"
         else:
-            why = "the script server died" if ready else f"no answer in {timeout} s"
-        if not line:
+            why = "the script server died"
+        if not received:
             self.stop()
             return False, why
-        answer = json.loads(line)
+        answer = json.loads(received)
         if not answer["ok"]:
             self.stop()
         else:
-            process.send_signal(signal.SIGSTOP)
+            os.kill(self.pid, signal.SIGSTOP)
         return answer["ok"], answer["output"]
 
 
@@ -103,11 +167,20 @@ class ScriptServer:
 SHARED_SETTINGS = frozenset({"ACLNN_SIM_SOC"})
 
 
+# What a process forked from the factory can still be given: the settings read at the first device
+# use, after the fork (the chip; torch_npu's launch mode and its allocator's configuration). The
+# simulator's other settings (ACLNN_SIM_FAULT, ACLNN_SIM_THREADS, ...) are read as torch_npu is
+# imported (libtorch_npu asks libascendcl for the CANN version as it loads, and the first call reads
+# every setting), and op-plugin reads TORCH_NPU_USE_COMPATIBLE_IMPL as it imports: a script given any
+# other variable runs in a new interpreter.
+FORKABLE_SETTINGS = SHARED_SETTINGS | {"ASCEND_LAUNCH_BLOCKING", "PYTORCH_NPU_ALLOC_CONF"}
+
+
 class ScriptServers:
-    """The worker's script servers, one per value of the SHARED_SETTINGS a script asks for."""
+    """The worker's factory and script servers, one server per value of the SHARED_SETTINGS a script asks for."""
 
     def __init__(self, environment: dict[str, str]) -> None:
-        self.environment = environment
+        self.factory = ProcessFactory(environment)
         self.servers: dict[tuple[tuple[str, str], ...], ScriptServer] = {}
 
     def serves(self, env: dict[str, str]) -> bool:
@@ -116,12 +189,13 @@ class ScriptServers:
     def server(self, env: dict[str, str]) -> ScriptServer:
         key = tuple(sorted(env.items()))
         if key not in self.servers:
-            self.servers[key] = ScriptServer({**self.environment, **env})
+            self.servers[key] = ScriptServer(self.factory, env)
         return self.servers[key]
 
     def stop(self) -> None:
         for server in self.servers.values():
             server.stop()
+        self.factory.stop()
 
 
 @pytest.fixture(scope="session")
@@ -137,22 +211,28 @@ def run_npu(npu_environment, script_server):
     what it checks. Returns its standard output; fails the test with its output when it fails.
     A script run with environment variables other than the chip's, one expected to fail, or one
     that asks for `fresh=True` (it checks something of a whole process: its exit, its first device
-    use) gets a process of its own; the others run in the worker's script server for their chip."""
+    use) gets a process of its own, forked from the worker's factory before any device use; the
+    others run in the worker's script server for their chip."""
 
     def run(script: str, *, env: dict[str, str] | None = None, expect_failure: bool = False, fresh: bool = False,
             timeout: int = 240) -> str:
-        prologue = "import torch, torch_npu\ntorch.manual_seed(0)\n"
+        script = textwrap.dedent(script)
         if not (expect_failure or fresh) and script_server.serves(env or {}):
-            passed, output = script_server.server(env or {}).run(textwrap.dedent(script), timeout)
+            passed, output = script_server.server(env or {}).run(script, timeout)
             if passed:
                 return output
-        proc = subprocess.run([sys.executable, "-c", prologue + textwrap.dedent(script)],
-                              env={**npu_environment, **(env or {})}, capture_output=True, text=True, timeout=timeout)
-        output = proc.stdout + proc.stderr
-        if expect_failure:
-            assert proc.returncode != 0, f"the script succeeded:\n{output}"
+        if set(env or {}) <= FORKABLE_SETTINGS:
+            returncode, output = script_server.factory.run(script, env or {}, timeout)
+            assert returncode is not None, f"no exit in {timeout} s:\n{output}"
         else:
-            assert proc.returncode == 0, f"exit status {proc.returncode}:\n{output}"
+            proc = subprocess.run([sys.executable, "-c", "import torch, torch_npu\ntorch.manual_seed(0)\n" + script],
+                                  env={**npu_environment, **(env or {})}, capture_output=True, text=True,
+                                  timeout=timeout)
+            returncode, output = proc.returncode, proc.stdout + proc.stderr
+        if expect_failure:
+            assert returncode != 0, f"the script succeeded:\n{output}"
+        else:
+            assert returncode == 0, f"exit status {returncode}:\n{output}"
         return output
 
     return run

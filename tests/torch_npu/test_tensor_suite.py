@@ -63,7 +63,7 @@ def test_tensor_operators_through_aclop_on_ascend910(run_npu):
 
 # Default chip only: on Ascend910 op-plugin's aclop path makes the scalar a tensor of its own dtype
 # (and sends the refused operators below to aclop).
-INTEGER_SCALARS = """
+INTEGER_SCALARS = r"""
     import sys
     import numpy as np
     from torch_npu.testing.testcase import TestCase, run_tests
