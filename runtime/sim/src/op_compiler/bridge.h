@@ -298,9 +298,4 @@ aclError Run(const OpCall& call);
 
 }  // namespace aclsim::aclop
 
-// At the end of a file of aclop types: the Phase1 type the file calls an aclnn API through
-// (aclsim::aclop::Type) is the generated prototype's, where the build's pages declare the API (the
-// file includes aclnnop/aclnn_<op>.h under __has_include before it).
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
-
 #endif  // ACLNN_SIM_OP_COMPILER_BRIDGE_H_

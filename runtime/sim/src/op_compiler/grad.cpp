@@ -17,6 +17,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -737,135 +738,36 @@ const std::vector<OpEntry>& GradEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#if __has_include("aclnnop/aclnn_hardswish_backward.h")
-#include "aclnnop/aclnn_hardswish_backward.h"
 ACLOP_SAME(aclnnHardswishBackward, GradApi);
-#endif
-#if __has_include("aclnnop/aclnn_adaptive_avg_pool2d_backward.h")
-#include "aclnnop/aclnn_adaptive_avg_pool2d_backward.h"
 ACLOP_SAME(aclnnAdaptiveAvgPool2dBackward, GradApi);
-#endif
-#if __has_include("aclnnop/aclnn_threshold_backward.h")
-#include "aclnnop/aclnn_threshold_backward.h"
 ACLOP_SAME(aclnnThresholdBackward, GradScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_softshrink_backward.h")
-#include "aclnnop/aclnn_softshrink_backward.h"
 ACLOP_SAME(aclnnSoftshrinkBackward, GradScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_hardtanh_backward.h")
-#include "aclnnop/aclnn_hardtanh_backward.h"
 ACLOP_SAME(aclnnHardtanhBackward, GradTwoScalarsApi);
-#endif
-#if __has_include("aclnnop/aclnn_logsigmoid_backward.h")
-#include "aclnnop/aclnn_logsigmoid_backward.h"
 ACLOP_SAME(aclnnLogSigmoidBackward, LogSigmoidBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_elu_backward.h")
-#include "aclnnop/aclnn_elu_backward.h"
 ACLOP_SAME(aclnnEluBackward, EluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_glu_backward.h")
-#include "aclnnop/aclnn_glu_backward.h"
 ACLOP_SAME(aclnnGluBackward, GluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_prelu_backward.h")
-#include "aclnnop/aclnn_prelu_backward.h"
 ACLOP_SAME(aclnnPreluBackward, PreluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_nll_loss_backward.h")
-#include "aclnnop/aclnn_nll_loss_backward.h"
 ACLOP_SAME(aclnnNLLLossBackward, NllLossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_soft_margin_loss_backward.h")
-#include "aclnnop/aclnn_soft_margin_loss_backward.h"
 ACLOP_SAME(aclnnSoftMarginLossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy_backward.h")
-#include "aclnnop/aclnn_binary_cross_entropy_backward.h"
 ACLOP_SAME(aclnnBinaryCrossEntropyBackward, BceBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h")
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 ACLOP_SAME(aclnnBinaryCrossEntropyWithLogitsBackward, BceWithLogitsBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_avgpool2d_backward.h")
-#include "aclnnop/aclnn_avgpool2d_backward.h"
 ACLOP_SAME(aclnnAvgPool2dBackward, AvgPool2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_pad2d_backward.h")
-#include "aclnnop/aclnn_pad2d_backward.h"
 ACLOP_SAME(aclnnReflectionPad2dBackward, PadBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_batch_norm_backward.h")
-#include "aclnnop/aclnn_batch_norm_backward.h"
 ACLOP_SAME(aclnnBatchNormBackward, BatchNormBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_batch_norm_elemt_backward.h")
-#include "aclnnop/aclnn_batch_norm_elemt_backward.h"
 ACLOP_SAME(aclnnBatchNormElemtBackward, BatchNormElemtBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_convolution_backward.h")
-#include "aclnnop/aclnn_convolution_backward.h"
 ACLOP_SAME(aclnnConvolutionBackward, ConvolutionBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_nearest2d_backward.h")
-#include "aclnnop/aclnn_upsample_nearest2d_backward.h"
 ACLOP_SAME(aclnnUpsampleNearest2dBackward, UpsampleNearest2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bilinear2d_backward.h")
-#include "aclnnop/aclnn_upsample_bilinear2d_backward.h"
 ACLOP_SAME(aclnnUpsampleBilinear2dBackward, Upsample2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bicubic2d_backward.h")
-#include "aclnnop/aclnn_upsample_bicubic2d_backward.h"
 ACLOP_SAME(aclnnUpsampleBicubic2dBackward, Upsample2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_linear1d_backward.h")
-#include "aclnnop/aclnn_upsample_linear1d_backward.h"
 ACLOP_SAME(aclnnUpsampleLinear1dBackward, Upsample1dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_l1_loss_backward.h")
-#include "aclnnop/aclnn_l1_loss_backward.h"
 ACLOP_SAME(aclnnL1LossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_mse_loss_backward.h")
-#include "aclnnop/aclnn_mse_loss_backward.h"
 ACLOP_SAME(aclnnMseLossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_smooth_l1_loss_backward.h")
-#include "aclnnop/aclnn_smooth_l1_loss_backward.h"
 ACLOP_SAME(aclnnSmoothL1LossBackward, LossWithBetaBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_kl_div_backward.h")
-#include "aclnnop/aclnn_kl_div_backward.h"
 ACLOP_SAME(aclnnKlDivBackward, KlDivBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_softplus_backward.h")
-#include "aclnnop/aclnn_softplus_backward.h"
 ACLOP_SAME(aclnnSoftplusBackward, GradTwoScalarsApi);
-#endif
-#if __has_include("aclnnop/aclnn_embedding_dense_backward.h")
-#include "aclnnop/aclnn_embedding_dense_backward.h"
 ACLOP_SAME(aclnnEmbeddingDenseBackward, EmbeddingDenseBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler2_d_backward.h")
-#include "aclnnop/aclnn_grid_sampler2_d_backward.h"
 ACLOP_SAME(aclnnGridSampler2DBackward, GridSamplerBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_ctc_loss_backward.h")
-#include "aclnnop/aclnn_ctc_loss_backward.h"
 ACLOP_SAME(aclnnCtcLossBackward, CtcLossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler3_d_backward.h")
-#include "aclnnop/aclnn_grid_sampler3_d_backward.h"
 ACLOP_SAME(aclnnGridSampler3DBackward, GridSamplerBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_adds.h")
-#include "aclnnop/aclnn_adds.h"
 ACLOP_SAME(aclnnAdds, AddsApi);
-#endif
-#if __has_include("aclnnop/aclnn_rsqrt.h")
-#include "aclnnop/aclnn_rsqrt.h"
 ACLOP_SAME(aclnnRsqrt, UnaryApi);
-#endif

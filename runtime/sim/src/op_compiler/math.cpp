@@ -15,6 +15,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -1569,11 +1570,5 @@ const std::vector<OpEntry>& MathEntries() {
 
 }  // namespace aclsim::aclop
 
-#if __has_include("aclnnop/aclnn_triangular_solve.h")
-#include "aclnnop/aclnn_triangular_solve.h"
 ACLOP_SAME(aclnnTriangularSolve, TriangularSolveApi);
-#endif
-#if __has_include("aclnnop/aclnn_histc.h")
-#include "aclnnop/aclnn_histc.h"
 ACLOP_SAME(aclnnHistc, HistcApi);
-#endif

@@ -21,6 +21,7 @@
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
 #include "op_compiler/host_kernel.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -1354,159 +1355,42 @@ const std::vector<OpEntry>& NnEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#if __has_include("aclnnop/aclnn_im2col.h")
-#include "aclnnop/aclnn_im2col.h"
 ACLOP_SAME(aclnnIm2col, Im2colApi);
-#endif
-#if __has_include("aclnnop/aclnn_avgpool3d.h")
-#include "aclnnop/aclnn_avgpool3d.h"
 ACLOP_SAME(aclnnAvgPool3d, AvgPool3dApi);
-#endif
-#if __has_include("aclnnop/aclnn_avgpool3d_backward.h")
-#include "aclnnop/aclnn_avgpool3d_backward.h"
 ACLOP_SAME(aclnnAvgPool3dBackward, AvgPool3dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_nearest3d.h")
-#include "aclnnop/aclnn_upsample_nearest3d.h"
 ACLOP_SAME(aclnnUpsampleNearest3d, Nearest3dApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_trilinear3d.h")
-#include "aclnnop/aclnn_upsample_trilinear3d.h"
 ACLOP_SAME(aclnnUpsampleTrilinear3d, Trilinear3dApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_nearest3d_backward.h")
-#include "aclnnop/aclnn_upsample_nearest3d_backward.h"
 ACLOP_SAME(aclnnUpsampleNearest3dBackward, Nearest3dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_trilinear3d_backward.h")
-#include "aclnnop/aclnn_upsample_trilinear3d_backward.h"
 ACLOP_SAME(aclnnUpsampleTrilinear3dBackward, Trilinear3dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_max_pool3d_with_argmax.h")
-#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 ACLOP_SAME(aclnnMaxPool3dWithArgmax, MaxPool3dApi);
-#endif
-#if __has_include("aclnnop/aclnn_max_pool3d_with_argmax_backward.h")
-#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 ACLOP_SAME(aclnnMaxPool3dWithArgmaxBackward, MaxPool3dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_l1_loss.h")
-#include "aclnnop/aclnn_l1_loss.h"
 ACLOP_SAME(aclnnL1Loss, LossApi);
-#endif
-#if __has_include("aclnnop/aclnn_smooth_l1_loss.h")
-#include "aclnnop/aclnn_smooth_l1_loss.h"
 ACLOP_SAME(aclnnSmoothL1Loss, SmoothL1LossApi);
-#endif
-#if __has_include("aclnnop/aclnn_kl_div.h")
-#include "aclnnop/aclnn_kl_div.h"
 ACLOP_SAME(aclnnKlDiv, KlDivApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy.h")
-#include "aclnnop/aclnn_binary_cross_entropy.h"
 ACLOP_SAME(aclnnBinaryCrossEntropy, BceApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy_with_logits.h")
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 ACLOP_SAME(aclnnBinaryCrossEntropyWithLogits, BceWithLogitsApi);
-#endif
-#if __has_include("aclnnop/aclnn_reflection_pad2d.h")
-#include "aclnnop/aclnn_reflection_pad2d.h"
 ACLOP_SAME(aclnnReflectionPad2d, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_replication_pad2d.h")
-#include "aclnnop/aclnn_replication_pad2d.h"
 ACLOP_SAME(aclnnReplicationPad2d, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_adaptive_avg_pool2d.h")
-#include "aclnnop/aclnn_adaptive_avg_pool2d.h"
 ACLOP_SAME(aclnnAdaptiveAvgPool2d, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_linalg_cross.h")
-#include "aclnnop/aclnn_linalg_cross.h"
 ACLOP_SAME(aclnnLinalgCross, CrossApi);
-#endif
-#if __has_include("aclnnop/aclnn_cummax.h")
-#include "aclnnop/aclnn_cummax.h"
 ACLOP_SAME(aclnnCummax, CumApi);
-#endif
-#if __has_include("aclnnop/aclnn_group_norm.h")
-#include "aclnnop/aclnn_group_norm.h"
 ACLOP_SAME(aclnnGroupNorm, GroupNormApi);
-#endif
-#if __has_include("aclnnop/aclnn_soft_margin_loss.h")
-#include "aclnnop/aclnn_soft_margin_loss.h"
 ACLOP_SAME(aclnnSoftMarginLoss, SoftMarginLossApi);
-#endif
-#if __has_include("aclnnop/aclnn_index.h")
-#include "aclnnop/aclnn_index.h"
 ACLOP_SAME(aclnnIndex, IndexApi);
-#endif
-#if __has_include("aclnnop/aclnn_index_put_impl.h")
-#include "aclnnop/aclnn_index_put_impl.h"
 ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler2_d.h")
-#include "aclnnop/aclnn_grid_sampler2_d.h"
 ACLOP_SAME(aclnnGridSampler2D, GridSamplerApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler3_d.h")
-#include "aclnnop/aclnn_grid_sampler3_d.h"
 ACLOP_SAME(aclnnGridSampler3D, GridSamplerApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_linear1d.h")
-#include "aclnnop/aclnn_upsample_linear1d.h"
 ACLOP_SAME(aclnnUpsampleLinear1d, Resize1dApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bicubic2d.h")
-#include "aclnnop/aclnn_upsample_bicubic2d.h"
 ACLOP_SAME(aclnnUpsampleBicubic2d, Resize2dApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bilinear2d.h")
-#include "aclnnop/aclnn_upsample_bilinear2d.h"
 ACLOP_SAME(aclnnUpsampleBilinear2d, Resize2dApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_nearest2d.h")
-#include "aclnnop/aclnn_upsample_nearest2d.h"
 ACLOP_SAME(aclnnUpsampleNearest2d, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_unique2.h")
-#include "aclnnop/aclnn_unique2.h"
 ACLOP_SAME(aclnnUnique2, UniqueApi);
-#endif
-#if __has_include("aclnnop/aclnn_unique_dim.h")
-#include "aclnnop/aclnn_unique_dim.h"
 ACLOP_SAME(aclnnUniqueDim, UniqueDimApi);
-#endif
-#if __has_include("aclnnop/aclnn_unique_consecutive.h")
-#include "aclnnop/aclnn_unique_consecutive.h"
 ACLOP_SAME(aclnnUniqueConsecutive, UniqueConsecutiveApi);
-#endif
-#if __has_include("aclnnop/aclnn_celu.h")
-#include "aclnnop/aclnn_celu.h"
 ACLOP_SAME(aclnnCelu, WithScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_pdist.h")
-#include "aclnnop/aclnn_pdist.h"
 ACLOP_SAME(aclnnPdist, PdistApi);
-#endif
-#if __has_include("aclnnop/aclnn_norm.h")
-#include "aclnnop/aclnn_norm.h"
 ACLOP_SAME(aclnnNorm, NormApi);
-#endif
-#if __has_include("aclnnop/aclnn_ctc_loss.h")
-#include "aclnnop/aclnn_ctc_loss.h"
 ACLOP_SAME(aclnnCtcLoss, CtcLossApi);
-#endif
-#if __has_include("aclnnop/aclnn_embedding_bag.h")
-#include "aclnnop/aclnn_embedding_bag.h"
 ACLOP_SAME(aclnnEmbeddingBag, EmbeddingBagApi);
-#endif
-#if __has_include("aclnnop/aclnn_multilabel_margin_loss.h")
-#include "aclnnop/aclnn_multilabel_margin_loss.h"
 ACLOP_SAME(aclnnMultilabelMarginLoss, MultilabelMarginLossApi);
-#endif
-#if __has_include("aclnnop/aclnn_sub.h")
-#include "aclnnop/aclnn_sub.h"
 ACLOP_SAME(aclnnSub, SubApi);
-#endif
