@@ -320,7 +320,7 @@ aclError EmbeddingDenseGrad(const OpCall& call) {
 }
 
 // GridSampler2DGrad and GridSampler3DGrad (grad, x, grid; interpolation_mode, padding_mode,
-// align_corners) to dx and dgrid, the modes numbered as GridSampler2D's (nn.cpp) and PyTorch's.
+// align_corners) to dx and dgrid, the modes numbered as GridSampler2D's (sampling.cpp) and PyTorch's.
 aclError GridSamplerGrad(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
   int64_t interpolation = 0, padding = 0;
@@ -431,7 +431,7 @@ aclError PadV3Grad(const OpCall& call) {
 }
 
 // --- batch normalisation -----------------------------------------------------------------------
-// torch_npu's training batch norm runs BNTrainingReduce and BNTrainingUpdate forward (math.cpp),
+// torch_npu's training batch norm runs BNTrainingReduce and BNTrainingUpdate forward (norms.cpp),
 // then BNTrainingUpdateGrad (the scale's and offset's gradients) and BNTrainingReduceGrad (x's,
 // from those two) backward. The statistics are per channel, x's dimension 1.
 
@@ -562,7 +562,7 @@ aclError Conv2DBackprop(const OpCall& call) {
 // --- resizing ----------------------------------------------------------------------------------
 
 // ResizeNearestNeighborV2Grad (grads, size; align_corners, half_pixel_centers): both false, the
-// mode ResizeNearestNeighborV2 models (nn.cpp), by aclnnUpsampleNearest2dBackward with the scales
+// mode ResizeNearestNeighborV2 models (sampling.cpp), by aclnnUpsampleNearest2dBackward with the scales
 // of the sizes.
 aclError ResizeNearestGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -586,7 +586,7 @@ aclError ResizeNearestGrad(const OpCall& call) {
 }
 
 // ResizeBilinearV2Grad (grads, original_image; align_corners, half_pixel_centers): exactly one true,
-// as ResizeBilinearV2 (nn.cpp), by aclnnUpsampleBilinear2dBackward.
+// as ResizeBilinearV2 (sampling.cpp), by aclnnUpsampleBilinear2dBackward.
 aclError ResizeBilinearGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   const bool align = call.Bool("align_corners", false), half_pixel = call.Bool("half_pixel_centers", false);
@@ -609,39 +609,28 @@ aclError ResizeBilinearGrad(const OpCall& call) {
 }
 
 // ResizeGradD (grads; original_size, scales, coordinate_transformation_mode, mode, ...) as torch_npu
-// sends the backward of ResizeD's modes (nn.cpp): "linear" (grads [N, C, 1, W'], y [N, C, W]) and
+// sends the backward of ResizeD's modes (sampling.cpp): "linear" (grads [N, C, 1, W'], y [N, C, W]) and
 // "cubic" (grads in data_format HWNC, as op-plugin permutes them, or NCHW; coefficient -0.75), by
 // aclnnUpsampleLinear1dBackward and aclnnUpsampleBicubic2dBackward with the forward's scales.
 aclError ResizeGradD(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
-  const std::string mode = call.String("mode", "nearest"),
-                    transform = call.String("coordinate_transformation_mode", "half_pixel"),
-                    layout = call.String("data_format", "NCHW");
+  const ResizeDAttributes r = ReadResizeDAttributes(call);
+  const std::string layout = call.String("data_format", "NCHW");
   const std::vector<int64_t> original = call.Ints("original_size");
-  const auto scales_it = call.attrs.find("scales");
-  const std::vector<float> scales =
-      scales_it == call.attrs.end() ? std::vector<float>{} : std::get<std::vector<float>>(scales_it->second);
-  const auto roi_it = call.attrs.find("roi");
-  const bool roi = roi_it != call.attrs.end() && !std::get<std::vector<float>>(roi_it->second).empty();
-  const bool align = transform == "align_corners";
-  const bool linear = mode == "linear", cubic = mode == "cubic";
-  const size_t spatial = linear ? 1 : 2;
-  if ((!linear && !cubic) || (!align && transform != "half_pixel" && transform != "pytorch_half_pixel") || roi ||
-      call.Int("exclude_outside", 0) != 0 || (cubic && call.Float("cubic_coeff_a", -0.75f) != -0.75f) ||
-      (layout != "NCHW" && !(cubic && layout == "HWNC")) || (!scales.empty() && scales.size() != spatial)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + mode + "\", coordinate_transformation_mode \"" + transform +
+  const bool linear = r.linear;
+  if (!r.modelled || (layout != "NCHW" && !(r.cubic && layout == "HWNC"))) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + r.mode + "\", coordinate_transformation_mode \"" + r.transform +
                                                       "\", data_format \"" + layout +
                                                       "\": modelled are PyTorch's linear and bicubic (cubic_coeff_a -0.75, "
                                                       "grads NCHW or HWNC) without a region of interest");
   }
   if (aclError s = SameShape(call, "attribute original_size", original)) return s;
   const std::vector<int64_t>& grads = call.inputs[0].desc->dims;
-  if (grads.size() != 4 || original.size() != 2 + spatial || (linear && grads[2] != 1)) {
+  if (grads.size() != 4 || original.size() != 2 + r.spatial || (linear && grads[2] != 1)) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "grads " + ListText(grads) + " and original_size " + ListText(original) +
                                                        (linear ? ": [N, C, 1, W] and [N, C, W] are modelled"
                                                                : ": four dimensions each are modelled"));
   }
-  auto scale = [&](size_t i) { return scales.empty() ? 0.0 : static_cast<double>(scales[i]); };
   AclnnObjects o(call);
   aclTensor* dx = nullptr;
   if (linear) {
@@ -649,7 +638,7 @@ aclError ResizeGradD(const OpCall& call) {
     aclTensor* dy = o.Tensor(call.inputs[0], "grads", {grads[0], grads[1], grads[3]});
     if (o.status()) return o.status();
     return Aclnn<Upsample1dBackwardApi>(call, "aclnnUpsampleLinear1dBackward", dy, o.Ints({grads[3]}), o.Ints(original),
-                                        align, scale(0), dx);
+                                        r.align, r.Scale(0), dx);
   }
   // In HWNC both grads and y hold their elements in that order (op-plugin transposes y back to
   // NCHW after the call, whatever y's description says): each is viewed as NCHW, dimension i of
@@ -660,7 +649,7 @@ aclError ResizeGradD(const OpCall& call) {
   if (hwnc) dx = o.Tensor(call.outputs[0], "y", {original[2], original[3], original[0], original[1]}, {2, 3, 0, 1});
   if (o.status()) return o.status();
   return Aclnn<Upsample2dBackwardApi>(call, "aclnnUpsampleBicubic2dBackward", dy, o.Ints({nchw[2], nchw[3]}),
-                                      o.Ints(original), align, scale(0), scale(1), dx);
+                                      o.Ints(original), r.align, r.Scale(0), r.Scale(1), dx);
 }
 
 }  // namespace
