@@ -35,7 +35,7 @@ def test_apis_sharing_a_cann_header_are_declared_together(tmp_path):
     adds = make_api("aclnnAdds", header="aclnnop/aclnn_add.h")
     add = make_api("aclnnAdd", header="aclnnop/aclnn_add.h")
     files = emit(tmp_path, make_page(adds, source="a.md"), make_page(add, source="b.md"))
-    assert list(files.written) == ["aclnnop/aclnn_add.h"]
+    assert [path for path in files.written if path.startswith("aclnnop/")] == ["aclnnop/aclnn_add.h"]
     text = files.written["aclnnop/aclnn_add.h"]
     assert text.index("aclnnAddGetWorkspaceSize") < text.index("aclnnAddsGetWorkspaceSize")
     assert "from a.md, b.md" in text
@@ -51,3 +51,29 @@ def test_header_compiles_against_runtime_include(tmp_path, compiler, flags):
     subprocess.run([compiler, *flags, "-Wall", "-Werror", f"-I{ROOT / 'runtime/include'}", f"-I{tmp_path}",
                     "-c", str(src), "-o", str(tmp_path / "use.o")], check=True)
     assert files.changed
+
+
+def test_the_aclop_bridge_checks_the_apis_the_build_declares_and_skips_the_others(tmp_path):
+    # ACLOP_SAME (runtime/sim/src/op_compiler/prototype_check.h) against the generated
+    # include/aclnn_sim/declared_apis.h: a wrong type for a declared API fails the build, a check
+    # of an API no page of the build declares is skipped.
+    emit(tmp_path, make_page(make_api("aclnnLeakyReluBackward")))
+    src = tmp_path / "checks.cpp"
+
+    def compile_checks(declared_type: str) -> subprocess.CompletedProcess:
+        src.write_text('#include "op_compiler/prototype_check.h"\n'
+                       "namespace aclsim::aclop {\n"
+                       "using Right = aclnnStatus (*)(const aclTensor*, aclTensor*, uint64_t*, aclOpExecutor**);\n"
+                       "using Wrong = aclnnStatus (*)(aclTensor*, aclTensor*, uint64_t*, aclOpExecutor**);\n"
+                       "}\n"
+                       f"ACLOP_SAME(aclnnLeakyReluBackward, {declared_type});\n"
+                       "ACLOP_SAME(aclnnOnNoPage, Wrong);\n")
+        return subprocess.run(["g++", "-x", "c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                               f"-I{ROOT / 'runtime/include'}", f"-I{ROOT / 'runtime/sim/src'}",
+                               f"-I{tmp_path / 'include'}", f"-I{tmp_path}", str(src)],
+                              capture_output=True, text=True)
+
+    assert compile_checks("Right").returncode == 0
+    wrong = compile_checks("Wrong")
+    assert wrong.returncode != 0 and "static assertion failed: aclnnLeakyReluBackward" in wrong.stderr
+    assert "aclnnOnNoPage" not in wrong.stderr

@@ -214,14 +214,16 @@ const std::vector<OpEntry>& VisionEntries();
 // SoftmaxCrossEntropyWithLogits, ApplyAdamD.
 const std::vector<OpEntry>& CustomEntries();
 
-// The common math operators' (math.cpp): elementwise, comparisons, Cast, reductions, softmax, Cumsum,
-// ConcatD, ArgMaxV2, ScatterElements, MatrixInverse, MatrixTriangularSolve, Histogram.
+// The common math operators' (math.cpp, with norms.cpp, indexing.cpp, linalg.cpp and creation.cpp):
+// elementwise, comparisons, Cast, reductions, softmax, Cumsum, ConcatD, ArgMaxV2, ScatterElements,
+// MatrixInverse, MatrixTriangularSolve, Histogram.
 const std::vector<OpEntry>& MathEntries();
 
-// The neural-network operators' (nn.cpp): losses, reflection and replication padding, adaptive
-// average pooling, group norm, Cummax, Cummin, Cross, CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect,
-// Index, IndexPutV2, ScatterNdAdd, ScatterNdUpdate, Pdist, Cdist, MultilabelMarginLoss, CTCLossV2,
-// EmbeddingBag, the resize operators, GridSampler2D and GridSampler3D.
+// The neural-network operators' (nn.cpp, with indexing.cpp, sampling.cpp and pooling.cpp): losses,
+// reflection and replication padding, adaptive average pooling, group norm, Cummax, Cummin, Cross,
+// CeluV2, Xlogy, Erfinv, NonZero, MaskedSelect, Index, IndexPutV2, ScatterNdAdd, ScatterNdUpdate,
+// Pdist, Cdist, MultilabelMarginLoss, CTCLossV2, EmbeddingBag, the resize operators, GridSampler2D
+// and GridSampler3D.
 const std::vector<OpEntry>& NnEntries();
 // The gradient operators' (grad.cpp): NLLLossGrad, AdaptiveAvgPool2dGrad, AvgPoolV2Grad, the batch
 // norm's BNTrainingUpdateGrad, BNTrainingReduceGrad and BNInferGrad, PadV3Grad, EluGradV2,
@@ -264,6 +266,21 @@ struct CtcArguments {
 };
 aclError ReadCtcArguments(const OpCall& call, size_t log_probs, size_t lengths, CtcArguments* ctc);
 
+// The attributes ResizeD and ResizeGradD share (sampling.cpp), as torch_npu sends PyTorch's "linear"
+// (mode "linear", one spatial dimension) and "bicubic" (mode "cubic", two): "align_corners" is
+// align_corners=True, "half_pixel" and "pytorch_half_pixel" False; scales are PyTorch's scale factors
+// (0: from the sizes). `modelled` is false for another mode or transformation, a region of
+// interest, exclude_outside, a cubic coefficient other than -0.75, or scales not one per dimension.
+struct ResizeDAttributes {
+  std::string mode, transform;
+  std::vector<float> scales;
+  bool align = false, linear = false, cubic = false, modelled = false;
+  size_t spatial = 0;
+  // Scale factor i, 0 where none was sent.
+  double Scale(size_t i) const { return scales.empty() ? 0.0 : static_cast<double>(scales[i]); }
+};
+ResizeDAttributes ReadResizeDAttributes(const OpCall& call);
+
 // The window of AvgPoolV2 and AvgPoolV2Grad (math.cpp), as aclnnAvgPool2d and its backward take it;
 // what they do not express is refused naming it.
 struct AvgPoolWindow {
@@ -297,10 +314,5 @@ aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const
 aclError Run(const OpCall& call);
 
 }  // namespace aclsim::aclop
-
-// At the end of a file of aclop types: the Phase1 type the file calls an aclnn API through
-// (aclsim::aclop::Type) is the generated prototype's, where the build's pages declare the API (the
-// file includes aclnnop/aclnn_<op>.h under __has_include before it).
-#define ACLOP_SAME(api, Type) static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
 
 #endif  // ACLNN_SIM_OP_COMPILER_BRIDGE_H_

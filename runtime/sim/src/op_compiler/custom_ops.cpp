@@ -15,6 +15,7 @@
 
 #include "op_compiler/bridge.h"
 #include "op_compiler/host_kernel.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -123,15 +124,6 @@ const std::vector<OpEntry>& CustomEntries() {
 
 }  // namespace aclsim::aclop
 
-#if __has_include("aclnnop/aclnn_sign_bits_pack.h")
-#include "aclnnop/aclnn_sign_bits_pack.h"
 ACLOP_SAME(aclnnSignBitsPack, SignBitsPackApi);
-#endif
-#if __has_include("aclnnop/aclnn_sign_bits_unpack.h")
-#include "aclnnop/aclnn_sign_bits_unpack.h"
 ACLOP_SAME(aclnnSignBitsUnpack, SignBitsUnpackApi);
-#endif
-#if __has_include("aclnnop/aclnn_softmax_cross_entropy_with_logits.h")
-#include "aclnnop/aclnn_softmax_cross_entropy_with_logits.h"
 ACLOP_SAME(aclnnSoftmaxCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogitsApi);
-#endif

@@ -17,6 +17,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -319,7 +320,7 @@ aclError EmbeddingDenseGrad(const OpCall& call) {
 }
 
 // GridSampler2DGrad and GridSampler3DGrad (grad, x, grid; interpolation_mode, padding_mode,
-// align_corners) to dx and dgrid, the modes numbered as GridSampler2D's (nn.cpp) and PyTorch's.
+// align_corners) to dx and dgrid, the modes numbered as GridSampler2D's (sampling.cpp) and PyTorch's.
 aclError GridSamplerGrad(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
   int64_t interpolation = 0, padding = 0;
@@ -430,7 +431,7 @@ aclError PadV3Grad(const OpCall& call) {
 }
 
 // --- batch normalisation -----------------------------------------------------------------------
-// torch_npu's training batch norm runs BNTrainingReduce and BNTrainingUpdate forward (math.cpp),
+// torch_npu's training batch norm runs BNTrainingReduce and BNTrainingUpdate forward (norms.cpp),
 // then BNTrainingUpdateGrad (the scale's and offset's gradients) and BNTrainingReduceGrad (x's,
 // from those two) backward. The statistics are per channel, x's dimension 1.
 
@@ -561,7 +562,7 @@ aclError Conv2DBackprop(const OpCall& call) {
 // --- resizing ----------------------------------------------------------------------------------
 
 // ResizeNearestNeighborV2Grad (grads, size; align_corners, half_pixel_centers): both false, the
-// mode ResizeNearestNeighborV2 models (nn.cpp), by aclnnUpsampleNearest2dBackward with the scales
+// mode ResizeNearestNeighborV2 models (sampling.cpp), by aclnnUpsampleNearest2dBackward with the scales
 // of the sizes.
 aclError ResizeNearestGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -585,7 +586,7 @@ aclError ResizeNearestGrad(const OpCall& call) {
 }
 
 // ResizeBilinearV2Grad (grads, original_image; align_corners, half_pixel_centers): exactly one true,
-// as ResizeBilinearV2 (nn.cpp), by aclnnUpsampleBilinear2dBackward.
+// as ResizeBilinearV2 (sampling.cpp), by aclnnUpsampleBilinear2dBackward.
 aclError ResizeBilinearGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   const bool align = call.Bool("align_corners", false), half_pixel = call.Bool("half_pixel_centers", false);
@@ -608,39 +609,28 @@ aclError ResizeBilinearGrad(const OpCall& call) {
 }
 
 // ResizeGradD (grads; original_size, scales, coordinate_transformation_mode, mode, ...) as torch_npu
-// sends the backward of ResizeD's modes (nn.cpp): "linear" (grads [N, C, 1, W'], y [N, C, W]) and
+// sends the backward of ResizeD's modes (sampling.cpp): "linear" (grads [N, C, 1, W'], y [N, C, W]) and
 // "cubic" (grads in data_format HWNC, as op-plugin permutes them, or NCHW; coefficient -0.75), by
 // aclnnUpsampleLinear1dBackward and aclnnUpsampleBicubic2dBackward with the forward's scales.
 aclError ResizeGradD(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
-  const std::string mode = call.String("mode", "nearest"),
-                    transform = call.String("coordinate_transformation_mode", "half_pixel"),
-                    layout = call.String("data_format", "NCHW");
+  const ResizeDAttributes r = ReadResizeDAttributes(call);
+  const std::string layout = call.String("data_format", "NCHW");
   const std::vector<int64_t> original = call.Ints("original_size");
-  const auto scales_it = call.attrs.find("scales");
-  const std::vector<float> scales =
-      scales_it == call.attrs.end() ? std::vector<float>{} : std::get<std::vector<float>>(scales_it->second);
-  const auto roi_it = call.attrs.find("roi");
-  const bool roi = roi_it != call.attrs.end() && !std::get<std::vector<float>>(roi_it->second).empty();
-  const bool align = transform == "align_corners";
-  const bool linear = mode == "linear", cubic = mode == "cubic";
-  const size_t spatial = linear ? 1 : 2;
-  if ((!linear && !cubic) || (!align && transform != "half_pixel" && transform != "pytorch_half_pixel") || roi ||
-      call.Int("exclude_outside", 0) != 0 || (cubic && call.Float("cubic_coeff_a", -0.75f) != -0.75f) ||
-      (layout != "NCHW" && !(cubic && layout == "HWNC")) || (!scales.empty() && scales.size() != spatial)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + mode + "\", coordinate_transformation_mode \"" + transform +
+  const bool linear = r.linear;
+  if (!r.modelled || (layout != "NCHW" && !(r.cubic && layout == "HWNC"))) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "mode \"" + r.mode + "\", coordinate_transformation_mode \"" + r.transform +
                                                       "\", data_format \"" + layout +
                                                       "\": modelled are PyTorch's linear and bicubic (cubic_coeff_a -0.75, "
                                                       "grads NCHW or HWNC) without a region of interest");
   }
   if (aclError s = SameShape(call, "attribute original_size", original)) return s;
   const std::vector<int64_t>& grads = call.inputs[0].desc->dims;
-  if (grads.size() != 4 || original.size() != 2 + spatial || (linear && grads[2] != 1)) {
+  if (grads.size() != 4 || original.size() != 2 + r.spatial || (linear && grads[2] != 1)) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "grads " + ListText(grads) + " and original_size " + ListText(original) +
                                                        (linear ? ": [N, C, 1, W] and [N, C, W] are modelled"
                                                                : ": four dimensions each are modelled"));
   }
-  auto scale = [&](size_t i) { return scales.empty() ? 0.0 : static_cast<double>(scales[i]); };
   AclnnObjects o(call);
   aclTensor* dx = nullptr;
   if (linear) {
@@ -648,7 +638,7 @@ aclError ResizeGradD(const OpCall& call) {
     aclTensor* dy = o.Tensor(call.inputs[0], "grads", {grads[0], grads[1], grads[3]});
     if (o.status()) return o.status();
     return Aclnn<Upsample1dBackwardApi>(call, "aclnnUpsampleLinear1dBackward", dy, o.Ints({grads[3]}), o.Ints(original),
-                                        align, scale(0), dx);
+                                        r.align, r.Scale(0), dx);
   }
   // In HWNC both grads and y hold their elements in that order (op-plugin transposes y back to
   // NCHW after the call, whatever y's description says): each is viewed as NCHW, dimension i of
@@ -659,7 +649,7 @@ aclError ResizeGradD(const OpCall& call) {
   if (hwnc) dx = o.Tensor(call.outputs[0], "y", {original[2], original[3], original[0], original[1]}, {2, 3, 0, 1});
   if (o.status()) return o.status();
   return Aclnn<Upsample2dBackwardApi>(call, "aclnnUpsampleBicubic2dBackward", dy, o.Ints({nchw[2], nchw[3]}),
-                                      o.Ints(original), align, scale(0), scale(1), dx);
+                                      o.Ints(original), r.align, r.Scale(0), r.Scale(1), dx);
 }
 
 }  // namespace
@@ -737,135 +727,36 @@ const std::vector<OpEntry>& GradEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#if __has_include("aclnnop/aclnn_hardswish_backward.h")
-#include "aclnnop/aclnn_hardswish_backward.h"
 ACLOP_SAME(aclnnHardswishBackward, GradApi);
-#endif
-#if __has_include("aclnnop/aclnn_adaptive_avg_pool2d_backward.h")
-#include "aclnnop/aclnn_adaptive_avg_pool2d_backward.h"
 ACLOP_SAME(aclnnAdaptiveAvgPool2dBackward, GradApi);
-#endif
-#if __has_include("aclnnop/aclnn_threshold_backward.h")
-#include "aclnnop/aclnn_threshold_backward.h"
 ACLOP_SAME(aclnnThresholdBackward, GradScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_softshrink_backward.h")
-#include "aclnnop/aclnn_softshrink_backward.h"
 ACLOP_SAME(aclnnSoftshrinkBackward, GradScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_hardtanh_backward.h")
-#include "aclnnop/aclnn_hardtanh_backward.h"
 ACLOP_SAME(aclnnHardtanhBackward, GradTwoScalarsApi);
-#endif
-#if __has_include("aclnnop/aclnn_logsigmoid_backward.h")
-#include "aclnnop/aclnn_logsigmoid_backward.h"
 ACLOP_SAME(aclnnLogSigmoidBackward, LogSigmoidBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_elu_backward.h")
-#include "aclnnop/aclnn_elu_backward.h"
 ACLOP_SAME(aclnnEluBackward, EluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_glu_backward.h")
-#include "aclnnop/aclnn_glu_backward.h"
 ACLOP_SAME(aclnnGluBackward, GluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_prelu_backward.h")
-#include "aclnnop/aclnn_prelu_backward.h"
 ACLOP_SAME(aclnnPreluBackward, PreluBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_nll_loss_backward.h")
-#include "aclnnop/aclnn_nll_loss_backward.h"
 ACLOP_SAME(aclnnNLLLossBackward, NllLossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_soft_margin_loss_backward.h")
-#include "aclnnop/aclnn_soft_margin_loss_backward.h"
 ACLOP_SAME(aclnnSoftMarginLossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy_backward.h")
-#include "aclnnop/aclnn_binary_cross_entropy_backward.h"
 ACLOP_SAME(aclnnBinaryCrossEntropyBackward, BceBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h")
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 ACLOP_SAME(aclnnBinaryCrossEntropyWithLogitsBackward, BceWithLogitsBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_avgpool2d_backward.h")
-#include "aclnnop/aclnn_avgpool2d_backward.h"
 ACLOP_SAME(aclnnAvgPool2dBackward, AvgPool2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_pad2d_backward.h")
-#include "aclnnop/aclnn_pad2d_backward.h"
 ACLOP_SAME(aclnnReflectionPad2dBackward, PadBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_batch_norm_backward.h")
-#include "aclnnop/aclnn_batch_norm_backward.h"
 ACLOP_SAME(aclnnBatchNormBackward, BatchNormBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_batch_norm_elemt_backward.h")
-#include "aclnnop/aclnn_batch_norm_elemt_backward.h"
 ACLOP_SAME(aclnnBatchNormElemtBackward, BatchNormElemtBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_convolution_backward.h")
-#include "aclnnop/aclnn_convolution_backward.h"
 ACLOP_SAME(aclnnConvolutionBackward, ConvolutionBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_nearest2d_backward.h")
-#include "aclnnop/aclnn_upsample_nearest2d_backward.h"
 ACLOP_SAME(aclnnUpsampleNearest2dBackward, UpsampleNearest2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bilinear2d_backward.h")
-#include "aclnnop/aclnn_upsample_bilinear2d_backward.h"
 ACLOP_SAME(aclnnUpsampleBilinear2dBackward, Upsample2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_bicubic2d_backward.h")
-#include "aclnnop/aclnn_upsample_bicubic2d_backward.h"
 ACLOP_SAME(aclnnUpsampleBicubic2dBackward, Upsample2dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_upsample_linear1d_backward.h")
-#include "aclnnop/aclnn_upsample_linear1d_backward.h"
 ACLOP_SAME(aclnnUpsampleLinear1dBackward, Upsample1dBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_l1_loss_backward.h")
-#include "aclnnop/aclnn_l1_loss_backward.h"
 ACLOP_SAME(aclnnL1LossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_mse_loss_backward.h")
-#include "aclnnop/aclnn_mse_loss_backward.h"
 ACLOP_SAME(aclnnMseLossBackward, LossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_smooth_l1_loss_backward.h")
-#include "aclnnop/aclnn_smooth_l1_loss_backward.h"
 ACLOP_SAME(aclnnSmoothL1LossBackward, LossWithBetaBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_kl_div_backward.h")
-#include "aclnnop/aclnn_kl_div_backward.h"
 ACLOP_SAME(aclnnKlDivBackward, KlDivBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_softplus_backward.h")
-#include "aclnnop/aclnn_softplus_backward.h"
 ACLOP_SAME(aclnnSoftplusBackward, GradTwoScalarsApi);
-#endif
-#if __has_include("aclnnop/aclnn_embedding_dense_backward.h")
-#include "aclnnop/aclnn_embedding_dense_backward.h"
 ACLOP_SAME(aclnnEmbeddingDenseBackward, EmbeddingDenseBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler2_d_backward.h")
-#include "aclnnop/aclnn_grid_sampler2_d_backward.h"
 ACLOP_SAME(aclnnGridSampler2DBackward, GridSamplerBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_ctc_loss_backward.h")
-#include "aclnnop/aclnn_ctc_loss_backward.h"
 ACLOP_SAME(aclnnCtcLossBackward, CtcLossBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_grid_sampler3_d_backward.h")
-#include "aclnnop/aclnn_grid_sampler3_d_backward.h"
 ACLOP_SAME(aclnnGridSampler3DBackward, GridSamplerBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_adds.h")
-#include "aclnnop/aclnn_adds.h"
 ACLOP_SAME(aclnnAdds, AddsApi);
-#endif
-#if __has_include("aclnnop/aclnn_rsqrt.h")
-#include "aclnnop/aclnn_rsqrt.h"
 ACLOP_SAME(aclnnRsqrt, UnaryApi);
-#endif

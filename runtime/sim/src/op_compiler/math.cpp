@@ -5,7 +5,10 @@
 // an operation to aclop. Each computes by the simulator's aclnn API of the same operation; a
 // private operand reaches it as a plain copy (bridge.cpp's Run), and an operand held on the host
 // (a Python scalar: `x + 1.5` is Add with a 0-d host tensor) as a device copy (AclnnObjects). An
-// attribute value no aclnn API expresses is refused (ACL_ERROR_OP_ATTR_NOT_MATCH) naming it.
+// attribute value no aclnn API expresses is refused (ACL_ERROR_OP_ATTR_NOT_MATCH) naming it. This
+// file holds the table (MathEntries), the elementwise operators, the reductions and the gradients;
+// the normalisations, the indexing, the linear algebra and the sequences are in norms.cpp,
+// indexing.cpp, linalg.cpp and creation.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +18,8 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
+#include "op_compiler/runners.h"
 
 namespace aclsim::aclop {
 
@@ -57,78 +62,13 @@ aclError ReadAvgPoolWindow(const OpCall& call, aclDataType dtype, AvgPoolWindow*
   return ACL_SUCCESS;
 }
 
-namespace {
-
-using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
-using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
-using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
-using TernaryApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*>;  // Lerp, ClampTensor, SWhere
-using AddcApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
-using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // LeakyRelu
-using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
-using InplaceApi = Phase1<aclTensor*>;  // InplaceZero, InplaceOne
-using ReduceApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;  // ReduceSum, Mean
-using ReduceNoDTypeApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclTensor*>;        // Amax, Amin
-using DimApi = Phase1<const aclTensor*, int64_t, aclTensor*>;                                 // Softmax, LogSoftmax
-using CumsumApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
-using CatApi = Phase1<const aclTensorList*, int64_t, aclTensor*>;
-using ArgApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*>;  // ArgMax, ArgMin
-using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SigmoidBackward, TanhBackward, ...
-using BackwardWithScalarApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;  // ThresholdBackward
-using LeakyReluBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, bool, aclTensor*>;
-using SoftmaxBackwardApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
-using ProdDimApi = Phase1<const aclTensor*, int64_t, bool, aclDataType, aclTensor*>;
-using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;  // Flip, Repeat
-using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
-using InplaceMaskedFillApi = Phase1<aclTensor*, const aclTensor*, const aclTensor*>;
-using EluApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
-using TwoScalarsApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, aclTensor*>;  // Softplus
-using MseLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
-using TopkApi = Phase1<const aclTensor*, int64_t, int64_t, bool, bool, aclTensor*, aclTensor*>;
-using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
-using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*>;
-using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
-using AvgPool2dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool,
-                            int64_t, int8_t, aclTensor*>;
-using NanToNumApi = Phase1<const aclTensor*, float, float, float, aclTensor*>;
-using IndexSelectApi = Phase1<const aclTensor*, int64_t, const aclTensor*, aclTensor*>;  // IndexSelect, Gather
-using RollApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, aclTensor*>;
-using ConstantPadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
-using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTensor*>;
-using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
-                            aclTensor*, aclTensor*>;
-using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
-using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
-using ArangeApi = Phase1<const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
-using LinspaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, aclTensor*>;
-using LogSpaceApi = Phase1<const aclScalar*, const aclScalar*, int64_t, double, const aclTensor*>;
-using InplaceAddTensorApi = Phase1<aclTensor*, const aclTensor*, const aclScalar*>;
-using RandpermApi = Phase1<int64_t, int64_t, int64_t, aclTensor*>;
-using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
-using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
-using ScatterApi = Phase1<const aclTensor*, int64_t, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
-using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
-                            double, aclTensor*, aclTensor*, aclTensor*>;
-
-using RepeatInterleaveApi = Phase1<const aclTensor*, int64_t, int64_t, int64_t, aclTensor*>;
-using RepeatInterleaveTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*>;
-using IndexAddApi = Phase1<const aclTensor*, const int64_t, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
-using EyeApi = Phase1<int64_t, int64_t, aclTensor*>;
-using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
-using QrApi = Phase1<const aclTensor*, int64_t, aclTensor*, aclTensor*>;
-using SvdApi = Phase1<const aclTensor*, const bool, const bool, aclTensor*, aclTensor*, aclTensor*>;
-using TriangularSolveApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, bool, aclTensor*, aclTensor*>;
-using HistcApi = Phase1<const aclTensor*, int64_t, const aclScalar*, const aclScalar*, aclTensor*>;
-
+// The helpers runners.h declares for the files by concept.
 bool Floating(aclDataType dtype) {
   return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE;
 }
 
-// The scalar 1 in the kind of the output's dtype (aclnnAdd's alpha).
 aclScalar* One(AclnnObjects& o, aclDataType dtype) { return Floating(dtype) ? o.Scalar(1.0, ACL_FLOAT) : o.IntScalar(1); }
 
-// The value of a one-element constant input as an aclScalar of its kind (AxpyV2's alpha,
-// Addcmul's value): a floating input as FLOAT or DOUBLE, an integer one as INT64.
 aclError ConstScalar(const OpCall& call, AclnnObjects& o, size_t input, const char* what, aclScalar** scalar) {
   const aclDataType dtype = call.inputs.at(input).desc->dtype;
   if (Elements(call.inputs.at(input).desc->dims) != 1) {
@@ -146,7 +86,6 @@ aclError ConstScalar(const OpCall& call, AclnnObjects& o, size_t input, const ch
   return ACL_SUCCESS;
 }
 
-// One constant integer of an input (an axis), negative ones kept (the aclnn APIs count them from the end).
 aclError ConstInt(const OpCall& call, size_t input, const char* what, int64_t* value) {
   std::vector<int64_t> values;
   if (aclError s = call.ConstInts(input, what, &values)) return s;
@@ -154,6 +93,38 @@ aclError ConstInt(const OpCall& call, size_t input, const char* what, int64_t* v
   *value = values[0];
   return ACL_SUCCESS;
 }
+
+namespace {
+
+using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using TernaryApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*>;  // Lerp, ClampTensor, SWhere
+using AddcApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
+using InplaceApi = Phase1<aclTensor*>;  // InplaceZero, InplaceOne
+using DimApi = Phase1<const aclTensor*, int64_t, aclTensor*>;                                 // Softmax, LogSoftmax
+using CumsumApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
+using CatApi = Phase1<const aclTensorList*, int64_t, aclTensor*>;
+using ArgApi = Phase1<const aclTensor*, int64_t, bool, aclTensor*>;  // ArgMax, ArgMin
+using BackwardApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;  // SigmoidBackward, TanhBackward, ...
+using BackwardWithScalarApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;  // ThresholdBackward
+using LeakyReluBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, bool, aclTensor*>;
+using SoftmaxBackwardApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using ProdDimApi = Phase1<const aclTensor*, int64_t, bool, aclDataType, aclTensor*>;
+using EluApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, const aclScalar*, aclTensor*>;
+using TwoScalarsApi = Phase1<const aclTensor*, const aclScalar*, const aclScalar*, aclTensor*>;  // Softplus
+using MseLossApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using TopkApi = Phase1<const aclTensor*, int64_t, int64_t, bool, bool, aclTensor*, aclTensor*>;
+using SortApi = Phase1<const aclTensor*, bool, int64_t, bool, aclTensor*, aclTensor*>;
+using AvgPool2dApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, const aclIntArray*, bool, bool,
+                            int64_t, int8_t, aclTensor*>;
+using NanToNumApi = Phase1<const aclTensor*, float, float, float, aclTensor*>;
+using RollApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, aclTensor*>;
+using ConstantPadApi = Phase1<const aclTensor*, const aclIntArray*, const aclScalar*, aclTensor*>;
+using CumprodApi = Phase1<const aclTensor*, const aclScalar*, aclDataType, aclTensor*>;
+using RoundDecimalsApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
+using NLLLossApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, int64_t, int64_t, aclTensor*, aclTensor*>;
+using IsCloseApi = Phase1<const aclTensor*, const aclTensor*, double, double, bool, aclTensor*>;
+using SearchSortedApi = Phase1<const aclTensor*, const aclTensor*, bool, bool, const aclTensor*, aclTensor*>;
+using HistcApi = Phase1<const aclTensor*, int64_t, const aclScalar*, const aclScalar*, aclTensor*>;
 
 // --- operator types by aclnn API ---------------------------------------------------------------
 
@@ -637,22 +608,6 @@ aclError Triangle(const OpCall& call) {
   return Aclnn<DimApi>(call, call.type == "Tril" ? "aclnnTril" : "aclnnTriu", x, call.Int("diagonal", 0), y);
 }
 
-// MaskedFill (x, mask, value): y = x with value where mask, a copy then an in-place fill in stream order.
-aclError MaskedFill(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  const Operand &x_operand = call.inputs[0], &y_operand = call.outputs[0];
-  AclnnObjects o(call);
-  // torch_npu gives a 0-d x as [1] with a 0-d y: the same elements, seen in y's shape.
-  const bool same_elements = Elements(x_operand.desc->dims) == Elements(y_operand.desc->dims);
-  aclTensor* x = same_elements ? o.Tensor(x_operand, "x", y_operand.desc->dims) : o.Tensor(x_operand, "x");
-  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
-  aclTensor* value = o.Tensor(call.inputs[2], "value");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
-  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedFillTensor", y, mask, value);
-}
-
 // Elu (attributes alpha, scale, input_scale) and SoftplusV2 (beta, threshold).
 aclError ScaledActivation(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
@@ -727,45 +682,6 @@ aclError ValuesAndIndices(const OpCall& call) {
   return Aclnn<CastApi>(call, "aclnnCast", wide, indices_operand.desc->dtype, indices);
 }
 
-// BNInfer (x, scale, offset, mean, variance; attribute epsilon): batch normalisation with the
-// running statistics, aclnnBatchNorm in evaluation mode (its saved statistics go to scratch).
-aclError BNInfer(const OpCall& call) {
-  if (aclError s = call.Arity(5, 5, 1)) return s;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  if (x_dims.size() < 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " has no channel dimension");
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* scale = o.Tensor(call.inputs[1], "scale");
-  aclTensor* offset = o.Tensor(call.inputs[2], "offset");
-  aclTensor* mean = o.Tensor(call.inputs[3], "mean");
-  aclTensor* variance = o.Tensor(call.inputs[4], "variance");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* save_mean = o.Scratch(ACL_FLOAT, {x_dims[1]});
-  aclTensor* save_invstd = o.Scratch(ACL_FLOAT, {x_dims[1]});
-  if (o.status()) return o.status();
-  return Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean, variance, false, 0.1,
-                             static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
-}
-
-// ReduceStdWithMean (std) and ReduceStdV2Update (std when if_std, else the variance) of x over the
-// attribute dim, with the correction attribute (unbiased's 1 or 0 where it is not set). Their mean
-// input, computed by torch_npu from the same x, is not needed by the aclnn APIs.
-aclError StdOrVar(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
-  if (call.Bool("invert", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is not modelled");
-  const bool std_out = call.type == "ReduceStdWithMean" || call.Bool("if_std", false);
-  const int64_t correction = call.Has("correction") ? call.Int("correction", 1) : call.Bool("unbiased", true) ? 1 : 0;
-  const bool keep = call.Bool("keepdim", false);
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclIntArray* dims = o.Ints(call.Ints("dim"));
-  aclTensor* mean = std_out ? nullptr : o.Scratch(call.outputs[0].desc->dtype, call.outputs[0].desc->dims);
-  if (o.status()) return o.status();
-  if (std_out) return Aclnn<StdApi>(call, "aclnnStd", x, dims, correction, keep, y);
-  return Aclnn<VarMeanApi>(call, "aclnnVarMean", x, dims, correction, keep, y, mean);
-}
-
 // AvgPoolV2 of an NCHW x (its window: ReadAvgPoolWindow), by aclnnAvgPool2d.
 aclError AvgPoolV2(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
@@ -807,139 +723,6 @@ aclError WithFloatAttrs(const OpCall& call) {
   }
   return Aclnn<WithScalarApi>(call, call.type == "HardShrink" ? "aclnnHardshrink" : "aclnnSoftshrink", x,
                               o.Scalar(call.Float("lambd", 0.5f), ACL_FLOAT), y);
-}
-
-// GatherV2 (x, indices, constant axis; batch_dims 0) as index_select; GatherElements (x, index; attribute dim).
-aclError Gather(const OpCall& call) {
-  const bool elements = call.type == "GatherElements";
-  const size_t arity = elements || call.type == "GatherV2D" ? 2 : 3;  // GatherV2D: axis an attribute
-  if (aclError s = call.Arity(arity, arity, 1)) return s;
-  int64_t axis = call.Int("dim", 0);
-  if (!elements) {
-    if (call.Int("batch_dims", 0) != 0) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_dims = " + std::to_string(call.Int("batch_dims", 0)) +
-                                                        " is not modelled (0 is)");
-    }
-    if (call.type == "GatherV2D") {
-      axis = call.Int("axis", 0);
-    } else if (aclError s = ConstInt(call, 2, "axis", &axis)) {
-      return s;
-    }
-  }
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
-  aclTensor* y = nullptr;
-  const std::vector<int64_t>& index_dims = call.inputs[1].desc->dims;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  const int64_t rank = static_cast<int64_t>(x_dims.size());
-  if (!elements && index_dims.size() != 1 && axis >= -rank && axis < rank) {
-    // GatherV2's y is x with the axis replaced by the indices' shape (none for 0-d indices):
-    // aclnnIndexSelect takes them flattened, y seen with the axis holding their count.
-    const auto at = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-    std::vector<int64_t> y_dims = x_dims;
-    y_dims[at] = Elements(index_dims);
-    indices = o.Tensor(call.inputs[1], "indices", {Elements(index_dims)});
-    y = o.Tensor(call.outputs[0], "y", y_dims);
-  } else {
-    y = o.Tensor(call.outputs[0], "y");
-  }
-  if (o.status()) return o.status();
-  return Aclnn<IndexSelectApi>(call, elements ? "aclnnGather" : "aclnnIndexSelect", x, axis, indices, y);
-}
-
-// MaskedScatter (x, mask, updates): y = x with updates' leading elements, in order, where mask
-// (broadcast) is true: a copy of x, then aclnnInplaceMaskedScatter on y in stream order.
-aclError MaskedScatter(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* mask = o.Tensor(call.inputs[1], "mask");
-  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
-    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
-  }
-  return Aclnn<InplaceMaskedFillApi>(call, "aclnnInplaceMaskedScatter", y, mask, updates);
-}
-
-// RepeatInterleave (x, repeats: one integer; attribute axis): each element (slice along axis)
-// repeated; repeats of one per slice is not modelled.
-aclError RepeatInterleave(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
-  const int64_t axis = call.Int("axis", 0);
-  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
-  const int64_t rank = static_cast<int64_t>(y_dims.size());
-  if (axis < -rank || axis >= rank) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is outside y's rank");
-  const int64_t extent = y_dims[static_cast<size_t>(axis < 0 ? axis + rank : axis)];
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (Elements(call.inputs[1].desc->dims) != 1) {
-    // One count per slice along axis (repeat_interleave with a tensor of repeats).
-    aclTensor* repeats = o.Tensor(call.inputs[1], "repeats");
-    if (o.status()) return o.status();
-    return Aclnn<RepeatInterleaveTensorApi>(call, "aclnnRepeatInterleaveWithDim", x, repeats, axis, extent, y);
-  }
-  int64_t repeats = 0;
-  if (aclError s = ConstInt(call, 1, "repeats", &repeats)) return s;
-  if (o.status()) return o.status();
-  return Aclnn<RepeatInterleaveApi>(call, "aclnnRepeatInterleaveIntWithDim", x, repeats, axis, extent, y);
-}
-
-// InplaceIndexAdd (var, indices, updates, optional one-element alpha; attribute axis): y = var
-// with alpha * updates' slices added at the indices along axis, aclnnIndexAdd (alpha 1 when absent).
-aclError InplaceIndexAdd(const OpCall& call) {
-  if (aclError s = call.Arity(3, 4, 1)) return s;
-  AclnnObjects o(call);
-  aclScalar* alpha = nullptr;
-  if (call.inputs.size() > 3) {
-    if (aclError s = ConstScalar(call, o, 3, "alpha", &alpha)) return s;
-  } else {
-    alpha = One(o, call.outputs[0].desc->dtype);
-  }
-  aclTensor* var = o.Tensor(call.inputs[0], "var");
-  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
-  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<IndexAddApi>(call, "aclnnIndexAdd", var, call.Int("axis", 0), indices, updates, alpha, y);
-}
-
-// Gather (x, indices; attribute validate_indices): x's rows at the indices, y of the indices' shape
-// followed by x's other dimensions: aclnnIndexSelect along axis 0, the indices flattened.
-aclError GatherRows(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  if (x_dims.empty()) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x is 0-d (it has no rows)");
-  const int64_t count = Elements(call.inputs[1].desc->dims);
-  std::vector<int64_t> y_dims = x_dims;
-  y_dims[0] = count;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* indices = o.Tensor(call.inputs[1], "indices", {count});
-  aclTensor* y = o.Tensor(call.outputs[0], "y", y_dims);
-  if (o.status()) return o.status();
-  return Aclnn<IndexSelectApi>(call, "aclnnIndexSelect", x, 0, indices, y);
-}
-
-// ShuffleChannel (x [N, C, ...]; attribute group): channel c * group + g of y is channel
-// g * (C / group) + c of x, a transposed view of x copied into y.
-aclError ShuffleChannel(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
-  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
-  const int64_t group = call.Int("group", 1);
-  if (dims.size() < 2 || group <= 0 || dims[1] % group != 0) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute group = " + std::to_string(group) + " does not divide the channels of x " +
-                                                      ListText(dims));
-  }
-  const int64_t n = dims[0], per_group = dims[1] / group, rest = Elements(dims) / std::max<int64_t>(n * dims[1], 1);
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x", {n, group, per_group, rest}, {0, 2, 1, 3});
-  aclTensor* y = o.Tensor(call.outputs[0], "y", {n, per_group, group, rest});
-  if (o.status()) return o.status();
-  return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
 }
 
 aclError Pack(const OpCall& call) { return JoinInputs(call, "aclnnStack", "axis"); }
@@ -1021,157 +804,6 @@ aclError PadV3(const OpCall& call) {
   return Aclnn<ConstantPadApi>(call, "aclnnConstantPadNd", x, o.Ints(pad), o.Scalar(value, ACL_DOUBLE), y);
 }
 
-// LayerNorm (x, gamma, beta; attributes begin_norm_axis, begin_params_axis, epsilon) to y, mean and
-// variance: aclnnLayerNorm's rstd becomes the variance, rstd^-2 - epsilon, in stream order.
-aclError LayerNorm(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 3)) return s;
-  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
-  const int64_t rank = static_cast<int64_t>(dims.size());
-  int64_t norm = call.Int("begin_norm_axis", 0), params = call.Int("begin_params_axis", 0);
-  if (norm < 0) norm += rank;
-  if (params < 0) params += rank;
-  if (norm < 0 || norm >= rank || norm != params) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "begin_norm_axis " + std::to_string(call.Int("begin_norm_axis", 0)) +
-                                                      " and begin_params_axis " + std::to_string(call.Int("begin_params_axis", 0)) +
-                                                      " of x " + ListText(dims) + ": not modelled (one axis in range is)");
-  }
-  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-7f));
-  const std::vector<int64_t> normalized(dims.begin() + norm, dims.end());
-  return NormWithVariance(call, epsilon, [&](AclnnObjects& o, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
-                                             aclTensor* mean, aclTensor* rstd) {
-    return Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd);
-  });
-}
-
-// The p of LpNormReduceV2 and LpNormUpdateV2: torch_npu passes the infinite norms as the float of
-// INT_MAX and INT_MIN (2^31 and -2^31); p = 0 counts the nonzero elements (torch.linalg.vector_norm's
-// ord 0); any other p, negative ones included, is the finite norm (sum |x|^p)^(1/p), |0|^p being
-// infinite for a negative p as in PyTorch. A NaN p is not modelled.
-enum class NormKind { kFinite, kCount, kMax, kMin, kUnmodelled };
-NormKind NormOf(float p) {
-  constexpr float kInfinity = 2147483648.0f;
-  if (p >= kInfinity) return NormKind::kMax;
-  if (p <= -kInfinity) return NormKind::kMin;
-  if (p == 0.0f) return NormKind::kCount;
-  return std::isfinite(p) ? NormKind::kFinite : NormKind::kUnmodelled;
-}
-
-aclError UnmodelledNorm(const OpCall& call, float p) {
-  return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute p = " + std::to_string(p) +
-                                                    " is not modelled (finite p and the infinite norms are)");
-}
-
-// LpNormReduceV2: the first step of torch_npu's p-norm over the attribute axes (none: all):
-// sum(|x|^p) for a finite p, the count of x != 0 for p = 0, max|x| or min|x| for the infinite norms.
-aclError LpNormReduce(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
-  const float p = call.Float("p", 2.0f);
-  const NormKind kind = NormOf(p);
-  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
-  const Operand& x_operand = call.inputs[0];
-  std::vector<int64_t> axes = call.Ints("axes");
-  if (axes.empty()) {
-    for (size_t d = 0; d < x_operand.desc->dims.size(); ++d) axes.push_back(static_cast<int64_t>(d));
-  }
-  const bool keep = call.Bool("keepdim", false);
-  const aclDataType dtype = x_operand.desc->dtype;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(x_operand, "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* magnitude = o.Scratch(dtype, x_operand.desc->dims);
-  aclTensor* powered = kind == NormKind::kFinite ? o.Scratch(dtype, x_operand.desc->dims) : magnitude;
-  if (o.status()) return o.status();
-  if (kind == NormKind::kCount) {  // 1 where x != 0 (NaN included), in x's dtype, summed below
-    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnNeScalar", x, o.Scalar(0.0, ACL_FLOAT), powered)) return s;
-  } else if (aclError s = Aclnn<UnaryApi>(call, "aclnnAbs", x, magnitude)) {
-    return s;
-  }
-  if (kind == NormKind::kFinite) {
-    if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", magnitude, o.Scalar(p, ACL_FLOAT), powered)) return s;
-  }
-  if (x_operand.desc->dims.empty()) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, powered);
-  if (kind == NormKind::kMax || kind == NormKind::kMin) {
-    return Aclnn<ReduceNoDTypeApi>(call, kind == NormKind::kMax ? "aclnnAmax" : "aclnnAmin", powered, o.Ints(axes), keep, y);
-  }
-  return Aclnn<ReduceApi>(call, "aclnnReduceSum", powered, o.Ints(axes), keep, call.outputs[0].desc->dtype, y);
-}
-
-// LpNormUpdateV2: the p-norm's last step, y = x^(1/p) (y = x for the count and the infinite norms).
-aclError LpNormUpdate(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
-  const float p = call.Float("p", 2.0f);
-  const NormKind kind = NormOf(p);
-  if (kind == NormKind::kUnmodelled) return UnmodelledNorm(call, p);
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  if (kind != NormKind::kFinite) return Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x);
-  return Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", x, o.Scalar(1.0 / p, ACL_DOUBLE), y);
-}
-
-// BNTrainingReduce (and BN3DTrainingReduce): the per-channel sum and sum of squares of an NCHW
-// (NCDHW) x, over all dimensions but the channels', the first step of torch_npu's training batch norm.
-aclError BNTrainingReduce(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 2)) return s;
-  const Operand& x_operand = call.inputs[0];
-  const size_t rank = x_operand.desc->dims.size();
-  if (rank != (call.type == "BN3DTrainingReduce" ? 5u : 4u)) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + " is not " +
-                                                       (call.type == "BN3DTrainingReduce" ? "NCDHW" : "NCHW"));
-  }
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(x_operand, "x");
-  aclTensor* sum = o.Tensor(call.outputs[0], "sum");
-  aclTensor* square_sum = o.Tensor(call.outputs[1], "square_sum");
-  aclTensor* squares = o.Scratch(x_operand.desc->dtype, x_operand.desc->dims);
-  if (o.status()) return o.status();
-  aclIntArray* axes = rank == 5 ? o.Ints({0, 2, 3, 4}) : o.Ints({0, 2, 3});
-  const bool keep = call.outputs[0].desc->dims.size() == rank;  // [1, C, 1, 1] or [C]
-  const aclDataType dtype = call.outputs[0].desc->dtype;
-  if (aclError s = Aclnn<ReduceApi>(call, "aclnnReduceSum", x, axes, keep, dtype, sum)) return s;
-  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, x, squares)) return s;
-  return Aclnn<ReduceApi>(call, "aclnnReduceSum", squares, axes, keep, call.outputs[1].desc->dtype, square_sum);
-}
-
-// BNTrainingUpdate (and BN3DTrainingUpdate, of an NCDHW x) (x, sum, square_sum, scale, offset, mean,
-// variance; attributes factor, epsilon)
-// to y, the updated running mean and variance, and the batch's mean and (biased) variance, which
-// torch_npu keeps for the backward pass: aclnnBatchNorm in training mode (it recomputes the sums
-// from x) updating the output statistics, first copied from the input ones; its saved invstd
-// becomes the variance, invstd^-2 - epsilon, in stream order.
-aclError BNTrainingUpdate(const OpCall& call) {
-  if (aclError s = call.Arity(7, 7, 5)) return s;
-  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
-  if (x_dims.size() != (call.type == "BN3DTrainingUpdate" ? 5u : 4u)) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not " +
-                                                       (call.type == "BN3DTrainingUpdate" ? "NCDHW" : "NCHW"));
-  }
-  const std::vector<int64_t> channels = {x_dims[1]};
-  const double epsilon = static_cast<double>(call.Float("epsilon", 1e-5f));
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* scale = o.Tensor(call.inputs[3], "scale", channels);
-  aclTensor* offset = o.Tensor(call.inputs[4], "offset", channels);
-  aclTensor* mean = o.Tensor(call.inputs[5], "mean", channels);
-  aclTensor* variance = o.Tensor(call.inputs[6], "variance", channels);
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* mean_out = o.Tensor(call.outputs[1], "mean", channels);
-  aclTensor* variance_out = o.Tensor(call.outputs[2], "variance", channels);
-  aclTensor* batch_mean = o.Tensor(call.outputs[3], "batch_mean", channels);
-  aclTensor* batch_variance = o.Tensor(call.outputs[4], "batch_variance", channels);
-  aclTensor* invstd = o.Scratch(call.outputs[4].desc->dtype, channels);
-  if (o.status()) return o.status();
-  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", mean_out, mean)) return s;
-  if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", variance_out, variance)) return s;
-  if (aclError s = Aclnn<BatchNormApi>(call, "aclnnBatchNorm", x, scale, offset, mean_out, variance_out, true,
-                                       static_cast<double>(call.Float("factor", 0.1f)), epsilon, y, batch_mean, invstd)) {
-    return s;
-  }
-  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", invstd, o.Scalar(-2.0, ACL_FLOAT), batch_variance)) return s;
-  return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
-}
-
 // Round (attribute decimals): to the nearest integer, halves to even, or to `decimals` places.
 aclError Round(const OpCall& call) {
   if (aclError s = call.Arity(1, 1, 1)) return s;
@@ -1182,152 +814,6 @@ aclError Round(const OpCall& call) {
   if (o.status()) return o.status();
   if (decimals == 0) return Aclnn<UnaryApi>(call, "aclnnRound", x, y);
   return Aclnn<RoundDecimalsApi>(call, "aclnnRoundDecimals", x, decimals, y);
-}
-
-// Range (start, limit, delta: one-element value inputs) to y = start, start + delta, ... below limit.
-aclError Range(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  const char* const names[] = {"start", "limit", "delta"};
-  const bool floating = Floating(call.outputs[0].desc->dtype);
-  AclnnObjects o(call);
-  aclScalar* bounds[3] = {};
-  for (size_t i = 0; i < 3; ++i) {
-    if (floating || Floating(call.inputs[i].desc->dtype)) {
-      double value = 0;
-      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
-      bounds[i] = o.Scalar(value, ACL_DOUBLE);
-    } else {
-      std::vector<int64_t> value;
-      if (aclError s = call.ConstInts(i, names[i], &value)) return s;
-      if (value.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
-      bounds[i] = o.IntScalar(value[0]);
-    }
-  }
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<ArangeApi>(call, "aclnnArange", bounds[0], bounds[1], bounds[2], y);
-}
-
-// LinSpace (start, stop, num: one-element value inputs) to y = num evenly spaced points from start
-// to stop, both included (op-plugin's linspace on the chips that compile operators online).
-aclError LinSpace(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  AclnnObjects o(call);
-  aclScalar* bounds[2] = {};
-  const char* const names[] = {"start", "stop"};
-  for (size_t i = 0; i < 2; ++i) {
-    double value = 0;
-    if (Floating(call.inputs[i].desc->dtype)) {
-      if (aclError s = call.ConstFloat(i, names[i], &value)) return s;
-    } else {
-      std::vector<int64_t> values;
-      if (aclError s = call.ConstInts(i, names[i], &values)) return s;
-      if (values.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string("input ") + names[i] + " is not one element");
-      value = static_cast<double>(values[0]);
-    }
-    bounds[i] = o.Scalar(value, ACL_DOUBLE);
-  }
-  std::vector<int64_t> num;
-  if (aclError s = call.ConstInts(2, "num", &num)) return s;
-  if (num.size() != 1) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input num is not one element");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<LinspaceApi>(call, "aclnnLinspace", bounds[0], bounds[1], num[0], y);
-}
-
-// LogSpaceD (assist: op-plugin's 0, 1, ... steps - 1; attributes start, end, steps, base, dtype) to
-// y = base ^ (start + i * (end - start) / (steps - 1)), aclnnLogSpace; y's dtype is the output's.
-aclError LogSpaceD(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
-  const int64_t steps = call.Int("steps", 100);
-  if (steps != Elements(call.outputs[0].desc->dims)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute steps = " + std::to_string(steps) + " is not y's element count " +
-                                                      std::to_string(Elements(call.outputs[0].desc->dims)));
-  }
-  AclnnObjects o(call);
-  aclScalar* start = o.Scalar(static_cast<double>(call.Float("start", 0.0f)), ACL_DOUBLE);
-  aclScalar* end = o.Scalar(static_cast<double>(call.Float("end", 0.0f)), ACL_DOUBLE);
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<LogSpaceApi>(call, "aclnnLogSpace", start, end, steps, static_cast<double>(call.Float("base", 10.0f)), y);
-}
-
-// IndexFillD (x, assist1, assist2; attribute dim): op-plugin's host builds assist1 (1, and 0 in the
-// slices to fill) and assist2 (0, and the value there), and the operator computes
-// y = x * assist1 + assist2: aclnnMul into y, then assist2 added in place.
-aclError IndexFillD(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* keep = o.Tensor(call.inputs[1], "assist1");
-  aclTensor* fill = o.Tensor(call.inputs[2], "assist2");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclScalar* one = One(o, call.outputs[0].desc->dtype);
-  if (o.status()) return o.status();
-  if (aclError s = Aclnn<BinaryApi>(call, "aclnnMul", x, keep, y)) return s;
-  return Aclnn<InplaceAddTensorApi>(call, "aclnnInplaceAdd", y, fill, one);
-}
-
-// StatelessRandperm (n, seed, offset: one-element value inputs; attributes dtype, layout): a random
-// permutation of 0 .. n - 1 from the seed and offset, aclnnRandperm.
-aclError StatelessRandperm(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  const char* const names[] = {"n", "seed", "offset"};
-  int64_t values[3] = {};
-  for (size_t i = 0; i < 3; ++i) {
-    if (aclError s = ConstInt(call, i, names[i], &values[i])) return s;
-  }
-  AclnnObjects o(call);
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<RandpermApi>(call, "aclnnRandperm", values[0], values[1], values[2], y);
-}
-
-// MatrixInverse (x; attribute adjoint): the inverse of each matrix of x, aclnnInverse. adjoint asks
-// for the inverse of the conjugate transpose, which op-plugin's inverse never sets.
-aclError MatrixInverse(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 1)) return s;
-  if (call.Bool("adjoint", false)) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute adjoint true (the inverse of the conjugate transpose) is not modelled");
-  }
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<UnaryApi>(call, "aclnnInverse", x, y);
-}
-
-// MatrixTriangularSolve (matrix [..., M, M], rhs [..., M, K]; attributes lower, adjoint): x with
-// op(matrix) x = rhs, op(matrix) the lower (or upper) triangle of matrix, transposed when adjoint
-// (TensorFlow's matrix_triangular_solve, whose attributes these are; real dtypes, so the adjoint is the
-// transpose). aclnnTriangularSolve computes it with upper = !lower, transpose = adjoint; its copy of
-// the coefficients (mOut, broadcast to the batch) has no output here and goes to scratch.
-aclError MatrixTriangularSolve(const OpCall& call) {
-  if (aclError s = call.Arity(2, 2, 1)) return s;
-  const std::vector<int64_t>& matrix_dims = call.inputs[0].desc->dims;
-  const std::vector<int64_t>& rhs_dims = call.inputs[1].desc->dims;
-  if (matrix_dims.size() < 2 || rhs_dims.size() < 2) {
-    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "matrix " + ListText(matrix_dims) + " and rhs " + ListText(rhs_dims) +
-                                                       " are not both batches of matrices");
-  }
-  // The coefficients' shape broadcast to the batch of both: its batch dimensions aligned from the right.
-  std::vector<int64_t> coefficients(std::max(matrix_dims.size(), rhs_dims.size()), 1);
-  for (size_t i = 0; i + 2 < coefficients.size(); ++i) {
-    const size_t from_end = coefficients.size() - i;
-    const int64_t a = from_end <= matrix_dims.size() ? matrix_dims[matrix_dims.size() - from_end] : 1;
-    const int64_t b = from_end <= rhs_dims.size() ? rhs_dims[rhs_dims.size() - from_end] : 1;
-    coefficients[i] = a == 1 ? b : a;
-  }
-  coefficients[coefficients.size() - 2] = matrix_dims[matrix_dims.size() - 2];
-  coefficients.back() = matrix_dims.back();
-  AclnnObjects o(call);
-  aclTensor* matrix = o.Tensor(call.inputs[0], "matrix");
-  aclTensor* rhs = o.Tensor(call.inputs[1], "rhs");
-  aclTensor* x = o.Tensor(call.outputs[0], "y");
-  aclTensor* copy = o.Scratch(call.inputs[0].desc->dtype, coefficients);
-  if (o.status()) return o.status();
-  return Aclnn<TriangularSolveApi>(call, "aclnnTriangularSolve", rhs, matrix, !call.Bool("lower", true),
-                                   call.Bool("adjoint", false), false, x, copy);
 }
 
 // Histogram (x; attributes bins, min, max): the counts of x's elements in `bins` equal bins over
@@ -1363,47 +849,6 @@ aclError IsClose(const OpCall& call) {
                            static_cast<double>(call.Float("atol", 1e-8f)), call.Bool("equal_nan", false), y);
 }
 
-// ScatterElements (data, indices, updates; attributes axis, reduction "none", "add" or "mul"):
-// aclnnScatter, whose reduce is 0, 1 or 2 for them (its page). y is data's elements: torch_npu's
-// max_unpool3d scatters into data [N, C, D*H*W] and describes y as [N, C, D, H, W] (seen in
-// aclnnScatter's refusal of that y), the same contiguous elements, which y is read as in data's shape.
-aclError ScatterElements(const OpCall& call) {
-  if (aclError s = call.Arity(3, 3, 1)) return s;
-  int64_t reduce = 0;
-  if (aclError s = call.Choice("reduction", "none", {"none", "add", "mul"}, &reduce)) return s;
-  const std::vector<int64_t>& data_dims = call.inputs[0].desc->dims;
-  const bool reshaped = call.outputs[0].desc->dims != data_dims && Elements(call.outputs[0].desc->dims) == Elements(data_dims);
-  AclnnObjects o(call);
-  aclTensor* data = o.Tensor(call.inputs[0], "data");
-  aclTensor* indices = o.Tensor(call.inputs[1], "indices");
-  aclTensor* updates = o.Tensor(call.inputs[2], "updates");
-  aclTensor* y = reshaped ? o.Tensor(call.outputs[0], "y", data_dims) : o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<ScatterApi>(call, "aclnnScatter", data, call.Int("axis", 0), indices, updates, reduce, y);
-}
-
-// Eye (attributes num_rows, num_columns (0: num_rows), batch_shape, dtype): the identity matrix in
-// y, by aclnnEye; a batch of them is not modelled. torch_npu sets dtype as a data type (the
-// prototype's is an Int), which must be y's.
-aclError Eye(const OpCall& call) {
-  if (aclError s = call.Arity(0, 0, 1)) return s;
-  const aclDataType dtype = call.outputs[0].desc->dtype;
-  if (!call.Ints("batch_shape").empty()) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute batch_shape = " + ListText(call.Ints("batch_shape")) +
-                                                      " is not modelled (no batch is)");
-  }
-  const auto dtype_it = call.attrs.find("dtype");
-  if (dtype_it != call.attrs.end() && std::get<aclDataType>(dtype_it->second) != dtype) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute dtype = ") + DTypeName(std::get<aclDataType>(dtype_it->second)) +
-                                                      " is not y's dtype " + DTypeName(dtype));
-  }
-  const int64_t rows = call.Int("num_rows", 0), columns = call.Int("num_columns", 0);
-  AclnnObjects o(call);
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  if (o.status()) return o.status();
-  return Aclnn<EyeApi>(call, "aclnnEye", rows, columns > 0 ? columns : rows, y);
-}
-
 // SearchSorted (sorted_sequence, values, optional sorter; attributes dtype INT32 or INT64, right).
 aclError SearchSorted(const OpCall& call) {
   if (aclError s = call.Arity(2, 3, 1)) return s;
@@ -1415,30 +860,6 @@ aclError SearchSorted(const OpCall& call) {
   if (o.status()) return o.status();
   return Aclnn<SearchSortedApi>(call, "aclnnSearchSorted", sequence, values, call.outputs[0].desc->dtype == ACL_INT32,
                                 call.Bool("right", false), sorter, out);
-}
-
-// Qr (x; attribute full_matrices) to q and r: aclnnLinalgQr's mode 1 (complete) or 0 (reduced).
-aclError Qr(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 2)) return s;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* q = o.Tensor(call.outputs[0], "q");
-  aclTensor* r = o.Tensor(call.outputs[1], "r");
-  if (o.status()) return o.status();
-  return Aclnn<QrApi>(call, "aclnnLinalgQr", x, call.Bool("full_matrices", false) ? 1 : 0, q, r);
-}
-
-// Svd (x; attributes compute_uv, full_matrices) to sigma, u and v, x = u diag(sigma) v^T: v, not
-// its transpose, as aclnnSvd gives it (its page: v is [..., N, K]).
-aclError Svd(const OpCall& call) {
-  if (aclError s = call.Arity(1, 1, 3)) return s;
-  AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* sigma = o.Tensor(call.outputs[0], "sigma");
-  aclTensor* u = o.Tensor(call.outputs[1], "u");
-  aclTensor* v = o.Tensor(call.outputs[2], "v");
-  if (o.status()) return o.status();
-  return Aclnn<SvdApi>(call, "aclnnSvd", x, call.Bool("full_matrices", false), call.Bool("compute_uv", true), sigma, u, v);
 }
 
 }  // namespace
@@ -1569,11 +990,7 @@ const std::vector<OpEntry>& MathEntries() {
 
 }  // namespace aclsim::aclop
 
-#if __has_include("aclnnop/aclnn_triangular_solve.h")
-#include "aclnnop/aclnn_triangular_solve.h"
-ACLOP_SAME(aclnnTriangularSolve, TriangularSolveApi);
-#endif
-#if __has_include("aclnnop/aclnn_histc.h")
-#include "aclnnop/aclnn_histc.h"
+// The phase-1 types above against the generated prototypes of the build's pages.
 ACLOP_SAME(aclnnHistc, HistcApi);
-#endif
+ACLOP_SAME(aclnnReflectionPad2d, WithIntsApi);
+ACLOP_SAME(aclnnReplicationPad2d, WithIntsApi);

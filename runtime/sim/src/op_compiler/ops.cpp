@@ -12,6 +12,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -900,112 +901,31 @@ const std::vector<OpEntry>& Entries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#if __has_include("aclnnop/aclnn_silu.h")
-#include "aclnnop/aclnn_silu.h"
 ACLOP_SAME(aclnnSilu, UnaryApi);
-#endif
-#if __has_include("aclnnop/aclnn_mish.h")
-#include "aclnnop/aclnn_mish.h"
 ACLOP_SAME(aclnnMish, UnaryApi);
-#endif
-#if __has_include("aclnnop/aclnn_silu_backward.h")
-#include "aclnnop/aclnn_silu_backward.h"
 ACLOP_SAME(aclnnSiluBackward, BackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_mish_backward.h")
-#include "aclnnop/aclnn_mish_backward.h"
 ACLOP_SAME(aclnnMishBackward, BackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_max_dim.h")
-#include "aclnnop/aclnn_max_dim.h"
 ACLOP_SAME(aclnnMaxDim, ReduceDimApi);
-#endif
-#if __has_include("aclnnop/aclnn_min_dim.h")
-#include "aclnnop/aclnn_min_dim.h"
 ACLOP_SAME(aclnnMinDim, ReduceDimApi);
-#endif
-#if __has_include("aclnnop/aclnn_scaled_masked_softmax_backward.h")
-#include "aclnnop/aclnn_scaled_masked_softmax_backward.h"
 ACLOP_SAME(aclnnScaledMaskedSoftmaxBackward, ScaledMaskedSoftmaxBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_dropout_do_mask.h")
-#include "aclnnop/aclnn_dropout_do_mask.h"
 ACLOP_SAME(aclnnDropoutDoMask, DropoutDoMaskApi);
-#endif
-#if __has_include("aclnnop/aclnn_normal.h")
-#include "aclnnop/aclnn_normal.h"
 ACLOP_SAME(aclnnInplaceNormal, InplaceNormalApi);
-#endif
-#if __has_include("aclnnop/aclnn_uniform.h")
-#include "aclnnop/aclnn_uniform.h"
 ACLOP_SAME(aclnnInplaceUniform, InplaceUniformApi);
-#endif
-#if __has_include("aclnnop/aclnn_multinomial.h")
-#include "aclnnop/aclnn_multinomial.h"
 ACLOP_SAME(aclnnMultinomial, MultinomialApi);
-#endif
-#if __has_include("aclnnop/aclnn_dropout_gen_mask.h")
-#include "aclnnop/aclnn_dropout_gen_mask.h"
 ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
-#endif
-#if __has_include("aclnnop/aclnn_bernoulli.h")
-#include "aclnnop/aclnn_bernoulli.h"
 ACLOP_SAME(aclnnInplaceBernoulliTensor, InplaceBernoulliTensorApi);
-#endif
-#if __has_include("aclnnop/aclnn_scatter.h")
-#include "aclnnop/aclnn_scatter.h"
 ACLOP_SAME(aclnnInplaceScatter, InplaceScatterApi);
-#endif
-#if __has_include("aclnnop/aclnn_constant_pad_nd.h")
-#include "aclnnop/aclnn_constant_pad_nd.h"
 ACLOP_SAME(aclnnConstantPadNd, PadApi);
-#endif
-#if __has_include("aclnnop/aclnn_permute.h")
-#include "aclnnop/aclnn_permute.h"
 ACLOP_SAME(aclnnPermute, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_expand.h")
-#include "aclnnop/aclnn_expand.h"
 ACLOP_SAME(aclnnExpand, WithIntsApi);
-#endif
-#if __has_include("aclnnop/aclnn_copy.h")
-#include "aclnnop/aclnn_copy.h"
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
-#endif
-#if __has_include("aclnnop/aclnn_fill_scalar.h")
-#include "aclnnop/aclnn_fill_scalar.h"
 ACLOP_SAME(aclnnInplaceFillScalar, InplaceFillScalarApi);
-#endif
-#if __has_include("aclnnop/aclnn_one_hot.h")
-#include "aclnnop/aclnn_one_hot.h"
 ACLOP_SAME(aclnnOneHot, OneHotApi);
-#endif
-#if __has_include("aclnnop/aclnn_matmul.h")
-#include "aclnnop/aclnn_matmul.h"
 ACLOP_SAME(aclnnMatmul, MatmulApi);
-#endif
-#if __has_include("aclnnop/aclnn_add.h")
-#include "aclnnop/aclnn_add.h"
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
 ACLOP_SAME(aclnnAdd, AddApi);
-#endif
-#if __has_include("aclnnop/aclnn_layer_norm.h")
-#include "aclnnop/aclnn_layer_norm.h"
 ACLOP_SAME(aclnnLayerNorm, LayerNormApi);
-#endif
-#if __has_include("aclnnop/aclnn_sort.h")
-#include "aclnnop/aclnn_sort.h"
 ACLOP_SAME(aclnnSort, SortApi);
-#endif
-#if __has_include("aclnnop/aclnn_scaled_masked_softmax.h")
-#include "aclnnop/aclnn_scaled_masked_softmax.h"
 ACLOP_SAME(aclnnScaledMaskedSoftmax, ScaledMaskedSoftmaxApi);
-#endif
-#if __has_include("aclnnop/aclnn_cdist_backward.h")
-#include "aclnnop/aclnn_cdist_backward.h"
 ACLOP_SAME(aclnnCdistBackward, CdistBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_convolution.h")
-#include "aclnnop/aclnn_convolution.h"
 ACLOP_SAME(aclnnConvolution, ConvolutionApi);
-#endif

@@ -26,6 +26,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 
 namespace aclsim::aclop {
 
@@ -503,23 +504,8 @@ const std::vector<OpEntry>& RnnEntries() {
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
-#if __has_include("aclnnop/aclnn_lstm.h")
-#include "aclnnop/aclnn_lstm.h"
 ACLOP_SAME(aclnnLSTM, LstmApi);
-#endif
-#if __has_include("aclnnop/aclnn_lstm_backward.h")
-#include "aclnnop/aclnn_lstm_backward.h"
 ACLOP_SAME(aclnnLstmBackward, LstmBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_gru.h")
-#include "aclnnop/aclnn_gru.h"
 ACLOP_SAME(aclnnGRU, GruApi);
-#endif
-#if __has_include("aclnnop/aclnn_gru_backward.h")
-#include "aclnnop/aclnn_gru_backward.h"
 ACLOP_SAME(aclnnGRUBackward, GruBackwardApi);
-#endif
-#if __has_include("aclnnop/aclnn_flip.h")
-#include "aclnnop/aclnn_flip.h"
 ACLOP_SAME(aclnnFlip, FlipApi);
-#endif

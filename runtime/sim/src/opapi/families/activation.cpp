@@ -325,14 +325,12 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
   if (self->view.size() > 16) return Decline(call, work, "over 16 dimensions");
   ComputeType type;
   if (!FamilyComputeType(self->dtype, false, &type) || IsIntegralType(self->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   ActivationWork* made = new ActivationWork(call.spec.name, op);
   std::unique_ptr<ActivationWork> owned(made);
   made->type = type;
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   const int64_t rank = static_cast<int64_t>(self->view.size());
 

@@ -170,14 +170,14 @@ aclnnStatus PlanStep(const Call& call, const FamilySpec& family, ExecutorWork** 
     const TensorDesc* desc = RoleTensor(call, family, role);
     if (!desc) return Decline(call, work, std::string("without ") + RoleName(call, family, role));
     if (scalar ? desc->numel() != 1 : desc->view != var->view) {
-      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(desc->view) + " is not " +
-                             (scalar ? std::string("one element") : std::string("the parameter's ") + DimsText(var->view)));
+      return RejectInvalid(call, family, role,
+                           "shape " + DimsText(desc->view) + " is not " +
+                               (scalar ? std::string("one element") : std::string("the parameter's ") + DimsText(var->view)));
     }
     // The scalars are read as float whatever their dtype (op-plugin sends FLOAT ones beside a FLOAT16 var).
     if (!scalar && desc->dtype != var->dtype) {
-      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                         std::string("dtype ") + DTypeName(desc->dtype) + " differs from the parameter's " + DTypeName(var->dtype));
+      return RejectInvalid(call, family, role,
+                           std::string("dtype ") + DTypeName(desc->dtype) + " differs from the parameter's " + DTypeName(var->dtype));
     }
     made->tensor(slot).Set(RoleName(call, family, role), *desc);
     return ACLNN_SUCCESS;
@@ -193,10 +193,7 @@ aclnnStatus PlanStep(const Call& call, const FamilySpec& family, ExecutorWork** 
   for (int k = 0; made->outputs && k < 3; ++k) {
     if (aclnnStatus s = shaped(outs[k], kSOut0 + k, false)) return s;
   }
-  ComputeType type;
-  if (!FamilyComputeType(var->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(var->dtype));
-  }
+  if (!ComputesInFloat32(var->dtype)) return DeclineDtype(call, work, var->dtype);
   made->nesterov = RoleBool(call, family, F::Role::kNesterov, false);
   *work = made.release();
   return ACLNN_SUCCESS;
@@ -231,15 +228,12 @@ aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** 
     for (int64_t e : desc->view) count *= e;
     const bool scalar = t.slot >= kBeta1Power;
     if (scalar ? count != 1 : desc->view != var->view) {
-      return RejectParam(call, family, t.role, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(desc->view) + " is not " + (scalar ? "[1]" : "varRef's " + DimsText(var->view)));
+      return RejectInvalid(call, family, t.role,
+                           "shape " + DimsText(desc->view) + " is not " + (scalar ? "[1]" : "varRef's " + DimsText(var->view)));
     }
     made->tensor(t.slot).Set(RoleName(call, family, t.role), *desc);
   }
-  ComputeType type;
-  if (!FamilyComputeType(var->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(var->dtype));
-  }
+  if (!ComputesInFloat32(var->dtype)) return DeclineDtype(call, work, var->dtype);
   made->amsgrad = RoleBool(call, family, F::Role::kAmsgrad, false);
   made->maximize = RoleBool(call, family, F::Role::kMaximize, false);
   if (made->amsgrad) {
@@ -249,8 +243,8 @@ aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** 
                          "is required when amsgrad is true");
     }
     if (max_v->view != var->view) {
-      return RejectParam(call, family, F::Role::kMaxGradNorm, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(max_v->view) + " is not varRef's " + DimsText(var->view));
+      return RejectInvalid(call, family, F::Role::kMaxGradNorm,
+                           "shape " + DimsText(max_v->view) + " is not varRef's " + DimsText(var->view));
     }
     made->tensor(kMaxV).Set(RoleName(call, family, F::Role::kMaxGradNorm), *max_v);
   }

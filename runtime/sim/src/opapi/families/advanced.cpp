@@ -438,10 +438,6 @@ class AdvancedWork final : public FamilyWork {
   int op_;
 };
 
-aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-}
-
 }  // namespace
 
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -458,7 +454,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   }
   std::unique_ptr<AdvancedWork> made(new AdvancedWork(call.spec.name, op));
   AdvancedWork& w = *made;
-  if (!CopyConvertible(self->dtype, self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  if (!CopyConvertible(self->dtype, self->dtype)) return DeclineDtype(call, work, self->dtype);
   w.accumulate = RoleBool(call, family, A::Role::kAccumulate, false);
   const char* self_name = RoleName(call, family, A::Role::kSelf);
   if (w.accumulate && !FamilyComputeType(self->dtype, true, &w.type)) {
@@ -468,7 +464,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
   if (op != A::Op::kIndex && op != A::Op::kIndexFill) {
     if (!values) return Decline(call, work, "without its values");
     if (values->dtype != self->dtype) {
-      return Invalid(call, family, A::Role::kValues, std::string("dtype ") + DTypeName(values->dtype) + " differs from " +
+      return RejectInvalid(call, family, A::Role::kValues, std::string("dtype ") + DTypeName(values->dtype) + " differs from " +
                                                          self_name + "'s " + DTypeName(self->dtype));
     }
     w.tensor(kValues).Set(RoleName(call, family, A::Role::kValues), *values);
@@ -478,7 +474,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       const std::vector<TensorDesc>* list = RoleTensorList(call, family, A::Role::kIndices);
       if (!list) return Decline(call, work, "without its indices");
       if (static_cast<int64_t>(list->size()) > std::max<int64_t>(rank, 1) || list->size() > kMaxIndices) {
-        return Invalid(call, family, A::Role::kIndices, "has " + std::to_string(list->size()) + " tensors, more than " +
+        return RejectInvalid(call, family, A::Role::kIndices, "has " + std::to_string(list->size()) + " tensors, more than " +
                                                             self_name + "'s " + std::to_string(rank) + " dimensions");
       }
       // Every entry looking like a stand-in cannot be: PyTorch indexes with one tensor at least. They
@@ -494,7 +490,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         if (stand_in) w.whole_dims |= 1u << i;
         if (!stand_in && index.dtype != ACL_BOOL && index.dtype != ACL_UINT8 && index.dtype != ACL_INT32 &&
             index.dtype != ACL_INT64) {
-          return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: dtype " + DTypeName(index.dtype) +
+          return RejectInvalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: dtype " + DTypeName(index.dtype) +
                                                               " is not INT32, INT64 or BOOL");
         }
         const bool mask = !stand_in && (index.dtype == ACL_BOOL || index.dtype == ACL_UINT8);
@@ -503,7 +499,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         if (mask) {
           for (int64_t d = 0; d < k; ++d) {
             if (covered + d >= rank || index.view[d] != self->view[covered + d]) {
-              return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: mask shape " + DimsText(index.view) +
+              return RejectInvalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: mask shape " + DimsText(index.view) +
                                                                   " does not match " + self_name + "'s dimensions from " +
                                                                   std::to_string(covered) + " (" + DimsText(self->view) + ")");
             }
@@ -511,7 +507,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         }
         covered += k;
         if (covered > rank) {
-          return Invalid(call, family, A::Role::kIndices, "index " + std::to_string(covered) + " dimensions of " + self_name +
+          return RejectInvalid(call, family, A::Role::kIndices, "index " + std::to_string(covered) + " dimensions of " + self_name +
                                                               ", which has " + std::to_string(rank));
         }
         w.tensor(kFirstIndex + static_cast<int>(i)).Set(RoleName(call, family, A::Role::kIndices), index);
@@ -526,7 +522,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
           const TensorDesc& index = (*list)[i];
           if (index.view.size() == 1 && index.view[0] == 0) continue;
           if (!BroadcastShape(b, index.view, &b)) {
-            return Invalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: shape " + DimsText(index.view) +
+            return RejectInvalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: shape " + DimsText(index.view) +
                                                                 " does not broadcast with the others' " + DimsText(b));
           }
           whole[i] = false;
@@ -535,7 +531,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         const Dims result = ResultShape(self->view, LayoutOf(whole), b, indexed);
         Dims joint;
         if (!BroadcastShape(values->view, result, &joint) || joint != result) {
-          return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) +
+          return RejectInvalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) +
                                                              " does not broadcast to the indexing result's " + DimsText(result));
         }
       }
@@ -543,7 +539,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         const TensorDesc* out = RoleTensor(call, family, A::Role::kOut);
         if (!out) return Decline(call, work, "without its output");
         if (out->dtype != self->dtype) {
-          return Invalid(call, family, A::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
+          return RejectInvalid(call, family, A::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
                                                           self_name + "'s " + DTypeName(self->dtype));
         }
         w.tensor(kOut).Set(RoleName(call, family, A::Role::kOut), *out);
@@ -556,11 +552,11 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       if (op == A::Op::kMaskedScatter) {
         Dims joint;
         if (!BroadcastShape(index->view, self->view, &joint) || joint != self->view) {
-          return Invalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " does not broadcast to " + self_name +
+          return RejectInvalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " does not broadcast to " + self_name +
                                                             "'s " + DimsText(self->view));
         }
       } else if (index->numel() != values->numel()) {
-        return Invalid(call, family, A::Role::kValues, "has " + std::to_string(values->numel()) + " elements, the index " +
+        return RejectInvalid(call, family, A::Role::kValues, "has " + std::to_string(values->numel()) + " elements, the index " +
                                                            std::to_string(index->numel()));
       }
       w.tensor(kFirstIndex).Set(RoleName(call, family, A::Role::kIndex), *index);
@@ -571,13 +567,13 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       const TensorDesc* index = RoleTensor(call, family, A::Role::kIndex);
       if (!index) return Decline(call, work, "without its indices");
       if (index->view.size() < 2 || index->view.back() < 1 || index->view.back() > rank) {
-        return Invalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " is not [..., q] with q in [1, " +
+        return RejectInvalid(call, family, A::Role::kIndex, "shape " + DimsText(index->view) + " is not [..., q] with q in [1, " +
                                                           std::to_string(rank) + "] (at least 2 dimensions)");
       }
       Dims expected(index->view.begin(), index->view.end() - 1);
       for (int64_t d = index->view.back(); d < rank; ++d) expected.push_back(self->view[d]);
       if (values->view != expected) {
-        return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " is not " + DimsText(expected) +
+        return RejectInvalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " is not " + DimsText(expected) +
                                                            " (the indices' shape without its last dimension, then " + self_name +
                                                            "'s dimensions after the indexed ones)");
       }
@@ -591,14 +587,14 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       if (index->view.size() > 1) return Decline(call, work, "for 2-D indices (the page does not state their meaning)");
       const int64_t axis = RoleInt(call, family, A::Role::kDim, 0);
       if (!WrapDim(axis, rank, &w.dim) || w.dim == 0) {
-        return Invalid(call, family, A::Role::kDim, std::to_string(axis) + " is outside (-" + std::to_string(rank) + ", " +
+        return RejectInvalid(call, family, A::Role::kDim, std::to_string(axis) + " is outside (-" + std::to_string(rank) + ", " +
                                                         std::to_string(rank) + ") or names dimension 0");
       }
       const int64_t batches = index->view.empty() ? 1 : index->view[0];
       bool fits = values->view.size() == self->view.size() && values->view[0] == batches && batches <= self->view[0];
       for (int64_t d = 1; fits && d < rank; ++d) fits = d == w.dim || values->view[d] == self->view[d];
       if (!fits) {
-        return Invalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " does not fit " + self_name + "'s " +
+        return RejectInvalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) + " does not fit " + self_name + "'s " +
                                                            DimsText(self->view) + " (dimension 0: the indices' " +
                                                            std::to_string(batches) + " batches; the others but axis: " + self_name + "'s)");
       }
@@ -611,12 +607,12 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
       if (!out) out = self;  // the in-place form fills its input
       w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
       if (out->view != self->view || out->dtype != self->dtype) {
-        return Invalid(call, family, A::Role::kOut, "shape " + DimsText(out->view) + " and dtype " + DTypeName(out->dtype) +
+        return RejectInvalid(call, family, A::Role::kOut, "shape " + DimsText(out->view) + " and dtype " + DTypeName(out->dtype) +
                                                         " are not " + self_name + "'s");
       }
       const int64_t given = RoleInt(call, family, A::Role::kDim, 0);
       if (!WrapDim(given, rank, &w.dim)) {
-        return Invalid(call, family, A::Role::kDim, std::to_string(given) + " is outside [" + std::to_string(-std::max<int64_t>(rank, 1)) +
+        return RejectInvalid(call, family, A::Role::kDim, std::to_string(given) + " is outside [" + std::to_string(-std::max<int64_t>(rank, 1)) +
                                                         ", " + std::to_string(std::max<int64_t>(rank, 1)) + ")");
       }
       const int64_t extent = rank == 0 ? 1 : self->view[w.dim];
@@ -628,7 +624,7 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         if (!RoleInts(call, family, A::Role::kIndex, &listed)) return Decline(call, work, "without its index");
         for (int64_t p : listed) {
           if (p < -extent || p >= extent) {
-            return Invalid(call, family, A::Role::kIndex, std::to_string(p) + " is outside [" + std::to_string(-extent) + ", " +
+            return RejectInvalid(call, family, A::Role::kIndex, std::to_string(p) + " is outside [" + std::to_string(-extent) + ", " +
                                                               std::to_string(extent) + ") (dimension " + std::to_string(w.dim) + ")");
           }
           w.positions.push_back(p < 0 ? p + extent : p);

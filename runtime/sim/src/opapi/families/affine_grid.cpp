@@ -87,11 +87,9 @@ aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorW
   if (!theta || !out) return Decline(call, work, "without its tensors");
   ComputeType type;
   if (!FamilyComputeType(theta->dtype, false, &type) || IsIntegralType(theta->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(theta->dtype));
+    return DeclineDtype(call, work, theta->dtype);
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   AffineGridWork* made = new AffineGridWork(call.spec.name);
   std::unique_ptr<AffineGridWork> owned(made);
   made->type = type;

@@ -50,9 +50,7 @@ aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWo
   if (!Moves(self->dtype) || self->dtype != out->dtype) {
     return Decline(call, work, std::string("from dtype ") + DTypeName(self->dtype) + " to " + DTypeName(out->dtype));
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   std::unique_ptr<AsStridedWork> made(new AsStridedWork(call.spec.name));
   Dims offset;
   if (!RoleInts(call, family, F::Role::kSize, &made->size) || !RoleInts(call, family, F::Role::kStride, &made->stride)) {

@@ -367,7 +367,7 @@ class Reader {
   Reader(const Call& call, const FamilySpec& family) : call_(call), family_(family) {}
 
   aclnnStatus Reject(int role, const std::string& message) const {
-    return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call_, family_, role, message);
   }
 
   std::string Text(int role) const {
@@ -460,10 +460,7 @@ aclnnStatus PlanTransform(const Call& call, const FamilySpec& family, ExecutorWo
   for (int role : outs) {
     if (!RoleTensor(call, family, role)) return Decline(call, work, "without its outputs");
   }
-  ComputeType type;
-  if (!FamilyComputeType(qkv->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(qkv->dtype));
-  }
+  if (!ComputesInFloat32(qkv->dtype)) return DeclineDtype(call, work, qkv->dtype);
   const int64_t heads = RoleInt(call, family, F::Role::kHeadNum, 0);
   if (qkv->view.size() != 3 || qkv->view[2] % 3 != 0) {
     return r.Reject(F::Role::kSelf, "shape " + DimsText(qkv->view) + " is not [B, T, 3 * num_heads * dim_per_head]");
@@ -477,7 +474,7 @@ aclnnStatus PlanTransform(const Call& call, const FamilySpec& family, ExecutorWo
   }
   TransformWork* made = new TransformWork(call.spec.name);
   std::unique_ptr<TransformWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->heads = heads;
   made->tensor(0).Set(RoleName(call, family, F::Role::kSelf), *qkv);
   made->tensor(1).Set(RoleName(call, family, F::Role::kBias), *bias);
@@ -546,16 +543,11 @@ aclnnStatus PlanWindowSoftmax(const Call& call, const FamilySpec& family, Execut
   const TensorDesc* bias = RoleTensor(call, family, F::Role::kBias);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!x || !bias || !out) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter reject(call, family, ACLNN_ERR_INNER_TILING_ERROR);
   WindowWork* made = new WindowWork(call.spec.name);
   std::unique_ptr<WindowWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->scale = RoleNumber(call, family, F::Role::kScale, -1, 1.0);
   const Dims& v = x->view;
   if (v.size() != 4 && v.size() != 5) return reject(F::Role::kSelf, "shape " + DimsText(v) + " is not 4-d or 5-d");
@@ -622,13 +614,10 @@ aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWo
   const TensorDesc* key = one_tensor(F::Role::kKey);
   const TensorDesc* value = one_tensor(F::Role::kValue);
   if (!query || !key || !value) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(query->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(query->dtype));
-  }
+  if (!ComputesInFloat32(query->dtype)) return DeclineDtype(call, work, query->dtype);
   AttentionWork* made = new AttentionWork(call.spec.name, family.op);
   std::unique_ptr<AttentionWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   // The inference APIs' actualSeqLengths are per-batch lengths within padded sequences, not TND's ends.
   const bool varlen = !infer && family.roles[F::Role::kActualQ] >= 0;
   const bool split_out = (prompt || fused) && layout_text == "BNSD_BSND";  // BNSD in, BSND out

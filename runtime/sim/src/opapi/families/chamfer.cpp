@@ -84,11 +84,11 @@ aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork
   }
   for (int s : {kXyz1, kXyz2, kGrad1, kGrad2, kOut1, kOut2}) {
     if (t[s]->dtype != ACL_FLOAT && t[s]->dtype != ACL_FLOAT16) {
-      return Decline(call, work, std::string("for dtype ") + DTypeName(t[s]->dtype));
+      return DeclineDtype(call, work, t[s]->dtype);
     }
   }
   auto reject = [&](int s, const std::string& message) {
-    return RejectParam(call, family, roles[s], ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call, family, roles[s], message);
   };
   for (int s : {kXyz1, kXyz2}) {
     const Dims& v = t[s]->view;

@@ -60,15 +60,10 @@ aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWor
   const std::vector<TensorDesc>* list = RoleTensorList(call, family, F::Role::kTensors);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!list || !out) return Decline(call, work, "without its tensor list or output");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (list->empty()) return reject(F::Role::kTensors, "is empty");
   for (const TensorDesc& t : *list) {
-    ComputeType type;
-    if (!FamilyComputeType(t.dtype, false, &type) || type != ComputeType::kFloat32) {
-      return Decline(call, work, std::string("for dtype ") + DTypeName(t.dtype));
-    }
+    if (!ComputesInFloat32(t.dtype)) return DeclineDtype(call, work, t.dtype);
   }
   const int64_t dim = RoleInt(call, family, F::Role::kDim, 0);
   if (dim != 0) return reject(F::Role::kDim, std::to_string(dim) + " is not 0, the one dimension the page supports");

@@ -558,8 +558,8 @@ class Planner {
     const Dims w_shape = tbc ? Permute(weight->view, kTbcWeight) : weight->view;
     if (tbc && (input->view.size() != 3 || weight->view.size() != 3)) {
       const int role = input->view.size() != 3 ? F::Role::kInput : F::Role::kWeight;
-      return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID,
-                         "must be 3-dimensional, got shape " + DimsText(role == F::Role::kInput ? input->view : weight->view));
+      return RejectInvalid(call_, family_, role,
+                           "must be 3-dimensional, got shape " + DimsText(role == F::Role::kInput ? input->view : weight->view));
     }
     a.input = Vec(in_shape);
     a.weight = Vec(w_shape);
@@ -604,12 +604,11 @@ class Planner {
     if (!RoleParam(call_, family_, F::Role::kCubeMathType)) return ACLNN_SUCCESS;
     const int64_t cube = RoleInt(call_, family_, F::Role::kCubeMathType, 0);
     if (cube < 0 || cube > kCubeMathMax) {
-      return RejectParam(call_, family_, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
-                         "value " + std::to_string(cube) + " is not one of the documented 0 to 3");
+      return RejectInvalid(call_, family_, F::Role::kCubeMathType,
+                           "value " + std::to_string(cube) + " is not one of the documented 0 to 3");
     }
     if (cube == kUseFp16 && (input.dtype == ACL_BF16 || weight.dtype == ACL_BF16)) {
-      return RejectParam(call_, family_, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
-                         "USE_FP16 (2) is not supported for BFLOAT16 inputs");
+      return RejectInvalid(call_, family_, F::Role::kCubeMathType, "USE_FP16 (2) is not supported for BFLOAT16 inputs");
     }
     return ACLNN_SUCCESS;
   }
@@ -617,15 +616,15 @@ class Planner {
   // aclnnConvDepthwise2d: groups = the input's channels; kernelSize restates the weight's.
   aclnnStatus CheckDepthwise(const TensorDesc& input, const TensorDesc& weight, ConvArgs* a) {
     if (input.view.size() != 4) {
-      return RejectParam(call_, family_, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                         "must be 4-dimensional (NCHW), got shape " + DimsText(input.view));
+      return RejectInvalid(call_, family_, F::Role::kInput,
+                           "must be 4-dimensional (NCHW), got shape " + DimsText(input.view));
     }
     a->groups = std::max<int64_t>(input.view[1], 1);
     const Dims kernel = Ints(call_, family_, F::Role::kKernelSize);
     if (weight.view.size() == 4 &&
         (kernel.size() != 2 || kernel[0] != weight.view[2] || kernel[1] != weight.view[3])) {
-      return RejectParam(call_, family_, F::Role::kKernelSize, ACLNN_ERR_PARAM_INVALID,
-                         DimsText(kernel) + " is not the weight's kernel size " + DimsText(weight.view));
+      return RejectInvalid(call_, family_, F::Role::kKernelSize,
+                           DimsText(kernel) + " is not the weight's kernel size " + DimsText(weight.view));
     }
     return ACLNN_SUCCESS;
   }
@@ -641,8 +640,8 @@ class Planner {
     ref.Set(RoleName(call_, family_, role), t);
     if (order) ref = ref.Permuted(order);
     if (shape && ref.shape != *shape) {
-      return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(t.view) + " is not " + what + " " + DimsText(order ? Unpermute(*shape, order) : *shape));
+      return RejectInvalid(call_, family_, role,
+                           "shape " + DimsText(t.view) + " is not " + what + " " + DimsText(order ? Unpermute(*shape, order) : *shape));
     }
     return ACLNN_SUCCESS;
   }
@@ -689,9 +688,9 @@ class Planner {
     bool mask[3] = {true, true, true};
     if (const Call::Param* p = RoleParam(call_, family_, F::Role::kOutputMask)) {
       if (p->bool_values.size() != 3) {
-        return RejectParam(call_, family_, F::Role::kOutputMask, ACLNN_ERR_PARAM_INVALID,
-                           "must have 3 values (gradInput, gradWeight, gradBias), got " +
-                               std::to_string(p->bool_values.size()));
+        return RejectInvalid(call_, family_, F::Role::kOutputMask,
+                             "must have 3 values (gradInput, gradWeight, gradBias), got " +
+                                 std::to_string(p->bool_values.size()));
       }
       for (int i = 0; i < 3; ++i) mask[i] = p->bool_values[static_cast<size_t>(i)];
     }
@@ -701,8 +700,8 @@ class Planner {
     if (mask[2] && op_ == F::Op::kConvolutionBackward && RoleParam(call_, family_, F::Role::kBiasSizes)) {
       const Dims sizes = Ints(call_, family_, F::Role::kBiasSizes);
       if (sizes.size() != 1 || sizes[0] != out_shape[1]) {
-        return RejectParam(call_, family_, F::Role::kBiasSizes, ACLNN_ERR_PARAM_INVALID,
-                           DimsText(sizes) + " is not the output's channel count [" + std::to_string(out_shape[1]) + "]");
+        return RejectInvalid(call_, family_, F::Role::kBiasSizes,
+                             DimsText(sizes) + " is not the output's channel count [" + std::to_string(out_shape[1]) + "]");
       }
     }
     struct Wanted {
@@ -737,8 +736,8 @@ class Planner {
     if (!out) return Declined("without its output");
     const size_t rank = input.view.size();
     if (rank != 3 && rank != 4) {
-      return RejectParam(call_, family_, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                         "must be 3- or 4-dimensional ([N, ]C, H, W), got shape " + DimsText(input.view));
+      return RejectInvalid(call_, family_, F::Role::kInput,
+                           "must be 3- or 4-dimensional ([N, ]C, H, W), got shape " + DimsText(input.view));
     }
     Dims values[4];
     aclnnStatus status = ACLNN_SUCCESS;
@@ -755,7 +754,7 @@ class Planner {
     const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &conv_out);
     if (!problem.ok()) {
       const int role = problem.param == "weight" ? F::Role::kKernelSize : ProblemRole(problem.param, op_);
-      return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, problem.message);
+      return RejectInvalid(call_, family_, role, problem.message);
     }
     made_ = new ConvWork(call_.spec.name);
     owned_.reset(made_);
@@ -780,16 +779,15 @@ class Planner {
     for (int i = 0; i < 4; ++i) {
       values[i] = Ints(call_, family_, roles[i]);
       if (values[i].size() != 2) {
-        *status = RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
-                              "must have 2 values (H, W), got " + DimsText(values[i]));
+        *status = RejectInvalid(call_, family_, roles[i], "must have 2 values (H, W), got " + DimsText(values[i]));
         return false;
       }
       for (int64_t v : values[i]) {
         if (roles[i] == F::Role::kPadding ? v < 0 : v <= 0) {
-          *status = RejectParam(call_, family_, roles[i], ACLNN_ERR_PARAM_INVALID,
-                                std::string("values must be ") +
-                                    (roles[i] == F::Role::kPadding ? "at least 0" : "greater than 0") + ", got " +
-                                    DimsText(values[i]));
+          *status = RejectInvalid(call_, family_, roles[i],
+                                  std::string("values must be ") +
+                                      (roles[i] == F::Role::kPadding ? "at least 0" : "greater than 0") + ", got " +
+                                      DimsText(values[i]));
           return false;
         }
       }
@@ -806,13 +804,13 @@ class Planner {
     if (!grad || !out) return Decline(call_, work_, "without gradOutput or out");
     const size_t rank = grad->view.size();
     if (rank != 2 && rank != 3) {
-      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
-                         "must be 2- or 3-dimensional ([N, ]C * kh * kw, L), got shape " + DimsText(grad->view));
+      return RejectInvalid(call_, family_, F::Role::kGradOutput,
+                           "must be 2- or 3-dimensional ([N, ]C * kh * kw, L), got shape " + DimsText(grad->view));
     }
     const Dims size = Ints(call_, family_, F::Role::kInputSizes);
     if (size.size() != 2 || size[0] <= 0 || size[1] <= 0) {
-      return RejectParam(call_, family_, F::Role::kInputSizes, ACLNN_ERR_PARAM_INVALID,
-                         "must be 2 values (H, W) greater than 0, got " + DimsText(size));
+      return RejectInvalid(call_, family_, F::Role::kInputSizes,
+                           "must be 2 values (H, W) greater than 0, got " + DimsText(size));
     }
     Dims values[4];
     aclnnStatus status = ACLNN_SUCCESS;
@@ -820,9 +818,9 @@ class Planner {
     const int64_t n = rank == 3 ? grad->view[0] : 1, rows = grad->view[rank - 2];
     const int64_t patch = values[0][0] * values[0][1];
     if (rows % patch != 0) {
-      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
-                         "dimension " + std::to_string(rank - 2) + " (" + std::to_string(rows) +
-                             ") is not a multiple of the kernel's " + std::to_string(patch) + " positions");
+      return RejectInvalid(call_, family_, F::Role::kGradOutput,
+                           "dimension " + std::to_string(rank - 2) + " (" + std::to_string(rows) +
+                               ") is not a multiple of the kernel's " + std::to_string(patch) + " positions");
     }
     ConvArgs a;
     a.input = {n, rows / patch, size[0], size[1]};
@@ -834,12 +832,12 @@ class Planner {
     const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &conv_out);
     if (!problem.ok()) {
       const int role = problem.param == "weight" ? F::Role::kKernelSize : ProblemRole(problem.param, op_);
-      return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, problem.message);
+      return RejectInvalid(call_, family_, role, problem.message);
     }
     if (grad->view[rank - 1] != conv_out[2] * conv_out[3]) {
-      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
-                         "its last dimension (" + std::to_string(grad->view[rank - 1]) + ") is not the " +
-                             std::to_string(conv_out[2] * conv_out[3]) + " patches of inputSize " + DimsText(size));
+      return RejectInvalid(call_, family_, F::Role::kGradOutput,
+                           "its last dimension (" + std::to_string(grad->view[rank - 1]) + ") is not the " +
+                               std::to_string(conv_out[2] * conv_out[3]) + " patches of inputSize " + DimsText(size));
     }
     made_ = new ConvWork(call_.spec.name);
     owned_.reset(made_);
@@ -865,25 +863,23 @@ class Planner {
     const Dims sizes = Ints(call_, family_, F::Role::kInputSizes);
     const int64_t rank = static_cast<int64_t>(sizes.size());
     if (rank < 1 || rank > 8) {
-      return RejectParam(call_, family_, F::Role::kInputSizes, ACLNN_ERR_PARAM_INVALID,
-                         "must have 1 to 8 values, got " + DimsText(sizes));
+      return RejectInvalid(call_, family_, F::Role::kInputSizes, "must have 1 to 8 values, got " + DimsText(sizes));
     }
     int64_t dim = RoleInt(call_, family_, F::Role::kDim, 0);
     if (!WrapDim(dim, rank, &dim) || (dim != rank - 1 && dim != rank - 2)) {
-      return RejectParam(call_, family_, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                         std::to_string(RoleInt(call_, family_, F::Role::kDim, 0)) +
-                             " is not one of the last two dimensions of inputSizes " + DimsText(sizes) +
-                             " (the page's only ones)");
+      return RejectInvalid(call_, family_, F::Role::kDim,
+                           std::to_string(RoleInt(call_, family_, F::Role::kDim, 0)) +
+                               " is not one of the last two dimensions of inputSizes " + DimsText(sizes) +
+                               " (the page's only ones)");
     }
     const int64_t length = sizes[static_cast<size_t>(dim)];
     const int64_t size = RoleInt(call_, family_, F::Role::kSize, 0), step = RoleInt(call_, family_, F::Role::kStep, 0);
     if (size <= 0 || size > length) {
-      return RejectParam(call_, family_, F::Role::kSize, ACLNN_ERR_PARAM_INVALID,
-                         std::to_string(size) + " must be in [1, " + std::to_string(length) + "] (inputSizes[dim])");
+      return RejectInvalid(call_, family_, F::Role::kSize,
+                           std::to_string(size) + " must be in [1, " + std::to_string(length) + "] (inputSizes[dim])");
     }
     if (step <= 0) {
-      return RejectParam(call_, family_, F::Role::kStep, ACLNN_ERR_PARAM_INVALID,
-                         std::to_string(step) + " must be greater than 0");
+      return RejectInvalid(call_, family_, F::Role::kStep, std::to_string(step) + " must be greater than 0");
     }
     // The windows as a convolution's output positions: the one output-size function.
     const int64_t windows = aclnn_bindgen::ConvOutputSize(length, size, step, 0, 0, 1);
@@ -914,13 +910,13 @@ class Planner {
     for (int64_t d = 0; d <= rank; ++d) permuted_grad.push_back(grad_shape[static_cast<size_t>(grad_order[d])]);
     for (int64_t d = 0; d < rank; ++d) permuted_in.push_back(sizes[static_cast<size_t>(in_order[d])]);
     if (grad->view.size() != grad_shape.size()) {
-      return RejectParam(call_, family_, F::Role::kGradOutput, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(grad->view) + " is not the unfolded shape " + DimsText(grad_shape));
+      return RejectInvalid(call_, family_, F::Role::kGradOutput,
+                           "shape " + DimsText(grad->view) + " is not the unfolded shape " + DimsText(grad_shape));
     }
     if (aclnnStatus s = Keep(F::Role::kGradOutput, *grad, kYin, grad_order, &permuted_grad, "the unfolded shape")) return s;
     if (out->view.size() != sizes.size()) {
-      return RejectParam(call_, family_, F::Role::kGradInput, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(out->view) + " is not inputSizes " + DimsText(sizes));
+      return RejectInvalid(call_, family_, F::Role::kGradInput,
+                           "shape " + DimsText(out->view) + " is not inputSizes " + DimsText(sizes));
     }
     if (aclnnStatus s = Keep(F::Role::kGradInput, *out, kXout, in_order, &permuted_in, "inputSizes")) return s;
     return Finish();

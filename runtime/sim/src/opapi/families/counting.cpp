@@ -203,16 +203,14 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
   if ((self && self->view.size() > 16) || out->view.size() > 16) return Decline(call, work, "over 16 dimensions");
   CountingWork* made = new CountingWork(call.spec.name, op);
   std::unique_ptr<CountingWork> owned(made);
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   auto keep = [&](const Dims& shape, const char* what) {
     return made->KeepOutput(call, family, F::Role::kOut, *out, shape, what, kOut);
   };
   if (self) made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   ComputeType type;
   if (self && !FamilyComputeType(self->dtype, true, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   if (op == F::Op::kTrace) {
     if (self->view.size() != 2) return reject(F::Role::kSelf, "trace takes a matrix, got rank " + std::to_string(self->view.size()));

@@ -96,15 +96,13 @@ aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWor
   if (!out) return Decline(call, work, "without an output");
   ComputeType type;
   if (!FamilyComputeType(out->dtype, true, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(out->dtype));
+    return DeclineDtype(call, work, out->dtype);
   }
   const bool integral = type == ComputeType::kInt64;
   CreationWork* made = new CreationWork(call.spec.name, op);
   std::unique_ptr<CreationWork> owned(made);
   made->type = type;
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   // aten converts the bounds to an integral output's type (towards zero) before it counts.
   auto number = [&](int role, double fallback) {
     const double v = RoleNumber(call, family, role, -1, fallback);

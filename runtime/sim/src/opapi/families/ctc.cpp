@@ -185,11 +185,9 @@ aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** w
   }
   ComputeType type;
   if (!FamilyComputeType(log_probs->dtype, false, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(log_probs->dtype));
+    return DeclineDtype(call, work, log_probs->dtype);
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const size_t rank = log_probs->view.size();
   if (rank != 3 && !(rank == 2 && !backward)) {
     return reject(F::Role::kLogProbs, "shape " + DimsText(log_probs->view) + (backward ? " is not [T, N, C]" : " is not [T, N, C] or [T, C]"));

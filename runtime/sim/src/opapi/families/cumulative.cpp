@@ -125,16 +125,16 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
   const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
   int64_t dim = 0;
   if (!WrapDim(given, rank, &dim)) {
-    return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                       "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
-                           std::to_string(rank));
+    return RejectInvalid(call, family, F::Role::kDim,
+                         "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
+                             std::to_string(rank));
   }
   // Sums and products are computed in the result's type (torch.cumsum(x, dtype=d) casts x to d
   // first); cummax/cummin compare the input's values.
   const aclDataType computed = HasIndices(op) ? self->dtype : out->dtype;
   ComputeType type;
   if (!FamilyComputeType(computed, true, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(computed));
+    return DeclineDtype(call, work, computed);
   }
   CumulativeWork* made = new CumulativeWork(call.spec.name, op);
   std::unique_ptr<CumulativeWork> owned(made);

@@ -250,14 +250,10 @@ class DynamicWork final : public FamilyWork {
   int op_;
 };
 
-aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-}
-
 aclnnStatus CheckExact(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
                        const char* rule) {
   if (t.view == shape) return ACLNN_SUCCESS;
-  return Invalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
+  return RejectInvalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
 }
 
 bool Dense(const TensorDesc& t) {
@@ -289,7 +285,7 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
   w.complex_keys = op == D::Op::kUniqueConsecutive && (self->dtype == ACL_COMPLEX64 || self->dtype == ACL_COMPLEX128);
   if (w.complex_keys) w.type = ComputeType::kComplex128;
   else if (!FamilyComputeType(self->dtype, true, &w.type) || !CopyConvertible(self->dtype, self->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   if (IsSorting(op) && self->dtype == ACL_UINT64) {
     return Decline(call, work, "for dtype UINT64 (its order above 2^63 is not modelled)");
@@ -297,7 +293,7 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
   const int64_t n = self->numel();
   const char* out_name = RoleName(call, family, D::Role::kOut);
   if (op != D::Op::kEqual && !Dense(*out)) {
-    return Invalid(call, family, D::Role::kOut, "must be contiguous: the kernel writes its result from the first "
+    return RejectInvalid(call, family, D::Role::kOut, "must be contiguous: the kernel writes its result from the first "
                                                 "element and sets the view shape (the page: non-contiguous unsupported)");
   }
   const TensorDesc* inverse = RoleTensor(call, family, D::Role::kInverse);
@@ -309,11 +305,11 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
       const TensorDesc* mask = RoleTensor(call, family, D::Role::kMask);
       if (!mask) return Decline(call, work, "without its mask");
       if (!BroadcastShape(self->view, mask->view, &w.shape)) {
-        return Invalid(call, family, D::Role::kMask, "shape " + DimsText(mask->view) + " does not broadcast with " +
+        return RejectInvalid(call, family, D::Role::kMask, "shape " + DimsText(mask->view) + " does not broadcast with " +
                                                          RoleName(call, family, D::Role::kSelf) + "'s " + DimsText(self->view));
       }
       if (out->dtype != self->dtype) {
-        return Invalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
+        return RejectInvalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
                                                         RoleName(call, family, D::Role::kSelf) + "'s " + DTypeName(self->dtype));
       }
       w.tensor(kSecond).Set(RoleName(call, family, D::Role::kMask), *mask);
@@ -325,7 +321,7 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
       const TensorDesc* other = RoleTensor(call, family, D::Role::kOther);
       if (!other) return Decline(call, work, "without its other input");
       ComputeType unused;
-      if (!FamilyComputeType(other->dtype, true, &unused)) return Decline(call, work, std::string("for dtype ") + DTypeName(other->dtype));
+      if (!FamilyComputeType(other->dtype, true, &unused)) return DeclineDtype(call, work, other->dtype);
       if (aclnnStatus s = CheckExact(call, family, D::Role::kOut, *out, Dims{1}, "the page: [1]")) return s;
       w.tensor(kSecond).Set(RoleName(call, family, D::Role::kOther), *other);
       break;
@@ -336,7 +332,7 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
         const int64_t given = RoleInt(call, family, D::Role::kDim, kNoDim);
         const bool flattened = op == D::Op::kUniqueConsecutive && given == kNoDim;
         if (!flattened && !WrapDim(given, rank, &dim)) {
-          return Invalid(call, family, D::Role::kDim, std::to_string(given) + " is outside [" + std::to_string(-rank) + ", " +
+          return RejectInvalid(call, family, D::Role::kDim, std::to_string(given) + " is outside [" + std::to_string(-rank) + ", " +
                                                           std::to_string(rank) + ")" +
                                                           (op == D::Op::kUniqueConsecutive ? " and is not 1000 (flattened)" : ""));
         }
@@ -346,13 +342,13 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
       if (dim >= 0) {
         for (int64_t d = 0; d < rank; ++d) {
           if (d != dim && self->view[d] == 0) {
-            return Invalid(call, family, D::Role::kSelf, "dimension " + std::to_string(d) +
+            return RejectInvalid(call, family, D::Role::kSelf, "dimension " + std::to_string(d) +
                                                              " is empty: the slices along dim have no element to compare");
           }
         }
       }
       if (out->dtype != self->dtype) {
-        return Invalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
+        return RejectInvalid(call, family, D::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
                                                         RoleName(call, family, D::Role::kSelf) + "'s " + DTypeName(self->dtype));
       }
       if (inverse && want_inverse) {
@@ -368,7 +364,7 @@ aclnnStatus PlanDynamic(const Call& call, const FamilySpec& family, ExecutorWork
       }
       w.counts_wanted = want_counts || (counts && !family.has(D::Role::kReturnCounts));
       if (counts && !Dense(*counts)) {
-        return Invalid(call, family, D::Role::kCounts, "must be contiguous: the kernel sets its view shape");
+        return RejectInvalid(call, family, D::Role::kCounts, "must be contiguous: the kernel sets its view shape");
       }
       if (inverse && inverse->numel() == (dim >= 0 ? self->view[dim] : n)) {
         w.tensor(kInverse).Set(RoleName(call, family, D::Role::kInverse), *inverse);

@@ -92,9 +92,7 @@ aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const int equation_index = family.roles[F::Role::kEquation];
   if (!tensors || !out || equation_index < 0) return Decline(call, work, "without its tensors or equation");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const std::string equation = CallString(call, equation_index);
   if (std::find(std::begin(kRegistered), std::end(kRegistered), equation) == std::end(kRegistered)) {
     return reject(F::Role::kEquation, "\"" + equation + "\" is not in the registry (the page's \"abcd,abced->abce\" and \"a,b->ab\")");

@@ -79,13 +79,11 @@ aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork
     tensors[i] = RoleTensor(call, family, roles[i]);
     if (!tensors[i]) return Decline(call, work, "without grad, var, m, v or s");
     const aclDataType d = tensors[i]->dtype;
-    if (d != ACL_FLOAT && d != ACL_FLOAT16 && d != ACL_BF16) return Decline(call, work, std::string("for dtype ") + DTypeName(d));
+    if (d != ACL_FLOAT && d != ACL_FLOAT16 && d != ACL_BF16) return DeclineDtype(call, work, d);
   }
   const TensorDesc* step = RoleTensor(call, family, F::Role::kStep);
   if (!step) return Decline(call, work, "without step");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (step->numel() != 1) return reject(F::Role::kStep, "shape " + DimsText(step->view) + " is not one element");
   for (int i = 1; i < 5; ++i) {
     if (tensors[i]->view != tensors[0]->view) {

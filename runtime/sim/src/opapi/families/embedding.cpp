@@ -131,11 +131,10 @@ aclnnStatus PlanRenorm(const Call& call, const FamilySpec& family, ExecutorWork*
   if (indices->view.size() > 16) return Decline(call, work, "over 16 dimensions");
   ComputeType type;
   if (!FamilyComputeType(self->dtype, false, &type) || IsIntegralType(self->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   if (self->view.size() != 2) {
-    return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(self->view) + " is not 2-d");
+    return RejectInvalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + " is not 2-d");
   }
   EmbeddingWork* made = new EmbeddingWork(call.spec.name, family.op);
   std::unique_ptr<EmbeddingWork> owned(made);
@@ -164,11 +163,9 @@ aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWo
   if (grad->view.size() > 16 || indices->view.size() > 16) return Decline(call, work, "over 16 dimensions");
   ComputeType type;
   if (!FamilyComputeType(grad->dtype, false, &type) || IsIntegralType(grad->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(grad->dtype));
+    return DeclineDtype(call, work, grad->dtype);
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   EmbeddingWork* made = new EmbeddingWork(call.spec.name, family.op);
   std::unique_ptr<EmbeddingWork> owned(made);
   made->type = type;

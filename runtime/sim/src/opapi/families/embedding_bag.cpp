@@ -121,16 +121,11 @@ aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, Executo
   if (!weight || !indices || !offsets || !output || !offset2bag || !bag_size || !max_indices) {
     return Decline(call, work, "without its tensors");
   }
-  ComputeType type;
-  if (!FamilyComputeType(weight->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(weight->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(weight->dtype)) return DeclineDtype(call, work, weight->dtype);
+  const ParamRejecter reject(call, family);
   EmbeddingBagWork* made = new EmbeddingBagWork(call.spec.name);
   std::unique_ptr<EmbeddingBagWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->mode = RoleInt(call, family, F::Role::kMode, kMean);
   if (made->mode != kSum && made->mode != kMean) {
     return reject(F::Role::kMode, std::to_string(made->mode) +

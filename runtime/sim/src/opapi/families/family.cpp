@@ -187,14 +187,27 @@ bool FamilyComputeType(aclDataType dtype, bool integers, ComputeType* type) {
   }
 }
 
+bool ComputesInFloat32(aclDataType dtype) {
+  ComputeType type;
+  return FamilyComputeType(dtype, false, &type) && type == ComputeType::kFloat32;
+}
+
 aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& why) {
   *work = new NotSimulatedWork(call.spec.name, why);
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus DeclineDtype(const Call& call, ExecutorWork** work, aclDataType dtype) {
+  return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+}
+
 aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, aclnnStatus status,
                         const std::string& message) {
   return call.Fail(status, std::string(RoleName(call, family, role)) + ": " + message);
+}
+
+aclnnStatus RejectInvalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
+  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
 }
 
 bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_role, int out_role,

@@ -91,12 +91,34 @@ bool FamilyComputeType(aclDataType dtype, bool integers, ComputeType* type);
 
 // COMPLEX64 or COMPLEX128: the complex dtypes the families compute (in complex<double>).
 inline bool IsComplexDType(aclDataType dtype) { return dtype == ACL_COMPLEX64 || dtype == ACL_COMPLEX128; }
+// FLOAT, FLOAT16 or BFLOAT16: the dtypes FamilyComputeType computes in float, all that a family
+// whose kernels are float only takes.
+bool ComputesInFloat32(aclDataType dtype);
 
 // A not-simulated work (phase 2 answers 561003 with `why`): the planner's way to decline.
 aclnnStatus Decline(const Call& call, ExecutorWork** work, const std::string& why);
+// The decline of a dtype the family does not compute: "for dtype <dtype>".
+aclnnStatus DeclineDtype(const Call& call, ExecutorWork** work, aclDataType dtype);
 // A phase-1 rejection with "<api>: <parameter>: <message>".
 aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, aclnnStatus status,
                         const std::string& message);
+// RejectParam with ACLNN_ERR_PARAM_INVALID, the status of most of a planner's rejections.
+aclnnStatus RejectInvalid(const Call& call, const FamilySpec& family, int role, const std::string& message);
+// A planner's rejections of its call's parameters with one status (ACLNN_ERR_PARAM_INVALID unless
+// given): `const ParamRejecter reject(call, family);` then `return reject(F::Role::kDim, "...");`.
+class ParamRejecter {
+ public:
+  ParamRejecter(const Call& call, const FamilySpec& family, aclnnStatus status = ACLNN_ERR_PARAM_INVALID)
+      : call_(call), family_(family), status_(status) {}
+  aclnnStatus operator()(int role, const std::string& message) const {
+    return RejectParam(call_, family_, role, status_, message);
+  }
+
+ private:
+  const Call& call_;
+  const FamilySpec& family_;
+  aclnnStatus status_;
+};
 // mc2 (families/mc2.cpp): ACLNN_SUCCESS when the string of `group_role` names a communicator of the
 // simulated libhccl (one rank: its collectives are the identity) and `reduce_role`'s, when bound, is
 // "sum"; else the rejection naming them.

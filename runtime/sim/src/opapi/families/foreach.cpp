@@ -96,21 +96,21 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   const std::vector<TensorDesc>* out = RoleTensorList(call, family, F::Role::kOut);
   if (!x || !out) return Decline(call, work, "without its input and output lists");
   if (x->size() != out->size()) {
-    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                       "holds " + std::to_string(out->size()) + " tensors for " + std::to_string(x->size()) + " inputs");
+    return RejectInvalid(call, family, F::Role::kOut,
+                         "holds " + std::to_string(out->size()) + " tensors for " + std::to_string(x->size()) + " inputs");
   }
   const double p = RoleNumber(call, family, F::Role::kP, -1, 2);
   if (p < 0) return Decline(call, work, "for a negative p (" + std::to_string(p) + ")");
   for (size_t i = 0; i < x->size(); ++i) {
     const TensorDesc& o = (*out)[i];
     if (o.numel() != 1) {
-      return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                         "member " + std::to_string(i) + ": shape " + DimsText(o.view) + " is not one element");
+      return RejectInvalid(call, family, F::Role::kOut,
+                           "member " + std::to_string(i) + ": shape " + DimsText(o.view) + " is not one element");
     }
     for (aclDataType dtype : {(*x)[i].dtype, o.dtype}) {
       const DTypeInfo* info = FindDType(dtype);
       if (!Convertible(dtype) || !info || info->category == DTypeCategory::kComplex) {
-        return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+        return DeclineDtype(call, work, dtype);
       }
     }
   }
@@ -175,9 +175,9 @@ aclnnStatus PlanListFold(const Call& call, const FamilySpec& family, ExecutorWor
   for (size_t m = 0; m < x->size(); ++m) {
     const TensorDesc& t = (*x)[m];
     if (t.dtype != dtype) {
-      return RejectParam(call, family, F::Role::kX, ACLNN_ERR_PARAM_INVALID,
-                         "member " + std::to_string(m) + ": dtype " + DTypeName(t.dtype) + " differs from " +
-                             DTypeName(dtype) + " of member 0");
+      return RejectInvalid(call, family, F::Role::kX,
+                           "member " + std::to_string(m) + ": dtype " + DTypeName(t.dtype) + " differs from " +
+                               DTypeName(dtype) + " of member 0");
     }
     // The members' broadcast shape (trailing dimensions aligned).
     Dims merged(std::max(shape.size(), t.view.size()), 1);
@@ -185,9 +185,9 @@ aclnnStatus PlanListFold(const Call& call, const FamilySpec& family, ExecutorWor
       const int64_t a = d < merged.size() - shape.size() ? 1 : shape[d - (merged.size() - shape.size())];
       const int64_t b = d < merged.size() - t.view.size() ? 1 : t.view[d - (merged.size() - t.view.size())];
       if (a != b && a != 1 && b != 1) {
-        return RejectParam(call, family, F::Role::kX, ACLNN_ERR_PARAM_INVALID,
-                           "member " + std::to_string(m) + ": shape " + DimsText(t.view) +
-                               " does not broadcast with " + DimsText(shape) + " of the members before it");
+        return RejectInvalid(call, family, F::Role::kX,
+                             "member " + std::to_string(m) + ": shape " + DimsText(t.view) +
+                                 " does not broadcast with " + DimsText(shape) + " of the members before it");
       }
       merged[d] = a == 1 ? b : a;
     }
@@ -195,13 +195,13 @@ aclnnStatus PlanListFold(const Call& call, const FamilySpec& family, ExecutorWor
   }
   if (x->empty()) shape = out->view;
   if (!CanCast(dtype, out->dtype)) {
-    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                       std::string("dtype ") + DTypeName(out->dtype) + " is not castable from the members' " +
-                           DTypeName(dtype));
+    return RejectInvalid(call, family, F::Role::kOut,
+                         std::string("dtype ") + DTypeName(out->dtype) + " is not castable from the members' " +
+                             DTypeName(dtype));
   }
   ComputeType type;
   if (!FamilyComputeType(dtype, true, &type) || !Convertible(out->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+    return DeclineDtype(call, work, dtype);
   }
   const int members = static_cast<int>(x->size());
   auto made = std::make_unique<ListFoldWork>(call.spec.name, members, family.op);
@@ -334,7 +334,7 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
     }
     ComputeType type;
     if (!ChooseComputeType(promoted, kernel->integer_math, &type)) {
-      return Decline(call, work, std::string("for dtype ") + DTypeName(promoted));
+      return DeclineDtype(call, work, promoted);
     }
     if (result == ACL_FLOAT && promoted != ACL_FLOAT) type = ComputeType::kFloat32;
     if (!Convertible(target.dtype)) {

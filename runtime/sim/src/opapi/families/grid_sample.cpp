@@ -451,11 +451,9 @@ aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorW
   if (!input || !grid || (backward && !grad)) return Decline(call, work, "without its tensors");
   ComputeType type;
   if (!FamilyComputeType(input->dtype, false, &type) || IsIntegralType(input->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(input->dtype));
+    return DeclineDtype(call, work, input->dtype);
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const size_t rank = input->view.size();
   if (rank != 4 && rank != 5) return reject(F::Role::kInput, "shape " + DimsText(input->view) + " is not 4-D or 5-D");
   const int spatial = static_cast<int>(rank) - 2;

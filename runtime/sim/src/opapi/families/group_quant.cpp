@@ -79,9 +79,7 @@ aclnnStatus PlanGroupQuant(const Call& call, const FamilySpec& family, ExecutorW
     return Decline(call, work, "for dstType " + std::to_string(dst) + " and y of dtype " + DTypeName(out->dtype) +
                                    " (only 2, INT8, is simulated)");
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (x->view.size() != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [S, H]");
   const int64_t width = x->view[1];
   if (index->view.size() != 1) return reject(F::Role::kGroupIndex, "shape " + DimsText(index->view) + " is not [E]");

@@ -87,12 +87,10 @@ aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, E
   const TensorDesc* group_idx = RoleTensor(call, family, F::Role::kGroupIdx);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!grad || !out) return Decline(call, work, "without gradY or out");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   ComputeType type;
   if (!FamilyComputeType(grad->dtype, false, &type) || IsIntegralType(grad->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(grad->dtype));
+    return DeclineDtype(call, work, grad->dtype);
   }
   std::unique_ptr<GroupedBiasAddGradWork> made(new GroupedBiasAddGradWork(call.spec.name));
   made->type = type;

@@ -31,14 +31,10 @@ using F = IndexFamily;
 
 enum Slot { kSelf, kIndex, kSrc, kOut, kIndicesOut, kOn, kOff, kSlots };
 
-aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-}
-
 aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out) {
   if (WrapDim(dim, rank, out)) return ACLNN_SUCCESS;
   const int64_t extent = std::max<int64_t>(rank, 1);
-  return Invalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" + std::to_string(-extent) +
+  return RejectInvalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" + std::to_string(-extent) +
                                          ", " + std::to_string(extent - 1) + "] for a tensor of rank " +
                                          std::to_string(rank));
 }
@@ -46,7 +42,7 @@ aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, i
 aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
                        const char* rule) {
   if (t.view == shape) return ACLNN_SUCCESS;
-  return Invalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
+  return RejectInvalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
 }
 
 // Offset (in elements) of position `i` (row-major over `shape`) in a tensor of `strides`, with
@@ -619,18 +615,18 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!index || !out) return Decline(call, work, "without its index or output");
       if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       if (static_cast<int64_t>(index->view.size()) != rank) {
-        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
+        return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
                                                           self_name + "'s rank " + std::to_string(rank));
       }
       for (int64_t d = 0; d < rank; ++d) {
         if (d != w.dim && index->view[d] > self->view[d]) {
-          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " exceeds " + self_name +
+          return RejectInvalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " exceeds " + self_name +
                                                             "'s shape " + DimsText(self->view) + " in dimension " + std::to_string(d));
         }
       }
       w.extent = rank == 0 ? 1 : self->view[w.dim];
       if (w.extent == 0 && index->numel() > 0) {
-        return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
+        return RejectInvalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, index->view, "the index's shape")) return s;
       break;
@@ -639,18 +635,18 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!index || !out) return Decline(call, work, "without its index or output");
       Dims shape;
       if (op == F::Op::kEmbedding) {
-        if (rank != 2) return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not 2");
+        if (rank != 2) return RejectInvalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not 2");
         w.dim = 0;
         shape = index->view;
         shape.push_back(self->view[1]);
       } else {
         if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
         if (index->view.size() > 1) {
-          return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
+          return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
         }
         shape = self->view;
         if (rank > 0) shape[w.dim] = index->numel();
-        else if (index->numel() != 1) return Invalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
+        else if (index->numel() != 1) return RejectInvalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
       }
       w.extent = rank == 0 ? 1 : self->view[w.dim];
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape,
@@ -675,38 +671,38 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       const Call::Param* value = RoleParam(call, family, F::Role::kValue);
       if (!src && !value) return Decline(call, work, "without its source");
       if (static_cast<int64_t>(index->view.size()) != rank || (src && static_cast<int64_t>(src->view.size()) != rank)) {
-        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
+        return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
                                                           self_name + "'s rank " + std::to_string(rank) +
                                                           (src ? " or from the source's rank " + std::to_string(src->view.size()) : std::string()));
       }
       for (int64_t d = 0; d < rank; ++d) {
         if ((src && index->view[d] > src->view[d]) || (d != w.dim && index->view[d] > self->view[d])) {
-          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) +
+          return RejectInvalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) +
                                                             " exceeds the source's or (outside dim) the input's shape in dimension " +
                                                             std::to_string(d));
         }
       }
       if (src && src->dtype != self->dtype) {
-        return Invalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " + self_name +
+        return RejectInvalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " + self_name +
                                                         "'s " + DTypeName(self->dtype));
       }
       if (out->dtype != self->dtype) {
-        return Invalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " + self_name +
+        return RejectInvalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " + self_name +
                                                         "'s " + DTypeName(self->dtype));
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
       w.reduce = op == F::Op::kScatterAdd ? 1 : static_cast<int>(RoleInt(call, family, F::Role::kReduce, 0));
       if (op == F::Op::kScatterReduce) {
         if (w.reduce < 0 || w.reduce > 5) {
-          return Invalid(call, family, F::Role::kReduce, std::to_string(w.reduce) +
+          return RejectInvalid(call, family, F::Role::kReduce, std::to_string(w.reduce) +
                                                              " is none of 0 (replace), 1 (sum), 2 (product), 3 (max), 4 (min), 5 (mean)");
         }
         w.include_self = RoleBool(call, family, F::Role::kIncludeSelf, true);
         if (w.reduce != 0 && !FamilyComputeType(self->dtype, true, &w.type)) {
-          return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+          return DeclineDtype(call, work, self->dtype);
         }
       } else if (w.reduce < 0 || w.reduce > 2) {
-        return Invalid(call, family, F::Role::kReduce, std::to_string(w.reduce) + " is none of 0 (replace), 1 (add), 2 (multiply)");
+        return RejectInvalid(call, family, F::Role::kReduce, std::to_string(w.reduce) + " is none of 0 (replace), 1 (add), 2 (multiply)");
       }
       w.extent = rank == 0 ? 1 : self->view[w.dim];
       if (src) {
@@ -717,22 +713,22 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         w.integer = value->scalar_int;
         w.integral = Integral(value->scalar.dtype);
       }
-      if (!Moves(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (!Moves(self->dtype)) return DeclineDtype(call, work, self->dtype);
       break;
     }
     case F::Op::kGatherV2: {
       if (!index || !out) return Decline(call, work, "without its index or output");
-      if (rank == 0) return Invalid(call, family, F::Role::kSelf, "has no dimension to gather along");
+      if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "has no dimension to gather along");
       if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       const int64_t index_rank = static_cast<int64_t>(index->view.size());
       w.batch_dims = RoleInt(call, family, F::Role::kBatchDims, 0);
       if (w.batch_dims < 0 || w.batch_dims > std::min(w.dim, index_rank)) {
-        return Invalid(call, family, F::Role::kBatchDims, std::to_string(w.batch_dims) + " is outside [0, " +
+        return RejectInvalid(call, family, F::Role::kBatchDims, std::to_string(w.batch_dims) + " is outside [0, " +
                                                               std::to_string(std::min(w.dim, index_rank)) + "] (dim and the index's rank)");
       }
       for (int64_t d = 0; d < w.batch_dims; ++d) {
         if (index->view[d] != self->view[d]) {
-          return Invalid(call, family, F::Role::kIndex, "batch dimension " + std::to_string(d) + " of shape " +
+          return RejectInvalid(call, family, F::Role::kIndex, "batch dimension " + std::to_string(d) + " of shape " +
                                                             DimsText(index->view) + " differs from " + self_name + "'s " +
                                                             DimsText(self->view));
         }
@@ -740,7 +736,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       w.extent = self->view[w.dim];
       w.negative = true;  // counted from the end, as numpy's take and the pages' examples
       if (w.extent == 0 && index->numel() > 0) {
-        return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
+        return RejectInvalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
       }
       Dims shape(self->view.begin(), self->view.begin() + w.dim);
       for (int64_t d = w.batch_dims; d < index_rank; ++d) shape.push_back(index->view[d]);
@@ -753,10 +749,10 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
     }
     case F::Op::kGatherNd: {
       if (!index || !out) return Decline(call, work, "without its index or output");
-      if (index->view.empty()) return Invalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
+      if (index->view.empty()) return RejectInvalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
       const int64_t q = index->view.back();
       if (q > rank) {
-        return Invalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " exceeds " + self_name +
+        return RejectInvalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " exceeds " + self_name +
                                                           "'s rank " + std::to_string(rank));
       }
       w.negative = RoleBool(call, family, F::Role::kNegativeIndex, false);
@@ -764,7 +760,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       for (int64_t d = q; d < rank; ++d) shape.push_back(self->view[d]);
       for (int64_t d = 0; d < q; ++d) {
         if (self->view[d] == 0 && index->numel() > 0) {
-          return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) + " is empty; a non-empty index cannot gather from it");
+          return RejectInvalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) + " is empty; a non-empty index cannot gather from it");
         }
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape,
@@ -780,24 +776,24 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
       if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       if (index->view.size() > 1) {
-        return Invalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
+        return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
       }
       Dims shape = self->view;
       if (rank > 0) shape[w.dim] = index->numel();
-      else if (index->numel() != 1) return Invalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
+      else if (index->numel() != 1) return RejectInvalid(call, family, F::Role::kIndex, "must have one element for a zero-dimensional input");
       if (aclnnStatus s = CheckShape(call, family, F::Role::kSrc, *src, shape, "the input's shape with the index's length along dim")) {
         return s;
       }
       if (src->dtype != self->dtype || out->dtype != self->dtype) {
         const int role = src->dtype != self->dtype ? F::Role::kSrc : F::Role::kOut;
-        return Invalid(call, family, role, std::string("dtype ") + DTypeName(src->dtype != self->dtype ? src->dtype : out->dtype) +
+        return RejectInvalid(call, family, role, std::string("dtype ") + DTypeName(src->dtype != self->dtype ? src->dtype : out->dtype) +
                                                " differs from " + self_name + "'s " + DTypeName(self->dtype));
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
       w.extent = rank == 0 ? 1 : self->view[w.dim];
       if (op == F::Op::kIndexAdd) {
         w.alpha = RoleNumber(call, family, F::Role::kAlpha, -1, 1);
-        if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+        if (!FamilyComputeType(self->dtype, true, &w.type)) return DeclineDtype(call, work, self->dtype);
       }
       w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
       break;
@@ -809,7 +805,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!index || !src) return Decline(call, work, "without its indices or updates");
       out = self;
       w.in_place = true;
-      if (rank == 0) return Invalid(call, family, F::Role::kSelf, "is zero-dimensional; the op indexes its first dimension");
+      if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "is zero-dimensional; the op indexes its first dimension");
       Dims shape = index->view;
       for (int64_t d = 1; d < rank; ++d) shape.push_back(self->view[d]);
       // TF's scatter_nd form (aclnnTfScatterAdd's second): src of index.shape[:-1] + self.shape[q:].
@@ -826,10 +822,10 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
           return s;
         }
       } else if (family.options[F::Option::kCombine] != 1) {
-        return Invalid(call, family, F::Role::kSrc, "has the scatter_nd form's shape, which the simulator models for adds only");
+        return RejectInvalid(call, family, F::Role::kSrc, "has the scatter_nd form's shape, which the simulator models for adds only");
       }
       if (src->dtype != self->dtype) {
-        return Invalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " +
+        return RejectInvalid(call, family, F::Role::kSrc, std::string("dtype ") + DTypeName(src->dtype) + " differs from " +
                                                         self_name + "'s " + DTypeName(self->dtype));
       }
       const double combine = family.options[F::Option::kCombine];
@@ -837,7 +833,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!(combine == 1 || combine == 2 || combine == 3 || combine == 4 || combine == 6)) {
         return Decline(call, work, "without the semantics' combine option (1 add, 2 multiply, 3 max, 4 min, 6 divide)");
       }
-      if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (!FamilyComputeType(self->dtype, true, &w.type)) return DeclineDtype(call, work, self->dtype);
       if (w.reduce == 6 && w.type != ComputeType::kFloat32 && w.type != ComputeType::kFloat64) {
         return Decline(call, work, std::string("for an integer division (dtype ") + DTypeName(self->dtype) + ")");
       }
@@ -850,10 +846,10 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       // out = self with the rows of src placed at the positions the index's last dimension lists.
       const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
       if (!index || !src || !out) return Decline(call, work, "without its indices, updates or output");
-      if (index->view.empty()) return Invalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
+      if (index->view.empty()) return RejectInvalid(call, family, F::Role::kIndex, "has no dimension to hold positions");
       const int64_t q = index->view.back();
       if (q < 1 || q > rank) {
-        return Invalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " is outside [1, " +
+        return RejectInvalid(call, family, F::Role::kIndex, "last dimension " + std::to_string(q) + " is outside [1, " +
                                                           std::to_string(rank) + "] (" + self_name + "'s rank)");
       }
       Dims shape(index->view.begin(), index->view.end() - 1);
@@ -864,10 +860,10 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       }
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, self->view, "the input's shape")) return s;
       if (src->dtype != self->dtype || out->dtype != self->dtype) {
-        return Invalid(call, family, src->dtype != self->dtype ? F::Role::kSrc : F::Role::kOut,
+        return RejectInvalid(call, family, src->dtype != self->dtype ? F::Role::kSrc : F::Role::kOut,
                        std::string("dtype differs from ") + self_name + "'s " + DTypeName(self->dtype));
       }
-      if (!FamilyComputeType(self->dtype, true, &w.type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (!FamilyComputeType(self->dtype, true, &w.type)) return DeclineDtype(call, work, self->dtype);
       w.reduce = 0;
       w.tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
       break;
@@ -878,12 +874,12 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!on || !off || !out) return Decline(call, work, "without its on/off values or output");
       const int64_t classes = RoleInt(call, family, F::Role::kNumClasses, -1);
       if (self->numel() == 0 ? classes <= 0 : classes < 0) {
-        return Invalid(call, family, F::Role::kNumClasses, std::to_string(classes) + " must be " +
+        return RejectInvalid(call, family, F::Role::kNumClasses, std::to_string(classes) + " must be " +
                                                                (self->numel() == 0 ? "positive for an empty input" : "at least 0"));
       }
       const int64_t axis = RoleInt(call, family, F::Role::kDim, -1);
       if (axis < -1 || axis > rank) {
-        return Invalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [-1, " + std::to_string(rank) + "]");
+        return RejectInvalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [-1, " + std::to_string(rank) + "]");
       }
       w.axis = axis == -1 ? rank : axis;
       w.classes = classes;
@@ -891,14 +887,14 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       shape = InsertedAt(shape, w.axis, classes);
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, shape, "the input's shape with numClasses inserted at axis")) return s;
       if (on->numel() < 1 || off->numel() < 1) {
-        return Invalid(call, family, on->numel() < 1 ? F::Role::kOnValue : F::Role::kOffValue, "has no element");
+        return RejectInvalid(call, family, on->numel() < 1 ? F::Role::kOnValue : F::Role::kOffValue, "has no element");
       }
       if (on->dtype != out->dtype || off->dtype != out->dtype) {
-        return Invalid(call, family, on->dtype != out->dtype ? F::Role::kOnValue : F::Role::kOffValue,
+        return RejectInvalid(call, family, on->dtype != out->dtype ? F::Role::kOnValue : F::Role::kOffValue,
                        std::string("dtype ") + DTypeName(on->dtype != out->dtype ? on->dtype : off->dtype) + " differs from " +
                            RoleName(call, family, F::Role::kOut) + "'s " + DTypeName(out->dtype));
       }
-      if (!Moves(out->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(out->dtype));
+      if (!Moves(out->dtype)) return DeclineDtype(call, work, out->dtype);
       w.tensor(kOn).Set(RoleName(call, family, F::Role::kOnValue), *on);
       w.tensor(kOff).Set(RoleName(call, family, F::Role::kOffValue), *off);
       break;
@@ -908,7 +904,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (op == F::Op::kSortWithIndex) {
         if (!index) return Decline(call, work, "without its index");
         if (index->view != self->view) {
-          return Invalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " is not " + self_name +
+          return RejectInvalid(call, family, F::Role::kIndex, "shape " + DimsText(index->view) + " is not " + self_name +
                                                             "'s shape " + DimsText(self->view));
         }
       }
@@ -920,7 +916,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (op == F::Op::kTopk) {
         w.k = RoleInt(call, family, F::Role::kK, -1);
         if (w.k < 0 || w.k > n) {
-          return Invalid(call, family, F::Role::kK, std::to_string(w.k) + " is outside [0, " + std::to_string(n) +
+          return RejectInvalid(call, family, F::Role::kK, std::to_string(w.k) + " is outside [0, " + std::to_string(n) +
                                                         "] (the extent of dimension " + std::to_string(w.dim) + ")");
         }
         w.descending = RoleBool(call, family, F::Role::kLargest, true);
@@ -928,7 +924,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         w.descending = RoleBool(call, family, F::Role::kDescending, false);
       }
       ComputeType type;
-      if (!FamilyComputeType(self->dtype, true, &type)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (!FamilyComputeType(self->dtype, true, &type)) return DeclineDtype(call, work, self->dtype);
       Dims shape = self->view;
       if (rank > 0) shape[w.dim] = w.k;
       if (out) {
@@ -943,7 +939,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
   }
   if (index) w.tensor(kIndex).Set(RoleName(call, family, F::Role::kIndex), *index);
   if (out) w.tensor(kOut).Set(RoleName(call, family, F::Role::kOut), *out);
-  if (op != F::Op::kOneHot && !Moves(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+  if (op != F::Op::kOneHot && !Moves(self->dtype)) return DeclineDtype(call, work, self->dtype);
   *work = made.release();
   return ACLNN_SUCCESS;
 }

@@ -748,9 +748,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   }
   LinalgWork* made = new LinalgWork(call.spec.name, op);
   std::unique_ptr<LinalgWork> owned(made);
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   // cdist's pairs of x1's rows [..., P, M] and x2's [..., R, M]: the broadcast batch, then [P, R].
   auto pair_shape = [&](Dims* pairs) -> aclnnStatus {
     const size_t r1 = self->view.size(), r2 = other->view.size();
@@ -767,7 +765,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     return ACLNN_SUCCESS;
   };
   if (!FamilyComputeType(self->dtype, true, &made->type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   if (other) made->tensor(kOther).Set(RoleName(call, family, F::Role::kOther), *other);
@@ -813,14 +811,14 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     if (rank < 2 || self->view[rank - 1] != self->view[rank - 2]) {
       return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of square matrices");
     }
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     shape = self->view;
   } else if (op == F::Op::kSlogdet || op == F::Op::kLogdet || op == F::Op::kCholesky) {
     const size_t rank = self->view.size();
     if (rank < 2 || self->view[rank - 1] != self->view[rank - 2]) {
       return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of square matrices");
     }
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     made->upper = RoleBool(call, family, F::Role::kUpper, false);
     shape = op == F::Op::kCholesky ? self->view : Dims(self->view.begin(), self->view.end() - 2);
     if (op == F::Op::kSlogdet) {
@@ -834,7 +832,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
       return reject(F::Role::kOther, "A " + DimsText(other->view) + " is not a batch of square matrices of B's " +
                                          DimsText(self->view) + " rows");
     }
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     Dims batch_b(self->view.begin(), self->view.end() - 2), batch_a(other->view.begin(), other->view.end() - 2);
     if (!aclnn_bindgen::BroadcastShapes(batch_b, batch_a, &shape)) {
       return reject(F::Role::kOther, "batch " + DimsText(batch_a) + " does not broadcast with B's " + DimsText(batch_b));
@@ -855,7 +853,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   } else if (op == F::Op::kQr || op == F::Op::kSvd) {
     const size_t rank = self->view.size();
     if (rank < 2) return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not a batch of matrices");
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     const int64_t m = self->view[rank - 2], n = self->view[rank - 1], k = std::min(m, n);
     // An empty matrix's full U is an identity LAPACK is not asked for: not modelled (QR's complete
     // Q, the same identity, is written by Qr).
@@ -902,7 +900,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
   } else if (op == F::Op::kPdist) {
     if (self->view.size() != 2) return reject(F::Role::kSelf, "pdist takes a matrix, got " + DimsText(self->view));
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number, got " + std::to_string(made->p));
     const int64_t n = self->view[0];
@@ -924,7 +922,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     if (made->p == -1) made->p = INFINITY;  // op-plugin's cast of an infinite p
     if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number or -1 (inf), got " + std::to_string(made->p));
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
   } else if (op == F::Op::kRenorm) {
     const int64_t rank = static_cast<int64_t>(self->view.size());
     const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
@@ -935,7 +933,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     made->maxnorm = RoleNumber(call, family, F::Role::kMaxnorm, -1, 0);
     if (!(made->p > 0)) return reject(F::Role::kP, "p must be positive, got " + std::to_string(made->p));
     if (!(made->maxnorm >= 0)) return reject(F::Role::kMaxnorm, "must not be negative, got " + std::to_string(made->maxnorm));
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     shape = self->view;
   } else if (op == F::Op::kFillDiagonal) {
     const Dims& d = self->view;
@@ -958,7 +956,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     shape = self->view;
   } else if (op == F::Op::kExpSegsum) {
     if (self->view.empty()) return reject(F::Role::kSelf, "a zero-dimensional tensor has no row of segments");
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     shape = self->view;
     shape.push_back(self->view.back());
   } else if (op == F::Op::kExpSegsumBackward) {
@@ -967,13 +965,13 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
       return reject(F::Role::kSelf, "shape " + DimsText(d) + " is not a batch of square matrices");
     }
     if (other->view != d) return reject(F::Role::kOther, "shape " + DimsText(other->view) + " is not " + DimsText(d));
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
     shape.assign(d.begin(), d.end() - 1);
   } else {  // cdist
     if (aclnnStatus s = pair_shape(&shape)) return s;
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number, got " + std::to_string(made->p));
-    if (IsIntegralType(self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
   }
   made->shape = shape;
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "the result's shape", kOut)) return s;

@@ -88,7 +88,7 @@ aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** 
   for (const TensorDesc* t : {y, x, wb, wa, out}) {
     if (!t) continue;
     if (t->dtype != ACL_FLOAT16 && t->dtype != ACL_FLOAT && t->dtype != ACL_BF16) {
-      return Decline(call, work, std::string("for dtype ") + DTypeName(t->dtype));
+      return DeclineDtype(call, work, t->dtype);
     }
   }
   for (const TensorDesc* t : {wb, wa}) {
@@ -96,9 +96,7 @@ aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** 
       return Decline(call, work, "for a weight of a format other than ND (the NZ format)");
     }
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
-  };
+  const ParamRejecter reject(call, family, ACLNN_ERR_INNER_TILING_ERROR);
   if (y->view.size() != 2) return reject(F::Role::kY, "shape " + DimsText(y->view) + " is not [B, H3]");
   if (x->view.size() != 2 || x->view[0] != y->view[0]) {
     return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [B, H1] with y's B " + std::to_string(y->view[0]));

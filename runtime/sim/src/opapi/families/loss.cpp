@@ -627,7 +627,7 @@ struct Planning {
   }
 
   aclnnStatus Reject(int role, const std::string& message) const {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call, family, role, message);
   }
 
   // `role`'s tensor broadcast into `shape` (which grows to the broadcast of both).

@@ -118,8 +118,7 @@ aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* cx = RoleTensor(call, family, F::Role::kCx);
   if (!cx) return Decline(call, work, "without cx");
   if (cx->view.size() != 2) {
-    return RejectParam(call, family, F::Role::kCx, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(cx->view) + " is not [batch, hidden_size]");
+    return RejectInvalid(call, family, F::Role::kCx, "shape " + DimsText(cx->view) + " is not [batch, hidden_size]");
   }
   const int64_t batch = cx->view[0], hidden = cx->view[1];
   const Dims state{batch, hidden}, gates{batch, 4 * hidden}, bias{4 * hidden};
@@ -156,16 +155,15 @@ aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWor
     const bool optional = backward ? slot <= kIn1 : slot >= kIn3;
     if (!t && optional) continue;
     if (!t) return Decline(call, work, std::string("without ") + RoleName(call, family, part.role));
-    ComputeType type;
-    if (!FamilyComputeType(t->dtype, false, &type) || type != ComputeType::kFloat32 || t->dtype == ACL_BF16) {
+    if (!ComputesInFloat32(t->dtype) || t->dtype == ACL_BF16) {
       return Decline(call, work, std::string("for dtype ") + DTypeName(t->dtype) + " of " + RoleName(call, family, part.role));
     }
     if (aclnnStatus s = CheckShape(call, family, part.role, t, part.shape, part.what)) return s;
     made->tensor(slot).Set(RoleName(call, family, part.role), *t);
   }
   if (!backward && (made->tensor(kIn3).dtype == ACL_DT_UNDEFINED) != (made->tensor(kIn4).dtype == ACL_DT_UNDEFINED)) {
-    return RejectParam(call, family, F::Role::kHiddenBias, ACLNN_ERR_PARAM_INVALID,
-                       "must be given exactly when inputBiasOptional is (the page)");
+    return RejectInvalid(call, family, F::Role::kHiddenBias,
+                         "must be given exactly when inputBiasOptional is (the page)");
   }
   const Part* outputs = backward ? out_bwd : out_fwd;
   for (int slot = kOut0; slot <= kOut2; ++slot) {

@@ -82,13 +82,8 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const TensorDesc* is_target = RoleTensor(call, family, F::Role::kIsTarget);
   if (!self || !target || !out || !is_target) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(self->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(self->dtype)) return DeclineDtype(call, work, self->dtype);
+  const ParamRejecter reject(call, family);
   const size_t rank = self->view.size();
   if (rank != 1 && rank != 2) return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not [N, C] or [C]");
   if (target->view != self->view) {
@@ -96,7 +91,7 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
   }
   MarginWork* made = new MarginWork(call.spec.name);
   std::unique_ptr<MarginWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->samples = rank == 2 ? self->view[0] : 1;
   made->classes = self->view.back();
   made->reduction = RoleInt(call, family, F::Role::kReduction, 1);

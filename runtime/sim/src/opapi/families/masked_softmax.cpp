@@ -102,13 +102,8 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!x || !mask || !out || (backward && !grad)) return Decline(call, work, "without its tensors");
   if (x->view.size() > 16) return Decline(call, work, "over 16 dimensions");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter reject(call, family);
   if (RoleBool(call, family, F::Role::kFixTriuMask, false)) {
     return reject(F::Role::kFixTriuMask, "true is not supported (the page: 仅支持false)");
   }
@@ -117,7 +112,7 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
   if (mask->view.size() != 4) return reject(F::Role::kMask, "shape " + DimsText(mask->view) + " is not 4-d");
   MaskedSoftmaxWork* made = new MaskedSoftmaxWork(call.spec.name, family.op);
   std::unique_ptr<MaskedSoftmaxWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->scale = RoleNumber(call, family, F::Role::kScale, -1, 1.0);
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
   made->tensor(kMask).Set(RoleName(call, family, F::Role::kMask), *mask);

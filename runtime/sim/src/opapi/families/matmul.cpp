@@ -401,7 +401,7 @@ std::string RankText(int64_t rank) { return std::to_string(rank) + "-dimensional
 // storage's first element.
 aclnnStatus PlanNz(const Call& call, const FamilySpec& family, int op, const TensorDesc& b, TensorRef* tb, NzLayout* nz) {
   auto reject = [&](const std::string& message) {
-    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID, "FRACTAL_NZ " + message);
+    return RejectInvalid(call, family, F::Role::kB, "FRACTAL_NZ " + message);
   };
   if (op != F::Op::kMm && op != F::Op::kAddmm && op != F::Op::kMatmul && op != F::Op::kBmm) {
     return reject("is read by mm, addmm, bmm and matmul only");
@@ -454,9 +454,7 @@ aclnnStatus PlanNz(const Call& call, const FamilySpec& family, int op, const Ten
 // N], the shape op-plugin allocates); as are b's K and N not multiples of 128 (the page's error).
 aclnnStatus PlanTransposes(const Call& call, const FamilySpec& family, const TensorDesc& b, const TensorDesc& out,
                            TensorRef* ta, TensorRef* tb) {
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (RoleTensor(call, family, F::Role::kScale)) return reject(F::Role::kScale, "INT8 quantisation is not modelled");
   if (RoleTensor(call, family, F::Role::kBias)) return reject(F::Role::kBias, "is not modelled (must be null)");
   if (out.dtype == ACL_INT8) return reject(F::Role::kOut, "INT8 needs scale's quantisation, which is not modelled");
@@ -510,12 +508,11 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
 
   const int64_t cube = RoleInt(call, family, F::Role::kCubeMathType, 0);
   if (RoleParam(call, family, F::Role::kCubeMathType) && (cube < 0 || cube > kCubeMathMax)) {
-    return RejectParam(call, family, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
-                       "value " + std::to_string(cube) + " is not one of the documented 0 to 4");
+    return RejectInvalid(call, family, F::Role::kCubeMathType,
+                         "value " + std::to_string(cube) + " is not one of the documented 0 to 4");
   }
   if (cube == kUseFp16 && (a->dtype == ACL_BF16 || b->dtype == ACL_BF16)) {
-    return RejectParam(call, family, F::Role::kCubeMathType, ACLNN_ERR_PARAM_INVALID,
-                       "USE_FP16 (2) is not supported for BFLOAT16 inputs");
+    return RejectInvalid(call, family, F::Role::kCubeMathType, "USE_FP16 (2) is not supported for BFLOAT16 inputs");
   }
 
   // The compute type: DOUBLE in double; FLOAT, FLOAT16, BFLOAT16 in float; integers and BOOL in
@@ -526,7 +523,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   bool any_double = false, any_float = false, all_integral = true;
   for (aclDataType d : dtypes) {
     ComputeType t;
-    if (!FamilyComputeType(d, true, &t)) return Decline(call, work, std::string("for dtype ") + DTypeName(d));
+    if (!FamilyComputeType(d, true, &t)) return DeclineDtype(call, work, d);
     any_double = any_double || d == ACL_DOUBLE;
     any_float = any_float || IsFloatingOrHalf(d);
     all_integral = all_integral && t == ComputeType::kInt64;
@@ -557,8 +554,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   auto need_rank = [&](int role, int64_t rank, int64_t want) -> aclnnStatus {
     if (rank == want) return ACLNN_SUCCESS;
     const TensorRef& t = role == F::Role::kA ? ta : tb;
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                       "must be " + RankText(want) + ", got shape " + DimsText(t.shape));
+    return RejectInvalid(call, family, role, "must be " + RankText(want) + ", got shape " + DimsText(t.shape));
   };
   // Ranks the op takes, and 1-D operands as matrices.
   bool drop_m = false, drop_n = false;  // the result loses the dimension a 1-D operand gained
@@ -608,8 +604,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       break;
     case F::Op::kMatmul: case F::Op::kFusedMatmul:
       if (ra < 1 || rb < 1) {
-        return RejectParam(call, family, ra < 1 ? F::Role::kA : F::Role::kB, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least one dimension");
+        return RejectInvalid(call, family, ra < 1 ? F::Role::kA : F::Role::kB, "must have at least one dimension");
       }
       if (ra == 1) InsertUnit(&ta, 0), drop_m = true;
       if (rb == 1) InsertUnit(&tb, 1), drop_n = true;
@@ -620,19 +615,19 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const int64_t m = ta.shape[ta.rank() - 2], k = ta.shape[ta.rank() - 1];
   const int64_t k2 = tb.shape[tb.rank() - 2], n = tb.shape[tb.rank() - 1];
   if (k != k2) {
-    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(b->view) + " does not multiply " + RoleName(call, family, F::Role::kA) +
-                           "'s shape " + DimsText(a->view) + " (reduce dimension " + std::to_string(k2) + " vs " +
-                           std::to_string(k) + ")");
+    return RejectInvalid(call, family, F::Role::kB,
+                         "shape " + DimsText(b->view) + " does not multiply " + RoleName(call, family, F::Role::kA) +
+                             "'s shape " + DimsText(a->view) + " (reduce dimension " + std::to_string(k2) + " vs " +
+                             std::to_string(k) + ")");
   }
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX) return Decline(call, work, "for a matrix dimension above 2^31");
 
   // The broadcast batch shape.
   Dims batch;
   if (!aclnn_bindgen::BroadcastBatch(ta.shape, ta.shape.size() - 2, tb.shape, tb.shape.size() - 2, &batch)) {
-    return RejectParam(call, family, F::Role::kB, ACLNN_ERR_PARAM_INVALID,
-                       "batch dimensions of shape " + DimsText(b->view) + " do not broadcast with " +
-                           RoleName(call, family, F::Role::kA) + "'s shape " + DimsText(a->view));
+    return RejectInvalid(call, family, F::Role::kB,
+                         "batch dimensions of shape " + DimsText(b->view) + " do not broadcast with " +
+                             RoleName(call, family, F::Role::kA) + "'s shape " + DimsText(a->view));
   }
   AlignBatch(&ta, batch);
   AlignBatch(&tb, batch);
@@ -648,8 +643,8 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const bool transposed_out = op == F::Op::kTransposeBmm;
   const Dims expected = transposed_out ? Dims{m, batch[0], n} : result;
   if (out->view != expected) {
-    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(expected));
+    return RejectInvalid(call, family, F::Role::kOut,
+                         "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(expected));
   }
   // A result-shaped view as [.., M, N]: the dimensions a 1-D operand dropped come back as 1.
   auto to_full = [&](TensorRef* t) {
@@ -667,9 +662,9 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
     TensorRef& tbias = made->tensor(kBias);
     tbias.Set(RoleName(call, family, F::Role::kBias), *bias);
     if (!BroadcastTo(&tbias, result)) {
-      return RejectParam(call, family, F::Role::kBias, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(bias->view) + " does not broadcast to the product's shape " +
-                             DimsText(result));
+      return RejectInvalid(call, family, F::Role::kBias,
+                           "shape " + DimsText(bias->view) + " does not broadcast to the product's shape " +
+                               DimsText(result));
     }
     to_full(&tbias);
     made->beta = beta;
@@ -695,8 +690,8 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
     const std::string fused = fused_index >= 0 ? CallString(call, fused_index) : "";
     const auto* found = std::find_if(std::begin(kFused), std::end(kFused), [&](const auto& f) { return fused == f.name; });
     if (found == std::end(kFused)) {
-      return RejectParam(call, family, F::Role::kFusedOp, ACLNN_ERR_PARAM_INVALID,
-                         "\"" + fused + "\" is none of \"\", \"add\", \"mul\", \"gelu_tanh\", \"gelu_erf\", \"relu\", \"16cast32\"");
+      return RejectInvalid(call, family, F::Role::kFusedOp,
+                           "\"" + fused + "\" is none of \"\", \"add\", \"mul\", \"gelu_tanh\", \"gelu_erf\", \"relu\", \"16cast32\"");
     }
     if (integers) return Decline(call, work, "for integer operands (fused_matmul computes floating types)");
     made->epilogue = found->epilogue;
@@ -708,8 +703,8 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       TensorRef& t3 = made->tensor(kX3);
       t3.Set(RoleName(call, family, F::Role::kX3), *x3);
       if (!BroadcastTo(&t3, result)) {
-        return RejectParam(call, family, F::Role::kX3, ACLNN_ERR_PARAM_INVALID,
-                           "shape " + DimsText(x3->view) + " does not broadcast to the product's shape " + DimsText(result));
+        return RejectInvalid(call, family, F::Role::kX3,
+                             "shape " + DimsText(x3->view) + " does not broadcast to the product's shape " + DimsText(result));
       }
       to_full(&t3);
     }

@@ -39,17 +39,17 @@ aclnnStatus CheckOneRankGroup(const Call& call, const FamilySpec& family, int gr
   if (!group) return RejectParam(call, family, group_role, ACLNN_ERR_PARAM_NULLPTR, "is a null pointer");
   const int64_t ranks = GroupRankSize(group);
   if (ranks != 1) {
-    return RejectParam(call, family, group_role, ACLNN_ERR_PARAM_INVALID,
-                       "\"" + std::string(group) + "\" " +
-                           (ranks < 0   ? "names no communicator: the process has not loaded the simulated libhccl"
-                            : ranks == 0 ? "names no live communicator of the simulated libhccl"
-                                         : "has " + std::to_string(ranks) + " ranks: only one rank is simulated"));
+    return RejectInvalid(call, family, group_role,
+                         "\"" + std::string(group) + "\" " +
+                             (ranks < 0   ? "names no communicator: the process has not loaded the simulated libhccl"
+                              : ranks == 0 ? "names no live communicator of the simulated libhccl"
+                                           : "has " + std::to_string(ranks) + " ranks: only one rank is simulated"));
   }
   if (reduce_role >= 0 && family.roles[reduce_role] >= 0) {
     const char* op = text(reduce_role);
     if (!op || std::string(op) != "sum") {
-      return RejectParam(call, family, reduce_role, ACLNN_ERR_PARAM_INVALID,
-                         std::string("\"") + (op ? op : "(null)") + "\" is not \"sum\", the one the page supports");
+      return RejectInvalid(call, family, reduce_role,
+                           std::string("\"") + (op ? op : "(null)") + "\" is not \"sum\", the one the page supports");
     }
   }
   return ACLNN_SUCCESS;

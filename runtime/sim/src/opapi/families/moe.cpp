@@ -170,16 +170,9 @@ aclnnStatus PlanGating(const Call& call, const FamilySpec& family, ExecutorWork*
   const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
   const TensorDesc* norm = RoleTensor(call, family, F::Role::kNormOut);
   if (!x || !y || !idx || !norm) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto refuse = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
-  auto out_of_range = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter refuse(call, family);
+  const ParamRejecter out_of_range(call, family, ACLNN_ERR_INNER_TILING_ERROR);
   const int64_t norm_type = RoleInt(call, family, F::Role::kNormType, 1);
   if (norm_type != 1) {
     return refuse(F::Role::kNormType, std::to_string(norm_type) +
@@ -238,13 +231,8 @@ aclnnStatus PlanSoftmaxTopK(const Call& call, const FamilySpec& family, Executor
   const TensorDesc* y = RoleTensor(call, family, F::Role::kY);
   const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
   if (!x || !y || !idx) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto refuse = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter refuse(call, family);
   if (x->view.size() != 2 && x->view.size() != 3) {
     return refuse(F::Role::kX, "shape " + DimsText(x->view) + " is not [NUM_ROWS, E] or [B, S, E]");
   }

@@ -167,9 +167,7 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   if (!x || !idx || !expanded_x || !row_idx || !tokens || !expanded_scale) {
     return Decline(call, work, "without its tensors");
   }
-  auto out_of_range = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
-  };
+  const ParamRejecter out_of_range(call, family, ACLNN_ERR_INNER_TILING_ERROR);
   auto mode = [&](int role, int64_t fallback, std::initializer_list<int64_t> modelled, int64_t* value) {
     *value = RoleInt(call, family, role, fallback);
     return std::find(modelled.begin(), modelled.end(), *value) != modelled.end();
@@ -217,9 +215,9 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   }
   const aclDataType want = quant == -1 ? x->dtype : ACL_INT8;
   if (expanded_x->dtype != want) {
-    return RejectParam(call, family, F::Role::kExpandedX, ACLNN_ERR_PARAM_INVALID,
-                       std::string("dtype ") + DTypeName(expanded_x->dtype) + " is not " + DTypeName(want) +
-                           (quant == -1 ? " (x's, unquantised)" : " (quantMode 1)"));
+    return RejectInvalid(call, family, F::Role::kExpandedX,
+                         std::string("dtype ") + DTypeName(expanded_x->dtype) + " is not " + DTypeName(want) +
+                             (quant == -1 ? " (x's, unquantised)" : " (quantMode 1)"));
   }
   RoutingWork* made = new RoutingWork(call.spec.name);
   std::unique_ptr<RoutingWork> owned(made);
@@ -315,13 +313,8 @@ aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* row_of = RoleTensor(call, family, F::Role::kExpandedRowIdx);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!expanded || !row_of || !out) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(expanded->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(expanded->dtype));
-  }
-  auto refuse = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(expanded->dtype)) return DeclineDtype(call, work, expanded->dtype);
+  const ParamRejecter refuse(call, family);
   const TensorDesc* scales = RoleTensor(call, family, F::Role::kScales);
   if (!scales) {
     return Decline(call, work, "without scales (" + std::string(RoleName(call, family, F::Role::kScales)) +

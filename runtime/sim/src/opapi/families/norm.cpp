@@ -278,9 +278,9 @@ class NormWork final : public FamilyWork {
 aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, int64_t count,
                        const char* what) {
   if (t->numel() == count && t->view.size() <= 1) return ACLNN_SUCCESS;
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                     "shape " + DimsText(t->view) + " does not hold one value per " + what + " (" +
-                         std::to_string(count) + ")");
+  return RejectInvalid(call, family, role,
+                       "shape " + DimsText(t->view) + " does not hold one value per " + what + " (" +
+                           std::to_string(count) + ")");
 }
 
 }  // namespace
@@ -290,15 +290,15 @@ aclnnStatus NormalizedRows(const Call& call, const FamilySpec& family, int input
   if (const TensorDesc* weight = RoleTensor(call, family, shape_role)) {
     *normalized = weight->view;
   } else if (!RoleInts(call, family, shape_role, normalized) || normalized->empty()) {
-    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID, "must name at least one dimension");
+    return RejectInvalid(call, family, shape_role, "must name at least one dimension");
   }
   const int64_t rank = static_cast<int64_t>(input.view.size()), count = static_cast<int64_t>(normalized->size());
   bool fits = count <= rank;
   for (int64_t d = 0; fits && d < count; ++d) fits = input.view[rank - count + d] == (*normalized)[d];
   if (!fits) {
-    return RejectParam(call, family, shape_role, ACLNN_ERR_PARAM_INVALID,
-                       DimsText(*normalized) + " is not the trailing shape of " + RoleName(call, family, input_role) +
-                           " " + DimsText(input.view));
+    return RejectInvalid(call, family, shape_role,
+                         DimsText(*normalized) + " is not the trailing shape of " + RoleName(call, family, input_role) +
+                             " " + DimsText(input.view));
   }
   *rows = *length = 1;
   for (int64_t d = 0; d < rank; ++d) (d < rank - count ? *rows : *length) *= input.view[d];
@@ -309,14 +309,14 @@ aclnnStatus GroupRows(const Call& call, const FamilySpec& family, int input_role
                       const TensorDesc& input, GroupedRows* out) {
   const int64_t rank = static_cast<int64_t>(input.view.size());
   if (rank < 2) {
-    return RejectParam(call, family, input_role, ACLNN_ERR_PARAM_INVALID,
-                       "must have at least 2 dimensions ([N, C, ...]), got shape " + DimsText(input.view));
+    return RejectInvalid(call, family, input_role,
+                         "must have at least 2 dimensions ([N, C, ...]), got shape " + DimsText(input.view));
   }
   const int64_t groups = RoleInt(call, family, group_role, 1), channels = input.view[1];
   if (groups <= 0 || channels % groups != 0) {
-    return RejectParam(call, family, group_role, ACLNN_ERR_PARAM_INVALID,
-                       "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
-                           " channels");
+    return RejectInvalid(call, family, group_role,
+                         "value " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
+                             " channels");
   }
   out->groups = groups;
   out->channels = channels;
@@ -346,7 +346,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
   const auto [input, out, rank] = found;
   ComputeType type;
   if (!FamilyComputeType(input->dtype, false, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(input->dtype));
+    return DeclineDtype(call, work, input->dtype);
   }
   const TensorDesc* input2 = RoleTensor(call, family, F::Role::kInput2);
   const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
@@ -376,7 +376,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
     case F::Op::kAdaLayerNorm: {
       // x [B..., S, H] normalised over H; scale and shift [B..., H] or [B..., 1, H].
       if (!scale || !shift) return Decline(call, work, "without scale and shift");
-      if (rank < 2) return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID, "must have at least 2 dimensions");
+      if (rank < 2) return RejectInvalid(call, family, F::Role::kInput, "must have at least 2 dimensions");
       const int64_t h = input->view[rank - 1];
       made->length = h;
       made->rows = h ? input->numel() / h : 0;
@@ -390,9 +390,9 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       for (int role : {static_cast<int>(F::Role::kScale), static_cast<int>(F::Role::kShift)}) {
         const TensorDesc* t = role == F::Role::kScale ? scale : shift;
         if (t->view != row && t->view != one_row) {
-          return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                             "shape " + DimsText(t->view) + " is neither " + DimsText(row) + " nor " + DimsText(one_row) +
-                                 " (x's batch dimensions and H)");
+          return RejectInvalid(call, family, role,
+                               "shape " + DimsText(t->view) + " is neither " + DimsText(row) + " nor " + DimsText(one_row) +
+                                   " (x's batch dimensions and H)");
         }
       }
       for (int role : {static_cast<int>(F::Role::kWeight), static_cast<int>(F::Role::kBias)}) {
@@ -439,8 +439,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
         }
         // add_layer_norm's bias: one value per normalised element (gamma's shape) or per element of x1.
         if (input3 && input3->numel() != made->length && input3->numel() != input->numel()) {
-          return RejectParam(call, family, F::Role::kInput3, ACLNN_ERR_PARAM_INVALID,
-                             "shape " + DimsText(input3->view) + " is neither gamma's nor the input's");
+          return RejectInvalid(call, family, F::Role::kInput3,
+                               "shape " + DimsText(input3->view) + " is neither gamma's nor the input's");
         }
       }
       break;
@@ -449,8 +449,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
       const int format = family.roles[F::Role::kDataFormat];
       const std::string data_format = format >= 0 ? CallString(call, format) : "NCHW";
       if (data_format != "NCHW") {
-        return RejectParam(call, family, F::Role::kDataFormat, ACLNN_ERR_PARAM_INVALID,
-                           "\"" + data_format + "\" is not NCHW, the one data format the page supports");
+        return RejectInvalid(call, family, F::Role::kDataFormat,
+                             "\"" + data_format + "\" is not NCHW, the one data format the page supports");
       }
       made->swish = RoleBool(call, family, F::Role::kActivateSwish, true);
       made->swish_scale = RoleNumber(call, family, F::Role::kSwishScale, -1, 1.0);
@@ -476,8 +476,8 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
     }
     case F::Op::kBatchNorm: {
       if (rank < 2) {
-        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
+        return RejectInvalid(call, family, F::Role::kInput,
+                             "must have at least 2 dimensions, got shape " + DimsText(input->view));
       }
       const int64_t channels = input->view[ChannelAxis(*input, made->order)];
       made->training = RoleBool(call, family, F::Role::kTraining, false);

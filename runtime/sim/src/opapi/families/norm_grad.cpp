@@ -214,18 +214,16 @@ class NormGradWork final : public FamilyWork {
 aclnnStatus CheckCount(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, int64_t count,
                        const std::string& what) {
   if (t->numel() == count) return ACLNN_SUCCESS;
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                     "shape " + DimsText(t->view) + " does not hold " + std::to_string(count) + " elements (" + what +
-                         ")");
+  return RejectInvalid(call, family, role,
+                       "shape " + DimsText(t->view) + " does not hold " + std::to_string(count) + " elements (" + what +
+                           ")");
 }
 
 // rms_norm_grad_quant's quantisation: quantMode "static" (the page's one), an INT8 grad_input
 // (HIFLOAT8 declined), one scale and at most one offset.
 aclnnStatus PlanQuantised(const Call& call, const FamilySpec& family, NormGradWork* made, const TensorDesc* dx,
                           ExecutorWork** work) {
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const int mode_index = family.roles[F::Role::kQuantMode];
   const char* mode = mode_index >= 0 ? CallString(call, mode_index) : nullptr;
   if (!mode || std::string(mode) != "static") {
@@ -257,7 +255,7 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   if (!FamilyComputeType(input->dtype, false, &type) || type == ComputeType::kInt64 ||
       !(input->dtype == ACL_FLOAT || input->dtype == ACL_FLOAT16 || input->dtype == ACL_BF16 ||
         input->dtype == ACL_DOUBLE)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(input->dtype));
+    return DeclineDtype(call, work, input->dtype);
   }
   if (aclnnStatus s = CheckShape(call, family, F::Role::kGradOut, dy, input->view, "the input's shape")) return s;
 
@@ -268,8 +266,8 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
   wanted[2] = RoleBool(call, family, F::Role::kBiasRequired, true);
   if (const Call::Param* mask = RoleParam(call, family, F::Role::kOutputMask)) {
     if (mask->bool_values.size() != 3) {
-      return RejectParam(call, family, F::Role::kOutputMask, ACLNN_ERR_PARAM_INVALID,
-                         "must hold 3 values, got " + std::to_string(mask->bool_values.size()));
+      return RejectInvalid(call, family, F::Role::kOutputMask,
+                           "must hold 3 values, got " + std::to_string(mask->bool_values.size()));
     }
     for (int k = 0; k < 3; ++k) wanted[k] = mask->bool_values[static_cast<size_t>(k)];
   }
@@ -327,8 +325,8 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
       const int format = family.roles[F::Role::kDataFormat];
       const std::string data_format = format >= 0 ? CallString(call, format) : "NCHW";
       if (data_format != "NCHW" && !data_format.empty()) {
-        return RejectParam(call, family, F::Role::kDataFormat, ACLNN_ERR_PARAM_INVALID,
-                           "\"" + data_format + "\" is not NCHW, the one data format the simulator models");
+        return RejectInvalid(call, family, F::Role::kDataFormat,
+                             "\"" + data_format + "\" is not NCHW, the one data format the simulator models");
       }
       made->swish_scale = RoleNumber(call, family, F::Role::kSwishScale, -1, 1.0);
       if (const TensorDesc* beta = RoleTensor(call, family, F::Role::kBias)) {
@@ -357,8 +355,8 @@ aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWor
     }
     case F::Op::kBatchNormBackward: {
       if (rank < 2) {
-        return RejectParam(call, family, F::Role::kInput, ACLNN_ERR_PARAM_INVALID,
-                           "must have at least 2 dimensions, got shape " + DimsText(input->view));
+        return RejectInvalid(call, family, F::Role::kInput,
+                             "must have at least 2 dimensions, got shape " + DimsText(input->view));
       }
       const int64_t channels = input->view[ChannelAxis(*input, made->order)];  // as the forward's
       made->training = RoleBool(call, family, F::Role::kTraining, true);

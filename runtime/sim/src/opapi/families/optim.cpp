@@ -159,8 +159,7 @@ bool Floating(aclDataType dtype) {
 // A one-element tensor of a role; else the rejection naming it.
 aclnnStatus CheckOneElement(const Call& call, const FamilySpec& family, int role, const TensorDesc* t) {
   if (t == nullptr || t->numel() == 1) return ACLNN_SUCCESS;
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                     "shape " + DimsText(t->view) + " is not one element");
+  return RejectInvalid(call, family, role, "shape " + DimsText(t->view) + " is not one element");
 }
 
 }  // namespace
@@ -193,8 +192,8 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
   for (int s = 0; s < kPerMember; ++s) {
     // Absent state (no momentum buffers, no amsgrad maximum) is no state; present, one per parameter.
     if (state[s].empty() || state[s].size() == n) continue;
-    return RejectParam(call, family, roles[s], ACLNN_ERR_PARAM_INVALID,
-                       "holds " + std::to_string(state[s].size()) + " tensors for " + std::to_string(n) + " parameters");
+    return RejectInvalid(call, family, roles[s],
+                         "holds " + std::to_string(state[s].size()) + " tensors for " + std::to_string(n) + " parameters");
   }
   for (size_t i = 0; i < n; ++i) {
     if (!state[kMemberStep].empty()) {
@@ -203,11 +202,11 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
     for (int s = 0; s < kStateSlots; ++s) {
       if (state[s].empty()) continue;
       const TensorDesc& t = *state[s][i];
-      if (!Floating(t.dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(t.dtype));
+      if (!Floating(t.dtype)) return DeclineDtype(call, work, t.dtype);
       if (t.view != var[i]->view) {
-        return RejectParam(call, family, roles[s], ACLNN_ERR_PARAM_INVALID,
-                           "member " + std::to_string(i) + ": shape " + DimsText(t.view) + " is not the parameter's " +
-                               DimsText(var[i]->view));
+        return RejectInvalid(call, family, roles[s],
+                             "member " + std::to_string(i) + ": shape " + DimsText(t.view) + " is not the parameter's " +
+                                 DimsText(var[i]->view));
       }
     }
   }
@@ -305,7 +304,7 @@ aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** w
     if (aclnnStatus s = CheckOneElement(call, family, role, RoleTensor(call, family, role))) return s;
   }
   for (const TensorDesc* g : grads) {
-    if (!Floating(g->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(g->dtype));
+    if (!Floating(g->dtype)) return DeclineDtype(call, work, g->dtype);
   }
   const double growth = RoleNumber(call, family, A::Role::kGrowthFactor, -1, 1);
   const double backoff = RoleNumber(call, family, A::Role::kBackoffFactor, -1, 1);

@@ -293,11 +293,9 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
   if ((self && self->view.size() > 16) || out->view.size() > 16) return Decline(call, work, "over 16 dimensions");
   OrderWork* made = new OrderWork(call.spec.name, op);
   std::unique_ptr<OrderWork> owned(made);
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const aclDataType dtype = self ? self->dtype : repeats->dtype;
-  if (!FamilyComputeType(dtype, true, &made->type)) return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+  if (!FamilyComputeType(dtype, true, &made->type)) return DeclineDtype(call, work, dtype);
   if (self) made->tensor(kSelf).Set(RoleName(call, family, F::Role::kSelf), *self);
   const int64_t rank = self ? static_cast<int64_t>(self->view.size()) : 1;
   made->has_dim = RoleParam(call, family, F::Role::kDim) != nullptr;

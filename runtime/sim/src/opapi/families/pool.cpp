@@ -334,10 +334,6 @@ class PoolWork final : public FamilyWork {
 
 // --- phase 1 ------------------------------------------------------------------------------------
 
-aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-}
-
 // The role an output-size problem names.
 int RoleOfProblem(PoolProblem p) {
   switch (p) {
@@ -354,7 +350,7 @@ aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, PoolProble
   std::string what = p == aclnn_bindgen::kPoolOutput
                          ? std::string("with the other window arguments, ") + aclnn_bindgen::PoolProblemText(p)
                          : "value " + std::to_string(value) + " " + aclnn_bindgen::PoolProblemText(p);
-  return Invalid(call, family, role, what + " (over an input dimension of " + std::to_string(extent) + ")");
+  return RejectInvalid(call, family, role, what + " (over an input dimension of " + std::to_string(extent) + ")");
 }
 
 // gen.conventions 11: the tensor a pool or a padding walks has non-empty planes, and channels where
@@ -365,7 +361,7 @@ aclnnStatus CheckNonEmptyPlanes(const Call& call, const FamilySpec& family, cons
   if (call.spec.params[family.roles[F::Role::kSelf]].empty == EmptyTensor::kAllowed) return ACLNN_SUCCESS;
   for (size_t d = 1; d < input.size(); ++d) {
     if (input[d] == 0) {
-      return Invalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) +
+      return RejectInvalid(call, family, F::Role::kSelf, "dimension " + std::to_string(d) +
                                                        " is 0: only the leading (batch) dimension may be empty");
     }
   }
@@ -386,7 +382,7 @@ aclnnStatus WindowAxes(const Call& call, const FamilySpec& family, const Dims& i
   if (bad != aclnn_bindgen::kPoolWindowOk) {
     static const int kRoles[] = {0, F::Role::kKernel, F::Role::kStride, F::Role::kPadding, F::Role::kDilation};
     const Dims* given[] = {nullptr, &kernel, &stride, &padding, &dilation};
-    return Invalid(call, family, kRoles[bad],
+    return RejectInvalid(call, family, kRoles[bad],
                    std::string(aclnn_bindgen::PoolProblemText(aclnn_bindgen::kPoolLength)) + " (" +
                        std::to_string(given[bad]->size()) + " values; give 1 or " + std::to_string(spatial) + ")");
   }
@@ -412,7 +408,7 @@ aclnnStatus PadAxes(const Call& call, const FamilySpec& family, bool reflection,
   Dims pads;
   RoleInts(call, family, F::Role::kPadding, &pads);
   if (pads.size() != static_cast<size_t>(2 * spatial)) {
-    return Invalid(call, family, F::Role::kPadding, "has " + std::to_string(pads.size()) + " values; give " +
+    return RejectInvalid(call, family, F::Role::kPadding, "has " + std::to_string(pads.size()) + " values; give " +
                                                         std::to_string(2 * spatial) + " (before and after, last dimension first)");
   }
   const size_t lead = input.size() - static_cast<size_t>(spatial);
@@ -422,7 +418,7 @@ aclnnStatus PadAxes(const Call& call, const FamilySpec& family, bool reflection,
     const PoolProblem p = aclnn_bindgen::PaddedDimension(a.in, pads.data(), spatial, d, reflection, &a.before, &a.out);
     if (p != aclnn_bindgen::kPoolOk) {
       const size_t pair = static_cast<size_t>(2 * (spatial - 1 - d));
-      return Invalid(call, family, F::Role::kPadding,
+      return RejectInvalid(call, family, F::Role::kPadding,
                      "[" + std::to_string(pads[pair]) + ", " + std::to_string(pads[pair + 1]) + "] " +
                          aclnn_bindgen::PoolProblemText(p) + " (over an input dimension of " + std::to_string(a.in) + ")");
     }
@@ -435,11 +431,11 @@ aclnnStatus OutputSize(const Call& call, const FamilySpec& family, int spatial, 
   Dims given;
   RoleInts(call, family, F::Role::kOutputSize, &given);
   if (!aclnn_bindgen::SpreadPoolArgument(given.data(), given.size(), spatial, nullptr, size)) {
-    return Invalid(call, family, F::Role::kOutputSize, "has " + std::to_string(given.size()) + " values; give " +
+    return RejectInvalid(call, family, F::Role::kOutputSize, "has " + std::to_string(given.size()) + " values; give " +
                                                            std::to_string(spatial));
   }
   for (int d = 0; d < spatial; ++d) {
-    if (size[d] <= 0) return Invalid(call, family, F::Role::kOutputSize, "value " + std::to_string(size[d]) + " must be greater than 0");
+    if (size[d] <= 0) return RejectInvalid(call, family, F::Role::kOutputSize, "value " + std::to_string(size[d]) + " must be greater than 0");
   }
   return ACLNN_SUCCESS;
 }
@@ -463,7 +459,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   }
   const int spatial = static_cast<int>(stated);
   if (rank < spatial) {
-    return Invalid(call, family, F::Role::kSelf, "has " + std::to_string(rank) + " dimensions; the op pools its last " +
+    return RejectInvalid(call, family, F::Role::kSelf, "has " + std::to_string(rank) + " dimensions; the op pools its last " +
                                                      std::to_string(spatial));
   }
   if (aclnnStatus s = CheckNonEmptyPlanes(call, family, self->view)) return s;
@@ -472,7 +468,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
                         traits.act == Act::kUnpoolBack;
   if (!FamilyComputeType(self->dtype, integers, &type) ||
       (!integers && type != ComputeType::kFloat32 && type != ComputeType::kFloat64)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   PoolWork* made = new PoolWork(call.spec.name, op, traits);
   std::unique_ptr<PoolWork> owned(made);
@@ -503,7 +499,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     if (grad != nullptr) {
       // The backward's output size is grad_output's (its page has no outputSize).
       if (grad->view.size() != input.size()) {
-        return Invalid(call, family, F::Role::kGradOutput, "must have as many dimensions as self");
+        return RejectInvalid(call, family, F::Role::kGradOutput, "must have as many dimensions as self");
       }
       for (int d = 0; d < spatial; ++d) size[d] = grad->view[lead + static_cast<size_t>(d)];
     } else {
@@ -512,7 +508,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
     for (int d = 0; d < spatial && !status; ++d) {
       Axis& a = made->axes[kMaxSpatial - spatial + d];
       a.in = input[lead + static_cast<size_t>(d)], a.out = size[d];
-      if (a.out <= 0) status = Invalid(call, family, F::Role::kGradOutput, "has an empty spatial dimension");
+      if (a.out <= 0) status = RejectInvalid(call, family, F::Role::kGradOutput, "has an empty spatial dimension");
     }
   } else {
     // Circular pads, as reflection's, each in [0, in) (the CircularPad pages: "padding的数值大于等于self对应维度的大小" fails).

@@ -517,7 +517,7 @@ class Planner {
       : call_(call), family_(family), work_(work) {}
 
   aclnnStatus Reject(int role, const std::string& message) {
-    return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call_, family_, role, message);
   }
   aclnnStatus Decline(const std::string& why) { return aclsim::Decline(call_, work_, why); }
 
@@ -832,9 +832,7 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   const TensorDesc* out = RoleTensor(call, family, N::Role::kOut);
   if (!x || !out) return Decline(call, work, "without its tensors");
   if (x->view.empty() || x->view.size() > 16) return Decline(call, work, "for a 0-d x or over 16 dimensions");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (out->dtype != ACL_INT8) return Decline(call, work, std::string("for an output of dtype ") + DTypeName(out->dtype));
   if (family.has(N::Role::kAxis) && RoleInt(call, family, N::Role::kAxis, -1) != -1) {
     return reject(N::Role::kAxis, "must be -1 (the pages: only -1 is supported)");
@@ -985,9 +983,7 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
   const TensorDesc* scale = RoleTensor(call, family, W::Role::kScale);
   const TensorDesc* out = RoleTensor(call, family, W::Role::kOut);
   if (!x || !weight || !scale || !out) return Decline(call, work, "without its tensors");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (RoleTensor(call, family, W::Role::kQuantScale)) {
     return Decline(call, work, "with quantScaleOptional (an INT8 output through aclnnTransQuantParam's UINT64 scales)");
   }

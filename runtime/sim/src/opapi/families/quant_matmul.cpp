@@ -189,8 +189,8 @@ aclnnStatus PlanPack(const Call& call, const FamilySpec& family, ExecutorWork** 
   for (const TensorDesc* t : {scale, offset}) {
     if (t && !OneOrEach(*t, count)) {
       const int role = t == scale ? Q::Role::kScale : Q::Role::kOffset;
-      return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(t->view) + " is neither one value nor out's " + std::to_string(count));
+      return RejectInvalid(call, family, role,
+                           "shape " + DimsText(t->view) + " is neither one value nor out's " + std::to_string(count));
     }
   }
   auto made = std::make_unique<PackWork>(call.spec.name);
@@ -225,14 +225,14 @@ aclnnStatus PlanDequantBias(const Call& call, const FamilySpec& family, Executor
   if (!x || !out || !RoleTensor(call, family, Q::Role::kScale)) return Decline(call, work, "without its tensors");
   if (x->dtype != ACL_INT32) return Decline(call, work, std::string("for x of dtype ") + DTypeName(x->dtype));
   if (x->view.size() != 2) {
-    return RejectParam(call, family, Q::Role::kX1, ACLNN_ERR_PARAM_INVALID, "shape " + DimsText(x->view) + " is not [M, N]");
+    return RejectInvalid(call, family, Q::Role::kX1, "shape " + DimsText(x->view) + " is not [M, N]");
   }
   const int64_t dst = RoleInt(call, family, Q::Role::kDstType, 1);
   const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
   if (want == ACL_DT_UNDEFINED || out->dtype != want) {
-    return RejectParam(call, family, Q::Role::kDstType, ACLNN_ERR_PARAM_INVALID,
-                       std::to_string(dst) + " is not 1 (FLOAT16) or 27 (BFLOAT16) naming out's dtype " +
-                           DTypeName(out->dtype));
+    return RejectInvalid(call, family, Q::Role::kDstType,
+                         std::to_string(dst) + " is not 1 (FLOAT16) or 27 (BFLOAT16) naming out's dtype " +
+                             DTypeName(out->dtype));
   }
   auto made = std::make_unique<QuantMatmulWork>(call.spec.name);
   made->product = false;
@@ -252,9 +252,7 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
   const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
   if (!x1 || !x2 || !scale || !out) return Decline(call, work, "without its tensors");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   for (const TensorDesc* t : {x1, x2}) {
     if (t->dtype != ACL_INT8) return Decline(call, work, std::string("for an operand of dtype ") + DTypeName(t->dtype));
     if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW) {
@@ -313,9 +311,7 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
 
 aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWork** work, QuantMatmulWork* made,
                          const Dims& shape) {
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
   const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
   if (out->dtype != ACL_FLOAT16 && out->dtype != ACL_BF16 && out->dtype != ACL_FLOAT) {

@@ -358,9 +358,7 @@ class RandomWork final : public FamilyWork {
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const int op = family.op;
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   RandomWork* made = new RandomWork(call.spec.name, op);
   std::unique_ptr<RandomWork> owned(made);
   made->seed = static_cast<uint64_t>(RoleInt(call, family, F::Role::kSeed, 0));
@@ -526,7 +524,7 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
     }
   }
   ComputeType type;
-  if (!FamilyComputeType(out->dtype, true, &type)) return Decline(call, work, std::string("for dtype ") + DTypeName(out->dtype));
+  if (!FamilyComputeType(out->dtype, true, &type)) return DeclineDtype(call, work, out->dtype);
   // A BOOL result is its drawn value's truth (a normal value of 0.3 is true), as a cast makes it.
   if (out->dtype == ACL_BOOL) type = ComputeType::kFloat64;
   made->type = type;

@@ -538,8 +538,8 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
   Dims dims;
   if (global) {
     if (rank < 3) {
-      return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
-                         "rank " + std::to_string(rank) + " has no dimension after N and C to pool");
+      return RejectInvalid(call, family, F::Role::kSelf,
+                           "rank " + std::to_string(rank) + " has no dimension after N and C to pool");
     }
     for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
   }
@@ -554,15 +554,15 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
     case aclnn_bindgen::kReduceOk:
       break;
     case aclnn_bindgen::kReduceOutOfRange:
-      return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                         "dimension " + std::to_string(culprit) + " is out of range for a tensor of rank " +
-                             std::to_string(rank));
+      return RejectInvalid(call, family, F::Role::kDim,
+                           "dimension " + std::to_string(culprit) + " is out of range for a tensor of rank " +
+                               std::to_string(rank));
     case aclnn_bindgen::kReduceRepeated:
-      return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                         "dimension " + std::to_string(culprit) + " appears more than once");
+      return RejectInvalid(call, family, F::Role::kDim,
+                           "dimension " + std::to_string(culprit) + " appears more than once");
     case aclnn_bindgen::kReduceRank:
-      return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
-                         "rank " + std::to_string(rank) + " is more than the 64 dimensions a reduction takes");
+      return RejectInvalid(call, family, F::Role::kSelf,
+                           "rank " + std::to_string(rank) + " is more than the 64 dimensions a reduction takes");
   }
   const bool keepdim = global || RoleBool(call, family, F::Role::kKeepdim, false);
   // `shape` in keepdim's form, `other_form` in the other one: an output may take either
@@ -575,12 +575,12 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
     if (reduced >> d & 1) length *= self->view[d];
   }
   if (NeedsElements(op) && length == 0 && self->numel() == 0 && rank > 0) {
-    return RejectParam(call, family, F::Role::kSelf, ACLNN_ERR_PARAM_INVALID,
-                       "cannot reduce an empty dimension with " + std::string(F::kOpNames[op]));
+    return RejectInvalid(call, family, F::Role::kSelf,
+                         "cannot reduce an empty dimension with " + std::string(F::kOpNames[op]));
   }
   ComputeType type;
   if (!FamilyComputeType(self->dtype, ExactOnIntegers(op), &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
 
   ReduceWork* made = new ReduceWork(call.spec.name, op);

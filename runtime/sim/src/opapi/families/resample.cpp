@@ -362,14 +362,12 @@ aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWor
   if (spatial < 1 || spatial > kMaxSpatial) return Decline(call, work, "without its spatial rank (1 to 3)");
   ComputeType type;
   if (!FamilyComputeType(source->dtype, false, &type) || IsIntegralType(source->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(source->dtype));
+    return DeclineDtype(call, work, source->dtype);
   }
   if (source->format == ACL_FORMAT_NHWC || source->format == ACL_FORMAT_NDHWC) {
     return Decline(call, work, "for a channels-last format (NHWC, NDHWC)");
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const size_t rank = static_cast<size_t>(spatial) + 2;
   Dims output_size;
   if (!RoleInts(call, family, F::Role::kOutputSize, &output_size)) return Decline(call, work, "without outputSize");

@@ -354,7 +354,7 @@ class Planner {
   Planner(const Call& call, const FamilySpec& family) : call_(call), family_(family) {}
 
   aclnnStatus Reject(int role, const std::string& message) const {
-    return RejectParam(call_, family_, role, ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call_, family_, role, message);
   }
 
   // The geometry from input, params and the attributes; `declined` says why the call is not

@@ -155,13 +155,8 @@ aclnnStatus PlanApply(const Call& call, const FamilySpec& family, ExecutorWork**
   const TensorDesc* cos = RoleTensor(call, family, F::Role::kCos);
   const TensorDesc* sin = RoleTensor(call, family, F::Role::kSin);
   if (!query || !key || !cos || !sin) return Decline(call, work, "without its tensors");
-  ComputeType type;
-  if (!FamilyComputeType(query->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(query->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(query->dtype)) return DeclineDtype(call, work, query->dtype);
+  const ParamRejecter reject(call, family);
   const int index = family.roles[F::Role::kRotaryMode];
   const bool v2 = index >= 0;
   const char* text = v2 && call.spec.params[index].kind == ParamKind::kString
@@ -170,7 +165,7 @@ aclnnStatus PlanApply(const Call& call, const FamilySpec& family, ExecutorWork**
   const std::string mode = text ? text : "half";
   RotaryWork* made = new RotaryWork(call.spec.name, family.op);
   std::unique_ptr<RotaryWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   if (mode == "half" || mode == "interleave" || mode == "quarter") {
     made->mode = mode == "half" ? 0 : mode == "interleave" ? 1 : 2;
   } else {
@@ -226,17 +221,12 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
   if (!source || !cos || !sin || !out || (grad && x && (!dcos || !dsin))) {
     return Decline(call, work, "without its tensors");
   }
-  ComputeType type;
-  if (!FamilyComputeType(source->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(source->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_INNER_TILING_ERROR, message);
-  };
+  if (!ComputesInFloat32(source->dtype)) return DeclineDtype(call, work, source->dtype);
+  const ParamRejecter reject(call, family, ACLNN_ERR_INNER_TILING_ERROR);
   const int source_role = grad ? F::Role::kDy : F::Role::kX;
   RotaryWork* made = new RotaryWork(call.spec.name, op);
   std::unique_ptr<RotaryWork> owned(made);
-  made->type = type;
+  made->type = ComputeType::kFloat32;
   made->mode = RoleInt(call, family, F::Role::kMode, 0);
   if (made->mode < 0 || made->mode > 3) {
     return reject(F::Role::kMode, std::to_string(made->mode) + " is not a mode (0 half, 1 interleave, 2 quarter, "

@@ -142,13 +142,8 @@ class SampleAffineWork final : public FamilyWork {
 aclnnStatus PlanAdaBackward(const Call& call, const FamilySpec& family, ExecutorWork** work) {
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   if (!x) return Decline(call, work, "without input");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter reject(call, family);
   const int64_t rank = static_cast<int64_t>(x->view.size());
   if (rank < 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [B..., S, H]");
   Dims normalized;
@@ -201,13 +196,8 @@ aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, Executo
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!x || !out) return Decline(call, work, "without x and out");
-  ComputeType type;
-  if (!FamilyComputeType(x->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
-  }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter reject(call, family);
   const size_t rank = x->view.size();
   if (rank != (norm ? 4u : 3u)) {
     return reject(F::Role::kX, "shape " + DimsText(x->view) + (norm ? " is not [N, C, H, W]" : " is not [B, L, D]"));

@@ -66,11 +66,9 @@ aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork**
   if (!x || !scale || !out) return Decline(call, work, "without x, scale or y");
   ComputeType type;
   if (!FamilyComputeType(x->dtype, false, &type) || IsIntegralType(x->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(x->dtype));
+    return DeclineDtype(call, work, x->dtype);
   }
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const int64_t rank = static_cast<int64_t>(x->view.size());
   int64_t axis = 0;
   if (!WrapDim(RoleInt(call, family, F::Role::kAxis, 0), rank, &axis)) {

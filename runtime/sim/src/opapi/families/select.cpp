@@ -86,20 +86,20 @@ aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork*
   std::unique_ptr<SelectWork> made(new SelectWork(call.spec.name, op));
   SelectWork& w = *made;
   if (!Moves(out->dtype) || !CopyConvertible(self->dtype, out->dtype)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   if (op == S::Op::kMaskedFill) {
     if (!Broadcasts(condition->view, self->view)) {
-      return RejectParam(call, family, S::Role::kCondition, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(condition->view) + " does not broadcast to " +
-                             RoleName(call, family, S::Role::kSelf) + "'s shape " + DimsText(self->view));
+      return RejectInvalid(call, family, S::Role::kCondition,
+                           "shape " + DimsText(condition->view) + " does not broadcast to " +
+                               RoleName(call, family, S::Role::kSelf) + "'s shape " + DimsText(self->view));
     }
     if (const TensorDesc* value = RoleTensor(call, family, S::Role::kOther)) {
       if (value->numel() != 1) {
-        return RejectParam(call, family, S::Role::kOther, ACLNN_ERR_PARAM_INVALID,
-                           "has " + std::to_string(value->numel()) + " elements; a fill value has one");
+        return RejectInvalid(call, family, S::Role::kOther,
+                             "has " + std::to_string(value->numel()) + " elements; a fill value has one");
       }
-      if (!CopyConvertible(value->dtype, self->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(value->dtype));
+      if (!CopyConvertible(value->dtype, self->dtype)) return DeclineDtype(call, work, value->dtype);
       w.value_tensor = true;
       w.tensor(kOther).Set(RoleName(call, family, S::Role::kOther), *value);
     } else if (const Call::Param* value = RoleParam(call, family, S::Role::kOther)) {
@@ -114,15 +114,15 @@ aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork*
     if (!other) return Decline(call, work, "without its other input");
     Dims shape, joint;
     if (!BroadcastShape(condition->view, self->view, &joint) || !BroadcastShape(joint, other->view, &shape)) {
-      return RejectParam(call, family, S::Role::kCondition, ACLNN_ERR_PARAM_INVALID,
-                         "the shapes " + DimsText(condition->view) + ", " + DimsText(self->view) + " and " +
-                             DimsText(other->view) + " do not broadcast");
+      return RejectInvalid(call, family, S::Role::kCondition,
+                           "the shapes " + DimsText(condition->view) + ", " + DimsText(self->view) + " and " +
+                               DimsText(other->view) + " do not broadcast");
     }
     if (out->view != shape) {
-      return RejectParam(call, family, S::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                         "shape " + DimsText(out->view) + " is not the broadcast shape " + DimsText(shape));
+      return RejectInvalid(call, family, S::Role::kOut,
+                           "shape " + DimsText(out->view) + " is not the broadcast shape " + DimsText(shape));
     }
-    if (!CopyConvertible(other->dtype, out->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(other->dtype));
+    if (!CopyConvertible(other->dtype, out->dtype)) return DeclineDtype(call, work, other->dtype);
     w.tensor(kChosen).Set(RoleName(call, family, S::Role::kSelf), *self);
     w.tensor(kOther).Set(RoleName(call, family, S::Role::kOther), *other);
   }

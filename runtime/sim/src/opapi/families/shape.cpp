@@ -264,21 +264,17 @@ class ShapeWork final : public FamilyWork {
   int op_;
 };
 
-aclnnStatus Invalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
-  return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-}
-
 aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
                        const char* rule) {
   if (t.view == shape) return ACLNN_SUCCESS;
-  return Invalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
+  return RejectInvalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
 }
 
 aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank,
                          int64_t* out) {
   if (WrapDim(dim, rank, out)) return ACLNN_SUCCESS;
   const int64_t extent = std::max<int64_t>(rank, 1);
-  return Invalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" +
+  return RejectInvalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" +
                                          std::to_string(-extent) + ", " + std::to_string(extent - 1) +
                                          "] for a tensor of rank " + std::to_string(rank));
 }
@@ -288,14 +284,14 @@ aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, i
 aclnnStatus ReadPermutation(const Call& call, const FamilySpec& family, const Dims& dims, int64_t rank,
                             const char* of_what, Dims* order) {
   if (static_cast<int64_t>(dims.size()) != rank) {
-    return Invalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
+    return RejectInvalid(call, family, F::Role::kDims, DimsText(dims) + " has " + std::to_string(dims.size()) +
                                                      " entries for " + of_what + " of rank " + std::to_string(rank));
   }
   uint64_t seen = 0;
   for (int64_t d : dims) {
     int64_t wrapped;
     if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
-    if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
+    if (seen >> wrapped & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
     seen |= uint64_t{1} << wrapped;
     order->push_back(wrapped);
   }
@@ -320,10 +316,10 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
   if (op == F::Op::kCat || op == F::Op::kStack) {
     const std::vector<TensorDesc>* list = RoleTensorList(call, family, F::Role::kTensors);
     if (!list || !out) return Decline(call, work, "without its tensor list or output");
-    if (list->empty()) return Invalid(call, family, F::Role::kTensors, "is empty");
+    if (list->empty()) return RejectInvalid(call, family, F::Role::kTensors, "is empty");
     if (list->size() > 4096) return Decline(call, work, "for more than 4096 tensors");
     for (const TensorDesc& t : *list) {
-      if (!Movable(t.dtype, out->dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(t.dtype));
+      if (!Movable(t.dtype, out->dtype)) return DeclineDtype(call, work, t.dtype);
     }
     // cat skips 1-D empty tensors (PyTorch's legacy rule); the others share a rank.
     const TensorDesc* model = nullptr;
@@ -337,7 +333,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
                                      op == F::Op::kStack ? rank + 1 : rank, &dim)) {
       return s;
     }
-    if (op == F::Op::kCat && rank == 0) return Invalid(call, family, F::Role::kTensors, "zero-dimensional tensors cannot be concatenated");
+    if (op == F::Op::kCat && rank == 0) return RejectInvalid(call, family, F::Role::kTensors, "zero-dimensional tensors cannot be concatenated");
     Dims shape = model->view;
     int64_t total = 0;
     for (size_t k = 0; k < list->size(); ++k) {
@@ -347,7 +343,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       bool fits = static_cast<int64_t>(t.view.size()) == rank;
       for (int64_t d = 0; fits && d < rank; ++d) fits = t.view[d] == model->view[d] || (op == F::Op::kCat && d == dim);
       if (!fits) {
-        return Invalid(call, family, F::Role::kTensors,
+        return RejectInvalid(call, family, F::Role::kTensors,
                        who + ": shape " + DimsText(t.view) + " does not match " + DimsText(model->view) +
                            (op == F::Op::kCat ? " outside dimension " + std::to_string(dim) : std::string(" (stack needs equal shapes)")));
       }
@@ -357,12 +353,12 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     aclDataType promoted = model->dtype;
     for (const TensorDesc& t : *list) {
       if (!PromoteTypes(promoted, t.dtype, &promoted)) {
-        return Invalid(call, family, F::Role::kTensors, std::string("dtypes ") + DTypeName(promoted) + " and " +
+        return RejectInvalid(call, family, F::Role::kTensors, std::string("dtypes ") + DTypeName(promoted) + " and " +
                                                             DTypeName(t.dtype) + " have no promoted dtype");
       }
     }
     if (!CanCast(promoted, out->dtype)) {
-      return Invalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) +
+      return RejectInvalid(call, family, F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) +
                                                       " cannot hold the promoted dtype " + DTypeName(promoted) + " of " +
                                                       RoleName(call, family, F::Role::kTensors));
     }
@@ -391,13 +387,13 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     if (!outs) return Decline(call, work, "without its output list");
     int64_t dim;
     if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &dim)) return s;
-    if (rank == 0) return Invalid(call, family, F::Role::kSelf, "a zero-dimensional tensor cannot be split");
+    if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "a zero-dimensional tensor cannot be split");
     const int64_t extent = self->view[dim];
     Dims sizes;
     if (op == F::Op::kSplit) {
       const int64_t section = RoleInt(call, family, F::Role::kSize, -1);
       if (section < 0 || (section == 0 && extent != 0)) {
-        return Invalid(call, family, F::Role::kSize, "split size " + std::to_string(section) +
+        return RejectInvalid(call, family, F::Role::kSize, "split size " + std::to_string(section) +
                                                          " must be positive (0 only for an empty dimension)");
       }
       if (extent == 0) sizes.push_back(0);
@@ -406,27 +402,27 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kSize, &sizes);
       int64_t sum = 0;
       for (int64_t v : sizes) {
-        if (v < 0) return Invalid(call, family, F::Role::kSize, "sizes " + DimsText(sizes) + " include a negative size");
+        if (v < 0) return RejectInvalid(call, family, F::Role::kSize, "sizes " + DimsText(sizes) + " include a negative size");
         sum += v;
       }
       if (sum != extent) {
-        return Invalid(call, family, F::Role::kSize, "sizes " + DimsText(sizes) + " sum to " + std::to_string(sum) +
+        return RejectInvalid(call, family, F::Role::kSize, "sizes " + DimsText(sizes) + " sum to " + std::to_string(sum) +
                                                          ", not to dimension " + std::to_string(dim) + "'s extent " +
                                                          std::to_string(extent));
       }
     }
     if (outs->size() != sizes.size()) {
-      return Invalid(call, family, F::Role::kOut, "has " + std::to_string(outs->size()) + " tensors; the split gives " +
+      return RejectInvalid(call, family, F::Role::kOut, "has " + std::to_string(outs->size()) + " tensors; the split gives " +
                                                       std::to_string(sizes.size()));
     }
     for (size_t k = 0; k < sizes.size(); ++k) {
       Dims shape = self->view;
       shape[dim] = sizes[k];
       if ((*outs)[k].view != shape) {
-        return Invalid(call, family, F::Role::kOut, "member " + std::to_string(k) + ": shape " + DimsText((*outs)[k].view) +
+        return RejectInvalid(call, family, F::Role::kOut, "member " + std::to_string(k) + ": shape " + DimsText((*outs)[k].view) +
                                                         " is not the split's " + DimsText(shape));
       }
-      if (!Movable(self->dtype, (*outs)[k].dtype)) return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+      if (!Movable(self->dtype, (*outs)[k].dtype)) return DeclineDtype(call, work, self->dtype);
     }
     made.reset(new ShapeWork(api, op, static_cast<int>(sizes.size()) + 1));
     made->dim = dim;
@@ -463,7 +459,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       bool fits = lead >= 0;
       for (int64_t d = 0; fits && d < rank; ++d) fits = self->view[d] == 1 || self->view[d] == out->view[lead + d];
       if (!fits) {
-        return Invalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + " does not broadcast to " +
+        return RejectInvalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + " does not broadcast to " +
                                                          RoleName(call, family, F::Role::kOut) + "'s shape " + DimsText(out->view));
       }
       shape = out->view;
@@ -482,14 +478,14 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kSize, &size);
       const int64_t target = static_cast<int64_t>(size.size()), lead = target - rank;
       if (lead < 0) {
-        return Invalid(call, family, F::Role::kSize, DimsText(size) + " has fewer entries than the input's rank " +
+        return RejectInvalid(call, family, F::Role::kSize, DimsText(size) + " has fewer entries than the input's rank " +
                                                          std::to_string(rank));
       }
       shape = size;
       for (int64_t d = 0; d < target; ++d) {
         const int64_t have = d < lead ? -2 : self->view[d - lead];
         if (d < lead ? size[d] < 0 : !(size[d] == -1 || size[d] == have || have == 1)) {
-          return Invalid(call, family, F::Role::kSize, DimsText(size) + " cannot expand shape " + DimsText(self->view) +
+          return RejectInvalid(call, family, F::Role::kSize, DimsText(size) + " cannot expand shape " + DimsText(self->view) +
                                                            " (entry " + std::to_string(d) + ")");
         }
         if (size[d] == -1) shape[d] = have;
@@ -504,7 +500,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       for (int64_t d : dims) {
         int64_t wrapped;
         if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
-        if (seen >> wrapped & 1) return Invalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
+        if (seen >> wrapped & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
         seen |= uint64_t{1} << wrapped;
         if (rank > 0) w.order.push_back(wrapped);
       }
@@ -515,7 +511,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kDims, &dims);
       RoleInts(call, family, F::Role::kShifts, &shifts);
       if (dims.empty() ? shifts.size() != 1 : shifts.size() != dims.size()) {
-        return Invalid(call, family, F::Role::kShifts, DimsText(shifts) + " must have " +
+        return RejectInvalid(call, family, F::Role::kShifts, DimsText(shifts) + " must have " +
                                                            (dims.empty() ? std::string("one entry when dims is empty")
                                                                          : "as many entries as dims " + DimsText(dims)));
       }
@@ -537,14 +533,14 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       break;
     }
     case F::Op::kTril: case F::Op::kTriu:
-      if (rank < 2) return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is below 2 (a matrix or a batch of them)");
+      if (rank < 2) return RejectInvalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is below 2 (a matrix or a batch of them)");
       w.diagonal = RoleInt(call, family, F::Role::kDiagonal, 0);
       break;
     case F::Op::kConstantPad: {
       Dims pad;
       RoleInts(call, family, F::Role::kPad, &pad);
       if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size()) > 2 * rank) {
-        return Invalid(call, family, F::Role::kPad, DimsText(pad) + " must have an even number of entries, at most twice the rank " +
+        return RejectInvalid(call, family, F::Role::kPad, DimsText(pad) + " must have an even number of entries, at most twice the rank " +
                                                         std::to_string(rank));
       }
       w.pads.assign(static_cast<size_t>(2 * rank), 0);
@@ -555,13 +551,13 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
         shape[d] = self->view[d] + pad[2 * j] + pad[2 * j + 1];
         grows = grows || pad[2 * j] > 0 || pad[2 * j + 1] > 0;
         if (shape[d] < 0) {
-          return Invalid(call, family, F::Role::kPad, DimsText(pad) + " makes dimension " + std::to_string(d) + " negative (" +
+          return RejectInvalid(call, family, F::Role::kPad, DimsText(pad) + " makes dimension " + std::to_string(d) + " negative (" +
                                                           std::to_string(shape[d]) + ")");
         }
       }
       if (grows) {
         for (int64_t d = 0; d < rank; ++d) {
-          if (shape[d] == 0) return Invalid(call, family, F::Role::kPad, DimsText(pad) + " pads a tensor whose padded shape " + DimsText(shape) + " has a zero extent");
+          if (shape[d] == 0) return RejectInvalid(call, family, F::Role::kPad, DimsText(pad) + " pads a tensor whose padded shape " + DimsText(shape) + " has a zero extent");
         }
       }
       const Call::Param* value = RoleParam(call, family, F::Role::kValue);
@@ -585,13 +581,13 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       RoleInts(call, family, F::Role::kSize, &repeats);
       const int64_t target = static_cast<int64_t>(repeats.size()), lead = target - rank;
       if (lead < 0) {
-        return Invalid(call, family, F::Role::kSize, DimsText(repeats) + " has fewer entries than the input's rank " +
+        return RejectInvalid(call, family, F::Role::kSize, DimsText(repeats) + " has fewer entries than the input's rank " +
                                                          std::to_string(rank));
       }
-      if (target > kMaxRank) return Invalid(call, family, F::Role::kSize, DimsText(repeats) + " has more than 8 entries");
+      if (target > kMaxRank) return RejectInvalid(call, family, F::Role::kSize, DimsText(repeats) + " has more than 8 entries");
       shape = repeats;
       for (int64_t d = 0; d < target; ++d) {
-        if (repeats[d] < 0) return Invalid(call, family, F::Role::kSize, DimsText(repeats) + " has a negative repeat");
+        if (repeats[d] < 0) return RejectInvalid(call, family, F::Role::kSize, DimsText(repeats) + " has a negative repeat");
         shape[d] = repeats[d] * (d < lead ? 1 : self->view[d - lead]);
       }
       w.shape = repeats;
@@ -612,7 +608,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
           for (size_t j = 0; j < starts.size(); ++j) axes.push_back(static_cast<int64_t>(j));
         }
         if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
-          return Invalid(call, family, F::Role::kStart, "starts, ends, axes and steps differ in length (" +
+          return RejectInvalid(call, family, F::Role::kStart, "starts, ends, axes and steps differ in length (" +
                                                             std::to_string(starts.size()) + ", " + std::to_string(ends.size()) + ", " +
                                                             std::to_string(axes.size()) + ", " + std::to_string(steps.size()) + ")");
         }
@@ -622,7 +618,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
         if (ends.empty()) ends.push_back(INT64_MAX);
         if (steps.empty()) steps.push_back(1);
       }
-      if (rank == 0) return Invalid(call, family, F::Role::kSelf, "a zero-dimensional tensor cannot be sliced");
+      if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "a zero-dimensional tensor cannot be sliced");
       w.starts.assign(static_cast<size_t>(rank), 0);
       w.lengths = self->view;
       w.steps.assign(static_cast<size_t>(rank), 1);
@@ -630,10 +626,10 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       for (size_t j = 0; j < axes.size(); ++j) {
         int64_t d;
         if (aclnnStatus s = WrapOrReject(call, family, arrays ? F::Role::kDims : F::Role::kDim, axes[j], rank, &d)) return s;
-        if (seen >> d & 1) return Invalid(call, family, F::Role::kDims, DimsText(axes) + " repeats dimension " + std::to_string(d));
+        if (seen >> d & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(axes) + " repeats dimension " + std::to_string(d));
         seen |= uint64_t{1} << d;
         if (steps[j] <= 0) {
-          return Invalid(call, family, F::Role::kStep, "step " + std::to_string(steps[j]) + " is not positive");
+          return RejectInvalid(call, family, F::Role::kStep, "step " + std::to_string(steps[j]) + " is not positive");
         }
         const int64_t n = self->view[d];
         int64_t start = starts[j], end = ends[j];
@@ -653,7 +649,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       // axis in [-rank, rank - 1] (aclnnFlatten's page; 0 for a zero-dimensional self, one row of one element).
       int64_t axis = RoleInt(call, family, F::Role::kDim, 1);
       if (axis < -rank || axis > std::max<int64_t>(rank - 1, 0)) {
-        return Invalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
+        return RejectInvalid(call, family, F::Role::kDim, std::to_string(axis) + " is outside [" + std::to_string(-rank) + ", " +
                                                         std::to_string(std::max<int64_t>(rank - 1, 0)) + "]");
       }
       if (axis < 0) axis += rank;
@@ -674,11 +670,11 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       if (aclnnStatus s = ReadPermutation(call, family, dims, permuted_rank, "a permutation", &w.order)) return s;
       int64_t count = 1;
       for (int64_t d : size) {
-        if (d < 0) return Invalid(call, family, F::Role::kSize, DimsText(size) + " has a negative extent");
+        if (d < 0) return RejectInvalid(call, family, F::Role::kSize, DimsText(size) + " has a negative extent");
         count *= d;
       }
       if (count != self->numel()) {
-        return Invalid(call, family, F::Role::kSize, DimsText(size) + " holds " + std::to_string(count) +
+        return RejectInvalid(call, family, F::Role::kSize, DimsText(size) + " holds " + std::to_string(count) +
                                                          " elements where the input holds " + std::to_string(self->numel()));
       }
       w.shape = size;
@@ -699,7 +695,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
         break;
       }
       if (op == F::Op::kDiag && rank != 1) {
-        return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is neither 1 (a vector) nor 2 (a matrix)");
+        return RejectInvalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is neither 1 (a vector) nor 2 (a matrix)");
       }
       const int64_t n = self->numel() + (k < 0 ? -k : k);
       shape = {n, n};
@@ -709,11 +705,11 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kDiagPart: {
       const int64_t half = rank / 2;
       if (rank == 0 || rank % 2 != 0) {
-        return Invalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not an even number above 0");
+        return RejectInvalid(call, family, F::Role::kSelf, "rank " + std::to_string(rank) + " is not an even number above 0");
       }
       for (int64_t d = 0; d < half; ++d) {
         if (self->view[d] != self->view[d + half]) {
-          return Invalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + ": dimension " + std::to_string(d) +
+          return RejectInvalid(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + ": dimension " + std::to_string(d) +
                                                            " differs from dimension " + std::to_string(d + half));
         }
       }

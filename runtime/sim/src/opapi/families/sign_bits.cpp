@@ -56,9 +56,7 @@ aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* self = RoleTensor(call, family, F::Role::kSelf);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!self || !out) return Decline(call, work, "without self or out");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   const bool pack = op == F::Op::kPack;
   const bool floating = self->dtype == ACL_FLOAT || self->dtype == ACL_FLOAT16;
   if (pack ? !floating || out->dtype != ACL_UINT8 : self->dtype != ACL_UINT8 || !(out->dtype == ACL_FLOAT || out->dtype == ACL_FLOAT16)) {

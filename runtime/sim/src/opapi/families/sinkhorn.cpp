@@ -79,11 +79,10 @@ aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!cost || !out) return Decline(call, work, "without cost or p");
   if (cost->dtype != ACL_FLOAT && cost->dtype != ACL_FLOAT16 && cost->dtype != ACL_BF16) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(cost->dtype));
+    return DeclineDtype(call, work, cost->dtype);
   }
   if (cost->view.size() != 2) {
-    return RejectParam(call, family, F::Role::kCost, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(cost->view) + " is not a matrix [R, C]");
+    return RejectInvalid(call, family, F::Role::kCost, "shape " + DimsText(cost->view) + " is not a matrix [R, C]");
   }
   std::unique_ptr<SinkhornWork> made(new SinkhornWork(call.spec.name));
   made->rows = cost->view[0];

@@ -387,17 +387,17 @@ aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork
   const int64_t dim = RoleInt(call, family, F::Role::kDim, -1);
   int64_t wrapped;
   if (!WrapDim(dim, rank, &wrapped)) {
-    return RejectParam(call, family, F::Role::kDim, ACLNN_ERR_PARAM_INVALID,
-                       "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                           std::to_string(rank));
+    return RejectInvalid(call, family, F::Role::kDim,
+                         "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
+                             std::to_string(rank));
   }
   if (out->view != self->view) {
-    return RejectParam(call, family, F::Role::kOut, ACLNN_ERR_PARAM_INVALID,
-                       "shape " + DimsText(out->view) + " is not the input's shape " + DimsText(self->view));
+    return RejectInvalid(call, family, F::Role::kOut,
+                         "shape " + DimsText(out->view) + " is not the input's shape " + DimsText(self->view));
   }
   ComputeType type;
   if (!FamilyComputeType(self->dtype, false, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(self->dtype));
+    return DeclineDtype(call, work, self->dtype);
   }
   SoftmaxWork* made = new SoftmaxWork(call.spec.name, family.op);
   std::unique_ptr<SoftmaxWork> owned(made);

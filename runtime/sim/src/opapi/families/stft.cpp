@@ -89,12 +89,10 @@ aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** 
   const TensorDesc* window = RoleTensor(call, family, F::Role::kWindow);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!self || !out) return Decline(call, work, "without self or out");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   for (const TensorDesc* t : {self, window, out}) {
     if (t && t->dtype != ACL_FLOAT && t->dtype != ACL_DOUBLE && !IsComplexDType(t->dtype)) {
-      return Decline(call, work, std::string("for dtype ") + DTypeName(t->dtype));
+      return DeclineDtype(call, work, t->dtype);
     }
   }
   const Dims& shape = self->view;

@@ -271,7 +271,7 @@ aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, Execut
   const aclDataType dtype = t[lead]->dtype;
   if (!(dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16 || dtype == ACL_DOUBLE) ||
       !FamilyComputeType(dtype, false, &type)) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(dtype));
+    return DeclineDtype(call, work, dtype);
   }
   SyncBatchNormWork* made = new SyncBatchNormWork(call.spec.name, op);
   std::unique_ptr<SyncBatchNormWork> owned(made);
@@ -280,7 +280,7 @@ aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, Execut
   made->momentum = RoleNumber(call, family, F::Role::kMomentum, -1, 0.1);
 
   auto reject = [&](int slot, const std::string& message) {
-    return RejectParam(call, family, kSlotRoles[slot], ACLNN_ERR_PARAM_INVALID, message);
+    return RejectInvalid(call, family, kSlotRoles[slot], message);
   };
   if (op == F::Op::kGatherStats) {
     if (t[kSum]->view.size() != 2) return reject(kSum, "must be [world, C], got shape " + DimsText(t[kSum]->view));

@@ -88,14 +88,9 @@ aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWor
   const TensorDesc* logits = RoleTensor(call, family, F::Role::kLogits);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!logits || !out) return Decline(call, work, "without logits or out");
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   if (logits->view.size() != 2) return reject(F::Role::kLogits, "shape " + DimsText(logits->view) + " is not [B, V]");
-  ComputeType type;
-  if (!FamilyComputeType(logits->dtype, false, &type) || type != ComputeType::kFloat32) {
-    return Decline(call, work, std::string("for dtype ") + DTypeName(logits->dtype));
-  }
+  if (!ComputesInFloat32(logits->dtype)) return DeclineDtype(call, work, logits->dtype);
   std::unique_ptr<TopKTopPWork> made(new TopKTopPWork(call.spec.name));
   made->rows = logits->view[0];
   made->vocab = logits->view[1];

@@ -230,9 +230,7 @@ class VocabWork final : public FamilyWork {
 
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
-  auto reject = [&](int role, const std::string& message) {
-    return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
-  };
+  const ParamRejecter reject(call, family);
   std::unique_ptr<VocabWork> made(new VocabWork(call.spec.name));
   made->op = family.op;
   if (RoleParam(call, family, F::Role::kLabelSmoothing) &&
