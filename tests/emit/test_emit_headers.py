@@ -64,7 +64,10 @@ def test_the_aclop_bridge_checks_the_apis_the_build_declares_and_skips_the_other
         src.write_text('#include "op_compiler/prototype_check.h"\n'
                        "namespace aclsim::aclop {\n"
                        "using Right = aclnnStatus (*)(const aclTensor*, aclTensor*, uint64_t*, aclOpExecutor**);\n"
-                       "using Wrong = aclnnStatus (*)(aclTensor*, aclTensor*, uint64_t*, aclOpExecutor**);\n"
+                       "using Wrong = aclnnStatus (*)(const aclTensor*, int64_t, uint64_t*, aclOpExecutor**);\n"
+                       # The same call: a page of the corpus writes an output `const aclTensor*` where another
+                       # writes `aclTensor*` (aclnnSoftMarginLoss).
+                       "using ConstOutput = aclnnStatus (*)(const aclTensor*, const aclTensor*, uint64_t*, aclOpExecutor**);\n"
                        "}\n"
                        f"ACLOP_SAME(aclnnLeakyReluBackward, {declared_type});\n"
                        "ACLOP_SAME(aclnnOnNoPage, Wrong);\n")
@@ -74,6 +77,7 @@ def test_the_aclop_bridge_checks_the_apis_the_build_declares_and_skips_the_other
                               capture_output=True, text=True)
 
     assert compile_checks("Right").returncode == 0
+    assert compile_checks("ConstOutput").returncode == 0
     wrong = compile_checks("Wrong")
     assert wrong.returncode != 0 and "static assertion failed: aclnnLeakyReluBackward" in wrong.stderr
     assert "aclnnOnNoPage" not in wrong.stderr

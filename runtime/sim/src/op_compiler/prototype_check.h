@@ -14,6 +14,20 @@
 
 #include "aclnn_sim/declared_apis.h"
 
+namespace aclsim::aclop {
+
+// A prototype as the ABI sees it: a pointer to const T passes as a pointer to T. Pages of the same API
+// disagree on an output's const (aclnnSoftMarginLoss's `out` is `const aclTensor*` on one page of the
+// corpus, `aclTensor*` on another); the call is the same, and the check is of the call.
+template <class T> struct AbiParam { using type = T; };
+template <class T> struct AbiParam<const T*> { using type = T*; };
+template <class F> struct AbiPrototype;
+template <class R, class... Args> struct AbiPrototype<R (*)(Args...)> {
+  using type = R (*)(typename AbiParam<Args>::type...);
+};
+
+}  // namespace aclsim::aclop
+
 #define ACLOP_SAME(api, Type) ACLOP_SAME_WHEN(ACLNN_DECLARES_##api, api, Type)
 
 // A macro cannot hold an #ifdef, so whether ACLNN_DECLARES_<api> is 1 is read by expansion (the
@@ -26,8 +40,10 @@
 #define ACLOP_SECOND(first, second, ...) second
 #define ACLOP_SAME_IF(bit, api, Type) ACLOP_SAME_IF_BIT(bit, api, Type)
 #define ACLOP_SAME_IF_BIT(bit, api, Type) ACLOP_SAME_##bit(api, Type)
-#define ACLOP_SAME_1(api, Type) \
-  static_assert(std::is_same_v<decltype(&api##GetWorkspaceSize), aclsim::aclop::Type>, #api)
+#define ACLOP_SAME_1(api, Type)                                                                   \
+  static_assert(std::is_same_v<aclsim::aclop::AbiPrototype<decltype(&api##GetWorkspaceSize)>::type, \
+                               aclsim::aclop::AbiPrototype<aclsim::aclop::Type>::type>,                \
+                #api)
 #define ACLOP_SAME_0(api, Type) static_assert(true, #api " is not declared by the build's pages")
 
 #endif  // ACLNN_SIM_OP_COMPILER_PROTOTYPE_CHECK_H_
