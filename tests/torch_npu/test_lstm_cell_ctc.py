@@ -1,8 +1,9 @@
 """aten's fused LSTM cell step (_thnn_fused_lstm_cell, op-plugin's route to aclnnThnnFusedLstmCell,
 whose autograd backward is aclnnThnnFusedLstmCellBackward: the lstm_cell family) and F.ctc_loss
 (aclnnCtcLoss and aclnnCtcLossBackward: the ctc family) on device="npu" equal CPU PyTorch, forward
-and every gradient. torch.lstm_cell itself takes op-plugin's acl_op route (DynamicRNNV2), which the
-simulator does not model: the test calls the fused step the way aten's CUDA lstm_cell does."""
+and every gradient. torch.lstm_cell itself (nn.LSTMCell) takes op-plugin's acl_op route, DynamicRNNV2 and
+DynamicRNNV2Grad, which the aclop bridge runs through the rnn family's aclnnLSTM and aclnnLstmBackward
+(runtime/sim/src/op_compiler/rnn.cpp)."""
 
 
 def test_fused_lstm_cell_step_and_its_gradients_equal_the_cpu(run_npu):
@@ -31,6 +32,29 @@ def test_fused_lstm_cell_step_and_its_gradients_equal_the_cpu(run_npu):
                 count = 5 if with_bias else 3
                 for k, (n, c) in enumerate(zip(npu[:count], cpu[:count])):
                     assert torch.allclose(n.grad.cpu(), c.grad, atol=1e-5), (with_bias, weights, k)
+    """)
+
+
+def test_lstm_cell_and_its_gradients_equal_the_cpu(run_npu):
+    run_npu("""
+        B, I, H = 3, 5, 4
+        for bias in (True, False):
+            cell = torch.nn.LSTMCell(I, H, bias=bias)
+            x, h, c = (torch.randn(B, n, requires_grad=True) for n in (I, H, H))
+            hy, cy = cell(x, (h, c))
+            (1.5 * hy.sum() + cy.sum()).backward()
+            npu_cell = torch.nn.LSTMCell(I, H, bias=bias)
+            npu_cell.load_state_dict(cell.state_dict())
+            npu_cell = npu_cell.npu()
+            xn, hn, cn = (t.detach().npu().requires_grad_() for t in (x, h, c))
+            hy2, cy2 = npu_cell(xn, (hn, cn))
+            assert torch.allclose(hy2.cpu(), hy, atol=1e-5) and torch.allclose(cy2.cpu(), cy, atol=1e-5), bias
+            (1.5 * hy2.sum() + cy2.sum()).backward()
+            want = [x.grad, h.grad, c.grad, *(p.grad for p in cell.parameters())]
+            got = [xn.grad, hn.grad, cn.grad, *(p.grad for p in npu_cell.parameters())]
+            assert len(got) == (7 if bias else 5)
+            for k, (g, w) in enumerate(zip(got, want)):
+                assert torch.allclose(g.cpu(), w, atol=1e-5), (bias, k)
     """)
 
 

@@ -1,4 +1,4 @@
-// The recurrent aclop operators: DynamicRNN, DynamicRNNGrad, DynamicGRUV2 and DynamicGRUV2Grad, what
+// The recurrent aclop operators: DynamicRNN, DynamicRNNV2, DynamicRNNGrad, DynamicGRUV2 and DynamicGRUV2Grad, what
 // op-plugin's acl_op::lstm and acl_op::gru send where its aclnnLSTM and aclnnGRU path does not take the
 // module (an LSTM of several layers, both directions or no biases; a bfloat16 or mixed-dtype LSTM or
 // GRU). Each call is one layer in one direction, its weights laid out as the prototypes give them
@@ -6,6 +6,8 @@
 //   DynamicRNN     x [T, B, in], w [in + H, 4H] (W_ih^T over W_hh^T), b [4H] (b_ih + b_hh), init_h and
 //                  init_c [1, B, H] -> y, output_h, output_c, i, j, f, o, tanhc, every one [T, B, H]
 //                  (output_h and output_c each step's state), gate order "ifjo" (aten's i, f, g, o).
+//   DynamicRNNV2   (torch.lstm_cell's route, one step) x, weight_input [in, 4H], weight_hidden [H, 4H], an
+//                  optional b [4H], init_h and init_c -> the same eight outputs; gate order "ifco".
 //   DynamicRNNGrad the same operands with the forward's outputs and dy [T, B, H], dh and dc (the last
 //                  state's gradients) -> dw, db, dx, dh_prev, dc_prev.
 //   DynamicGRUV2   x, weight_input [in, 3H], weight_hidden [H, 3H], bias_input and bias_hidden [3H],
@@ -149,8 +151,11 @@ class Cell {
   std::vector<Pending> pending_;
 };
 
-// The attributes every one of the four reads: what is refused, and the direction (true: reverse).
-aclError ReadAttributes(const OpCall& call, bool lstm, bool* reverse) {
+// The attributes every one of them reads: what is refused, and the direction (true: reverse).
+// `aten_order`: how the operator's gate_order names aten's gate layout (an LSTM's i, f, g, o:
+// DynamicRNN's "ifjo", DynamicRNNV2's "ifco"; a GRU's r, z, n: "rzh").
+aclError ReadAttributes(const OpCall& call, const std::string& aten_order, bool* reverse) {
+  const bool lstm = aten_order.size() == 4;
   auto refuse = [&](const std::string& what) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, what + " is not modelled");
   };
@@ -158,9 +163,7 @@ aclError ReadAttributes(const OpCall& call, bool lstm, bool* reverse) {
   if (aclError s = call.Choice("direction", "UNIDIRECTIONAL", {"UNIDIRECTIONAL", "REDIRECTIONAL"}, &direction)) return s;
   *reverse = direction == 1;
   const std::string order = call.String("gate_order", lstm ? "ijfo" : "zrh");
-  if (order != (lstm ? "ifjo" : "rzh")) {
-    return refuse("attribute gate_order = \"" + order + "\" (aten's order, \"" + (lstm ? "ifjo" : "rzh") + "\", is)");
-  }
+  if (order != aten_order) return refuse("attribute gate_order = \"" + order + "\" (aten's order, \"" + aten_order + "\", is)");
   if (call.String("cell_type", "LSTM") != "LSTM") return refuse("attribute cell_type = \"" + call.String("cell_type", "") + "\"");
   if (call.Has("activation") && call.String("activation", "") != "tanh") {
     return refuse("attribute activation = \"" + call.String("activation", "") + "\"");
@@ -260,24 +263,12 @@ aclTensor* InitialState(Cell& cell, const OpCall& call, size_t input, const char
   return cell.In(input, what, false, state);
 }
 
-aclError DynamicRnn(const OpCall& call) {
-  if (aclError s = call.Arity(3, 10, 8)) return s;
-  bool reverse = false;
-  if (aclError s = ReadAttributes(call, true, &reverse)) return s;
-  // seq_length 3, init_h 4, init_c 5, wci 6, wcf 7, wco 8, mask 9.
-  if (aclError s = RefuseGiven(call, {{3, "seq_length (variable-length sequences)"}, {6, "wci (peephole)"},
-                                      {7, "wcf (peephole)"}, {8, "wco (peephole)"}, {9, "mask"}})) {
-    return s;
-  }
-  if (aclError s = FloatingOperands(call, 6)) return s;
-  Sizes sz;
-  if (aclError s = ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), &sz)) return s;
-  if (aclError s = LstmWeightsShapes(call, sz)) return s;
-  Cell cell(call, reverse);
+// One LSTM layer in one direction through aclnnLSTM, its params [W_ih, W_hh, b_ih, b_hh] made; the
+// initial state at inputs `init_h` and `init_c`; outputs y, output_h, output_c, i, j, f, o, tanhc.
+aclError RunLstm(const OpCall& call, Cell& cell, const Sizes& sz, aclTensorList* params, size_t init_h, size_t init_c) {
   aclTensor* x = cell.In(kX, "x", true);
-  aclTensorList* params = LstmParams(cell, sz);
-  aclTensor* h0 = InitialState(cell, call, 4, "init_h", sz);
-  aclTensor* c0 = InitialState(cell, call, 5, "init_c", sz);
+  aclTensor* h0 = InitialState(cell, call, init_h, "init_h", sz);
+  aclTensor* c0 = InitialState(cell, call, init_c, "init_c", sz);
   if (!h0 || !c0) return cell.status() ? cell.status() : ACL_ERROR_OP_INPUT_NOT_MATCH;
   aclTensorList* hx = cell.List({h0, c0});
   const char* names[] = {"y", "output_h", "output_c", "i", "j", "f", "o", "tanhc"};
@@ -294,10 +285,119 @@ aclError DynamicRnn(const OpCall& call) {
   aclTensorList* h = one(outs[1]);
   aclTensorList* c = one(outs[2]);
   aclTensorList* tanhc = one(outs[7]);
-  if (cell.status()) return cell.status();
+  if (!params || cell.status()) return cell.status();
   if (aclError s = Aclnn<LstmApi>(call, "aclnnLSTM", x, params, hx, nullptr, true, int64_t{1}, 0.0,
                                   call.Bool("is_training", true), false, false, outs[0], hy, cy, i, j, f, o, h, c,
                                   tanhc)) {
+    return s;
+  }
+  return cell.Finish();
+}
+
+aclError DynamicRnn(const OpCall& call) {
+  if (aclError s = call.Arity(3, 10, 8)) return s;
+  bool reverse = false;
+  if (aclError s = ReadAttributes(call, "ifjo", &reverse)) return s;
+  // seq_length 3, init_h 4, init_c 5, wci 6, wcf 7, wco 8, mask 9.
+  if (aclError s = RefuseGiven(call, {{3, "seq_length (variable-length sequences)"}, {6, "wci (peephole)"},
+                                      {7, "wcf (peephole)"}, {8, "wco (peephole)"}, {9, "mask"}})) {
+    return s;
+  }
+  if (aclError s = FloatingOperands(call, 6)) return s;
+  Sizes sz;
+  if (aclError s = ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), &sz)) return s;
+  if (aclError s = LstmWeightsShapes(call, sz)) return s;
+  Cell cell(call, reverse);
+  return RunLstm(call, cell, sz, LstmParams(cell, sz), 4, 5);
+}
+
+// DynamicRNNV2 (torch.lstm_cell's route): DynamicRNN with the weights apart, weight_input [in, 4H]
+// and weight_hidden [H, 4H], and an optional b [4H]; inputs x 0, weight_input 1, weight_hidden 2, b 3,
+// seq_length 4, init_h 5, init_c 6, wci 7, wcf 8, wco 9, mask 10.
+aclError DynamicRnnV2(const OpCall& call) {
+  if (aclError s = call.Arity(3, 11, 8)) return s;
+  bool reverse = false;
+  if (aclError s = ReadAttributes(call, "ifco", &reverse)) return s;
+  if (aclError s = RefuseGiven(call, {{4, "seq_length (variable-length sequences)"}, {7, "wci (peephole)"},
+                                      {8, "wcf (peephole)"}, {9, "wco (peephole)"}, {10, "mask"}})) {
+    return s;
+  }
+  if (aclError s = FloatingOperands(call, 7)) return s;
+  Sizes sz;
+  if (aclError s = ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), &sz)) return s;
+  const int64_t width = 4 * sz.hidden;
+  if (aclError e = ExpectShape(call, 1, "weight_input", {sz.input, width})) return e;
+  if (aclError e = ExpectShape(call, 2, "weight_hidden", {sz.hidden, width})) return e;
+  if (!Absent(call, 3)) {
+    if (aclError e = ExpectShape(call, 3, "b", {width})) return e;
+  }
+  Cell cell(call, reverse);
+  aclTensor* w_ih = cell.In(1, "weight_input", {width, sz.input}, {1, width}, 0);
+  aclTensor* w_hh = cell.In(2, "weight_hidden", {width, sz.hidden}, {1, width}, 0);
+  aclTensor* b = Absent(call, 3) ? cell.Zeros({width}) : cell.In(3, "b");
+  aclTensor* zeros = cell.Zeros({width});
+  aclTensorList* params = cell.status() ? nullptr : cell.List({w_ih, w_hh, b, zeros});
+  return RunLstm(call, cell, sz, params, 5, 6);
+}
+
+// The inputs of an LSTM gradient the kernel reads, by index (DynamicRNNGrad's and DynamicRNNV2Grad's
+// differ), and its outputs after the weights' gradients: db, dx, dh_prev, dc_prev.
+struct LstmGradOperands {
+  size_t init_h, init_c, h, c, dy, dh, dc, i, j, f, o, tanhct;
+  size_t db, dx, dh_prev, dc_prev;
+};
+
+// One LSTM layer's gradient in one direction through aclnnLstmBackward: `params` the forward's
+// [W_ih, W_hh, b_ih, b_hh], `dw_ih` and `dw_hh` where the weights' gradients go (views of outputs).
+aclError RunLstmGrad(const OpCall& call, Cell& cell, const Sizes& sz, aclTensorList* params, aclTensor* dw_ih,
+                     aclTensor* dw_hh, const LstmGradOperands& at) {
+  const std::vector<int64_t> state = {1, sz.batch, sz.hidden};
+  const std::vector<int64_t> sequence = {sz.steps, sz.batch, sz.hidden};
+  aclTensor* x = cell.In(kX, "x", true, {sz.steps, sz.batch, sz.input});
+  aclTensor* h0 = InitialState(cell, call, at.init_h, "init_h", sz);
+  aclTensor* c0 = InitialState(cell, call, at.init_c, "init_c", sz);
+  aclTensor* dh = InitialState(cell, call, at.dh, "dh", sz);
+  aclTensor* dc = InitialState(cell, call, at.dc, "dc", sz);
+  if (!h0 || !c0 || !dh || !dc) return cell.status() ? cell.status() : ACL_ERROR_OP_INPUT_NOT_MATCH;
+  aclTensorList* hx = cell.List({h0, c0});
+  // The forward's saved per-step tensors, [T, B, H] (DynamicRNNV2Grad's h and c come as [B, H]).
+  for (size_t input : {at.h, at.c, at.dy, at.i, at.j, at.f, at.o, at.tanhct}) {
+    if (Elements(call.inputs[input].desc->dims) != Elements(sequence)) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "input " + std::to_string(input) + " " +
+                                                         ListText(call.inputs[input].desc->dims) + " is not [T, B, H] = " +
+                                                         ListText(sequence));
+    }
+  }
+  auto saved = [&](size_t input, const char* what) { return cell.List({cell.In(input, what, true, sequence)}); };
+  aclTensorList* h = saved(at.h, "h");
+  aclTensorList* c = saved(at.c, "c");
+  aclTensor* dy = cell.In(at.dy, "dy", true, sequence);
+  aclTensorList* i = saved(at.i, "i");
+  aclTensorList* j = saved(at.j, "j");
+  aclTensorList* f = saved(at.f, "f");
+  aclTensorList* o = saved(at.o, "o");
+  aclTensorList* tanhc = saved(at.tanhct, "tanhct");
+  // db the gates' sum (aten's two biases' gradient); dx, dh_prev and dc_prev as the outputs' shapes give them.
+  aclTensor* db = cell.Out(at.db, "db");
+  aclTensor* db_hh = cell.objects().Scratch(ACL_FLOAT, {4 * sz.hidden});
+  const std::vector<int64_t> x_shape = {sz.steps, sz.batch, sz.input};
+  if (Elements(call.outputs[at.dx].desc->dims) != Elements(x_shape)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output dx " + ListText(call.outputs[at.dx].desc->dims) + " is not x's");
+  }
+  aclTensor* dx = cell.Out(at.dx, "dx", true, x_shape);
+  for (size_t k : {at.dh_prev, at.dc_prev}) {
+    if (Elements(call.outputs[k].desc->dims) != sz.batch * sz.hidden) {
+      return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output " + std::to_string(k) + " " +
+                                                          ListText(call.outputs[k].desc->dims) + " is not [1, B, H]");
+    }
+  }
+  aclTensor* dh_prev = cell.Out(at.dh_prev, "dh_prev", false, state);
+  aclTensor* dc_prev = cell.Out(at.dc_prev, "dc_prev", false, state);
+  aclTensorList* dparams = cell.List({dw_ih, dw_hh, db, db_hh});
+  if (!params || cell.status()) return cell.status();
+  if (aclError s = Aclnn<LstmBackwardApi>(call, "aclnnLstmBackward", x, hx, params, dy, dh, dc, i, j, f, o, h, c, tanhc,
+                                          nullptr, true, int64_t{1}, 0.0, true, false, false, nullptr, dx, dh_prev,
+                                          dc_prev, dparams)) {
     return s;
   }
   return cell.Finish();
@@ -307,7 +407,7 @@ aclError DynamicRnnGrad(const OpCall& call) {
   // x, w, b, y, init_h, init_c, h, c, dy, dh, dc, i, j, f, o, tanhct, seq_length, mask, wci, wcf, wco
   if (aclError s = call.Arity(16, 21, 5)) return s;
   bool reverse = false;
-  if (aclError s = ReadAttributes(call, true, &reverse)) return s;
+  if (aclError s = ReadAttributes(call, "ifjo", &reverse)) return s;
   if (aclError s = RefuseGiven(call, {{16, "seq_length (variable-length sequences)"}, {17, "mask"}, {18, "wci (peephole)"},
                                       {19, "wcf (peephole)"}, {20, "wco (peephole)"}})) {
     return s;
@@ -318,48 +418,52 @@ aclError DynamicRnnGrad(const OpCall& call) {
   if (aclError s = ReadSizes(call, HiddenOf(call.inputs[3].desc->dims), &sz)) return s;
   if (aclError s = LstmWeightsShapes(call, sz)) return s;
   Cell cell(call, reverse);
-  aclTensor* x = cell.In(kX, "x", true);
   aclTensorList* params = LstmParams(cell, sz);
-  aclTensor* h0 = InitialState(cell, call, 4, "init_h", sz);
-  aclTensor* c0 = InitialState(cell, call, 5, "init_c", sz);
-  aclTensor* dh = InitialState(cell, call, 9, "dh", sz);
-  aclTensor* dc = InitialState(cell, call, 10, "dc", sz);
-  if (!h0 || !c0 || !dh || !dc) return cell.status() ? cell.status() : ACL_ERROR_OP_INPUT_NOT_MATCH;
-  aclTensorList* hx = cell.List({h0, c0});
-  auto saved = [&](size_t input, const char* what) { return cell.List({cell.In(input, what, true)}); };
-  aclTensorList* h = saved(6, "h");
-  aclTensorList* c = saved(7, "c");
-  aclTensor* dy = cell.In(8, "dy", true);
-  aclTensorList* i = saved(11, "i");
-  aclTensorList* j = saved(12, "j");
-  aclTensorList* f = saved(13, "f");
-  aclTensorList* o = saved(14, "o");
-  aclTensorList* tanhc = saved(15, "tanhct");
-  // dw [in + H, 4H] receives dW_ih^T and dW_hh^T; db the gates' sum (aten's two biases' gradient);
-  // dh_prev and dc_prev as the outputs' shapes give them.
+  // dw [in + H, 4H] receives dW_ih^T and dW_hh^T.
   const int64_t width = 4 * sz.hidden;
   aclTensor* dw_ih = cell.Out(0, "dw", {width, sz.input}, {1, width}, 0);
   aclTensor* dw_hh = cell.Out(0, "dw", {width, sz.hidden}, {1, width}, sz.input * width);
-  aclTensor* db = cell.Out(1, "db");
-  aclTensor* db_hh = cell.objects().Scratch(ACL_FLOAT, {width});
-  aclTensor* dx = cell.Out(2, "dx", true);
-  const std::vector<int64_t> state = {1, sz.batch, sz.hidden};
-  for (size_t k = 3; k < 5; ++k) {
-    if (Elements(call.outputs[k].desc->dims) != sz.batch * sz.hidden) {
-      return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output " + std::to_string(k) + " " +
-                                                          ListText(call.outputs[k].desc->dims) + " is not [1, B, H]");
-    }
+  return RunLstmGrad(call, cell, sz, params, dw_ih, dw_hh, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1, 2, 3, 4});
+}
+
+// DynamicRNNV2Grad (torch.lstm_cell's backward, one step): x [B, in], w_x [in, 4H], w_h [H, 4H], y, init_h,
+// init_c, h, c, dy, dh, dc, i, j, f, o, tanhct, seq_length 16, wci 17, wcf 18, wco 19, mask 20 ->
+// dw_x, dw_h, db, dx [B, in], dh_prev, dc_prev. Its gate_order names aten's layout "ifjo", as
+// DynamicRNNGrad's does (the forward's was "ifco").
+aclError DynamicRnnV2Grad(const OpCall& call) {
+  if (aclError s = call.Arity(16, 21, 6)) return s;
+  bool reverse = false;
+  if (aclError s = ReadAttributes(call, "ifjo", &reverse)) return s;
+  if (call.String("recurrent_activation", "sigmoid") != "sigmoid") {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute recurrent_activation = \"" +
+                                                      call.String("recurrent_activation", "") + "\" is not modelled");
   }
-  aclTensor* dh_prev = cell.Out(3, "dh_prev", false, state);
-  aclTensor* dc_prev = cell.Out(4, "dc_prev", false, state);
-  aclTensorList* dparams = cell.List({dw_ih, dw_hh, db, db_hh});
-  if (cell.status()) return cell.status();
-  if (aclError s = Aclnn<LstmBackwardApi>(call, "aclnnLstmBackward", x, hx, params, dy, dh, dc, i, j, f, o, h, c, tanhc,
-                                          nullptr, true, int64_t{1}, 0.0, true, false, false, nullptr, dx, dh_prev,
-                                          dc_prev, dparams)) {
+  if (call.Bool("stateful", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute stateful = true is not modelled");
+  if (aclError s = RefuseGiven(call, {{16, "seq_length (variable-length sequences)"}, {17, "wci (peephole)"},
+                                      {18, "wcf (peephole)"}, {19, "wco (peephole)"}, {20, "mask"}})) {
     return s;
   }
-  return cell.Finish();
+  if (aclError s = FloatingOperands(call, 16)) return s;
+  const std::vector<int64_t>& x = call.inputs[kX].desc->dims;
+  const int64_t hidden = HiddenOf(call.inputs[3].desc->dims);
+  if (x.size() != 2 || hidden < 0) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x) + " and y " + ListText(call.inputs[3].desc->dims) +
+                                                       " are not [B, input_size] and [1, B, H]");
+  }
+  const Sizes sz = {1, x[0], x[1], hidden};
+  const int64_t width = 4 * sz.hidden;
+  if (aclError e = ExpectShape(call, 1, "w_x", {sz.input, width})) return e;
+  if (aclError e = ExpectShape(call, 2, "w_h", {sz.hidden, width})) return e;
+  Cell cell(call, reverse);
+  aclTensor* w_ih = cell.In(1, "w_x", {width, sz.input}, {1, width}, 0);
+  aclTensor* w_hh = cell.In(2, "w_h", {width, sz.hidden}, {1, width}, 0);
+  // The biases do not enter the gradients (the backward reads the forward's saved gates).
+  aclTensor* b_ih = cell.Zeros({width});
+  aclTensor* b_hh = cell.Zeros({width});  // a list holds a tensor once
+  aclTensorList* params = cell.status() ? nullptr : cell.List({w_ih, w_hh, b_ih, b_hh});
+  aclTensor* dw_ih = cell.Out(0, "dw_x", {width, sz.input}, {1, width}, 0);
+  aclTensor* dw_hh = cell.Out(1, "dw_h", {width, sz.hidden}, {1, width}, 0);
+  return RunLstmGrad(call, cell, sz, params, dw_ih, dw_hh, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 2, 3, 4, 5});
 }
 
 // --- GRU --------------------------------------------------------------------------------------------
@@ -395,7 +499,7 @@ aclError DynamicGruV2(const OpCall& call) {
   // x, weight_input, weight_hidden, bias_input, bias_hidden, seq_length, init_h
   if (aclError s = call.Arity(3, 7, 6)) return s;
   bool reverse = false;
-  if (aclError s = ReadAttributes(call, false, &reverse)) return s;
+  if (aclError s = ReadAttributes(call, "rzh", &reverse)) return s;
   if (aclError s = RefuseGiven(call, {{5, "seq_length (variable-length sequences)"}})) return s;
   if (aclError s = FloatingOperands(call, 7)) return s;
   Sizes sz;
@@ -430,7 +534,7 @@ aclError DynamicGruV2Grad(const OpCall& call) {
   // x, weight_input, weight_hidden, y, init_h, h, dy, dh, update, reset, new, hidden_new, seq_length, mask
   if (aclError s = call.Arity(12, 14, 6)) return s;
   bool reverse = false;
-  if (aclError s = ReadAttributes(call, false, &reverse)) return s;
+  if (aclError s = ReadAttributes(call, "rzh", &reverse)) return s;
   if (aclError s = RefuseGiven(call, {{12, "seq_length (variable-length sequences)"}, {13, "mask"}})) return s;
   if (aclError s = FloatingOperands(call, 12)) return s;
   Sizes sz;
@@ -480,11 +584,22 @@ const std::vector<OpEntry>& RnnEntries() {
         {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
         {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
        DynamicRnn},
+      {"DynamicRNNV2",
+       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+        {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
+       DynamicRnnV2},
       {"DynamicRNNGrad",
        {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
         {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
         {"forget_bias", K::kFloat}, {"gate_order", K::kString}},
        DynamicRnnGrad},
+      {"DynamicRNNV2Grad",
+       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+        {"activation", K::kString}, {"recurrent_activation", K::kString}, {"gate_order", K::kString},
+        {"stateful", K::kBool}, {"merge_mode", K::kString}},
+       DynamicRnnV2Grad},
       {"DynamicGRUV2",
        {{"direction", K::kString}, {"cell_depth", K::kInt}, {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat},
         {"num_proj", K::kInt}, {"time_major", K::kBool}, {"activation", K::kString}, {"gate_order", K::kString},
