@@ -44,7 +44,8 @@ from gen import abi, jsontext
 # 大于等于32 Bytes"). 17: DimBytes.axis None, the whole tensor's length in bytes ("gamma的长度必须大于等于32 Bytes").
 # 18: Extent.ELEMENT and Bound.divisor ("小于等于kernelSize/2", element by element), ShapeForm.ABSENT (an
 # output the caller passes as a null pointer under a condition: "如果isSymmetrical是true，offsetOut需要传nullptr").
-SCHEMA_VERSION = 18
+# 19: ErrorCategory.OUTPUT_SIZE (an output the op's own arithmetic sizes below 1: "通过公式推导出的out的shape的某个轴为0").
+SCHEMA_VERSION = 19
 
 
 class PageKind(str, enum.Enum):
@@ -380,6 +381,9 @@ class ErrorCategory(str, enum.Enum):
     FORMAT = "format"
     VALUE = "value"  # a value constraint stated in prose
     UNSUPPORTED_PRODUCT = "unsupported_product"
+    # A dimension of an output that the op's own arithmetic sizes (a pool's window over its input) is
+    # below 1: "通过公式推导出的out的shape的某个轴为0".
+    OUTPUT_SIZE = "output_size"
 
 
 class Level(str, enum.Enum):

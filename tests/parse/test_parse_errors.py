@@ -92,6 +92,11 @@ def test_a_groups_spanning_cells_alone_are_its_leading_columns():
     ("dim的取值超出范围。", C.VALUE),
     ("selfIsResult为true时，negativeSlope是负数。", C.VALUE),
     ("当前产品不支持该接口。", C.UNSUPPORTED_PRODUCT),
+    # A pool's output sized by its own formula (the MaxPool pages' rows), not a mismatch with out.
+    ("通过公式推导出的out的shape的某个轴为0。", C.OUTPUT_SIZE),
+    ("通过公式推导的输出shape中存在某个轴为0。", C.OUTPUT_SIZE),
+    ("通过公式推导出的输出out的shape的某个轴小于0。", C.OUTPUT_SIZE),
+    ("通过公式推导出的输出out的shape与实际out的shape不一致。", C.SHAPE_MISMATCH),
     ("The data types of self and out are not supported.", C.UNSUPPORTED_DTYPE),
     ("The dimensions of self exceed 8.", C.RANK),
     ("The data type of self, index, value, or out is not supported.", C.UNSUPPORTED_DTYPE),
