@@ -128,9 +128,9 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line, errors)
     diags.extend(error_diags)
     for error in errors:
-        for word, param in prose.near_names(error.condition, names):
+        for word, meant in prose.near_names(error.condition, names):
             diags.append(Diagnostic(Level.WARNING, error.line, "near-name",
-                                    f"{pair.api}: the error row's {word!r} is read as the parameter {param} "
+                                    f"{pair.api}: the error row's {word!r} is read as the parameter {meant} "
                                     f"(the page's name differs by a plural or a suffix)"))
     params = list(with_error_table_relations(params, errors))
     params = dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)

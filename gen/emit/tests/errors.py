@@ -291,7 +291,8 @@ class ErrorPlanner:
         source, kernel = roles.get("self"), roles.get("kernel")
         shape = base.shapes.get(source) if source else None
         window = base.values.get(kernel) if kernel else None
-        if self.family is None or self.family.name != "pool" or not spatial or shape is None or not isinstance(window, (tuple, list)) or not window:
+        if self.family is None or self.family.name != "pool" or not spatial or kernel is None or shape is None or \
+                not isinstance(window, (tuple, list)) or not window:
             return [], "it is not a sliding window of the pool family whose base call gives the input and the kernel"
         if len(shape) < int(spatial):
             return [], "the base call's input has fewer dimensions than the window pools"
@@ -301,13 +302,14 @@ class ErrorPlanner:
         negative = bool(re.search(r"小于\s*0|less\s+than\s+0|negative", row.condition, re.I))
         if negative:
             stride = roles.get("stride")
-            if stride not in base.values:
+            if stride is None or stride not in base.values:
                 return [], "a negative output size needs a stride of 1, and the call has no stride argument"
             values[stride] = (1,) * len(window)
-        if roles.get("dilation") in base.values:
-            values[roles["dilation"]] = (1,) * len(base.values[roles["dilation"]] or (1,))
-        if roles.get("ceil_mode") in base.values:
-            values[roles["ceil_mode"]] = False
+        dilation, ceil_mode = roles.get("dilation"), roles.get("ceil_mode")
+        if dilation is not None and dilation in base.values:
+            values[dilation] = (1,) * len(base.values[dilation] or (1,))
+        if ceil_mode is not None and ceil_mode in base.values:
+            values[ceil_mode] = False
         first = shape[len(shape) - int(spatial)]  # the window's first element pools the first spatial dimension
         values[kernel] = (first + 2 * pad + (2 if negative else 1),) + tuple(window[1:])
         outs = [plan for plan in self.call.plans if plan.param.direction is Direction.OUT]
