@@ -302,6 +302,14 @@ def near_names(text: str, names: Collection[str]) -> tuple[tuple[str, str], ...]
     return tuple(found.items())
 
 
+def with_near_names(text: str, names: Collection[str]) -> str:
+    """`text` with each near name (near_names) replaced by the parameter's: "属性padding超过kernelSize
+    对应位置的1/2" of aclnnAvgPool2d reads as a rule of paddings."""
+    for word, meant in near_names(text, names):
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", meant, text)
+    return text
+
+
 def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
     """The parameter names a text mentions as words, in the order it first mentions them."""
     wanted = name_set(names)
