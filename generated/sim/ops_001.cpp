@@ -8010,7 +8010,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103, /*empty_status=*/0, /*shape_status=*/561103};
 
 }  // namespace sim_RmsNormQuantV3
 }  // namespace
