@@ -12,7 +12,6 @@ import pytest
 from gen.ir import DType, Extent, ShapeForm, Soc
 from gen.locations import shared_corpus
 from gen.parse import parse_file
-from gen.parse.extractors.prose import near_names
 
 CORPUS = shared_corpus()
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
@@ -60,14 +59,6 @@ def test_an_error_rows_near_name_is_the_parameter_it_means():
     assert _halved(path, "aclnnAvgPool2d") == [("paddings", "kernelSize", 2, True)]
     warnings = [d.message for d in parse_file(CORPUS / path).diagnostics if d.code == "near-name"]
     assert any("'padding' is read as the parameter paddings" in w for w in warnings), warnings
-
-
-def test_a_near_name_is_a_code_name_one_parameter_differs_from():
-    assert near_names("rstdOut的维度和x的维度不相同", ["x", "rstd"]) == (("rstdOut", "rstd"),)
-    assert near_names("传入的self、paddings或out存在某维度的值小于0", ["self", "paddings", "out"]) == ()
-    # A plain English word is no code name; two parameters it could mean, none.
-    assert near_names("the value of x is invalid", ["x", "values"]) == ()
-    assert near_names("属性scale超过1", ["scales", "scaleOptional"]) == ()
 
 
 PADS = "ops-math/conversion"
