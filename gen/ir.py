@@ -44,7 +44,9 @@ from gen import abi, jsontext
 # 大于等于32 Bytes"). 17: DimBytes.axis None, the whole tensor's length in bytes ("gamma的长度必须大于等于32 Bytes").
 # 18: Extent.ELEMENT and Bound.divisor ("小于等于kernelSize/2", element by element), ShapeForm.ABSENT (an
 # output the caller passes as a null pointer under a condition: "如果isSymmetrical是true，offsetOut需要传nullptr").
-SCHEMA_VERSION = 18
+# 19: ErrorCategory.OUTPUT_SIZE (an output the op's own arithmetic sizes below 1: "通过公式推导出的out的shape的某个轴为0"),
+# ValueRange.elements (the part of an array a range bounds: "padding前两个数值需小于self最后一维度的数值").
+SCHEMA_VERSION = 19
 
 
 class PageKind(str, enum.Enum):
@@ -380,6 +382,9 @@ class ErrorCategory(str, enum.Enum):
     FORMAT = "format"
     VALUE = "value"  # a value constraint stated in prose
     UNSUPPORTED_PRODUCT = "unsupported_product"
+    # A dimension of an output that the op's own arithmetic sizes (a pool's window over its input) is
+    # below 1: "通过公式推导出的out的shape的某个轴为0".
+    OUTPUT_SIZE = "output_size"
 
 
 class Level(str, enum.Enum):
@@ -783,9 +788,14 @@ class ValueRange(_Json, _OnChips):
     # (aclnnSleep's "cycles参数非正数" is 561002, its tiling's check); 0 where it gives that one.
     status: int = 0
     when: Optional[Condition] = None  # the argument's value it holds under; None: always
+    # The part of an array it bounds, (first, count): `count` elements from `first`, a negative first
+    # counting from the array's end ("padding前两个数值需小于self最后一维度的数值" is (0, 2), "后两个"
+    # (-2, 2)); None: every element.
+    elements: Optional[tuple[int, int]] = None
 
     def __post_init__(self) -> None:
         assert self.low is not None or self.high is not None, f"{self.param}: a range has a bound"
+        assert self.elements is None or self.elements[1] > 0, f"{self.param}: a part of an array has elements"
         assert self.when is None or self.when.param != self.param, f"{self.param}: a range under its own value"
 
     def refuses(self, value: float, values: Mapping[str, Optional[float]]) -> bool:
@@ -808,7 +818,11 @@ class ValueRange(_Json, _OnChips):
     def describe(self) -> str:
         low = f"{'[' if self.low.inclusive else '('}{self.low.describe()}" if self.low else "(-inf"
         high = f"{self.high.describe()}{']' if self.high.inclusive else ')'}" if self.high else "inf)"
-        return f"{self.param} in {low}, {high}{_qualifiers(self.products, self.status, self.when)}"
+        part = ""
+        if self.elements is not None:
+            first, count = self.elements
+            part = f"[{first}:{first + count or ''}]"
+        return f"{self.param}{part} in {low}, {high}{_qualifiers(self.products, self.status, self.when)}"
 
 
 @dataclass(frozen=True)

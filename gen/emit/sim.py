@@ -522,8 +522,9 @@ def sim_rules(api: API) -> Optional[SimRules]:
         low, high = _bound(r.low, index_of), _bound(r.high, index_of)
         if r.param in index_of and low is not None and high is not None and \
                 (r.when is None or r.when.param in index_of):
+            part = {"first": r.elements[0], "count": r.elements[1]} if r.elements else {}
             ranges.append(Init.of(param=index_of[r.param], low=low, high=high, socs=_soc_mask(r.products),
-                                  status=r.status, **_condition(r.when, index_of), line=r.line))
+                                  status=r.status, **_condition(r.when, index_of), line=r.line, **part))
     table("ranges", "aclsim::ValueRangeSpec", "kRanges", ranges)
 
     sets = []
@@ -634,6 +635,9 @@ class SimAPI:
     # The status of an empty tensor the page forbids, where its error table gives one other than
     # 161002 (aclnnRepeatInterleaveGrad: "repeats为空tensor时" is 561002); 0: 161002.
     empty_status: int = 0
+    # The status of a shape a family's check refuses, where every error row about shapes that
+    # disagree gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
+    shape_status: int = 0
 
 
 def _null_status(api: API, param: Param) -> int:
@@ -665,6 +669,13 @@ def rank_status(api: API) -> int:
     the constraints, its 4 dimensions included, is 561002)."""
     codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
              or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
+    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
+
+
+def shape_status(api: API) -> int:
+    """The one status the page's error rows about shapes that disagree give, when it is not
+    ACLNN_ERR_PARAM_INVALID: a family's shape checks answer it for the API."""
+    codes = {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH}
     return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
 
 
@@ -719,6 +730,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         rules=sim_rules(api),
         rank_status=rank_status(api),
         empty_status=empty_status(api),
+        shape_status=shape_status(api),
     )
 
 

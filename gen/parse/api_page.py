@@ -30,7 +30,7 @@ from gen.parse.extractors.rules import Rules, UNREAD, counts_from_zero, limits_t
 from gen.parse.formula import formula_of, section_text
 from gen.parse.guarded import guarded
 from gen.parse.param_dtypes import (dtype_relations_the_combinations_keep, dtypes_from_combinations, dtypes_from_errors,
-                                    dtypes_from_page_statement, dtypes_narrowed_by_combinations, resolve_references,
+                                    dtypes_from_page_statement, dtypes_decided_by_combinations, resolve_references,
                                     scalar_dtypes_from_tensors)
 from gen.parse.param_entries import (constraint_entries, diagnose_coverage, documented_entries, match_entry,
                                      pair_leftovers)
@@ -116,7 +116,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",
                                 lambda: combinations_in(pair.api, holder.blocks, params, diags),
                                 tuple[DTypeCombination, ...]())
-    params = [dtypes_narrowed_by_combinations(dtypes_from_combinations(param, combinations), combinations)
+    params = [dtypes_decided_by_combinations(dtypes_from_combinations(param, combinations), combinations)
               for param in params]
     params = dtypes_from_page_statement(pair.api, params, matched, constraints_section, diags)
     error_diags: list[Diagnostic] = []  # after the coverage diagnostics, as they were read after them
@@ -127,6 +127,11 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     for param, entry in zip(params, matched):
         diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line, errors)
     diags.extend(error_diags)
+    for error in errors:
+        for word, meant in prose.near_names(error.condition, names):
+            diags.append(Diagnostic(Level.WARNING, error.line, "near-name",
+                                    f"{pair.api}: the error row's {word!r} is read as the parameter {meant} "
+                                    f"(the page's name differs by a plural or a suffix)"))
     params = list(with_error_table_relations(params, errors))
     params = dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
     constraint_texts = [text for _, text in constraint_lines(constraints_section.blocks if constraints_section else ())]

@@ -107,9 +107,9 @@ def dtypes_from_combinations(param: Param, combinations: Sequence[DTypeCombinati
     return dataclasses.replace(param, dtypes=general, dtypes_by_product=by_product)
 
 
-def dtypes_narrowed_by_combinations(param: Param, combinations: Sequence[DTypeCombination]) -> Param:
-    """`param` with, on each chip, only the dtypes some combination row applying there gives it,
-    where every such row lists its dtypes: aclnnAddRmsNormQuant's English page lists FLOAT32 for
+def dtypes_decided_by_combinations(param: Param, combinations: Sequence[DTypeCombination]) -> Param:
+    """`param` with, on each chip, the dtypes the combination rows applying there give it, where
+    every such row lists its dtypes (rows that share none with its list leave the list as it is): aclnnAddRmsNormQuant's English page lists FLOAT32 for
     x1 in its row and gives Ascend910B only FLOAT16 and BFLOAT16 rows, which phase 1 holds every
     call to. The list a chip's rows leave out is refused there either way (a dtype outside the
     list, or a call no row matches, both 161002); written per chip, it is what the bindings'
@@ -123,7 +123,14 @@ def dtypes_narrowed_by_combinations(param: Param, combinations: Sequence[DTypeCo
         if not cells or any(c is None or c.same_as or not c.dtypes for c in cells):
             return current
         kept = tuple(d for d in current if any(d in c.dtypes for c in cells if c))
-        return kept or current  # rows that share no dtype with the list: the page contradicts itself
+        if not kept:
+            return current  # rows that share no dtype with the list: the page contradicts itself
+        # A dtype a row of the chip gives and the list lacks is a call the page documents there
+        # (aclnnRmsNormQuantV3's offsetOptional: its row lists no INT32, whose dtypes it defers to the
+        # constraints, where Ascend950's rows pair INT32 with a FLOAT scale): refusing it would be
+        # stricter than the page.
+        added = tuple(dict.fromkeys(d for c in cells if c for d in c.dtypes if d not in kept))
+        return kept + added
 
     general = narrowed(param.dtypes, [r for r in combinations if not r.products])
     stated = [e.soc for e in param.dtypes_by_product]

@@ -49299,7 +49299,7 @@ def rms_norm_quant_v3(x: Tensor, gamma: _TensorLike, scale: _TensorLike, offset_
         不支持空Tensor。 维度为1。shape大小为1或者为x的最后一维的维度。 数据类型约束详见约束说明。 该参数的值不能为0。
     offset_optional : array_like or aclnn.Tensor or None
         offsetOptional (const aclTensor*, in): 表示量化过程中得到y进行的offset张量，对应公式中的`offset`。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT8; rank 1; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT8; on Ascend950: FLOAT, FLOAT16, BFLOAT16, INT8, INT32; rank 1; formats ND; non-contiguous allowed; empty not allowed.
         不支持空Tensor。 可选参数，支持传入空指针。 shape需要与`scale`保持一致。 数据类型约束详见约束说明。
     beta_optional : array_like or aclnn.Tensor or None
         betaOptional (const aclTensor*, in): 表示标准化过程中的偏移张量。对应公式中的`beta`。
@@ -49323,7 +49323,7 @@ def rms_norm_quant_v3(x: Tensor, gamma: _TensorLike, scale: _TensorLike, offset_
     -------
     y : numpy.ndarray or aclnn.Tensor
         y (aclTensor*, out): 表示最终量化输出Tensor，对应公式中的`y`。
-        dtypes INT8, INT32, INT4, HIFLOAT8; on Ascend950: INT8, INT4, HIFLOAT8; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
+        dtypes INT8, INT32, INT4, HIFLOAT8; on Ascend950: INT8, INT4, HIFLOAT8, FLOAT8_E4M3FN, FLOAT8_E5M2; rank 1-8; formats ND; non-contiguous allowed; empty not allowed.
         不支持空Tensor。 shape需要与输入`x`一致。
     rstd : numpy.ndarray or aclnn.Tensor
         rstd (aclTensor*, out): 表示归一化后的标准差的倒数。对应公式中Rms(x)的倒数。

@@ -7815,9 +7815,14 @@ ACLSIM_OP_API aclnnStatus aclnnRemainderTensorTensor(void* workspace, uint64_t w
 namespace {
 namespace sim_RmsNormQuantV3 {
 
+// offsetOptional: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_INT32)},
+};
+
 // y: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_INT4, ACL_HIFLOAT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_INT4, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2)},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7842,7 +7847,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // offsetOptional (line 131)
     {"offsetOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/1, 1, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/131},
     // betaOptional (line 141)
@@ -8005,7 +8010,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103, /*empty_status=*/0, /*shape_status=*/561103};
 
 }  // namespace sim_RmsNormQuantV3
 }  // namespace

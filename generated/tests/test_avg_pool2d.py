@@ -204,6 +204,14 @@ def test_rule_line123_value_range2_refused(op, case):
 # line 133: paddings in [0, inf)
 
 
+# line 277: paddings in (-inf, kernelSize[i]/2]
+@pytest.mark.parametrize("case", [
+    BASE.but('paddings=2', values={'paddings': (2, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line277_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 113: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),

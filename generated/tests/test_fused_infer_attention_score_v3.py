@@ -183,6 +183,7 @@ def test_error_row1_null_pointer(op, case):
     BASE.but('key=<undocumented>', dtypes={'key': '<undocumented>'}, out={'attentionOut': 'FLOAT16', 'softmaxLse': 'FLOAT'}, out_shapes={'attentionOut': '<auto>', 'softmaxLse': '<auto>'}),
     BASE.but('value=<undocumented>', dtypes={'value': '<undocumented>'}, out={'attentionOut': 'FLOAT16', 'softmaxLse': 'FLOAT'}, out_shapes={'attentionOut': '<auto>', 'softmaxLse': '<auto>'}),
     BASE.but('attentionOut=<undocumented>', out={'attentionOut': '<undocumented>', 'softmaxLse': 'FLOAT16'}, out_shapes={'attentionOut': '<auto>', 'softmaxLse': '<auto>'}),
+    BASE.but('attenMaskOptional=<undocumented>', dtypes={'attenMaskOptional': '<undocumented>'}, out={'attentionOut': 'FLOAT16', 'softmaxLse': 'FLOAT'}, out_shapes={'attentionOut': '<auto>', 'softmaxLse': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -200,6 +200,7 @@ def test_error_row8_unclassified():
 # line 221: 161002 ACLNN_ERR_PARAM_INVALID: selfRef与out形状或数据类型不同。
 @pytest.mark.parametrize("case", [
     BASE.but('selfRef-shape', shapes={'selfRef': (4, 5)}, out={'outRef': 'FLOAT'}, out_shapes={'outRef': (4, 3)}),
+    BASE.but('outRef-shape', out={'outRef': 'FLOAT'}, out_shapes={'outRef': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row9_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)

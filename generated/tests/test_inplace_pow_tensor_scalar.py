@@ -142,6 +142,7 @@ def test_scalar_dtypes(op, case):
 # line 341: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的selfRef或exponent是空指针。
 @pytest.mark.parametrize("case", [
     BASE.but('exponent=None', none=('exponent',)),
+    BASE.but('self=None', none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -150,6 +151,7 @@ def test_error_row1_null_pointer(op, case):
 # line 346: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和exponent的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('exponent=<undocumented>', dtypes={'exponent': '<undocumented>'}),
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

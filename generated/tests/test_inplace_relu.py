@@ -138,12 +138,16 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 317: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 317: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不在支持的范围之内。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 320: 161002 ACLNN_ERR_PARAM_INVALID: self的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 320: 161002 ACLNN_ERR_PARAM_INVALID: self的shape超过8维。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -123,6 +123,8 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 320: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 320: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围之内。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)

@@ -147,9 +147,11 @@ def test_error_row4_rank(op, case):
 
 
 # line 240: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的out的shape的某个轴为0。
-@pytest.mark.skip(reason='unclassified error-table row (line 240: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的out的shape的某个轴为0。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-wider-than-input', values={'kernelSize': (10, 2), 'ceilMode': False}),
+], ids=lambda case: case.id)
+def test_error_row5_output_size(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 243: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize的长度不等于1或者2。
@@ -201,9 +203,11 @@ def test_error_row13_value():
 
 
 # line 267: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导的输出shape中存在某个轴为0。
-@pytest.mark.skip(reason='unclassified error-table row (line 267: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导的输出shape中存在某个轴为0。)')
-def test_error_row14_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-wider-than-input', values={'kernelSize': (10, 2), 'ceilMode': False}),
+], ids=lambda case: case.id)
+def test_error_row14_output_size(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 270: 161002 ACLNN_ERR_PARAM_INVALID: out或indices的shape和推导的输出shape不一致。

@@ -181,9 +181,11 @@ def test_error_row6_unclassified():
 
 
 # line 253: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出out的shape的某个轴小于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 253: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出out的shape的某个轴小于0。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-wider-than-input', values={'kernelSize': (11, 2), 'stride': (1, 1), 'ceilMode': False}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': (2, 3, 7, 6), 'indices': (2, 3, 7, 6)}),
+], ids=lambda case: case.id)
+def test_error_row7_output_size(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 256: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的输出out的shape与实际out的shape不一致。

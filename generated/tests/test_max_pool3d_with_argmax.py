@@ -163,9 +163,11 @@ def test_error_row4_unclassified():
 
 
 # line 249: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的out的shape的某个轴为0。
-@pytest.mark.skip(reason='unclassified error-table row (line 249: 161002 ACLNN_ERR_PARAM_INVALID: 通过公式推导出的out的shape的某个轴为0。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-wider-than-input', values={'kernelSize': (8, 2, 3)}),
+], ids=lambda case: case.id)
+def test_error_row5_output_size(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 252: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、stride、padding、dilation的元素值不符合要求。

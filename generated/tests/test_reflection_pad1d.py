@@ -204,6 +204,21 @@ def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
 
 
+# line 181: padding in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (5, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line181_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line181_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 95: len(padding) in {2}
 @pytest.mark.parametrize("case", [
     BASE.but('padding-length3', values={'padding': (2, 3, 3)}),

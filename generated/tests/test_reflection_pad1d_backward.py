@@ -158,6 +158,14 @@ def test_error_row7_unclassified():
     pass
 
 
+# line 107: padding in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 107: len(padding) in {2}
 @pytest.mark.parametrize("case", [
     BASE.but('padding-length3', values={'padding': (2, 3, 3)}),

@@ -204,6 +204,29 @@ def test_error_row8_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
 
 
+# line 103: padding[0:2] in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (5, 3, 1, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line103_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line103_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 103: padding[-2:] in (-inf, size(self, -2))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line103_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 103: len(padding) in {4}
 @pytest.mark.parametrize("case", [
     BASE.but('padding-length5', values={'padding': (2, 3, 1, 4, 4)}),

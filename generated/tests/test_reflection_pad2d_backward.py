@@ -164,6 +164,22 @@ def test_error_row8_unclassified():
     pass
 
 
+# line 107: padding[0:2] in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 107: padding[-2:] in (-inf, size(self, -2))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 107: len(padding) in {4}
 @pytest.mark.parametrize("case", [
     BASE.but('padding-length5', values={'padding': (2, 3, 1, 4, 4)}),

@@ -62,7 +62,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (2, 3, 6)}, values={'padding': (2, 7)})
+BASE = Case('FLOAT', dtypes={'self': 'FLOAT'}, shapes={'self': (2, 3, 6)}, values={'padding': (2, 5)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -199,9 +199,17 @@ def test_error_row7_value():
     pass
 
 
+# line 177: padding in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line177_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 95: len(padding) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length3', values={'padding': (2, 7, 7)}),
+    BASE.but('padding-length3', values={'padding': (2, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line95_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

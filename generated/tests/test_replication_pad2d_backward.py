@@ -43,7 +43,7 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT'}, shapes={'gradOutput': (2, 3, 12, 11), 'self': (2, 3, 5, 6)}, values={'padding': (2, 3, 6, 1)})
+BASE = Case('FLOAT', dtypes={'gradOutput': 'FLOAT', 'self': 'FLOAT'}, shapes={'gradOutput': (2, 3, 10, 11), 'self': (2, 3, 5, 6)}, values={'padding': (2, 3, 4, 1)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
@@ -164,9 +164,32 @@ def test_error_row8_unclassified():
     pass
 
 
+# line 107: padding[0:2] in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 4, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 107: padding[-2:] in (-inf, size(self, -2))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=4'),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 107: len(padding) in {4}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length5', values={'padding': (2, 3, 6, 1, 1)}),
+    BASE.but('padding-length5', values={'padding': (2, 3, 4, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line107_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -45,9 +45,9 @@ OP = t.Op(
             'x': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'gamma': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
             'scale': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'offsetOptional': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT8'),
+            'offsetOptional': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT8', 'INT32'),
             'betaOptional': ('FLOAT', 'FLOAT16', 'BFLOAT16'),
-            'y': ('INT8', 'INT4', 'HIFLOAT8'),
+            'y': ('INT8', 'INT4', 'HIFLOAT8', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2'),
             'rstd': ('FLOAT',),
         },
     },
@@ -187,7 +187,7 @@ def test_error_row9_unclassified():
 
 # line 276: 561103 ACLNN_ERR_INNER_NULLPTR: rstdOut的维度和x的维度不相同，或rstdOut对应shape与入参x的shape前几维不一致，前几维指x的维度减去1，或rstdOut的尾轴不为1。
 @pytest.mark.parametrize("case", [
-    BASE.but('x-shape', shapes={'x': (4, 5)}, out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': '<auto>', 'rstd': '<auto>'}),
+    BASE.but('rstd-shape', out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': '<auto>', 'rstd': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row10_shape_mismatch(op, case):
     t.check_error(op, case, status=561103)

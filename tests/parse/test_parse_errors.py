@@ -4,6 +4,7 @@ import pytest
 
 from gen.ir import ErrorCategory as C
 from gen.parse.extractors.conditions import classify
+from gen.parse.extractors.prose import near_names
 from tests.parse.parse_helpers import api_page, html_table
 
 ERR_HEADER = ["返回码", "错误码", "描述"]
@@ -92,6 +93,11 @@ def test_a_groups_spanning_cells_alone_are_its_leading_columns():
     ("dim的取值超出范围。", C.VALUE),
     ("selfIsResult为true时，negativeSlope是负数。", C.VALUE),
     ("当前产品不支持该接口。", C.UNSUPPORTED_PRODUCT),
+    # A pool's output sized by its own formula (the MaxPool pages' rows), not a mismatch with out.
+    ("通过公式推导出的out的shape的某个轴为0。", C.OUTPUT_SIZE),
+    ("通过公式推导的输出shape中存在某个轴为0。", C.OUTPUT_SIZE),
+    ("通过公式推导出的输出out的shape的某个轴小于0。", C.OUTPUT_SIZE),
+    ("通过公式推导出的输出out的shape与实际out的shape不一致。", C.SHAPE_MISMATCH),
     ("The data types of self and out are not supported.", C.UNSUPPORTED_DTYPE),
     ("The dimensions of self exceed 8.", C.RANK),
     ("The data type of self, index, value, or out is not supported.", C.UNSUPPORTED_DTYPE),
@@ -183,3 +189,14 @@ def test_pointers_an_error_row_refuses_only_all_null_are_optional():
     assert optional("clipValueMin、clipValueMax全为空指针。") == {"clipValueMin", "clipValueMax"}
     assert optional("传入的self、out为空指针。") == set()
     assert optional("max、bound全为空指针。") == set()
+
+
+def test_a_near_name_is_a_code_name_one_parameter_differs_from():
+    # An error row's "rstdOut" is aclnnRmsNormQuantV3's rstd, "padding" aclnnAvgPool2d's paddings.
+    assert near_names("rstdOut的维度和x的维度不相同", ["x", "rstd"]) == (("rstdOut", "rstd"),)
+    assert near_names("属性padding超过kernelSize对应位置的1/2", ["paddings", "kernelSize"]) == (("padding", "paddings"),)
+    assert near_names("传入的self、paddings或out存在某维度的值小于0", ["self", "paddings", "out"]) == ()
+    # A plain English word is no code name; a word two parameters could mean, none; nor a noun.
+    assert near_names("the value of x is invalid", ["x", "values"]) == ()
+    assert near_names("属性scale超过1", ["scales", "scaleOptional"]) == ()
+    assert near_names("tensors中tensor的维度不一致", ["tensors"]) == ()

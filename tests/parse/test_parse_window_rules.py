@@ -9,7 +9,7 @@ import functools
 
 import pytest
 
-from gen.ir import Extent, ShapeForm
+from gen.ir import DType, Extent, ShapeForm, Soc
 from gen.locations import shared_corpus
 from gen.parse import parse_file
 
@@ -52,10 +52,43 @@ def test_an_error_rows_disjunction_refuses_both_sides():
     assert {"padding in [0, inf)", "padding in (-inf, kernelSize[i]/2]"} <= found
 
 
-def test_a_quotient_bounds_only_an_array_by_an_array():
-    # avg_pool2d's row names "paddings", its error row "padding": no parameter is named so, no rule.
+def test_an_error_rows_near_name_is_the_parameter_it_means():
+    # avg_pool2d's parameter is "paddings", its error row says "属性padding超过kernelSize对应位置的1/2":
+    # the rule is paddings', with a warning naming the word read so.
     path = f"{POOLING}/avg_pool3_d/docs/aclnnAvgPool2d.md"
-    assert _halved(path, "aclnnAvgPool2d") == []
+    assert _halved(path, "aclnnAvgPool2d") == [("paddings", "kernelSize", 2, True)]
+    warnings = [d.message for d in parse_file(CORPUS / path).diagnostics if d.code == "near-name"]
+    assert any("'padding' is read as the parameter paddings" in w for w in warnings), warnings
+
+
+PADS = "ops-math/conversion"
+
+
+@pytest.mark.parametrize("path, name, expected", [
+    # "padding前两个数值需小于self最后一维度的数值，后两个数值需小于self倒数第二维度的数值。"
+    ("mirror_pad/docs/aclnnReflectionPad2d.md", "aclnnReflectionPad2d",
+     {"padding[0:2] in (-inf, size(self, -1))", "padding[-2:] in (-inf, size(self, -2))"}),
+    # "... 中间两个数值需小于self倒数第二维度的数值，后两个数值需小于self倒数第三维度的数值"
+    ("mirror_pad/docs/aclnnReflectionPad3d.md", "aclnnReflectionPad3d",
+     {"padding[0:2] in (-inf, size(self, -1))", "padding[2:4] in (-inf, size(self, -2))",
+      "padding[-2:] in (-inf, size(self, -3))"}),
+    # Only the error row: "padding的数值大于等于self最后一维度的值。"
+    ("mirror_pad/docs/aclnnReflectionPad1d.md", "aclnnReflectionPad1d", {"padding in (-inf, size(self, -1))"}),
+    # "padding前两维度的数值都需小于self最后一维度的数值": its first two values.
+    ("pad_v3/docs/aclnnReplicationPad2d.md", "aclnnReplicationPad2d",
+     {"padding[0:2] in (-inf, size(self, -1))", "padding[-2:] in (-inf, size(self, -2))"}),
+])
+def test_a_paddings_elements_are_below_the_dimension_they_pad(path: str, name: str, expected: set[str]):
+    found = {r.describe() for r in _api(f"{PADS}/{path}", name).value_ranges if r.high and r.high.extent is Extent.SIZE}
+    assert found == expected
+
+
+def test_a_chips_combination_rows_widen_a_parameters_list():
+    # offsetOptional's row lists FLOAT32, FLOAT16, BFLOAT16, INT8 and defers to the constraints, whose
+    # Ascend950 rows pair INT32 with a FLOAT scale.
+    api = _api("ops-nn/norm/rms_norm_quant_v3/docs/aclnnRmsNormQuantV3.md", "aclnnRmsNormQuantV3")
+    offset = api.param("offsetOptional")
+    assert DType.INT32 in offset.dtypes_for(Soc.ASCEND950) and DType.INT32 not in offset.dtypes
 
 
 @pytest.mark.parametrize("name", ["aclnnDynamicQuantV3", "aclnnDynamicQuantV4"])

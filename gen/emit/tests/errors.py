@@ -3,6 +3,7 @@ the row's status; a row that cannot be provoked from Python is a skipped test wh
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -259,6 +260,8 @@ class ErrorPlanner:
                 if p.kind is ParamKind.TENSOR and p.direction is not Direction.OUT and p.empty_tensor is False:
                     cases.append(replace(base, id=f"{p.name}-empty", shapes={**base.shapes, **self._with_same_shape(p, (3, 0))}))
             return cases, "it names no input the page forbids to be empty"
+        if category is ErrorCategory.OUTPUT_SIZE:
+            return self._output_size_cases(row, base)
         if category is ErrorCategory.FORMAT:
             return [], "NumPy arrays are ND: a format error cannot be provoked from Python"
         if category is ErrorCategory.VALUE:
@@ -274,6 +277,45 @@ class ErrorPlanner:
             return cases, ("the semantics file's check is a C++ condition without values that violate it "
                            "(a `violation` table would give them)")
         return [], f"no call is known for category {category.value if category else None}"
+
+    def _output_size_cases(self, row: ErrorCase, base: Case) -> tuple[list[Case], str]:
+        """A sliding window wider than its padded input. The pool family's arithmetic
+        (aclnn_bindgen/pool_shape.h PooledExtent, which phase 1 applies) sizes an output dimension
+        floor((in + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1 without ceil mode: at
+        dilation 1, a kernel of in + 2 * padding + 1 makes it 0 at every stride (-1 // stride is -1),
+        and at stride 1 one more makes it -1, for a row that says "小于0". The outputs are left to the
+        bindings, whose rule then keeps the input's shape and lets the library judge the window."""
+        roles = self.bound.family_roles
+        semantics = self.bound.semantics
+        spatial = semantics.option("spatial") if semantics else None
+        source, kernel = roles.get("self"), roles.get("kernel")
+        shape = base.shapes.get(source) if source else None
+        window = base.values.get(kernel) if kernel else None
+        if self.family is None or self.family.name != "pool" or not spatial or kernel is None or shape is None or \
+                not isinstance(window, (tuple, list)) or not window:
+            return [], "it is not a sliding window of the pool family whose base call gives the input and the kernel"
+        if len(shape) < int(spatial):
+            return [], "the base call's input has fewer dimensions than the window pools"
+        padding = base.values.get(roles.get("padding", ""), ())
+        pad = int(padding[0]) if isinstance(padding, (tuple, list)) and padding else 0
+        values: dict[str, Any] = dict(base.values)
+        negative = bool(re.search(r"小于\s*0|less\s+than\s+0|negative", row.condition, re.I))
+        if negative:
+            stride = roles.get("stride")
+            if stride is None or stride not in base.values:
+                return [], "a negative output size needs a stride of 1, and the call has no stride argument"
+            values[stride] = (1,) * len(window)
+        dilation, ceil_mode = roles.get("dilation"), roles.get("ceil_mode")
+        if dilation is not None and dilation in base.values:
+            values[dilation] = (1,) * len(base.values[dilation] or (1,))
+        if ceil_mode is not None and ceil_mode in base.values:
+            values[ceil_mode] = False
+        first = shape[len(shape) - int(spatial)]  # the window's first element pools the first spatial dimension
+        values[kernel] = (first + 2 * pad + (2 if negative else 1),) + tuple(window[1:])
+        outs = [plan for plan in self.call.plans if plan.param.direction is Direction.OUT]
+        given = {plan.param.name: self.call.out_dtype(plan.param) for plan in outs if plan.required_reason}
+        return [replace(base, id=f"{kernel}-wider-than-input", values=values, out=given,
+                        out_shapes={name: shape for name in given})], ""
 
     def _outs_given(self) -> dict[str, str]:
         """Every tensor output passed as out=, in the dtype the base call gives it: a row that changes an

@@ -249,9 +249,12 @@ class RulePlanner:
             for value, bucket in ((inside, accepted), (outside, refused)):
                 given: Any = value
                 if param.kind is ParamKind.INT_ARRAY and isinstance(current, tuple):
-                    # the first element at the edge, the others as they were
-                    given = (value,) + current[1:]
-                    if value in given[1:]:
+                    # the first element the rule bounds at the edge, the others as they were
+                    at = self._first_bounded(rule, len(current))
+                    if at is None:
+                        return [], [], f"the base call's {rule.param} has none of the elements it bounds"
+                    given = current[:at] + (value,) + current[at + 1:]
+                    if value in given[:at] + given[at + 1:]:
                         continue
                 if bucket is accepted and given != current and (tied or rule.param in self.call.shape_arguments):
                     continue  # valid only with the tensors' shapes changed to follow it
@@ -261,6 +264,15 @@ class RulePlanner:
                 if case not in bucket:
                     bucket.append(case)
         return accepted, refused, ""
+
+    @staticmethod
+    def _first_bounded(rule: ValueRange, length: int) -> Optional[int]:
+        """The position of the first element of an array of `length` that the rule bounds (None: none)."""
+        if rule.elements is None:
+            return 0 if length else None
+        first, count = rule.elements
+        at = length + first if first < 0 else first
+        return at if 0 <= at < length and count > 0 else None
 
     def set_cases(self, rule: ValueSet) -> tuple[list[Case], list[Case], str]:
         """The base call with the argument at its set's values (accepted where the argument shapes

@@ -71,6 +71,11 @@ _ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取�
            r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
 # Another array's element divided by a number, as a bound ("小于等于kernelSize/2"): Extent.ELEMENT.
 _QUOTIENT = r"([A-Za-z_]\w*)\s*/\s*(\d+)"
+# A dimension of a tensor counted from its end, as a bound ("小于self最后一维度的数值", "self倒数第二维度"):
+# Extent.SIZE at axis -n.
+_NTH_FROM_END = {"最后一": 1, "倒数第一": 1, "倒数第二": 2, "倒数第三": 3, "倒数第四": 4, "倒数第五": 5,
+                 "倒数第1": 1, "倒数第2": 2, "倒数第3": 3, "倒数第4": 4, "倒数第5": 5}
+_FROM_END = r"\s*(?:的)?\s*(?P<nth>" + "|".join(sorted(_NTH_FROM_END, key=len, reverse=True)) + r")\s*(?:个)?维(?:度)?"
 # A tensor's rank as a bound ("self.dim()").
 _RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
@@ -140,7 +145,36 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
             out.extend(_only(params, names, clause, tail, subject, line))
         if subject is not None and not error_row:
             out.extend(_anchored(params, names, clause, subject, line))
+            out.extend(_element_groups(params, names, clause, subject, line))
     return out
+
+
+# Which elements of an array a clause speaks of, as ValueRange.elements: "前两个数值" (0, 2), "中间两个"
+# (2, 2), "后两个" (-2, 2); "两个数值都" every element. The 2d backward page's "前两维度的数值" means
+# its first two values too.
+_GROUPS = {"前两": (0, 2), "中间两": (2, 2), "后两": (-2, 2), "两": None}
+
+
+def _element_groups(params: Mapping[str, Param], names: str, clause: str, subject: str,
+                    line: int) -> Iterable[ValueRange]:
+    """A row's clause bounding some elements of its array by a dimension of a tensor counted from the
+    end: "padding前两个数值需小于self最后一维度的数值", "后两个数值需小于self倒数第二维度的数值" (the
+    reflection pads' rows), "padding的两个数值都需小于self最后一维度的数值"."""
+    groups = "|".join(sorted(_GROUPS, key=len, reverse=True))
+    pattern = (rf"^\s*(?:(?P<name>{names})\s*(?:的)?)?\s*(?P<group>{groups})(?:个|维度的)\s*(?:数值|值|元素)\s*"
+               rf"(?:都|均)?\s*(?:需要|需|必须|应)?\s*(?:{_COMPARATOR})\s*(?P<bound>(?:{names}){_FROM_END})\s*(?:的)?\s*"
+               rf"(?:数值|值|大小)(?={_AFTER.format(disjunction='')})")
+    match = re.match(pattern, clause)
+    if match is None:
+        return
+    name = match.group("name") or subject
+    array = params.get(name)
+    bound = _bound_of(params, match.group("bound"))
+    if array is None or array.kind is not ParamKind.INT_ARRAY or bound is None:
+        return
+    found = _range(array, _relation(match), bound, line, False)
+    if found is not None:
+        yield replace(found, elements=_GROUPS[match.group("group")])
 
 
 # "只支持数值0", "仅支持取值2", "只能为1", "can only be set to 0", "only supports 1": one value.
@@ -259,6 +293,12 @@ def _bound_of(params: Mapping[str, Param], text: str) -> Optional[Bound]:
         return Bound(extent=Extent.RANK, sign=-1 if rank.group(1) else 1, tensor=rank.group(2))
     if re.fullmatch(_NUMBER, text):
         return Bound(offset=0.0 if text == "零" else float(text))
+    size = re.fullmatch(rf"([A-Za-z_]\w*){_FROM_END}", text)
+    if size is not None:  # "self最后一维度": the size of a dimension counted from the end
+        param = params.get(size.group(1))
+        if param is None or param.kind is not ParamKind.TENSOR:
+            return None
+        return Bound(extent=Extent.SIZE, tensor=size.group(1), axis=str(-_NTH_FROM_END[size.group("nth")]))
     quotient = re.fullmatch(_QUOTIENT, text)
     if quotient is not None:  # "kernelSize/2": the same element of another array, halved
         array = params.get(quotient.group(1))
@@ -293,7 +333,7 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
     after = _AFTER.format(disjunction=disjunction)
-    bound_text = rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|{names})"
+    bound_text = rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|(?:{names}){_FROM_END}|{names})"
     pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
                rf"(?:{_COMPARATOR})\s*{bound_text}(?={after})")
     for match in re.finditer(pattern, clause, re.I):

@@ -32,6 +32,11 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, lazy_pat
                                  r"cannot\s+be\s+deduced|(?:do|does)\s+not\s+meet\s+the\s+(?:type\s+|data\s+type\s+)?deduction|"
                                  r"不是[^。；，,]{1,30}?可转换的"),  # "out的数据类型不是self可转换的"
     (ErrorCategory.BROADCAST, r"broadcast"),
+    # "通过公式推导出的out的shape的某个轴为0": an output the op's own arithmetic sizes (a pool's window)
+    # has a dimension below 1.
+    (ErrorCategory.OUTPUT_SIZE, r"(?:推导|计算)(?:出|得到)?的[^。；，,]{0,12}shape[^。；，,]{0,6}某(?:个|一)?(?:轴|维)[^。；，,]{0,6}"
+                                r"(?:为0|小于[01]|等于0)|(?:derived|computed|calculated)\s+output\s+shape[^.;]{0,40}"
+                                r"(?:is\s+0|are\s+0|less\s+than\s+[01])"),
     (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
     (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
                                       r"不支持的数据类型|data\s*types?\s+(?:of\s+\S+\s+)?(?:is|are)\s+not\s+(?:in\s+the\s+)?supported|"

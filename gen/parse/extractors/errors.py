@@ -18,7 +18,7 @@ from gen.ir import ErrorCase
 from gen.parse.extractors import conditions, vocab
 from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import CODE, ITEM, TABLE, TEXT, Block, Table
-from gen.parse.extractors.prose import names_in
+from gen.parse.extractors.prose import names_in, near_names
 
 # aclnnStatus values by name (from runtime/include/aclnn/acl_meta.h), for rows that give only one.
 STATUS_CODES: dict[str, int] = abi.status_codes()
@@ -116,8 +116,10 @@ def _split_conditions(cell: str) -> list[str]:
 
 def _case(name: str, code: int, condition: str, api_params: Sequence[str], line: int) -> ErrorCase:
     condition = condition.strip()
+    # A name that differs from a parameter's by a plural or a suffix is that parameter (api_page warns of it).
+    named = names_in(condition, api_params) + tuple(param for _, param in near_names(condition, api_params))
     return ErrorCase(name=name, code=code, condition=condition, category=conditions.classify(condition),
-                     params=names_in(condition, api_params), line=line)
+                     params=tuple(dict.fromkeys(named)), line=line)
 
 
 def errors_from_text(lines: Iterable[tuple[int, str, bool]], api_params: Sequence[str]) -> list[ErrorCase]:

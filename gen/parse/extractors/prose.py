@@ -269,6 +269,47 @@ def name_set(names: Collection[str]) -> AbstractSet[str]:
     return names if isinstance(names, AbstractSet) else frozenset(names)
 
 
+# What CANN's names add or drop between a parameter and the prose about it: a plural (aclnnAvgPool2d's
+# error row says "padding", its parameter is paddings) or a role suffix (aclnnRmsNormQuantV3's row says
+# "rstdOut", its parameter is rstd).
+_NAME_SUFFIXES = ("s", "es", "Out", "Optional", "Ref")
+_CJK_CHAR = lazy_pattern(r"[\u4e00-\u9fff]")
+_CODE_SHAPE = lazy_pattern(r"[a-z][A-Z]|_|\d")
+# Nouns the Chinese pages write in English ("tensors中每个tensor的维度"): no parameter's name.
+_NOUNS = frozenset(("tensor", "scalar", "shape", "dtype"))
+
+
+def near_names(text: str, names: Collection[str]) -> tuple[tuple[str, str], ...]:
+    """(word, parameter) for each code name in `text` that is no parameter's but differs from exactly
+    one parameter's by a plural or a suffix (_NAME_SUFFIXES). A code name is an ASCII word among CJK
+    characters or one shaped as code (camelCase, an underscore, a digit): an English page's plain
+    words ("value" beside a parameter "values") are not read so."""
+    wanted = name_set(names)
+    found: dict[str, str] = {}
+    for match in _IDENTIFIER.finditer(text):
+        word = match.group(0)
+        if word in wanted or word in found or len(word) < 3 or word.lower() in _NOUNS:
+            continue
+        start, end = match.span()
+        among_cjk = (start > 0 and _CJK_CHAR.match(text[start - 1])) or (end < len(text) and _CJK_CHAR.match(text[end]))
+        if not among_cjk and not _CODE_SHAPE.search(word):
+            continue
+        candidates = {word + suffix for suffix in _NAME_SUFFIXES} | \
+                     {word[:-len(suffix)] for suffix in _NAME_SUFFIXES if word.endswith(suffix) and len(word) > len(suffix) + 1}
+        matched = candidates & wanted
+        if len(matched) == 1:
+            found[word] = matched.pop()
+    return tuple(found.items())
+
+
+def with_near_names(text: str, names: Collection[str]) -> str:
+    """`text` with each near name (near_names) replaced by the parameter's: "属性padding超过kernelSize
+    对应位置的1/2" of aclnnAvgPool2d reads as a rule of paddings."""
+    for word, meant in near_names(text, names):
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])", meant, text)
+    return text
+
+
 def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
     """The parameter names a text mentions as words, in the order it first mentions them."""
     wanted = name_set(names)

@@ -43,7 +43,7 @@ from gen import abi, conventions
 from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
-from gen.parse.extractors import vocab
+from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
 from gen.parse.patterns import lazy_pattern
@@ -1194,7 +1194,11 @@ def texts_of(params: Sequence[Param], rows: dict[str, tuple[str, int]], errors: 
     """What `read_rules` reads for an API: each parameter's row (its text and line), the error rows,
     the lines of the constraints section."""
     texts = [Text(text, line, name) for name, (text, line) in rows.items()]
-    texts += [Text(e.condition, e.line, None, error_row=True, status=0 if e.code == _PARAM_INVALID else e.code)
+    # An error row's names read as the parameters they mean where they differ by a plural or a
+    # suffix (the error rows' own params do so: gen.parse.extractors.errors).
+    names = [p.name for p in params]
+    texts += [Text(prose.with_near_names(e.condition, names), e.line, None, error_row=True,
+                   status=0 if e.code == _PARAM_INVALID else e.code)
               for e in errors]
     texts += [Text(text, line) for line, text in constraints]
     return texts

@@ -135,6 +135,9 @@ struct ValueRangeSpec {  // gen.ir.ValueRange
   int8_t when;    // gen.ir.Condition: the int or bool parameter it holds under a value of, or -1: always
   double when_value;
   int line;
+  // An array's elements it bounds: `count` from `first` (negative: from the array's end); count -1: every one.
+  int8_t first = 0;
+  int8_t count = -1;
 };
 
 struct ValueSetSpec {  // gen.ir.ValueSet
@@ -296,6 +299,7 @@ struct ApiSpec {
   const RulesSpec* rules = nullptr;          // the page's cross-parameter rules; null: none
   aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus empty_status = 0;              // an empty tensor the page forbids; 0: ACLNN_ERR_PARAM_INVALID
+  aclnnStatus shape_status = 0;              // a shape a family's check refuses; 0: ACLNN_ERR_PARAM_INVALID
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

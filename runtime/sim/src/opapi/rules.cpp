@@ -408,8 +408,12 @@ aclnnStatus CheckValueRules(const Call& call) {
     aclnnStatus s = ACLNN_SUCCESS;
     double one = 0;
     if (spec.params[range.param].kind == ParamKind::kIntArray) {
-      for (size_t k = 0; k < value.ints.size() && !s; ++k) {
-        s = CheckRange(call, range, static_cast<double>(value.ints[k]), static_cast<int>(k));
+      // The part of the array it bounds ("padding前两个数值需小于self最后一维度的数值"), or all of it.
+      const int64_t size = static_cast<int64_t>(value.ints.size());
+      const int64_t first = range.first < 0 ? size + range.first : range.first;
+      const int64_t end = range.count < 0 ? size : std::min(size, first + range.count);
+      for (int64_t k = std::max<int64_t>(first, 0); k < end && !s; ++k) {
+        s = CheckRange(call, range, static_cast<double>(value.ints[static_cast<size_t>(k)]), static_cast<int>(k));
       }
     } else if (HostValue(call, range.param, &one)) {
       s = CheckRange(call, range, one, -1);
