@@ -489,11 +489,12 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
                  fingerprints=dict(fingerprints))
 
 
-# A bindings unit costs about 3.6 CPU-seconds whatever it holds (pybind11's precompiled code is
-# emitted in every unit) and about 0.07 s per wrapper (measured: ops_000 of 48 APIs 6.8 s, two such
-# units in one 10.0 s), so wrappers are grouped: this many APIs per unit on average. 96 builds
-# op_docs' ~720 APIs in 8 units (a fresh build ~30 CPU-seconds shorter than 16), and a changed page
-# recompiles one unit of ~10 s.
+# Wrappers are grouped: this many APIs per unit on average. The figure dates from when every unit
+# included pybind11 and paid ~3.6 CPU-seconds for it whatever it held (ops_000 of 48 APIs 6.8 s, two
+# such units in one 10.0 s): 96 built op_docs' ~720 APIs in 8 units, ~30 CPU-seconds less than 16.
+# The units include runtime/binding/wrapper.h alone now, whose fixed cost is ~1 CPU-second (the
+# generated module.cpp compiles in 0.9-1.2), and ops_000 of 91 APIs compiles in 5-7 CPU-seconds;
+# smaller units would cost little more in total (not re-measured at another size).
 APIS_PER_UNIT = 96
 
 

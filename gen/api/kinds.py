@@ -40,8 +40,8 @@ def kind_of(param: Param) -> ParamKind:
 class KindTraits:
     # The C type in a phase-1 prototype, without const; None: the page spells it (INT, FLOAT).
     c_type: Optional[str]
-    # The aclnn_binding::Call method (runtime/binding/binding.h) that converts an argument; for
-    # INT and FLOAT a template instantiated with the C type (`Call::integer<int64_t>`).
+    # The aclnn_binding::CallView method (runtime/binding/wrapper.h) that converts an argument; for
+    # INT and FLOAT a template instantiated with the C type (`CallView::integer<int64_t>`).
     call: str
     # How the argument is passed from Python, in words (the docstrings).
     python_words: str

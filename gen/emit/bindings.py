@@ -1,11 +1,12 @@
-"""generated/bindings/: the pybind11 wrappers of the `aclnn._C` extension.
+"""generated/bindings/: the wrappers of the `aclnn._C` extension (CPython METH_FASTCALL functions).
 
 One source per translation unit (`gen.model.translation_units`): `bindings/ops_<k>.cpp`
 holds the wrappers of its APIs and a `register_ops_<k>(module)` function, and
-`bindings/module.cpp` defines the module and calls every unit's register function. A wrapper is
-thin and typed: it converts each argument with a method of `aclnn_binding::Call`
-(runtime/binding/binding.h) and calls the API's first phase through a pointer of the page's
-prototype; the runtime does the rest.
+`bindings/module.cpp` defines `register_wrappers(module)`, which calls every unit's register
+function (the module's init, in runtime/binding/module.cpp, calls it). A wrapper is thin and
+typed: it converts each argument with a method of `aclnn_binding::CallView`
+(runtime/binding/wrapper.h, which includes no pybind11 header) and calls the API's first phase
+through a pointer of the page's prototype; the runtime does the rest.
 
 What a wrapper decides from the page is decided at generation time, by the Python-API layer
 (`gen.api.python`: the signature, which dtype a Python number becomes for each aclScalar, how

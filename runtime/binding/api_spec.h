@@ -1,8 +1,9 @@
-// aclnn-bindgen bindings: what a generated wrapper declares about its API.
+// aclnn-bindgen bindings: what a generated wrapper declares about its API. No pybind11: the generated
+// units include it through wrapper.h.
 #ifndef ACLNN_BINDING_API_SPEC_H_
 #define ACLNN_BINDING_API_SPEC_H_
 
-#include <pybind11/pybind11.h>
+#include <Python.h>
 
 #include <atomic>
 #include <initializer_list>
@@ -14,7 +15,6 @@
 #include "aclnn_bindgen/output_shapes.h"
 
 namespace aclnn_binding {
-namespace py = pybind11;
 using aclnn_bindgen::OutputShape;
 
 // Which aclDataType a Python bool/int/float/complex becomes for an aclScalar parameter, in order
@@ -33,16 +33,16 @@ struct ParamSpec {
 // The arguments a family's rule reads, by name (the generated aclnn_bindgen::RuleArgument): the
 // dimensions (an int, a sequence of ints, None: every dimension), keepdim, the dtype argument,
 // whether an empty dimension list reduces none (noopWithEmptyAxes), a convolution's or a pool
-// window's arguments. A null handle: the API has no such parameter.
+// window's arguments, borrowed from the call's arguments. Null: the API has no such parameter.
 struct RuleArgs {
   RuleArgs() = default;
-  RuleArgs(std::initializer_list<std::pair<aclnn_bindgen::RuleArgument, py::handle>> given) {
-    for (const auto& [name, handle] : given) handles[static_cast<size_t>(name)] = handle;
+  RuleArgs(std::initializer_list<std::pair<aclnn_bindgen::RuleArgument, PyObject*>> given) {
+    for (const auto& [name, object] : given) objects[static_cast<size_t>(name)] = object;
   }
-  py::handle operator[](aclnn_bindgen::RuleArgument name) const { return handles[static_cast<size_t>(name)]; }
+  PyObject* operator[](aclnn_bindgen::RuleArgument name) const { return objects[static_cast<size_t>(name)]; }
 
  private:
-  py::handle handles[static_cast<size_t>(aclnn_bindgen::RuleArgument::kCount)];
+  PyObject* objects[static_cast<size_t>(aclnn_bindgen::RuleArgument::kCount)] = {};
 };
 
 // How an output is allocated when the caller passes no out= (decided at generation time from the

@@ -1,7 +1,8 @@
 // aclnn-bindgen: the hand-written C++ every generated wrapper (generated/bindings/ops_*.cpp) leans
 // on. A wrapper is a thin, typed sequence: convert each argument with a `Call` method, call the
 // op's first phase through its typed pointer, and `Call::run` does the rest (uploads, workspace,
-// second phase on the current stream, downloads, errors, results).
+// second phase on the current stream, downloads, errors, results). The wrappers see it through
+// wrapper.h alone, which includes no pybind11 header; the runtime's own units include this one.
 //
 // The device is asynchronous, as an NPU is: phase 2 queues the kernel on a stream and returns.
 // A call whose tensors are all device tensors (aclnn.Tensor) never waits; a call that returns
@@ -16,9 +17,8 @@
 #ifndef ACLNN_BINDGEN_BINDING_H_
 #define ACLNN_BINDGEN_BINDING_H_
 
-// The runtime's parts, one header per concept (each beside the source that implements it); the
-// generated wrappers include this one.
-#include <cstring>  // the wrappers compare string arguments (an output null under a quantMode)
+// The runtime's parts, one header per concept (each beside the source that implements it).
+#include "wrapper.h"
 
 #include "dtypes.h"
 #include "errors.h"

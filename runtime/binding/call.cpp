@@ -117,6 +117,11 @@ void Call::own_descriptor(Slot* slot) {
   slot->acl = tensors_.get(slot->owner);
 }
 
+py::object Call::run(Phase1Trampoline trampoline, const void* closure) {
+  execute(resolve_phase1(), trampoline, closure);
+  return results();
+}
+
 void* Call::resolve_phase1() {
   void* symbol = spec_.phase1.load(std::memory_order_acquire);
   if (symbol == nullptr) {
@@ -126,7 +131,7 @@ void* Call::resolve_phase1() {
   return symbol;
 }
 
-void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
+void Call::execute(void* phase1, Phase1Trampoline trampoline, const void* closure) {
   void* phase2_symbol = spec_.phase2.load(std::memory_order_acquire);
   if (phase2_symbol == nullptr) {
     phase2_symbol = runtime_.backend().op_symbol(spec_.api, spec_.api);
@@ -144,7 +149,7 @@ void Call::execute(void* phase1, Trampoline trampoline, void* ctx) {
       // a rejected call has queued nothing.
       uint64_t workspace_size = 0;
       aclOpExecutor* raw_executor = nullptr;
-      aclnnStatus status = trampoline(ctx, phase1, &workspace_size, &raw_executor);
+      aclnnStatus status = trampoline(closure, phase1, &workspace_size, &raw_executor);
       if (status != ACLNN_SUCCESS) throw AclnnFailure{status, spec_.api, "GetWorkspaceSize", runtime_.recent_error()};
       // Destroyed if phase 2 is never reached (which consumes it). Not counted in live_objects: it
       // never outlives this function, and two atomic updates per call showed in its profile.
@@ -281,6 +286,30 @@ py::object Call::results() {
   py::tuple tuple(spec_.returns.size());
   for (size_t i = 0; i < spec_.returns.size(); ++i) tuple[i] = result_of(spec_.returns[i]);
   return std::move(tuple);
+}
+
+// CallView: what a generated wrapper calls, forwarded to its Call (wrapper.h says why).
+aclTensor* CallView::tensor(int param, PyObject* obj) { return call_.tensor(param, obj); }
+aclTensor* CallView::inout_tensor(int param, PyObject* obj) { return call_.inout_tensor(param, obj); }
+aclTensorList* CallView::tensor_list(int param, PyObject* obj) { return call_.tensor_list(param, obj); }
+aclTensorList* CallView::inout_tensor_list(int param, PyObject* obj) { return call_.inout_tensor_list(param, obj); }
+aclScalar* CallView::scalar(int param, PyObject* obj) { return call_.scalar(param, obj); }
+aclScalarList* CallView::scalar_list(int param, PyObject* obj) { return call_.scalar_list(param, obj); }
+aclIntArray* CallView::int_array(int param, PyObject* obj) { return call_.int_array(param, obj); }
+aclFloatArray* CallView::float_array(int param, PyObject* obj) { return call_.float_array(param, obj); }
+aclBoolArray* CallView::bool_array(int param, PyObject* obj) { return call_.bool_array(param, obj); }
+bool CallView::boolean(int param, PyObject* obj) { return call_.boolean(param, obj); }
+long double CallView::integer_in_range(int param, PyObject* obj, long double lo, long double hi) {
+  return call_.integer_in_range(param, obj, lo, hi);
+}
+double CallView::floating_value(int param, PyObject* obj, bool single) { return call_.floating_value(param, obj, single); }
+char* CallView::string(int param, PyObject* obj) { return call_.string(param, obj); }
+aclDataType CallView::dtype(int param, PyObject* obj) { return call_.dtype(param, obj); }
+aclTensor* CallView::output(int param, const RuleArgs& rule_args) { return call_.output(param, rule_args); }
+aclTensor* CallView::given_output(int param) { return call_.given_output(param); }
+aclTensorList* CallView::output_list(int param) { return call_.output_list(param); }
+PyObject* CallView::run_with(Phase1Trampoline trampoline, const void* closure) {
+  return call_.run(trampoline, closure).release().ptr();
 }
 
 }  // namespace aclnn_binding

@@ -1,4 +1,5 @@
 // aclnn-bindgen bindings: one call of an API (call.cpp; its inputs: arguments.cpp, its outputs: outputs.cpp).
+// The generated wrappers reach it through CallView (wrapper.h), which says what each method does.
 #ifndef ACLNN_BINDING_CALL_H_
 #define ACLNN_BINDING_CALL_H_
 
@@ -19,6 +20,7 @@
 
 #include "api_spec.h"
 #include "arrays.h"
+#include "wrapper.h"
 #include "owners.h"
 #include "runtime.h"
 #include "streams.h"
@@ -36,9 +38,9 @@ class Call {
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
 
-  // Inputs. None becomes NULL for every pointer kind, so that the library reports it (161001).
+  // The conversions CallView (wrapper.h) forwards to, documented there.
   aclTensor* tensor(int param, py::handle obj);
-  aclTensor* inout_tensor(int param, py::handle obj);  // written in place, returned
+  aclTensor* inout_tensor(int param, py::handle obj);
   aclTensorList* tensor_list(int param, py::handle obj);
   aclTensorList* inout_tensor_list(int param, py::handle obj);
   aclScalar* scalar(int param, py::handle obj);
@@ -47,33 +49,16 @@ class Call {
   aclFloatArray* float_array(int param, py::handle obj);
   aclBoolArray* bool_array(int param, py::handle obj);
   bool boolean(int param, py::handle obj);
-  template <class T> T integer(int param, py::handle obj) {
-    // long double holds every int64_t and uint64_t exactly (x86-64 and AArch64 alike).
-    return static_cast<T>(integer_in_range(param, obj, static_cast<long double>(std::numeric_limits<T>::min()),
-                                           static_cast<long double>(std::numeric_limits<T>::max())));
-  }
-  template <class T> T floating(int param, py::handle obj) {
-    return static_cast<T>(floating_value(param, obj, sizeof(T) == sizeof(float)));
-  }
+  long double integer_in_range(int param, py::handle obj, long double lo, long double hi);
+  double floating_value(int param, py::handle obj, bool single);
   char* string(int param, py::handle obj);
   aclDataType dtype(int param, py::handle obj);
-  // Outputs (direction out), converted after every input: their plans read the inputs.
   aclTensor* output(int param, const RuleArgs& rule_args = {});
-  // An output the page says is a null pointer in this call ("如果isSymmetrical是true，offsetOut需要传
-  // nullptr"): null unless the caller gives an array for it, which then goes to the library to judge.
   aclTensor* given_output(int param);
   aclTensorList* output_list(int param);
-
-  // Runs both phases with `phase1(symbol, &workspaceSize, &executor)`, which casts the symbol to
-  // the API's prototype and passes the converted arguments. Returns the outputs.
-  template <class Phase1> py::object run(Phase1&& phase1) {
-    void* symbol = resolve_phase1();
-    Phase1* fn = &phase1;
-    execute(symbol, [](void* ctx, void* sym, uint64_t* size, aclOpExecutor** executor) -> aclnnStatus {
-      return (*static_cast<Phase1*>(ctx))(sym, size, executor);
-    }, fn);
-    return results();
-  }
+  // Runs both phases, `trampoline(closure, symbol, &workspaceSize, &executor)` being the first;
+  // returns the outputs.
+  py::object run(Phase1Trampoline trampoline, const void* closure);
 
   static constexpr size_t kNotOwned = ~size_t{0};
   // One tensor of the call.
@@ -106,12 +91,11 @@ class Call {
   };
 
  private:
-  using Trampoline = aclnnStatus (*)(void*, void*, uint64_t*, aclOpExecutor**);
   static constexpr int kMaxParams = 64;  // as the simulator's masks: no page comes near it
   static constexpr size_t kInlineSlots = 6;
 
   void* resolve_phase1();
-  void execute(void* phase1, Trampoline trampoline, void* ctx);
+  void execute(void* phase1, Phase1Trampoline trampoline, const void* closure);
   py::object results();
   void synchronize_and_download();
   // The data-dependent outputs as the view shapes their kernel set (after the stream has run).
@@ -121,8 +105,6 @@ class Call {
   void synchronize_stream();
 
   std::string what(int param) const { return Label{this, param, -1, false}.str(); }
-  long double integer_in_range(int param, py::handle obj, long double lo, long double hi);
-  double floating_value(int param, py::handle obj, bool single);
   Slot* new_slot();
   void refuse_self_overlap(const Dims& shape, const Dims& strides, const Label& label) const;
   // `list_member`: the aclTensor is made for the call (a list owns its elements), never an

@@ -1,6 +1,7 @@
-// aclnn-bindgen: the hand-written part of the aclnn._C module: aclnn.Tensor, the backend, the
-// device, statistics, errors. generated/bindings/module.cpp calls init_module, then registers
-// the generated op wrappers.
+// aclnn-bindgen: the aclnn._C module: its hand-written part (aclnn.Tensor, the backend, the
+// device, statistics, errors), then the generated op wrappers (generated/bindings/module.cpp's
+// register_wrappers). The module's init is here, not in a generated unit, so that no generated
+// unit includes pybind11 (wrapper.h).
 #include <pybind11/stl.h>
 
 #include "aclnn_bindgen/abi_values.h"
@@ -155,7 +156,8 @@ py::dict binding_stats() {
 
 }  // namespace
 
-void add_functions(py::module_& m, PyMethodDef* functions, size_t count) {
+void add_functions(PyObject* module, PyMethodDef* functions, size_t count) {
+  py::module_ m = py::reinterpret_borrow<py::module_>(module);
   py::str module_name("aclnn");  // what __module__ says: the package users import
   for (size_t i = 0; i < count; ++i) {
     PyObject* function = PyCFunction_NewEx(&functions[i], nullptr, module_name.ptr());
@@ -235,3 +237,9 @@ void init_module(py::module_& m) {
 }
 
 }  // namespace aclnn_binding
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "aclnn operators (generated bindings; see the aclnn package)";
+  aclnn_binding::init_module(m);
+  aclnn_generated::register_wrappers(m.ptr());
+}

@@ -41,13 +41,15 @@ void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssi
   }
 }
 
-PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                 WrapperBody body) {
+PyObject* invoke(const PySignature& signature, const ApiSpec& spec, PyObject* const* args, size_t nargs,
+                 PyObject* kwnames, WrapperBody body) {
   PyObject* values[kMaxPythonParams];
   try {
     parse_arguments(signature, args, PyVectorcall_NARGS(nargs), kwnames, values);
-    py::object result = body(values);
-    return result.release().ptr();
+    PyObject* out = spec.outputs.empty() ? Py_None : values[signature.names.size() - 1];
+    Call call(spec, out);
+    CallView view(call);
+    return body(view, values);
   } catch (abi::__forced_unwind&) {
     throw;  // a thread ended at interpreter exit: not an error to report
   } catch (py::error_already_set& e) {

@@ -2,17 +2,18 @@
 #ifndef ACLNN_BINDING_SIGNATURE_H_
 #define ACLNN_BINDING_SIGNATURE_H_
 
-#include <pybind11/pybind11.h>
+#include <Python.h>
 
 #include <vector>
 
 namespace aclnn_binding {
-namespace py = pybind11;
 
 // A generated wrapper's Python signature: `function(p0, p1, ..., *, pk, ...)`. The first `required`
-// parameters have no default; the others default to None. Wrappers are METH_FASTCALL functions
-// that parse their arguments with this, not through pybind11's dispatcher (whose per-call
-// overload records and argument vectors cost more than the simulator's whole first phase).
+// parameters have no default; the others default to None. An API with outputs has `out` last
+// (gen/api/python.py PythonSignature), which `invoke` (wrapper.h) hands to the Call. Wrappers are
+// METH_FASTCALL functions that parse their arguments with this, not through pybind11's dispatcher
+// (whose per-call overload records and argument vectors cost more than the simulator's whole first
+// phase).
 struct PySignature {
   const char* function;            // leaky_relu_backward
   std::vector<const char*> names;  // every parameter, in order
@@ -26,14 +27,6 @@ constexpr int kMaxPythonParams = 64;
 // arguments, or raises TypeError with CPython's wording (missing, unexpected or repeated).
 void parse_arguments(const PySignature& signature, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                      PyObject** values);
-
-// A wrapper's whole body: parse, run `body(values)` (which returns a py::object), and turn every C++
-// exception into the Python one (pybind11's translators, aclnn's errors included). Not a template:
-// the wrappers' bodies capture nothing and pass as plain functions, so that the exception handling
-// compiles once, in signature.cpp, instead of once per wrapper.
-using WrapperBody = py::object (*)(PyObject* const* values);
-PyObject* invoke(const PySignature& signature, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                 WrapperBody body);
 
 }  // namespace aclnn_binding
 
