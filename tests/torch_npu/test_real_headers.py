@@ -38,8 +38,10 @@ def include_flags() -> list[str]:
 
     assert PACKAGE is not None
     real = [PACKAGE / "include/third_party/acl/inc", PACKAGE / "include/third_party/hccl/inc", PACKAGE / "include"]
-    ours = [ROOT / d for d in ("runtime/include", "generated/include", "runtime/sim/include", "runtime/sim/src",
-                               "runtime/binding", "runtime/loader")]
+    # generated/ for the generated aclnnop/ prototypes (the wheel ships none), which the aclop bridge's
+    # units check their calls against (generated/include/aclnn_sim/declared_apis.h includes them).
+    ours = [ROOT / d for d in ("runtime/include", "generated/include", "generated", "runtime/sim/include",
+                               "runtime/sim/src", "runtime/binding", "runtime/loader")]
     others = [Path(sysconfig.get_paths()["include"]), Path(pybind11.get_include()),
               Path(scipy_openblas32.__file__).parent / "include"]
     return [f"-I{d}" for d in [*real, *ours, *others]]

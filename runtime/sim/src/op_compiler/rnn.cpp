@@ -294,18 +294,31 @@ aclError RunLstm(const OpCall& call, Cell& cell, const Sizes& sz, aclTensorList*
   return cell.Finish();
 }
 
-aclError DynamicRnn(const OpCall& call) {
-  if (aclError s = call.Arity(3, 10, 8)) return s;
-  bool reverse = false;
-  if (aclError s = ReadAttributes(call, "ifjo", &reverse)) return s;
-  // seq_length 3, init_h 4, init_c 5, wci 6, wcf 7, wco 8, mask 9.
-  if (aclError s = RefuseGiven(call, {{3, "seq_length (variable-length sequences)"}, {6, "wci (peephole)"},
-                                      {7, "wcf (peephole)"}, {8, "wco (peephole)"}, {9, "mask"}})) {
+// Where DynamicRNN's and DynamicRNNV2's inputs are: how many at most, the ones the family does not
+// model (refused when given), and how many from the first are operands of a floating dtype.
+struct LstmForwardInputs {
+  size_t count, seq_length, wci, wcf, wco, mask, floating;
+  const char* aten_order;  // how gate_order names aten's i, f, g, o
+};
+
+// What an LSTM forward checks before it runs: its operands, attributes and inputs; its sizes and
+// direction (true: reverse).
+aclError PrepareLstmForward(const OpCall& call, const LstmForwardInputs& at, Sizes* sz, bool* reverse) {
+  if (aclError s = call.Arity(3, at.count, 8)) return s;
+  if (aclError s = ReadAttributes(call, at.aten_order, reverse)) return s;
+  if (aclError s = RefuseGiven(call, {{at.seq_length, "seq_length (variable-length sequences)"}, {at.wci, "wci (peephole)"},
+                                      {at.wcf, "wcf (peephole)"}, {at.wco, "wco (peephole)"}, {at.mask, "mask"}})) {
     return s;
   }
-  if (aclError s = FloatingOperands(call, 6)) return s;
+  if (aclError s = FloatingOperands(call, at.floating)) return s;
+  return ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), sz);
+}
+
+aclError DynamicRnn(const OpCall& call) {
+  // x 0, w 1, b 2, seq_length 3, init_h 4, init_c 5, wci 6, wcf 7, wco 8, mask 9.
   Sizes sz;
-  if (aclError s = ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), &sz)) return s;
+  bool reverse = false;
+  if (aclError s = PrepareLstmForward(call, {10, 3, 6, 7, 8, 9, 6, "ifjo"}, &sz, &reverse)) return s;
   if (aclError s = LstmWeightsShapes(call, sz)) return s;
   Cell cell(call, reverse);
   return RunLstm(call, cell, sz, LstmParams(cell, sz), 4, 5);
@@ -315,16 +328,9 @@ aclError DynamicRnn(const OpCall& call) {
 // and weight_hidden [H, 4H], and an optional b [4H]; inputs x 0, weight_input 1, weight_hidden 2, b 3,
 // seq_length 4, init_h 5, init_c 6, wci 7, wcf 8, wco 9, mask 10.
 aclError DynamicRnnV2(const OpCall& call) {
-  if (aclError s = call.Arity(3, 11, 8)) return s;
-  bool reverse = false;
-  if (aclError s = ReadAttributes(call, "ifco", &reverse)) return s;
-  if (aclError s = RefuseGiven(call, {{4, "seq_length (variable-length sequences)"}, {7, "wci (peephole)"},
-                                      {8, "wcf (peephole)"}, {9, "wco (peephole)"}, {10, "mask"}})) {
-    return s;
-  }
-  if (aclError s = FloatingOperands(call, 7)) return s;
   Sizes sz;
-  if (aclError s = ReadSizes(call, HiddenOf(call.outputs[0].desc->dims), &sz)) return s;
+  bool reverse = false;
+  if (aclError s = PrepareLstmForward(call, {11, 4, 7, 8, 9, 10, 7, "ifco"}, &sz, &reverse)) return s;
   const int64_t width = 4 * sz.hidden;
   if (aclError e = ExpectShape(call, 1, "weight_input", {sz.input, width})) return e;
   if (aclError e = ExpectShape(call, 2, "weight_hidden", {sz.hidden, width})) return e;
