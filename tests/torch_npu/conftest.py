@@ -57,10 +57,12 @@ class ProcessFactory:
 
     def request(self, request: dict, fds: list[int] | None = None, timeout: float | None = None) -> dict:
         if self.process is None or self.process.poll() is not None:
+            self.stop()
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("script_server.py")),
                                              str(theirs.fileno())], pass_fds=[theirs.fileno()], env=self.environment,
-                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
             theirs.close()
             self.control = ours
         assert self.control is not None
