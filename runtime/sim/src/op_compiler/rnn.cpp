@@ -234,16 +234,21 @@ int64_t HiddenOf(const std::vector<int64_t>& dims) { return dims.size() == 3 ? d
 // DynamicRNN's and DynamicRNNGrad's inputs, by index.
 enum RnnInput { kX, kW, kB };
 
-// The family's params [W_ih, W_hh, b_ih, b_hh] from w [in + H, 4H] and b: W_ih^T its first `in`
-// rows, W_hh^T the rest; b the sum of aten's two biases, b_hh zeros.
+// The family's params [W_ih, W_hh, b_ih, b_hh] from the weights' views and the operator's one bias
+// `b` (the sum of aten's two; null: none, zeros), b_hh zeros (its own tensor: a list holds one once).
+aclTensorList* LstmParamList(Cell& cell, const Sizes& s, aclTensor* w_ih, aclTensor* w_hh, aclTensor* b) {
+  if (!b) b = cell.Zeros({4 * s.hidden});
+  aclTensor* b_hh = cell.Zeros({4 * s.hidden});
+  if (cell.status()) return nullptr;
+  return cell.List({w_ih, w_hh, b, b_hh});
+}
+
+// DynamicRNN's params from w [in + H, 4H] and b: W_ih^T its first `in` rows, W_hh^T the rest.
 aclTensorList* LstmParams(Cell& cell, const Sizes& s) {
   const int64_t width = 4 * s.hidden;
   aclTensor* w_ih = cell.In(kW, "w", {width, s.input}, {1, width}, 0);
   aclTensor* w_hh = cell.In(kW, "w", {width, s.hidden}, {1, width}, s.input * width);
-  aclTensor* b = cell.In(kB, "b");
-  aclTensor* zeros = cell.Zeros({width});
-  if (cell.status()) return nullptr;
-  return cell.List({w_ih, w_hh, b, zeros});
+  return LstmParamList(cell, s, w_ih, w_hh, cell.In(kB, "b"));
 }
 
 aclError LstmWeightsShapes(const OpCall& call, const Sizes& s) {
@@ -340,9 +345,7 @@ aclError DynamicRnnV2(const OpCall& call) {
   Cell cell(call, reverse);
   aclTensor* w_ih = cell.In(1, "weight_input", {width, sz.input}, {1, width}, 0);
   aclTensor* w_hh = cell.In(2, "weight_hidden", {width, sz.hidden}, {1, width}, 0);
-  aclTensor* b = Absent(call, 3) ? cell.Zeros({width}) : cell.In(3, "b");
-  aclTensor* zeros = cell.Zeros({width});
-  aclTensorList* params = cell.status() ? nullptr : cell.List({w_ih, w_hh, b, zeros});
+  aclTensorList* params = LstmParamList(cell, sz, w_ih, w_hh, Absent(call, 3) ? nullptr : cell.In(3, "b"));
   return RunLstm(call, cell, sz, params, 5, 6);
 }
 
@@ -464,9 +467,7 @@ aclError DynamicRnnV2Grad(const OpCall& call) {
   aclTensor* w_ih = cell.In(1, "w_x", {width, sz.input}, {1, width}, 0);
   aclTensor* w_hh = cell.In(2, "w_h", {width, sz.hidden}, {1, width}, 0);
   // The biases do not enter the gradients (the backward reads the forward's saved gates).
-  aclTensor* b_ih = cell.Zeros({width});
-  aclTensor* b_hh = cell.Zeros({width});  // a list holds a tensor once
-  aclTensorList* params = cell.status() ? nullptr : cell.List({w_ih, w_hh, b_ih, b_hh});
+  aclTensorList* params = LstmParamList(cell, sz, w_ih, w_hh, nullptr);
   aclTensor* dw_ih = cell.Out(0, "dw_x", {width, sz.input}, {1, width}, 0);
   aclTensor* dw_hh = cell.Out(1, "dw_h", {width, sz.hidden}, {1, width}, 0);
   return RunLstmGrad(call, cell, sz, params, dw_ih, dw_hh, {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 2, 3, 4, 5});
@@ -604,6 +605,7 @@ const std::vector<OpEntry>& RnnEntries() {
        {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
         {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
         {"activation", K::kString}, {"recurrent_activation", K::kString}, {"gate_order", K::kString},
+        // merge_mode joins two directions' outputs: one direction a call (direction is read), it joins none.
         {"stateful", K::kBool}, {"merge_mode", K::kString}},
        DynamicRnnV2Grad},
       {"DynamicGRUV2",
