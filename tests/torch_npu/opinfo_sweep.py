@@ -10,7 +10,9 @@ run by hand from the repository after `make package`:
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary build/opinfo-sweep.jsonl
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
-float32 statistics of float16 inputs, an input its autograd formula does not differentiate), WRONG
+float32 statistics of float16 inputs, an input its autograd formula does not differentiate),
+torch_npu (a result torch_npu's own host code defines, which differs from PyTorch's and a device gives
+the same: host_code.py, each with its evidence; checked by computing that result, never assumed), WRONG
 (another value without an error: the worst outcome), crash (the process died or hung), refused (an
 exception: the aclnn API and its status when the message names them), or skip (no sample runs on the
 CPU). Operators run in worker processes with ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its
@@ -130,8 +132,8 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     import torch_npu  # noqa: F401
     from torch.testing._internal.common_methods_invocations import op_db
 
-    from opinfo_compare import (TIES, differentiable, differs, floating, real_sum, samples,  # this file's directory
-                                to)  # is sys.path[0]
+    from host_code import host_code  # this file's directory is sys.path[0]
+    from opinfo_compare import TIES, differentiable, differs, floating, real_sum, samples, to
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
     dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -157,6 +159,40 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         grads = torch.autograd.grad(real_sum(outputs), leaves, allow_unused=True)
         return [g if g is None else g.detach().cpu() for g in grads]
 
+    def reference(fn, sample, dtype, mode):
+        """fn's result on the CPU for the sample (the gradients in backward mode; None: nothing to
+        compare), and for float16 and bfloat16 also its float32 result; raises where the CPU refuses
+        the call (then it is no call to compare)."""
+        if mode == "backward":
+            return gradients(fn, sample, "cpu"), None
+        want = fn(sample.input, *sample.args, **sample.kwargs)
+        want32 = None
+        if dtype in (torch.float16, torch.bfloat16):
+            try:
+                want32 = fn(to(sample.input, "cpu", torch.float32), *to(sample.args, "cpu", torch.float32),
+                            **to(sample.kwargs, "cpu", torch.float32))
+            except Exception:
+                want32 = None
+        return want, want32
+
+    def difference(wants, got, dtype, ties, notes):
+        """How got differs from the reference (None: equal). A float16 or bfloat16 result may equal
+        the reference in its own dtype or its float32 result rounded to that dtype."""
+        want, want32 = wants
+        tol = tolerance.get(dtype, 1e-3)  # float results of integral inputs: float32
+        found = differs(want, got, tol, ties, notes=notes)
+        if found and want32 is not None and not differs(want32, got, tol, ties, dtype, notes):
+            return None
+        return found
+
+    def torch_npu_gives(known, op, sample, dtype, mode, got, ties):
+        """Whether got is the result torch_npu's host code defines for the sample (host_code.py)."""
+        try:
+            wants = reference(known.result(op, got), sample, dtype, mode)
+        except Exception:
+            return False
+        return wants[0] is not None and difference(wants, got, dtype, ties, set()) is None
+
     def timeout(*_):
         raise TimeoutError("no result in 120 s")
 
@@ -166,7 +202,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         op = ops[name]
         dtype = dtypes[mode]
         counts = collections.Counter()
-        wrong, reasons, conventions, skipped = [], collections.Counter(), set(), set()
+        wrong, reasons, conventions, skipped, host = [], collections.Counter(), set(), set(), set()
         signal.alarm(120)
         try:
             for index, sample in enumerate(samples(op, dtype, cap, requires_grad=(mode == "backward"))):
@@ -174,61 +210,47 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                 if spins:
                     skipped.add(spins)
                     continue
-                if mode == "backward":
-                    try:
-                        want = gradients(op, sample, "cpu")
-                    except Exception:
-                        continue
-                    if want is None:
-                        continue
-                    try:
+                try:  # the CPU first: a sample the CPU refuses is no call to compare
+                    wants = reference(op, sample, dtype, mode)
+                except Exception:
+                    continue
+                if wants[0] is None:
+                    continue
+                try:
+                    if mode == "backward":
                         got = gradients(op, sample, "npu")
                         torch.npu.synchronize()
-                    except Exception as error:
-                        counts["refused"] += 1
-                        reasons[reason_of(error)] += 1
-                        continue
-                    difference = differs(want, got, 1e-3, notes=conventions)
-                else:
-                    try:
-                        want = op(sample.input, *sample.args, **sample.kwargs)
-                    except Exception:
-                        continue  # not a valid call on the CPU either
-                    low = dtype in (torch.float16, torch.bfloat16)
-                    want32 = None
-                    if low:
-                        try:
-                            want32 = op(to(sample.input, "cpu", torch.float32), *to(sample.args, "cpu", torch.float32),
-                                        **to(sample.kwargs, "cpu", torch.float32))
-                        except Exception:
-                            want32 = None
-                    try:
+                    else:
                         got = op(to(sample.input, "npu"), *to(sample.args, "npu"), **to(sample.kwargs, "npu"))
                         torch.npu.synchronize()
                         got = to(got, "cpu")
-                    except Exception as error:
-                        counts["refused"] += 1
-                        reasons[reason_of(error)] += 1
-                        continue
-                    tol = tolerance.get(dtype, 1e-3)  # float results of integral inputs: float32
-                    ties = op.name in TIES
-                    difference = differs(want, got, tol, ties, notes=conventions)
-                    if difference and want32 is not None and not differs(want32, got, tol, ties, dtype, conventions):
-                        difference = None
-                if difference:
+                except Exception as error:
+                    counts["refused"] += 1
+                    reasons[reason_of(error)] += 1
+                    continue
+                notes = set()
+                ties = op.name in TIES
+                found = difference(wants, got, dtype, ties, notes)
+                known = found and host_code(name, mode, op, sample)
+                if known and torch_npu_gives(known, op, sample, dtype, mode, got, ties):
+                    counts["torch_npu"] += 1
+                    host.add(known.why)
+                elif found:
                     counts["wrong"] += 1
-                    wrong.append(f"sample {index}: {difference}")
+                    wrong.append(f"sample {index}: {found}")
                 else:
                     counts["equal"] += 1
+                    conventions |= notes
         except Exception as error:
             counts["refused"] += 1
             reasons[f"sweep: {reason_of(error)}"] += 1
         finally:
             signal.alarm(0)
         verdict = ("wrong" if counts["wrong"] else "refused" if counts["refused"] else
+                   "torch_npu" if counts["torch_npu"] else
                    "convention" if counts["equal"] and conventions else "equal" if counts["equal"] else "skip")
         emit(op=name, mode=mode, verdict=verdict, counts=dict(counts), wrong=wrong[:3], reasons=dict(reasons),
-             conventions=sorted(conventions), skipped=sorted(skipped))
+             conventions=sorted(conventions), skipped=sorted(skipped), torch_npu=sorted(host))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -357,7 +379,7 @@ def summary(out: Path) -> None:
         if r["verdict"] == "refused":
             for reason in r.get("reasons", {}):
                 reasons[reason] += 1
-    classes = ("equal", "convention", "wrong", "crash", "refused", "skip")
+    classes = ("equal", "convention", "torch_npu", "wrong", "crash", "refused", "skip")
     print(f"{'mode':10}" + "".join(f"{c:>11}" for c in classes))
     for mode in MODES:
         if mode in table:
@@ -367,6 +389,10 @@ def summary(out: Path) -> None:
     for (name, mode), r in sorted(latest.items()):
         if r["verdict"] == "wrong":
             print(f"  {name} [{mode}] {r['wrong'][0][:200]}")
+    print("\nresults of torch_npu's own host code, which a device gives the same (host_code.py):")
+    for (name, mode), r in sorted(latest.items()):
+        for why in r.get("torch_npu", []):
+            print(f"  {name} [{mode}] {why}")
     print("\ncrashes and hangs:")
     for (name, mode), r in sorted(latest.items()):
         if r["verdict"] == "crash":
