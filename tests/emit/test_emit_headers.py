@@ -1,5 +1,6 @@
 """The aclnnop/ headers: the page's prototypes, compilable C and C++, one header per CANN header name."""
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -81,3 +82,19 @@ def test_the_aclop_bridge_checks_the_apis_the_build_declares_and_skips_the_other
     wrong = compile_checks("Wrong")
     assert wrong.returncode != 0 and "static assertion failed: aclnnLeakyReluBackward" in wrong.stderr
     assert "aclnnOnNoPage" not in wrong.stderr
+
+
+def test_every_aclnn_api_the_aclop_bridge_calls_by_a_literal_name_is_checked_in_its_file():
+    # The bridge finds libopapi's entries by name (dlsym) and calls them through the phase-1 type it
+    # writes out: a type that differs from the API's prototype is a call with the wrong arguments and
+    # no error. Every `Aclnn<Type>(call, "aclnnX", ...)` of a file is checked there by
+    # ACLOP_SAME(aclnnX, Type). Calls whose name is computed (tables of APIs of one type, a choice
+    # between two names) are not seen by this scan.
+    missing = []
+    for source in sorted((ROOT / "runtime/sim/src/op_compiler").glob("*.cpp")):
+        text = source.read_text()
+        called = set(re.findall(r'Aclnn<(\w+)>\(\s*\w+,\s*"(aclnn\w+)"', text))
+        checked = set(re.findall(r"ACLOP_SAME\((aclnn\w+),\s*(\w+)\)", text))
+        missing += [f"{source.name}: ACLOP_SAME({api}, {kind});" for kind, api in sorted(called)
+                    if (api, kind) not in checked]
+    assert not missing, "\n".join(missing)

@@ -17,6 +17,8 @@
 #include "aclnn_sim/entry.h"
 #include "common/dtypes.h"
 #include "common/internal.h"
+#include "op_compiler/prototype_check.h"
+#include "op_compiler/runners.h"
 
 namespace aclsim::aclop {
 
@@ -455,9 +457,6 @@ void* FindAclnn(const OpCall& call, const std::string& name, aclError* status) {
 }
 
 aclError NormWithVariance(const OpCall& call, double eps, const NormKernel& norm) {
-  using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
-  using PowApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;
-  using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
   const auto narrow = [](aclDataType dtype) { return dtype == ACL_FLOAT16 || dtype == ACL_BF16; };
   const char* const input_names[] = {"x", "gamma", "beta"};
   const char* const output_names[] = {"y", "mean", "variance"};
@@ -478,7 +477,7 @@ aclError NormWithVariance(const OpCall& call, double eps, const NormKernel& norm
   aclTensor* rstd = o.Scratch(stats, call.outputs[2].desc->dims);
   if (o.status()) return o.status();
   if (aclError s = norm(o, operands[0], operands[1], operands[2], results[0], results[1], rstd)) return s;
-  if (aclError s = Aclnn<PowApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), results[2])) return s;
+  if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", rstd, o.Scalar(-2.0, ACL_FLOAT), results[2])) return s;
   if (aclError s = Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", results[2], o.Scalar(-eps, ACL_DOUBLE),
                                          o.Scalar(1.0, ACL_FLOAT))) {
     return s;
@@ -691,3 +690,8 @@ aclError Run(const OpCall& call) {
 }
 
 }  // namespace aclsim::aclop
+
+// The phase-1 types above against the generated prototypes of the build's pages.
+ACLOP_SAME(aclnnCast, CastApi);
+ACLOP_SAME(aclnnInplaceAdds, InplaceAddsApi);
+ACLOP_SAME(aclnnPowTensorScalar, WithScalarApi);

@@ -9,6 +9,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 #include "op_compiler/runners.h"
 
 namespace aclsim::aclop {
@@ -129,3 +130,10 @@ aclError Eye(const OpCall& call) {
 }
 
 }  // namespace aclsim::aclop
+
+// The phase-1 types above against the generated prototypes of the build's pages.
+ACLOP_SAME(aclnnArange, ArangeApi);
+ACLOP_SAME(aclnnEye, EyeApi);
+ACLOP_SAME(aclnnLinspace, LinspaceApi);
+ACLOP_SAME(aclnnLogSpace, LogSpaceApi);
+ACLOP_SAME(aclnnRandperm, RandpermApi);

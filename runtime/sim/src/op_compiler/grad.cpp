@@ -760,3 +760,6 @@ ACLOP_SAME(aclnnCtcLossBackward, CtcLossBackwardApi);
 ACLOP_SAME(aclnnGridSampler3DBackward, GridSamplerBackwardApi);
 ACLOP_SAME(aclnnAdds, AddsApi);
 ACLOP_SAME(aclnnRsqrt, UnaryApi);
+ACLOP_SAME(aclnnDiv, BinaryApi);
+ACLOP_SAME(aclnnInplaceFillScalar, InplaceFillScalarApi);
+ACLOP_SAME(aclnnMul, BinaryApi);

@@ -96,3 +96,6 @@ aclError Svd(const OpCall& call) {
 
 // The phase-1 types above against the generated prototypes of the build's pages.
 ACLOP_SAME(aclnnTriangularSolve, TriangularSolveApi);
+ACLOP_SAME(aclnnInverse, UnaryApi);
+ACLOP_SAME(aclnnLinalgQr, QrApi);
+ACLOP_SAME(aclnnSvd, SvdApi);

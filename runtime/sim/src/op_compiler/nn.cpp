@@ -607,3 +607,6 @@ ACLOP_SAME(aclnnCtcLoss, CtcLossApi);
 ACLOP_SAME(aclnnEmbeddingBag, EmbeddingBagApi);
 ACLOP_SAME(aclnnMultilabelMarginLoss, MultilabelMarginLossApi);
 ACLOP_SAME(aclnnSub, SubApi);
+ACLOP_SAME(aclnnCast, CastApi);
+ACLOP_SAME(aclnnErfinv, UnaryApi);
+ACLOP_SAME(aclnnXLogYTensor, BinaryApi);

@@ -11,6 +11,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/prototype_check.h"
 #include "op_compiler/runners.h"
 
 namespace aclsim::aclop {
@@ -21,7 +22,6 @@ using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTe
 using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
-using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
                             double, aclTensor*, aclTensor*, aclTensor*>;
 
@@ -219,3 +219,16 @@ aclError BNTrainingUpdate(const OpCall& call) {
 }
 
 }  // namespace aclsim::aclop
+
+// The phase-1 types above against the generated prototypes of the build's pages.
+ACLOP_SAME(aclnnAbs, UnaryApi);
+ACLOP_SAME(aclnnBatchNorm, BatchNormApi);
+ACLOP_SAME(aclnnInplaceAdds, InplaceAddsApi);
+ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
+ACLOP_SAME(aclnnLayerNorm, LayerNormApi);
+ACLOP_SAME(aclnnMul, BinaryApi);
+ACLOP_SAME(aclnnNeScalar, WithScalarApi);
+ACLOP_SAME(aclnnPowTensorScalar, WithScalarApi);
+ACLOP_SAME(aclnnReduceSum, ReduceApi);
+ACLOP_SAME(aclnnStd, StdApi);
+ACLOP_SAME(aclnnVarMean, VarMeanApi);

@@ -632,3 +632,5 @@ ACLOP_SAME(aclnnLstmBackward, LstmBackwardApi);
 ACLOP_SAME(aclnnGRU, GruApi);
 ACLOP_SAME(aclnnGRUBackward, GruBackwardApi);
 ACLOP_SAME(aclnnFlip, FlipApi);
+ACLOP_SAME(aclnnInplaceCopy, CopyApi);
+ACLOP_SAME(aclnnInplaceZero, ZeroApi);

@@ -18,6 +18,7 @@ using UnaryApi = Phase1<const aclTensor*, aclTensor*>;
 using BinaryApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*>;
 using WithScalarApi = Phase1<const aclTensor*, const aclScalar*, aclTensor*>;  // LeakyRelu, Celu
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using InplaceAddsApi = Phase1<aclTensor*, const aclScalar*, const aclScalar*>;  // x += other * alpha
 using ReduceApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;  // ReduceSum, Mean
 using ReduceNoDTypeApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclTensor*>;        // Amax, Amin
 
