@@ -469,3 +469,6 @@ ACLOP_SAME(aclnnMul, BinaryApi);
 ACLOP_SAME(aclnnRepeatInterleaveIntWithDim, RepeatInterleaveApi);
 ACLOP_SAME(aclnnRepeatInterleaveWithDim, RepeatInterleaveTensorApi);
 ACLOP_SAME(aclnnScatter, ScatterApi);
+ACLOP_SAME(aclnnGather, IndexSelectApi);
+ACLOP_SAME(aclnnNonzero, UnaryApi);
+ACLOP_SAME(aclnnNonzeroV2, UnaryApi);

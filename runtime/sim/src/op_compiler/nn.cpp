@@ -610,3 +610,4 @@ ACLOP_SAME(aclnnSub, SubApi);
 ACLOP_SAME(aclnnCast, CastApi);
 ACLOP_SAME(aclnnErfinv, UnaryApi);
 ACLOP_SAME(aclnnXLogYTensor, BinaryApi);
+ACLOP_SAME(aclnnCummin, CumApi);

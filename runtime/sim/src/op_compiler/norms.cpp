@@ -232,3 +232,5 @@ ACLOP_SAME(aclnnPowTensorScalar, WithScalarApi);
 ACLOP_SAME(aclnnReduceSum, ReduceApi);
 ACLOP_SAME(aclnnStd, StdApi);
 ACLOP_SAME(aclnnVarMean, VarMeanApi);
+ACLOP_SAME(aclnnAmax, ReduceNoDTypeApi);
+ACLOP_SAME(aclnnAmin, ReduceNoDTypeApi);
