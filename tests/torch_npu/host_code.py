@@ -52,6 +52,19 @@ def _addr_without_beta_zero_rule(op, got):
     return lambda input, vec1, vec2, *, beta=1, alpha=1: input * beta + alpha * torch.outer(vec1, vec2)
 
 
+def _addbmm_by_steps(op, got):
+    def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+        dtype = input.dtype
+
+        def step(t):  # an operator's output, written in the operands' dtype
+            return t.to(dtype).float()
+        scaled = step(input.float() * beta)
+        products = step(torch.bmm(batch1.float(), batch2.float()))
+        summed = step(products.sum(0))
+        return (scaled + alpha * summed).to(dtype)
+    return addbmm
+
+
 def _layer_norm_variance(op, got):
     def layer_norm(input, normalized_shape, weight, bias, eps):
         out, _, _ = torch.native_layer_norm(input, normalized_shape, weight, bias, eps)
@@ -106,6 +119,13 @@ HOST_CODE: dict[str, HostCode] = {
         FORWARD,
         lambda op, s: s.kwargs.get("beta", 1) == 0,
         _addr_without_beta_zero_rule),
+    "addbmm": HostCode(
+        "addbmm runs Mul (beta * self), BatchMatMul, ReduceSum over the batch and AxpyV2, each writing "
+        "its output in the operands' dtype (seen with gdb on aclopCompileAndExecute): in float16 the "
+        "products are rounded before they are summed, where aten rounds once",
+        frozenset({"float16", "bfloat16"}),
+        lambda op, s: True,
+        _addbmm_by_steps),
     "native_layer_norm": HostCode(
         "native_layer_norm through LayerNorm returns its outputs as they are: mean and variance (not "
         "rstd), each flattened to [M]",

@@ -11,7 +11,9 @@ run by hand from the repository after `make package`:
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
 float32 statistics of float16 inputs, an input its autograd formula does not differentiate),
-torch_npu (a result torch_npu's own host code defines, which differs from PyTorch's and a device gives
+rounding (a float16 or bfloat16 result equal to the CPU's with each aten operator's output rounded to
+that dtype, as a device's kernels write them: nn_suite_sweep.device_rounding), torch_npu (a result
+torch_npu's own host code defines, which differs from PyTorch's and a device gives
 the same: host_code.py, each with its evidence; checked by computing that result, never assumed), WRONG
 (another value without an error: the worst outcome), crash (the process died or hung), refused (an
 exception: the aclnn API and its status when the message names them), or skip (no sample runs on the
@@ -133,6 +135,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     from torch.testing._internal.common_methods_invocations import op_db
 
     from host_code import host_code  # this file's directory is sys.path[0]
+    from nn_suite_sweep import device_rounding
     from opinfo_compare import TIES, differentiable, differs, floating, real_sum, samples, to
 
     ops = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
@@ -193,6 +196,19 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
             return False
         return wants[0] is not None and difference(wants, got, dtype, ties, set()) is None
 
+    def device_rounds_so(op, sample, dtype, got, ties):
+        """Whether got is the CPU's result with each aten operator's 16-bit output rounded, as a
+        device's kernels round (device_rounding): a chain that amplifies an intermediate's rounding
+        fails the golden on a device too."""
+        if dtype not in (torch.float16, torch.bfloat16):
+            return False
+        try:
+            with device_rounding(dtype):
+                want = op(sample.input, *sample.args, **sample.kwargs)
+        except Exception:
+            return False
+        return not differs(want, got, tolerance[dtype], ties, notes=set())
+
     def timeout(*_):
         raise TimeoutError("no result in 120 s")
 
@@ -235,6 +251,8 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                 if known and torch_npu_gives(known, op, sample, dtype, mode, got, ties):
                     counts["torch_npu"] += 1
                     host.add(known.why)
+                elif found and device_rounds_so(op, sample, dtype, got, ties):
+                    counts["rounding"] += 1
                 elif found:
                     counts["wrong"] += 1
                     wrong.append(f"sample {index}: {found}")
@@ -247,7 +265,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
         finally:
             signal.alarm(0)
         verdict = ("wrong" if counts["wrong"] else "refused" if counts["refused"] else
-                   "torch_npu" if counts["torch_npu"] else
+                   "torch_npu" if counts["torch_npu"] else "rounding" if counts["rounding"] else
                    "convention" if counts["equal"] and conventions else "equal" if counts["equal"] else "skip")
         emit(op=name, mode=mode, verdict=verdict, counts=dict(counts), wrong=wrong[:3], reasons=dict(reasons),
              conventions=sorted(conventions), skipped=sorted(skipped), torch_npu=sorted(host))
@@ -379,7 +397,7 @@ def summary(out: Path) -> None:
         if r["verdict"] == "refused":
             for reason in r.get("reasons", {}):
                 reasons[reason] += 1
-    classes = ("equal", "convention", "torch_npu", "wrong", "crash", "refused", "skip")
+    classes = ("equal", "convention", "rounding", "torch_npu", "wrong", "crash", "refused", "skip")
     print(f"{'mode':10}" + "".join(f"{c:>11}" for c in classes))
     for mode in MODES:
         if mode in table:

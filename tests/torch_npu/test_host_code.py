@@ -28,6 +28,8 @@ SCRIPT = f"""
         ("index_fill", torch.index_fill, (x, -1, torch.tensor([2, 0]), -1.0), {{}}, False),
         ("index_fill", torch.index_fill, (x, -2, torch.tensor([1]), -1.0), {{}}, False),
         ("index_fill", torch.index_fill, (x, -1, torch.tensor([2, 0]), -1.0), {{}}, True),
+        ("addbmm", torch.addbmm, (torch.randn(5, 10).half(), (4 * torch.randn(5, 5, 5)).half(),
+                                  (4 * torch.randn(5, 5, 10)).half()), {{"beta": 0.5, "alpha": 2}}, False),
         ("addr", torch.addr, (nan_self, torch.randn(3), torch.randn(4)), {{"beta": 0, "alpha": 2}}, False),
         ("native_layer_norm", torch.native_layer_norm, (torch.randn(2, 3, 4), (4,), torch.randn(4), torch.randn(4), 1e-5),
          {{}}, False),
@@ -54,4 +56,4 @@ SCRIPT = f"""
 
 def test_torch_npu_host_code_results_on_ascend910(run_npu):
     output = run_npu(SCRIPT, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert output.count("host code:") == 9, output
+    assert output.count("host code:") == 10, output
