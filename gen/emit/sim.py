@@ -462,7 +462,7 @@ def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
     if bound.tensor and (tensor < 0 or tensor >= _MASK_BITS):
         return None
     axis_param, axis = -1, 0
-    if bound.extent is Extent.SIZE:
+    if bound.extent in (Extent.SIZE, Extent.DIMENSION):
         if bound.axis.lstrip("-").isdigit():
             axis = int(bound.axis)
         elif bound.axis in index_of:
@@ -635,8 +635,8 @@ class SimAPI:
     # The status of an empty tensor the page forbids, where its error table gives one other than
     # 161002 (aclnnRepeatInterleaveGrad: "repeats为空tensor时" is 561002); 0: 161002.
     empty_status: int = 0
-    # The status of a shape a family's check refuses, where every error row about shapes that
-    # disagree gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
+    # The status of shapes that disagree (API.shape_status), where every error row about them gives
+    # one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
     shape_status: int = 0
 
 
@@ -669,13 +669,6 @@ def rank_status(api: API) -> int:
     the constraints, its 4 dimensions included, is 561002)."""
     codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
              or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
-    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
-
-
-def shape_status(api: API) -> int:
-    """The one status the page's error rows about shapes that disagree give, when it is not
-    ACLNN_ERR_PARAM_INVALID: a family's shape checks answer it for the API."""
-    codes = {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH}
     return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
 
 
@@ -730,7 +723,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         rules=sim_rules(api),
         rank_status=rank_status(api),
         empty_status=empty_status(api),
-        shape_status=shape_status(api),
+        shape_status=api.shape_status(),
     )
 
 

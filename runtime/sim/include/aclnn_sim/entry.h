@@ -112,7 +112,7 @@ struct CombinationSpec {  // gen.ir.DTypeCombination
   int line;
 };
 
-enum class Extent : uint8_t { kNumber, kRank, kSize, kValue, kElement };  // gen.ir.Extent
+enum class Extent : uint8_t { kNumber, kRank, kSize, kValue, kElement, kDimension };  // gen.ir.Extent
 
 struct BoundSpec {  // gen.ir.Bound
   bool present;
@@ -122,7 +122,8 @@ struct BoundSpec {  // gen.ir.Bound
   int8_t tensor;      // parameter index (kRank, kSize; kValue: the host argument whose value it is;
                       // kElement: the aclIntArray whose element at the checked one's position it is)
   int8_t axis_param;  // kSize: the integer parameter whose value is the dimension, or -1
-  int64_t axis;       // kSize: the dimension, when axis_param is -1
+  int64_t axis;       // kSize: the dimension, when axis_param is -1; kDimension: the first one the array's
+                      // elements stand for, from the end (-3: kernelSize[i] is bounded by dimension -3 + i)
   bool inclusive;
   int64_t divisor;    // the extent is divided by it (a real quotient: "kernelSize/2")
 };

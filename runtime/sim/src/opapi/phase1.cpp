@@ -353,7 +353,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
       const int other = members[m];
       const Dims* o = ShapeOf(call, other);
       if (o && *o != *shape) {
-        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
+        return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
                                                       spec.params[other].name + "'s shape " + ShapeText(*o) +
                                                       " (they must be the same)");
       }
@@ -389,7 +389,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
     }
     const Dims& broadcast = uniform ? *inputs[0] : built;
     if (IsOutput(p) && count > 0 && broadcast != *shape) {
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
+      return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                     " is not the broadcast shape " + ShapeText(broadcast) + " of " +
                                                     NameList(spec, input_names, count) + " (broadcast关系)");
     }
