@@ -1126,6 +1126,12 @@ class API(_Json):
         codes = {e.code for e in rows if param.name in e.params} or {e.code for e in rows if not e.params}
         return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
+    def output_size_row(self) -> Optional[ErrorCase]:
+        """The error row refusing an output whose size the op's own arithmetic gives below 1 ("通过公式
+        推导出的out的shape的某个轴为0"): a family that computes that arithmetic (a pool's window over its
+        input) refuses with its status and cites its line; None where the page has none."""
+        return next((row for row in self.errors if row.category is ErrorCategory.OUTPUT_SIZE), None)
+
     def shape_status(self) -> int:
         """The one status the error rows about shapes that disagree give, where it is not
         ACLNN_ERR_PARAM_INVALID (aclnnAddLora's "多个输入tensor之间的shape信息不匹配" is 561002, its

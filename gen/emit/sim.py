@@ -638,6 +638,10 @@ class SimAPI:
     # The status of shapes that disagree (API.shape_status), where every error row about them gives
     # one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
     shape_status: int = 0
+    # The line and status of the error row refusing an output the op's arithmetic sizes below 1
+    # (API.output_size_row); 0 and 0 where the page has none.
+    output_size_line: int = 0
+    output_size_status: int = 0
 
 
 def _null_status(api: API, param: Param) -> int:
@@ -701,6 +705,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
         kernel, reason = None, family_reason
     rows = spec_rows(api)
+    output_size = api.output_size_row()
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     if semantics is not None and semantics.client_tensor_for_list:
@@ -724,6 +729,8 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         rank_status=rank_status(api),
         empty_status=empty_status(api),
         shape_status=api.shape_status(),
+        output_size_line=output_size.line if output_size else 0,
+        output_size_status=output_size.code if output_size else 0,
     )
 
 

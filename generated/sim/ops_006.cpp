@@ -6557,7 +6557,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*output_size_line=*/240, /*output_size_status=*/161002};
 
 }  // namespace sim_MaxPool2dWithIndices
 }  // namespace
@@ -6864,7 +6864,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*output_size_line=*/249, /*output_size_status=*/161002};
 
 }  // namespace sim_MaxPool3dWithArgmax
 }  // namespace

@@ -187,6 +187,11 @@ PROBES = [
                                                          tensor([1, 1, 6, 5, 6])], INVALID, "padding[4:6] < size(self, -3)"),
     ("ReplicationPad3d-pad-below-each", "aclnnReplicationPad3d", [tensor([1, 1, 2, 3, 4]), ints(1, 1, 1, 1, 1, 1),
                                                                   tensor([1, 1, 4, 5, 6])], OK, "padding pairs"),
+    # A window whose output size is not positive: the pool family's arithmetic refuses it with the status of
+    # the page's row for it, citing that row ("通过公式推导出的out的shape的某个轴为0", API.output_size_row).
+    ("MaxPool3dWithArgmax-no-output", "aclnnMaxPool3dWithArgmax",
+     [tensor([1, 1, 2, 2, 2]), ints(3), ints(1), ints(0), ints(1), False, tensor([1, 1, 1, 1, 1]),
+      tensor([1, 1, 1, 1, 1], "INT32")], INVALID, "the output-size row"),
     # A dimension equality answers the status of the page's shape rows (API.shape_status): aclnnAddLora's
     # "多个输入tensor之间的shape信息不匹配" is 561002.
     ("AddLora-y-rows", "aclnnAddLora", add_lora(y_rows=5), TILING, "the shape rows' 561002"),
@@ -209,3 +214,8 @@ def answers() -> dict[str, tuple[int, str]]:
 def test_phase1_answers_as_cann(name, api, expected, rule):
     status, message = answers()[name]
     assert status == expected, f"{api} ({rule}): phase 1 answered {status} ({message}), CANN {expected}"
+
+
+def test_the_output_size_refusal_cites_its_page_row():
+    assert answers()["MaxPool3dWithArgmax-no-output"][1].endswith(
+        "gives an output size that is not positive (over an input dimension of 2) (aclnnMaxPool3dWithArgmax.md:249)")

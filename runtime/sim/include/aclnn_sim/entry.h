@@ -301,6 +301,10 @@ struct ApiSpec {
   aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus empty_status = 0;              // an empty tensor the page forbids; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus shape_status = 0;              // a shape a family's check refuses; 0: ACLNN_ERR_PARAM_INVALID
+  // The error row that refuses an output the op's arithmetic sizes below 1 (API.output_size_row): its
+  // line, cited by a family's check of that arithmetic, and its status; 0: none (161002).
+  int output_size_line = 0;
+  aclnnStatus output_size_status = 0;
 };
 
 // --- The arguments of one call -----------------------------------------------------------------
