@@ -1133,11 +1133,13 @@ class API(_Json):
         return next((row for row in self.errors if row.category is ErrorCategory.OUTPUT_SIZE), None)
 
     def shape_status(self) -> int:
-        """The one status the error rows about shapes that disagree give, where it is not
-        ACLNN_ERR_PARAM_INVALID (aclnnAddLora's "多个输入tensor之间的shape信息不匹配" is 561002, its
-        tiling's check); 0 otherwise. Phase 1 answers it for every shape check of the API: its
-        relations, dimension equalities and shape rules, and a family's shapes."""
-        codes = {row.code for row in self.errors if row.category is ErrorCategory.SHAPE_MISMATCH}
+        """The one status the error rows about shapes that disagree or do not broadcast give, where it
+        is not ACLNN_ERR_PARAM_INVALID (aclnnAddLora's "多个输入tensor之间的shape信息不匹配" is 561002, its
+        tiling's check; the corpus's aclnnNsaCompressWithCache's "input和weight不满足broadcast关系" too);
+        0 otherwise. Phase 1 answers it for every shape check of the API: its relations, dimension
+        equalities and shape rules, and a family's shapes. (No page gives the two kinds of rows two
+        statuses.)"""
+        codes = {row.code for row in self.errors if row.category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST)}
         return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
     def param(self, name: str) -> Param:

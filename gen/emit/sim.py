@@ -635,8 +635,8 @@ class SimAPI:
     # The status of an empty tensor the page forbids, where its error table gives one other than
     # 161002 (aclnnRepeatInterleaveGrad: "repeats为空tensor时" is 561002); 0: 161002.
     empty_status: int = 0
-    # The status of shapes that disagree (API.shape_status), where every error row about them gives
-    # one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
+    # The status of shapes that disagree or do not broadcast (API.shape_status), where every error row
+    # about them gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
     shape_status: int = 0
     # The line and status of the error row refusing an output the op's arithmetic sizes below 1
     # (API.output_size_row); 0 and 0 where the page has none.

@@ -339,7 +339,7 @@ aclnnStatus CheckShapeRules(const Call& call) {
     Dims expected;
     std::string names;
     if (!BroadcastOf(call, rule.others, &expected, &names)) {
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + names + " do not broadcast" + Where(spec, rule.line));
+      return call.Fail(ShapeStatus(spec), "the shapes of " + names + " do not broadcast" + Where(spec, rule.line));
     }
     if (names.empty() || expected == *shape) continue;
     return call.Fail(ShapeStatus(spec), std::string(name) + ": shape " + Shape(*shape) + " is not " +
