@@ -753,7 +753,8 @@ class Bound(_Json):
         assert self.divisor >= 1, f"divisor {self.divisor}"
         assert (self.extent is Extent.NUMBER) == (not self.tensor), "an extent names its tensor"
         assert (self.extent in (Extent.SIZE, Extent.DIMENSION)) == bool(self.axis), "a size names its dimension"
-        assert self.extent is not Extent.DIMENSION or int(self.axis) < 0, "an array stands for dimensions from the end"
+        assert self.extent is not Extent.DIMENSION or (self.axis.startswith("-") and self.axis[1:].isdigit() and
+                                                       int(self.axis) < 0), "an array stands for dimensions from the end"
 
     def describe(self) -> str:
         if self.extent is Extent.NUMBER:

@@ -105,10 +105,16 @@ def test_an_output_is_a_null_pointer_under_a_bools_value(name: str):
     assert absent[0].describe() == "when isSymmetrical in {1}: offsetOut is a null pointer"
 
 
-def test_a_kernel_is_at_most_the_dimension_each_element_stands_for():
+@pytest.mark.parametrize("path", [
+    f"{POOLING}/avg_pool3_d/docs/aclnnAvgPool3d.md",
+    # "The length is 1 ($kD=kH=kW$) or 3 ($kD, kH, kW$). ... less than or equal to the value of the
+    # corresponding dimension of the input" (the input: the API's one input tensor).
+    "ops-nn-8.5.0-en/pooling/avg_pool3_d/docs/aclnnAvgPool3d_en.md",
+])
+def test_a_kernel_is_at_most_the_dimension_each_element_stands_for(path: str):
     """aclnnAvgPool3d's row "长度为1(KD = KH = KW)或3(KD, KH, KW)，数值必须大于0且在对应的DHW维度上小于等于self的
     大小" and its error row "kernelSize存在某维度的值小于等于0或大于self对应维度上的值": one rule, over
     the last three dimensions (a one-element kernel against each)."""
-    ranges = _api(f"{POOLING}/avg_pool3_d/docs/aclnnAvgPool3d.md", "aclnnAvgPool3d").value_ranges
+    ranges = _api(path, "aclnnAvgPool3d").value_ranges
     found = [r for r in ranges if r.high is not None and r.high.extent is Extent.DIMENSION]
     assert [r.describe() for r in found] == ["kernelSize in (-inf, size(self, -3 + i)]"]

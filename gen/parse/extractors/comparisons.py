@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
+from gen.ir import API, Bound, Diagnostic, Direction, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
 from gen.parse.extractors.relations import CONDITION
 from gen.parse.patterns import lazy_pattern
@@ -415,15 +415,23 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
 def _corresponding(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int,
                    spans: Mapping[str, int]) -> Iterable[ValueRange]:
     """A row's clause bounding each element of its array by the dimension of a tensor it stands for:
-    "数值必须大于0且在对应的DHW维度上小于等于self的大小" (aclnnAvgPool3d's kernelSize)."""
+    "数值必须大于0且在对应的DHW维度上小于等于self的大小" (aclnnAvgPool3d's kernelSize), "The value must be
+    greater than 0 and less than or equal to the value of the corresponding dimension of the input"."""
     pattern = (rf"(?:^|且|并且)\s*(?:在)?\s*对应(?:的)?\s*(?P<letters>[DHWL]{{1,3}})?\s*(?:维度|维)\s*上\s*(?:{_MODAL})\s*"
                rf"(?:{_COMPARATOR})\s*(?P<tensor>{names})\s*(?:的)?\s*(?:大小|数值|值|size)"
                rf"(?={_AFTER.format(disjunction='')})")
-    match = re.search(pattern, clause)
+    english = (rf"(?:{_COMPARATOR})\s+the\s+(?:value|size)\s+of\s+the\s+corresponding\s+dimension\s+of\s+(?:the\s+)?"
+               rf"(?P<tensor>input|{names})(?![A-Za-z0-9_])")
+    match = re.search(pattern, clause) or re.search(english, clause, re.I)
     array = params.get(subject)
     if match is None or array is None or array.kind is not ParamKind.INT_ARRAY:
         return
-    bound = _bound_of(params, f"{match.group('tensor')}对应{match.group('letters') or ''}维度", spans.get(subject, 0))
+    # "the input": the API's one input tensor.
+    inputs = [p.name for p in params.values() if p.kind is ParamKind.TENSOR and p.direction is Direction.IN]
+    tensor = match.group("tensor")
+    tensor = (inputs[0] if len(inputs) == 1 else "") if tensor.lower() == "input" and tensor not in params else tensor
+    letters = match.groupdict().get("letters") or ""
+    bound = _bound_of(params, f"{tensor}对应{letters}维度", spans.get(subject, 0))
     if bound is not None:
         found = _range(array, _relation(match), bound, line, False)
         if found is not None:

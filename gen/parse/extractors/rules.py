@@ -423,9 +423,9 @@ class _Reader:
 
     # How an array's elements stand for a tensor's dimensions, as its row states it: a padding's pairs from
     # the last dimension inwards ("数值依次代表左右上下前后需要填充的值", "长度为4时表示2d左右上下需要填充的值"),
-    # or one element each, a letter per element ("长度为1(KD = KH = KW)或3(KD, KH, KW)", "(kH, kW)").
+    # or one element each, a letter per element ("长度为1(KD = KH = KW)或3(KD, KH, KW)", "(kH, kW)", "($kD, kH, kW$)").
     _PAIRS_FROM_END = lazy_pattern(r"(?:代表|表示)\s*(?:\dd)?\s*左右(?:两边)?(?:上下(?:前后)?)?\s*(?:需要)?填充")
-    _ONE_EACH = lazy_pattern(r"\(\s*[A-Za-z]{1,3}\s*(?:[,，、]\s*[A-Za-z]{1,3}\s*)+\)")
+    _ONE_EACH = lazy_pattern(r"\(\s*\$?\s*[A-Za-z]{1,3}\s*(?:[,，、]\s*[A-Za-z]{1,3}\s*)+\$?\s*\)")
 
     def _placed(self, found: ValueRange, text: Text) -> list[ValueRange]:
         """A range whose bound is the dimension each element stands for (Extent.DIMENSION), as its
