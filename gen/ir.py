@@ -47,7 +47,7 @@ from gen import abi, jsontext
 # 19: ErrorCategory.OUTPUT_SIZE (an output the op's own arithmetic sizes below 1: "通过公式推导出的out的shape的某个轴为0"),
 # ValueRange.elements (the part of an array a range bounds: "padding前两个数值需小于self最后一维度的数值").
 # 20: Extent.DIMENSION (the dimension of a tensor that an array's element stands for: "kernelSize在对应的DHW维度上
-# 小于等于self的大小").
+# 小于等于self的大小"), Param.negative_indices (an index tensor whose values may count from the end).
 SCHEMA_VERSION = 20
 
 
@@ -583,6 +583,10 @@ class Param(_Json):
     # "预留参数": how the page reserves it (None: not reserved). Reserved.NULL: the caller passes NULL.
     reserved: Optional[Reserved] = None
     line: int = 0
+    # Whether an index tensor's values may be negative, counting from the end of the dimension they
+    # index ("取值范围[-self.shape[dim], self.shape[dim] - 1]", "支持负数索引"; False: "不支持负索引",
+    # "仅支持非负索引"); None: the page does not say.
+    negative_indices: Optional[bool] = None
 
     def __post_init__(self) -> None:
         assert self.name, "a parameter has a name"

@@ -107,14 +107,16 @@ class SpecRow:
     dtype_status: int = 0  # the status of a dtype outside the list where it is not 161002 (API.dtype_status)
     # A tensor list a framework passes one aclTensor for (OpSemantics.client_tensor_for_list).
     tensor_for_list: bool = False
+    negative_indices: bool = False  # an index whose negative values count from the end (Param.negative_indices)
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
         """The ParamSpec fields after `line` that this row sets, with those before them: the others
         keep their defaults, so that most rows stay short."""
         fields = (("null_status", str(self.null_status)), ("dtype_status", str(self.dtype_status)),
-                  ("tensor_for_list", "true" if self.tensor_for_list else "false"))
-        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list]
+                  ("tensor_for_list", "true" if self.tensor_for_list else "false"),
+                  ("negative_indices", "true" if self.negative_indices else "false"))
+        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list, self.negative_indices]
         last = max((k for k, on in enumerate(set_) if on), default=-1)
         return fields[:last + 1]
 
@@ -179,6 +181,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         relations=tuple(relations),
         null_status=null_status,
         dtype_status=dtype_status,
+        negative_indices=param.negative_indices is True,
     )
 
 
