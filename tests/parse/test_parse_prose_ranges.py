@@ -262,3 +262,12 @@ def test_a_corresponding_dimension_the_row_does_not_place_is_not_read():
                        zero_based=False)
     assert not rules.value_ranges
     assert any("which dimension each element stands for" in d.message for d in rules.diagnostics if d.code == UNREAD)
+
+
+@pytest.mark.parametrize("text", [
+    "数组长度可以为weight维度减2，各维度的数值范围满足[0,stride对应维度数值)。",  # aclnnConvolutionBackward
+    "Each element in the array must be in the range [0, stride value at the corresponding dimension).",
+])
+def test_a_brackets_end_may_be_the_same_element_of_another_array(text):
+    found, _ = read(params(self=T, stride=A, outputPadding=A), text, "outputPadding")
+    assert found == {"outputPadding in [0, stride[i])"}

@@ -686,6 +686,10 @@ class _Reader:
     _NUMBER = lazy_pattern(r"^[-+]?\d+(?:\.\d+)?$")
     _TERM = lazy_pattern(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
 
+    # Another array's element at the same position, as a bracket's end (its blanks removed).
+    _SAME_ELEMENT = lazy_pattern(r"([A-Za-z_]\w*?)(?:的)?(?:对应(?:的)?(?:维度|维|位置)(?:的)?(?:数值|值|大小)|"
+                                 r"values?atthecorresponding(?:dimension|position))", re.I)
+
     def _bound(self, text: str, inclusive: bool, terms: list[tuple[str, str, str]]):
         """A Bound, None for an infinite end, False for one that cannot be read."""
         text = text.strip().replace(" ", "")
@@ -703,6 +707,12 @@ class _Reader:
             # "[0, kernelSize/2]": the same element of another array, halved.
             return Bound(extent=Extent.ELEMENT, tensor=quotient.group(1), divisor=int(quotient.group(2)),
                          inclusive=inclusive)
+        element = self._SAME_ELEMENT.fullmatch(text)
+        if element is not None and element.group(1) in self.params and \
+                self.params[element.group(1)].kind is ParamKind.INT_ARRAY:
+            # "[0,stride对应维度数值)", "[0, stride value at the corresponding dimension)": the same element
+            # of another array (aclnnConvolutionBackward's outputPadding).
+            return Bound(extent=Extent.ELEMENT, tensor=element.group(1), inclusive=inclusive)
         term = self._TERM.match(text)
         if term is None:
             return False
