@@ -424,14 +424,18 @@ aclnnStatus CheckValueRules(const Call& call) {
     if (spec.params[range.param].kind == ParamKind::kIntArray) {
       // The part of the array it bounds ("padding前两个数值需小于self最后一维度的数值"), or all of it.
       const int64_t size = static_cast<int64_t>(value.ints.size());
+      // An array bounded by the dimensions its elements stand for has one element for each, or one for
+      // all ("长度为1(KD = KH = KW)或3(KD, KH, KW)"); which dimensions another length stands for, the page
+      // does not say: no bound is applied to it (the length rules judge it).
+      const int64_t spread = std::max(SpreadOf(range.low), SpreadOf(range.high));
+      if (spread && size != 1 && size != spread) continue;
       const int64_t first = range.first < 0 ? size + range.first : range.first;
       const int64_t end = range.count < 0 ? size : std::min(size, first + range.count);
       for (int64_t k = std::max<int64_t>(first, 0); k < end && !s; ++k) {
         s = CheckRange(call, range, static_cast<double>(value.ints[static_cast<size_t>(k)]), static_cast<int>(k),
                        static_cast<int>(k));
       }
-      // One value for every dimension ("长度为1(KD = KH = KW)"): bounded by each dimension it stands for.
-      const int64_t spread = std::max(SpreadOf(range.low), SpreadOf(range.high));
+      // One value for every dimension: bounded by each dimension it stands for.
       for (int64_t d = 1; size == 1 && range.count < 0 && d < spread && !s; ++d) {
         s = CheckRange(call, range, static_cast<double>(value.ints[0]), 0, static_cast<int>(d));
       }
