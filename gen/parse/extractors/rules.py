@@ -446,8 +446,8 @@ class _Reader:
                 size = replace(bound, extent=Extent.SIZE, axis=str(-(pair + 1)))
                 if any(r.param == found.param and size in (r.low, r.high) for r in self.rules.value_ranges):
                     continue  # the row bounds that pair already ("padding后两个数值需小于self倒数第三维度的数值")
-                ends = {"low": size} if found.low is bound else {"high": size}
-                pairs.append(replace(found, elements=(2 * pair, 2), **ends))
+                low, high = (size, found.high) if found.low is bound else (found.low, size)
+                pairs.append(replace(found, low=low, high=high, elements=(2 * pair, 2)))
             return pairs
         if self._ONE_EACH.search(row):
             return [found]
