@@ -46,7 +46,9 @@ from gen import abi, jsontext
 # output the caller passes as a null pointer under a condition: "如果isSymmetrical是true，offsetOut需要传nullptr").
 # 19: ErrorCategory.OUTPUT_SIZE (an output the op's own arithmetic sizes below 1: "通过公式推导出的out的shape的某个轴为0"),
 # ValueRange.elements (the part of an array a range bounds: "padding前两个数值需小于self最后一维度的数值").
-SCHEMA_VERSION = 19
+# 20: Extent.DIMENSION (the dimension of a tensor that an array's element stands for: "kernelSize在对应的DHW维度上
+# 小于等于self的大小"), Param.negative_indices (an index tensor whose values may count from the end).
+SCHEMA_VERSION = 20
 
 
 class PageKind(str, enum.Enum):
@@ -581,6 +583,10 @@ class Param(_Json):
     # "预留参数": how the page reserves it (None: not reserved). Reserved.NULL: the caller passes NULL.
     reserved: Optional[Reserved] = None
     line: int = 0
+    # Whether an index tensor's values may be negative, counting from the end of the dimension they
+    # index ("取值范围[-self.shape[dim], self.shape[dim] - 1]", "支持负数索引"; False: "不支持负索引",
+    # "仅支持非负索引"); None: the page does not say.
+    negative_indices: Optional[bool] = None
 
     def __post_init__(self) -> None:
         assert self.name, "a parameter has a name"
@@ -725,6 +731,11 @@ class Extent(str, enum.Enum):
     # The element of another aclIntArray at the same position (its only one, when it has one
     # element, as "长度为1(kH=kW)" allows), divided by `Bound.divisor`: "小于等于kernelSize/2".
     ELEMENT = "element"
+    # The size of the dimension of a tensor that element i of an array stands for: the array's elements
+    # stand for the tensor's dimensions from `Bound.axis` (counted from the end) on, one each, and a
+    # one-element array for each of them, as a pool's window arguments do ("长度为1(KD = KH = KW)或3(KD,
+    # KH, KW)，数值...在对应的DHW维度上小于等于self的大小"): kernelSize[i] <= self.size(-3 + i).
+    DIMENSION = "dimension"
 
 
 @dataclass(frozen=True)
@@ -745,14 +756,18 @@ class Bound(_Json):
         assert self.sign in (1, -1), f"sign {self.sign}"
         assert self.divisor >= 1, f"divisor {self.divisor}"
         assert (self.extent is Extent.NUMBER) == (not self.tensor), "an extent names its tensor"
-        assert (self.extent is Extent.SIZE) == bool(self.axis), "a size names its dimension"
+        assert (self.extent in (Extent.SIZE, Extent.DIMENSION)) == bool(self.axis), "a size names its dimension"
+        assert self.extent is not Extent.DIMENSION or (self.axis.startswith("-") and self.axis[1:].isdigit() and
+                                                       int(self.axis) < 0), "an array stands for dimensions from the end"
 
     def describe(self) -> str:
         if self.extent is Extent.NUMBER:
             term = ""
         else:
             term = (f"rank({self.tensor})" if self.extent is Extent.RANK else self.tensor if self.extent is Extent.VALUE
-                    else f"{self.tensor}[i]" if self.extent is Extent.ELEMENT else f"size({self.tensor}, {self.axis})")
+                    else f"{self.tensor}[i]" if self.extent is Extent.ELEMENT
+                    else f"size({self.tensor}, {self.axis} + i)" if self.extent is Extent.DIMENSION
+                    else f"size({self.tensor}, {self.axis})")
             term += f"/{self.divisor}" if self.divisor != 1 else ""
             term = term if self.sign > 0 else "-" + term
         number = f"{self.offset:g}"
@@ -1114,6 +1129,22 @@ class API(_Json):
         statuses, the page does not say which: 161002 as well."""
         rows = [e for e in self.errors if e.category is ErrorCategory.UNSUPPORTED_DTYPE]
         codes = {e.code for e in rows if param.name in e.params} or {e.code for e in rows if not e.params}
+        return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
+
+    def output_size_row(self) -> Optional[ErrorCase]:
+        """The error row refusing an output whose size the op's own arithmetic gives below 1 ("通过公式
+        推导出的out的shape的某个轴为0"): a family that computes that arithmetic (a pool's window over its
+        input) refuses with its status and cites its line; None where the page has none."""
+        return next((row for row in self.errors if row.category is ErrorCategory.OUTPUT_SIZE), None)
+
+    def shape_status(self) -> int:
+        """The one status the error rows about shapes that disagree or do not broadcast give, where it
+        is not ACLNN_ERR_PARAM_INVALID (aclnnAddLora's "多个输入tensor之间的shape信息不匹配" is 561002, its
+        tiling's check; the corpus's aclnnNsaCompressWithCache's "input和weight不满足broadcast关系" too);
+        0 otherwise. Phase 1 answers it for every shape check of the API: its relations, dimension
+        equalities and shape rules, and a family's shapes. (No page gives the two kinds of rows two
+        statuses.)"""
+        codes = {row.code for row in self.errors if row.category in (ErrorCategory.SHAPE_MISMATCH, ErrorCategory.BROADCAST)}
         return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
     def param(self, name: str) -> Param:

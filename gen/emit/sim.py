@@ -107,14 +107,16 @@ class SpecRow:
     dtype_status: int = 0  # the status of a dtype outside the list where it is not 161002 (API.dtype_status)
     # A tensor list a framework passes one aclTensor for (OpSemantics.client_tensor_for_list).
     tensor_for_list: bool = False
+    negative_indices: bool = False  # an index whose negative values count from the end (Param.negative_indices)
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
         """The ParamSpec fields after `line` that this row sets, with those before them: the others
         keep their defaults, so that most rows stay short."""
         fields = (("null_status", str(self.null_status)), ("dtype_status", str(self.dtype_status)),
-                  ("tensor_for_list", "true" if self.tensor_for_list else "false"))
-        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list]
+                  ("tensor_for_list", "true" if self.tensor_for_list else "false"),
+                  ("negative_indices", "true" if self.negative_indices else "false"))
+        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list, self.negative_indices]
         last = max((k for k, on in enumerate(set_) if on), default=-1)
         return fields[:last + 1]
 
@@ -179,6 +181,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         relations=tuple(relations),
         null_status=null_status,
         dtype_status=dtype_status,
+        negative_indices=param.negative_indices is True,
     )
 
 
@@ -462,7 +465,7 @@ def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:
     if bound.tensor and (tensor < 0 or tensor >= _MASK_BITS):
         return None
     axis_param, axis = -1, 0
-    if bound.extent is Extent.SIZE:
+    if bound.extent in (Extent.SIZE, Extent.DIMENSION):
         if bound.axis.lstrip("-").isdigit():
             axis = int(bound.axis)
         elif bound.axis in index_of:
@@ -635,9 +638,13 @@ class SimAPI:
     # The status of an empty tensor the page forbids, where its error table gives one other than
     # 161002 (aclnnRepeatInterleaveGrad: "repeats为空tensor时" is 561002); 0: 161002.
     empty_status: int = 0
-    # The status of a shape a family's check refuses, where every error row about shapes that
-    # disagree gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
+    # The status of shapes that disagree or do not broadcast (API.shape_status), where every error row
+    # about them gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
     shape_status: int = 0
+    # The line and status of the error row refusing an output the op's arithmetic sizes below 1
+    # (API.output_size_row); 0 and 0 where the page has none.
+    output_size_line: int = 0
+    output_size_status: int = 0
 
 
 def _null_status(api: API, param: Param) -> int:
@@ -672,13 +679,6 @@ def rank_status(api: API) -> int:
     return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
 
 
-def shape_status(api: API) -> int:
-    """The one status the page's error rows about shapes that disagree give, when it is not
-    ACLNN_ERR_PARAM_INVALID: a family's shape checks answer it for the API."""
-    codes = {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH}
-    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
-
-
 _SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "aclsim::ShapeForm::kScalar",
                 ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent"}
 
@@ -708,6 +708,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
         kernel, reason = None, family_reason
     rows = spec_rows(api)
+    output_size = api.output_size_row()
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     if semantics is not None and semantics.client_tensor_for_list:
@@ -730,7 +731,9 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         rules=sim_rules(api),
         rank_status=rank_status(api),
         empty_status=empty_status(api),
-        shape_status=shape_status(api),
+        shape_status=api.shape_status(),
+        output_size_line=output_size.line if output_size else 0,
+        output_size_status=output_size.code if output_size else 0,
     )
 
 

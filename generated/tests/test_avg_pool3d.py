@@ -179,11 +179,26 @@ def test_rule_line117_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
+# line 117: kernelSize in (-inf, size(self, -3 + i)]
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=5', values={'kernelSize': (5, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line117_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=6', values={'kernelSize': (6, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line117_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 137: padding in [0, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
     BASE.but('padding=2', values={'padding': (2, 0, 1)}),
 ], ids=lambda case: case.id)
-def test_rule_line137_value_range2_refused(op, case):
+def test_rule_line137_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
@@ -191,7 +206,7 @@ def test_rule_line137_value_range2_refused(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('stride=0', values={'stride': (0, 1, 2)}),
 ], ids=lambda case: case.id)
-def test_rule_line243_value_range3_refused(op, case):
+def test_rule_line243_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 

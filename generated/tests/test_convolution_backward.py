@@ -238,12 +238,21 @@ def test_rule_line212_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
+# line 236: outputPadding in [0, stride[i])
+@pytest.mark.parametrize("case", [
+    BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+    BASE.but('outputPadding=1', values={'outputPadding': (1, 0)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line236_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 249: groups in [1, 65535]
 @pytest.mark.parametrize("case", [
     BASE.but('groups=0', values={'groups': 0}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
     BASE.but('groups=65536', values={'groups': 65536}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line249_value_range4_refused(op, case):
+def test_rule_line249_value_range5_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 

@@ -199,6 +199,44 @@ def test_error_row7_value():
     pass
 
 
+# line 196: padding[0:2] in (-inf, size(self, -1))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (5, 3, 1, 2, 0, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line196_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line196_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 196: padding[2:4] in (-inf, size(self, -2))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=4', values={'padding': (2, 3, 4, 2, 0, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line196_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line196_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 196: padding[4:6] in (-inf, size(self, -3))
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line196_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 114: len(padding) in {6}
 @pytest.mark.parametrize("case", [
     BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 3, 3)}),

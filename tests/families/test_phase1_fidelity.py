@@ -26,6 +26,18 @@ def pool2d(shape, kernel=(2, 2), out_hw=(2, 2), divisor=0):
             tensor(out, format="NCHW")]
 
 
+def avg_pool3d(shape, out, kernel=3, padding=1):
+    """aclnnAvgPool3d's arguments: a one-value kernel, stride 1 and padding over an input of `shape`."""
+    return [tensor(shape), ints(kernel), ints(1), ints(padding), False, True, 0, tensor(out)]
+
+
+def add_lora(y_rows=4):
+    """aclnnAddLora's arguments (its generated suite's base call), y with `y_rows` rows against x's 4."""
+    half = "FLOAT16"
+    return [tensor([y_rows, 48], half), tensor([4, 16], half), tensor([2, 3, 16, 16], half), tensor([4], "INT32"),
+            tensor([2, 3, 16, 16], half), 1, 0.5, 16, 16, tensor([y_rows, 48], half)]
+
+
 def dequant_bias(x="INT32", bias="FLOAT"):
     """aclnnDequantBias's arguments with x's and biasOptional's dtypes."""
     return [tensor([4, 8], x), tensor([8]), tensor([4]), tensor([8], bias), 1, tensor([4, 8], "FLOAT16")]
@@ -163,6 +175,27 @@ PROBES = [
                                                                         tensor([2, 3])], INVALID, "same shape"),
     # The page contradicts itself (its error row exempts 0-d): the table's 2-8, as PyTorch's tril_ (semantics erratum).
     ("InplaceTril-0d", "aclnnInplaceTril", [tensor([]), 0], INVALID, "rank 2 to 8, the table's"),
+    # Each element of a window or a padding against the dimension it stands for (Extent.DIMENSION): a kernel
+    # of one value larger than one spatial dimension, though the padding gives a positive output size
+    # (aclnnAvgPool3d.md:117, "在对应的DHW维度上小于等于self的大小"), and a padding pair as large as the
+    # dimension it pads (aclnnReplicationPad3d.md:196, "padding的数值大于等于self对应维度的值").
+    ("AvgPool3d-kernel-over-H", "aclnnAvgPool3d", avg_pool3d([1, 1, 4, 2, 4], [1, 1, 4, 2, 4]), INVALID,
+     "kernelSize <= size(self, -3 + i)"),
+    ("AvgPool3d-kernel-at-each-dim", "aclnnAvgPool3d", avg_pool3d([1, 1, 4, 3, 4], [1, 1, 4, 3, 4]), OK,
+     "kernelSize <= size(self, -3 + i)"),
+    ("ReplicationPad3d-pad-D", "aclnnReplicationPad3d", [tensor([1, 1, 2, 3, 4]), ints(1, 1, 1, 1, 2, 2),
+                                                         tensor([1, 1, 6, 5, 6])], INVALID, "padding[4:6] < size(self, -3)"),
+    ("ReplicationPad3d-pad-below-each", "aclnnReplicationPad3d", [tensor([1, 1, 2, 3, 4]), ints(1, 1, 1, 1, 1, 1),
+                                                                  tensor([1, 1, 4, 5, 6])], OK, "padding pairs"),
+    # A window whose output size is not positive: the pool family's arithmetic refuses it with the status of
+    # the page's row for it, citing that row ("通过公式推导出的out的shape的某个轴为0", API.output_size_row).
+    ("MaxPool3dWithArgmax-no-output", "aclnnMaxPool3dWithArgmax",
+     [tensor([1, 1, 2, 2, 2]), ints(3), ints(1), ints(0), ints(1), False, tensor([1, 1, 1, 1, 1]),
+      tensor([1, 1, 1, 1, 1], "INT32")], INVALID, "the output-size row"),
+    # A dimension equality answers the status of the page's shape rows (API.shape_status): aclnnAddLora's
+    # "多个输入tensor之间的shape信息不匹配" is 561002.
+    ("AddLora-y-rows", "aclnnAddLora", add_lora(y_rows=5), TILING, "the shape rows' 561002"),
+    ("AddLora-rows-agree", "aclnnAddLora", add_lora(y_rows=4), OK, "dimension 0 of y and x"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
 ]
@@ -181,3 +214,8 @@ def answers() -> dict[str, tuple[int, str]]:
 def test_phase1_answers_as_cann(name, api, expected, rule):
     status, message = answers()[name]
     assert status == expected, f"{api} ({rule}): phase 1 answered {status} ({message}), CANN {expected}"
+
+
+def test_the_output_size_refusal_cites_its_page_row():
+    assert answers()["MaxPool3dWithArgmax-no-output"][1].endswith(
+        "gives an output size that is not positive (over an input dimension of 2) (aclnnMaxPool3dWithArgmax.md:249)")

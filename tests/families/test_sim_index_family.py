@@ -85,6 +85,14 @@ record("gather_v2 negative", lambda: aclnn.gather_v2(TABLE, 0, np.array([[-1, 0]
                                                      out=np.empty((2, 2, 3), np.float32)))
 record("gather_v2 beyond", lambda: aclnn.gather_v2(TABLE, 0, np.array([[4, 0], [0, 0]], np.int64),
                                                    out=np.empty((2, 2, 3), np.float32)))
+# aclnnGather's index "取值范围[-self.shape[dim], self.shape[dim] - 1]" (Param.negative_indices); index_select's
+# page says nothing of negative indices.
+record("gather negative", lambda: aclnn.gather(TABLE, 1, np.array([[-1, 0], [2, -3]], np.int64),
+                                               out=np.empty((2, 2), np.float32)))
+record("gather beyond", lambda: aclnn.gather(TABLE, 1, np.array([[-4, 0], [0, 0]], np.int64),
+                                             out=np.empty((2, 2), np.float32)))
+record("index_select negative", lambda: aclnn.index_select(TABLE, 1, np.array([-1], np.int64),
+                                                           out=np.empty((4, 1), np.float32)))
 record("gather_v3 batched", lambda: aclnn.gather_v3(BATCHED, 1, np.array([[3, 0, 1], [2, 2, 0]], np.int64), 1, 1,
                                                     out=np.empty((2, 3, 3), np.float32)))
 for negative in (True, False):
@@ -143,6 +151,14 @@ def test_scatter_reduce_refuses_an_unknown_reduction(results):
 def test_gather_v2_counts_negative_positions_from_the_end_and_faults_beyond(results):
     np.testing.assert_array_equal(results["gather_v2 negative"], TABLE[np.array([[-1, 0], [2, -4]])])
     assert "outside [-4, 4)" in _error(results["gather_v2 beyond"])
+
+
+def test_gather_counts_negative_indices_from_the_end_where_its_page_says_so(results):
+    index = torch.tensor([[-1, 0], [2, -3]])
+    want = torch.gather(torch.from_numpy(TABLE[:2]), 1, index % TABLE.shape[1])
+    np.testing.assert_array_equal(results["gather negative"], want.numpy())
+    assert "element 0 is -4, outside [-3, 3)" in _error(results["gather beyond"])
+    assert "outside [0, 3)" in _error(results["index_select negative"])
 
 
 def test_gather_v3_gathers_each_batch_apart(results):

@@ -62,6 +62,18 @@ def test_noncontiguous(text, value):
     assert prose.noncontiguous_in(text) is value
 
 
+@pytest.mark.parametrize("text,value", [
+    ("index中的具体数值代表self对应dim轴上的下标，取值范围[-self.shape[dim], self.shape[dim] - 1]，index中的索引不支持越界。", True),
+    ("其中的元素值小于x对应dim的维度大小，支持负数索引。", True),
+    ("不支持负索引，取值范围在0 ~ self.shape[dim]内。", False),
+    ("仅支持非负索引。indices中的索引数据不支持越界。", False),
+    ("Only non-negative indices are supported.", False),
+    ("取值范围[0, self.shape[dim])。", None),
+])
+def test_negative_indices(text, value):
+    assert prose.negative_indices_in(text) is value
+
+
 def test_product_note_removing_a_dtype():
     (note,) = prose.note_statements((Soc.ASCEND910,), "不支持BFLOAT16数据类型。", 1, ["self"])
     assert (note.op, note.dtypes, note.params) == (prose.REMOVE, (DType.BFLOAT16,), ())

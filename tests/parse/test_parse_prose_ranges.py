@@ -234,3 +234,40 @@ def test_a_dimension_indexs_range_at_rank_zero_is_the_whole_rank_range_there():
     assert [r.describe() for r in rules.value_ranges] == ["dim in [-rank(self), rank(self))"] and not rules.diagnostics
     rules = read_rules("aclnnFoo", params(self=T, dim=I), [zero], zero_based=False)
     assert not rules.value_ranges and [d.code for d in rules.diagnostics] == [UNREAD]
+
+
+@pytest.mark.parametrize("texts, expected", [
+    # The row's letters name the dimensions; the error row's "对应维度" takes the array's longest length.
+    ([("长度为1(KD = KH = KW)或3(KD, KH, KW)，数值必须大于0且在对应的DHW维度上小于等于self的大小。", "kernel", False)],
+     {"kernel in (0, inf)", "kernel in (-inf, size(self, -3 + i)]"}),
+    ([("长度为1(kH = kW)或2(kH, kW)。", "kernel", False), ("kernel存在某维度的值大于self对应维度上的值。", None, True)],
+     {"kernel in (-inf, size(self, -2 + i)]"}),
+    # A padding's pairs, from the last dimension inwards.
+    ([("长度为4，数值依次代表左右上下需要填充的值。", "padding", False), ("padding的数值大于等于self对应维度的值。", None, True)],
+     {"padding[0:2] in (-inf, size(self, -1))", "padding[2:4] in (-inf, size(self, -2))"}),
+])
+def test_a_bound_by_the_dimension_each_element_stands_for(texts, expected):
+    api_params = params(self=T, kernel=A, padding=A)
+    rules = read_rules("aclnnFoo", api_params, [Text(text, n, subject, error_row) for n, (text, subject, error_row)
+                                                in enumerate(texts, 1)], zero_based=False)
+    assert {r.describe() for r in rules.value_ranges} == expected
+
+
+def test_a_corresponding_dimension_the_row_does_not_place_is_not_read():
+    """An array whose row says neither one element per dimension nor a padding's pairs: which dimension
+    "对应维度" is, the page does not say."""
+    api_params = params(self=T, padding=A)
+    rules = read_rules("aclnnFoo", api_params, [Text("长度为4。", 1, "padding"),
+                                                Text("padding的数值大于等于self对应维度的值。", 2, None, True)],
+                       zero_based=False)
+    assert not rules.value_ranges
+    assert any("which dimension each element stands for" in d.message for d in rules.diagnostics if d.code == UNREAD)
+
+
+@pytest.mark.parametrize("text", [
+    "数组长度可以为weight维度减2，各维度的数值范围满足[0,stride对应维度数值)。",  # aclnnConvolutionBackward
+    "Each element in the array must be in the range [0, stride value at the corresponding dimension).",
+])
+def test_a_brackets_end_may_be_the_same_element_of_another_array(text):
+    found, _ = read(params(self=T, stride=A, outputPadding=A), text, "outputPadding")
+    assert found == {"outputPadding in [0, stride[i])"}

@@ -77,6 +77,11 @@ PADS = "ops-math/conversion"
     # "padding前两维度的数值都需小于self最后一维度的数值": its first two values.
     ("pad_v3/docs/aclnnReplicationPad2d.md", "aclnnReplicationPad2d",
      {"padding[0:2] in (-inf, size(self, -1))", "padding[-2:] in (-inf, size(self, -2))"}),
+    # Only the error row "padding的数值大于等于self对应维度的值", its row placing the values in pairs
+    # ("数值依次代表左右上下前后需要填充的值"): each pair below the dimension it pads.
+    ("pad_v3/docs/aclnnReplicationPad3d.md", "aclnnReplicationPad3d",
+     {"padding[0:2] in (-inf, size(self, -1))", "padding[2:4] in (-inf, size(self, -2))",
+      "padding[4:6] in (-inf, size(self, -3))"}),
 ])
 def test_a_paddings_elements_are_below_the_dimension_they_pad(path: str, name: str, expected: set[str]):
     found = {r.describe() for r in _api(f"{PADS}/{path}", name).value_ranges if r.high and r.high.extent is Extent.SIZE}
@@ -98,3 +103,18 @@ def test_an_output_is_a_null_pointer_under_a_bools_value(name: str):
     absent = [r for r in api.shape_rules if r.form is ShapeForm.ABSENT]
     assert [(r.param, r.when, r.values, r.negated) for r in absent] == [("offsetOut", "isSymmetrical", ("1",), False)]
     assert absent[0].describe() == "when isSymmetrical in {1}: offsetOut is a null pointer"
+
+
+@pytest.mark.parametrize("path", [
+    f"{POOLING}/avg_pool3_d/docs/aclnnAvgPool3d.md",
+    # "The length is 1 ($kD=kH=kW$) or 3 ($kD, kH, kW$). ... less than or equal to the value of the
+    # corresponding dimension of the input" (the input: the API's one input tensor).
+    "ops-nn-8.5.0-en/pooling/avg_pool3_d/docs/aclnnAvgPool3d_en.md",
+])
+def test_a_kernel_is_at_most_the_dimension_each_element_stands_for(path: str):
+    """aclnnAvgPool3d's row "长度为1(KD = KH = KW)或3(KD, KH, KW)，数值必须大于0且在对应的DHW维度上小于等于self的
+    大小" and its error row "kernelSize存在某维度的值小于等于0或大于self对应维度上的值": one rule, over
+    the last three dimensions (a one-element kernel against each)."""
+    ranges = _api(path, "aclnnAvgPool3d").value_ranges
+    found = [r for r in ranges if r.high is not None and r.high.extent is Extent.DIMENSION]
+    assert [r.describe() for r in found] == ["kernelSize in (-inf, size(self, -3 + i)]"]

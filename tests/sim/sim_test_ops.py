@@ -112,6 +112,25 @@ def apis() -> tuple[API, ...]:
              tensor("out", Direction.OUT, dtypes=(F, F16, BF16, F64, *INTS)),
              value("fillValue", ParamKind.SCALAR, "const aclScalar*")),
         rules_api(),
+        shape_status_api(),
+    )
+
+
+def shape_status_api() -> API:
+    """Shapes that must agree, answered with the page's shape row's status (API.shape_status), and a
+    window whose elements are bounded by the dimensions of self they stand for, from dimension -2 on
+    (Extent.DIMENSION: "kernel在对应的HW维度上小于等于self的大小"), a one-element window by each."""
+    params = (
+        tensor("self", relations=[rel(RelationKind.SAME_SHAPE, "other")]),
+        tensor("other"),
+        value("kernel", ParamKind.INT_ARRAY, "const aclIntArray*"),
+        tensor("out", Direction.OUT, relations=[rel(RelationKind.SAME_SHAPE, "self")]),
+    )
+    return API(
+        name="aclnnSimTestShapeStatus", workspace_fn="aclnnSimTestShapeStatusGetWorkspaceSize", params=params,
+        errors=(ErrorCase("ACLNN_ERR_INNER_TILING_ERROR", 561002, "self和other的shape不一致。",
+                          ErrorCategory.SHAPE_MISMATCH, ("self", "other"), line=41),),
+        value_ranges=(ValueRange("kernel", high=Bound(0, Extent.DIMENSION, 1, "self", "-2"), line=40),),
     )
 
 
@@ -193,6 +212,7 @@ def semantics() -> tuple[OpSemantics, ...]:
             ValueCheck(when="eps <= 0", message="eps must be positive", line=10),
         )),
         OpSemantics(api="aclnnSimTestFormats", source="tests/sim/sim_test_ops.toml", kernel="self + other"),
+        OpSemantics(api="aclnnSimTestShapeStatus", source="tests/sim/sim_test_ops.toml", kernel="self + other"),
         OpSemantics(api="aclnnSimTestCast", source="tests/sim/sim_test_ops.toml", kernel="self * 2"),
         OpSemantics(api="aclnnSimTestTwoOutputs", source="tests/sim/sim_test_ops.toml", kernel="self"),
         OpSemantics(api="aclnnSimTestChainedBroadcast", source="tests/sim/sim_test_ops.toml",

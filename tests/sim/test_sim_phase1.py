@@ -348,6 +348,38 @@ def test_a_complex_scalar_to_a_real_computation_is_rejected(sim, objs):
     assert "COMPLEX64 scalar cannot be cast" in sim.error()
 
 
+# --- the page's shape status, and bounds by the dimension an element stands for -------------------
+
+TILING = abi.status_code("ACLNN_ERR_INNER_TILING_ERROR")
+
+
+def shape_status_call(sim, objs, kernel, other=(3, 4)):
+    array = sim.aclCreateIntArray(_array(ctypes.c_int64, kernel), len(kernel))
+    objs.other.append(("aclDestroyIntArray", array))
+    return phase1(sim, "aclnnSimTestShapeStatus", objs.t([3, 4]), objs.t(list(other)), array, objs.t([3, 4]))
+
+
+# (9, 9, 9): a length that stands for no known dimensions is the length rules' to judge, not this bound's.
+@pytest.mark.parametrize("kernel", [(3,), (3, 4), (1, 4), (9, 9, 9)])
+def test_a_window_within_the_dimensions_it_stands_for_is_accepted(sim, objs, kernel):
+    assert shape_status_call(sim, objs, kernel) == 0, sim.error()
+
+
+@pytest.mark.parametrize("kernel, message", [
+    # one value for both dimensions: the first (3) bounds it as well as the second (4)
+    ((4,), "kernel[0]: 4 is outside (-inf, 3] (tests/sim/sim_test_ops.md:40)"),
+    ((3, 5), "kernel[1]: 5 is outside (-inf, 4] (tests/sim/sim_test_ops.md:40)"),
+])
+def test_a_window_beyond_the_dimension_it_stands_for_is_refused(sim, objs, kernel, message):
+    assert shape_status_call(sim, objs, kernel) == INVALID
+    assert sim.error().endswith(message)
+
+
+def test_shapes_that_disagree_answer_the_pages_shape_status(sim, objs):
+    assert shape_status_call(sim, objs, (3,), other=(3, 5)) == TILING
+    assert "differs from" in sim.error()
+
+
 # --- CANN's conventions and the page's cross-parameter rules (aclnnSimTestRules) ------------------
 
 ACL_DT_UNDEFINED = -1

@@ -86,9 +86,13 @@ class RulePlanner:
                     # Another value of the argument may ask for other shapes or values: only a base call
                     # under the condition tests it.
                     accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
+                # A dimension equality or a shape rule's shape answers the status of shapes that disagree
+                # (an output given where it must be null is no shape: 161002).
+                shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and rule.form is not ShapeForm.ABSENT
+                status = rule.status if valued or isinstance(rule, ArrayLength) else \
+                    self.api.shape_status() if shaped else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
-                                      status=(rule.status if valued or isinstance(rule, ArrayLength) else 0)
-                                      or PARAM_INVALID,
+                                      status=status or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
                 tests += elsewhere
         return tests
@@ -183,7 +187,7 @@ class RulePlanner:
 
     # -- value ranges --------------------------------------------------------------------------------
 
-    def _bound(self, bound: Optional[Bound], high: bool = False) -> Optional[int]:
+    def _bound(self, bound: Optional[Bound], high: bool = False, array: Any = None) -> Optional[int]:
         """What a bound stands for in the base call (None: unbounded, or not known); for an element
         bound (which bounds each element by the same one of another array: the first elements of
         both are the ones the cases vary), the integers' edge below it (`high`) or above it."""
@@ -211,6 +215,13 @@ class RulePlanner:
                 return None
             if bound.extent is Extent.RANK:
                 extent = max(len(shape), 1)
+            elif bound.extent is Extent.DIMENSION:
+                # The cases vary the first element: the first dimension the array stands for, or every
+                # one of them for a one-element array (the nearest edge of them all).
+                if not -len(shape) <= int(bound.axis) or not isinstance(array, (tuple, list)):
+                    return None
+                spread = shape[int(bound.axis):] if len(array) == 1 else shape[int(bound.axis):][:1]
+                extent = min(spread) if high else max(spread)
             else:
                 axis = int(bound.axis) if bound.axis.lstrip("-").isdigit() else self.base.values.get(bound.axis)
                 if not isinstance(axis, int) or not -len(shape) <= axis < len(shape):
@@ -228,7 +239,7 @@ class RulePlanner:
             return [], [], f"{rule.param} is no integer argument the suite sets"
         if param.kind is ParamKind.INT_ARRAY and not current:
             return [], [], f"the base call gives {rule.param} no element"
-        low, high = self._bound(rule.low), self._bound(rule.high, high=True)
+        low, high = self._bound(rule.low, array=current), self._bound(rule.high, high=True, array=current)
         edges = []
         if low is not None and rule.low is not None:
             edge = low if rule.low.inclusive else low + 1

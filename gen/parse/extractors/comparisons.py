@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-from gen.ir import API, Bound, Diagnostic, Extent, Level, Param, ParamKind, ValueRange
+from gen.ir import API, Bound, Diagnostic, Direction, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
 from gen.parse.extractors.relations import CONDITION
 from gen.parse.patterns import lazy_pattern
@@ -78,6 +78,11 @@ _NTH_FROM_END = {"最后一": 1, "倒数第一": 1, "倒数第二": 2, "倒数�
 _FROM_END = r"\s*(?:的)?\s*(?P<nth>" + "|".join(sorted(_NTH_FROM_END, key=len, reverse=True)) + r")\s*(?:个)?维(?:度)?"
 # A tensor's rank as a bound ("self.dim()").
 _RANK_OF = r"\s*\.\s*(?:dim\(\)|ndim\b|dim\b|rank\(\))"
+# The dimension of a tensor that each element of the bounded array stands for, as a bound ("大于self对应维度上的值",
+# "self对应的DHW维度"): Extent.DIMENSION, over as many dimensions as the letters name or the array's longest
+# length (`spans`). gen.parse.extractors.rules decides how the elements map to dimensions (one each, or a
+# padding's pairs) from the array's own row, and reads no rule where that row does not say.
+_CORRESPONDING = r"\s*(?:的)?\s*对应(?:的)?\s*(?P<letters>[DHWL]{1,3})?\s*(?:维度|维)\s*(?:上)?(?:\s*的\s*大小)?"
 # A bound named after "输入" ("numSeqs的值大于输入numQueries的值").
 _BOUND_LEAD = r"(?:输入(?:的)?)?"
 # An error row's words before what it names ("传入的", "参数").
@@ -116,9 +121,11 @@ def _signs_as_comparisons(sentence: str) -> str:
 
 
 def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
-                      error_row: bool, line: int) -> list[ValueRange]:
+                      error_row: bool, line: int, spans: Optional[Mapping[str, int]] = None) -> list[ValueRange]:
     """The ranges one sentence states. `subject`: the row's parameter, which a clause naming nothing
-    speaks of."""
+    speaks of. `spans`: the longest length each array may have, the dimensions its elements stand
+    for where a bound is "the corresponding dimension" and names no letters."""
+    spans = spans or {}
     sentence = _signs_as_comparisons(sentence)
     if not _SOME_COMPARISON.search(sentence) and not _VALUE_LIST.search(sentence):
         return []
@@ -138,13 +145,14 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
         if _ADVICE.search(clause):
             continue
         out.extend(_chained(params, names, clause, error_row, line))
-        out.extend(_named(params, names, clause, error_row, line))
+        out.extend(_named(params, names, clause, error_row, line, spans))
         if error_row:
             out.extend(_beyond_part(params, names, clause, line))
         if not error_row:
             out.extend(_only(params, names, clause, tail, subject, line))
         if subject is not None and not error_row:
             out.extend(_anchored(params, names, clause, subject, line))
+            out.extend(_corresponding(params, names, clause, subject, line, spans))
             out.extend(_element_groups(params, names, clause, subject, line))
     return out
 
@@ -282,9 +290,17 @@ def _relation(match: re.Match) -> str:
     return next(rel for i, (_, rel) in enumerate(_COMPARATORS) if match.group(f"c{i}"))
 
 
-def _bound_of(params: Mapping[str, Param], text: str) -> Optional[Bound]:
-    """A bound's term: a number or a host argument's name; None for anything else."""
+def _bound_of(params: Mapping[str, Param], text: str, span: int = 0) -> Optional[Bound]:
+    """A bound's term: a number or a host argument's name; None for anything else. `span`: the
+    dimensions the bounded array's elements stand for, where the term is "the corresponding dimension"."""
     text = text.strip()
+    corresponding = re.fullmatch(rf"([A-Za-z_]\w*){_CORRESPONDING}", text)
+    if corresponding is not None:  # "self对应维度上": the dimension the element stands for
+        param = params.get(corresponding.group(1))
+        count = len(corresponding.group("letters") or "") or span
+        if param is None or param.kind is not ParamKind.TENSOR or count < 1:
+            return None
+        return Bound(extent=Extent.DIMENSION, tensor=corresponding.group(1), axis=str(-count))
     rank = re.fullmatch(rf"(-?)\s*([A-Za-z_]\w*){_RANK_OF}", text)
     if rank is not None:  # "dim >= self.dim()", "dim < -self.dim()"
         param = params.get(rank.group(2))
@@ -320,7 +336,7 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
         return None
     if bound.extent is Extent.VALUE and param.kind is ParamKind.INT_ARRAY:
         return None  # an array's elements against one value: no page states it so
-    if bound.extent is Extent.ELEMENT and param.kind is not ParamKind.INT_ARRAY:
+    if bound.extent in (Extent.ELEMENT, Extent.DIMENSION) and param.kind is not ParamKind.INT_ARRAY:
         return None  # one value against an array's element: no page states it so
     inclusive = relation in (">=", "<=")
     bound = replace(bound, inclusive=inclusive)
@@ -329,11 +345,14 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
     return ValueRange(param.name, high=bound, line=line)
 
 
-def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
-    """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max"."""
+def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int,
+           spans: Mapping[str, int]) -> Iterable[ValueRange]:
+    """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max",
+    "kernelSize存在某维度的值...大于self对应维度上的值" (each element against the dimension it stands for)."""
     disjunction = r"|或者|或|\bor\b" if error_row else ""
     after = _AFTER.format(disjunction=disjunction)
-    bound_text = rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|(?:{names}){_FROM_END}|{names})"
+    bound_text = (rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|(?:{names}){_FROM_END}|"
+                  rf"(?:{names}){_CORRESPONDING.replace('?P<letters>', '?:')}|{names})")
     pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
                rf"(?:{_COMPARATOR})\s*{bound_text}(?={after})")
     for match in re.finditer(pattern, clause, re.I):
@@ -351,11 +370,11 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
             sides.append(more)
             at = more.end()
         for side in sides:
-            bound = _bound_of(params, side.group("bound"))
-            if bound is None:
-                continue
             relation = _NEGATION[_relation(side)] if error_row else _relation(side)
             for name in re.findall(names, match.group("names")):
+                bound = _bound_of(params, side.group("bound"), spans.get(name, 0))
+                if bound is None:
+                    continue
                 found = _range(params[name], relation, bound, line, error_row)
                 if found is not None:
                     yield found
@@ -391,6 +410,32 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
     rest = clause[match.end():]
     if re.match(r"\s*(?:且|并且|\band\b)", rest, re.I):
         yield from _anchored(params, names, rest, subject, line)
+
+
+def _corresponding(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int,
+                   spans: Mapping[str, int]) -> Iterable[ValueRange]:
+    """A row's clause bounding each element of its array by the dimension of a tensor it stands for:
+    "数值必须大于0且在对应的DHW维度上小于等于self的大小" (aclnnAvgPool3d's kernelSize), "The value must be
+    greater than 0 and less than or equal to the value of the corresponding dimension of the input"."""
+    pattern = (rf"(?:^|且|并且)\s*(?:在)?\s*对应(?:的)?\s*(?P<letters>[DHWL]{{1,3}})?\s*(?:维度|维)\s*上\s*(?:{_MODAL})\s*"
+               rf"(?:{_COMPARATOR})\s*(?P<tensor>{names})\s*(?:的)?\s*(?:大小|数值|值|size)"
+               rf"(?={_AFTER.format(disjunction='')})")
+    english = (rf"(?:{_COMPARATOR})\s+the\s+(?:value|size)\s+of\s+the\s+corresponding\s+dimension\s+of\s+(?:the\s+)?"
+               rf"(?P<tensor>input|{names})(?![A-Za-z0-9_])")
+    match = re.search(pattern, clause) or re.search(english, clause, re.I)
+    array = params.get(subject)
+    if match is None or array is None or array.kind is not ParamKind.INT_ARRAY:
+        return
+    # "the input": the API's one input tensor.
+    inputs = [p.name for p in params.values() if p.kind is ParamKind.TENSOR and p.direction is Direction.IN]
+    tensor = match.group("tensor")
+    tensor = (inputs[0] if len(inputs) == 1 else "") if tensor.lower() == "input" and tensor not in params else tensor
+    letters = match.groupdict().get("letters") or ""
+    bound = _bound_of(params, f"{tensor}对应{letters}维度", spans.get(subject, 0))
+    if bound is not None:
+        found = _range(array, _relation(match), bound, line, False)
+        if found is not None:
+            yield found
 
 
 _LOW_CMP = r"(?P<low_op><=|≤|<|＜)"

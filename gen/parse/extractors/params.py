@@ -88,12 +88,13 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
     if noncontiguous is None and kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST):
         noncontiguous = prose.noncontiguous_in(text)
     empty = prose.empty_tensor_in(text) if kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, None) else None
+    negative = prose.negative_indices_in(text) if kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST) else None
 
     rels = relations.relations_in("\n".join([text] + [t for _, t in entry.notes]), cparam.name, ctx.api_params)
     return Param(name=cparam.name, c_type=cparam.c_type, kind=kind, direction=direction, optional=optional,
                  dtypes=dtypes, dtypes_by_product=by_product, formats=formats, rank=rank,
                  noncontiguous=noncontiguous, empty_tensor=empty, description=description, usage=usage,
-                 relations=rels, line=line)
+                 relations=rels, line=line, negative_indices=negative)
 
 
 _DESCRIBED_AS_OUT = lazy_pattern(r"与out|和out|及out|输入输出")

@@ -422,6 +422,23 @@ def empty_tensor_in(text: str) -> Optional[bool]:
     return None
 
 
+# An index tensor's values counting from the end, or not: "取值范围[-self.shape[dim], self.shape[dim] - 1]"
+# (aclnnGather), "支持负数索引"; "不支持负索引", "仅支持非负索引", "Only non-negative indices are supported".
+_NEGATIVE_INDICES_NO = lazy_pattern(r"不支持(?:输入)?负(?:数)?索引|仅支持非负(?:数)?索引|only\s+non-?negative\s+ind(?:ices|exes)|"
+                                  r"negative\s+ind(?:ices|exes)\s+(?:is|are)\s+not\s+supported", re.I)
+_NEGATIVE_INDICES_YES = lazy_pattern(r"(?<!不)支持负(?:数)?索引|取值范围\s*(?:为|是)?\s*\[\s*-\s*[A-Za-z_]\w*\s*\.\s*"
+                                   r"(?:shape\s*\[\s*dim\s*\]|size\s*\(\s*dim\s*\))|"
+                                   r"negative\s+ind(?:ices|exes)\s+(?:is|are)\s+supported", re.I)
+
+
+def negative_indices_in(text: str) -> Optional[bool]:
+    if _NEGATIVE_INDICES_NO.search(text):
+        return False
+    if _NEGATIVE_INDICES_YES.search(text):
+        return True
+    return None
+
+
 def noncontiguous_in(text: str) -> Optional[bool]:
     if _NONCONTIG_NO.search(text):
         return False

@@ -189,6 +189,7 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     reader = _Reader(api, params, zero_based)
     texts = list(texts)
     reader.api_letters = reader.letters_of(texts)
+    reader.rows = {text.subject: text.text for text in texts if text.subject is not None and not text.error_row}
     for text in texts:
         reader.read(text)
     rules = reader.rules
@@ -289,6 +290,7 @@ class _Reader:
         self.rank_zero_ranges: list[tuple[str, str, int, str]] = []
         # The arrays a sentence gives a meaning when empty ("当数组长度为0时，内部会取kernelSize的值").
         self.zero_length_meant: set[str] = set()
+        self.rows: dict[str, str] = {}  # each parameter's row, as read_rules gives it
 
     # The patterns that name this API's parameters are made once per API, only when a sentence has
     # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
@@ -372,8 +374,10 @@ class _Reader:
             for name, values in listed_values(self.params, values_text, text.subject):
                 if not consecutive(values):
                     self._add_value(self.rules.value_sets, ValueSet(name, tuple(values), text.line))
-        for found in comparison_ranges(self.params, values_text, text.subject, text.error_row, text.line):
-            self._add_value(self.rules.value_ranges, found)
+        spans = {rule.param: max(rule.lengths) for rule in self.rules.array_lengths if rule.lengths}
+        for found in comparison_ranges(self.params, values_text, text.subject, text.error_row, text.line, spans):
+            for placed in self._placed(found, text):
+                self._add_value(self.rules.value_ranges, placed)
         # A constraints line names the tensor it speaks of (the patterns ask for it when no row
         # supplies one).
         self._dims(sentence, text, conditional)
@@ -416,6 +420,40 @@ class _Reader:
         if param.kind is ParamKind.INT and value not in ("true", "false"):
             return Condition(param.name, float(value)), rest
         return None, text
+
+    # How an array's elements stand for a tensor's dimensions, as its row states it: a padding's pairs from
+    # the last dimension inwards ("数值依次代表左右上下前后需要填充的值", "长度为4时表示2d左右上下需要填充的值"),
+    # or one element each, a letter per element ("长度为1(KD = KH = KW)或3(KD, KH, KW)", "(kH, kW)", "($kD, kH, kW$)").
+    _PAIRS_FROM_END = lazy_pattern(r"(?:代表|表示)\s*(?:\dd)?\s*左右(?:两边)?(?:上下(?:前后)?)?\s*(?:需要)?填充")
+    _ONE_EACH = lazy_pattern(r"\(\s*\$?\s*[A-Za-z]{1,3}\s*(?:[,，、]\s*[A-Za-z]{1,3}\s*)+\$?\s*\)")
+
+    def _placed(self, found: ValueRange, text: Text) -> list[ValueRange]:
+        """A range whose bound is the dimension each element stands for (Extent.DIMENSION), as its
+        array's row places the elements: one each (kept), a padding's pairs (a range per pair, of the
+        dimension it pads: "padding的数值大于等于self对应维度的值" on a page whose padding "依次代表左右上下
+        前后"); none where the row does not say, for the page then states no correspondence to check."""
+        bound = next((b for b in (found.low, found.high) if b is not None and b.extent is Extent.DIMENSION), None)
+        if bound is None:
+            return [found]
+        row = self.rows.get(found.param, "")
+        if self._PAIRS_FROM_END.search(row):
+            span = -int(bound.axis)
+            if span % 2 or found.elements is not None:
+                self.rules.unread(self.api, text.line, found.param, text.text, "its length is not a number of pairs")
+                return []
+            pairs = []
+            for pair in range(span // 2):
+                size = replace(bound, extent=Extent.SIZE, axis=str(-(pair + 1)))
+                if any(r.param == found.param and size in (r.low, r.high) for r in self.rules.value_ranges):
+                    continue  # the row bounds that pair already ("padding后两个数值需小于self倒数第三维度的数值")
+                low, high = (size, found.high) if found.low is bound else (found.low, size)
+                pairs.append(replace(found, low=low, high=high, elements=(2 * pair, 2)))
+            return pairs
+        if self._ONE_EACH.search(row):
+            return [found]
+        self.rules.unread(self.api, text.line, found.param, text.text,
+                          "its row does not say which dimension each element stands for")
+        return []
 
     def _add_value(self, bucket: list, rule) -> None:
         """A value range or set of the sentence being read, with its chips, its condition and its
@@ -648,6 +686,10 @@ class _Reader:
     _NUMBER = lazy_pattern(r"^[-+]?\d+(?:\.\d+)?$")
     _TERM = lazy_pattern(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
 
+    # Another array's element at the same position, as a bracket's end (its blanks removed).
+    _SAME_ELEMENT = lazy_pattern(r"([A-Za-z_]\w*?)(?:的)?(?:对应(?:的)?(?:维度|维|位置)(?:的)?(?:数值|值|大小)|"
+                                 r"values?atthecorresponding(?:dimension|position))", re.I)
+
     def _bound(self, text: str, inclusive: bool, terms: list[tuple[str, str, str]]):
         """A Bound, None for an infinite end, False for one that cannot be read."""
         text = text.strip().replace(" ", "")
@@ -665,6 +707,12 @@ class _Reader:
             # "[0, kernelSize/2]": the same element of another array, halved.
             return Bound(extent=Extent.ELEMENT, tensor=quotient.group(1), divisor=int(quotient.group(2)),
                          inclusive=inclusive)
+        element = self._SAME_ELEMENT.fullmatch(text)
+        if element is not None and element.group(1) in self.params and \
+                self.params[element.group(1)].kind is ParamKind.INT_ARRAY:
+            # "[0,stride对应维度数值)", "[0, stride value at the corresponding dimension)": the same element
+            # of another array (aclnnConvolutionBackward's outputPadding).
+            return Bound(extent=Extent.ELEMENT, tensor=element.group(1), inclusive=inclusive)
         term = self._TERM.match(text)
         if term is None:
             return False

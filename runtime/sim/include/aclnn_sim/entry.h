@@ -87,6 +87,9 @@ struct ParamSpec {
   // An aclTensorList a framework passes one aclTensor for (gen.ir.OpSemantics.client_tensor_for_list:
   // op-plugin gives aclnnGRUBackward's hx as the one tensor it gives aclnnGRU): read as the list of it.
   bool tensor_for_list = false;
+  // An index tensor whose negative values count from the end of the dimension it indexes, as its page
+  // says (gen.ir.Param.negative_indices: aclnnGather's "取值范围[-self.shape[dim], self.shape[dim] - 1]").
+  bool negative_indices = false;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip
@@ -112,7 +115,7 @@ struct CombinationSpec {  // gen.ir.DTypeCombination
   int line;
 };
 
-enum class Extent : uint8_t { kNumber, kRank, kSize, kValue, kElement };  // gen.ir.Extent
+enum class Extent : uint8_t { kNumber, kRank, kSize, kValue, kElement, kDimension };  // gen.ir.Extent
 
 struct BoundSpec {  // gen.ir.Bound
   bool present;
@@ -122,7 +125,8 @@ struct BoundSpec {  // gen.ir.Bound
   int8_t tensor;      // parameter index (kRank, kSize; kValue: the host argument whose value it is;
                       // kElement: the aclIntArray whose element at the checked one's position it is)
   int8_t axis_param;  // kSize: the integer parameter whose value is the dimension, or -1
-  int64_t axis;       // kSize: the dimension, when axis_param is -1
+  int64_t axis;       // kSize: the dimension, when axis_param is -1; kDimension: the first one the array's
+                      // elements stand for, from the end (-3: kernelSize[i] is bounded by dimension -3 + i)
   bool inclusive;
   int64_t divisor;    // the extent is divided by it (a real quotient: "kernelSize/2")
 };
@@ -300,6 +304,10 @@ struct ApiSpec {
   aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus empty_status = 0;              // an empty tensor the page forbids; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus shape_status = 0;              // a shape a family's check refuses; 0: ACLNN_ERR_PARAM_INVALID
+  // The error row that refuses an output the op's arithmetic sizes below 1 (API.output_size_row): its
+  // line, cited by a family's check of that arithmetic, and its status; 0: none (161002).
+  int output_size_line = 0;
+  aclnnStatus output_size_status = 0;
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

@@ -18,6 +18,13 @@ inline bool IsPointer(ParamKind kind) {
   return kind != ParamKind::kBool && kind != ParamKind::kInt && kind != ParamKind::kFloat && kind != ParamKind::kDType;
 }
 
+// The status of shapes that disagree (a relation, a dimension equality, a shape rule, a family's
+// check): the page's own where every error row about shapes gives one other than 161002
+// (gen.emit.sim.shape_status: aclnnRmsNormQuantV3's are 561103, its tiling's checks), else 161002.
+inline aclnnStatus ShapeStatus(const ApiSpec& spec) {
+  return spec.shape_status ? spec.shape_status : ACLNN_ERR_PARAM_INVALID;
+}
+
 class Call {
  public:
   struct Param {

@@ -13,7 +13,8 @@
 //   5. a rank outside the page's bounds
 //   6. an empty tensor where the page forbids it (empty tensors pass unless the page says otherwise)
 //   7. shape relations (same shape; broadcast), shape rules a host argument decides, dimensions
-//      equal to another tensor's, dimensions that must divide
+//      equal to another tensor's (all of these answer the page's shape rows' status,
+//      ApiSpec::shape_status, 161002 by default), dimensions that must divide
 //   8. array lengths, value ranges of host arguments (dim in [-rank, rank), index bounds), values that must divide
 //   9. dtype relations (same dtype; promotion 互推导关系; castability 互转换关系)
 //  10. the semantics file's value checks                      (their own status)
@@ -353,7 +354,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
       const int other = members[m];
       const Dims* o = ShapeOf(call, other);
       if (o && *o != *shape) {
-        return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
+        return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
                                                       spec.params[other].name + "'s shape " + ShapeText(*o) +
                                                       " (they must be the same)");
       }
@@ -384,12 +385,12 @@ aclnnStatus CheckShapeRelations(const Call& call) {
     if (!uniform && !BroadcastShapes(inputs, count, &built)) {
       std::string shapes;
       for (size_t k = 0; k < count; ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, input_names, count) + " (" + shapes +
+      return call.Fail(ShapeStatus(spec), "the shapes of " + NameList(spec, input_names, count) + " (" + shapes +
                                                     ") do not broadcast (broadcast关系)");
     }
     const Dims& broadcast = uniform ? *inputs[0] : built;
     if (IsOutput(p) && count > 0 && broadcast != *shape) {
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
+      return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                     " is not the broadcast shape " + ShapeText(broadcast) + " of " +
                                                     NameList(spec, input_names, count) + " (broadcast关系)");
     }
@@ -401,7 +402,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
         const Dims* pair[2] = {&broadcast, o};
         Dims joint;
         if (!BroadcastShapes(pair, 2, &joint) || joint != *o) {
-          return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": shape " + ShapeText(*shape) +
+          return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                         " does not broadcast to " + spec.params[other].name +
                                                         "'s shape " + ShapeText(*o) + " (broadcast关系)");
         }
@@ -576,10 +577,10 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
   for (size_t k = 0; k < given_count; ++k) shapes[k] = &call.params[given[k]].tensor.view;
   Dims broadcast;
   if (!BroadcastShapes(shapes, given_count, &broadcast)) {
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + NameList(spec, given, given_count) + " do not broadcast");
+    return call.Fail(ShapeStatus(spec), "the shapes of " + NameList(spec, given, given_count) + " do not broadcast");
   }
   if (given_count > 0 && broadcast != out.view) {
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[out_index].name) + ": shape " + ShapeText(out.view) +
+    return call.Fail(ShapeStatus(spec), std::string(spec.params[out_index].name) + ": shape " + ShapeText(out.view) +
                                                   " is not the broadcast shape " + ShapeText(broadcast) + " of " +
                                                   NameList(spec, given, given_count));
   }

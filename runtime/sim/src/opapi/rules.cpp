@@ -128,7 +128,14 @@ bool BoundValue(const Call& call, const BoundSpec& bound, int item, double* valu
   } else if (bound.extent != Extent::kNumber) {
     const Dims* shape = TensorShape(call, bound.tensor);
     if (!shape) return false;
-    if (bound.extent == Extent::kRank) {
+    if (bound.extent == Extent::kDimension) {
+      // The dimension element `item` stands for: the array's elements stand for the dimensions from
+      // bound.axis (counted from the end) on, one each (CheckValueRules gives a one-element array's
+      // value to each of them).
+      const int64_t at = static_cast<int64_t>(shape->size()) + bound.axis + item;
+      if (item < 0 || item >= -bound.axis || at < 0) return false;  // a rank the rank bounds judge
+      extent = static_cast<double>((*shape)[static_cast<size_t>(at)]);
+    } else if (bound.extent == Extent::kRank) {
       // A 0-d tensor has one dimension to name (PyTorch's wrap_dim; CANN's implementations alike).
       extent = static_cast<double>(shape->empty() ? 1 : shape->size());
     } else {
@@ -143,16 +150,23 @@ bool BoundValue(const Call& call, const BoundSpec& bound, int item, double* valu
   return true;
 }
 
+// The dimensions an array's elements stand for under a kDimension bound (0 for another bound).
+int64_t SpreadOf(const BoundSpec& bound) {
+  return bound.present && bound.extent == Extent::kDimension ? -bound.axis : 0;
+}
+
 // The status a rule answers: its error row's, or 161002.
 template <typename Rule>
 aclnnStatus StatusOf(const Rule& rule) {
   return rule.status ? rule.status : ACLNN_ERR_PARAM_INVALID;
 }
 
-aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double value, int item) {
+// `item`: the element checked (-1 for one value); `place`: the element or dimension its bounds are of
+// (an element's own position, but for a one-element array whose value stands for several dimensions).
+aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double value, int item, int place) {
   double low = 0, high = 0;
-  const bool has_low = range.low.present && BoundValue(call, range.low, item, &low);
-  const bool has_high = range.high.present && BoundValue(call, range.high, item, &high);
+  const bool has_low = range.low.present && BoundValue(call, range.low, place, &low);
+  const bool has_high = range.high.present && BoundValue(call, range.high, place, &high);
   const bool below = has_low && (range.low.inclusive ? value < low : value <= low);
   const bool above = has_high && (range.high.inclusive ? value > high : value >= high);
   if (!below && !above) return ACLNN_SUCCESS;
@@ -318,17 +332,17 @@ aclnnStatus CheckShapeRules(const Call& call) {
       int64_t n = 1;
       for (int64_t d : *shape) n *= d;
       if (n == 1) continue;
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": shape " + Shape(*shape) +
+      return call.Fail(ShapeStatus(spec), std::string(name) + ": shape " + Shape(*shape) +
                                                     " is not one element, as it must be when " + WhenText(call, rule) +
                                                     Where(spec, rule.line));
     }
     Dims expected;
     std::string names;
     if (!BroadcastOf(call, rule.others, &expected, &names)) {
-      return call.Fail(ACLNN_ERR_PARAM_INVALID, "the shapes of " + names + " do not broadcast" + Where(spec, rule.line));
+      return call.Fail(ShapeStatus(spec), "the shapes of " + names + " do not broadcast" + Where(spec, rule.line));
     }
     if (names.empty() || expected == *shape) continue;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": shape " + Shape(*shape) + " is not " +
+    return call.Fail(ShapeStatus(spec), std::string(name) + ": shape " + Shape(*shape) + " is not " +
                                                   Shape(expected) + ", the shape of " + names + ", as it must be when " +
                                                   WhenText(call, rule) + Where(spec, rule.line));
   }
@@ -340,7 +354,7 @@ aclnnStatus CheckShapeRules(const Call& call) {
     const int64_t i = Wrap(rule.axis, a->size()), j = Wrap(rule.other_axis, b->size());
     if (i < 0 || j < 0) continue;  // a rank the rank bounds judge
     if ((*a)[static_cast<size_t>(i)] == (*b)[static_cast<size_t>(j)]) continue;
-    return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[rule.param].name) + ": dimension " +
+    return call.Fail(ShapeStatus(spec), std::string(spec.params[rule.param].name) + ": dimension " +
                                                   std::to_string(rule.axis) + " (" + std::to_string((*a)[static_cast<size_t>(i)]) +
                                                   ") differs from dimension " + std::to_string(rule.other_axis) + " of " +
                                                   spec.params[rule.other].name + " (" +
@@ -410,13 +424,23 @@ aclnnStatus CheckValueRules(const Call& call) {
     if (spec.params[range.param].kind == ParamKind::kIntArray) {
       // The part of the array it bounds ("padding前两个数值需小于self最后一维度的数值"), or all of it.
       const int64_t size = static_cast<int64_t>(value.ints.size());
+      // An array bounded by the dimensions its elements stand for has one element for each, or one for
+      // all ("长度为1(KD = KH = KW)或3(KD, KH, KW)"); which dimensions another length stands for, the page
+      // does not say: no bound is applied to it (the length rules judge it).
+      const int64_t spread = std::max(SpreadOf(range.low), SpreadOf(range.high));
+      if (spread && size != 1 && size != spread) continue;
       const int64_t first = range.first < 0 ? size + range.first : range.first;
       const int64_t end = range.count < 0 ? size : std::min(size, first + range.count);
       for (int64_t k = std::max<int64_t>(first, 0); k < end && !s; ++k) {
-        s = CheckRange(call, range, static_cast<double>(value.ints[static_cast<size_t>(k)]), static_cast<int>(k));
+        s = CheckRange(call, range, static_cast<double>(value.ints[static_cast<size_t>(k)]), static_cast<int>(k),
+                       static_cast<int>(k));
+      }
+      // One value for every dimension: bounded by each dimension it stands for.
+      for (int64_t d = 1; size == 1 && range.count < 0 && d < spread && !s; ++d) {
+        s = CheckRange(call, range, static_cast<double>(value.ints[0]), 0, static_cast<int>(d));
       }
     } else if (HostValue(call, range.param, &one)) {
-      s = CheckRange(call, range, one, -1);
+      s = CheckRange(call, range, one, -1, -1);
     }
     if (s) return s;
   }

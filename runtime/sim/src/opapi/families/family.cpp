@@ -229,10 +229,7 @@ bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_
 aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
                        const char* what) {
   if (t->view == shape) return ACLNN_SUCCESS;
-  // The page's status for it where its error table gives another (aclnnRmsNormQuantV3's shape rows
-  // are 561103, its tiling's checks).
-  const aclnnStatus status = call.spec.shape_status ? call.spec.shape_status : ACLNN_ERR_PARAM_INVALID;
-  return RejectParam(call, family, role, status, "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
+  return RejectParam(call, family, role, ShapeStatus(call.spec), "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
 }
 
 aclnnStatus FamilyWork::KeepOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc& t,

@@ -81,21 +81,30 @@ class IndexWork final : public FamilyWork {
  private:
   aclnnStatus Fault(const char* param, int64_t position, int64_t value, aclnnStatus status = ACLNN_ERR_INNER) const {
     return Fail(status, std::string(api_) + ": " + param + ": element " + std::to_string(position) + " is " +
-                            std::to_string(value) + ", outside [0, " + std::to_string(extent) +
-                            ") (the device's kernel faults on an index out of range)");
+                            std::to_string(value) + ", outside [" + std::to_string(negative ? -extent : 0) + ", " +
+                            std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
   }
 
-  // The index tensor's values, every one checked against [0, extent).
-  aclnnStatus Indices(const int64_t** values, aclnnStatus negative_status = ACLNN_ERR_INNER) const {
+  // The index tensor's values, every one checked against [0, extent), or [-extent, extent) where
+  // negative ones count from the end (`negative`: then the values wrapped into [0, extent)).
+  aclnnStatus Indices(const int64_t** values, aclnnStatus negative_status = ACLNN_ERR_INNER) {
     const TensorRef& index = tensor(kIndex);
     const int64_t* v = IndexValues(index, 4);
     const int64_t n = index.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      if (v[i] < 0 || v[i] >= extent) return Fault(index.name, i, v[i], v[i] < 0 ? negative_status : ACLNN_ERR_INNER);
+    if (negative) {
+      wrapped_.assign(v, v + n);
+      for (int64_t& value : wrapped_) value += value < 0 && value >= -extent ? extent : 0;
     }
-    *values = v;
+    const int64_t* checked = negative ? wrapped_.data() : v;
+    for (int64_t i = 0; i < n; ++i) {
+      if (checked[i] < 0 || checked[i] >= extent) {
+        return Fault(index.name, i, v[i], v[i] < 0 ? negative_status : ACLNN_ERR_INNER);
+      }
+    }
+    *values = checked;
     return ACLNN_SUCCESS;
   }
+  std::vector<int64_t> wrapped_;  // Indices' values where negative ones count from the end
 
   aclnnStatus Compute() override {
     switch (op_) {
@@ -606,6 +615,9 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
   std::unique_ptr<IndexWork> made(new IndexWork(call.spec.name, op));
   IndexWork& w = *made;
   const TensorDesc* index = RoleTensor(call, family, F::Role::kIndex);
+  // An index whose page lets its values count from the end (ParamSpec::negative_indices: aclnnGather's
+  // "取值范围[-self.shape[dim], self.shape[dim] - 1]"); the ops below may say so of their own.
+  w.negative = index && call.spec.params[family.roles[F::Role::kIndex]].negative_indices;
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const char* self_name = RoleName(call, family, F::Role::kSelf);
   w.tensor(kSelf).Set(self_name, *self);

@@ -30,6 +30,7 @@
 #include "aclnn_bindgen/pool_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/rules.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -347,10 +348,14 @@ int RoleOfProblem(PoolProblem p) {
 
 aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, PoolProblem p, int64_t value, int64_t extent) {
   const int role = RoleOfProblem(p);
-  std::string what = p == aclnn_bindgen::kPoolOutput
-                         ? std::string("with the other window arguments, ") + aclnn_bindgen::PoolProblemText(p)
-                         : "value " + std::to_string(value) + " " + aclnn_bindgen::PoolProblemText(p);
-  return RejectInvalid(call, family, role, what + " (over an input dimension of " + std::to_string(extent) + ")");
+  const bool output = p == aclnn_bindgen::kPoolOutput;
+  std::string what = output ? std::string("with the other window arguments, ") + aclnn_bindgen::PoolProblemText(p)
+                            : "value " + std::to_string(value) + " " + aclnn_bindgen::PoolProblemText(p);
+  what += " (over an input dimension of " + std::to_string(extent) + ")";
+  if (!output || !call.spec.output_size_line) return RejectInvalid(call, family, role, what);
+  // The page's error row for it ("通过公式推导出的out的shape的某个轴为0"): its status, and its line.
+  const aclnnStatus status = call.spec.output_size_status ? call.spec.output_size_status : ACLNN_ERR_PARAM_INVALID;
+  return RejectParam(call, family, role, status, what + Where(call.spec, call.spec.output_size_line));
 }
 
 // gen.conventions 11: the tensor a pool or a padding walks has non-empty planes, and channels where
