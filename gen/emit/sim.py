@@ -107,7 +107,9 @@ class SpecRow:
     dtype_status: int = 0  # the status of a dtype outside the list where it is not 161002 (API.dtype_status)
     # A tensor list a framework passes one aclTensor for (OpSemantics.client_tensor_for_list).
     tensor_for_list: bool = False
-    negative_indices: bool = False  # an index whose negative values count from the end (Param.negative_indices)
+    # Param.negative_indices as the simulator reads it: 1, an index whose negative values count from the
+    # end; -1, one whose page says they are not supported; 0, the page says nothing.
+    negative_indices: int = 0
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
@@ -115,8 +117,8 @@ class SpecRow:
         keep their defaults, so that most rows stay short."""
         fields = (("null_status", str(self.null_status)), ("dtype_status", str(self.dtype_status)),
                   ("tensor_for_list", "true" if self.tensor_for_list else "false"),
-                  ("negative_indices", "true" if self.negative_indices else "false"))
-        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list, self.negative_indices]
+                  ("negative_indices", str(self.negative_indices)))
+        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list, self.negative_indices != 0]
         last = max((k for k, on in enumerate(set_) if on), default=-1)
         return fields[:last + 1]
 
@@ -181,7 +183,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         relations=tuple(relations),
         null_status=null_status,
         dtype_status=dtype_status,
-        negative_indices=param.negative_indices is True,
+        negative_indices={True: 1, False: -1, None: 0}[param.negative_indices],
     )
 
 

@@ -5263,7 +5263,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 2, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/118},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/118, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/-1},
     // updates (line 128)
     {"updates", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8),

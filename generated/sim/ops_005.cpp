@@ -1674,7 +1674,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/88, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/-1},
     // numWeights (line 98)
     {"numWeights", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,

@@ -3641,7 +3641,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_INT32, ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/127, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/true},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/127, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/1},
     // out (line 137)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL),

@@ -21,7 +21,7 @@ OP = t.Op(
     source='op_docs/aclnnTake.md:41',
     params=(
         Param('self', 'self', 'tensor', 'in'),
-        Param('index', 'index', 'tensor', 'in', domain=(-12.0, 11.0)),
+        Param('index', 'index', 'tensor', 'in', domain=(0.0, 11.0)),
         Param('out', 'out_', 'tensor', 'out'),
     ),
     dtypes={

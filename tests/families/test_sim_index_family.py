@@ -1,6 +1,6 @@
 """What the generated suites' one valid call per API leaves out of the kernel families the corpus
 added: every reduction of aclnnScatterReduce (with and without self), gather_v2's negative and
-batched indices, gather_nd's negative positions under both settings, and the reductions whose
+batched indices, take's refusal of negative ones (its page's), gather_nd's negative positions under both settings, and the reductions whose
 empty dimension list reduces nothing (noopWithEmptyAxes), the output then allocated in the
 input's shape by the bindings. Each against PyTorch, on the simulator.
 
@@ -93,6 +93,9 @@ record("gather beyond", lambda: aclnn.gather(TABLE, 1, np.array([[-4, 0], [0, 0]
                                              out=np.empty((2, 2), np.float32)))
 record("index_select negative", lambda: aclnn.index_select(TABLE, 1, np.array([-1], np.int64),
                                                            out=np.empty((4, 1), np.float32)))
+# aclnnTake's index "不支持负索引，取值范围在0 ~ self.shape[dim]内": positions within self's elements only.
+record("take", lambda: aclnn.take(TABLE, np.array([[11, 0], [5, 3]], np.int64)))
+record("take negative", lambda: aclnn.take(TABLE, np.array([[-1, 0], [5, 3]], np.int64)))
 record("gather_v3 batched", lambda: aclnn.gather_v3(BATCHED, 1, np.array([[3, 0, 1], [2, 2, 0]], np.int64), 1, 1,
                                                     out=np.empty((2, 3, 3), np.float32)))
 for negative in (True, False):
@@ -159,6 +162,11 @@ def test_gather_counts_negative_indices_from_the_end_where_its_page_says_so(resu
     np.testing.assert_array_equal(results["gather negative"], want.numpy())
     assert "element 0 is -4, outside [-3, 3)" in _error(results["gather beyond"])
     assert "outside [0, 3)" in _error(results["index_select negative"])
+
+
+def test_take_faults_on_a_negative_position_as_its_page_refuses_them(results):
+    np.testing.assert_array_equal(results["take"], TABLE.reshape(-1)[np.array([[11, 0], [5, 3]])])
+    assert "element 0 is -1, outside [0, 12)" in _error(results["take negative"])
 
 
 def test_gather_v3_gathers_each_batch_apart(results):

@@ -87,9 +87,10 @@ struct ParamSpec {
   // An aclTensorList a framework passes one aclTensor for (gen.ir.OpSemantics.client_tensor_for_list:
   // op-plugin gives aclnnGRUBackward's hx as the one tensor it gives aclnnGRU): read as the list of it.
   bool tensor_for_list = false;
-  // An index tensor whose negative values count from the end of the dimension it indexes, as its page
-  // says (gen.ir.Param.negative_indices: aclnnGather's "取值范围[-self.shape[dim], self.shape[dim] - 1]").
-  bool negative_indices = false;
+  // What an index tensor's page says of its negative values (gen.ir.Param.negative_indices): 1, they
+  // count from the end of the dimension it indexes (aclnnGather's "取值范围[-self.shape[dim],
+  // self.shape[dim] - 1]"); -1, they are not supported (aclnnTake's "不支持负索引"); 0, nothing.
+  int negative_indices = 0;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

@@ -615,9 +615,12 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
   std::unique_ptr<IndexWork> made(new IndexWork(call.spec.name, op));
   IndexWork& w = *made;
   const TensorDesc* index = RoleTensor(call, family, F::Role::kIndex);
-  // An index whose page lets its values count from the end (ParamSpec::negative_indices: aclnnGather's
-  // "取值范围[-self.shape[dim], self.shape[dim] - 1]"); the ops below may say so of their own.
-  w.negative = index && call.spec.params[family.roles[F::Role::kIndex]].negative_indices;
+  // What the index's page says of negative values (ParamSpec::negative_indices): they count from the end
+  // (aclnnGather's "取值范围[-self.shape[dim], self.shape[dim] - 1]"), or they are not supported
+  // (aclnnTake's "不支持负索引": a device's kernel reads outside the tensor, so they fault); the ops
+  // below that count them from the end by their own rule do so only where the page is silent.
+  const int said_negative = index ? call.spec.params[family.roles[F::Role::kIndex]].negative_indices : 0;
+  w.negative = said_negative > 0;
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const char* self_name = RoleName(call, family, F::Role::kSelf);
   w.tensor(kSelf).Set(self_name, *self);
@@ -670,7 +673,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kTake: {
       if (!index || !out) return Decline(call, work, "without its index or output");
       w.extent = self->numel();
-      w.negative = true;
+      w.negative = said_negative >= 0;
       if (aclnnStatus s = CheckShape(call, family, F::Role::kOut, *out, index->view, "the index's shape")) return s;
       break;
     }
@@ -746,7 +749,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         }
       }
       w.extent = self->view[w.dim];
-      w.negative = true;  // counted from the end, as numpy's take and the pages' examples
+      w.negative = said_negative >= 0;  // counted from the end, as numpy's take and the pages' examples
       if (w.extent == 0 && index->numel() > 0) {
         return RejectInvalid(call, family, F::Role::kSelf, "dimension " + std::to_string(w.dim) + " is empty; a non-empty index cannot gather from it");
       }
