@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional
 
 from gen.parse.patterns import lazy_pattern
 
@@ -99,10 +99,3 @@ def substitute(text: str, found: Iterable[re.Match[str]], replace: Callable[[re.
         return text
     out.append(text[pos:])
     return "".join(out)
-
-
-def bounded(names: Sequence[str]) -> str:
-    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
-    if not names:
-        return r"(?!x)x"
-    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
