@@ -82,6 +82,13 @@ def _slot_names(names: frozenset[str], ignore_case: bool) -> Optional[frozenset[
     return frozenset(n.lower() for n in names) if ignore_case else names
 
 
+def may_hold(text: str, words: Sequence[str]) -> bool:
+    """Whether a case-insensitive pattern could find one of `words` in `text` (False: it cannot), so
+    that a pattern is run only where its words are."""
+    lower = text.lower()
+    return any(word in lower for word in words) or bool(_FOLDS_TO_ASCII.search(text))
+
+
 def name_list(separator: str) -> str:
     """Names joined by `separator` ("x、gamma和beta"), where a `NamedPattern` names several."""
     return f"\x00list{separator}\x00"

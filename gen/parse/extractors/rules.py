@@ -46,7 +46,7 @@ from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic,
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
-from gen.parse.patterns import NAME, NamedPattern, lazy_pattern, name_list, name_matches
+from gen.parse.patterns import NAME, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, compiled, word_starts
 
 UNREAD = "relation-unread"
@@ -342,7 +342,11 @@ class _Reader:
         if not self.tensors:
             return {}
         found: dict[str, set[str]] = {}
-        for pattern in (self._LETTER_CN, self._LETTER_EN):
+        # Each pattern only where its words of rank are: most texts have none, and a pattern that
+        # starts at every identifier of the text was a sixth of reading the rules.
+        for pattern, words in ((self._LETTER_CN, ("维", "秩")), (self._LETTER_EN, ("dimension", "rank"))):
+            if not may_hold(text, words):
+                continue
             for match in pattern.finditer(self.tensors, text):
                 tensor = match.group("tensor") or (self.only_input if match.group("input") else None)
                 letter = match.group("letter")
