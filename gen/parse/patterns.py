@@ -18,6 +18,8 @@ import functools
 import re
 from typing import Any, Callable, Optional, Sequence, cast
 
+from gen.parse.kept_patterns import compile_pattern
+
 # The methods bound on the stand-in at its first use: every later call of one of them costs what a
 # compiled pattern's costs. Other attributes (flags, groups, groupindex) are looked up on the
 # compiled pattern at each access.
@@ -37,7 +39,7 @@ class _LazyPattern:
         # attribute that is always looked up on the compiled pattern.
         compiled = self._compiled
         if compiled is None:
-            compiled = self._compiled = re.compile(self.pattern, self._flags)
+            compiled = self._compiled = compile_pattern(self.pattern, self._flags)
             for method in _METHODS:
                 setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
