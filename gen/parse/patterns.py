@@ -134,7 +134,7 @@ class NamedPattern:
         found = self._named.get(key)
         if found is None:
             alternatives = bounded(sorted(key, key=lambda n: (-len(n), n)))
-            found = self._named[key] = re.compile(
+            found = self._named[key] = compile_pattern(
                 _SLOT.sub(lambda slot: self._spelt(slot, alternatives), self.template), self.flags)
         return found
 

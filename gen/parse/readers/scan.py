@@ -12,6 +12,7 @@ import functools
 import re
 from typing import Callable, Iterable, Iterator, Optional
 
+from gen.parse.kept_patterns import compile_pattern
 from gen.parse.patterns import lazy_pattern
 
 _SPACE_RUN = lazy_pattern(r"\s+")
@@ -19,10 +20,13 @@ _SPACE_RUN = lazy_pattern(r"\s+")
 # line's words remove before reading them.
 MARKUP = lazy_pattern(r"<[^<>]+>")
 
-# re.compile, once per pattern for the whole run: the patterns made of an API's names (its
-# parameters, its functions) number in the hundreds per docs tree and overflowed re's own cache,
-# which then compiled them again on every use.
-compiled = functools.lru_cache(maxsize=None)(re.compile)
+
+@functools.lru_cache(maxsize=None)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """re.compile, once per pattern for the whole run (and kept between runs: gen.parse.kept_patterns):
+    the patterns made of an API's names (its parameters, its functions) number in the hundreds per
+    docs tree and overflowed re's own cache, which then compiled them again on every use."""
+    return compile_pattern(pattern, int(flags))
 
 
 def word_starts(text: str, word: str) -> Iterator[int]:
