@@ -60,13 +60,17 @@ def bounded(names: Sequence[str]) -> str:
     return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
 
 
-# Where a pattern of `NamedPattern` names one parameter, and where it names a list of them joined by
-# a separator (`name_list`): markers that no pattern's own text holds.
+# Where a pattern of `NamedPattern` names one parameter (`NAME`: a whole identifier, as `bounded`
+# has it), a list of them joined by a separator (`name_list`), or one parameter wherever its name
+# starts, even inside a longer identifier, in its case (`NAME_ANYWHERE`): markers that no pattern's
+# own text holds.
 NAME = "\x00name\x00"
-_SLOT = lazy_pattern("\x00name\x00|\x00list(.*?)\x00", re.S)
+NAME_ANYWHERE = "\x00anywhere\x00"
+_SLOT = lazy_pattern("(?P<name>\x00name\x00)|\x00list(?P<separator>.*?)\x00|(?P<anywhere>\x00anywhere\x00)", re.S)
 # Any name `bounded` could match, as the slot of the pattern that takes any: a whole ASCII
-# identifier, where a name begins.
+# identifier, where a name begins; and any `NAME_ANYWHERE` could, longest first.
 _ANY_NAME = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
+_ANY_NAME_ANYWHERE = r"[A-Za-z_][A-Za-z0-9_]*"
 _RUN = lazy_pattern(r"[A-Za-z0-9_]+")
 _ASCII_NAME = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*")
 # The characters besides ASCII letters that an ASCII letter matches case-insensitively (İ ı ſ K):
@@ -113,40 +117,47 @@ class NamedPattern:
     def __init__(self, template: str, flags: int | re.RegexFlag = 0) -> None:
         self.template = template
         self.flags = int(flags)
-        self._slots: list[str] = []
+        self._slots: list[tuple[str, bool]] = []  # (group, whether it compares names ignoring case)
 
         def any_name(slot: re.Match[str]) -> str:
             group = f"_slot{len(self._slots)}"
-            self._slots.append(group)
-            return f"(?P<{group}>{self._spelt(slot, _ANY_NAME)})"
+            self._slots.append((group, bool(self.flags & re.I) and not slot.group("anywhere")))
+            return self._spelt(slot, f"(?P<{group}>{_ANY_NAME_ANYWHERE})", _ANY_NAME, group)
 
         self._any = lazy_pattern(_SLOT.sub(any_name, template), self.flags)
+        self._ignores_case = any(ignore_case for _, ignore_case in self._slots)
         self._named: dict[frozenset[str], re.Pattern[str]] = {}
 
     @staticmethod
-    def _spelt(slot: re.Match[str], name: str) -> str:
-        separator = slot.group(1)
-        return name if separator is None else f"{name}(?:{separator}{name})*"
+    def _spelt(slot: re.Match[str], anywhere: str, name: str, group: str = "") -> str:
+        """A slot's pattern: `anywhere` for NAME_ANYWHERE, else `name` (or a list of them), in the
+        group `group` when one is given."""
+        if slot.group("anywhere"):
+            return f"(?-i:{anywhere})"
+        separator = slot.group("separator")
+        spelt = name if separator is None else f"{name}(?:{separator}{name})*"
+        return f"(?P<{group}>{spelt})" if group else spelt
 
     def of(self, names: frozenset[str]) -> re.Pattern[str]:
         """The pattern with `names` spelt out, compiled once per set of names."""
         key = frozenset(names)
         found = self._named.get(key)
         if found is None:
-            alternatives = bounded(sorted(key, key=lambda n: (-len(n), n)))
+            longest_first = sorted(key, key=lambda n: (-len(n), n))
+            anywhere = "(?:" + "|".join(map(re.escape, longest_first)) + ")" if key else r"(?!x)x"
+            alternatives = bounded(longest_first)
             found = self._named[key] = compile_pattern(
-                _SLOT.sub(lambda slot: self._spelt(slot, alternatives), self.template), self.flags)
+                _SLOT.sub(lambda slot: self._spelt(slot, anywhere, alternatives), self.template), self.flags)
         return found
 
     def finditer(self, names: frozenset[str], text: str) -> list[re.Match[str]]:
         """`re.finditer` of the names' pattern over `text`, as a list."""
-        compared = self._compared(names, text)
-        if compared is None:
+        if not self._comparable(names, text):
             return list(self.of(names).finditer(text))
         found = []
         for match in cast("re.Pattern[str]", self._any).finditer(text):
             # Both patterns resume where a match ends: alike while their matches are.
-            if not self._names_only(match, compared):
+            if not self._names_only(match, names):
                 return list(self.of(names).finditer(text))
             found.append(match)
         return found
@@ -159,29 +170,30 @@ class NamedPattern:
 
     def _first(self, names: frozenset[str], text: str,
                find: Callable[[re.Pattern[str]], Optional[re.Match[str]]]) -> Optional[re.Match[str]]:
-        compared = self._compared(names, text)
-        if compared is None:
+        if not self._comparable(names, text):
             return find(self.of(names))
         found = find(cast("re.Pattern[str]", self._any))
-        if found is None or self._names_only(found, compared):
+        if found is None or self._names_only(found, names):
             return found  # no match: the names' pattern matches less
         return find(self.of(names))
 
-    def _compared(self, names: frozenset[str], text: str) -> Optional[frozenset[str]]:
-        """The names as a slot's identifier is looked up in, or None where only the names' pattern
-        can say what matches."""
-        ignore_case = bool(self.flags & re.I)
-        if ignore_case and _FOLDS_TO_ASCII.search(text):
-            return None
-        return _slot_names(names, ignore_case)
+    def _comparable(self, names: frozenset[str], text: str) -> bool:
+        """Whether a slot's identifier can be looked up in the names (False: only the names'
+        pattern can say what matches)."""
+        if _slot_names(names, False) is None:
+            return False
+        return not (self._ignores_case and _FOLDS_TO_ASCII.search(text))
 
-    def _names_only(self, match: re.Match[str], compared: frozenset[str]) -> bool:
-        lower = bool(self.flags & re.I)
-        for group in self._slots:
+    def _names_only(self, match: re.Match[str], names: frozenset[str]) -> bool:
+        for group, ignore_case in self._slots:
             held = match.group(group)
+            if held is None:
+                continue
+            compared = _slot_names(names, ignore_case)
+            assert compared is not None, "_comparable vouched for the names"
             # A list's group holds its separators too: an identifier among them ("or") that is no
             # name sends the text to the names' pattern, which is never wrong, only slower.
-            if held is not None and any((run.lower() if lower else run) not in compared for run in _RUN.findall(held)):
+            if any((run.lower() if ignore_case else run) not in compared for run in _RUN.findall(held)):
                 return False
         return True
 

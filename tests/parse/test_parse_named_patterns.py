@@ -6,13 +6,14 @@ import re
 
 import pytest
 
-from gen.parse.patterns import NAME, NamedPattern, bounded, name_list, name_matches
+from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, bounded, name_list, name_matches
 
 NAMES = frozenset({"self", "dim", "kernelSize", "or_else"})
 TEXTS = (
     "dim大于0", "foo或dim大于0", "self、dim必须大于0", "self或foo小于0", "self or dim less than 0",
     "x.dim大于0", "kernelSize/2小于dim", "Self大于0", "DIM大于0", "ſelf大于0", "dimx大于0, dim大于1",
-    "当self的维度为0时, dim大于0", "self、or_else大于0", "", "大于0",
+    "当self的维度为0时, dim大于0", "self、or_else大于0", "", "大于0", "xdim为0", "dims为1", "DIM is 2", "当dim为0时",
+    "dimis 3", "kernelSizex为2, dim为4",
 )
 LISTED = name_list(r"\s*(?:、|或|\bor\b)\s*")
 TEMPLATES = (
@@ -20,13 +21,17 @@ TEMPLATES = (
     (rf"(?P<names>{LISTED})\s*(?:大于|小于|less\s+than)\s*(?P<bound>\d+|{NAME})", 0),
     (rf"(?P<names>{LISTED})\s*(?:大于|小于|less\s+than)\s*(?P<bound>\d+|{NAME})", re.I),
     (rf"^\s*(?P<name>{NAME})?\s*大于", re.I),
+    (rf"(?:当|if)?\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|is)\s*(?P<v>\d+)", re.I),
+    (rf"(?P<a>{NAME})\s*大于\s*(?P<b>{NAME_ANYWHERE})", 0),
 )
 
 
 def spelt(template: str, names: frozenset[str]) -> str:
+    """The template with the names written in, as the parser wrote its patterns before NamedPattern."""
     alternatives = bounded(sorted(names, key=len, reverse=True))
+    anywhere = "(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + ")" if names else r"(?!x)x"
     return re.sub("\x00list(.*?)\x00", lambda m: f"{alternatives}(?:{m.group(1)}{alternatives})*",
-                  template.replace(NAME, alternatives))
+                  template.replace(NAME, alternatives).replace(NAME_ANYWHERE, f"(?-i:{anywhere})"))
 
 
 def spans(matches) -> list:

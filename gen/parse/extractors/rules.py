@@ -46,8 +46,8 @@ from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic,
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
-from gen.parse.patterns import NAME, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
-from gen.parse.readers.scan import MARKUP, compiled, word_starts
+from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
+from gen.parse.readers.scan import MARKUP, word_starts
 
 UNREAD = "relation-unread"
 _PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
@@ -1028,14 +1028,16 @@ class _Reader:
     _ABSENT = lazy_pattern(r"\W*(?:需要|需|必须|应|只能|must\s+be|should\s+be)?\s*(?:传入?|输入|为|设置为|是|set\s+to|pass)?\s*"
                            r"(?:nullptr|空指针|NULL|null)\b", re.I)
 
+    # The value of an int or string argument a shape rule holds under ("当reduction为mean或sum时"), the
+    # argument named wherever its name starts.
+    _WHEN_VALUE_OF = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
+    _WHEN = NamedPattern(rf"(?:当|如果|若|if|when)?\s*(?P<w>{NAME_ANYWHERE})\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+                         rf"(?P<v>{_WHEN_VALUE_OF}(?:\s*(?:或|或者|/|、|\bor\b)\s*{_WHEN_VALUE_OF})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
     @functools.cached_property
-    def _when_pattern(self) -> re.Pattern[str]:
-        hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
-                       reverse=True)
-        name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
-        value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
-        return compiled(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
-                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+    def _hosts(self) -> frozenset[str]:
+        """The arguments a shape rule's condition names (_WHEN)."""
+        return frozenset(n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING))
 
     def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
         kind = self.params[when].kind
@@ -1082,20 +1084,20 @@ class _Reader:
             return None
         return ShapeForm.SAME, others
 
+    # A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
+    # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
+    _BOOL_ABSENCE = NamedPattern(rf"(?:当|如果|若|if|when)\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
+                                 rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
     @functools.cached_property
-    def _bool_absence_pattern(self) -> re.Pattern[str]:
-        """A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
-        offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr"."""
-        flags = sorted((n for n, p in self.params.items() if p.kind is ParamKind.BOOL), key=len, reverse=True)
-        name = r"(?:" + "|".join(map(re.escape, flags)) + r")" if flags else r"(?!x)x"
-        return compiled(rf"(?:当|如果|若|if|when)\s*(?P<w>(?-i:{name}))\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
-                        rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+    def _bools(self) -> frozenset[str]:
+        return frozenset(n for n, p in self.params.items() if p.kind is ParamKind.BOOL)
 
     def _bool_absence(self, sentence: str, text: Text) -> bool:
         """The row's tensor is a null pointer under a bool argument's value; True when read."""
         subject = text.subject
         assert subject is not None
-        when = self._bool_absence_pattern.search(sentence)
+        when = self._BOOL_ABSENCE.search(self._bools, sentence)
         if when is None:
             return False
         rest = re.sub(rf"^\W*(?:{re.escape(subject)})?", "", sentence[when.end():])
@@ -1114,7 +1116,7 @@ class _Reader:
             return False
         if self._bool_absence(sentence, text):
             return True
-        when = self._when_pattern.search(sentence)
+        when = self._WHEN.search(self._hosts, sentence)
         if when is None:
             others = [m.group(0) for m in name_matches(self.tensors, sentence)
                       if m.group(0) != subject]
@@ -1124,7 +1126,7 @@ class _Reader:
             return False
         # "当reduction为none时，shape与self一致，当reduction为mean或sum时为[1]": each condition
         # governs the text up to the next one; "否则" after the last governs the rest.
-        whens = list(self._when_pattern.finditer(sentence))
+        whens = self._WHEN.finditer(self._hosts, sentence)
         read_any = False
         for k, when in enumerate(whens):
             stop = whens[k + 1].start() if k + 1 < len(whens) else len(sentence)
