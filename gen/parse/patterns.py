@@ -71,6 +71,7 @@ _SLOT = lazy_pattern("(?P<name>\x00name\x00)|\x00list(?P<separator>.*?)\x00|(?P<
 # identifier, where a name begins; and any `NAME_ANYWHERE` could, longest first.
 _ANY_NAME = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
 _ANY_NAME_ANYWHERE = r"[A-Za-z_][A-Za-z0-9_]*"
+_GROUP_BY_NUMBER = lazy_pattern(r"(?<!\\)(?:\\\\)*\\[1-9]|\(\?\(\d")
 _RUN = lazy_pattern(r"[A-Za-z0-9_]+")
 _ASCII_NAME = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*")
 # The characters besides ASCII letters that an ASCII letter matches case-insensitively (İ ı ſ K):
@@ -115,6 +116,10 @@ class NamedPattern:
     names)."""
 
     def __init__(self, template: str, flags: int | re.RegexFlag = 0) -> None:
+        # The slots' groups number the template's own groups otherwise than the names' pattern does:
+        # a reference by number would mean another group in each.
+        if _GROUP_BY_NUMBER.search(template):
+            raise ValueError(f"a NamedPattern refers to its groups by name only: {template!r}")
         self.template = template
         self.flags = int(flags)
         self._slots: list[tuple[str, bool]] = []  # (group, whether it compares names ignoring case)
