@@ -52,3 +52,9 @@ def test_name_matches_are_the_whole_identifiers_that_are_names():
     text = "self、dimx、x.dim、dim和kernelSize/2"
     assert [m.group(0) for m in name_matches(NAMES, text)] == \
         re.findall(bounded(sorted(NAMES, key=len, reverse=True)), text) == ["self", "dim", "kernelSize"]
+
+
+@pytest.mark.parametrize("template", [rf"({NAME})\s*=\s*\1", rf"(a)?(?(1){NAME}|b)"])
+def test_a_template_that_refers_to_a_group_by_number_is_refused(template):
+    with pytest.raises(ValueError, match="by name only"):
+        NamedPattern(template)
