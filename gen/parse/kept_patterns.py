@@ -4,10 +4,9 @@ not once per process.
 Compiling a pattern is parsing it and translating it into the code of re's matcher, both in
 Python, and a page uses some 250 patterns: after one page changed, compiling them was half of the
 62-70 CPU ms of parsing it in a new process (32-34 ms with the kept code). The code depends on the
-pattern, its flags and the
-interpreter's re alone, so it is kept in the cache directory, in a file named after the
-interpreter and re's matcher (_sre.MAGIC), and a later run builds each pattern from it as re
-itself does at the end of a compile (`re._compiler.compile`: `_sre.compile` of the code).
+pattern, its flags and the interpreter's re alone, so it is kept in the cache directory, in a file
+named after the interpreter and re's matcher (_sre.MAGIC), and a later run builds each pattern from
+it as re itself does at the end of a compile (`re._compiler.compile`: `_sre.compile` of the code).
 
 re keeps that step private: it is used only where it is what this code knows (the interpreters
 with `re._compiler`, 3.11 on), and anything it refuses makes the pattern compiled as usual. Only
