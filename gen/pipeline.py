@@ -25,6 +25,7 @@ import importlib
 import os
 import pickle
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -214,18 +215,26 @@ def _with_bytes(task: _ParseTask, cache: IRCache, keys: dict[str, str]) -> Optio
     return task._replace(raw=raw, key=key)
 
 
+# Where the run keeps the parser's compiled patterns (gen.parse.kept_patterns): the cache's, if any.
+_kept_patterns: Optional[Path] = None
+
+
 def parse_bytes(raw: bytes, source: str) -> Page:
     """gen.parse.parse_bytes, imported when a page is to be parsed: loading the parser is a third
     of a run in which one page changed, and a run in which none did needs none of it."""
     from gen.parse import parse_bytes as parse_page
+    from gen.parse.kept_patterns import keep_compiled_patterns
 
+    keep_compiled_patterns(_kept_patterns)
     return parse_page(raw, source)
 
 
 def parse_file(path: Path) -> Page:
     """gen.parse.parse_file, imported when it is called (see `parse_bytes`)."""
     from gen.parse import parse_file as parse_path
+    from gen.parse.kept_patterns import keep_compiled_patterns
 
+    keep_compiled_patterns(_kept_patterns)
     return parse_path(path)
 
 
@@ -729,9 +738,14 @@ def _run(paths: Iterable[str | Path], out_dir: Path, *, emitters: Sequence[str],
     cache = IRCache(cache_dir, snapshot=snapshot_name(paths), digests=digests) if cache_dir is not None else None
     if cache_dir is not None:
         keep_compiled_templates(Path(cache_dir) / "templates")
+    global _kept_patterns
+    _kept_patterns = Path(cache_dir) / "patterns" if cache_dir is not None else None
     parsed, keys = parse_keyed(report.inputs.pages, jobs=jobs, progress=progress, cache=cache,
                                meanwhile=functools.partial(_load_later_stages, emitters))
     report.reparsed = cache.misses if cache is not None else len(parsed)
+    patterns = sys.modules.get("gen.parse.kept_patterns")
+    if patterns is not None:  # this process parsed: the patterns it compiled are kept for the next run
+        patterns.save_compiled_patterns()
     clock.lap("parse")
 
     report.pages = merge(parsed)

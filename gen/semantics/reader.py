@@ -113,10 +113,10 @@ def load_semantics(path: str | Path, source: Optional[str] = None) -> SemanticsF
         line = getattr(exc, "lineno", None) or _line_from_message(str(exc))
         return SemanticsFile(source, (), (Diagnostic(Level.ERROR, line, "semantics-syntax", str(exc)),))
 
-    lines = text.splitlines()
+    lines = _Lines(text.splitlines())
     ops = []
     for api, table in data.items():
-        line = _line_of(lines, rf"^\s*\[\s*\"?{re.escape(api)}\"?\s*\]")
+        line = lines.table(api)
         if not isinstance(table, dict):
             diags.append(Diagnostic(Level.ERROR, line, "semantics-shape", f"{api}: expected a table"))
             continue
@@ -126,7 +126,7 @@ def load_semantics(path: str | Path, source: Optional[str] = None) -> SemanticsF
     return SemanticsFile(source, tuple(ops), tuple(diags))
 
 
-def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: list[str],
+def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Lines,
              diags: list[Diagnostic]) -> OpSemantics | None:
     def bad(message: str, at: int = line) -> None:
         diags.append(Diagnostic(Level.ERROR, at, "semantics-value", f"{api}: {message}"))
@@ -232,7 +232,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: lis
     checks = []
     check_line = line
     for entry in table.get("checks") or []:
-        check_line = _line_of(lines, rf"^\s*\[\[\s*\"?{re.escape(api)}\"?\.checks\s*\]\]", after=check_line)
+        check_line = lines.check(api, after=check_line)
         if not isinstance(entry, dict) or not isinstance(entry.get("when"), str) or not entry.get("when"):
             bad("each check has a 'when' expression", check_line)
             continue
@@ -338,12 +338,49 @@ def _frozen(value: Any) -> Any:
     return tuple(_frozen(v) for v in value) if isinstance(value, list) else value
 
 
-def _line_of(lines: list[str], pattern: str, after: int = 0) -> int:
-    rx = re.compile(pattern)
-    for number, text in enumerate(lines, start=1):
-        if number > after and rx.search(text):
-            return number
-    return after or 1
+class _Lines:
+    """Where a file's tables are: an API's ("[aclnnX]"), its checks' ("[[aclnnX.checks]]").
+
+    Their header lines are indexed by name in one pass, with one pattern of each kind: a pattern per
+    API, scanning every line, was 900 compiles in a regeneration. A name that is no identifier (a
+    quoted key of any text) is looked for with its own pattern, as it was."""
+
+    _TABLE = re.compile(r"^\s*\[\s*\"?([A-Za-z0-9_]+)\"?\s*\]")
+    _CHECKS = re.compile(r"^\s*\[\[\s*\"?([A-Za-z0-9_]+)\"?\.checks\s*\]\]")
+    _NAME = re.compile(r"[A-Za-z0-9_]+")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self._tables = self._index(self._TABLE)
+        self._checks = self._index(self._CHECKS)
+
+    def _index(self, header: re.Pattern[str]) -> dict[str, list[int]]:
+        # A header's name is the whole identifier after "[" (and a quote): a pattern of one name
+        # matches a line where that name is followed by what closes the header, which an identifier
+        # character is not.
+        found: dict[str, list[int]] = {}
+        for number, text in enumerate(self.lines, start=1):
+            named = header.match(text)
+            if named:
+                found.setdefault(named.group(1), []).append(number)
+        return found
+
+    def table(self, api: str) -> int:
+        """The line of the API's table (1 when none is found)."""
+        return self._first(api, self._tables, rf"^\s*\[\s*\"?{re.escape(api)}\"?\s*\]", 0)
+
+    def check(self, api: str, after: int) -> int:
+        """The line of the API's first checks entry after line `after` (`after`, or 1, when none is)."""
+        return self._first(api, self._checks, rf"^\s*\[\[\s*\"?{re.escape(api)}\"?\.checks\s*\]\]", after)
+
+    def _first(self, api: str, index: dict[str, list[int]], pattern: str, after: int) -> int:
+        if self._NAME.fullmatch(api):
+            return next((number for number in index.get(api, ()) if number > after), after or 1)
+        rx = re.compile(pattern)
+        for number, text in enumerate(self.lines, start=1):
+            if number > after and rx.search(text):
+                return number
+        return after or 1
 
 
 def _line_from_message(message: str) -> int:

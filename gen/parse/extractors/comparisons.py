@@ -28,8 +28,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from gen.ir import API, Bound, Diagnostic, Direction, Extent, Level, Param, ParamKind, ValueRange
 from gen.parse.extractors import vocab
 from gen.parse.extractors.relations import CONDITION
-from gen.parse.patterns import lazy_pattern
-from gen.parse.readers.scan import bounded
+from gen.parse.patterns import NAME, NamedPattern, lazy_pattern, name_list, name_matches
 
 # The host arguments a ValueRange bounds (phase 1 reads their values: runtime/sim/src/opapi/rules.cpp).
 _BOUNDED = (ParamKind.INT, ParamKind.INT_ARRAY, ParamKind.FLOAT, ParamKind.SCALAR)
@@ -120,6 +119,11 @@ def _signs_as_comparisons(sentence: str) -> str:
     return sentence
 
 
+# A constraints line's opening name ("autoPad：..."), and a name as an operand (no part of an expression).
+_OPENING_NAME = NamedPattern(rf"^\s*(?P<name>{NAME})\s*:")
+_OPERAND_NAME = NamedPattern(rf"{_NOT_AN_OPERAND}{NAME}")
+
+
 def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optional[str],
                       error_row: bool, line: int, spans: Optional[Mapping[str, int]] = None) -> list[ValueRange]:
     """The ranges one sentence states. `subject`: the row's parameter, which a clause naming nothing
@@ -136,8 +140,8 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
         return []  # "self为空Tensor, 且numClasses小于等于0": refused when both hold, not either
     if subject is None and not error_row:
         # A constraints line "autoPad：其中0代表NOTSET，并且只支持数值0" speaks of the name it opens with.
-        opening = re.match(rf"^\s*({names})\s*:", sentence)
-        subject = opening.group(1) if opening else None
+        opening = _OPENING_NAME.match(names, sentence)
+        subject = opening.group("name") if opening else None
     out: list[ValueRange] = [] if error_row else list(_listed(params, sentence, subject, line))
     start = 0
     for clause in _CLAUSES.split(sentence):
@@ -163,16 +167,18 @@ def comparison_ranges(params: Mapping[str, Param], sentence: str, subject: Optio
 _GROUPS = {"前两": (0, 2), "中间两": (2, 2), "后两": (-2, 2), "两": None}
 
 
-def _element_groups(params: Mapping[str, Param], names: str, clause: str, subject: str,
+_ELEMENT_GROUPS = NamedPattern(
+    rf"^\s*(?:(?P<name>{NAME})\s*(?:的)?)?\s*(?P<group>{'|'.join(sorted(_GROUPS, key=len, reverse=True))})(?:个|维度的)\s*"
+    rf"(?:数值|值|元素)\s*(?:都|均)?\s*(?:需要|需|必须|应)?\s*(?:{_COMPARATOR})\s*(?P<bound>(?:{NAME}){_FROM_END})\s*(?:的)?\s*"
+    rf"(?:数值|值|大小)(?={_AFTER.format(disjunction='')})")
+
+
+def _element_groups(params: Mapping[str, Param], names: frozenset[str], clause: str, subject: str,
                     line: int) -> Iterable[ValueRange]:
     """A row's clause bounding some elements of its array by a dimension of a tensor counted from the
     end: "padding前两个数值需小于self最后一维度的数值", "后两个数值需小于self倒数第二维度的数值" (the
     reflection pads' rows), "padding的两个数值都需小于self最后一维度的数值"."""
-    groups = "|".join(sorted(_GROUPS, key=len, reverse=True))
-    pattern = (rf"^\s*(?:(?P<name>{names})\s*(?:的)?)?\s*(?P<group>{groups})(?:个|维度的)\s*(?:数值|值|元素)\s*"
-               rf"(?:都|均)?\s*(?:需要|需|必须|应)?\s*(?:{_COMPARATOR})\s*(?P<bound>(?:{names}){_FROM_END})\s*(?:的)?\s*"
-               rf"(?:数值|值|大小)(?={_AFTER.format(disjunction='')})")
-    match = re.match(pattern, clause)
+    match = _ELEMENT_GROUPS.match(names, clause)
     if match is None:
         return
     name = match.group("name") or subject
@@ -224,7 +230,7 @@ def listed_values(params: Mapping[str, Param], sentence: str, subject: Optional[
     found = []
     for match in _VALUE_LIST.finditer(sentence):
         before = re.split(r"[,，。;；]", sentence[:match.start()])[-1]
-        named = re.findall(rf"{_NOT_AN_OPERAND}(?:{names})", before)
+        named = [m.group(0) for m in _OPERAND_NAME.finditer(names, before)]
         if not named and (_OTHER_NAME.search(before) or (_CJK.search(before) and _IDENTIFIER.search(before))):
             continue  # "ep、tp均仅支持2、4、8": a name that is no parameter, not the row's own
         if re.search(r"[=＝]", before):
@@ -255,26 +261,30 @@ def _listed(params: Mapping[str, Param], sentence: str, subject: Optional[str], 
             yield ValueRange(name, low=Bound(offset=float(values[0])), high=Bound(offset=float(values[-1])), line=line)
 
 
-def _names_in(sentence: str, params: Mapping[str, Param]) -> str:
-    """A pattern of the parameter names the sentence holds (longest first, not inside a longer ASCII
-    identifier). Not of every name of the API: the readers match it at each position of every
-    sentence, and a page of 10,000 parameters made that quadratic (tests/fuzz/test_fuzz_parser.py)."""
-    return bounded(sorted({word for word in _IDENTIFIER.findall(sentence) if word in params}, key=len, reverse=True))
+def _names_in(sentence: str, params: Mapping[str, Param]) -> frozenset[str]:
+    """The parameter names the sentence holds, which the readers' patterns name (`NamedPattern`).
+    Not every name of the API: where a pattern must spell them out, it matches them at each position
+    of every sentence, and a page of 10,000 parameters made that quadratic
+    (tests/fuzz/test_fuzz_parser.py)."""
+    return frozenset(word for word in _IDENTIFIER.findall(sentence) if word in params)
 
 
-def _only(params: Mapping[str, Param], names: str, clause: str, tail: str, subject: Optional[str],
+_ONLY_NAMED = NamedPattern(
+    rf"{_NOT_AN_OPERAND}(?P<name>{NAME}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
+_ONLY_ANCHORED = lazy_pattern(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
+
+
+def _only(params: Mapping[str, Param], names: frozenset[str], clause: str, tail: str, subject: Optional[str],
           line: int) -> Iterable[ValueRange]:
     """`tail`: the clause and the rest of its sentence, where a list the clauses split continues."""
     word = re.search(_ONLY, clause, re.I)
     if word is None or _ONLY_LIST.match(tail, word.start()):
         return
-    after = _AFTER.format(disjunction="")
-    named = re.search(rf"{_NOT_AN_OPERAND}(?P<name>{names}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={after})",
-                      clause, re.I)
+    named = _ONLY_NAMED.search(names, clause)
     if named is not None:
         name, value = named.group("name"), named.group("value")
     else:
-        anchored = re.match(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={after})", clause, re.I)
+        anchored = _ONLY_ANCHORED.match(clause)
         if anchored is None or subject is None:
             return
         name, value = subject, anchored.group("value")
@@ -345,17 +355,27 @@ def _range(param: Param, relation: str, bound: Bound, line: int, error_row: bool
     return ValueRange(param.name, high=bound, line=line)
 
 
-def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int,
-           spans: Mapping[str, int]) -> Iterable[ValueRange]:
+def _named_patterns(disjunction: str) -> tuple[NamedPattern, NamedPattern]:
+    """The comparison that names what it bounds, and another side of it after "或" (an error row's):
+    `disjunction` is what else may end a bound."""
+    after = _AFTER.format(disjunction=disjunction)
+    bound_text = (rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{NAME}{_RANK_OF}|(?:{NAME}){_FROM_END}|"
+                  rf"(?:{NAME}){_CORRESPONDING.replace('?P<letters>', '?:')}|{NAME})")
+    return (NamedPattern(rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{name_list(_SEPARATOR)}){_FILLER}\s*"
+                         rf"(?:{_COMPARATOR})\s*{bound_text}(?={after})", re.I),
+            NamedPattern(rf"\s*(?:或者|或|\bor\b)\s*(?:{_COMPARATOR})\s*{bound_text}(?={after})", re.I))
+
+
+# In a requirement, and in an error row, where a disjunction ends a bound (either side is refused).
+_NAMED = {False: _named_patterns(""), True: _named_patterns(r"|或者|或|\bor\b")}
+
+
+def _named(params: Mapping[str, Param], names: frozenset[str], clause: str, error_row: bool,
+           line: int, spans: Mapping[str, int]) -> Iterable[ValueRange]:
     """"group需大于0", "n或m的值小于0" (an error row: refused when so), "min不能大于max",
     "kernelSize存在某维度的值...大于self对应维度上的值" (each element against the dimension it stands for)."""
-    disjunction = r"|或者|或|\bor\b" if error_row else ""
-    after = _AFTER.format(disjunction=disjunction)
-    bound_text = (rf"{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|-?\s*{names}{_RANK_OF}|(?:{names}){_FROM_END}|"
-                  rf"(?:{names}){_CORRESPONDING.replace('?P<letters>', '?:')}|{names})")
-    pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<names>{names}(?:{_SEPARATOR}{names})*){_FILLER}\s*"
-               rf"(?:{_COMPARATOR})\s*{bound_text}(?={after})")
-    for match in re.finditer(pattern, clause, re.I):
+    named, other_side = _NAMED[error_row]
+    for match in named.finditer(names, clause):
         if _PART_OF.search(clause[:match.start("names")].rstrip()):
             continue
         if error_row and re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf)", clause[:match.start()]):
@@ -364,14 +384,14 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
         # 或者大于kernelSize/2".
         sides, at = [match], match.end()
         while error_row:
-            more = re.compile(rf"\s*(?:或者|或|\bor\b)\s*(?:{_COMPARATOR})\s*{bound_text}(?={after})", re.I).match(clause, at)
+            more = other_side.match(names, clause, at)
             if more is None:
                 break
             sides.append(more)
             at = more.end()
         for side in sides:
             relation = _NEGATION[_relation(side)] if error_row else _relation(side)
-            for name in re.findall(names, match.group("names")):
+            for name in (m.group(0) for m in name_matches(names, match.group("names"))):
                 bound = _bound_of(params, side.group("bound"), spans.get(name, 0))
                 if bound is None:
                     continue
@@ -380,12 +400,14 @@ def _named(params: Mapping[str, Param], names: str, clause: str, error_row: bool
                     yield found
 
 
-def _beyond_part(params: Mapping[str, Param], names: str, clause: str, line: int) -> Iterable[ValueRange]:
+_BEYOND_PART = NamedPattern(rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<name>{NAME})\s*(?:的值|的数值)?\s*超过\s*(?P<other>{NAME})\s*"
+                            rf"对应(?:位置|维度)的?\s*1\s*/\s*(?P<divisor>[1-9]\d*)")
+
+
+def _beyond_part(params: Mapping[str, Param], names: frozenset[str], clause: str, line: int) -> Iterable[ValueRange]:
     """An error row's "属性padding超过kernelSize对应位置的1/2": each element of one array at most
     the same element of another, divided (refused beyond it)."""
-    pattern = (rf"{_NOT_AN_OPERAND}(?:{_LEAD})(?P<name>{names})\s*(?:的值|的数值)?\s*超过\s*(?P<other>{names})\s*"
-               rf"对应(?:位置|维度)的?\s*1\s*/\s*(?P<divisor>[1-9]\d*)")
-    for match in re.finditer(pattern, clause):
+    for match in _BEYOND_PART.finditer(names, clause):
         bound = _bound_of(params, f"{match.group('other')}/{match.group('divisor')}")
         if bound is None:
             continue
@@ -394,11 +416,14 @@ def _beyond_part(params: Mapping[str, Param], names: str, clause: str, line: int
             yield found
 
 
-def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int) -> Iterable[ValueRange]:
+_ANCHORED = NamedPattern(rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|{NAME})"
+                         rf"(?={_AFTER.format(disjunction='')})", re.I)
+
+
+def _anchored(params: Mapping[str, Param], names: frozenset[str], clause: str, subject: str,
+              line: int) -> Iterable[ValueRange]:
     """A row's clause that names nothing before its comparator: "数值必须大于0", "取值范围 >= 1"."""
-    pattern = (rf"{_ANCHOR}(?:{_COMPARATOR})\s*{_BOUND_LEAD}(?P<bound>{_QUOTIENT}|{_NUMBER}|{names})"
-               rf"(?={_AFTER.format(disjunction='')})")
-    match = re.match(pattern, clause, re.I)
+    match = _ANCHORED.match(names, clause)
     if match is None or subject not in params:
         return
     bound = _bound_of(params, match.group("bound"))
@@ -412,17 +437,20 @@ def _anchored(params: Mapping[str, Param], names: str, clause: str, subject: str
         yield from _anchored(params, names, rest, subject, line)
 
 
-def _corresponding(params: Mapping[str, Param], names: str, clause: str, subject: str, line: int,
+_CORRESPONDING_CLAUSE = NamedPattern(
+    rf"(?:^|且|并且)\s*(?:在)?\s*对应(?:的)?\s*(?P<letters>[DHWL]{{1,3}})?\s*(?:维度|维)\s*上\s*(?:{_MODAL})\s*"
+    rf"(?:{_COMPARATOR})\s*(?P<tensor>{NAME})\s*(?:的)?\s*(?:大小|数值|值|size)(?={_AFTER.format(disjunction='')})")
+_CORRESPONDING_CLAUSE_EN = NamedPattern(
+    rf"(?:{_COMPARATOR})\s+the\s+(?:value|size)\s+of\s+the\s+corresponding\s+dimension\s+of\s+(?:the\s+)?"
+    rf"(?P<tensor>input|{NAME})(?![A-Za-z0-9_])", re.I)
+
+
+def _corresponding(params: Mapping[str, Param], names: frozenset[str], clause: str, subject: str, line: int,
                    spans: Mapping[str, int]) -> Iterable[ValueRange]:
     """A row's clause bounding each element of its array by the dimension of a tensor it stands for:
     "数值必须大于0且在对应的DHW维度上小于等于self的大小" (aclnnAvgPool3d's kernelSize), "The value must be
     greater than 0 and less than or equal to the value of the corresponding dimension of the input"."""
-    pattern = (rf"(?:^|且|并且)\s*(?:在)?\s*对应(?:的)?\s*(?P<letters>[DHWL]{{1,3}})?\s*(?:维度|维)\s*上\s*(?:{_MODAL})\s*"
-               rf"(?:{_COMPARATOR})\s*(?P<tensor>{names})\s*(?:的)?\s*(?:大小|数值|值|size)"
-               rf"(?={_AFTER.format(disjunction='')})")
-    english = (rf"(?:{_COMPARATOR})\s+the\s+(?:value|size)\s+of\s+the\s+corresponding\s+dimension\s+of\s+(?:the\s+)?"
-               rf"(?P<tensor>input|{names})(?![A-Za-z0-9_])")
-    match = re.search(pattern, clause) or re.search(english, clause, re.I)
+    match = _CORRESPONDING_CLAUSE.search(names, clause) or _CORRESPONDING_CLAUSE_EN.search(names, clause)
     array = params.get(subject)
     if match is None or array is None or array.kind is not ParamKind.INT_ARRAY:
         return
@@ -444,10 +472,13 @@ _HIGH_CMP = r"(?P<high_op><=|≤|<|＜)"
 _SOME_COMPARISON = lazy_pattern(rf"{_COMPARATOR}|{_ONLY}|<|≤|＜", re.I)
 
 
-def _chained(params: Mapping[str, Param], names: str, clause: str, error_row: bool, line: int) -> Iterable[ValueRange]:
+_CHAINED = NamedPattern(rf"(?P<low>{_NUMBER})\s*{_LOW_CMP}\s*(?P<name>{NAME})\s*{_HIGH_CMP}\s*(?P<high>{_NUMBER})(?![\d.])")
+
+
+def _chained(params: Mapping[str, Param], names: frozenset[str], clause: str, error_row: bool,
+             line: int) -> Iterable[ValueRange]:
     """"0≤prob≤1": both bounds at once (an error row's "prob不满足0≤prob≤1" states the same)."""
-    pattern = rf"(?P<low>{_NUMBER})\s*{_LOW_CMP}\s*(?P<name>{names})\s*{_HIGH_CMP}\s*(?P<high>{_NUMBER})(?![\d.])"
-    for match in re.finditer(pattern, clause):
+    for match in _CHAINED.finditer(names, clause):
         if error_row and not re.search(r"不满足|不在|不符合|not\s+(?:meet|satisf|in)", clause[:match.start()]):
             continue
         param = params[match.group("name")]

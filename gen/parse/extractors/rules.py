@@ -46,8 +46,8 @@ from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic,
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
 from gen.parse.extractors.relations import CONDITION, PRODUCT
-from gen.parse.patterns import lazy_pattern
-from gen.parse.readers.scan import MARKUP, bounded, compiled, word_starts
+from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
+from gen.parse.readers.scan import MARKUP, word_starts
 
 UNREAD = "relation-unread"
 _PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
@@ -147,6 +147,7 @@ def _host(param: Param) -> bool:
 # An ASCII identifier, whole: what a parameter name is in the pages' prose, bounded as scan.bounded
 # bounds the names themselves.
 _IDENTIFIER = r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_])"
+_IDENTIFIER_PATTERN = lazy_pattern(_IDENTIFIER)
 
 
 # "当self.dim()>0时" / "When self.dim() is greater than 0": the condition of a dimension index's range
@@ -272,12 +273,11 @@ class _Reader:
         self.zero_based = zero_based
         self.text_zero_based = False  # the text being read counts from 0 itself
         self.rules = Rules()
-        # Names bounded by ASCII only: in Python's Unicode regexes a CJK character is a word
-        # character, and "与self和target" must name self and target.
-        names = sorted(self.params, key=len, reverse=True)
-        self.name = bounded(names)
-        self.tensors = {p.name for p in params if p.kind is ParamKind.TENSOR}
-        self.tensor = bounded(sorted(self.tensors, key=len, reverse=True))
+        # The names the patterns name (`NamedPattern`, which bounds them by ASCII only: in Python's
+        # Unicode regexes a CJK character is a word character, and "与self和target" must name self and
+        # target).
+        self.names = frozenset(self.params)
+        self.tensors = frozenset(p.name for p in params if p.kind is ParamKind.TENSOR)
         inputs = [p.name for p in params if p.kind is ParamKind.TENSOR and p.direction is Direction.IN]
         # "the input data" names the tensor only where the API has one input tensor.
         self.only_input = inputs[0] if len(inputs) == 1 else None
@@ -292,11 +292,9 @@ class _Reader:
         self.zero_length_meant: set[str] = set()
         self.rows: dict[str, str] = {}  # each parameter's row, as read_rules gives it
 
-    # The patterns that name this API's parameters are made once per API, only when a sentence has
-    # the words they look for, and compiled once per set of names (gen.parse.readers.scan.compiled): made
-    # per sentence they missed re's cache (a few hundred entries for the whole docs tree) and cost a
-    # third of the parse. Rank and size terms match any identifier and keep those that name the
-    # API's tensors (_ranges).
+    # The patterns that name this API's parameters are compiled once for any names (NamedPattern):
+    # compiled per API, or per sentence, they cost a third of the parse. Rank and size terms match
+    # any identifier and keep those that name the API's tensors (_ranges).
     # "x_rank", "data_rank": a tensor's name and "_rank" ("axis的取值不在[-x_rank, x_rank)范围内").
     _RANK = lazy_pattern(
         rf"(?:(?<![A-Za-z0-9_.])([A-Za-z][A-Za-z0-9]*)_rank(?![A-Za-z0-9_])|"
@@ -324,12 +322,12 @@ class _Reader:
     # "D为x的shape的维数", "其中 rank 是输入Tensor self 的维度", "N indicates the dimensions of self".
     # Not "维度大小" nor "维度上" (a dimension's size, a place along it).
     _RANK_WORDS = r"(?:维度数量|维度数|维数|维度|秩)(?!\s*(?:大小|上|中|的|值|size))"
-    _LETTER_CN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s*(?:为|是|表示|指|代表)\s*"
-                  r"(?P<input>输入(?:的)?\s*(?:Tensor|tensor|张量|数据)?)?\s*(?P<tensor>{tensor})?\s*(?:的)?\s*"
-                  r"(?:shape\s*(?:的)?\s*)?" + _RANK_WORDS)
-    _LETTER_EN = (r"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
-                  r"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+(?:the\s+)?"
-                  r"(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{tensor})?(?![A-Za-z0-9_])")
+    _LETTER_CN = NamedPattern(rf"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s*(?:为|是|表示|指|代表)\s*"
+                              rf"(?P<input>输入(?:的)?\s*(?:Tensor|tensor|张量|数据)?)?\s*(?P<tensor>{NAME})?\s*(?:的)?\s*"
+                              rf"(?:shape\s*(?:的)?\s*)?" + _RANK_WORDS, re.I)
+    _LETTER_EN = NamedPattern(rf"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
+                              rf"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+"
+                              rf"(?:the\s+)?(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{NAME})?(?![A-Za-z0-9_])", re.I)
 
     def letters_of(self, texts: Sequence[Text]) -> dict[str, str]:
         """The letters the API's texts define as a tensor's rank, each defined as one tensor's only."""
@@ -346,8 +344,12 @@ class _Reader:
         if not self.tensors:
             return {}
         found: dict[str, set[str]] = {}
-        for pattern in (self._LETTER_CN, self._LETTER_EN):
-            for match in compiled(pattern.format(tensor=self.tensor), re.I).finditer(text):
+        # Each pattern only where its words of rank are: most texts have none, and a pattern that
+        # starts at every identifier of the text was a sixth of reading the rules.
+        for pattern, words in ((self._LETTER_CN, ("维", "秩")), (self._LETTER_EN, ("dimension", "rank"))):
+            if not may_hold(text, words):
+                continue
+            for match in pattern.finditer(self.tensors, text):
                 tensor = match.group("tensor") or (self.only_input if match.group("input") else None)
                 letter = match.group("letter")
                 if tensor is None or letter in self.params or letter.lower() in ("shape", "the", "which"):
@@ -564,7 +566,7 @@ class _Reader:
             return
         subject = self._range_subject(held[:start.start()], text)
         named_after = self._NAMED_AFTER.match(held, start.end())
-        if named_after and re.fullmatch(self.name, named_after.group(1)):
+        if named_after and named_after.group(1) in self.params:
             subject = named_after.group(1) if _host(self.params[named_after.group(1)]) else None  # "range of dim is"
         # "`balanceMode=0`时取值范围[2, 768]" (aclnnMoeUpdateExpert's worldSize): a condition glued
         # to the range, without the comma CONDITION asks for.
@@ -668,20 +670,20 @@ class _Reader:
         范围..." is about dims). A tensor named first means the tensor's values, which phase 1 does
         not check; so does a clause about part of the argument."""
         clause = re.split(r"[,，:：]", before)[-1]
-        named = [m.group(0) for m in re.finditer(self.name, clause)]
+        named = [m.group(0) for m in name_matches(self.names, clause)]
         if not named:
             if self._PART.search(self._without_names(clause)):
                 return None
             if text.subject is not None:
                 named = [text.subject]
             else:
-                named = [m.group(0) for m in re.finditer(self.name, before)][:1]
+                named = [m.group(0) for m in name_matches(self.names, before)][:1]
         if not named or not _host(self.params[named[0]]):
             return None
         return named[0]
 
     def _without_names(self, text: str) -> str:
-        return re.sub(self.name, " ", text)
+        return _IDENTIFIER_PATTERN.sub(lambda m: " " if m.group(0) in self.names else m.group(0), text)
 
     _NUMBER = lazy_pattern(r"^[-+]?\d+(?:\.\d+)?$")
     _TERM = lazy_pattern(r"^([-+]?)\s*§(\d+)§\s*(?:([-+])\s*(\d+))?$")
@@ -759,38 +761,37 @@ class _Reader:
 
     # "当数组长度为0时", "strides的长度为0时", "数组为空时", "When the array length is 0", "When the number
     # of elements in stride is 0".
-    @functools.cached_property
-    def _empty_meant(self) -> tuple[re.Pattern[str], ...]:
-        return (compiled(rf"(?:(?P<names>{self.name})\s*(?:的)?\s*)?(?:数组)?\s*(?:长度\s*(?:为|是|等于|=)\s*0|为空)\s*时"),
-                compiled(rf"\bwhen\s+the\s+(?:array\s+|(?P<names>{self.name})\s+)?length\s+is\s+0\b", re.I),
-                compiled(rf"\bwhen\s+the\s+number\s+of\s+elements\s+in\s+(?P<names>{self.name})\s+is\s+0\b", re.I))
+    _EMPTY_MEANT = (
+        NamedPattern(rf"(?:(?P<names>{NAME})\s*(?:的)?\s*)?(?:数组)?\s*(?:长度\s*(?:为|是|等于|=)\s*0|为空)\s*时"),
+        NamedPattern(rf"\bwhen\s+the\s+(?:array\s+|(?P<names>{NAME})\s+)?length\s+is\s+0\b", re.I),
+        NamedPattern(rf"\bwhen\s+the\s+number\s+of\s+elements\s+in\s+(?P<names>{NAME})\s+is\s+0\b", re.I))
 
-    @functools.cached_property
-    def _length_patterns(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
-        """The patterns of what a row or a constraint states, and of what an error row refuses."""
-        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
-        # "size" as a word: not the end of batch_size or of an identifier.
-        word = r"(?:数组)?\s*(?:长度|元素个数|(?<![A-Za-z0-9_])size)\s*(?:大小)?\s*"
-        stated = (compiled(rf"(?:{names}\s*(?:的)?\s*)?{word}(?:必须|需要|需|应该|应|要求)?\s*"
-                           rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{self._LENGTH_LIST}"),
-                  compiled(rf"\b(?:the\s+)?(?:array\s+)?length(?:\s+of\s+(?:the\s+)?{names})?\s+"
-                           rf"(?:can\s+only\s+be|must\s+be|can\s+be|should\s+be|is)\s+{self._LENGTH_LIST}", re.I))
-        refused = (compiled(rf"{names}\s*(?:的)?\s*{word}(?:不等于|不为|不是)\s*{self._LENGTH_LIST}"),
-                   compiled(rf"\b(?:the\s+)?length\s+of\s+(?:the\s+)?{names}\s+is\s+not\s+{self._LENGTH_LIST}", re.I))
-        return stated, refused
+    # The patterns of what a row or a constraint states, and of what an error row refuses.
+    _LIST_SEPARATOR = r"\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*"
+    _LENGTH_NAMES = f"(?P<names>{name_list(_LIST_SEPARATOR)})"
+    # "size" as a word: not the end of batch_size or of an identifier.
+    _LENGTH_WORD = r"(?:数组)?\s*(?:长度|元素个数|(?<![A-Za-z0-9_])size)\s*(?:大小)?\s*"
+    _LENGTHS_STATED = (
+        NamedPattern(rf"(?:{_LENGTH_NAMES}\s*(?:的)?\s*)?{_LENGTH_WORD}(?:必须|需要|需|应该|应|要求)?\s*"
+                     rf"(?:仅支持|只支持|只能|仅能|固定|恒)?\s*(?:为|是|等于|=)\s*{_LENGTH_LIST}"),
+        NamedPattern(rf"\b(?:the\s+)?(?:array\s+)?length(?:\s+of\s+(?:the\s+)?{_LENGTH_NAMES})?\s+"
+                     rf"(?:can\s+only\s+be|must\s+be|can\s+be|should\s+be|is)\s+{_LENGTH_LIST}", re.I))
+    _LENGTHS_REFUSED = (
+        NamedPattern(rf"{_LENGTH_NAMES}\s*(?:的)?\s*{_LENGTH_WORD}(?:不等于|不为|不是)\s*{_LENGTH_LIST}"),
+        NamedPattern(rf"\b(?:the\s+)?length\s+of\s+(?:the\s+)?{_LENGTH_NAMES}\s+is\s+not\s+{_LENGTH_LIST}", re.I))
 
     def _lengths(self, sentence: str, text: Text) -> None:
         if not any(p.kind in self._ARRAYS for p in self.params.values()) or \
                 not any(word in sentence for word in ("长度", "元素个数", "size", "length", "Length")):
             return
         plain = self._GLOSS.sub("", sentence)
-        for pattern in self._empty_meant:
-            for empty in pattern.finditer(plain):
-                named = re.findall(self.name, empty.group("names") or "") or ([text.subject] if text.subject else [])
+        for pattern in self._EMPTY_MEANT:
+            for empty in pattern.finditer(self.names, plain):
+                named = [m.group(0) for m in name_matches(self.names, empty.group("names") or "")] or \
+                    ([text.subject] if text.subject else [])
                 self.zero_length_meant.update(n for n in named if self.params[n].kind in self._ARRAYS)
-        stated, refused = self._length_patterns
-        for pattern in refused if text.error_row else stated:
-            for match in pattern.finditer(plain):
+        for pattern in self._LENGTHS_REFUSED if text.error_row else self._LENGTHS_STATED:
+            for match in pattern.finditer(self.names, plain):
                 self._length(plain[:match.start()], match, text)
 
     def _length(self, before: str, match: re.Match[str], text: Text) -> None:
@@ -798,9 +799,9 @@ class _Reader:
         case of several."""
         if CONDITION.search(before) or vocab.socs_in(before) or re.search(r"对于|\bfor\b", before, re.I):
             return  # "对于一维卷积反向，数组长度必须为1": one case of several
-        if re.search(self.name, re.split(r"[,;:]", before)[-1]):
+        if name_matches(self.names, re.split(r"[,;:]", before)[-1]):
             return  # "dims为空但shifts长度不为1": under what another argument is
-        named = re.findall(self.name, match.group("names")) if match.group("names") else []
+        named = [m.group(0) for m in name_matches(self.names, match.group("names") or "")]
         if not named and text.subject is not None and not text.error_row:
             named = [text.subject]
         lengths = tuple(sorted({int(n) for n in re.findall(r"\d+", match.group("list"))}))
@@ -844,18 +845,16 @@ class _Reader:
     # Any axis phrase: a sentence without one states no equality of dimensions.
     _ANY_AXIS = lazy_pattern(_AXIS.format("any"))
 
-    @functools.cached_property
-    def _dim_equality(self) -> re.Pattern[str]:
-        return compiled(
-            rf"(?P<a>{self.tensor})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('a')}\s*(?:的)?\s*"
-            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
-            rf"(?P<b>{self.tensor})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{self._AXIS.format('b')}\s*(?:的)?\s*"
-            rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
+    _DIM_EQUALITY = NamedPattern(
+        rf"(?P<a>{NAME})?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('a')}\s*(?:的)?\s*"
+        rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:需要|必须|要|应|应该)?\s*(?:和|与|跟|等于)\s*"
+        rf"(?P<b>{NAME})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('b')}\s*(?:的)?\s*"
+        rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
 
     def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
         if not self._ANY_AXIS.search(sentence):
             return
-        for match in self._dim_equality.finditer(sentence):
+        for match in self._DIM_EQUALITY.finditer(self.tensors, sentence):
             if not match.group("eq") and "等于" not in match.group(0):
                 continue
             a = match.group("a") or (text.subject if text.subject and
@@ -904,34 +903,41 @@ class _Reader:
     # The words every divisibility pattern ends in.
     _DIVISIBILITY_WORDS = ("倍数", "整除", "偶数", "divisible", "even number", "multiple of")
 
-    @functools.cached_property
-    def _divisibility(self) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def _divisibility_patterns(shape_named: bool, shape_named_any_case: bool
+                               ) -> tuple[tuple[NamedPattern, ...], tuple[NamedPattern, ...]]:
         """The patterns of what a row or a constraint states, and of what an error row refuses
         ("x的shape尾轴大小不是偶数", "x的尾轴不能被8整除", "the size of the last axis of x is not an even
         number"). A list of tensors ("x和yOut的最后一维能被2整除", "x、gamma以及beta的最后一维必须为偶数")
-        states it of each."""
+        states it of each. `shape_named`: a parameter is named "shape" (`shape_named_any_case`: in any
+        case, as the case-insensitive patterns read it), which a list may then name."""
         # A list may name what is no parameter ("x、gamma以及beta", where the API has betaOptional): the
-        # rule holds of those it names that are.
-        one = rf"(?:{self.name}|(?!shape(?![A-Za-z0-9_])){_IDENTIFIER})"
-        names = rf"(?P<a>{one}(?:\s*(?:、|,|和|与|及|以及|\band\b)\s*{one})*)"
-        head = rf"{names}?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{self._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
+        # rule holds of those it names that are. Any identifier but the word "shape" (a name or any
+        # other identifier, unless "shape" names no parameter).
+        def listed(named: bool) -> str:
+            one = _IDENTIFIER if named else rf"(?:(?!shape(?![A-Za-z0-9_])){_IDENTIFIER})"
+            return rf"(?P<a>{one}(?:\s*(?:、|,|和|与|及|以及|\band\b)\s*{one})*)"
+
+        names = listed(shape_named)
+        head = rf"{names}?\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*(?:{_Reader._AXIS.format('a')})?\s*(?:的)?\s*(?:大小|长度|size|数值|值)?\s*"
         must = r"(?:需要|必须|要|应|应该|需|须)?\s*"
         # English states the axis first: "the last dimension(s) of (both) x (and yOut)", "the last
         # dimension of the shape" (the row's tensor); the Chinese groups' names, for _axis.
         english = (rf"(?:the\s+)?(?:size\s+of\s+the\s+)?(?P<alast>last)\s+(?:dimensions?|axis|axes)(?P<an>(?!x)x)?(?P<aback>(?!x)x)?"
-                   rf"\s+of\s+(?:the\s+shape(?:\s+of\s+)?)?(?:both\s+)?{names}?\s+")
+                   rf"\s+of\s+(?:the\s+shape(?:\s+of\s+)?)?(?:both\s+)?{listed(shape_named_any_case)}?\s+")
         even_en = r"(?:divisible\s+by\s+(?P<n>\d+)|an?\s+even\s+number|(?:an?\s+)?(?:integer\s+)?multiple\s+of\s+(?P<m>\d+))"
         stated = (
-            compiled(head + must + rf"(?:为|是)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            compiled(head + must + rf"(?:能|可以|可)?被\s*(?P<n>\d+|{self.name})\s*整除"),
-            compiled(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
-            compiled(english + rf"(?:must|should)\s+be\s+{even_en}", re.I),
+            NamedPattern(head + must + rf"(?:为|是)\s*(?P<n>\d+|{NAME})\s*的\s*(?:整数)?倍数"),
+            NamedPattern(head + must + rf"(?:能|可以|可)?被\s*(?P<n>\d+|{NAME})\s*整除"),
+            NamedPattern(head + must + r"(?:为|是)\s*(?P<even>偶数)"),
+            NamedPattern(english + rf"(?:must|should)\s+be\s+{even_en}", re.I),
         )
         refused = (
-            compiled(head + rf"(?:不是|不为)\s*(?P<n>\d+|{self.name})\s*的\s*(?:整数)?倍数"),
-            compiled(head + rf"(?:不能|无法|不可以|不可)被\s*(?P<n>\d+|{self.name})\s*整除"),
-            compiled(head + r"(?:不是|不为)\s*(?P<even>偶数)"),
-            compiled(english + rf"(?:is|are)\s+not\s+{even_en}", re.I),
+            NamedPattern(head + rf"(?:不是|不为)\s*(?P<n>\d+|{NAME})\s*的\s*(?:整数)?倍数"),
+            NamedPattern(head + rf"(?:不能|无法|不可以|不可)被\s*(?P<n>\d+|{NAME})\s*整除"),
+            NamedPattern(head + r"(?:不是|不为)\s*(?P<even>偶数)"),
+            NamedPattern(english + rf"(?:is|are)\s+not\s+{even_en}", re.I),
         )
         return stated, refused
 
@@ -951,11 +957,12 @@ class _Reader:
             if opened is not None:
                 qualifiers, sentence = opened
                 conditional = False
-        stated, refused = self._divisibility
+        stated, refused = self._divisibility_patterns("shape" in self.names,
+                                                      any(n.lower() == "shape" for n in self.names))
         for pattern in refused if text.error_row else stated:
-            for match in pattern.finditer(sentence):
+            for match in pattern.finditer(self.names, sentence):
                 listed = match.group("a")
-                for a in re.findall(self.name, listed) if listed else [text.subject]:
+                for a in [m.group(0) for m in name_matches(self.names, listed)] if listed else [text.subject]:
                     for each in qualifiers:
                         self._divisible_match(match, a, text, conditional, each, why)
 
@@ -991,24 +998,25 @@ class _Reader:
     # 的数据类型为INT4时" (either), "数据类型为INT4时" (the row's tensor), "When the data type of yOut is
     # INT4,". A value of a host argument: "如果dstType为3(INT32)，", "If dstType is 3,", "当outDtype为
     # INT4时" (an aclDataType argument: a dtype). Then a comma and the rule.
-    @functools.cached_property
-    def _condition_openings(self) -> tuple[re.Pattern[str], ...]:
-        names = rf"(?P<names>{self.name}(?:\s*(?:、|,|或者|或|和|\bor\b|\band\b)\s*{self.name})*)"
+    @staticmethod
+    @functools.cache
+    def _condition_openings() -> tuple[NamedPattern, ...]:
+        names = f"(?P<names>{name_list(_Reader._LIST_SEPARATOR)})"
         tail = r"\s*(?:时|的时候|情况下)?\s*[,:]\s*(?P<rest>\S.*)$"
         dtype = rf"(?<![A-Za-z0-9_])(?:DT_|ACL_)?(?:{'|'.join(map(re.escape, vocab.dtype_words()))})(?![A-Za-z0-9_])"
         dtypes = rf"(?P<dtypes>{dtype}(?:\s*(?:、|,|/|或者|或|\bor\b)\s*{dtype})*)"
         # "当dstType为", "if dstType is": an argument and its value or dtypes.
-        argument = rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{self.name})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+        argument = rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{NAME})\s*(?:==|=|为|等于|是|\bis\b)\s*"
         return (
             # "当...为FLOAT4_E2M1或FLOAT4_E1M2，x尾轴的值必须为偶数": "当" and a comma close it without "时".
-            compiled(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
-                     rf"(?:为|是)\s*{dtypes}\s*(?:(?:时|的时候|情况下)\s*[,:]?|(?(open)\s*[,:]|(?!)))\s*(?P<rest>\S.*)$", re.I),
-            compiled(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{dtypes}"
-                     rf"\s*,\s*(?P<rest>\S.*)$", re.I),
+            NamedPattern(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
+                         rf"(?:为|是)\s*{dtypes}\s*(?:(?:时|的时候|情况下)\s*[,:]?|(?(open)\s*[,:]|(?!)))\s*(?P<rest>\S.*)$", re.I),
+            NamedPattern(rf"^\s*(?:when|if)\s+the\s+data\s+type\s+(?:of\s+(?:the\s+)?{names}\s+)?is\s+{dtypes}"
+                         rf"\s*,\s*(?P<rest>\S.*)$", re.I),
             # "当dstType为FLOAT4_E2M1/FLOAT4_E1M2时": an aclDataType argument (or an int one, which
             # carries an aclDataType's value) named with dtypes.
-            compiled(argument + dtypes + tail, re.I),
-            compiled(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
+            NamedPattern(argument + dtypes + tail, re.I),
+            NamedPattern(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
         )
 
     def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[list[dict], str]]:
@@ -1016,8 +1024,8 @@ class _Reader:
         Divisibility's fields: one set per rule, an int argument's dtypes one value each), and the
         rest of the sentence; None when it states another condition, or more than one."""
         chips, rest = self._chips_opening(sentence)
-        for pattern in self._condition_openings:
-            found = pattern.match(rest)
+        for pattern in self._condition_openings():
+            found = pattern.match(self.names, rest)
             if found is not None:
                 break
         else:
@@ -1036,7 +1044,8 @@ class _Reader:
                 codes = abi.enumerators("aclDataType")
                 return [{**qualifiers, "when": Condition(groups["name"], float(codes[d.enumerator]))} for d in dtypes], after
             named = [groups["name"]] if groups.get("name") else \
-                re.findall(self.name, groups.get("names") or "") or ([text.subject] if text.subject else [])
+                [m.group(0) for m in name_matches(self.names, groups.get("names") or "")] or \
+                ([text.subject] if text.subject else [])
             if not named or not all(self.params[n].kind in _CARRIES_DTYPE for n in named):
                 return None
             qualifiers["when_dtype"] = DTypeCondition(tuple(named), dtypes)
@@ -1067,14 +1076,16 @@ class _Reader:
     _ABSENT = lazy_pattern(r"\W*(?:需要|需|必须|应|只能|must\s+be|should\s+be)?\s*(?:传入?|输入|为|设置为|是|set\s+to|pass)?\s*"
                            r"(?:nullptr|空指针|NULL|null)\b", re.I)
 
+    # The value of an int or string argument a shape rule holds under ("当reduction为mean或sum时"), the
+    # argument named wherever its name starts.
+    _WHEN_VALUE_OF = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
+    _WHEN = NamedPattern(rf"(?:当|如果|若|if|when)?\s*(?P<w>{NAME_ANYWHERE})\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
+                         rf"(?P<v>{_WHEN_VALUE_OF}(?:\s*(?:或|或者|/|、|\bor\b)\s*{_WHEN_VALUE_OF})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
     @functools.cached_property
-    def _when_pattern(self) -> re.Pattern[str]:
-        hosts = sorted((n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING)), key=len,
-                       reverse=True)
-        name = r"(?:" + "|".join(map(re.escape, hosts)) + r")" if hosts else r"(?!x)x"
-        value = r"(?:\d+\s*(?:\(\s*['\"“]?\w+['\"”]?\s*\))?|['\"“]?[A-Za-z]+['\"”]?)"
-        return compiled(rf"(?:当|如果|若|if|when)?\s*(?P<w>(?-i:{name}))\s*(?:的值|的取值)?\s*(?:(?P<neg>不为|不等于|不是|!=|≠|is\s+not)|为|==?|是|is|取值为|设置为|set\s+to)\s*"
-                          rf"(?P<v>{value}(?:\s*(?:或|或者|/|、|\bor\b)\s*{value})*)\s*(?:时|的时候|情况下|场景下)?", re.I)
+    def _hosts(self) -> frozenset[str]:
+        """The arguments a shape rule's condition names (_WHEN)."""
+        return frozenset(n for n, p in self.params.items() if p.kind in (ParamKind.INT, ParamKind.STRING))
 
     def _values(self, when: str, text: str) -> Optional[tuple[str, ...]]:
         kind = self.params[when].kind
@@ -1115,26 +1126,26 @@ class _Reader:
             return None
         if not re.search(r"一致|相同|相等|same|consistent|equal|match", clause, re.I):
             return None
-        names = [m.group(0) for m in re.finditer(self.tensor, clause)]
+        names = [m.group(0) for m in name_matches(self.tensors, clause)]
         others = tuple(dict.fromkeys(n for n in names if n != subject))
         if not others:
             return None
         return ShapeForm.SAME, others
 
+    # A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
+    # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
+    _BOOL_ABSENCE = NamedPattern(rf"(?:当|如果|若|if|when)\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
+                                 rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
     @functools.cached_property
-    def _bool_absence_pattern(self) -> re.Pattern[str]:
-        """A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
-        offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr"."""
-        flags = sorted((n for n, p in self.params.items() if p.kind is ParamKind.BOOL), key=len, reverse=True)
-        name = r"(?:" + "|".join(map(re.escape, flags)) + r")" if flags else r"(?!x)x"
-        return compiled(rf"(?:当|如果|若|if|when)\s*(?P<w>(?-i:{name}))\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
-                        rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+    def _bools(self) -> frozenset[str]:
+        return frozenset(n for n, p in self.params.items() if p.kind is ParamKind.BOOL)
 
     def _bool_absence(self, sentence: str, text: Text) -> bool:
         """The row's tensor is a null pointer under a bool argument's value; True when read."""
         subject = text.subject
         assert subject is not None
-        when = self._bool_absence_pattern.search(sentence)
+        when = self._BOOL_ABSENCE.search(self._bools, sentence)
         if when is None:
             return False
         rest = re.sub(rf"^\W*(?:{re.escape(subject)})?", "", sentence[when.end():])
@@ -1153,9 +1164,9 @@ class _Reader:
             return False
         if self._bool_absence(sentence, text):
             return True
-        when = self._when_pattern.search(sentence)
+        when = self._WHEN.search(self._hosts, sentence)
         if when is None:
-            others = [m.group(0) for m in re.finditer(self.tensor, sentence)
+            others = [m.group(0) for m in name_matches(self.tensors, sentence)
                       if m.group(0) != subject]
             if others and re.search(r"shape|形状", sentence, re.I) and re.search(r"一致|相同|相等|broadcast", sentence):
                 self.rules.unread(self.api, text.line, subject, sentence, "it holds under a condition")
@@ -1163,7 +1174,7 @@ class _Reader:
             return False
         # "当reduction为none时，shape与self一致，当reduction为mean或sum时为[1]": each condition
         # governs the text up to the next one; "否则" after the last governs the rest.
-        whens = list(self._when_pattern.finditer(sentence))
+        whens = self._WHEN.finditer(self._hosts, sentence)
         read_any = False
         for k, when in enumerate(whens):
             stop = whens[k + 1].start() if k + 1 < len(whens) else len(sentence)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from typing import Callable, Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional
 
+from gen.parse.kept_patterns import compile_pattern
 from gen.parse.patterns import lazy_pattern
 
 _SPACE_RUN = lazy_pattern(r"\s+")
@@ -19,10 +20,13 @@ _SPACE_RUN = lazy_pattern(r"\s+")
 # line's words remove before reading them.
 MARKUP = lazy_pattern(r"<[^<>]+>")
 
-# re.compile, once per pattern for the whole run: the patterns made of an API's names (its
-# parameters, its functions) number in the hundreds per docs tree and overflowed re's own cache,
-# which then compiled them again on every use.
-compiled = functools.lru_cache(maxsize=None)(re.compile)
+
+@functools.lru_cache(maxsize=None)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """re.compile, once per pattern for the whole run (and kept between runs: gen.parse.kept_patterns):
+    the patterns made of an API's names (its parameters, its functions) number in the hundreds per
+    docs tree and overflowed re's own cache, which then compiled them again on every use."""
+    return compile_pattern(pattern, int(flags))
 
 
 def word_starts(text: str, word: str) -> Iterator[int]:
@@ -99,10 +103,3 @@ def substitute(text: str, found: Iterable[re.Match[str]], replace: Callable[[re.
         return text
     out.append(text[pos:])
     return "".join(out)
-
-
-def bounded(names: Sequence[str]) -> str:
-    """A pattern of any of `names` (longest first) not inside a longer ASCII identifier."""
-    if not names:
-        return r"(?!x)x"
-    return r"(?<![A-Za-z0-9_.])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])"
