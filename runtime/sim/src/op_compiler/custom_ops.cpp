@@ -7,6 +7,12 @@
 //                                  (and its backward, which scales backprop by the incoming gradient)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
+// and the byte-mask dropout operators no aclnn API computes (DropOutGenMaskV3, ops.cpp, draws the
+// masks: one UINT8 per element, nonzero kept):
+//   DropOutDoMaskV3                _dropout_with_byte_mask, dropout_with_byte_mask
+//   AxpyWithSoftmaxAndDropOutDoMask  npu_dropout_with_add_softmax
+//   DropoutWithMulsAndSoftmaxGrad  its backward
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -109,6 +115,167 @@ aclError ApplyAdamD(const OpCall& call) {
   });
 }
 
+// A byte mask of one UINT8 (or BOOL) per element of `elements`: its data, or the call's failure.
+aclError ByteMask(const OpCall& call, const Operand& operand, int64_t elements, const uint8_t** mask) {
+  const aclDataType dtype = operand.desc->dtype;
+  if (dtype != ACL_UINT8 && dtype != ACL_BOOL) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("mask of dtype ") + DTypeName(dtype) + " (UINT8 or BOOL, a byte per element)");
+  }
+  if (Elements(operand.desc->dims) != elements || static_cast<size_t>(elements) > operand.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "mask " + ListText(operand.desc->dims) + " does not hold one byte per element (" +
+                                                       std::to_string(elements) + ")");
+  }
+  *mask = static_cast<const uint8_t*>(operand.buffer->data);
+  return ACL_SUCCESS;
+}
+
+// The prototypes' required attributes alpha and input_keep_prob.
+aclError RequiredAttributes(const OpCall& call) {
+  for (const char* name : {"alpha", "input_keep_prob"}) {
+    if (!call.Has(name)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("the required attribute ") + name + " is not set");
+  }
+  return ACL_SUCCESS;
+}
+
+// A keep probability in [0, 1]: the attribute or host input op-plugin sets to 1 - p. At 0 (p = 1)
+// every element is dropped and the scale 1 / keep is never applied.
+aclError KeepProbability(const OpCall& call, double keep) {
+  if (keep >= 0 && keep <= 1) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "keep probability " + std::to_string(keep) + " is outside [0, 1]");
+}
+
+// The softmax axis of the attribute `name` (one axis, negative counted from the end) as the
+// outer, axis and inner extents of `dims`.
+struct SoftmaxAxis {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+aclError ReadSoftmaxAxis(const OpCall& call, const char* name, const std::vector<int64_t>& dims, SoftmaxAxis* axis) {
+  const std::vector<int64_t> axes = call.Ints(name, {-1});
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (axes.size() != 1 || axes[0] < -rank || axes[0] >= rank) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " = " + ListText(axes) +
+                                                      " is not one axis of " + ListText(dims) + " (one is modelled)");
+  }
+  const int64_t a = axes[0] < 0 ? axes[0] + rank : axes[0];
+  for (int64_t d = 0; d < rank; ++d) (d < a ? axis->outer : d == a ? axis->extent : axis->inner) *= dims[static_cast<size_t>(d)];
+  return ACL_SUCCESS;
+}
+
+// The operands a host kernel reads and writes as float, each of `dims`.
+aclError SameShapeFloats(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
+                         const std::vector<int64_t>& dims, std::vector<Floats>* floats) {
+  floats->resize(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (aclError s = FloatsOf(call, *operands[i], names[i], &(*floats)[i])) return s;
+    if (aclError s = Shape(call, *operands[i], names[i], dims)) return s;
+  }
+  return ACL_SUCCESS;
+}
+
+// DropOutDoMaskV3: x, its byte mask and keep_prob (a host scalar) -> y = x / keep_prob where the
+// mask is nonzero, 0 where it is 0 (DropOutDoMask's, with a byte per element).
+aclError DropOutDoMaskV3(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  double keep = 0;
+  if (aclError s = call.ConstFloat(2, "keep_prob", &keep)) return s;
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.outputs[0]}, {"x", "y"}, dims, &f)) return s;
+  const int64_t n = Elements(dims);
+  const uint8_t* mask = nullptr;
+  if (aclError s = ByteMask(call, call.inputs[1], n, &mask)) return s;
+  const float scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return Launch(call, [=] {
+    for (int64_t i = 0; i < n; ++i) f[1].Set(i, mask[i] ? f[0][i] * scale : 0.0f);
+  });
+}
+
+// AxpyWithSoftmaxAndDropOutDoMask: x1, x2 and a byte mask -> y1 = softmax(x1 + alpha * x2) along
+// `axis` (Axpy's x1 + alpha * x2), y2 = y1 dropped by the mask and scaled by 1 / input_keep_prob:
+// npu_dropout_with_add_softmax(self, x1, alpha, prob, dim), which torch_npu's own fallback
+// (contrib/function/fuse_add_softmax_dropout.py) writes as torch.add(x1, self, alpha=alpha),
+// softmax, dropout; op-plugin passes its x1 as x1 and self as x2.
+aclError AxpyWithSoftmaxAndDropOutDoMask(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  if (aclError s = RequiredAttributes(call)) return s;
+  const double keep = call.Float("input_keep_prob", 1.0f);
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.inputs[1], &call.outputs[0], &call.outputs[1]},
+                                   {"x1", "x2", "y1", "y2"}, dims, &f)) {
+    return s;
+  }
+  SoftmaxAxis axis;
+  if (aclError s = ReadSoftmaxAxis(call, "axis", dims, &axis)) return s;
+  const uint8_t* mask = nullptr;
+  if (aclError s = ByteMask(call, call.inputs[2], Elements(dims), &mask)) return s;
+  const float alpha = call.Float("alpha", 1.0f), scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return Launch(call, [=] {
+    std::vector<float> row(static_cast<size_t>(axis.extent));
+    for (int64_t o = 0; o < axis.outer; ++o) {
+      for (int64_t in = 0; in < axis.inner; ++in) {
+        const int64_t first = o * axis.extent * axis.inner + in;
+        float top = -INFINITY;
+        for (int64_t k = 0; k < axis.extent; ++k) {
+          const int64_t i = first + k * axis.inner;
+          row[static_cast<size_t>(k)] = f[0][i] + alpha * f[1][i];
+          top = std::max(top, row[static_cast<size_t>(k)]);
+        }
+        double sum = 0;
+        for (float& v : row) sum += (v = std::exp(v - top));
+        for (int64_t k = 0; k < axis.extent; ++k) {
+          const int64_t i = first + k * axis.inner;
+          const float softmax = static_cast<float>(row[static_cast<size_t>(k)] / sum);
+          f[2].Set(i, softmax);
+          f[3].Set(i, mask[i] ? softmax * scale : 0.0f);
+        }
+      }
+    }
+  });
+}
+
+// DropoutWithMulsAndSoftmaxGrad: y_grad (of y2), the forward's mask and softmax_output (y1) ->
+// x_grad, the gradient of AxpyWithSoftmaxAndDropOutDoMask's y2 with respect to x2 (the operand
+// alpha multiplies, torch_npu's self): g = y_grad masked and scaled by 1 / input_keep_prob,
+// x_grad = alpha * s * (g - sum(g * s)) along `axes` (softmax's derivative, times alpha).
+aclError DropoutWithMulsAndSoftmaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  if (aclError s = RequiredAttributes(call)) return s;
+  const double keep = call.Float("input_keep_prob", 1.0f);
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.inputs[2], &call.outputs[0]},
+                                   {"y_grad", "softmax_output", "x_grad"}, dims, &f)) {
+    return s;
+  }
+  SoftmaxAxis axis;
+  if (aclError s = ReadSoftmaxAxis(call, "axes", dims, &axis)) return s;
+  const uint8_t* mask = nullptr;
+  if (aclError s = ByteMask(call, call.inputs[1], Elements(dims), &mask)) return s;
+  const float alpha = call.Float("alpha", 1.0f), scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return Launch(call, [=] {
+    std::vector<float> g(static_cast<size_t>(axis.extent));
+    for (int64_t o = 0; o < axis.outer; ++o) {
+      for (int64_t in = 0; in < axis.inner; ++in) {
+        const int64_t first = o * axis.extent * axis.inner + in;
+        double dot = 0;
+        for (int64_t k = 0; k < axis.extent; ++k) {
+          const int64_t i = first + k * axis.inner;
+          g[static_cast<size_t>(k)] = mask[i] ? f[0][i] * scale : 0.0f;
+          dot += static_cast<double>(g[static_cast<size_t>(k)]) * f[1][i];
+        }
+        for (int64_t k = 0; k < axis.extent; ++k) {
+          const int64_t i = first + k * axis.inner;
+          f[2].Set(i, alpha * f[1][i] * static_cast<float>(g[static_cast<size_t>(k)] - dot));
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& CustomEntries() {
@@ -118,6 +285,11 @@ const std::vector<OpEntry>& CustomEntries() {
       {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack},
       {"SoftmaxCrossEntropyWithLogits", {}, SoftmaxCrossEntropyWithLogits},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
+      {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
+      {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
+       AxpyWithSoftmaxAndDropOutDoMask},
+      {"DropoutWithMulsAndSoftmaxGrad", {{"input_keep_prob", K::kFloat}, {"alpha", K::kFloat}, {"axes", K::kListInt}},
+       DropoutWithMulsAndSoftmaxGrad},
   };
   return entries;
 }

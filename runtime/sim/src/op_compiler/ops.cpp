@@ -5,6 +5,7 @@
 // tensors placed on the host). An attribute value the aclnn API cannot express is refused with
 // ACL_ERROR_OP_ATTR_NOT_MATCH naming it.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -70,6 +71,7 @@ using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTen
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
 using InplaceBernoulliTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t>;
+using InplaceBernoulliApi = Phase1<const aclTensor*, const aclScalar*, int64_t, int64_t>;
 using InplaceNormalApi = Phase1<const aclTensor*, float, float, int64_t, int64_t>;
 using InplaceUniformApi = Phase1<const aclTensor*, double, double, uint64_t, uint64_t>;
 using MultinomialApi = Phase1<const aclTensor*, int64_t, bool, int64_t, int64_t, aclTensor*>;
@@ -313,6 +315,38 @@ aclError StatelessDropOutGenMask(const OpCall& call) {
   if (o.status()) return o.status();
   const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
   return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
+}
+
+// DropOutGenMaskV3 (shape, prob; attributes seed, seed2): DropOutGenMask's draw with one byte per
+// element (1 kept, 0 dropped) where DropOutGenMask packs bits: torch_npu gives it a UINT8 y of the
+// shape's element count (npu_dropout_with_add_softmax, flat) or of the shape itself
+// (_dropout_with_byte_mask), which DropOutDoMaskV3 (mask UINT8 or BOOL) reads. prob is the
+// prototype family's keep probability (torch_npu sends 1 - p). The prototype is stateful: seed and
+// seed2 key the simulator's Philox stream, and every call draws further along it (a process-wide
+// offset), so two dropouts drop different elements, as a device's generator does; the bytes are the
+// simulator's stream, not a device's.
+aclError DropOutGenMaskV3(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> shape;
+  double keep = 0;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = call.ConstFloat(1, "prob", &keep)) return s;
+  if (!(keep >= 0 && keep <= 1)) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "prob " + std::to_string(keep) + " is outside [0, 1]");
+  if (Elements(call.outputs[0].desc->dims) != Elements(shape)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " does not hold one byte per element of shape " +
+                                                       ListText(shape));
+  }
+  if (call.outputs[0].desc->dtype != ACL_UINT8) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("y of dtype ") + DTypeName(call.outputs[0].desc->dtype) +
+                                                          " (the prototype's is UINT8)");
+  }
+  static std::atomic<int64_t> drawn{0};
+  const int64_t offset = drawn.fetch_add(Elements(shape));
+  const int64_t seed = call.Int("seed", 0) ^ static_cast<int64_t>(static_cast<uint64_t>(call.Int("seed2", 0)) << 32);
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceBernoulliApi>(call, "aclnnInplaceBernoulli", y, o.Scalar(keep, ACL_DOUBLE), seed, offset);
 }
 
 // The Philox key and counter of StatelessRandomNormalV2 and StatelessRandomUniformV2 (inputs
@@ -853,6 +887,7 @@ const std::vector<OpEntry>& Entries() {
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
       {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
+      {"DropOutGenMaskV3", {{"seed", AttrKind::kInt}, {"seed2", AttrKind::kInt}}, DropOutGenMaskV3},
       {"StatelessBernoulli", {{"dtype", AttrKind::kDataType}}, StatelessBernoulli},
       {"StatelessRandomNormalV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomNormal},
       {"StatelessRandomUniformV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomUniform},
@@ -914,6 +949,7 @@ ACLOP_SAME(aclnnInplaceUniform, InplaceUniformApi);
 ACLOP_SAME(aclnnMultinomial, MultinomialApi);
 ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
 ACLOP_SAME(aclnnInplaceBernoulliTensor, InplaceBernoulliTensorApi);
+ACLOP_SAME(aclnnInplaceBernoulli, InplaceBernoulliApi);
 ACLOP_SAME(aclnnInplaceScatter, InplaceScatterApi);
 ACLOP_SAME(aclnnConstantPadNd, PadApi);
 ACLOP_SAME(aclnnPermute, WithIntsApi);
