@@ -18,7 +18,10 @@ npu_giou_backward and npu_diou_backward as GIoUGrad and DIoUGrad, npu_nms_v4, np
 ROIAlign and ROIAlignGrad, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
-npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses) run
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses;
+npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
+npu_fast_gelu and its backward as FastGelu and FastGeluGrad, and npu_sign_bits_unpack, whose
+operators' READMEs list that chip where their aclnn pages do not) run
 through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
@@ -63,7 +66,7 @@ GROUPS = {
                                   "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
                                   "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
                                   "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
-                                  "npu_softmax_cross_entropy_with_logits",
+                                  "npu_softmax_cross_entropy_with_logits", "npu_dropout_with_add_softmax",
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
                                   "npu_apply_adam@nesterov", "fft_c2r_backward",
                                   "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
@@ -73,6 +76,11 @@ GROUPS = {
 # (aclnnRmsNormGradQuant).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
              "_npu_rms_norm_backward_quant"]
+# The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
+# the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack: Atlas 训练系列产品 √), and
+# the byte-mask dropout, aclop on every chip.
+ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack",
+             "npu_dropout_with_add_softmax"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
 
@@ -100,6 +108,10 @@ def test_custom_operators_in_low_precision_equal_their_cpu_reference(run_npu, dt
 
 def test_custom_operators_of_ascend950_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND950), env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
+    run_npu(check_script(ASCEND910), env={"ACLNN_SIM_SOC": "Ascend910"})
 
 
 def test_contrib_roi_align_module_trains_as_torchvision(run_npu):

@@ -282,7 +282,9 @@ const std::vector<OpEntry>& CustomEntries() {
   using K = AttrKind;
   static const std::vector<OpEntry> entries = {
       {"SignBitsPack", {{"size", K::kInt}}, SignBitsPack},
-      {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack},
+      // ops-math's sign_bits_unpack README lists Atlas training series products (Ascend910), which
+      // aclnnSignBitsUnpack's page leaves out; its pack's README does not.
+      {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack, true},
       {"SoftmaxCrossEntropyWithLogits", {}, SoftmaxCrossEntropyWithLogits},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
       {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
