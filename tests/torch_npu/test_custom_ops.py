@@ -20,7 +20,8 @@ npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, 
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
 npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses;
 npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
-npu_fast_gelu and its backward as FastGelu and FastGeluGrad, and npu_sign_bits_unpack, whose
+npu_fast_gelu and its backward as FastGelu and FastGeluGrad, npu_quantize as Quantize (through
+aclnnQuantize) and npu_sign_bits_unpack, whose
 operators' READMEs list that chip where their aclnn pages do not) run
 through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
@@ -77,9 +78,9 @@ GROUPS = {
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
              "_npu_rms_norm_backward_quant"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
-# the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack: Atlas 训练系列产品 √), and
-# the byte-mask dropout, aclop on every chip.
-ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack",
+# the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
+# √), and the byte-mask dropout, aclop on every chip.
+ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
              "npu_dropout_with_add_softmax"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
@@ -114,6 +115,20 @@ def test_custom_operators_of_ascend950_equal_their_cpu_reference(run_npu):
 
 def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND910), env={"ACLNN_SIM_SOC": "Ascend910"})
+
+
+def test_quantize_with_zero_points_on_ascend910(run_npu):
+    # op-plugin's acl_op npu_quantize (Ascend910) sends Quantize scales and zero points shaped
+    # [1, C] and axis 1 for axis -1; the README's round(x / scales + zero_points), saturated.
+    run_npu("""
+        x = torch.randn(4, 6) * 5
+        scales = torch.rand(6) + 0.3
+        for dtype, zero_dtype, low, high in ((torch.qint8, torch.int8, -128, 127), (torch.quint8, torch.uint8, 0, 255)):
+            zero = torch.randint(0, 4, (6,)).to(zero_dtype)
+            got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.npu(), dtype, -1).cpu()
+            want = torch.round(x / scales + zero.float()).clamp(low, high).to(got.dtype)
+            assert torch.equal(got, want), (dtype, got, want)
+    """, env={"ACLNN_SIM_SOC": "Ascend910"})
 
 
 def test_contrib_roi_align_module_trains_as_torchvision(run_npu):

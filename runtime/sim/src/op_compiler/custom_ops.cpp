@@ -5,6 +5,8 @@
 //   SignBitsUnpack                 npu_sign_bits_unpack                     aclnnSignBitsUnpack
 //   SoftmaxCrossEntropyWithLogits  npu_softmax_cross_entropy_with_logits    aclnnSoftmaxCrossEntropyWithLogits
 //                                  (and its backward, which scales backprop by the incoming gradient)
+//   Quantize                       npu_quantize (Ascend910: ops-nn's Quantize  aclnnQuantize
+//                                  README lists that chip, the API's page does not)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
 // and the byte-mask dropout operators no aclnn API computes (DropOutGenMaskV3, ops.cpp, draws the
@@ -15,8 +17,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "op_compiler/bridge.h"
@@ -34,6 +38,7 @@ using Phase1 = aclnnStatus (*)(Params..., uint64_t*, aclOpExecutor**);
 using SignBitsPackApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using SignBitsUnpackApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
 using SoftmaxCrossEntropyWithLogitsApi = Phase1<const aclTensor*, aclTensor*, aclTensor*, aclTensor*>;
+using QuantizeApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclDataType, int32_t, aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -69,6 +74,59 @@ aclError SoftmaxCrossEntropyWithLogits(const OpCall& call) {
   if (o.status()) return o.status();
   return Aclnn<SoftmaxCrossEntropyWithLogitsApi>(call, "aclnnSoftmaxCrossEntropyWithLogits", features, labels, loss,
                                                  backprop);
+}
+
+// Quantize: x, scales and optional zero_points -> y = round(x / scales + zero_points) in the
+// attribute dtype (a torch dtype's name, as op-plugin sets it), scales and zero_points one value per
+// element of x's dimension `axis` (op-plugin shapes them [1, ..., C]) or one in all: aclnnQuantize,
+// which takes them 1-D with a negative axis.
+aclError Quantize(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  static const std::pair<const char*, aclDataType> kDtypes[] = {
+      {"torch.qint8", ACL_INT8}, {"torch.quint8", ACL_UINT8}, {"torch.qint32", ACL_INT32}};
+  const std::string name = call.String("dtype", "");
+  auto dtype = std::find_if(std::begin(kDtypes), std::end(kDtypes), [&](const auto& d) { return name == d.first; });
+  if (dtype == std::end(kDtypes)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dtype = \"" + name + "\" is not modelled (torch.qint8, torch.quint8, "
+                                                  "torch.qint32)");
+  }
+  if (call.outputs[0].desc->dtype != dtype->second) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dtype = \"" + name + "\" is not y's " + DTypeName(call.outputs[0].desc->dtype));
+  }
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(dims.size()), axis = call.Int("axis", 1);
+  if (axis < -rank || axis >= rank) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is out of range for x " + ListText(dims));
+  }
+  const size_t at = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  // A parameter's values as aclnnQuantize's 1-D tensor: one in all, or one per element along axis.
+  auto flat = [&](const Operand& operand, std::vector<int64_t>* shape) -> bool {
+    const std::vector<int64_t>& p = operand.desc->dims;
+    const int64_t count = Elements(p);
+    *shape = {count};
+    if (count == 1) return true;
+    if (count != dims[at] || p.size() > dims.size()) return false;
+    // Its one dimension of extent C lines up with x's axis, counted from the end.
+    const size_t from_end = dims.size() - 1 - at;
+    return p.size() > from_end && p[p.size() - 1 - from_end] == count;
+  };
+  AclnnObjects o(call);
+  std::vector<int64_t> scale_shape, zero_shape;
+  if (!flat(call.inputs[1], &scale_shape)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "scales " + ListText(call.inputs[1].desc->dims) + " is not one value, or one per element of x " +
+                                                       ListText(dims) + " along axis " + std::to_string(axis));
+  }
+  const bool zero = call.inputs.size() == 3 && !Absent(call.inputs[2]);
+  if (zero && !flat(call.inputs[2], &zero_shape)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "zero_points " + ListText(call.inputs[2].desc->dims) + " is not one value, or one per element of x " +
+                                                       ListText(dims) + " along axis " + std::to_string(axis));
+  }
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scales = o.Tensor(call.inputs[1], "scales", scale_shape);
+  aclTensor* zero_points = zero ? o.Tensor(call.inputs[2], "zero_points", zero_shape) : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<QuantizeApi>(call, "aclnnQuantize", x, scales, zero_points, dtype->second, static_cast<int32_t>(at) - static_cast<int32_t>(rank), y);
 }
 
 // ApplyAdamD: TensorFlow's ApplyAdam, the formula of aclnnApplyAdam's page, as a host kernel:
@@ -286,6 +344,8 @@ const std::vector<OpEntry>& CustomEntries() {
       // aclnnSignBitsUnpack's page leaves out; its pack's README does not.
       {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack, true},
       {"SoftmaxCrossEntropyWithLogits", {}, SoftmaxCrossEntropyWithLogits},
+      // ops-nn's quantize README lists Atlas training series products (Ascend910).
+      {"Quantize", {{"dtype", K::kString}, {"axis", K::kInt}}, Quantize, true},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
       {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
       {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
@@ -301,3 +361,4 @@ const std::vector<OpEntry>& CustomEntries() {
 ACLOP_SAME(aclnnSignBitsPack, SignBitsPackApi);
 ACLOP_SAME(aclnnSignBitsUnpack, SignBitsUnpackApi);
 ACLOP_SAME(aclnnSoftmaxCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogitsApi);
+ACLOP_SAME(aclnnQuantize, QuantizeApi);
