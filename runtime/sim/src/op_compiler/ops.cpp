@@ -61,6 +61,7 @@ using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;   
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
 using InplaceFillScalarApi = Phase1<aclTensor*, const aclScalar*>;
 using OneHotApi = Phase1<const aclTensor*, int, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using BincountApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using MatmulApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*, int8_t>;
 using InplaceAddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*>;
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
@@ -600,6 +601,39 @@ aclError OneHotD(const OpCall& call) {
   return Aclnn<OneHotApi>(call, "aclnnOneHot", x, static_cast<int>(depth), on, off, call.Int("axis", -1), y);
 }
 
+// OneHot: OneHotD with depth an input (a host scalar): F.one_hot on Ascend910 and Ascend310P.
+aclError OneHot(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  std::vector<int64_t> depth;
+  if (aclError s = call.ConstInts(1, "depth", &depth)) return s;
+  if (depth.size() != 1 || depth[0] < 0 || depth[0] > INT32_MAX) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "depth " + ListText(depth) + " is not one non-negative int32");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* on = o.Tensor(call.inputs[2], "on_value");
+  aclTensor* off = o.Tensor(call.inputs[3], "off_value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<OneHotApi>(call, "aclnnOneHot", x, static_cast<int>(depth[0]), on, off, call.Int("axis", -1), y);
+}
+
+// Bincount (array, size, weights) -> bins: bins[array[i]] += weights[i] over bins of at least size
+// (ops-math's bincount README), torch.bincount on Ascend910 and Ascend310P, whose op-plugin passes
+// weights of ones without a caller's: aclnnBincount of the same formula, minlength size.
+aclError Bincount(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  if (size.size() != 1 || size[0] < 0) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "size " + ListText(size) + " is not one non-negative value");
+  AclnnObjects o(call);
+  aclTensor* array = o.Tensor(call.inputs[0], "array");
+  aclTensor* weights = o.Tensor(call.inputs[2], "weights");
+  aclTensor* bins = o.Tensor(call.outputs[0], "bins");
+  if (o.status()) return o.status();
+  return Aclnn<BincountApi>(call, "aclnnBincount", array, weights, size[0], bins);
+}
+
 // BatchMatMul / BatchMatMulV2: y = adj_x1(x1) @ adj_x2(x2) (+ bias, V2), the batch dimensions
 // broadcast; adj_x transposes the last two dimensions (a strided view). MatMul / MatMulV2 (op-plugin's
 // mm of a FLOAT weight in FRACTAL_NZ, which the bridge hands over in its plain layout) are the same
@@ -896,6 +930,8 @@ const std::vector<OpEntry>& Entries() {
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
+      {"OneHot", {{"axis", K::kInt}}, OneHot},
+      {"Bincount", {}, Bincount},
       {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
       {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
@@ -957,6 +993,7 @@ ACLOP_SAME(aclnnExpand, WithIntsApi);
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
 ACLOP_SAME(aclnnInplaceFillScalar, InplaceFillScalarApi);
 ACLOP_SAME(aclnnOneHot, OneHotApi);
+ACLOP_SAME(aclnnBincount, BincountApi);
 ACLOP_SAME(aclnnMatmul, MatmulApi);
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
 ACLOP_SAME(aclnnAdd, AddApi);
