@@ -117,6 +117,27 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND910), env={"ACLNN_SIM_SOC": "Ascend910"})
 
 
+# The operators op-plugin sends to aclop on Ascend310P that compute there: the RMS norms, whose ops-nn
+# READMEs list Atlas inference series products (and mark Atlas training series products, Ascend910,
+# unsupported: refused there, as below).
+ASCEND310P = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm"]
+
+
+def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
+    run_npu(check_script(ASCEND310P), env={"ACLNN_SIM_SOC": "Ascend310P"})
+
+
+def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
+    output = run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import check
+        print(check({ASCEND310P!r}, "float32"))
+    """, env={"ACLNN_SIM_SOC": "Ascend910", "ASCEND_LAUNCH_BLOCKING": "1"})
+    for op in ("RmsNorm", "RmsNormGrad", "AddRmsNorm"):
+        assert f"aclop {op}: not supported on Ascend910" in output, output
+
+
 def test_quantize_with_zero_points_on_ascend910(run_npu):
     # op-plugin's acl_op npu_quantize (Ascend910) sends Quantize scales and zero points shaped
     # [1, C] and axis 1 for axis -1; the README's round(x / scales + zero_points), saturated.

@@ -7,6 +7,9 @@
 //                                  (and its backward, which scales backprop by the incoming gradient)
 //   Quantize                       npu_quantize (Ascend910: ops-nn's Quantize  aclnnQuantize
 //                                  README lists that chip, the API's page does not)
+//   RmsNorm, RmsNormGrad,          npu_rms_norm, its backward, npu_add_rms_norm  aclnnRmsNorm, aclnnRmsNormGrad,
+//   AddRmsNorm                     (Ascend310P; their READMEs list it, not       aclnnAddRmsNorm
+//                                  Ascend910 or Ascend310B, which are refused)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
 // and the byte-mask dropout operators no aclnn API computes (DropOutGenMaskV3, ops.cpp, draws the
@@ -17,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <type_traits>
@@ -39,6 +43,11 @@ using SignBitsPackApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using SignBitsUnpackApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
 using SoftmaxCrossEntropyWithLogitsApi = Phase1<const aclTensor*, aclTensor*, aclTensor*, aclTensor*>;
 using QuantizeApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclDataType, int32_t, aclTensor*>;
+// (aclnnRmsNorm's and aclnnRmsNormGrad's pages declare their outputs const.)
+using RmsNormApi = Phase1<const aclTensor*, const aclTensor*, double, const aclTensor*, const aclTensor*>;
+using RmsNormGradApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                              const aclTensor*>;
+using AddRmsNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, double, aclTensor*, aclTensor*, aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -127,6 +136,59 @@ aclError Quantize(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<QuantizeApi>(call, "aclnnQuantize", x, scales, zero_points, dtype->second, static_cast<int32_t>(at) - static_cast<int32_t>(rank), y);
+}
+
+// The chips an operator's README marks unsupported (×) though an aclnn page of the same operation
+// lists them or not: the call is refused there, naming the README, as a device refuses it.
+aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_list<Soc> unsupported) {
+  Soc soc;
+  if (!SimulatedSoc(&soc)) return call.Fail(ACL_ERROR_INVALID_PARAM, "the simulated chip is not known");
+  if (std::find(unsupported.begin(), unsupported.end(), soc) == unsupported.end()) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_NOT_FOUND, std::string("not supported on ") + SocName(soc) + ": " + readme + " mark its product unsupported");
+}
+constexpr const char* kRmsNormReadme = "ops-nn's norm READMEs (rms_norm, rms_norm_grad, add_rms_norm)";
+
+// RmsNorm (x, gamma; epsilon) -> y, rstd.
+aclError RmsNorm(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 2)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* rstd = o.Tensor(call.outputs[1], "rstd");
+  if (o.status()) return o.status();
+  return Aclnn<RmsNormApi>(call, "aclnnRmsNorm", x, gamma, static_cast<double>(call.Float("epsilon", 1e-6f)), y, rstd);
+}
+
+// RmsNormGrad (dy, x, rstd, gamma) -> dx, dgamma.
+aclError RmsNormGrad(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 2)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  aclTensor* dy = o.Tensor(call.inputs[0], "dy");
+  aclTensor* x = o.Tensor(call.inputs[1], "x");
+  aclTensor* rstd = o.Tensor(call.inputs[2], "rstd");
+  aclTensor* gamma = o.Tensor(call.inputs[3], "gamma");
+  aclTensor* dx = o.Tensor(call.outputs[0], "dx");
+  aclTensor* dgamma = o.Tensor(call.outputs[1], "dgamma");
+  if (o.status()) return o.status();
+  return Aclnn<RmsNormGradApi>(call, "aclnnRmsNormGrad", dy, x, rstd, gamma, dx, dgamma);
+}
+
+// AddRmsNorm (x1, x2, gamma; epsilon) -> y, rstd, x (= x1 + x2).
+aclError AddRmsNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* gamma = o.Tensor(call.inputs[2], "gamma");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* rstd = o.Tensor(call.outputs[1], "rstd");
+  aclTensor* x = o.Tensor(call.outputs[2], "x");
+  if (o.status()) return o.status();
+  return Aclnn<AddRmsNormApi>(call, "aclnnAddRmsNorm", x1, x2, gamma, static_cast<double>(call.Float("epsilon", 1e-6f)), y, rstd, x);
 }
 
 // ApplyAdamD: TensorFlow's ApplyAdam, the formula of aclnnApplyAdam's page, as a host kernel:
@@ -346,6 +408,9 @@ const std::vector<OpEntry>& CustomEntries() {
       {"SoftmaxCrossEntropyWithLogits", {}, SoftmaxCrossEntropyWithLogits},
       // ops-nn's quantize README lists Atlas training series products (Ascend910).
       {"Quantize", {{"dtype", K::kString}, {"axis", K::kInt}}, Quantize, true},
+      {"RmsNorm", {{"epsilon", K::kFloat}}, RmsNorm, true},
+      {"RmsNormGrad", {}, RmsNormGrad, true},
+      {"AddRmsNorm", {{"epsilon", K::kFloat}}, AddRmsNorm, true},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
       {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
       {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
@@ -362,3 +427,6 @@ ACLOP_SAME(aclnnSignBitsPack, SignBitsPackApi);
 ACLOP_SAME(aclnnSignBitsUnpack, SignBitsUnpackApi);
 ACLOP_SAME(aclnnSoftmaxCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogitsApi);
 ACLOP_SAME(aclnnQuantize, QuantizeApi);
+ACLOP_SAME(aclnnRmsNorm, RmsNormApi);
+ACLOP_SAME(aclnnRmsNormGrad, RmsNormGradApi);
+ACLOP_SAME(aclnnAddRmsNorm, AddRmsNormApi);
