@@ -148,17 +148,24 @@ aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_
 }
 constexpr const char* kRmsNormReadme = "ops-nn's norm READMEs (rms_norm, rms_norm_grad, add_rms_norm)";
 
+// The call's inputs then outputs as aclnn tensors, named in that order (check o.status()).
+std::vector<aclTensor*> InputsThenOutputs(AclnnObjects& o, const OpCall& call, std::initializer_list<const char*> names) {
+  std::vector<aclTensor*> tensors;
+  auto name = names.begin();
+  for (const std::vector<Operand>* operands : {&call.inputs, &call.outputs}) {
+    for (const Operand& operand : *operands) tensors.push_back(o.Tensor(operand, *name++));
+  }
+  return tensors;
+}
+
 // RmsNorm (x, gamma; epsilon) -> y, rstd.
 aclError RmsNorm(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 2)) return s;
   if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
   AclnnObjects o(call);
-  aclTensor* x = o.Tensor(call.inputs[0], "x");
-  aclTensor* gamma = o.Tensor(call.inputs[1], "gamma");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* rstd = o.Tensor(call.outputs[1], "rstd");
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x", "gamma", "y", "rstd"});
   if (o.status()) return o.status();
-  return Aclnn<RmsNormApi>(call, "aclnnRmsNorm", x, gamma, static_cast<double>(call.Float("epsilon", 1e-6f)), y, rstd);
+  return Aclnn<RmsNormApi>(call, "aclnnRmsNorm", t[0], t[1], static_cast<double>(call.Float("epsilon", 1e-6f)), t[2], t[3]);
 }
 
 // RmsNormGrad (dy, x, rstd, gamma) -> dx, dgamma.
@@ -166,14 +173,9 @@ aclError RmsNormGrad(const OpCall& call) {
   if (aclError s = call.Arity(4, 4, 2)) return s;
   if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
   AclnnObjects o(call);
-  aclTensor* dy = o.Tensor(call.inputs[0], "dy");
-  aclTensor* x = o.Tensor(call.inputs[1], "x");
-  aclTensor* rstd = o.Tensor(call.inputs[2], "rstd");
-  aclTensor* gamma = o.Tensor(call.inputs[3], "gamma");
-  aclTensor* dx = o.Tensor(call.outputs[0], "dx");
-  aclTensor* dgamma = o.Tensor(call.outputs[1], "dgamma");
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"dy", "x", "rstd", "gamma", "dx", "dgamma"});
   if (o.status()) return o.status();
-  return Aclnn<RmsNormGradApi>(call, "aclnnRmsNormGrad", dy, x, rstd, gamma, dx, dgamma);
+  return Aclnn<RmsNormGradApi>(call, "aclnnRmsNormGrad", t[0], t[1], t[2], t[3], t[4], t[5]);
 }
 
 // AddRmsNorm (x1, x2, gamma; epsilon) -> y, rstd, x (= x1 + x2).
@@ -181,14 +183,10 @@ aclError AddRmsNorm(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 3)) return s;
   if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
   AclnnObjects o(call);
-  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
-  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
-  aclTensor* gamma = o.Tensor(call.inputs[2], "gamma");
-  aclTensor* y = o.Tensor(call.outputs[0], "y");
-  aclTensor* rstd = o.Tensor(call.outputs[1], "rstd");
-  aclTensor* x = o.Tensor(call.outputs[2], "x");
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x1", "x2", "gamma", "y", "rstd", "x"});
   if (o.status()) return o.status();
-  return Aclnn<AddRmsNormApi>(call, "aclnnAddRmsNorm", x1, x2, gamma, static_cast<double>(call.Float("epsilon", 1e-6f)), y, rstd, x);
+  return Aclnn<AddRmsNormApi>(call, "aclnnAddRmsNorm", t[0], t[1], t[2], static_cast<double>(call.Float("epsilon", 1e-6f)), t[3],
+                              t[4], t[5]);
 }
 
 // ApplyAdamD: TensorFlow's ApplyAdam, the formula of aclnnApplyAdam's page, as a host kernel:
@@ -311,6 +309,37 @@ aclError DropOutDoMaskV3(const OpCall& call) {
   });
 }
 
+// What AxpyWithSoftmaxAndDropOutDoMask and its gradient read alike: the required attributes alpha
+// and input_keep_prob, their float operands (each of the first's shape), the softmax axis of the
+// attribute `axis_attribute`, the byte mask (input `mask_input`); a row's elements are
+// first + k * axis.inner for k below axis.extent, ForEachRow giving each row's first.
+struct MaskedSoftmax {
+  std::vector<Floats> f;
+  SoftmaxAxis axis;
+  const uint8_t* mask = nullptr;
+  float alpha = 1, scale = 0;
+
+  template <typename Row>
+  void ForEachRow(Row row) const {
+    for (int64_t o = 0; o < axis.outer; ++o) {
+      for (int64_t in = 0; in < axis.inner; ++in) row(o * axis.extent * axis.inner + in);
+    }
+  }
+};
+aclError ReadMaskedSoftmax(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
+                           size_t mask_input, const char* axis_attribute, MaskedSoftmax* m) {
+  if (aclError s = RequiredAttributes(call)) return s;
+  const double keep = call.Float("input_keep_prob", 1.0f);
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = operands[0]->desc->dims;
+  if (aclError s = SameShapeFloats(call, operands, names, dims, &m->f)) return s;
+  if (aclError s = ReadSoftmaxAxis(call, axis_attribute, dims, &m->axis)) return s;
+  if (aclError s = ByteMask(call, call.inputs[mask_input], Elements(dims), &m->mask)) return s;
+  m->alpha = call.Float("alpha", 1.0f);
+  m->scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return ACL_SUCCESS;
+}
+
 // AxpyWithSoftmaxAndDropOutDoMask: x1, x2 and a byte mask -> y1 = softmax(x1 + alpha * x2) along
 // `axis` (Axpy's x1 + alpha * x2), y2 = y1 dropped by the mask and scaled by 1 / input_keep_prob:
 // npu_dropout_with_add_softmax(self, x1, alpha, prob, dim), which torch_npu's own fallback
@@ -318,41 +347,29 @@ aclError DropOutDoMaskV3(const OpCall& call) {
 // softmax, dropout; op-plugin passes its x1 as x1 and self as x2.
 aclError AxpyWithSoftmaxAndDropOutDoMask(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 2)) return s;
-  if (aclError s = RequiredAttributes(call)) return s;
-  const double keep = call.Float("input_keep_prob", 1.0f);
-  if (aclError s = KeepProbability(call, keep)) return s;
-  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
-  std::vector<Floats> f;
-  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.inputs[1], &call.outputs[0], &call.outputs[1]},
-                                   {"x1", "x2", "y1", "y2"}, dims, &f)) {
+  MaskedSoftmax m;
+  if (aclError s = ReadMaskedSoftmax(call, {&call.inputs[0], &call.inputs[1], &call.outputs[0], &call.outputs[1]},
+                                     {"x1", "x2", "y1", "y2"}, 2, "axis", &m)) {
     return s;
   }
-  SoftmaxAxis axis;
-  if (aclError s = ReadSoftmaxAxis(call, "axis", dims, &axis)) return s;
-  const uint8_t* mask = nullptr;
-  if (aclError s = ByteMask(call, call.inputs[2], Elements(dims), &mask)) return s;
-  const float alpha = call.Float("alpha", 1.0f), scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
-  return Launch(call, [=] {
-    std::vector<float> row(static_cast<size_t>(axis.extent));
-    for (int64_t o = 0; o < axis.outer; ++o) {
-      for (int64_t in = 0; in < axis.inner; ++in) {
-        const int64_t first = o * axis.extent * axis.inner + in;
-        float top = -INFINITY;
-        for (int64_t k = 0; k < axis.extent; ++k) {
-          const int64_t i = first + k * axis.inner;
-          row[static_cast<size_t>(k)] = f[0][i] + alpha * f[1][i];
-          top = std::max(top, row[static_cast<size_t>(k)]);
-        }
-        double sum = 0;
-        for (float& v : row) sum += (v = std::exp(v - top));
-        for (int64_t k = 0; k < axis.extent; ++k) {
-          const int64_t i = first + k * axis.inner;
-          const float softmax = static_cast<float>(row[static_cast<size_t>(k)] / sum);
-          f[2].Set(i, softmax);
-          f[3].Set(i, mask[i] ? softmax * scale : 0.0f);
-        }
+  return Launch(call, [m] {
+    std::vector<float> row(static_cast<size_t>(m.axis.extent));
+    m.ForEachRow([&](int64_t first) {
+      float top = -INFINITY;
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        row[static_cast<size_t>(k)] = m.f[0][i] + m.alpha * m.f[1][i];
+        top = std::max(top, row[static_cast<size_t>(k)]);
       }
-    }
+      double sum = 0;
+      for (float& v : row) sum += (v = std::exp(v - top));
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        const float softmax = static_cast<float>(row[static_cast<size_t>(k)] / sum);
+        m.f[2].Set(i, softmax);
+        m.f[3].Set(i, m.mask[i] ? softmax * m.scale : 0.0f);
+      }
+    });
   });
 }
 
@@ -362,37 +379,25 @@ aclError AxpyWithSoftmaxAndDropOutDoMask(const OpCall& call) {
 // x_grad = alpha * s * (g - sum(g * s)) along `axes` (softmax's derivative, times alpha).
 aclError DropoutWithMulsAndSoftmaxGrad(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
-  if (aclError s = RequiredAttributes(call)) return s;
-  const double keep = call.Float("input_keep_prob", 1.0f);
-  if (aclError s = KeepProbability(call, keep)) return s;
-  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
-  std::vector<Floats> f;
-  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.inputs[2], &call.outputs[0]},
-                                   {"y_grad", "softmax_output", "x_grad"}, dims, &f)) {
+  MaskedSoftmax m;
+  if (aclError s = ReadMaskedSoftmax(call, {&call.inputs[0], &call.inputs[2], &call.outputs[0]},
+                                     {"y_grad", "softmax_output", "x_grad"}, 1, "axes", &m)) {
     return s;
   }
-  SoftmaxAxis axis;
-  if (aclError s = ReadSoftmaxAxis(call, "axes", dims, &axis)) return s;
-  const uint8_t* mask = nullptr;
-  if (aclError s = ByteMask(call, call.inputs[1], Elements(dims), &mask)) return s;
-  const float alpha = call.Float("alpha", 1.0f), scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
-  return Launch(call, [=] {
-    std::vector<float> g(static_cast<size_t>(axis.extent));
-    for (int64_t o = 0; o < axis.outer; ++o) {
-      for (int64_t in = 0; in < axis.inner; ++in) {
-        const int64_t first = o * axis.extent * axis.inner + in;
-        double dot = 0;
-        for (int64_t k = 0; k < axis.extent; ++k) {
-          const int64_t i = first + k * axis.inner;
-          g[static_cast<size_t>(k)] = mask[i] ? f[0][i] * scale : 0.0f;
-          dot += static_cast<double>(g[static_cast<size_t>(k)]) * f[1][i];
-        }
-        for (int64_t k = 0; k < axis.extent; ++k) {
-          const int64_t i = first + k * axis.inner;
-          f[2].Set(i, alpha * f[1][i] * static_cast<float>(g[static_cast<size_t>(k)] - dot));
-        }
+  return Launch(call, [m] {
+    std::vector<float> g(static_cast<size_t>(m.axis.extent));
+    m.ForEachRow([&](int64_t first) {
+      double dot = 0;
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        g[static_cast<size_t>(k)] = m.mask[i] ? m.f[0][i] * m.scale : 0.0f;
+        dot += static_cast<double>(g[static_cast<size_t>(k)]) * m.f[1][i];
       }
-    }
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        m.f[2].Set(i, m.alpha * m.f[1][i] * static_cast<float>(g[static_cast<size_t>(k)] - dot));
+      }
+    });
   });
 }
 
