@@ -117,10 +117,11 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND910), env={"ACLNN_SIM_SOC": "Ascend910"})
 
 
-# The operators op-plugin sends to aclop on Ascend310P that compute there: the RMS norms, whose ops-nn
-# READMEs list Atlas inference series products (and mark Atlas training series products, Ascend910,
-# unsupported: refused there, as below).
-ASCEND310P = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm"]
+# The operators op-plugin sends to aclop on Ascend310P that compute there: the RMS norms, AddLayerNorm
+# and DeepNorm, whose ops-nn READMEs list Atlas inference series products (and mark Atlas training
+# series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
+ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward"]
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
@@ -132,9 +133,9 @@ def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
         import sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from custom_ops_sweep import check
-        print(check({ASCEND310P!r}, "float32"))
+        print(check({ASCEND310P_NORMS!r}, "float32"))
     """, env={"ACLNN_SIM_SOC": "Ascend910", "ASCEND_LAUNCH_BLOCKING": "1"})
-    for op in ("RmsNorm", "RmsNormGrad", "AddRmsNorm"):
+    for op in ("RmsNorm", "RmsNormGrad", "AddRmsNorm", "AddLayerNorm", "DeepNorm"):
         assert f"aclop {op}: not supported on Ascend910" in output, output
 
 

@@ -7,8 +7,9 @@
 //                                  (and its backward, which scales backprop by the incoming gradient)
 //   Quantize                       npu_quantize (Ascend910: ops-nn's Quantize  aclnnQuantize
 //                                  README lists that chip, the API's page does not)
-//   RmsNorm, RmsNormGrad,          npu_rms_norm, its backward, npu_add_rms_norm  aclnnRmsNorm, aclnnRmsNormGrad,
-//   AddRmsNorm                     (Ascend310P; their READMEs list it, not       aclnnAddRmsNorm
+//   RmsNorm, RmsNormGrad,          npu_rms_norm, its backward, npu_add_rms_norm, aclnnRmsNorm, aclnnRmsNormGrad,
+//   AddRmsNorm, AddLayerNorm,      npu_add_layer_norm, npu_deep_norm              aclnnAddRmsNorm, aclnnAddLayerNorm,
+//   DeepNorm                       (Ascend310P; their READMEs list it, not       aclnnDeepNorm
 //                                  Ascend910 or Ascend310B, which are refused)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
@@ -48,6 +49,10 @@ using RmsNormApi = Phase1<const aclTensor*, const aclTensor*, double, const aclT
 using RmsNormGradApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
                               const aclTensor*>;
 using AddRmsNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, double, aclTensor*, aclTensor*, aclTensor*>;
+using AddLayerNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, bool,
+                               const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*>;
+using DeepNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, double, const aclTensor*,
+                           const aclTensor*, const aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -147,6 +152,7 @@ aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_
   return call.Fail(ACL_ERROR_OP_NOT_FOUND, std::string("not supported on ") + SocName(soc) + ": " + readme + " mark its product unsupported");
 }
 constexpr const char* kRmsNormReadme = "ops-nn's norm READMEs (rms_norm, rms_norm_grad, add_rms_norm)";
+constexpr const char* kLayerNormReadme = "ops-nn's add_layer_norm and deep_norm READMEs";
 
 // The call's inputs then outputs as aclnn tensors, named in that order (check o.status()).
 std::vector<aclTensor*> InputsThenOutputs(AclnnObjects& o, const OpCall& call, std::initializer_list<const char*> names) {
@@ -187,6 +193,41 @@ aclError AddRmsNorm(const OpCall& call) {
   if (o.status()) return o.status();
   return Aclnn<AddRmsNormApi>(call, "aclnnAddRmsNorm", t[0], t[1], t[2], static_cast<double>(call.Float("epsilon", 1e-6f)), t[3],
                               t[4], t[5]);
+}
+
+// AddLayerNorm (x1, x2, gamma, beta and an optional bias; epsilon, additional_output) -> y, mean,
+// rstd, x (= x1 + x2 (+ bias)).
+aclError AddLayerNorm(const OpCall& call) {
+  if (aclError s = call.Arity(4, 5, 4)) return s;
+  if (aclError s = OnReadmeChips(call, kLayerNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  const bool bias = call.inputs.size() == 5 && !Absent(call.inputs[4]);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* gamma = o.Tensor(call.inputs[2], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[3], "beta");
+  aclTensor* bias_tensor = bias ? o.Tensor(call.inputs[4], "bias") : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* rstd = o.Tensor(call.outputs[2], "rstd");
+  aclTensor* x = o.Tensor(call.outputs[3], "x");
+  if (o.status()) return o.status();
+  return Aclnn<AddLayerNormApi>(call, "aclnnAddLayerNorm", x1, x2, gamma, beta, bias_tensor,
+                                static_cast<double>(call.Float("epsilon", 1e-5f)), call.Bool("additional_output", false), y, mean,
+                                rstd, x);
+}
+
+// DeepNorm (x, gx, beta, gamma; alpha, epsilon) -> mean, rstd, y = LayerNorm(x * alpha + gx).
+aclError DeepNorm(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 3)) return s;
+  if (aclError s = OnReadmeChips(call, kLayerNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  // No prototype on hand gives alpha's default: a call without it is refused.
+  if (!call.Has("alpha")) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute alpha is not set");
+  AclnnObjects o(call);
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x", "gx", "beta", "gamma", "mean", "rstd", "y"});
+  if (o.status()) return o.status();
+  return Aclnn<DeepNormApi>(call, "aclnnDeepNorm", t[0], t[1], t[2], t[3], static_cast<double>(call.Float("alpha", 0.0f)),
+                            static_cast<double>(call.Float("epsilon", 1e-6f)), t[4], t[5], t[6]);
 }
 
 // ApplyAdamD: TensorFlow's ApplyAdam, the formula of aclnnApplyAdam's page, as a host kernel:
@@ -416,6 +457,8 @@ const std::vector<OpEntry>& CustomEntries() {
       {"RmsNorm", {{"epsilon", K::kFloat}}, RmsNorm, true},
       {"RmsNormGrad", {}, RmsNormGrad, true},
       {"AddRmsNorm", {{"epsilon", K::kFloat}}, AddRmsNorm, true},
+      {"AddLayerNorm", {{"epsilon", K::kFloat}, {"additional_output", K::kBool}}, AddLayerNorm, true},
+      {"DeepNorm", {{"alpha", K::kFloat}, {"epsilon", K::kFloat}}, DeepNorm, true},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
       {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
       {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
@@ -435,3 +478,5 @@ ACLOP_SAME(aclnnQuantize, QuantizeApi);
 ACLOP_SAME(aclnnRmsNorm, RmsNormApi);
 ACLOP_SAME(aclnnRmsNormGrad, RmsNormGradApi);
 ACLOP_SAME(aclnnAddRmsNorm, AddRmsNormApi);
+ACLOP_SAME(aclnnAddLayerNorm, AddLayerNormApi);
+ACLOP_SAME(aclnnDeepNorm, DeepNormApi);

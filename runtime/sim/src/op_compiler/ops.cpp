@@ -902,7 +902,8 @@ const std::vector<OpEntry>& Entries() {
       {"Identity", {}, RunIdentity},
       {"Swish", {{"scale", K::kFloat}}, Swish},
       {"Mish", {}, [](const OpCall& c) { return Elementwise(c, "aclnnMish"); }},
-      {"SwishGrad", {{"scale", K::kFloat}}, SwishGrad},
+      // ops-nn's swish_grad README lists every product, aclnnSiluBackward's page not Ascend310P.
+      {"SwishGrad", {{"scale", K::kFloat}}, SwishGrad, true},
       {"MishGrad", {}, [](const OpCall& c) { return ActivationGrad(c, "aclnnMishBackward", 3); }},
       {"ArgMaxWithValue", {{"dimension", K::kInt}, {"keep_dims", K::kBool}},
        [](const OpCall& c) { return ArgWithValue(c, "aclnnMaxDim"); }},
