@@ -19,7 +19,7 @@ for p in (0.0, 0.25, 0.6):
     y, mask = y.cpu(), mask.cpu()
     assert mask.dtype == torch.uint8 and mask.shape == x.shape, (mask.dtype, mask.shape)
     assert set(mask.unique().tolist()) <= {{0, 1}}, mask.unique()
-    # 16,384 draws: the kept fraction's standard deviation is below 0.004.
+    # 16,384 draws: the kept fraction's standard deviation is below 0.004 (5 of them: 0.02).
     assert abs(mask.float().mean().item() - keep) < 0.02, (p, mask.float().mean())
     want = torch.where(mask.bool(), x.float() / keep, 0.0)
     assert torch.allclose(y.float(), want, rtol=tol, atol=tol), (p, (y.float() - want).abs().max())
@@ -42,18 +42,22 @@ assert torch.equal(torch.ops.npu.dropout_with_byte_mask(x.npu(), 0.25, False).cp
 """)
 
 
-@pytest.mark.parametrize("dtype, tol", [("torch.float32", 1e-5), ("torch.float16", 2e-3)])
-def test_dropout_with_add_softmax(run_npu, dtype, tol):
+@pytest.mark.parametrize("dtype, tol, shape", [("torch.float32", 1e-5, (2, 3, 16, 32)), ("torch.float16", 2e-3, (2, 3, 16, 32)),
+                                              ("torch.bfloat16", 2e-2, (2, 3, 16, 32)), ("torch.float32", 1e-5, (5, 3, 43))])
+def test_dropout_with_add_softmax(run_npu, dtype, tol, shape):
+    # torch_npu's mask is flat, its length the element count rounded up to a multiple of 128 (645
+    # elements: 768 bytes); element i's byte is at i.
     run_npu(f"""
 dtype, tol = {dtype}, {tol}
-scores, bias = torch.randn(2, 3, 16, 32).to(dtype), torch.randn(2, 3, 16, 32).to(dtype)
-for p, dim, alpha in ((0.0, -1, 0.5), (0.3, -1, 0.125), (0.5, 2, 2.0)):
+scores, bias = torch.randn(*{shape}).to(dtype), torch.randn(*{shape}).to(dtype)
+for p, dim, alpha in ((0.0, -1, 0.5), (0.3, -1, 0.125), (0.5, 1, 2.0)):
     sn, bn = scores.npu().requires_grad_(), bias.npu().requires_grad_()
     mask, softmax, y = torch_npu.npu_dropout_with_add_softmax(sn, bn, alpha, p, dim)
     mask = mask.cpu()
-    assert mask.dtype == torch.uint8 and mask.numel() == scores.numel(), (mask.dtype, mask.shape)
-    assert abs(mask.float().mean().item() - (1 - p)) < 0.05, (p, mask.float().mean())
-    kept = mask.reshape(scores.shape).float()
+    assert mask.dtype == torch.uint8 and mask.numel() == (scores.numel() + 127) // 128 * 128, (mask.dtype, mask.shape)
+    kept = mask[:scores.numel()].reshape(scores.shape).float()
+    # Within 5 standard deviations of the kept fraction (the draws follow earlier calls in the process).
+    assert abs(kept.mean().item() - (1 - p)) <= 5 * (p * (1 - p) / kept.numel()) ** 0.5, (p, kept.mean())
     # torch_npu's own fallback (contrib/function/fuse_add_softmax_dropout.py): softmax(bias + alpha
     # * scores) along dim, then dropout.
     sc = scores.float().clone().requires_grad_()

@@ -274,13 +274,14 @@ aclError ApplyAdamD(const OpCall& call) {
   });
 }
 
-// A byte mask of one UINT8 (or BOOL) per element of `elements`: its data, or the call's failure.
+// A byte mask of one UINT8 (or BOOL) per element of `elements` (padded as DropOutGenMaskV3's may
+// be): its data, or the call's failure.
 aclError ByteMask(const OpCall& call, const Operand& operand, int64_t elements, const uint8_t** mask) {
   const aclDataType dtype = operand.desc->dtype;
   if (dtype != ACL_UINT8 && dtype != ACL_BOOL) {
     return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("mask of dtype ") + DTypeName(dtype) + " (UINT8 or BOOL, a byte per element)");
   }
-  if (Elements(operand.desc->dims) != elements || static_cast<size_t>(elements) > operand.buffer->size) {
+  if (!ByteMaskLength(Elements(operand.desc->dims), elements) || static_cast<size_t>(elements) > operand.buffer->size) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "mask " + ListText(operand.desc->dims) + " does not hold one byte per element (" +
                                                        std::to_string(elements) + ")");
   }

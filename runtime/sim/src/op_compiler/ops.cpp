@@ -320,8 +320,10 @@ aclError StatelessDropOutGenMask(const OpCall& call) {
 
 // DropOutGenMaskV3 (shape, prob; attributes seed, seed2): DropOutGenMask's draw with one byte per
 // element (1 kept, 0 dropped) where DropOutGenMask packs bits: torch_npu gives it a UINT8 y of the
-// shape's element count (npu_dropout_with_add_softmax, flat) or of the shape itself
-// (_dropout_with_byte_mask), which DropOutDoMaskV3 (mask UINT8 or BOOL) reads. prob is the
+// shape itself (_dropout_with_byte_mask) or flat, its length the element count rounded up to a
+// multiple of 128 (npu_dropout_with_add_softmax: 128 bytes for 30 elements, 256 for 150, 768 for
+// 645, seen), element i's byte at i; DropOutDoMaskV3 (mask UINT8 or BOOL) and
+// AxpyWithSoftmaxAndDropOutDoMask read them. The padding bytes are drawn too; nothing reads them. prob is the
 // prototype family's keep probability (torch_npu sends 1 - p). The prototype is stateful: seed and
 // seed2 key the simulator's Philox stream, and every call draws further along it (a process-wide
 // offset), so two dropouts drop different elements, as a device's generator does; the bytes are the
@@ -333,16 +335,16 @@ aclError DropOutGenMaskV3(const OpCall& call) {
   if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
   if (aclError s = call.ConstFloat(1, "prob", &keep)) return s;
   if (!(keep >= 0 && keep <= 1)) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "prob " + std::to_string(keep) + " is outside [0, 1]");
-  if (Elements(call.outputs[0].desc->dims) != Elements(shape)) {
+  if (!ByteMaskLength(Elements(call.outputs[0].desc->dims), Elements(shape))) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " does not hold one byte per element of shape " +
-                                                       ListText(shape));
+                                                       ListText(shape) + " (or that count rounded up to a multiple of 128)");
   }
   if (call.outputs[0].desc->dtype != ACL_UINT8) {
     return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("y of dtype ") + DTypeName(call.outputs[0].desc->dtype) +
                                                           " (the prototype's is UINT8)");
   }
   static std::atomic<int64_t> drawn{0};
-  const int64_t offset = drawn.fetch_add(Elements(shape));
+  const int64_t offset = drawn.fetch_add(Elements(call.outputs[0].desc->dims));
   const int64_t seed = call.Int("seed", 0) ^ static_cast<int64_t>(static_cast<uint64_t>(call.Int("seed2", 0)) << 32);
   AclnnObjects o(call);
   aclTensor* y = o.Tensor(call.outputs[0], "y");
