@@ -370,14 +370,15 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     def lstm(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
              batch_first: bool) -> Any:
         """aclnnLSTM's (output, hy, cy, then the lists i, j, f, o, h, c, tanh(c)): output, hy and cy
-        aten's lstm's; the lists _rnn_steps' (only h and c unless train)."""
+        aten's lstm's; the lists _rnn_steps' while training, none otherwise (the page: "当train=False时，
+        无输出值", for every list)."""
         import torch
 
         h0 = list(hx) if hx else [_zero_state(input, params, num_layers, bidirectional, batch_first)] * 2
         output, hy, cy = torch.lstm(input, h0, list(params), has_bias, num_layers, 0.0, train, bidirectional,
                                     batch_first)
         saved = _rnn_steps("lstm", input, params, h0, has_bias, num_layers, bidirectional, batch_first)
-        return (output, hy, cy, *(s if train or k in (4, 5) else [] for k, s in enumerate(saved)))
+        return (output, hy, cy, *(s if train else [] for s in saved))
 
     @staticmethod
     def linear_online_max_sum(input: Any, weight: Any, target: Any, vocab_start: int, vocab_end: int) -> Any:

@@ -18,7 +18,11 @@ npu_giou_backward and npu_diou_backward as GIoUGrad and DIoUGrad, npu_nms_v4, np
 ROIAlign and ROIAlignGrad, npu_deformable_conv2d as DeformableOffsets and Conv2D,
 npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
-npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses) run
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses;
+npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
+npu_fast_gelu and its backward as FastGelu and FastGeluGrad, npu_quantize as Quantize (through
+aclnnQuantize) and npu_sign_bits_unpack, whose
+operators' READMEs list that chip where their aclnn pages do not) run
 through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
@@ -63,7 +67,7 @@ GROUPS = {
                                   "npu_pad", "npu_stride_copy", "npu_view_copy", "npu_dropout_do_mask",
                                   "npu_dropout_backward", "kl_div_target_backward", "npu_max_backward",
                                   "npu_min_backward", "npu_scatter", "npu_sign_bits_pack", "npu_sign_bits_unpack",
-                                  "npu_softmax_cross_entropy_with_logits",
+                                  "npu_softmax_cross_entropy_with_logits", "npu_dropout_with_add_softmax",
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
                                   "npu_apply_adam@nesterov", "fft_c2r_backward",
                                   "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
@@ -73,8 +77,15 @@ GROUPS = {
 # (aclnnRmsNormGradQuant).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
              "_npu_rms_norm_backward_quant"]
+# The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
+# the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
+# √), and the byte-mask dropout, aclop on every chip.
+ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
+             "npu_dropout_with_add_softmax"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
+# The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
+LOW_PRECISION_ONLY = ["npu_interleave_rope"]
 
 
 def check_script(names: list[str], dtype: str = "float32") -> str:
@@ -94,12 +105,52 @@ def test_custom_operators_equal_their_cpu_reference(run_npu, group):
 
 @pytest.mark.parametrize("dtype", NOT_IN)
 def test_custom_operators_in_low_precision_equal_their_cpu_reference(run_npu, dtype):
-    names = [name for group in GROUPS.values() for name in group if name not in NOT_IN[dtype]]
+    names = [name for group in GROUPS.values() for name in group if name not in NOT_IN[dtype]] + LOW_PRECISION_ONLY
     run_npu(check_script(names, dtype))
 
 
 def test_custom_operators_of_ascend950_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND950), env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
+    run_npu(check_script(ASCEND910), env={"ACLNN_SIM_SOC": "Ascend910"})
+
+
+# The operators op-plugin sends to aclop on Ascend310P that compute there: the RMS norms, AddLayerNorm
+# and DeepNorm, whose ops-nn READMEs list Atlas inference series products (and mark Atlas training
+# series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
+ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward"]
+
+
+def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
+    run_npu(check_script(ASCEND310P), env={"ACLNN_SIM_SOC": "Ascend310P"})
+
+
+def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
+    output = run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import check
+        print(check({ASCEND310P_NORMS!r}, "float32"))
+    """, env={"ACLNN_SIM_SOC": "Ascend910", "ASCEND_LAUNCH_BLOCKING": "1"})
+    for op in ("RmsNorm", "RmsNormGrad", "AddRmsNorm", "AddLayerNorm", "DeepNorm"):
+        assert f"aclop {op}: not supported on Ascend910" in output, output
+
+
+def test_quantize_with_zero_points_on_ascend910(run_npu):
+    # op-plugin's acl_op npu_quantize (Ascend910) sends Quantize scales and zero points shaped
+    # [1, C] and axis 1 for axis -1; the README's round(x / scales + zero_points), saturated.
+    run_npu("""
+        x = torch.randn(4, 6) * 5
+        scales = torch.rand(6) + 0.3
+        for dtype, zero_dtype, low, high in ((torch.qint8, torch.int8, -128, 127), (torch.quint8, torch.uint8, 0, 255)):
+            zero = torch.randint(0, 4, (6,)).to(zero_dtype)
+            got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.npu(), dtype, -1).cpu()
+            want = torch.round(x / scales + zero.float()).clamp(low, high).to(got.dtype)
+            assert torch.equal(got, want), (dtype, got, want)
+    """, env={"ACLNN_SIM_SOC": "Ascend910"})
 
 
 def test_contrib_roi_align_module_trains_as_torchvision(run_npu):

@@ -102,3 +102,30 @@ for batch_first in (False, True):
         check("GRU, one output's loss", torch.float32, 1e-4, [("input grad", xn.grad, xc.grad)] +
               [("grad " + n, p.grad, q.grad) for (n, p), (_, q) in zip(npu.named_parameters(), cpu.named_parameters())])
 """)
+
+
+def test_rnn_inference(run_npu):
+    # A module in eval mode calls aclnnLSTM and aclnnGRU with train false: op-plugin then passes no
+    # gate lists (NULL) and, for an LSTM, hOut and cOut lists of 0-d placeholders, which the pages
+    # say get no value; output and final states are computed as in training.
+    run_npu(COMPARE + """
+for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 2e-2)):
+    compare("LSTM eval", lambda: torch.nn.LSTM(4, 5).eval(), (3, 2, 4), [], dtype, tol, backward=False)
+    compare("LSTM eval with hx, batch_first", lambda: torch.nn.LSTM(4, 5, batch_first=True).eval(), (2, 3, 4),
+            [(1, 2, 5), (1, 2, 5)], dtype, tol, backward=False)
+    compare("GRU eval, 2 layers", lambda: torch.nn.GRU(4, 5, 2).eval(), (3, 2, 4), [(2, 2, 5)], dtype, tol,
+            backward=False)
+# Under torch.no_grad as a serving loop runs it, one step at a time.
+torch.manual_seed(0)
+cpu = torch.nn.LSTM(4, 5).eval()
+npu = torch.nn.LSTM(4, 5).npu().eval()
+npu.load_state_dict(cpu.state_dict())
+x = torch.randn(6, 2, 4)
+with torch.no_grad():
+    state_c = state_n = None
+    for t in range(6):
+        yc, state_c = cpu(x[t:t + 1], state_c)
+        yn, state_n = npu(x[t:t + 1].npu(), state_n)
+        check("LSTM eval step %d" % t, torch.float32, 1e-5, [("output", yn, yc), ("h", state_n[0], state_c[0]),
+                                                              ("c", state_n[1], state_c[1])])
+""")

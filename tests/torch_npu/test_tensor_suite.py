@@ -5,6 +5,7 @@ default tolerances), on the default chip and on Ascend910 (where op-plugin sends
 SUITE = """
     import sys
     import numpy as np
+    import torch.nn.functional as F
     from torch_npu.testing.testcase import TestCase, run_tests
     from torch_npu.testing.common_utils import create_common_tensor
 
@@ -46,6 +47,17 @@ SUITE = """
             index = torch.tensor([3, 0, 2, 0])
             self.assertRtolEqual(cpu_i[index].numpy(), npu_i[index.npu()].cpu().numpy())
 
+        def test_one_hot_and_bincount(self):
+            # Ascend910: aclop OneHot (depth a host input) and Bincount (op-plugin's weights of ones
+            # without the caller's), by aclnnOneHot and aclnnBincount.
+            labels = torch.tensor([0, 3, 1, 3, 2, 6])
+            self.assertRtolEqual(F.one_hot(labels, 8).numpy(), F.one_hot(labels.npu(), 8).cpu().numpy())
+            self.assertRtolEqual(F.one_hot(labels).numpy(), F.one_hot(labels.npu()).cpu().numpy())
+            weights = torch.tensor([0.5, 1.0, 2.0, 0.25, -1.0, 3.0])
+            self.assertRtolEqual(torch.bincount(labels).numpy(), torch.bincount(labels.npu()).cpu().numpy())
+            self.assertRtolEqual(torch.bincount(labels.int(), weights, minlength=9).numpy(),
+                                 torch.bincount(labels.int().npu(), weights.npu(), minlength=9).cpu().numpy())
+
     sys.argv = [sys.argv[0], "-v"]
     run_tests()
 """
@@ -53,12 +65,12 @@ SUITE = """
 
 def test_tensor_operators_on_the_default_chip(run_npu):
     output = run_npu(SUITE)
-    assert "Ran 4 tests" in output and "OK" in output, output
+    assert "Ran 5 tests" in output and "OK" in output, output
 
 
 def test_tensor_operators_through_aclop_on_ascend910(run_npu):
     output = run_npu(SUITE, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert "Ran 4 tests" in output and "OK" in output, output
+    assert "Ran 5 tests" in output and "OK" in output, output
 
 
 # Default chip only: on Ascend910 op-plugin's aclop path makes the scalar a tensor of its own dtype

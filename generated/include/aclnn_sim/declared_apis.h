@@ -971,6 +971,9 @@
 #include "aclnnop/aclnn_inplace_masked_scatter.h"
 #define ACLNN_DECLARES_aclnnInplaceMaskedScatter 1
 
+#include "aclnnop/aclnn_interleave_rope.h"
+#define ACLNN_DECLARES_aclnnInterleaveRope 1
+
 #include "aclnnop/aclnn_inverse.h"
 #define ACLNN_DECLARES_aclnnInverse 1
 

@@ -543,12 +543,12 @@ struct RnnFamily {
 // rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
 struct RotaryFamily {
   struct Op {
-    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary };
+    enum : int8_t { kRotary, kRotaryGrad, kApplyRotary, kInterleaveRope };
   };
   struct Role {
     enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
   };
-  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary" };
+  static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary", "interleave_rope" };
 };
 
 // sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.

@@ -597,7 +597,21 @@ std::string Undocumented(const std::string& type) {
   static const std::string kAngle =
       ": the unit and sense of its boxes' angle (degrees or radians) are not documented (torch_npu's docstrings name the "
       "field \"angle\" only)";
+  // The float-status operators read and clear the device's floating-point overflow register, set
+  // by whatever kernel overflowed in saturation mode; the simulator's kernels compute IEEE
+  // infinities and NaNs (the mode aclrtGetDeviceSatMode and torch_npu's is_support_inf_nan report,
+  // so its GradScaler checks gradients with aclnnForeachNonFiniteCheckAndUnscale) and keep no
+  // such register: answering "no overflow" would be a guess.
+  static const std::string kFloatStatus =
+      ": it reads or clears the device's floating-point overflow register, which the simulator does not keep (its kernels "
+      "compute IEEE infinities and NaNs, ACL_RT_OVERFLOW_MODE_INFNAN: check tensors with torch.isfinite, or let "
+      "GradScaler use aclnnForeachNonFiniteCheckAndUnscale as it does on this device)";
   static const std::map<std::string, std::string> kWhy = {
+      {"NPUAllocFloatStatus", kFloatStatus},
+      {"NPUGetFloatStatus", kFloatStatus},
+      {"NPUGetFloatStatusV2", kFloatStatus},
+      {"NPUClearFloatStatus", kFloatStatus},
+      {"NPUClearFloatStatusV2", kFloatStatus},
       {"RotatedIou", kAngle},
       {"RotatedOverlaps", kAngle},
       {"RotatedNMS", kAngle},

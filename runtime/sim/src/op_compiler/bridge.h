@@ -44,6 +44,12 @@ inline bool Absent(const Operand& operand) {
   return operand.desc->dtype == ACL_DT_UNDEFINED && operand.desc->format == ACL_FORMAT_UNDEFINED;
 }
 
+// A byte-per-element dropout mask's length for `elements` elements: their count, or (flat, as
+// torch_npu allocates npu_dropout_with_add_softmax's) that count rounded up to a multiple of 128.
+inline bool ByteMaskLength(int64_t length, int64_t elements) {
+  return length == elements || (elements > 0 && length == (elements + 127) / 128 * 128);
+}
+
 // What an attribute of a prototype holds: the OpAttrValue alternative aclopSetAttr* stores.
 enum class AttrKind { kBool, kInt, kFloat, kString, kDataType, kListBool, kListInt, kListFloat, kListListInt };
 

@@ -5,12 +5,27 @@
 //   SignBitsUnpack                 npu_sign_bits_unpack                     aclnnSignBitsUnpack
 //   SoftmaxCrossEntropyWithLogits  npu_softmax_cross_entropy_with_logits    aclnnSoftmaxCrossEntropyWithLogits
 //                                  (and its backward, which scales backprop by the incoming gradient)
+//   Quantize                       npu_quantize (Ascend910: ops-nn's Quantize  aclnnQuantize
+//                                  README lists that chip, the API's page does not)
+//   RmsNorm, RmsNormGrad,          npu_rms_norm, its backward, npu_add_rms_norm, aclnnRmsNorm, aclnnRmsNormGrad,
+//   AddRmsNorm, AddLayerNorm,      npu_add_layer_norm, npu_deep_norm              aclnnAddRmsNorm, aclnnAddLayerNorm,
+//   DeepNorm                       (Ascend310P; their READMEs list it, not       aclnnDeepNorm
+//                                  Ascend910 or Ascend310B, which are refused)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
+// and the byte-mask dropout operators no aclnn API computes (DropOutGenMaskV3, ops.cpp, draws the
+// masks: one UINT8 per element, nonzero kept):
+//   DropOutDoMaskV3                _dropout_with_byte_mask, dropout_with_byte_mask
+//   AxpyWithSoftmaxAndDropOutDoMask  npu_dropout_with_add_softmax
+//   DropoutWithMulsAndSoftmaxGrad  its backward
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "op_compiler/bridge.h"
@@ -28,6 +43,16 @@ using Phase1 = aclnnStatus (*)(Params..., uint64_t*, aclOpExecutor**);
 using SignBitsPackApi = Phase1<const aclTensor*, int64_t, aclTensor*>;
 using SignBitsUnpackApi = Phase1<const aclTensor*, int64_t, aclDataType, aclTensor*>;
 using SoftmaxCrossEntropyWithLogitsApi = Phase1<const aclTensor*, aclTensor*, aclTensor*, aclTensor*>;
+using QuantizeApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclDataType, int32_t, aclTensor*>;
+// (aclnnRmsNorm's and aclnnRmsNormGrad's pages declare their outputs const.)
+using RmsNormApi = Phase1<const aclTensor*, const aclTensor*, double, const aclTensor*, const aclTensor*>;
+using RmsNormGradApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                              const aclTensor*>;
+using AddRmsNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, double, aclTensor*, aclTensor*, aclTensor*>;
+using AddLayerNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, bool,
+                               const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*>;
+using DeepNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, double, const aclTensor*,
+                           const aclTensor*, const aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -63,6 +88,146 @@ aclError SoftmaxCrossEntropyWithLogits(const OpCall& call) {
   if (o.status()) return o.status();
   return Aclnn<SoftmaxCrossEntropyWithLogitsApi>(call, "aclnnSoftmaxCrossEntropyWithLogits", features, labels, loss,
                                                  backprop);
+}
+
+// Quantize: x, scales and optional zero_points -> y = round(x / scales + zero_points) in the
+// attribute dtype (a torch dtype's name, as op-plugin sets it), scales and zero_points one value per
+// element of x's dimension `axis` (op-plugin shapes them [1, ..., C]) or one in all: aclnnQuantize,
+// which takes them 1-D with a negative axis.
+aclError Quantize(const OpCall& call) {
+  if (aclError s = call.Arity(2, 3, 1)) return s;
+  static const std::pair<const char*, aclDataType> kDtypes[] = {
+      {"torch.qint8", ACL_INT8}, {"torch.quint8", ACL_UINT8}, {"torch.qint32", ACL_INT32}};
+  const std::string name = call.String("dtype", "");
+  auto dtype = std::find_if(std::begin(kDtypes), std::end(kDtypes), [&](const auto& d) { return name == d.first; });
+  if (dtype == std::end(kDtypes)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dtype = \"" + name + "\" is not modelled (torch.qint8, torch.quint8, "
+                                                  "torch.qint32)");
+  }
+  if (call.outputs[0].desc->dtype != dtype->second) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute dtype = \"" + name + "\" is not y's " + DTypeName(call.outputs[0].desc->dtype));
+  }
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  const int64_t rank = static_cast<int64_t>(dims.size()), axis = call.Int("axis", 1);
+  if (axis < -rank || axis >= rank) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute axis = " + std::to_string(axis) + " is out of range for x " + ListText(dims));
+  }
+  const size_t at = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  // A parameter's values as aclnnQuantize's 1-D tensor: one in all, or one per element along axis.
+  auto flat = [&](const Operand& operand, std::vector<int64_t>* shape) -> bool {
+    const std::vector<int64_t>& p = operand.desc->dims;
+    const int64_t count = Elements(p);
+    *shape = {count};
+    if (count == 1) return true;
+    if (count != dims[at] || p.size() > dims.size()) return false;
+    // Its one dimension of extent C lines up with x's axis, counted from the end.
+    const size_t from_end = dims.size() - 1 - at;
+    return p.size() > from_end && p[p.size() - 1 - from_end] == count;
+  };
+  AclnnObjects o(call);
+  std::vector<int64_t> scale_shape, zero_shape;
+  if (!flat(call.inputs[1], &scale_shape)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "scales " + ListText(call.inputs[1].desc->dims) + " is not one value, or one per element of x " +
+                                                       ListText(dims) + " along axis " + std::to_string(axis));
+  }
+  const bool zero = call.inputs.size() == 3 && !Absent(call.inputs[2]);
+  if (zero && !flat(call.inputs[2], &zero_shape)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "zero_points " + ListText(call.inputs[2].desc->dims) + " is not one value, or one per element of x " +
+                                                       ListText(dims) + " along axis " + std::to_string(axis));
+  }
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* scales = o.Tensor(call.inputs[1], "scales", scale_shape);
+  aclTensor* zero_points = zero ? o.Tensor(call.inputs[2], "zero_points", zero_shape) : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<QuantizeApi>(call, "aclnnQuantize", x, scales, zero_points, dtype->second, static_cast<int32_t>(at) - static_cast<int32_t>(rank), y);
+}
+
+// The chips an operator's README marks unsupported (×) though an aclnn page of the same operation
+// lists them or not: the call is refused there, naming the README, as a device refuses it.
+aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_list<Soc> unsupported) {
+  Soc soc;
+  if (!SimulatedSoc(&soc)) return call.Fail(ACL_ERROR_INVALID_PARAM, "the simulated chip is not known");
+  if (std::find(unsupported.begin(), unsupported.end(), soc) == unsupported.end()) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_NOT_FOUND, std::string("not supported on ") + SocName(soc) + ": " + readme + " mark its product unsupported");
+}
+constexpr const char* kRmsNormReadme = "ops-nn's norm READMEs (rms_norm, rms_norm_grad, add_rms_norm)";
+constexpr const char* kLayerNormReadme = "ops-nn's add_layer_norm and deep_norm READMEs";
+
+// The call's inputs then outputs as aclnn tensors, named in that order (check o.status()).
+std::vector<aclTensor*> InputsThenOutputs(AclnnObjects& o, const OpCall& call, std::initializer_list<const char*> names) {
+  std::vector<aclTensor*> tensors;
+  auto name = names.begin();
+  for (const std::vector<Operand>* operands : {&call.inputs, &call.outputs}) {
+    for (const Operand& operand : *operands) tensors.push_back(o.Tensor(operand, *name++));
+  }
+  return tensors;
+}
+
+// RmsNorm (x, gamma; epsilon) -> y, rstd.
+aclError RmsNorm(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 2)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x", "gamma", "y", "rstd"});
+  if (o.status()) return o.status();
+  return Aclnn<RmsNormApi>(call, "aclnnRmsNorm", t[0], t[1], static_cast<double>(call.Float("epsilon", 1e-6f)), t[2], t[3]);
+}
+
+// RmsNormGrad (dy, x, rstd, gamma) -> dx, dgamma.
+aclError RmsNormGrad(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 2)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"dy", "x", "rstd", "gamma", "dx", "dgamma"});
+  if (o.status()) return o.status();
+  return Aclnn<RmsNormGradApi>(call, "aclnnRmsNormGrad", t[0], t[1], t[2], t[3], t[4], t[5]);
+}
+
+// AddRmsNorm (x1, x2, gamma; epsilon) -> y, rstd, x (= x1 + x2).
+aclError AddRmsNorm(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 3)) return s;
+  if (aclError s = OnReadmeChips(call, kRmsNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x1", "x2", "gamma", "y", "rstd", "x"});
+  if (o.status()) return o.status();
+  return Aclnn<AddRmsNormApi>(call, "aclnnAddRmsNorm", t[0], t[1], t[2], static_cast<double>(call.Float("epsilon", 1e-6f)), t[3],
+                              t[4], t[5]);
+}
+
+// AddLayerNorm (x1, x2, gamma, beta and an optional bias; epsilon, additional_output) -> y, mean,
+// rstd, x (= x1 + x2 (+ bias)).
+aclError AddLayerNorm(const OpCall& call) {
+  if (aclError s = call.Arity(4, 5, 4)) return s;
+  if (aclError s = OnReadmeChips(call, kLayerNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  AclnnObjects o(call);
+  const bool bias = call.inputs.size() == 5 && !Absent(call.inputs[4]);
+  aclTensor* x1 = o.Tensor(call.inputs[0], "x1");
+  aclTensor* x2 = o.Tensor(call.inputs[1], "x2");
+  aclTensor* gamma = o.Tensor(call.inputs[2], "gamma");
+  aclTensor* beta = o.Tensor(call.inputs[3], "beta");
+  aclTensor* bias_tensor = bias ? o.Tensor(call.inputs[4], "bias") : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Tensor(call.outputs[1], "mean");
+  aclTensor* rstd = o.Tensor(call.outputs[2], "rstd");
+  aclTensor* x = o.Tensor(call.outputs[3], "x");
+  if (o.status()) return o.status();
+  return Aclnn<AddLayerNormApi>(call, "aclnnAddLayerNorm", x1, x2, gamma, beta, bias_tensor,
+                                static_cast<double>(call.Float("epsilon", 1e-5f)), call.Bool("additional_output", false), y, mean,
+                                rstd, x);
+}
+
+// DeepNorm (x, gx, beta, gamma; alpha, epsilon) -> mean, rstd, y = LayerNorm(x * alpha + gx).
+aclError DeepNorm(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 3)) return s;
+  if (aclError s = OnReadmeChips(call, kLayerNormReadme, {Soc::kAscend910, Soc::kAscend310B})) return s;
+  // No prototype on hand gives alpha's default: a call without it is refused.
+  if (!call.Has("alpha")) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute alpha is not set");
+  AclnnObjects o(call);
+  const std::vector<aclTensor*> t = InputsThenOutputs(o, call, {"x", "gx", "beta", "gamma", "mean", "rstd", "y"});
+  if (o.status()) return o.status();
+  return Aclnn<DeepNormApi>(call, "aclnnDeepNorm", t[0], t[1], t[2], t[3], static_cast<double>(call.Float("alpha", 0.0f)),
+                            static_cast<double>(call.Float("epsilon", 1e-6f)), t[4], t[5], t[6]);
 }
 
 // ApplyAdamD: TensorFlow's ApplyAdam, the formula of aclnnApplyAdam's page, as a host kernel:
@@ -109,15 +274,198 @@ aclError ApplyAdamD(const OpCall& call) {
   });
 }
 
+// A byte mask of one UINT8 (or BOOL) per element of `elements` (padded as DropOutGenMaskV3's may
+// be): its data, or the call's failure.
+aclError ByteMask(const OpCall& call, const Operand& operand, int64_t elements, const uint8_t** mask) {
+  const aclDataType dtype = operand.desc->dtype;
+  if (dtype != ACL_UINT8 && dtype != ACL_BOOL) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("mask of dtype ") + DTypeName(dtype) + " (UINT8 or BOOL, a byte per element)");
+  }
+  if (!ByteMaskLength(Elements(operand.desc->dims), elements) || static_cast<size_t>(elements) > operand.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "mask " + ListText(operand.desc->dims) + " does not hold one byte per element (" +
+                                                       std::to_string(elements) + ")");
+  }
+  *mask = static_cast<const uint8_t*>(operand.buffer->data);
+  return ACL_SUCCESS;
+}
+
+// The prototypes' required attributes alpha and input_keep_prob.
+aclError RequiredAttributes(const OpCall& call) {
+  for (const char* name : {"alpha", "input_keep_prob"}) {
+    if (!call.Has(name)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("the required attribute ") + name + " is not set");
+  }
+  return ACL_SUCCESS;
+}
+
+// A keep probability in [0, 1]: the attribute or host input op-plugin sets to 1 - p. At 0 (p = 1)
+// every element is dropped and the scale 1 / keep is never applied.
+aclError KeepProbability(const OpCall& call, double keep) {
+  if (keep >= 0 && keep <= 1) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "keep probability " + std::to_string(keep) + " is outside [0, 1]");
+}
+
+// The softmax axis of the attribute `name` (one axis, negative counted from the end) as the
+// outer, axis and inner extents of `dims`.
+struct SoftmaxAxis {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+aclError ReadSoftmaxAxis(const OpCall& call, const char* name, const std::vector<int64_t>& dims, SoftmaxAxis* axis) {
+  const std::vector<int64_t> axes = call.Ints(name, {-1});
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (axes.size() != 1 || axes[0] < -rank || axes[0] >= rank) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " = " + ListText(axes) +
+                                                      " is not one axis of " + ListText(dims) + " (one is modelled)");
+  }
+  const int64_t a = axes[0] < 0 ? axes[0] + rank : axes[0];
+  for (int64_t d = 0; d < rank; ++d) (d < a ? axis->outer : d == a ? axis->extent : axis->inner) *= dims[static_cast<size_t>(d)];
+  return ACL_SUCCESS;
+}
+
+// The operands a host kernel reads and writes as float, each of `dims`.
+aclError SameShapeFloats(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
+                         const std::vector<int64_t>& dims, std::vector<Floats>* floats) {
+  floats->resize(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (aclError s = FloatsOf(call, *operands[i], names[i], &(*floats)[i])) return s;
+    if (aclError s = Shape(call, *operands[i], names[i], dims)) return s;
+  }
+  return ACL_SUCCESS;
+}
+
+// DropOutDoMaskV3: x, its byte mask and keep_prob (a host scalar) -> y = x / keep_prob where the
+// mask is nonzero, 0 where it is 0 (DropOutDoMask's, with a byte per element).
+aclError DropOutDoMaskV3(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  double keep = 0;
+  if (aclError s = call.ConstFloat(2, "keep_prob", &keep)) return s;
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, {&call.inputs[0], &call.outputs[0]}, {"x", "y"}, dims, &f)) return s;
+  const int64_t n = Elements(dims);
+  const uint8_t* mask = nullptr;
+  if (aclError s = ByteMask(call, call.inputs[1], n, &mask)) return s;
+  const float scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return Launch(call, [=] {
+    for (int64_t i = 0; i < n; ++i) f[1].Set(i, mask[i] ? f[0][i] * scale : 0.0f);
+  });
+}
+
+// What AxpyWithSoftmaxAndDropOutDoMask and its gradient read alike: the required attributes alpha
+// and input_keep_prob, their float operands (each of the first's shape), the softmax axis of the
+// attribute `axis_attribute`, the byte mask (input `mask_input`); a row's elements are
+// first + k * axis.inner for k below axis.extent, ForEachRow giving each row's first.
+struct MaskedSoftmax {
+  std::vector<Floats> f;
+  SoftmaxAxis axis;
+  const uint8_t* mask = nullptr;
+  float alpha = 1, scale = 0;
+
+  template <typename Row>
+  void ForEachRow(Row row) const {
+    for (int64_t o = 0; o < axis.outer; ++o) {
+      for (int64_t in = 0; in < axis.inner; ++in) row(o * axis.extent * axis.inner + in);
+    }
+  }
+};
+aclError ReadMaskedSoftmax(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
+                           size_t mask_input, const char* axis_attribute, MaskedSoftmax* m) {
+  if (aclError s = RequiredAttributes(call)) return s;
+  const double keep = call.Float("input_keep_prob", 1.0f);
+  if (aclError s = KeepProbability(call, keep)) return s;
+  const std::vector<int64_t>& dims = operands[0]->desc->dims;
+  if (aclError s = SameShapeFloats(call, operands, names, dims, &m->f)) return s;
+  if (aclError s = ReadSoftmaxAxis(call, axis_attribute, dims, &m->axis)) return s;
+  if (aclError s = ByteMask(call, call.inputs[mask_input], Elements(dims), &m->mask)) return s;
+  m->alpha = call.Float("alpha", 1.0f);
+  m->scale = keep > 0 ? static_cast<float>(1 / keep) : 0.0f;
+  return ACL_SUCCESS;
+}
+
+// AxpyWithSoftmaxAndDropOutDoMask: x1, x2 and a byte mask -> y1 = softmax(x1 + alpha * x2) along
+// `axis` (Axpy's x1 + alpha * x2), y2 = y1 dropped by the mask and scaled by 1 / input_keep_prob:
+// npu_dropout_with_add_softmax(self, x1, alpha, prob, dim), which torch_npu's own fallback
+// (contrib/function/fuse_add_softmax_dropout.py) writes as torch.add(x1, self, alpha=alpha),
+// softmax, dropout; op-plugin passes its x1 as x1 and self as x2.
+aclError AxpyWithSoftmaxAndDropOutDoMask(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  MaskedSoftmax m;
+  if (aclError s = ReadMaskedSoftmax(call, {&call.inputs[0], &call.inputs[1], &call.outputs[0], &call.outputs[1]},
+                                     {"x1", "x2", "y1", "y2"}, 2, "axis", &m)) {
+    return s;
+  }
+  return Launch(call, [m] {
+    std::vector<float> row(static_cast<size_t>(m.axis.extent));
+    m.ForEachRow([&](int64_t first) {
+      float top = -INFINITY;
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        row[static_cast<size_t>(k)] = m.f[0][i] + m.alpha * m.f[1][i];
+        top = std::max(top, row[static_cast<size_t>(k)]);
+      }
+      double sum = 0;
+      for (float& v : row) sum += (v = std::exp(v - top));
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        const float softmax = static_cast<float>(row[static_cast<size_t>(k)] / sum);
+        m.f[2].Set(i, softmax);
+        m.f[3].Set(i, m.mask[i] ? softmax * m.scale : 0.0f);
+      }
+    });
+  });
+}
+
+// DropoutWithMulsAndSoftmaxGrad: y_grad (of y2), the forward's mask and softmax_output (y1) ->
+// x_grad, the gradient of AxpyWithSoftmaxAndDropOutDoMask's y2 with respect to x2 (the operand
+// alpha multiplies, torch_npu's self): g = y_grad masked and scaled by 1 / input_keep_prob,
+// x_grad = alpha * s * (g - sum(g * s)) along `axes` (softmax's derivative, times alpha).
+aclError DropoutWithMulsAndSoftmaxGrad(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  MaskedSoftmax m;
+  if (aclError s = ReadMaskedSoftmax(call, {&call.inputs[0], &call.inputs[2], &call.outputs[0]},
+                                     {"y_grad", "softmax_output", "x_grad"}, 1, "axes", &m)) {
+    return s;
+  }
+  return Launch(call, [m] {
+    std::vector<float> g(static_cast<size_t>(m.axis.extent));
+    m.ForEachRow([&](int64_t first) {
+      double dot = 0;
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        g[static_cast<size_t>(k)] = m.mask[i] ? m.f[0][i] * m.scale : 0.0f;
+        dot += static_cast<double>(g[static_cast<size_t>(k)]) * m.f[1][i];
+      }
+      for (int64_t k = 0; k < m.axis.extent; ++k) {
+        const int64_t i = first + k * m.axis.inner;
+        m.f[2].Set(i, m.alpha * m.f[1][i] * static_cast<float>(g[static_cast<size_t>(k)] - dot));
+      }
+    });
+  });
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& CustomEntries() {
   using K = AttrKind;
   static const std::vector<OpEntry> entries = {
       {"SignBitsPack", {{"size", K::kInt}}, SignBitsPack},
-      {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack},
+      // ops-math's sign_bits_unpack README lists Atlas training series products (Ascend910), which
+      // aclnnSignBitsUnpack's page leaves out; its pack's README does not.
+      {"SignBitsUnpack", {{"size", K::kInt}, {"dtype", K::kInt}}, SignBitsUnpack, true},
       {"SoftmaxCrossEntropyWithLogits", {}, SoftmaxCrossEntropyWithLogits},
+      // ops-nn's quantize README lists Atlas training series products (Ascend910).
+      {"Quantize", {{"dtype", K::kString}, {"axis", K::kInt}}, Quantize, true},
+      {"RmsNorm", {{"epsilon", K::kFloat}}, RmsNorm, true},
+      {"RmsNormGrad", {}, RmsNormGrad, true},
+      {"AddRmsNorm", {{"epsilon", K::kFloat}}, AddRmsNorm, true},
+      {"AddLayerNorm", {{"epsilon", K::kFloat}, {"additional_output", K::kBool}}, AddLayerNorm, true},
+      {"DeepNorm", {{"alpha", K::kFloat}, {"epsilon", K::kFloat}}, DeepNorm, true},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
+      {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
+      {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
+       AxpyWithSoftmaxAndDropOutDoMask},
+      {"DropoutWithMulsAndSoftmaxGrad", {{"input_keep_prob", K::kFloat}, {"alpha", K::kFloat}, {"axes", K::kListInt}},
+       DropoutWithMulsAndSoftmaxGrad},
   };
   return entries;
 }
@@ -127,3 +475,9 @@ const std::vector<OpEntry>& CustomEntries() {
 ACLOP_SAME(aclnnSignBitsPack, SignBitsPackApi);
 ACLOP_SAME(aclnnSignBitsUnpack, SignBitsUnpackApi);
 ACLOP_SAME(aclnnSoftmaxCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogitsApi);
+ACLOP_SAME(aclnnQuantize, QuantizeApi);
+ACLOP_SAME(aclnnRmsNorm, RmsNormApi);
+ACLOP_SAME(aclnnRmsNormGrad, RmsNormGradApi);
+ACLOP_SAME(aclnnAddRmsNorm, AddRmsNormApi);
+ACLOP_SAME(aclnnAddLayerNorm, AddLayerNormApi);
+ACLOP_SAME(aclnnDeepNorm, DeepNormApi);

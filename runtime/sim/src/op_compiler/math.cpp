@@ -133,7 +133,9 @@ struct TypeApi {
   const char* api;
 };
 
-// y = f(x): the aclop type and the aclnn API of the same function.
+// y = f(x): the aclop type and the aclnn API of the same function. (FastGelu and FastGeluGrad: ops-nn's
+// READMEs list Atlas training series products, Ascend910, where op-plugin sends them by type and
+// whose aclnnFastGelu and aclnnFastGeluBackward pages leave it out.)
 const TypeApi kUnary[] = {
     {"Abs", "aclnnAbs"},         {"Neg", "aclnnNeg"},           {"Sqrt", "aclnnSqrt"},     {"Rsqrt", "aclnnRsqrt"},
     {"Reciprocal", "aclnnReciprocal"}, {"Inv", "aclnnReciprocal"}, {"Sin", "aclnnSin"},   {"Cos", "aclnnCos"},
@@ -145,7 +147,7 @@ const TypeApi kUnary[] = {
     {"Atanh", "aclnnAtanh"},     {"Square", "aclnnSquare"},     {"LogicalNot", "aclnnLogicalNot"},
     {"Invert", "aclnnBitwiseNot"}, {"Selu", "aclnnSelu"},       {"Trunc", "aclnnTrunc"},
     {"IsFinite", "aclnnIsFinite"}, {"HardSwish", "aclnnHardswish"}, {"LogSigmoid", "aclnnLogSigmoid"},
-    {"Trace", "aclnnTrace"},
+    {"Trace", "aclnnTrace"},     {"FastGelu", "aclnnFastGelu"},
 };
 
 // y = f(x1, x2), broadcasting.
@@ -476,6 +478,7 @@ struct GradType {
 const GradType kGrads[] = {
     {"SigmoidGrad", "aclnnSigmoidBackward", 1}, {"TanhGrad", "aclnnTanhBackward", 1},
     {"GeluGrad", "aclnnGeluBackward", 0},       {"SiluGrad", "aclnnSiluBackward", 0},
+    {"FastGeluGrad", "aclnnFastGeluBackward", 0},
 };
 
 aclError ActivationGrad(const OpCall& call) {
@@ -905,6 +908,7 @@ const std::vector<OpEntry>& MathEntries() {
         {"TanhGrad", {}, ActivationGrad},
         {"GeluGrad", {}, ActivationGrad},
         {"SiluGrad", {}, ActivationGrad},
+        {"FastGeluGrad", {}, ActivationGrad},
         {"ReluGrad", {}, ReluGrad},
         {"LeakyReluGrad", {{"negative_slope", K::kFloat}}, LeakyReluGrad},
         {"SoftmaxGrad", {{"axes", K::kListInt}}, SoftmaxGrad},

@@ -5,6 +5,7 @@
 // tensors placed on the host). An attribute value the aclnn API cannot express is refused with
 // ACL_ERROR_OP_ATTR_NOT_MATCH naming it.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -60,6 +61,7 @@ using WithIntsApi = Phase1<const aclTensor*, const aclIntArray*, aclTensor*>;   
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
 using InplaceFillScalarApi = Phase1<aclTensor*, const aclScalar*>;
 using OneHotApi = Phase1<const aclTensor*, int, const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
+using BincountApi = Phase1<const aclTensor*, const aclTensor*, int64_t, aclTensor*>;
 using MatmulApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*, int8_t>;
 using InplaceAddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*>;
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
@@ -70,6 +72,7 @@ using CdistBackwardApi = Phase1<const aclTensor*, const aclTensor*, const aclTen
 using AddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*, aclTensor*>;
 using DropoutDoMaskApi = Phase1<const aclTensor*, const aclTensor*, double, aclTensor*>;
 using InplaceBernoulliTensorApi = Phase1<const aclTensor*, const aclTensor*, int64_t, int64_t>;
+using InplaceBernoulliApi = Phase1<const aclTensor*, const aclScalar*, int64_t, int64_t>;
 using InplaceNormalApi = Phase1<const aclTensor*, float, float, int64_t, int64_t>;
 using InplaceUniformApi = Phase1<const aclTensor*, double, double, uint64_t, uint64_t>;
 using MultinomialApi = Phase1<const aclTensor*, int64_t, bool, int64_t, int64_t, aclTensor*>;
@@ -313,6 +316,40 @@ aclError StatelessDropOutGenMask(const OpCall& call) {
   if (o.status()) return o.status();
   const int64_t mixed = seed[0] ^ static_cast<int64_t>(static_cast<uint64_t>(seed1[0]) << 32);
   return Aclnn<DropoutGenMaskApi>(call, "aclnnDropoutGenMask", o.Ints(shape), 1.0 - keep, mixed, offset.back(), y);
+}
+
+// DropOutGenMaskV3 (shape, prob; attributes seed, seed2): DropOutGenMask's draw with one byte per
+// element (1 kept, 0 dropped) where DropOutGenMask packs bits: torch_npu gives it a UINT8 y of the
+// shape itself (_dropout_with_byte_mask) or flat, its length the element count rounded up to a
+// multiple of 128 (npu_dropout_with_add_softmax: 128 bytes for 30 elements, 256 for 150, 768 for
+// 645, seen), element i's byte at i; DropOutDoMaskV3 (mask UINT8 or BOOL) and
+// AxpyWithSoftmaxAndDropOutDoMask read them. The padding bytes are drawn too; nothing reads them. prob is the
+// prototype family's keep probability (torch_npu sends 1 - p). The prototype is stateful: seed and
+// seed2 key the simulator's Philox stream, and every call draws further along it (a process-wide
+// offset), so two dropouts drop different elements, as a device's generator does; the bytes are the
+// simulator's stream, not a device's.
+aclError DropOutGenMaskV3(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> shape;
+  double keep = 0;
+  if (aclError s = call.ConstInts(0, "shape", &shape)) return s;
+  if (aclError s = call.ConstFloat(1, "prob", &keep)) return s;
+  if (!(keep >= 0 && keep <= 1)) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "prob " + std::to_string(keep) + " is outside [0, 1]");
+  if (!ByteMaskLength(Elements(call.outputs[0].desc->dims), Elements(shape))) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " does not hold one byte per element of shape " +
+                                                       ListText(shape) + " (or that count rounded up to a multiple of 128)");
+  }
+  if (call.outputs[0].desc->dtype != ACL_UINT8) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("y of dtype ") + DTypeName(call.outputs[0].desc->dtype) +
+                                                          " (the prototype's is UINT8)");
+  }
+  static std::atomic<int64_t> drawn{0};
+  const int64_t offset = drawn.fetch_add(Elements(call.outputs[0].desc->dims));
+  const int64_t seed = call.Int("seed", 0) ^ static_cast<int64_t>(static_cast<uint64_t>(call.Int("seed2", 0)) << 32);
+  AclnnObjects o(call);
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<InplaceBernoulliApi>(call, "aclnnInplaceBernoulli", y, o.Scalar(keep, ACL_DOUBLE), seed, offset);
 }
 
 // The Philox key and counter of StatelessRandomNormalV2 and StatelessRandomUniformV2 (inputs
@@ -564,6 +601,39 @@ aclError OneHotD(const OpCall& call) {
   aclTensor* y = o.Tensor(call.outputs[0], "y");
   if (o.status()) return o.status();
   return Aclnn<OneHotApi>(call, "aclnnOneHot", x, static_cast<int>(depth), on, off, call.Int("axis", -1), y);
+}
+
+// OneHot: OneHotD with depth an input (a host scalar): F.one_hot on Ascend910 and Ascend310P.
+aclError OneHot(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 1)) return s;
+  std::vector<int64_t> depth;
+  if (aclError s = call.ConstInts(1, "depth", &depth)) return s;
+  if (depth.size() != 1 || depth[0] < 0 || depth[0] > INT32_MAX) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "depth " + ListText(depth) + " is not one non-negative int32");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* on = o.Tensor(call.inputs[2], "on_value");
+  aclTensor* off = o.Tensor(call.inputs[3], "off_value");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<OneHotApi>(call, "aclnnOneHot", x, static_cast<int>(depth[0]), on, off, call.Int("axis", -1), y);
+}
+
+// Bincount (array, size, weights) -> bins: bins[array[i]] += weights[i] over bins of at least size
+// (ops-math's bincount README), torch.bincount on Ascend910 and Ascend310P, whose op-plugin passes
+// weights of ones without a caller's: aclnnBincount of the same formula, minlength size.
+aclError Bincount(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 1)) return s;
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "size", &size)) return s;
+  if (size.size() != 1 || size[0] < 0) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "size " + ListText(size) + " is not one non-negative value");
+  AclnnObjects o(call);
+  aclTensor* array = o.Tensor(call.inputs[0], "array");
+  aclTensor* weights = o.Tensor(call.inputs[2], "weights");
+  aclTensor* bins = o.Tensor(call.outputs[0], "bins");
+  if (o.status()) return o.status();
+  return Aclnn<BincountApi>(call, "aclnnBincount", array, weights, size[0], bins);
 }
 
 // BatchMatMul / BatchMatMulV2: y = adj_x1(x1) @ adj_x2(x2) (+ bias, V2), the batch dimensions
@@ -834,7 +904,8 @@ const std::vector<OpEntry>& Entries() {
       {"Identity", {}, RunIdentity},
       {"Swish", {{"scale", K::kFloat}}, Swish},
       {"Mish", {}, [](const OpCall& c) { return Elementwise(c, "aclnnMish"); }},
-      {"SwishGrad", {{"scale", K::kFloat}}, SwishGrad},
+      // ops-nn's swish_grad README lists every product, aclnnSiluBackward's page not Ascend310P.
+      {"SwishGrad", {{"scale", K::kFloat}}, SwishGrad, true},
       {"MishGrad", {}, [](const OpCall& c) { return ActivationGrad(c, "aclnnMishBackward", 3); }},
       {"ArgMaxWithValue", {{"dimension", K::kInt}, {"keep_dims", K::kBool}},
        [](const OpCall& c) { return ArgWithValue(c, "aclnnMaxDim"); }},
@@ -853,6 +924,7 @@ const std::vector<OpEntry>& Entries() {
       {"Pad", {}, Pad},
       {"DropOutDoMask", {}, DropOutDoMask},
       {"StatelessDropOutGenMask", {}, StatelessDropOutGenMask},
+      {"DropOutGenMaskV3", {{"seed", AttrKind::kInt}, {"seed2", AttrKind::kInt}}, DropOutGenMaskV3},
       {"StatelessBernoulli", {{"dtype", AttrKind::kDataType}}, StatelessBernoulli},
       {"StatelessRandomNormalV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomNormal},
       {"StatelessRandomUniformV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomUniform},
@@ -861,6 +933,8 @@ const std::vector<OpEntry>& Entries() {
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
+      {"OneHot", {{"axis", K::kInt}}, OneHot},
+      {"Bincount", {}, Bincount},
       {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
       {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
@@ -914,6 +988,7 @@ ACLOP_SAME(aclnnInplaceUniform, InplaceUniformApi);
 ACLOP_SAME(aclnnMultinomial, MultinomialApi);
 ACLOP_SAME(aclnnDropoutGenMask, DropoutGenMaskApi);
 ACLOP_SAME(aclnnInplaceBernoulliTensor, InplaceBernoulliTensorApi);
+ACLOP_SAME(aclnnInplaceBernoulli, InplaceBernoulliApi);
 ACLOP_SAME(aclnnInplaceScatter, InplaceScatterApi);
 ACLOP_SAME(aclnnConstantPadNd, PadApi);
 ACLOP_SAME(aclnnPermute, WithIntsApi);
@@ -921,6 +996,7 @@ ACLOP_SAME(aclnnExpand, WithIntsApi);
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
 ACLOP_SAME(aclnnInplaceFillScalar, InplaceFillScalarApi);
 ACLOP_SAME(aclnnOneHot, OneHotApi);
+ACLOP_SAME(aclnnBincount, BincountApi);
 ACLOP_SAME(aclnnMatmul, MatmulApi);
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
 ACLOP_SAME(aclnnAdd, AddApi);

@@ -362,12 +362,17 @@ aclError MaxPoolGradWithArgmaxV1(const OpCall& call) {
   if (aclError s = call.Arity(3, 3, 1)) return s;
   const Operand &x_operand = call.inputs[0], &grad_operand = call.inputs[1], &argmax = call.inputs[2];
   const Operand& y_operand = call.outputs[0];
-  // Seen wrong in one channel against aten for an unbatched CHW call (tests/torch_npu/nn_suite_sweep.py,
-  // max_pool2d_3d_input), whose operands torch_npu gives in shapes not yet understood: refused.
+  // For an unbatched CHW call (tests/torch_npu/nn_suite_sweep.py, max_pool2d_3d_input) torch_npu
+  // hands the gradient the forward's mask with its words moved across channels (seen: channel 1's
+  // words in channel 0's second block, channel 1's own zeroed): a transform its host code makes of
+  // the mask, whose effect depends on the device kernel's own bit layout, which CANN does not
+  // document and the simulator's does not share. Refused rather than read as laid out.
   if (x_operand.desc->dims.size() != 4 || grad_operand.desc->dims.size() != 4) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_operand.desc->dims) + ", grad " +
                                                        ListText(grad_operand.desc->dims) +
-                                                       ": an unbatched (CHW) gradient is not modelled (NCHW is)");
+                                                       ": an unbatched (CHW) gradient is not modelled (NCHW is): torch_npu "
+                                                       "rearranges the forward's argmax mask for it, by the device kernel's "
+                                                       "undocumented bit layout");
   }
   MaxPoolV1 p;
   if (aclError s = ReadMaxPoolV1(call, x_operand, grad_operand, argmax, &p)) return s;

@@ -13,7 +13,8 @@
 //                  r, z sigmoids of gi + gh, n = tanh(gi_n + r * gh_n), h = (1 - z) * n + z * h. rOut,
 //                  zOut, nOut, hnOut (gh_n), hOut keep each step's values per unit.
 //                  output holds the last layer's h at each step, hy (and cy) each unit's last state; a
-//                  list of saved values may be empty (op-plugin passes empty lists when not training).
+//                  list of saved values may be empty; with train false the lists are not written (the
+//                  pages: no value when not training; op-plugin passes empty lists or placeholders).
 //   *_backward     backpropagation through time from the forward's saved lists (not recomputed from
 //                  the parameters): dy is the last layer's output gradient, dh (and dc) each unit's
 //                  last-state gradient; dxOut, dhPrevOut (and dcPrevOut) and dparamsOut the results
@@ -557,7 +558,12 @@ aclnnStatus Plan(const Planner& planner, const Geometry& g, bool backward, const
                                                 {F::Role::kCy, states, kStates, &w->cell_at, true}}, &next)) {
       return s;
     }
-    if (aclnnStatus s = planner.KeepSaved(w, true, &next)) return s;
+    // Not training, the saved lists have no value (aclnnLSTM's page: "当train=False时，无输出值", for
+    // hOut and cOut too, which op-plugin then fills with 0-d placeholders; aclnnGRU's: null
+    // pointers): left unread and unwritten, whatever they hold.
+    if (RoleBool(call, *call.spec.family, F::Role::kTrain, true)) {
+      if (aclnnStatus s = planner.KeepSaved(w, true, &next)) return s;
+    }
     *work = made.release();
     return ACLNN_SUCCESS;
   }

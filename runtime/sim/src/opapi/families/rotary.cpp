@@ -7,6 +7,8 @@
 //                  mode 3 interleave-half: A = (x_even, x_odd), B = (-x_odd, x_even)
 //   rotary_grad  dx = A^T(dy * cos) + B^T(dy * sin); with x, dcos = dy * A(x) and dsin = dy * B(x)
 //                summed over the dimensions cos and sin broadcast along (the pages' formulas)
+//   interleave_rope  rotary in mode 3 (aclnnInterleaveRope), with its README's shapes: x [B, N, S, D]
+//                with D 64, cos and sin [B, 1, S or 1, D]
 //   apply_rotary query and key rotated in place by the same cos and sin (aclnnApplyRotaryPosEmb:
 //                mode half, layout 1 (BSND) only; V2: rotaryMode "half", "interleave" or "quarter"
 //                and layouts 1 to 3, cos and sin laid out as query and key, broadcasting to them);
@@ -227,7 +229,8 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
   RotaryWork* made = new RotaryWork(call.spec.name, op);
   std::unique_ptr<RotaryWork> owned(made);
   made->type = ComputeType::kFloat32;
-  made->mode = RoleInt(call, family, F::Role::kMode, 0);
+  const bool interleave_rope = op == F::Op::kInterleaveRope;
+  made->mode = interleave_rope ? 3 : RoleInt(call, family, F::Role::kMode, 0);
   if (made->mode < 0 || made->mode > 3) {
     return reject(F::Role::kMode, std::to_string(made->mode) + " is not a mode (0 half, 1 interleave, 2 quarter, "
                                                                "3 interleave-half)");
@@ -247,6 +250,13 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
   if (!broadcasts) {
     return reject(F::Role::kCos, "shape " + DimsText(cos->view) + " does not broadcast to " + DimsText(shape) +
                                      " with the same last dimension");
+  }
+  if (interleave_rope) {
+    // The README: D equal to 64, cos and sin of N 1 and of x's S or 1 (and x's B).
+    if (d != 64) return reject(F::Role::kX, "its last dimension " + std::to_string(d) + " is not 64");
+    if (cos->view[0] != shape[0] || cos->view[1] != 1) {
+      return reject(F::Role::kCos, "shape " + DimsText(cos->view) + " is not [B, 1, S or 1, D] of x's B");
+    }
   }
   made->shape = shape;
   made->table = cos->view;
