@@ -1049,6 +1049,7 @@ ACLOP_SAME(aclnnEqual, BinaryApi);
 ACLOP_SAME(aclnnErf, UnaryApi);
 ACLOP_SAME(aclnnErfc, UnaryApi);
 ACLOP_SAME(aclnnExpm1, UnaryApi);
+ACLOP_SAME(aclnnFastGelu, UnaryApi);
 ACLOP_SAME(aclnnFlip, WithIntsApi);
 ACLOP_SAME(aclnnFloor, UnaryApi);
 ACLOP_SAME(aclnnFloorDivide, BinaryApi);
