@@ -167,3 +167,129 @@ def host_code(name: str, mode: str, op, sample) -> HostCode | None:
     if entry is None or mode not in entry.modes or torch_npu.npu.is_jit_compile_false():
         return None
     return entry if entry.applies(op, sample) else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The per-op suites' sweeps (nn_suite_sweep.py, tensor_suite_sweep.py): each explained difference
+# carries the CPU function that computes the explained result, called in place of the suite's own
+# computation on the same inputs; a result is counted explained only when it equals that function's.
+
+@dataclass(frozen=True)
+class Explained:
+    # "torch_npu": torch_npu's host code decides the result; "page": the aclnn page's own formula.
+    kind: str
+    why: str
+    # The chips (ACLNN_SIM_SOC) and the test's dtypes the explanation holds for; None: every one.
+    chips: frozenset[str] | None
+    dtypes: frozenset[str] | None
+    # The CPU computation giving the explained result, with the signature of the suite's own.
+    model: Callable[..., Any]
+
+    def applies(self, soc: str, dtype: str) -> bool:
+        return (self.chips is None or soc in self.chips) and (self.dtypes is None or dtype in self.dtypes)
+
+
+def gelu_by_page(x):
+    # aclnnGelu.md gives the tanh form as the operator's formula, whatever approximation aten asked.
+    return F.gelu(x, approximate="tanh")
+
+
+def gelu_gradient_by_page(x):
+    # aclnnGeluBackward.md's formula is the erf form's derivative: the gradient of F.gelu's erf form.
+    return F.gelu(x)
+
+
+def avg_pool2d_divisor_by_count(x):
+    """The nn suite's avg_pool2d_divisor (kernel 2, divisor_override 3), whose gradient torch_npu
+    computes without the divisor (HOST_CODE["nn.functional.avg_pool2d"])."""
+    return _avg_pool2d_grad_by_count(None, None)(x, 2, divisor_override=3)
+
+
+def batch_norm_train_statistics_kept(x, weight, bias):
+    """The nn suite's batch_norm_train in float16: the output as aten's, the float16 running
+    statistics (zeros and ones) left as they were."""
+    stats = (torch.zeros(x.shape[1], dtype=x.dtype), torch.ones(x.shape[1], dtype=x.dtype))
+    y = F.batch_norm(x, None, None, weight, bias, training=True, momentum=0.1, eps=1e-5)
+    return y, *stats
+
+
+def cross_entropy_ls_weight_zeroed(x, target, weight):
+    """The nn suite's cross_entropy_ls_weight (label smoothing 0.2, ignore_index 0): nll_loss runs
+    first and zeroes weight[0] in place, the smoothing term reads the zeroed weight."""
+    zeroed = weight.clone()
+    zeroed[0] = 0
+    return F.cross_entropy(x, target, zeroed, label_smoothing=0.2, ignore_index=0)
+
+
+def _half_step(t):  # an aclop operator's float16 output, read back by the next one
+    return t.half().float()
+
+
+def group_norm_weight_gradient_in_float16_steps(x, grad, groups, eps=1e-5):
+    """GroupNorm's weight gradient as torch_npu's acl_op group_norm backward computes it in float16
+    (traced with gdb on aclopCompileAndExecute): the forward's float16 mean and variance, rstd as
+    RealDiv(1, Sqrt(Add(variance, eps))), then Sub, Mul by rstd, Mul by the gradient and ReduceSum
+    over the spatial axes then the batch, each output rounded to float16."""
+    n, c = x.shape[:2]
+    grouped = x.reshape(n, groups, -1)
+    mean = _half_step(grouped.mean(-1))
+    variance = _half_step(grouped.var(-1, unbiased=False))
+    rstd = _half_step(1 / _half_step(torch.sqrt(_half_step(variance + _half_step(torch.tensor(eps))))))
+
+    def per_channel(s):
+        return s.repeat_interleave(c // groups, 1).reshape(n, c, 1)
+    centred = _half_step(x.reshape(n, c, -1) - per_channel(mean))
+    normed = _half_step(centred * per_channel(rstd))
+    products = _half_step(normed * grad.reshape(n, c, -1))
+    return _half_step(_half_step(products.sum(-1)).sum(0))
+
+
+class _GroupNormFloat16WeightGradient(torch.autograd.Function):
+    """aten's group_norm and its input and bias gradients, the weight's from the float16 steps."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups):
+        ctx.save_for_backward(x, weight, bias)
+        ctx.groups = groups
+        return F.group_norm(x, groups, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight, bias = ctx.saved_tensors
+        with torch.enable_grad():
+            leaves = [t.detach().requires_grad_(True) for t in (x, weight, bias)]
+            aten = torch.autograd.grad(F.group_norm(leaves[0], ctx.groups, *leaves[1:]), leaves, grad)
+        return aten[0], group_norm_weight_gradient_in_float16_steps(x.detach(), grad, ctx.groups), aten[2], None
+
+
+def group_norm3_float16_weight_gradient(x, weight, bias):
+    """The nn suite's group_norm (3 groups) with torch_npu's float16 weight gradient."""
+    return _GroupNormFloat16WeightGradient.apply(x, weight, bias, 3)
+
+
+NN_SUITE: dict[tuple[str, bool], Explained] = {  # (case name, backward) -> explanation
+    ("gelu", False): Explained(
+        "page", "op-plugin sends F.gelu(approximate='none') to aclnnGelu (aclop Gelu on Ascend910), whose page "
+        "formula is the tanh approximation (up to 5e-4 from the erf form)", None, None, gelu_by_page),
+    ("gelu_out", False): Explained(
+        "page", "as gelu: aclnnGelu's page formula is the tanh approximation", None, None, gelu_by_page),
+    ("gelu_tanh", True): Explained(
+        "page", "op-plugin sends gelu_backward to aclnnGeluBackward on chips that are not aclnn-only, whose "
+        "page formula is the erf form's derivative whatever the approximation", None, None, gelu_gradient_by_page),
+    ("batch_norm_train", False): Explained(
+        "torch_npu", "float16 running statistics: torch_npu casts them to float32 for BNTrainingUpdate and never "
+        "casts the updated ones back", frozenset({"Ascend910"}), frozenset({"float16"}), batch_norm_train_statistics_kept),
+    ("avg_pool2d_divisor", True): Explained(
+        "torch_npu", HOST_CODE["nn.functional.avg_pool2d"].why, frozenset({"Ascend910"}), None,
+        avg_pool2d_divisor_by_count),
+    ("cross_entropy_ls_weight", False): Explained(
+        "torch_npu", "torch_npu's acl_op nll_loss zeroes weight[ignore_index] in the caller's weight tensor, which "
+        "the label-smoothing term then reads", frozenset({"Ascend910"}), None, cross_entropy_ls_weight_zeroed),
+    ("cross_entropy_ls_weight", True): Explained(
+        "torch_npu", "as its forward: the caller's weight modified", frozenset({"Ascend910"}), None,
+        cross_entropy_ls_weight_zeroed),
+    ("group_norm", True): Explained(
+        "torch_npu", "torch_npu's acl_op group_norm backward computes the weight's gradient as aclop Sub, Mul, Mul, "
+        "ReduceSum in float16 steps (traced with gdb), from an rstd it computes as Add, Sqrt, RealDiv in float16",
+        frozenset({"Ascend910"}), frozenset({"float16"}), group_norm3_float16_weight_gradient),
+}
