@@ -293,3 +293,155 @@ NN_SUITE: dict[tuple[str, bool], Explained] = {  # (case name, backward) -> expl
         "ReduceSum in float16 steps (traced with gdb), from an rstd it computes as Add, Sqrt, RealDiv in float16",
         frozenset({"Ascend910"}), frozenset({"float16"}), group_norm3_float16_weight_gradient),
 }
+
+
+# The tensor suite's explanations, keyed by test (each test makes several checks; an explanation's
+# model is called with the failing check's function and its CPU inputs, in their own dtypes, and
+# decides what torch_npu gives for that check). Traced with gdb on aclopCompileAndExecute on
+# Ascend910, where (as on Ascend310P) plain tensors take aclop.
+ACLOP_CHIPS = frozenset({"Ascend910", "Ascend310P"})
+SMALL_INTEGERS = frozenset({"int8", "uint8", "int16", "int32"})
+
+
+def _in_input_dtype(fn, x):
+    # Cumsum's output desc is the input's dtype, where aten promotes small integers to int64.
+    return fn(x).to(x.dtype)
+
+
+def _as_bool(fn, x):
+    return fn(x).bool()
+
+
+def _add_float16_scalar(fn, a):
+    # Add(a, scalar) with the scalar in a's dtype: 3.7 becomes 3.69921875 before the add.
+    return a + torch.tensor(3.7, dtype=torch.float16)
+
+
+def _lerp_float16_weight(fn, a, b):
+    return torch.lerp(a.float(), b.float(), float(torch.tensor(0.3, dtype=torch.float16))).half()
+
+
+def _exp2_integer_pow(fn, a):
+    # Pow(2, a) with 2 as an int32 scalar: an integer power, 0 for a negative exponent.
+    return torch.pow(torch.tensor(2, dtype=a.dtype), a)
+
+
+def _kthvalue_in_float16(fn, a):
+    # Cast to float16, TopKV2, GatherV2, Cast back: the k-th value of the rounded input, rounded.
+    values, indices = fn(a.half())
+    return values.float(), indices
+
+
+def _replacing(function, replacement):
+    """A model running the check's own function with each call of `function` (torch.addmm, ...)
+    computed by `replacement`, called with the same arguments: the host code's steps for
+    whatever arguments the check passes."""
+    from torch.overrides import TorchFunctionMode
+
+    class Replace(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if func is function:
+                return replacement(*args, **(kwargs or {}))
+            return func(*args, **(kwargs or {}))
+
+    def model(fn, *inputs):
+        with Replace():
+            return fn(*inputs)
+    return model
+
+
+def _addmm_in_float16_steps(input, mat1, mat2, *, beta=1, alpha=1):
+    # Mul(mat1, alpha), MatMul, then Add(input, product) or AxpyV2(product, input, beta): each
+    # output float16, the scalars float16 0-d tensors.
+    def half(v):
+        return float(torch.tensor(v, dtype=torch.float16))
+    scaled = _half_step(mat1.float() * half(alpha))
+    product = _half_step(scaled @ mat2.float())
+    return (product + half(beta) * input.float()).half()
+
+
+def _clamp_bounds_in_integer_dtype(input, min=None, max=None):
+    # An integer tensor clamped by float scalars: ClipByValueV2 in the tensor's dtype, the bounds
+    # converted to it (truncated) by the host code, where aten promotes to float32.
+    if input.is_floating_point() or not all(isinstance(b, float) or b is None for b in (min, max)):
+        return torch.clamp(input, min, max)
+    return torch.clamp(input, None if min is None else int(min), None if max is None else int(max))
+
+
+def _addmm_beta_zero_multiplies(fn, a, b, c):
+    # addmm(a, b, c, beta=0): Mul, MatMul, AxpyV2 multiply self by 0, so its NaN and inf stay,
+    # where aten ignores self (as HOST_CODE["addr"]).
+    return a * 0 + b @ c
+
+
+def _in_float16_operands(fn, a, *others):
+    # A float16 tensor clamped by float32 bounds: Cast to float16, then ClipByValueV2, the result
+    # float16; an integer tensor's float bounds as _clamp_bounds_in_integer_dtype.
+    if a.dtype == torch.float16:
+        return fn(a, *[o.half() for o in others])
+    return _replacing(torch.clamp, _clamp_bounds_in_integer_dtype)(fn, a, *others)
+
+
+def _where_written_in_float16(fn, a, b):
+    # Select computes in float32 and writes the output desc op-plugin gives it: float16.
+    return fn(a.float(), b).half()
+
+
+def _compared_in_float32(fn, x):
+    # Cast to float32 and Equal/NotEqual with the scalar as float32 (2**32 + 3 is 4294967296),
+    # where aten wraps the scalar to int32 (3).
+    return fn(x.float())
+
+
+def _cpu_fallback_in_dtype(fn, x):
+    # torch_npu warns and runs aten::logit on the CPU (LogitKernelNpuOpApi.cpp's fallback) on the
+    # float16 tensor itself, where the suite's golden computes in float32 and rounds once.
+    return fn(x)
+
+
+TENSOR_SUITE: dict[str, Explained] = {
+    "test_add_scalar": Explained(
+        "torch_npu", "x + 3.7 in float16: op-plugin gives Add the scalar as a float16 0-d tensor (3.69921875)",
+        ACLOP_CHIPS, frozenset({"float16"}), _add_float16_scalar),
+    "test_lerp": Explained(
+        "torch_npu", "lerp with a scalar weight in float16: Lerp's weight is a float16 0-d tensor",
+        ACLOP_CHIPS, frozenset({"float16"}), _lerp_float16_weight),
+    "test_cumsum_cumprod": Explained(
+        "torch_npu", "cumsum of a small integer dtype: Cumsum writes the input's dtype, aten's result is int64",
+        ACLOP_CHIPS, SMALL_INTEGERS, _in_input_dtype),
+    "test_integer_reduction_dtypes": Explained(
+        "torch_npu", "cumsum of a small integer dtype: Cumsum writes the input's dtype, aten's result is int64",
+        ACLOP_CHIPS, SMALL_INTEGERS, _in_input_dtype),
+    "test_cumsum_cumprod_dtypes": Explained(
+        "torch_npu", "cumsum of a small integer dtype: Cumsum writes the input's dtype, aten's result is int64",
+        ACLOP_CHIPS, SMALL_INTEGERS, _in_input_dtype),
+    "test_all_any": Explained(
+        "torch_npu", "all/any of uint8: op-plugin casts to bool for ReduceAll/ReduceAny and returns bool, where "
+        "aten keeps uint8", ACLOP_CHIPS, frozenset({"uint8"}), _as_bool),
+    "test_exp2_int": Explained(
+        "torch_npu", "exp2 of an integer tensor: Pow(2, x) with the base and output in x's dtype, an integer power where aten "
+        "gives float32", ACLOP_CHIPS, SMALL_INTEGERS | {"int64"}, _exp2_integer_pow),
+    "test_kthvalue": Explained(
+        "torch_npu", "kthvalue of float32: op-plugin casts to float16 for TopKV2 and the values back to float32",
+        ACLOP_CHIPS, frozenset({"float32"}), _kthvalue_in_float16),
+    "test_addmm": Explained(
+        "torch_npu", "addmm in float16: Mul (alpha), MatMul, then Add or AxpyV2 (beta), each writing float16, "
+        "where aten rounds once",
+        ACLOP_CHIPS, frozenset({"float16"}), _replacing(torch.addmm, _addmm_in_float16_steps)),
+    "test_addmm_int_beta_alpha_and_out": Explained(
+        "torch_npu", "addmm with beta 0 runs Mul, MatMul and AxpyV2: self is multiplied by 0, so its NaN stays, "
+        "where aten ignores self", ACLOP_CHIPS, frozenset({"float32"}), _addmm_beta_zero_multiplies),
+    "test_clamp_tensor_promotion": Explained(
+        "torch_npu", "clamp of float16 with a float32 bound: op-plugin casts the bound to float16 for "
+        "ClipByValueV2 and returns float16, and an int32 tensor's float bounds are converted to int32, where aten "
+        "promotes to float32", ACLOP_CHIPS, frozenset({"float16", "int32"}), _in_float16_operands),
+    "test_where_scalars_and_promotion": Explained(
+        "torch_npu", "where of float16 and float32: op-plugin casts to float32 for Select and gives it a float16 "
+        "output, where aten promotes to float32", ACLOP_CHIPS, frozenset({"float16"}), _where_written_in_float16),
+    "test_integer_scalars_in_the_tensors_dtype": Explained(
+        "torch_npu", "int32 == / != a scalar beyond int32: op-plugin casts the tensor to float32 for Equal/NotEqual, "
+        "where aten wraps the scalar to int32", ACLOP_CHIPS, frozenset({"int32"}), _compared_in_float32),
+    "test_logit": Explained(
+        "torch_npu", "logit on a chip without aclnnLogit's kernel: torch_npu runs aten::logit on the CPU, in float16 "
+        "for a float16 tensor", ACLOP_CHIPS, frozenset({"float16"}), _cpu_fallback_in_dtype),
+}

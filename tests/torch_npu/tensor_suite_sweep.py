@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -38,11 +39,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
 
 if "--worker" not in sys.argv:  # the driver only lists tests and runs workers: no device of its own
-    import os
     os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 import numpy as np
 import torch
+
+from host_code import TENSOR_SUITE  # noqa: E402
+
+SOC = os.environ.get("ACLNN_SIM_SOC", "Ascend910B")  # the worker's chip (the simulator's default)
 
 if "--worker" in sys.argv:
     import torch_npu  # noqa: F401
@@ -89,6 +93,29 @@ def to_numpy(out, like):
 
 
 class Suite(TestCase):
+    def setUp(self):
+        super().setUp()
+        # The host-code results met (host_code.TENSOR_SUITE), each checked by computing it.
+        self.explained: list[str] = []
+
+    def compare_or_explain(self, fn, cpu_inputs, want, got):
+        """compare, but a difference equal to the result torch_npu's host code defines for this
+        test's check (host_code.TENSOR_SUITE, on its chips and dtypes) is noted, not failed."""
+        try:
+            self.compare(want, got)
+        except AssertionError:
+            explained = TENSOR_SUITE.get(self._testMethodName)
+            first = next((x for x in cpu_inputs if isinstance(x, torch.Tensor)), None)
+            dtype = str(first.dtype).removeprefix("torch.") if first is not None else ""
+            if explained is None or not explained.applies(SOC, dtype):
+                raise
+            try:
+                self.compare(to_numpy(explained.model(fn, *[x.clone() if isinstance(x, torch.Tensor) else x
+                                                            for x in cpu_inputs]), None), got)
+            except Exception:
+                raise AssertionError(f"not {explained.why} either") from None
+            self.explained.append(explained.why)
+
     def check(self, fn, items, lo=-10, hi=10, count=1, prep=None):
         """For each [dtype, format, shape] item: `count` inputs from create_common_tensor, fn on the CPU
         and on the NPU, compared with assertRtolEqual.
@@ -102,7 +129,7 @@ class Suite(TestCase):
             want = cpu_exec(fn, *cpu_inputs)
             got = npu_exec(fn, *npu_inputs)
             try:
-                self.compare(want, got)
+                self.compare_or_explain(fn, cpu_inputs, want, got)
             except AssertionError as error:
                 raise AssertionError(f"{error} for {item}") from None
 
@@ -117,7 +144,7 @@ class Suite(TestCase):
         self.assertRtolEqual(want, got)
 
     def pair(self, fn, cpu_args, npu_args):
-        self.compare(cpu_exec(fn, *cpu_args), npu_exec(fn, *npu_args))
+        self.compare_or_explain(fn, cpu_args, cpu_exec(fn, *cpu_args), npu_exec(fn, *npu_args))
 
 
 F32, F16 = "float32", "float16"
@@ -2047,7 +2074,8 @@ class Reporter(unittest.TestResult):
         self.emit(event="start", test=test.id().split(".", 1)[1])
 
     def addSuccess(self, test):
-        self.emit(event="end", test=test.id().split(".", 1)[1], kind="pass", why="")
+        explained = "; ".join(dict.fromkeys(test.explained))
+        self.emit(event="end", test=test.id().split(".", 1)[1], kind="torch_npu" if explained else "pass", why=explained)
 
     def addFailure(self, test, err):
         import traceback
