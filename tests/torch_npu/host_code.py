@@ -189,6 +189,10 @@ class Explained:
         return (self.chips is None or soc in self.chips) and (self.dtypes is None or dtype in self.dtypes)
 
 
+# The chips where op-plugin runs plain tensors through aclop by default (JIT compilation on).
+ACLOP_CHIPS = frozenset({"Ascend910", "Ascend310P"})
+
+
 def gelu_by_page(x):
     # aclnnGelu.md gives the tanh form as the operator's formula, whatever approximation aten asked.
     return F.gelu(x, approximate="tanh")
@@ -278,20 +282,20 @@ NN_SUITE: dict[tuple[str, bool], Explained] = {  # (case name, backward) -> expl
         "page formula is the erf form's derivative whatever the approximation", None, None, gelu_gradient_by_page),
     ("batch_norm_train", False): Explained(
         "torch_npu", "float16 running statistics: torch_npu casts them to float32 for BNTrainingUpdate and never "
-        "casts the updated ones back", frozenset({"Ascend910"}), frozenset({"float16"}), batch_norm_train_statistics_kept),
+        "casts the updated ones back", ACLOP_CHIPS, frozenset({"float16"}), batch_norm_train_statistics_kept),
     ("avg_pool2d_divisor", True): Explained(
-        "torch_npu", HOST_CODE["nn.functional.avg_pool2d"].why, frozenset({"Ascend910"}), None,
+        "torch_npu", HOST_CODE["nn.functional.avg_pool2d"].why, ACLOP_CHIPS, None,
         avg_pool2d_divisor_by_count),
     ("cross_entropy_ls_weight", False): Explained(
         "torch_npu", "torch_npu's acl_op nll_loss zeroes weight[ignore_index] in the caller's weight tensor, which "
-        "the label-smoothing term then reads", frozenset({"Ascend910"}), None, cross_entropy_ls_weight_zeroed),
+        "the label-smoothing term then reads", ACLOP_CHIPS, None, cross_entropy_ls_weight_zeroed),
     ("cross_entropy_ls_weight", True): Explained(
-        "torch_npu", "as its forward: the caller's weight modified", frozenset({"Ascend910"}), None,
+        "torch_npu", "as its forward: the caller's weight modified", ACLOP_CHIPS, None,
         cross_entropy_ls_weight_zeroed),
     ("group_norm", True): Explained(
         "torch_npu", "torch_npu's acl_op group_norm backward computes the weight's gradient as aclop Sub, Mul, Mul, "
         "ReduceSum in float16 steps (traced with gdb), from an rstd it computes as Add, Sqrt, RealDiv in float16",
-        frozenset({"Ascend910"}), frozenset({"float16"}), group_norm3_float16_weight_gradient),
+        ACLOP_CHIPS, frozenset({"float16"}), group_norm3_float16_weight_gradient),
 }
 
 
@@ -299,7 +303,6 @@ NN_SUITE: dict[tuple[str, bool], Explained] = {  # (case name, backward) -> expl
 # model is called with the failing check's function and its CPU inputs, in their own dtypes, and
 # decides what torch_npu gives for that check). Traced with gdb on aclopCompileAndExecute on
 # Ascend910, where (as on Ascend310P) plain tensors take aclop.
-ACLOP_CHIPS = frozenset({"Ascend910", "Ascend310P"})
 SMALL_INTEGERS = frozenset({"int8", "uint8", "int16", "int32"})
 
 
