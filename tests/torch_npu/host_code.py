@@ -8,6 +8,11 @@ on (Ascend910 and Ascend310P by default, `torch.npu.set_compile_mode(jit_compile
 where op-plugin runs the operator through aclop by type name, and only to the samples its `applies`
 selects: elsewhere the operator's result must equal PyTorch's. A result that equals neither stays a
 wrong value.
+
+NN_SUITE and TENSOR_SUITE (below) do the same for the per-op suites' sweeps, whose cases are not
+OpInfo samples: each explanation (torch_npu's host code, or an aclnn page's own formula) carries the
+CPU function computing its result, the chips and dtypes it holds for, and its evidence;
+test_suite_explanations.py pins each on Ascend910.
 """
 
 from __future__ import annotations
@@ -335,17 +340,18 @@ def _kthvalue_in_float16(fn, a):
     return values.float(), indices
 
 
-def _replacing(function, replacement):
+def _replacing(function, replacement, *more):
     """A model running the check's own function with each call of `function` (torch.addmm, ...)
-    computed by `replacement`, called with the same arguments: the host code's steps for
-    whatever arguments the check passes."""
+    computed by `replacement` (and so for each further pair in `more`), called with the same
+    arguments: the host code's steps for whatever arguments the check passes."""
     from torch.overrides import TorchFunctionMode
+
+    replacements = dict(zip((function,) + more[::2], (replacement,) + more[1::2]))
 
     class Replace(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
-            if func is function:
-                return replacement(*args, **(kwargs or {}))
-            return func(*args, **(kwargs or {}))
+            # (the mode is off while this runs: a replacement's own calls are PyTorch's)
+            return replacements.get(func, func)(*args, **(kwargs or {}))
 
     def model(fn, *inputs):
         with Replace():
@@ -361,6 +367,18 @@ def _addmm_in_float16_steps(input, mat1, mat2, *, beta=1, alpha=1):
     scaled = _half_step(mat1.float() * half(alpha))
     product = _half_step(scaled @ mat2.float())
     return (product + half(beta) * input.float()).half()
+
+
+def _baddbmm_in_float16_steps(input, batch1, batch2, *, beta=1, alpha=1):
+    # BatchMatMul, Mul(product, alpha), Mul(input, beta), Add: each output float16.
+    def half(v):
+        return float(torch.tensor(v, dtype=torch.float16))
+    product = _half_step(torch.bmm(batch1.float(), batch2.float()))
+    return (_half_step(product * half(alpha)) + _half_step(input.float() * half(beta))).half()
+
+
+def _baddbmm_inplace_in_float16_steps(input, batch1, batch2, *, beta=1, alpha=1):
+    return input.copy_(_baddbmm_in_float16_steps(input, batch1, batch2, beta=beta, alpha=alpha))
 
 
 def _clamp_bounds_in_integer_dtype(input, min=None, max=None):
@@ -402,6 +420,12 @@ def _cpu_fallback_in_dtype(fn, x):
     return fn(x)
 
 
+BATCHED_MATMUL_IN_FLOAT16 = Explained(
+    "torch_npu", "baddbmm in float16: BatchMatMul, Mul (alpha), Mul (beta) and Add, each writing float16; "
+    "addbmm as HOST_CODE['addbmm']", ACLOP_CHIPS, frozenset({"float16"}),
+    _replacing(torch.baddbmm, _baddbmm_in_float16_steps, torch.Tensor.baddbmm_, _baddbmm_inplace_in_float16_steps,
+               torch.addbmm, _addbmm_by_steps(None, None)))
+
 TENSOR_SUITE: dict[str, Explained] = {
     "test_add_scalar": Explained(
         "torch_npu", "x + 3.7 in float16: op-plugin gives Add the scalar as a float16 0-d tensor (3.69921875)",
@@ -431,6 +455,8 @@ TENSOR_SUITE: dict[str, Explained] = {
         "torch_npu", "addmm in float16: Mul (alpha), MatMul, then Add or AxpyV2 (beta), each writing float16, "
         "where aten rounds once",
         ACLOP_CHIPS, frozenset({"float16"}), _replacing(torch.addmm, _addmm_in_float16_steps)),
+    "test_addbmm_baddbmm": BATCHED_MATMUL_IN_FLOAT16,
+    "test_baddbmm_addmv_addr_variants": BATCHED_MATMUL_IN_FLOAT16,
     "test_addmm_int_beta_alpha_and_out": Explained(
         "torch_npu", "addmm with beta 0 runs Mul, MatMul and AxpyV2: self is multiplied by 0, so its NaN stays, "
         "where aten ignores self", ACLOP_CHIPS, frozenset({"float32"}), _addmm_beta_zero_multiplies),

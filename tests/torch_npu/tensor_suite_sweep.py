@@ -10,18 +10,21 @@ package`:
 
     .venv/bin/python tests/torch_npu/tensor_suite_sweep.py [--soc Ascend910] [--only add,sum]
 
-Each test prints one line: `pass`, `WRONG` (an assertion of the test failed: another value without
+Each test prints one line: `pass`, `torch_npu` (a check's result differs from the CPU's and equals
+what torch_npu's own host code defines for it, as a device gives it: host_code.TENSOR_SUITE computes
+it on the CPU for the test's chips and dtypes, each traced with gdb on aclopCompileAndExecute; the
+test goes on with its next check), `WRONG` (an assertion of the test failed: another value without
 an error, the worst outcome), `refused` (an exception; the aclnn API or aclop operator it names),
 `skip` or `crash` (the process died; a fresh worker goes on with the next test), and the run ends
 with the tally. Tests run in a worker process with the environment set_env.sh gives and
 ASCEND_LAUNCH_BLOCKING=1, so that each refusal is the exception of its own call.
 
-What the WRONG lines on Ascend910 are (traced with gdb on aclopCompileAndExecute; none is the
-simulator's value): op-plugin's aclop path chooses its own result dtypes (cumsum of int32 stays
-int32, all/any of uint8 give bool, exp2 of int32 stays int32, int8 sums stay int8), composes in
-float16 steps with float16 scalars (addmm as Mul, MatMul, AxpyV2; x + 3.7, lerp, logit), casts
-float32 to float16 for TopK (kthvalue), and leaves sinc(out=) unresized; a float16 test that rounds
-once on the CPU differs there by an ulp.
+What TENSOR_SUITE explains on Ascend910 and Ascend310P, where plain tensors take aclop: result dtypes
+op-plugin chooses (cumsum of a small integer dtype keeps it, all/any of uint8 give bool, exp2 of an
+integer tensor is an integer Pow, clamp and where of float16 with float32 stay float16, an int32
+compared with a scalar beyond int32 is compared in float32), float16 steps with float16 scalars
+(addmm as Mul, MatMul, Add or AxpyV2; x + 3.7; lerp), a beta-0 addmm that keeps self's NaN, TopKV2
+in float16 for kthvalue, and logit run by aten on the CPU in float16 (torch_npu's fallback).
 """
 
 from __future__ import annotations
@@ -936,7 +939,9 @@ class TestIndexing(Suite):
         i = long_index(20, 3, 4)
         self.pair(torch.take, (ca, i), (na, i.npu()))
         # aclnnTake's page: "不支持负索引" (op-plugin passes the index as given): a negative one faults.
-        with self.assertRaisesRegex(RuntimeError, "aclnnTake: index: element 0 is -1, outside"):
+        # Where plain tensors take aclop (Ascend910, Ascend310P), the fault is aclnnIndexSelect's kernel's
+        # (seen on Ascend910), with the same message.
+        with self.assertRaisesRegex(RuntimeError, "aclnn(Take|IndexSelect): index: element 0 is -1, outside"):
             torch.take(na, torch.tensor([-1, 0, -20], device="npu")).cpu()
         cv, nv = create_common_tensor([np.float32, 2, (3, 4)], -5, 5)
         j = torch.randperm(20)[:12].reshape(3, 4)

@@ -72,6 +72,10 @@ SCRIPT = f"""
         ("test_exp2_int", torch.exp2, [torch.randint(-3, 10, (4, 5), dtype=torch.int32)]),
         ("test_kthvalue", lambda a: torch.kthvalue(a, 2), [torch.randn(4, 5) * 3]),
         ("test_addmm", lambda a, b, c: torch.addmm(a, b, c, beta=0.5, alpha=2), [half(4, 5), half(4, 6), half(6, 5)]),
+        ("test_addbmm_baddbmm", lambda a, b, c: torch.baddbmm(a, b, c, beta=0.5, alpha=2),
+         [half(3, 4, 5), half(3, 4, 6), half(3, 6, 5)]),
+        ("test_baddbmm_addmv_addr_variants", lambda a, b, c: a.clone().baddbmm_(b, c, alpha=-1),
+         [half(3, 4, 5), half(3, 4, 6), half(3, 6, 5)]),
         ("test_addmm_int_beta_alpha_and_out", lambda a, b, c: torch.addmm(a, b, c, beta=0),
          [nan_self, torch.randn(4, 6), torch.randn(6, 5)]),
         ("test_clamp_tensor_promotion", lambda a, lo: torch.clamp(a, min=lo), [half(4, 5) * 5, torch.rand(4, 5) * 2 - 3]),
@@ -106,4 +110,4 @@ SCRIPT = f"""
 
 def test_sweeps_explained_results_on_ascend910(run_npu):
     output = run_npu(SCRIPT, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert output.count("explained:") == 22, output
+    assert output.count("explained:") == 24, output
