@@ -187,7 +187,8 @@ class Explained:
     # The chips (ACLNN_SIM_SOC) and the test's dtypes the explanation holds for; None: every one.
     chips: frozenset[str] | None
     dtypes: frozenset[str] | None
-    # The CPU computation giving the explained result, with the signature of the suite's own.
+    # The CPU computation giving the explained result: the nn suite calls it as the case's op, the
+    # tensor suite with the failing check's function first, then its inputs.
     model: Callable[..., Any]
 
     def applies(self, soc: str, dtype: str) -> bool:
