@@ -335,10 +335,13 @@ def _exp2_integer_pow(fn, a):
     return torch.pow(torch.tensor(2, dtype=a.dtype), a)
 
 
-def _kthvalue_in_float16(fn, a):
+def _kthvalue_in_float16(input, k, dim=-1, keepdim=False):
     # Cast to float16, TopKV2, GatherV2, Cast back: the k-th value of the rounded input, rounded.
-    values, indices = fn(a.half())
-    return values.float(), indices
+    # Its gradient is aten's kthvalue_backward, in the input's dtype, at those indices.
+    _, indices = torch.kthvalue(input.detach().half(), k, dim, True)
+    picked = input.gather(dim, indices)
+    values = picked + (picked.detach().half().to(input.dtype) - picked.detach())
+    return (values, indices) if keepdim else (values.squeeze(dim), indices.squeeze(dim))
 
 
 def _replacing(function, replacement, *more):
@@ -427,6 +430,10 @@ BATCHED_MATMUL_IN_FLOAT16 = Explained(
     _replacing(torch.baddbmm, _baddbmm_in_float16_steps, torch.Tensor.baddbmm_, _baddbmm_inplace_in_float16_steps,
                torch.addbmm, _addbmm_by_steps(None, None)))
 
+KTHVALUE_IN_FLOAT16 = Explained(
+    "torch_npu", "kthvalue of float32: op-plugin casts to float16 for TopKV2 and the values back to float32",
+    ACLOP_CHIPS, frozenset({"float32"}), _replacing(torch.kthvalue, _kthvalue_in_float16))
+
 TENSOR_SUITE: dict[str, Explained] = {
     "test_add_scalar": Explained(
         "torch_npu", "x + 3.7 in float16: op-plugin gives Add the scalar as a float16 0-d tensor (3.69921875)",
@@ -449,9 +456,8 @@ TENSOR_SUITE: dict[str, Explained] = {
     "test_exp2_int": Explained(
         "torch_npu", "exp2 of an integer tensor: Pow(2, x) with the base and output in x's dtype, an integer power where aten "
         "gives float32", ACLOP_CHIPS, SMALL_INTEGERS | {"int64"}, _exp2_integer_pow),
-    "test_kthvalue": Explained(
-        "torch_npu", "kthvalue of float32: op-plugin casts to float16 for TopKV2 and the values back to float32",
-        ACLOP_CHIPS, frozenset({"float32"}), _kthvalue_in_float16),
+    "test_kthvalue": KTHVALUE_IN_FLOAT16,
+    "test_backward_indexing": KTHVALUE_IN_FLOAT16,
     "test_addmm": Explained(
         "torch_npu", "addmm in float16: Mul (alpha), MatMul, then Add or AxpyV2 (beta), each writing float16, "
         "where aten rounds once",

@@ -42,6 +42,12 @@ SCRIPT = f"""
                  torch.ones(x.shape[1], dtype=x.dtype, device=x.device))
         return F.batch_norm(x, *stats, w, b, training=True, momentum=0.1, eps=1e-5), *stats
 
+    def kthvalue_and_gradient(a):  # as the suite's backward cases: the output and the input's gradient
+        leaf = a.detach().clone().requires_grad_(True)
+        out = torch.kthvalue(leaf, 2, 1)[0]
+        out.backward(torch.arange(out.numel(), dtype=out.dtype, device=out.device))
+        return out.detach(), leaf.grad
+
     torch.manual_seed(0)
     x = torch.randn(2, 3, 4, 5)
     half = lambda *shape: torch.randn(*shape).half()
@@ -71,6 +77,7 @@ SCRIPT = f"""
         ("test_all_any", lambda a: torch.all(a), [torch.randint(0, 3, (4, 5), dtype=torch.uint8)]),
         ("test_exp2_int", torch.exp2, [torch.randint(-3, 10, (4, 5), dtype=torch.int32)]),
         ("test_kthvalue", lambda a: torch.kthvalue(a, 2), [torch.randn(4, 5) * 3]),
+        ("test_backward_indexing", kthvalue_and_gradient, [torch.randn(6, 5) * 2]),
         ("test_addmm", lambda a, b, c: torch.addmm(a, b, c, beta=0.5, alpha=2), [half(4, 5), half(4, 6), half(6, 5)]),
         ("test_addbmm_baddbmm", lambda a, b, c: torch.baddbmm(a, b, c, beta=0.5, alpha=2),
          [half(3, 4, 5), half(3, 4, 6), half(3, 6, 5)]),
@@ -110,4 +117,4 @@ SCRIPT = f"""
 
 def test_sweeps_explained_results_on_ascend910(run_npu):
     output = run_npu(SCRIPT, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert output.count("explained:") == 24, output
+    assert output.count("explained:") == 25, output
