@@ -11,7 +11,8 @@ Each test prints one line: `pass`, `lax` (assertRtolEqual passes, as the framewo
 some elements are off by more than 1e-3 (float32) / 1e-2 (float16) relative: a wrong value its
 tolerance hides), `WRONG` (assertRtolEqual fails: another value without an error, the worst
 outcome), `page` or `torch_npu` (a difference the aclnn page's formula or torch_npu's own host code makes, as
-on a device: DOCUMENTED), `rounding` (a float16/bfloat16 result that fails against the float32 golden but
+on a device: counted so only where the result equals the CPU computation of that explanation,
+host_code.NN_SUITE, on its chips and dtypes), `rounding` (a float16/bfloat16 result that fails against the float32 golden but
 passes against the same computation rounded to the 16-bit dtype after each aten operator, as op-plugin's
 operators round on a device: the difference lies in the test's golden, not the simulator), `refused` (an exception, with the aclnn API or aclop operator type it
 names), `crash` (the
@@ -29,7 +30,7 @@ import os
 import select
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -347,30 +348,6 @@ def dropout_check(p: float, channels: bool = False):
     return check
 
 
-# Differences from the CPU that are not the simulator's: the aclnn page's own formula, or torch_npu's
-# host code (found by tracing its aclop calls with gdb), reached as on a device. Printed `page` or
-# `torch_npu` (with the difference), not WRONG. (case name, backward) -> (chips or None for all, kind, why[,
-# the dtypes it is documented for: all when absent]).
-DOCUMENTED = {
-    ("gelu", False): (None, "page", "op-plugin sends F.gelu(approximate='none') to aclnnGelu (aclop Gelu on Ascend910), "
-                      "whose page formula is the tanh approximation (up to 5e-4 from the erf form)"),
-    ("gelu_out", False): (None, "page", "as gelu: aclnnGelu's page formula is the tanh approximation"),
-    ("gelu_tanh", True): (None, "page", "op-plugin sends gelu_backward to aclnnGeluBackward on chips that are not "
-                          "aclnn-only, whose page formula is the erf form's derivative whatever the approximation"),
-    ("batch_norm_train", False): ({"Ascend910"}, "torch_npu", "float16 running statistics: torch_npu casts them to "
-                                  "float32 for BNTrainingUpdate and never casts the updated ones back"),
-    ("avg_pool2d_divisor", True): ({"Ascend910"}, "torch_npu", "torch_npu leaves divisor_override out of AvgPoolV2Grad "
-                                   "(the gradient divides by the window's count)"),
-    ("cross_entropy_ls_weight", False): ({"Ascend910"}, "torch_npu", "torch_npu's acl_op nll_loss zeroes "
-                                         "weight[ignore_index] in the caller's weight tensor, which the label-smoothing "
-                                         "term then reads"),
-    ("cross_entropy_ls_weight", True): ({"Ascend910"}, "torch_npu", "as its forward: the caller's weight modified"),
-    ("group_norm", True): ({"Ascend910"}, "torch_npu", "torch_npu's acl_op group_norm backward computes the weight's "
-                           "gradient as aclop Sub, Mul, Mul, ReduceSum in float16 steps (traced with gdb), from an rstd "
-                           "it computes as Add, Sqrt, RealDiv in float16", ("float16",)),
-}
-
-
 # ---------------------------------------------------------------------------------------------------
 # The device's rounding, on the CPU. On a device every aten operator that reaches a kernel writes its
 # 16-bit output once (CANN's vector and cube kernels compute float16 and bfloat16 in float32 and cast at
@@ -534,6 +511,7 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
     from torch_npu.testing.testcase import TestCase
 
     sys.path.insert(0, str(Path(__file__).parent))
+    from host_code import NN_SUITE
     from opinfo_sweep import reason_of
 
     control = os.fdopen(os.dup(1), "w")
@@ -614,6 +592,17 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
                     detail = f": {int((diff > 0).sum())}/{diff.size} differ, max {diff.max():.3g} at {np.unravel_index(diff.argmax(), diff.shape)}"
                 raise AssertionError(f"result {k} {error}{detail} ({cpu_np.shape} vs {npu_np.shape}, {cpu_np.dtype} vs {npu_np.dtype})") from None
 
+    def gives(explained, case, cpu_in, index, backward, got):
+        """Whether got equals the explanation's model computed on the CPU from the test's inputs."""
+        if got is None:
+            return False
+        model_in = [t.detach().clone().requires_grad_(t.requires_grad) if t.is_floating_point() else t for t in cpu_in]
+        try:
+            compare(run(replace(case, op=explained.model), model_in, index, backward), got)
+        except AssertionError:
+            return False
+        return True
+
     for index in range(start, len(tests)):
         test = tests[index]
         case, inputs, dtype, fmt, backward = test
@@ -621,7 +610,7 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
         control.flush()
         torch.manual_seed(index)
         np.random.seed(index)
-        kind, why = "pass", ""
+        kind, why, got = "pass", "", None
         try:
             cpu_in, npu_in = make_inputs(inputs, dtype, fmt, backward or (case.check is not None and case.backward))
             if case.check is not None:
@@ -671,9 +660,9 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
             kind, why = "rounding", f"passes with each aten operator's output rounded, as on a device: {str(error)[:200]}"
         except AssertionError as error:
             kind, why = "WRONG", str(error).splitlines()[0][:240] if str(error) else "assertRtolEqual failed"
-            chips, source, reason, *dtypes = DOCUMENTED.get((case.name, backward), ((), "", ""))
-            if source and (chips is None or soc in chips) and (not dtypes or dtype in dtypes[0]):
-                kind, why = source, f"{reason}: {why}"
+            explained = NN_SUITE.get((case.name, backward))
+            if explained is not None and explained.applies(soc, dtype) and gives(explained, case, cpu_in, index, backward, got):
+                kind, why = explained.kind, f"{explained.why}: {why}"
         except Exception as error:  # noqa: BLE001 - a refusal is the answer being counted
             kind, why = "refused", reason_of(error)
         control.write(json.dumps({"index": index, "kind": kind, "test": describe(test), "why": why}) + "\n")
