@@ -678,6 +678,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/218, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyRotaryPosEmb", "aclnnApplyRotaryPosEmb.md",
     kParams, 5,
@@ -685,7 +690,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_ApplyRotaryPosEmb
 }  // namespace
@@ -767,6 +772,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/324, 161002},
+    {aclsim::RowKind::kValue, 5, /*line=*/325, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyRotaryPosEmbV2", "aclnnApplyRotaryPosEmbV2.md",
     kParams, 6,
@@ -774,7 +785,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ApplyRotaryPosEmbV2
 }  // namespace
@@ -3900,6 +3911,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/224, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIndexCopy", "aclnnIndexCopy&aclnnInplaceIndexCopy.md",
     kParams, 5,
@@ -3907,7 +3923,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_IndexCopy
 }  // namespace
@@ -5232,6 +5248,7 @@ constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .c
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 0, /*line=*/472, 161002},
     {aclsim::RowKind::kValue, 1, /*line=*/472, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/481, 161002},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -5241,7 +5258,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_InplaceScatterReduce
 }  // namespace

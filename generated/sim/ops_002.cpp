@@ -8836,6 +8836,7 @@ constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .c
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 0, /*line=*/274, 161002},
     {aclsim::RowKind::kValue, 1, /*line=*/274, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/283, 161002},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -8845,7 +8846,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_ScatterReduce
 }  // namespace

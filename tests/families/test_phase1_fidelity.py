@@ -213,8 +213,10 @@ PROBES = [
     ("Convolution-output-padding-below-stride", "aclnnConvolution", transposed_conv(output_padding=1), OK,
      "outputPadding below the stride"),
     # A dimension out of range answers the page's row about dim ("dim值不在self维度范围内"), one helper for
-    # every family (WrapDimOrReject).
+    # every family (WrapDimOrReject); im2col's window arguments the row of their values.
     ("Softmax-dim-beyond", "aclnnSoftmax", [tensor([2, 3]), 2, tensor([2, 3])], INVALID, "the dim row"),
+    ("Im2col-zero-stride", "aclnnIm2col", [tensor([1, 2, 4, 4]), ints(2, 2), ints(1, 1), ints(0, 0), ints(0, 1),
+                                           tensor([1, 8, 9])], INVALID, "the kernelSize/dilation/stride row"),
     # A dtype a note under the table takes from the chip ("Atlas A2 ...：self和out不支持INT32数据类型") is refused
     # citing the note, not the parameter's row that lists it.
     ("MaxDim-INT32-on-A2", "aclnnMaxDim", [tensor([2, 3], "INT32"), 1, False, tensor([2], "INT32"),
@@ -251,7 +253,8 @@ def test_the_output_size_refusal_cites_its_page_row():
 @pytest.mark.parametrize("name, cited", [("CtcLoss-blank-beyond-classes", "aclnnCtcLoss.md:250"),
                                          ("Convolution-output-padding", "aclnnConvolution.md:273"),
                                          ("MaxDim-INT32-on-A2", "aclnnMaxDim.md:157"),
-                                         ("Softmax-dim-beyond", "aclnnSoftmax.md:172")])
+                                         ("Softmax-dim-beyond", "aclnnSoftmax.md:172"),
+                                         ("Im2col-zero-stride", "aclnnIm2col.md:208")])
 def test_a_refusal_cites_the_page_line_it_enforces(name, cited):
     message = answers()[name][1]
     assert message.endswith(f"({cited})"), message
