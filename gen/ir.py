@@ -48,7 +48,9 @@ from gen import abi, jsontext
 # ValueRange.elements (the part of an array a range bounds: "padding前两个数值需小于self最后一维度的数值").
 # 20: Extent.DIMENSION (the dimension of a tensor that an array's element stands for: "kernelSize在对应的DHW维度上
 # 小于等于self的大小"), Param.negative_indices (an index tensor whose values may count from the end).
-SCHEMA_VERSION = 20
+# 21: Param.dtype_note_lines (the line of the note under the table that gives a product its own dtype list:
+# "Atlas A2 ...：self和out不支持INT32数据类型").
+SCHEMA_VERSION = 21
 
 
 class PageKind(str, enum.Enum):
@@ -563,6 +565,12 @@ class ProductDTypes(_Json):
 
 
 @dataclass(frozen=True)
+class ProductLine(_Json):
+    soc: Soc
+    line: int
+
+
+@dataclass(frozen=True)
 class Param(_Json):
     name: str
     c_type: str  # normalised C spelling, e.g. "const aclTensor*"
@@ -573,6 +581,10 @@ class Param(_Json):
     # Where a product accepts other dtypes than `dtypes`; products not listed take `dtypes`.
     # In JSON a mapping {soc: [dtypes]}.
     dtypes_by_product: tuple[ProductDTypes, ...] = field(default=(), metadata={"mapping": ("soc", "dtypes")})
+    # The page line that gives a product of `dtypes_by_product` its list, where a note under the table
+    # does ("Atlas A2 ...：self和out不支持INT32数据类型", aclnnMaxDim.md:157): a dtype refused there cites
+    # it rather than the parameter's row. In JSON a mapping {soc: line}.
+    dtype_note_lines: tuple[ProductLine, ...] = field(default=(), metadata={"mapping": ("soc", "line")})
     formats: tuple[str, ...] = ()
     rank: Optional[tuple[int, int]] = None  # inclusive [lo, hi]
     noncontiguous: Optional[bool] = None  # None: the page does not say
@@ -1131,11 +1143,20 @@ class API(_Json):
         codes = {e.code for e in rows if param.name in e.params} or {e.code for e in rows if not e.params}
         return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
-    def output_size_row(self) -> Optional[ErrorCase]:
-        """The error row refusing an output whose size the op's own arithmetic gives below 1 ("通过公式
-        推导出的out的shape的某个轴为0"): a family that computes that arithmetic (a pool's window over its
-        input) refuses with its status and cites its line; None where the page has none."""
-        return next((row for row in self.errors if row.category is ErrorCategory.OUTPUT_SIZE), None)
+    def page_row(self, category: ErrorCategory, param: Optional[str] = None) -> Optional[ErrorCase]:
+        """The error row a kernel family's own check enforces, asked for by what it is about: a family
+        refusing with it answers its status and cites its line. `ErrorCategory.OUTPUT_SIZE`: the row
+        refusing an output the op's arithmetic sizes below 1 ("通过公式推导出的out的shape的某个轴为0", a
+        pool's window over its input); `ErrorCategory.VALUE` with `param`: the row bounding that
+        parameter's values ("blank不满足取值范围", "dim的值不在[-self的维度数量，self的维度数量-1]之间",
+        "index取值范围不在[0，self.shape[dim])范围内") — the one naming it, or of several the one naming it
+        first (aclnnAvgPool3d's kernelSize: "kernelSize存在某维度的值小于等于0或大于self对应维度上的值", not
+        the stride row that also bounds padding by it). None where the page has no such row, or several
+        that answer alike: a refusal then cites nothing rather than a row it may not enforce."""
+        rows = [row for row in self.errors if row.category is category and (param is None or param in row.params)]
+        if param is not None and len(rows) > 1:
+            rows = [row for row in rows if row.params[0] == param]
+        return rows[0] if len(rows) == 1 or (rows and param is None) else None
 
     def shape_status(self) -> int:
         """The one status the error rows about shapes that disagree or do not broadcast give, where it

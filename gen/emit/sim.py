@@ -97,7 +97,8 @@ class SpecRow:
     direction: str
     optional: bool
     dtypes: Optional[tuple[str, ...]]  # aclDataType enumerators; None: the page lists none
-    dtypes_by_soc: tuple[tuple[str, Optional[tuple[str, ...]]], ...]
+    # (Soc enumerator, its dtypes, the line of the note under the table giving them; 0: the row's own)
+    dtypes_by_soc: tuple[tuple[str, Optional[tuple[str, ...]], int], ...]
     rank: tuple[int, int]  # (-1, -1): no bound
     empty: str
     formats: Optional[tuple[str, ...]]  # aclFormat enumerators; None: any
@@ -166,6 +167,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
     enforced = enforced_rank or param.enforced_rank
     rank = (min(enforced[0], 127), min(enforced[1], 127)) if enforced else (-1, -1)
     empty = {None: "kUnspecified", True: "kAllowed", False: "kForbidden"}[param.empty_tensor]
+    note_lines = {entry.soc: entry.line for entry in param.dtype_note_lines}
     return SpecRow(
         index=index_of[param.name],
         name=param.name,
@@ -174,8 +176,8 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         direction=_DIRECTION_ENUM[param.direction],
         optional=param.optional,
         dtypes=_dtype_list(param.dtypes) if dtype_checked else None,
-        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes)) for p in param.dtypes_by_product)
-        if dtype_checked else (),
+        dtypes_by_soc=tuple((names.cpp_enumerator(p.soc.value), _dtype_list(p.dtypes), note_lines.get(p.soc, 0))
+                            for p in param.dtypes_by_product) if dtype_checked else (),
         rank=rank,
         empty=empty,
         formats=formats,
@@ -643,10 +645,47 @@ class SimAPI:
     # The status of shapes that disagree or do not broadcast (API.shape_status), where every error row
     # about them gives one other than 161002 (aclnnRmsNormQuantV3's are 561103); 0: 161002.
     shape_status: int = 0
-    # The line and status of the error row refusing an output the op's arithmetic sizes below 1
-    # (API.output_size_row); 0 and 0 where the page has none.
-    output_size_line: int = 0
-    output_size_status: int = 0
+    # The error rows a family's own checks enforce (API.page_row), by what they are about.
+    page_rows: tuple[PageRowView, ...] = ()
+
+    @property
+    def trailing(self) -> tuple[tuple[str, str], ...]:
+        """The ApiSpec fields after `not_simulated` that this API sets, with those before them: the
+        others keep their defaults, so that most specs stay short."""
+        fields = (("family", "&kFamily" if self.family else "nullptr"), ("rules", "&kRules" if self.rules else "nullptr"),
+                  ("rank_status", str(self.rank_status)), ("empty_status", str(self.empty_status)),
+                  ("shape_status", str(self.shape_status)), ("page_rows", f"kPageRows, {len(self.page_rows)}"))
+        set_ = [self.family is not None, self.rules is not None, self.rank_status != 0, self.empty_status != 0,
+                self.shape_status != 0, bool(self.page_rows)]
+        last = max((k for k, on in enumerate(set_) if on), default=-1)
+        return fields[:last + 1]
+
+
+@dataclass(frozen=True)
+class PageRowView:
+    """An error row a family's check asks for by kind (aclsim::PageRowSpec)."""
+
+    kind: str  # aclsim::RowKind enumerator
+    param: int  # the parameter whose values it bounds (kValue); -1: none
+    line: int
+    status: int
+
+
+# What a family's check asks a page row for (gen.ir.API.page_row), as aclsim::RowKind names it.
+_ROW_KINDS = ((ErrorCategory.OUTPUT_SIZE, "kOutputSize"), (ErrorCategory.VALUE, "kValue"))
+
+
+def page_rows(api: API) -> tuple[PageRowView, ...]:
+    """The rows of API.page_row for every kind a family asks for: the API's output-size row, and each
+    parameter's value row."""
+    found = []
+    for category, kind in _ROW_KINDS:
+        asked = [(None, -1)] if category is ErrorCategory.OUTPUT_SIZE else [(p.name, i) for i, p in enumerate(api.params)]
+        for name, index in asked:
+            row = api.page_row(category, name)
+            if row is not None:
+                found.append(PageRowView(kind, index, row.line, row.code))
+    return tuple(found)
 
 
 def _null_status(api: API, param: Param) -> int:
@@ -710,7 +749,6 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
         kernel, reason = None, family_reason
     rows = spec_rows(api)
-    output_size = api.output_size_row()
     if family is not None:
         rows = tuple(_without_shape_relations(row) for row in rows)
     if semantics is not None and semantics.client_tensor_for_list:
@@ -734,8 +772,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         rank_status=rank_status(api),
         empty_status=empty_status(api),
         shape_status=api.shape_status(),
-        output_size_line=output_size.line if output_size else 0,
-        output_size_status=output_size.code if output_size else 0,
+        page_rows=page_rows(api) if family is not None else (),
     )
 
 

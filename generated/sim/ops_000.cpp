@@ -13,37 +13,37 @@ namespace sim_AddLayerNorm {
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // beta: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // biasOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // yOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 // xOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc10[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -511,6 +511,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 5, /*line=*/231, 561002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAmpUpdateScale", "aclnnAmpUpdateScale.md",
     kParams, 8,
@@ -518,7 +523,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_AmpUpdateScale
 }  // namespace
@@ -673,6 +678,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/218, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyRotaryPosEmb", "aclnnApplyRotaryPosEmb.md",
     kParams, 5,
@@ -680,7 +690,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_ApplyRotaryPosEmb
 }  // namespace
@@ -762,6 +772,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, 3, -1, -1, -1, -1, -1, -1, 1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/324, 161002},
+    {aclsim::RowKind::kValue, 5, /*line=*/325, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyRotaryPosEmbV2", "aclnnApplyRotaryPosEmbV2.md",
     kParams, 6,
@@ -769,7 +785,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ApplyRotaryPosEmbV2
 }  // namespace
@@ -805,8 +821,8 @@ namespace sim_ArgMin {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/142},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/145},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -897,13 +913,13 @@ namespace sim_Asinh {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/143},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128)},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/143},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_COMPLEX64, ACL_COMPLEX128)},
 };
 
@@ -978,62 +994,62 @@ namespace sim_BatchNormBackward {
 
 // gradOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // runningMean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // runningVar: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // saveMean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // saveInvstd: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc10[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // gradWeight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc11[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 // gradBias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc12[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/272},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1199,8 +1215,8 @@ namespace sim_BinaryCrossEntropy {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/84},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/84},
 };
 
 // target: the products whose dtypes differ from the page's main list
@@ -1403,14 +1419,14 @@ namespace sim_ClampMax {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/158},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/158},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/158},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/158},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1493,39 +1509,39 @@ namespace sim_ConvTbcBackward {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // bias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // gradWeight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/450},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/450},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 // gradBias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/453},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1607,6 +1623,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/314, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/317, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/320, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnConvTbcBackward", "aclnnConvTbcBackward.md",
     kParams, 9,
@@ -1614,7 +1637,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_ConvTbcBackward
 }  // namespace
@@ -1656,38 +1679,38 @@ namespace sim_ConvolutionBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc12[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 // gradWeight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc13[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 // gradBias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc14[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/572},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1876,20 +1899,20 @@ namespace sim_Dot {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
 };
 
 // tensor: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT32, ACL_UINT8), /*line=*/145},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1965,25 +1988,25 @@ namespace sim_EqTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/157},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/161},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/161},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/166},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/157},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/161},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/161},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/166},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2377,16 +2400,16 @@ namespace sim_Floor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT64, ACL_UINT32, ACL_UINT16, ACL_UINT8, ACL_BF16), /*line=*/144},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3035,8 +3058,8 @@ namespace sim_GatherNd {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/169},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/169},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -3126,8 +3149,8 @@ namespace sim_GatherV2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -3185,6 +3208,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/187, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/187, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGatherV2", "aclnnGatherV2.md",
     kParams, 4,
@@ -3192,7 +3221,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_GatherV2
 }  // namespace
@@ -3224,20 +3253,20 @@ namespace sim_GeTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3319,20 +3348,20 @@ namespace sim_GeluBackwardV2 {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/168},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3607,6 +3636,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/174, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/174, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGridSampler2D", "derived/aclnnGridSampler2D.md",
     kParams, 6,
@@ -3614,7 +3649,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_GridSampler2D
 }  // namespace
@@ -3805,8 +3840,8 @@ namespace sim_IndexCopy {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/171},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/171},
 };
 
 // source: the products whose dtypes differ from the page's main list
@@ -3876,6 +3911,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/224, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIndexCopy", "aclnnIndexCopy&aclnnInplaceIndexCopy.md",
     kParams, 5,
@@ -3883,7 +3923,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_IndexCopy
 }  // namespace
@@ -3966,6 +4006,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/211, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/211, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIndexFillTensor", "aclnnIndexFillTensor&aclnnInplaceIndexFillTensor.md",
     kParams, 5,
@@ -3973,7 +4019,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_IndexFillTensor
 }  // namespace
@@ -4007,7 +4053,7 @@ namespace sim_InplaceAcosh {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/287},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
 };
 
@@ -4074,12 +4120,12 @@ namespace sim_InplaceAdd {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/369},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/369},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4166,20 +4212,20 @@ namespace sim_InplaceAddmm {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
 };
 
 // mat1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/436},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4279,9 +4325,9 @@ namespace sim_InplaceAtan {
 
 // inputRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/292},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/289},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/289},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4347,7 +4393,7 @@ namespace sim_InplaceAtanh {
 
 // inputRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/287},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
 };
 
@@ -4493,8 +4539,8 @@ namespace sim_InplaceCeil {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/290},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/290},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4560,8 +4606,8 @@ namespace sim_InplaceClampMax {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/320},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/320},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4636,18 +4682,18 @@ namespace sim_InplaceEqTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/326},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/332},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/326},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/332},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4721,14 +4767,14 @@ namespace sim_InplaceGeTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/313},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/313},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/313},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/313},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4863,8 +4909,8 @@ namespace sim_InplaceLog1p {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/289},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/289},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4930,8 +4976,8 @@ namespace sim_InplaceMaskedFillScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16), /*line=*/138},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16), /*line=*/138},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5198,6 +5244,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/472, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/472, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/481, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceScatterReduce", "aclnnScatterReduce&aclnnInplaceScatterReduce.md",
     kParams, 6,
@@ -5205,7 +5258,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_InplaceScatterReduce
 }  // namespace
@@ -5241,14 +5294,14 @@ namespace sim_InplaceScatterUpdate {
 
 // data: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/173},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/170},
 };
 
 // updates: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/173},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/170},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5339,8 +5392,8 @@ namespace sim_InplaceTan {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128), /*line=*/301},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128), /*line=*/301},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5406,14 +5459,14 @@ namespace sim_IsClose {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/182},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/182},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/182},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/182},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5522,8 +5575,8 @@ namespace sim_IsInTensorScalar {
 
 // element: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/152},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5850,38 +5903,38 @@ namespace sim_LayerNormWithImplMode {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 // weightOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 // biasOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 // meanOutOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 // rstdOutOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/463},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5965,6 +6018,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 1, 2, 3, -1, -1, 4, -1, -1, -1, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 8, /*line=*/514, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLayerNormWithImplMode", "aclnnLayerNorm&aclnnLayerNormWithImplMode.md",
     kParams, 9,
@@ -5972,7 +6030,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_LayerNormWithImplMode
 }  // namespace
@@ -6092,26 +6150,26 @@ namespace sim_Lerp {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 // end: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6201,20 +6259,20 @@ namespace sim_Lerps {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 // end: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6426,6 +6484,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/203, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/203, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxUnpool2d", "aclnnMaxUnpool2d.md",
     kParams, 4,
@@ -6433,7 +6497,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MaxUnpool2d
 }  // namespace
@@ -6465,20 +6529,20 @@ namespace sim_Mm {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/151},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6616,6 +6680,11 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/193, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMseLoss", "aclnnMseLoss.md",
     kParams, 4,
@@ -6623,7 +6692,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_MseLoss
 }  // namespace
@@ -6655,14 +6724,14 @@ namespace sim_Muls {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/155},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/155},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6799,6 +6868,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, -1, 2, -1, 3, -1, -1, 4, 6, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/218, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNLLLoss", "aclnnNLLLoss.md",
     kParams, 7,
@@ -6806,7 +6880,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_NLLLoss
 }  // namespace
@@ -6908,6 +6982,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 2, 0, 3, -1, 4, -1, -1, 5, 6, -1, -1, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/224, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNLLLoss2dBackward", "aclnnNLLLoss2dBackward.md",
     kParams, 8,
@@ -6915,7 +6994,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_NLLLoss2dBackward
 }  // namespace
@@ -6955,20 +7034,20 @@ namespace sim_Prelu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7044,7 +7123,7 @@ namespace sim_Randperm {
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT64, ACL_INT32, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/141},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7135,16 +7214,16 @@ namespace sim_ReduceLogSum {
 
 // data: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 // reduce: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7515,22 +7594,22 @@ namespace sim_RmsNormGrad {
 
 // dy: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/181},
 };
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/181},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/181},
 };
 
 // dxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/181},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7894,16 +7973,16 @@ namespace sim_Rsqrt {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/143},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/143},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/143},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/143},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/143},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/143},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7977,20 +8056,20 @@ namespace sim_SWhere {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/56},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/56},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/65},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/65},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/74},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT16, ACL_UINT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/74},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8133,6 +8212,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/249, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/249, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnScatterValue", "aclnnScatterValue&aclnnInplaceScatterValue.md",
     kParams, 6,
@@ -8140,7 +8225,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ScatterValue
 }  // namespace
@@ -8176,7 +8261,7 @@ namespace sim_Signbit {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE), /*line=*/125},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8250,16 +8335,16 @@ namespace sim_Softmax {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/139},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8298,6 +8383,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/172, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/172, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftmax", "aclnnSoftmax.md",
     kParams, 3,
@@ -8305,7 +8396,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Softmax
 }  // namespace
@@ -8437,17 +8528,17 @@ namespace sim_SwiGluGrad {
 
 // yGrad: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/152},
 };
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/152},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8509,6 +8600,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/185, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSwiGluGrad", "aclnnSwiGluGrad.md",
     kParams, 4,
@@ -8516,7 +8612,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_SwiGluGrad
 }  // namespace
@@ -8548,38 +8644,38 @@ namespace sim_SyncBatchNormGatherStats {
 
 // totalSum: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // totalSquareSum: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // mean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // variance: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // batchMean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // batchInvstd: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8703,14 +8799,14 @@ namespace sim_Topk {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16), /*line=*/174},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16), /*line=*/174},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16), /*line=*/174},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16), /*line=*/174},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8827,16 +8923,16 @@ namespace sim_Tril {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8912,16 +9008,16 @@ namespace sim_Triu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {

@@ -92,6 +92,14 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/214, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/214, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/214, 161002},
+    {aclsim::RowKind::kValue, 5, /*line=*/214, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclStft", "derived/aclStft.md",
     kParams, 9,
@@ -99,7 +107,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_Stft
 }  // namespace
@@ -141,27 +149,27 @@ namespace sim_AddRmsNorm {
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/185},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/185},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/185},
 };
 
 // yOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/185},
 };
 
 // xOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/185},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -372,7 +380,7 @@ namespace sim_AffineGrid {
 
 // theta: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/139},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -468,17 +476,17 @@ namespace sim_AminmaxAll {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/131},
 };
 
 // minOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/131},
 };
 
 // maxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/131},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -554,17 +562,17 @@ namespace sim_AminmaxDim {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 // minOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 // maxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -622,6 +630,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/191, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/191, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAminmaxDim", "aclnnAminmaxDim.md",
     kParams, 5,
@@ -629,7 +643,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_AminmaxDim
 }  // namespace
@@ -806,8 +820,8 @@ namespace sim_Arange {
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/148},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -891,17 +905,17 @@ namespace sim_AscendAntiQuant {
 
 // scale: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/167},
 };
 
 // offset: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/167},
 };
 
 // y: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -973,6 +987,11 @@ constexpr aclsim::DivisibleSpec kDivisible[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/200, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAscendAntiQuant", "aclnnAscendAntiQuant_en.md",
     kParams, 6,
@@ -980,7 +999,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_AscendAntiQuant
 }  // namespace
@@ -1016,16 +1035,16 @@ namespace sim_Atan {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/146},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/146},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1176,8 +1195,8 @@ namespace sim_AvgPool2dBackward {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/223},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/223},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1289,6 +1308,17 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 7, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/292, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/292, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/292, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/292, 161002},
+    {aclsim::RowKind::kValue, 7, /*line=*/301, 161002},
+    {aclsim::RowKind::kValue, 8, /*line=*/295, 161002},
+    {aclsim::RowKind::kValue, 9, /*line=*/292, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool2dBackward", "aclnnAvgPool2dBackward.md",
     kParams, 10,
@@ -1296,7 +1326,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 7};
 
 }  // namespace sim_AvgPool2dBackward
 }  // namespace
@@ -1340,50 +1370,50 @@ namespace sim_BatchNormGatherStatsWithCounts {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // mean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // invstd: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // runningMean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // runningVar: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // counts: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // meanAll: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 // invstdAll: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc9[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/228},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1515,12 +1545,12 @@ namespace sim_Bernoulli {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/182},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/182},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1619,18 +1649,18 @@ namespace sim_Cat {
 
 // tensors: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16), /*line=*/133},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16), /*line=*/133},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1), /*line=*/130},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1), /*line=*/130},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16), /*line=*/133},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_BF16), /*line=*/133},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1), /*line=*/130},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E8M0, ACL_FLOAT4_E1M2, ACL_FLOAT4_E2M1), /*line=*/130},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1669,6 +1699,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/173, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCat", "aclnnCat.md",
     kParams, 3,
@@ -1676,7 +1711,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Cat
 }  // namespace
@@ -1706,14 +1741,14 @@ namespace sim_Ceil {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/145},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/145},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1828,6 +1863,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/166, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/166, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnChannelShuffle", "aclnnChannelShuffle.md",
     kParams, 3,
@@ -1835,7 +1876,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ChannelShuffle
 }  // namespace
@@ -2041,12 +2082,12 @@ namespace sim_DropoutDoMask {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/150},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/150},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2098,6 +2139,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/182, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDropoutDoMask", "aclnnDropoutDoMask.md",
     kParams, 4,
@@ -2105,7 +2151,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_DropoutDoMask
 }  // namespace
@@ -2137,9 +2183,9 @@ namespace sim_DynamicBlockQuant {
 
 // yOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2), /*line=*/216},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8), /*line=*/207},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8), /*line=*/207},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2286,13 +2332,13 @@ namespace sim_Erf {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_INT64, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_INT64, ACL_BF16), /*line=*/144},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_INT64, ACL_BF16)},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/144},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
 };
 
@@ -2968,12 +3014,12 @@ namespace sim_ForeachNeg {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16), /*line=*/133},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_BF16), /*line=*/133},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3283,6 +3329,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{6, 7, -1, 5, 1, 2, -1, -1, 8, -1, -1, -1, -1, -1, 3, 4, 0, 9, 10, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 5, /*line=*/329, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFusedLinearCrossEntropyLossGrad", "aclnnFusedLinearCrossEntropyLossGrad.md",
     kParams, 11,
@@ -3290,7 +3341,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_FusedLinearCrossEntropyLossGrad
 }  // namespace
@@ -3925,20 +3976,20 @@ namespace sim_GeGluV3 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
 };
 
 // outGelu: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/178},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4002,6 +4053,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/217, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/217, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGeGluV3", "aclnnGeGluV3.md",
     kParams, 6,
@@ -4009,7 +4066,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_GeGluV3
 }  // namespace
@@ -4045,26 +4102,26 @@ namespace sim_GeGluV3Backward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
 };
 
 // gelu: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/175},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4135,6 +4192,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/211, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/211, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/214, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGeGluV3Backward", "aclnnGeGluV3Backward.md",
     kParams, 7,
@@ -4142,7 +4206,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_GeGluV3Backward
 }  // namespace
@@ -4180,20 +4244,20 @@ namespace sim_GluBackward {
 
 // gradOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16), /*line=*/155},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4364,6 +4428,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/204, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/204, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGridSampler2DBackward", "derived/aclnnGridSampler2DBackward.md",
     kParams, 9,
@@ -4371,7 +4441,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_GridSampler2DBackward
 }  // namespace
@@ -4492,6 +4562,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/205, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/223, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIndexAddV2", "aclnnIndexAddV2.md",
     kParams, 7,
@@ -4499,7 +4575,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_IndexAddV2
 }  // namespace
@@ -4537,8 +4613,8 @@ namespace sim_InplaceAddV3 {
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8), /*line=*/347},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8), /*line=*/347},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4691,14 +4767,14 @@ namespace sim_InplaceClampMaxTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/315},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/315},
 };
 
 // max: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/316},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/316},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4772,7 +4848,7 @@ namespace sim_InplaceErfinv {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/285},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4838,16 +4914,16 @@ namespace sim_InplaceFloorDivide {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/314},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4957,6 +5033,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 2, -1, -1, 1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/379, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/379, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceIndexFill", "aclnnIndexFill&aclnnInplaceIndexFill.md",
     kParams, 4,
@@ -4964,7 +5046,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceIndexFill
 }  // namespace
@@ -4996,18 +5078,18 @@ namespace sim_InplaceLeScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/320},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/320},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/317},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/317},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/320},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/320},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/317},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/317},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5082,20 +5164,20 @@ namespace sim_InplaceLerp {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
 };
 
 // end: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/332},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5316,8 +5398,8 @@ namespace sim_InplacePut {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/154},
 };
 
 // source: the products whose dtypes differ from the page's main list
@@ -5407,8 +5489,8 @@ namespace sim_InplaceRandom {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/155},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5586,7 +5668,7 @@ namespace sim_InplaceRound {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/279},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5705,6 +5787,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/444, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/444, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceScatterValue", "aclnnScatterValue&aclnnInplaceScatterValue.md",
     kParams, 5,
@@ -5712,7 +5800,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceScatterValue
 }  // namespace
@@ -5746,14 +5834,14 @@ namespace sim_InplaceSub {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/368},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/368},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/368},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/368},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5840,9 +5928,9 @@ namespace sim_InplaceTril {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/325},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/328},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/328},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5910,9 +5998,9 @@ namespace sim_InplaceTriu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/327},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/330},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/330},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5980,8 +6068,8 @@ namespace sim_IsNegInf {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/119},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/119},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6055,24 +6143,24 @@ namespace sim_LeScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/156},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/156},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/156},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/156},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6195,6 +6283,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, -1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/192, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLinalgQr", "aclnnLinalgQr.md",
     kParams, 4,
@@ -6202,7 +6295,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_LinalgQr
 }  // namespace
@@ -6234,12 +6327,12 @@ namespace sim_LogSigmoid {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/126},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/126},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6313,26 +6406,26 @@ namespace sim_LogSigmoidBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
 };
 
 // buffer: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/154},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6508,22 +6601,22 @@ namespace sim_MaskedSoftmaxWithRelPosBias {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/146},
 };
 
 // attenMaskOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/146},
 };
 
 // relativePosBias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/146},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/146},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6629,14 +6722,14 @@ namespace sim_MaxV2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/162},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/162},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6798,14 +6891,14 @@ namespace sim_Min {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/121},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/121},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/121},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/121},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6873,20 +6966,20 @@ namespace sim_Minimum {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8), /*line=*/136},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7357,7 +7450,7 @@ namespace sim_MultinomialTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT), /*line=*/174},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7427,6 +7520,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/219, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMultinomialTensor", "aclnnMultinomialTensor.md",
     kParams, 7,
@@ -7434,7 +7532,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_MultinomialTensor
 }  // namespace
@@ -7546,6 +7644,11 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/236, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNLLLossBackward", "aclnnNLLLossBackward.md",
     kParams, 8,
@@ -7553,7 +7656,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_NLLLossBackward
 }  // namespace
@@ -7751,16 +7854,16 @@ namespace sim_PowTensorScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/159},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/159},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/159},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7847,14 +7950,14 @@ namespace sim_Prod {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7930,19 +8033,19 @@ namespace sim_Quantize {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/159},
 };
 
 // scales: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/159},
 };
 
 // zeroPoints: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16), /*line=*/166},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BF16), /*line=*/160},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8041,12 +8144,12 @@ namespace sim_Renorm {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/217},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/217},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8105,6 +8208,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/259, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/256, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/259, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRenorm", "aclnnRenorm&aclnnInplaceRenorm.md",
     kParams, 5,
@@ -8112,7 +8222,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_Renorm
 }  // namespace
@@ -8146,10 +8256,10 @@ namespace sim_Repeat {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_BF16), /*line=*/178},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_BF16), /*line=*/178},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL), /*line=*/181},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_FLOAT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL), /*line=*/181},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -8373,6 +8483,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/182, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/182, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReplicationPad2dBackward", "aclnnReplicationPad2dBackward.md",
     kParams, 4,
@@ -8380,7 +8496,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReplicationPad2dBackward
 }  // namespace
@@ -8412,7 +8528,7 @@ namespace sim_Slice {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/187},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -8482,6 +8598,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/222, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/222, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSlice", "aclnnSlice.md",
     kParams, 6,
@@ -8489,7 +8611,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Slice
 }  // namespace
@@ -8525,12 +8647,12 @@ namespace sim_SliceV2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/184},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/184},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8595,6 +8717,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/218, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/218, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/221, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSliceV2", "aclnnSliceV2.md",
     kParams, 6,
@@ -8602,7 +8731,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_SliceV2
 }  // namespace
@@ -8678,6 +8807,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/174, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/174, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSoftmaxBackward", "aclnnSoftmaxBackward.md",
     kParams, 4,
@@ -8685,7 +8820,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_SoftmaxBackward
 }  // namespace
@@ -8717,14 +8852,14 @@ namespace sim_Softshrink {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/141},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/141},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8824,16 +8959,16 @@ namespace sim_SplitWithSize {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/141},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/144},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/141},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8878,6 +9013,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, 2, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/181, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/181, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSplitWithSize", "aclnnSplitWithSize.md",
     kParams, 4,
@@ -8885,7 +9026,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_SplitWithSize
 }  // namespace
@@ -8917,14 +9058,14 @@ namespace sim_Std {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/160},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/160},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/160},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/160},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9023,12 +9164,12 @@ namespace sim_Trunc {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/142},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/142},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9590,27 +9731,27 @@ namespace sim_WeightQuantBatchMatmulV2 {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/57},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8), /*line=*/66},
 };
 
 // antiquantScale: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/77},
 };
 
 // antiquantOffsetOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/86},
 };
 
 // y: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/102},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {

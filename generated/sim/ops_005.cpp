@@ -13,14 +13,14 @@ namespace sim_Abs {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/126},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/126},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/126},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/126},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -98,26 +98,26 @@ namespace sim_AddmmWeightNz {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
 };
 
 // mat1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/209},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/209},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -225,26 +225,26 @@ namespace sim_Addmv {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
 };
 
 // mat: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
 };
 
 // vec: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL), /*line=*/195},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE), /*line=*/195},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE), /*line=*/195},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -352,14 +352,14 @@ namespace sim_Amax {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/141},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/141},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -450,17 +450,17 @@ namespace sim_AscendQuant {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/177},
 };
 
 // scale: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/177},
 };
 
 // offset: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/177},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -540,6 +540,12 @@ constexpr aclsim::DivisibleSpec kDivisible[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 3, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/215, 161002},
+    {aclsim::RowKind::kValue, 5, /*line=*/217, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAscendQuant", "aclnnAscendQuant_en.md",
     kParams, 7,
@@ -547,7 +553,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_AscendQuant
 }  // namespace
@@ -684,6 +690,13 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 5, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/248, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/248, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/248, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool3dBackward", "aclnnAvgPool3dBackward.md",
     kParams, 9,
@@ -691,7 +704,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_AvgPool3dBackward
 }  // namespace
@@ -795,6 +808,11 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/217, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnBinaryCrossEntropyWithLogits", "aclnnBinaryCrossEntropyWithLogits.md",
     kParams, 6,
@@ -802,7 +820,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_BinaryCrossEntropyWithLogits
 }  // namespace
@@ -965,6 +983,11 @@ constexpr aclsim::DimEqualSpec kDims[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 2, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/193, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCdist", "aclnnCdist.md",
     kParams, 5,
@@ -972,7 +995,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Cdist
 }  // namespace
@@ -1173,6 +1196,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 4, /*line=*/250, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCtcLoss", "aclnnCtcLoss.md",
     kParams, 8,
@@ -1180,7 +1208,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_CtcLoss
 }  // namespace
@@ -1296,6 +1324,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 2, 3, 4, 7, 8, 5, 6, 0, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 7, /*line=*/265, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCtcLossBackward", "aclnnCtcLossBackward.md",
     kParams, 10,
@@ -1303,7 +1336,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_CtcLossBackward
 }  // namespace
@@ -1347,16 +1380,16 @@ namespace sim_CumsumV2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT64, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1414,6 +1447,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/191, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/191, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCumsumV2", "aclnnCumsumV2.md",
     kParams, 5,
@@ -1421,7 +1460,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_CumsumV2
 }  // namespace
@@ -1455,13 +1494,13 @@ namespace sim_Divs {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/158},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16), /*line=*/167},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/158},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1609,6 +1648,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = (uint64_t{1} << 1), .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/208, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDropoutV3", "aclnnDropoutV3.md",
     kParams, 7,
@@ -1616,7 +1660,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_DropoutV3
 }  // namespace
@@ -1654,7 +1698,7 @@ namespace sim_EmbeddingDenseBackward {
 
 // grad: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/160},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -1759,24 +1803,24 @@ namespace sim_EqScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/159},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/170},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/159},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/165},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/165},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/171},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1859,14 +1903,14 @@ namespace sim_Expm1 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16), /*line=*/144},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16), /*line=*/144},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/144},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/144},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2303,12 +2347,12 @@ namespace sim_ForeachAddScalar {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/152},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3114,12 +3158,12 @@ namespace sim_Frac {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/142},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/142},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3312,14 +3356,14 @@ namespace sim_GeScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/153},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3402,16 +3446,16 @@ namespace sim_GeluV2 {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
 };
 
 // y: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/136},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3574,6 +3618,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/204, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/204, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGridSampler3DBackward", "derived/aclnnGridSampler3DBackward.md",
     kParams, 9,
@@ -3581,7 +3631,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_GridSampler3DBackward
 }  // namespace
@@ -3903,17 +3953,17 @@ namespace sim_HardswishBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/146},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/146},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/146},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3995,17 +4045,17 @@ namespace sim_HardswishBackwardV2 {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4087,20 +4137,20 @@ namespace sim_HardtanhBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/180},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4200,7 +4250,7 @@ namespace sim_IndexPutImpl {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/165},
 };
 
 // values: the products whose dtypes differ from the page's main list
@@ -4297,7 +4347,7 @@ namespace sim_InplaceAsin {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/285},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
 };
 
@@ -4364,7 +4414,7 @@ namespace sim_InplaceCelu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/319},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4511,17 +4561,17 @@ namespace sim_InplaceEqScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/329},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/334},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/334},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT32, ACL_UINT64), /*line=*/339},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT64), /*line=*/329},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/334},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/334},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4596,8 +4646,8 @@ namespace sim_InplaceGeScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/307},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/307},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4672,8 +4722,8 @@ namespace sim_InplaceIndexCopy {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/361},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/361},
 };
 
 // source: the products whose dtypes differ from the page's main list
@@ -4731,6 +4781,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/411, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceIndexCopy", "aclnnIndexCopy&aclnnInplaceIndexCopy.md",
     kParams, 4,
@@ -4738,7 +4793,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_InplaceIndexCopy
 }  // namespace
@@ -4835,14 +4890,14 @@ namespace sim_InplaceLogicalAnd {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/331},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/331},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/331},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/331},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4916,8 +4971,8 @@ namespace sim_InplaceLogicalNot {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/286},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/286},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4983,12 +5038,12 @@ namespace sim_InplaceMaskedFillTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16), /*line=*/130},
 };
 
 // value: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16), /*line=*/130},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5064,7 +5119,7 @@ namespace sim_InplaceMish {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/291},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5218,9 +5273,9 @@ namespace sim_InplaceSin {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5286,7 +5341,7 @@ namespace sim_InplaceSinc {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/170},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5352,8 +5407,8 @@ namespace sim_InplaceSinh {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/305},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/305},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5419,7 +5474,7 @@ namespace sim_InplaceUniform {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5657,10 +5712,10 @@ namespace sim_InplaceZero {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16), /*line=*/129},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16), /*line=*/129},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/126},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_BOOL, ACL_DOUBLE, ACL_INT16, ACL_UINT16, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/126},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5870,14 +5925,14 @@ namespace sim_LogSigmoidForward {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/137},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/137},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5953,20 +6008,20 @@ namespace sim_LogSoftmaxBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 // output: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/147},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6018,6 +6073,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/179, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/179, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLogSoftmaxBackward", "aclnnLogSoftmaxBackward.md",
     kParams, 4,
@@ -6025,7 +6086,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_LogSoftmaxBackward
 }  // namespace
@@ -6143,16 +6204,16 @@ namespace sim_MaskedSelect {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL), /*line=*/143},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/140},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/140},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_BOOL), /*line=*/143},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/140},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/140},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6228,18 +6289,18 @@ namespace sim_MaxDim {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/157},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/157},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/153},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/157},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/157},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/153},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6297,6 +6358,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/192, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/192, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxDim", "aclnnMaxDim.md",
     kParams, 5,
@@ -6304,7 +6371,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MaxDim
 }  // namespace
@@ -6338,14 +6405,14 @@ namespace sim_MaxPool2dWithMask {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/205},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/209},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/205},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6457,6 +6524,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 5, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 4, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kOutputSize, -1, /*line=*/253, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/283, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool2dWithMask", "aclnnMaxPool2dWithMask.md",
     kParams, 8,
@@ -6464,7 +6537,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*output_size_line=*/253, /*output_size_status=*/161002};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MaxPool2dWithMask
 }  // namespace
@@ -6504,14 +6577,14 @@ namespace sim_MedianDim {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/152},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/152},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/152},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6562,6 +6635,12 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, 1, 2, 3, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/188, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/188, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMedianDim", "aclnnMedianDim.md",
     kParams, 5,
@@ -6569,7 +6648,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MedianDim
 }  // namespace
@@ -6649,6 +6728,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{1, 2, 0, -1, -1, 3, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/202, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMseLossBackward", "aclnnMseLossBackward.md",
     kParams, 5,
@@ -6656,7 +6740,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_MseLossBackward
 }  // namespace
@@ -6873,16 +6957,16 @@ namespace sim_PowScalarTensor {
 
 // exponent: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/146},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/146},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/146},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6965,17 +7049,17 @@ namespace sim_RReluWithNoise {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/229},
 };
 
 // noise: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/229},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/229},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7091,10 +7175,10 @@ namespace sim_ReplicationPad1d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -7154,6 +7238,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/177, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/180, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReplicationPad1d", "aclnnReplicationPad1d.md",
     kParams, 3,
@@ -7161,7 +7251,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReplicationPad1d
 }  // namespace
@@ -7191,12 +7281,12 @@ namespace sim_ReplicationPad3dBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/141},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/141},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
@@ -7261,6 +7351,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/178, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/178, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReplicationPad3dBackward", "aclnnReplicationPad3dBackward.md",
     kParams, 4,
@@ -7268,7 +7364,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReplicationPad3dBackward
 }  // namespace
@@ -7300,20 +7396,20 @@ namespace sim_SigmoidBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
 };
 
 // output: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/142},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7395,14 +7491,14 @@ namespace sim_Silu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/126},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/126},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/126},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/126},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7476,17 +7572,17 @@ namespace sim_SoftplusBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/162},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/162},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/162},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7586,14 +7682,14 @@ namespace sim_SplitTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/141},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/141},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/141},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7645,6 +7741,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/178, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSplitTensor", "aclnnSplitTensor.md",
     kParams, 4,
@@ -7652,7 +7753,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_SplitTensor
 }  // namespace
@@ -7996,14 +8097,14 @@ namespace sim_Var {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/162},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/162},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8061,6 +8162,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/196, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/196, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnVar", "aclnnVar.md",
     kParams, 5,
@@ -8068,7 +8175,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Var
 }  // namespace

@@ -13,12 +13,12 @@ namespace sim_AdaptiveAvgPool3d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/130},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/130},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -158,6 +158,11 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/187, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAdaptiveMaxPool2d", "aclnnAdaptiveMaxPool2d.md",
     kParams, 4,
@@ -165,7 +170,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_AdaptiveMaxPool2d
 }  // namespace
@@ -197,32 +202,32 @@ namespace sim_AddLayerNormGrad {
 
 // dy: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 // dsumOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 // dxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -490,17 +495,17 @@ namespace sim_AddRelu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/172},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/172},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/172},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -591,9 +596,9 @@ namespace sim_All {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/143},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -684,20 +689,20 @@ namespace sim_Aminmax {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 // minOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 // maxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/153},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -755,6 +760,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/191, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAminmax", "aclnnAminmax.md",
     kParams, 5,
@@ -762,7 +772,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Aminmax
 }  // namespace
@@ -796,13 +806,13 @@ namespace sim_Asin {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/143},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_BF16)},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/143},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
 };
 
@@ -877,14 +887,14 @@ namespace sim_AvgPool2d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/214},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/214},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/214},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/214},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -987,6 +997,15 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/265, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/268, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/268, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/265, 161002},
+    {aclsim::RowKind::kValue, 8, /*line=*/265, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool2d", "aclnnAvgPool2d.md",
     kParams, 9,
@@ -994,7 +1013,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 5};
 
 }  // namespace sim_AvgPool2d
 }  // namespace
@@ -1036,32 +1055,32 @@ namespace sim_BinaryCrossEntropyBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
 };
 
 // target: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
 };
 
 // weightOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/190},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1168,12 +1187,12 @@ namespace sim_Celu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/158},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/158},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1265,20 +1284,20 @@ namespace sim_ClampMinTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/157},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/157},
 };
 
 // clipValueMin: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/158},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/158},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/157},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/157},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1458,23 +1477,23 @@ namespace sim_Convolution {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/359},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/359},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/368},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/365},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/359},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/359},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/368},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/365},
 };
 
 // bias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/394},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1572,6 +1591,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 5, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 7, /*line=*/273, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnConvolution", "aclnnConvolution.md",
     kParams, 11,
@@ -1579,7 +1603,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Convolution
 }  // namespace
@@ -1625,16 +1649,16 @@ namespace sim_Cos {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/144},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1708,12 +1732,12 @@ namespace sim_Cummax {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/155},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/155},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1765,6 +1789,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/190, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/190, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCummax", "aclnnCummax.md",
     kParams, 4,
@@ -1772,7 +1802,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Cummax
 }  // namespace
@@ -1850,6 +1880,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/184, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDropoutGenMask", "aclnnDropoutGenMask.md",
     kParams, 5,
@@ -1857,7 +1892,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_DropoutGenMask
 }  // namespace
@@ -1970,9 +2005,9 @@ namespace sim_DynamicBlockQuantV2 {
 
 // yOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2), /*line=*/228},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8), /*line=*/219},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8), /*line=*/219},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2213,12 +2248,12 @@ namespace sim_Erfinv {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/143},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/143},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2820,12 +2855,12 @@ namespace sim_FmodScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/155},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/155},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3814,26 +3849,26 @@ namespace sim_Gemm {
 
 // A: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
 };
 
 // B: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
 };
 
 // C: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/237},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3957,23 +3992,23 @@ namespace sim_Ger {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
 };
 
 // vec2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/137},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4049,12 +4084,12 @@ namespace sim_Hardsigmoid {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32), /*line=*/157},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32), /*line=*/157},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4128,14 +4163,14 @@ namespace sim_Im2col {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/170},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/170},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/170},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/170},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4220,6 +4255,14 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 4, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/208, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/208, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/211, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/208, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIm2col", "aclnnIm2col.md",
     kParams, 6,
@@ -4227,7 +4270,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_Im2col
 }  // namespace
@@ -4312,6 +4355,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/208, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/208, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnIndexFill", "aclnnIndexFill&aclnnInplaceIndexFill.md",
     kParams, 5,
@@ -4319,7 +4368,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_IndexFill
 }  // namespace
@@ -4353,12 +4402,12 @@ namespace sim_InplaceAddRelu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/339},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/339},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4441,7 +4490,7 @@ namespace sim_InplaceBernoulli {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/365},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4532,18 +4581,18 @@ namespace sim_InplaceBitwiseOrScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4618,13 +4667,13 @@ namespace sim_InplaceDiv {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16), /*line=*/327},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/322},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/322},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4698,8 +4747,8 @@ namespace sim_InplaceDivs {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX128, ACL_COMPLEX64, ACL_BF16), /*line=*/334},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/325},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4774,7 +4823,7 @@ namespace sim_InplaceElu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/361},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4867,7 +4916,7 @@ namespace sim_InplaceFrac {
 
 // inputRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/287},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -4933,18 +4982,18 @@ namespace sim_InplaceLeTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/324},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/324},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/321},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/321},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/324},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/324},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/321},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/321},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5018,16 +5067,16 @@ namespace sim_InplaceMul {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/312},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5101,9 +5150,9 @@ namespace sim_InplaceNeScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/320},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/320},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/323},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5178,8 +5227,8 @@ namespace sim_InplaceNeg {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/281},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_INT8, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/281},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5245,8 +5294,8 @@ namespace sim_InplaceOne {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/108},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/108},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5312,7 +5361,7 @@ namespace sim_InplaceRenorm {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/402},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5366,6 +5415,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/438, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/438, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRenorm", "aclnnRenorm&aclnnInplaceRenorm.md",
     kParams, 4,
@@ -5373,7 +5428,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceRenorm
 }  // namespace
@@ -5458,6 +5513,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/426, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/426, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceScatter", "aclnnScatter&aclnnInplaceScatter.md",
     kParams, 5,
@@ -5465,7 +5526,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceScatter
 }  // namespace
@@ -5499,8 +5560,8 @@ namespace sim_IsInScalarTensor {
 
 // testElements: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/152},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_BOOL), /*line=*/152},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5592,7 +5653,7 @@ namespace sim_IsInf {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/130},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5762,17 +5823,17 @@ namespace sim_Kthvalue {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/166},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/166},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/163},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/169},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/163},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5838,6 +5899,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/200, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/200, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnKthvalue", "aclnnKthvalue.md",
     kParams, 6,
@@ -5845,7 +5912,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Kthvalue
 }  // namespace
@@ -5881,38 +5948,38 @@ namespace sim_LayerNorm {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 // weightOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 // biasOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 // meanOutOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 // rstdOutOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/225},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6028,24 +6095,24 @@ namespace sim_LeTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/160},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/160},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/157},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/157},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/160},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_BF16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/160},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/157},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_UINT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/157},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_UINT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6269,20 +6336,20 @@ namespace sim_LogicalXor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/139},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6364,12 +6431,12 @@ namespace sim_MatmulWeightNz {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT), /*line=*/166},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT), /*line=*/166},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6550,6 +6617,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 4, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kOutputSize, -1, /*line=*/240, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/264, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool2dWithIndices", "aclnnMaxPool2dWithIndices.md",
     kParams, 8,
@@ -6557,7 +6630,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*output_size_line=*/240, /*output_size_status=*/161002};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MaxPool2dWithIndices
 }  // namespace
@@ -6704,6 +6777,11 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 6, /*line=*/246, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool2dWithMaskBackward", "aclnnMaxPool2dWithMaskBackward.md",
     kParams, 9,
@@ -6711,7 +6789,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_MaxPool2dWithMaskBackward
 }  // namespace
@@ -6753,8 +6831,8 @@ namespace sim_MaxPool3dWithArgmax {
 
 // indices: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32), /*line=*/211},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32), /*line=*/211},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6857,6 +6935,11 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 5, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 4, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kOutputSize, -1, /*line=*/249, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMaxPool3dWithArgmax", "aclnnMaxPool3dWithArgmax.md",
     kParams, 8,
@@ -6864,7 +6947,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*output_size_line=*/249, /*output_size_status=*/161002};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_MaxPool3dWithArgmax
 }  // namespace
@@ -6904,12 +6987,12 @@ namespace sim_Mish {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/145},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/145},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7158,6 +7241,11 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 1, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/215, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNLLLoss2d", "aclnnNLLLoss2d.md",
     kParams, 7,
@@ -7165,7 +7253,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_NLLLoss2d
 }  // namespace
@@ -7203,23 +7291,23 @@ namespace sim_NeScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/164},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_BF16, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT64, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_INT16, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/165},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7389,23 +7477,23 @@ namespace sim_PowTensorTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
 };
 
 // exponent: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT16, ACL_BOOL, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/163},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/163},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BOOL, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/163},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7487,18 +7575,18 @@ namespace sim_ReflectionPad3d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/158},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/158},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/161},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/161},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/158},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/158},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/161},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/161},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7552,6 +7640,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/201, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/204, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReflectionPad3d", "aclnnReflectionPad3d.md",
     kParams, 3,
@@ -7559,7 +7653,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReflectionPad3d
 }  // namespace
@@ -7729,6 +7823,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/192, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/192, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRepeatInterleaveIntWithDim", "aclnnRepeatInterleaveIntWithDim.md",
     kParams, 5,
@@ -7736,7 +7836,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_RepeatInterleaveIntWithDim
 }  // namespace
@@ -7770,10 +7870,10 @@ namespace sim_ReplicationPad2d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/145},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/145},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/145},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/145},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -7834,6 +7934,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/185, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/188, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReplicationPad2d", "aclnnReplicationPad2d.md",
     kParams, 3,
@@ -7841,7 +7947,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReplicationPad2d
 }  // namespace
@@ -7913,6 +8019,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, -1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/245, 561002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnRotaryPositionEmbedding", "aclnnRotaryPositionEmbedding.md",
     kParams, 5,
@@ -7920,7 +8031,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/561002, /*empty_status=*/0, /*shape_status=*/561002};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/561002, /*empty_status=*/0, /*shape_status=*/561002, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_RotaryPositionEmbedding
 }  // namespace
@@ -7954,12 +8065,12 @@ namespace sim_RoundDecimals {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/151},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/151},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8052,14 +8163,14 @@ namespace sim_Rsubs {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8306,6 +8417,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/241, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/241, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnScatter", "aclnnScatter&aclnnInplaceScatter.md",
     kParams, 6,
@@ -8313,7 +8430,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Scatter
 }  // namespace
@@ -8349,14 +8466,14 @@ namespace sim_ScatterNdUpdate {
 
 // varRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN), /*line=*/129},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN), /*line=*/129},
 };
 
 // updates: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN), /*line=*/129},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT64, ACL_BOOL, ACL_INT8, ACL_FLOAT8_E4M3FN), /*line=*/129},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8432,17 +8549,17 @@ namespace sim_SiluBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8524,12 +8641,12 @@ namespace sim_Sinc {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/61},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/70},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8603,14 +8720,14 @@ namespace sim_Sinh {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/160},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8837,15 +8954,15 @@ namespace sim_Sort {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/175},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/175},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_UINT16, ACL_UINT32, ACL_UINT64), /*line=*/180},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/177},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL), /*line=*/177},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8909,6 +9026,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/212, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/212, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSort", "aclnnSort.md",
     kParams, 6,
@@ -8916,7 +9039,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Sort
 }  // namespace
@@ -9071,26 +9194,26 @@ namespace sim_ThresholdBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/152},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8), /*line=*/155},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {

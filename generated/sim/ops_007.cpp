@@ -13,14 +13,14 @@ namespace sim_AdaptiveAvgPool2d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/129},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/129},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/129},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/129},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -69,6 +69,11 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/164, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAdaptiveAvgPool2d", "aclnnAdaptiveAvgPool2d.md",
     kParams, 3,
@@ -76,7 +81,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_AdaptiveAvgPool2d
 }  // namespace
@@ -106,8 +111,8 @@ namespace sim_AdaptiveMaxPool3d {
 
 // indicesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32), /*line=*/177},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32), /*line=*/177},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -152,6 +157,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{3.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/206, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/209, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/206, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/206, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAdaptiveMaxPool3d", "aclnnAdaptiveMaxPool3d.md",
     kParams, 4,
@@ -159,7 +172,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_AdaptiveMaxPool3d
 }  // namespace
@@ -191,72 +204,72 @@ namespace sim_AddRmsNormQuant {
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/272},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/272},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/272},
 };
 
 // scales1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16), /*line=*/283},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16), /*line=*/283},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/273},
 };
 
 // scales2Optional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_BF16), /*line=*/283},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_BF16), /*line=*/283},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT), /*line=*/273},
 };
 
 // zeroPoints1Optional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_BF16), /*line=*/284},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_BF16), /*line=*/284},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32), /*line=*/274},
 };
 
 // zeroPoints2Optional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_BF16), /*line=*/284},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_BF16), /*line=*/284},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32), /*line=*/274},
 };
 
 // y1Out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc10[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8), /*line=*/285},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8), /*line=*/285},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8), /*line=*/275},
 };
 
 // y2Out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc11[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8), /*line=*/285},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8), /*line=*/285},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8), /*line=*/275},
 };
 
 // xOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc12[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_BF16), /*line=*/282},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/272},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1095,26 +1108,26 @@ namespace sim_Addbmm {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // batch1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // batch2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/221},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1229,14 +1242,14 @@ namespace sim_Adds {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/148},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/148},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1332,9 +1345,9 @@ namespace sim_Any {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/144},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/144},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/144},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1796,6 +1809,13 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/181, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/181, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/181, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAsStrided", "aclnnAsStrided.md",
     kParams, 5,
@@ -1803,7 +1823,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_AsStrided
 }  // namespace
@@ -1837,12 +1857,12 @@ namespace sim_AvgPool3d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/209},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/209},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -1939,6 +1959,14 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/246, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/246, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/243, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/243, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnAvgPool3d", "aclnnAvgPool3d.md",
     kParams, 8,
@@ -1946,7 +1974,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_AvgPool3d
 }  // namespace
@@ -1986,26 +2014,26 @@ namespace sim_Baddbmm {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
 };
 
 // batch1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
 };
 
 // batch2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/218},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2113,32 +2141,32 @@ namespace sim_BatchNormElemt {
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 // bias: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 // mean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 // invstd: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 // output: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/193},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2246,42 +2274,42 @@ namespace sim_BatchNormElemtBackward {
 
 // gradOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // input: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // mean: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // invstd: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // sumDy: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // sumDyXmu: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/202},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2482,26 +2510,26 @@ namespace sim_BitwiseOrScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/162},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/162},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/167},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/162},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/162},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/163},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/163},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/168},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_UINT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/168},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2584,26 +2612,26 @@ namespace sim_BitwiseXorTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/165},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/165},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/159},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/159},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/165},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/165},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/160},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/160},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/166},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2685,20 +2713,20 @@ namespace sim_ClampMaxTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/156},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/156},
 };
 
 // max: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/157},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_BOOL), /*line=*/157},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/156},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/156},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2780,10 +2808,10 @@ namespace sim_ConstantPadNd {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/194},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/194},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/191},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/191},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -2875,13 +2903,13 @@ namespace sim_Cosh {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/146},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16), /*line=*/147},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16)},
 };
 
@@ -3069,6 +3097,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/290, 561002},
+    {aclsim::RowKind::kValue, 5, /*line=*/290, 561002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCrossEntropyLoss", "aclnnCrossEntropyLoss.md",
     kParams, 12,
@@ -3076,7 +3110,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_CrossEntropyLoss
 }  // namespace
@@ -3124,16 +3158,16 @@ namespace sim_Cummin {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
 };
 
 // valuesOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_BOOL), /*line=*/154},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3185,6 +3219,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/189, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/189, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnCummin", "aclnnCummin.md",
     kParams, 4,
@@ -3192,7 +3232,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_Cummin
 }  // namespace
@@ -3224,12 +3264,12 @@ namespace sim_DivMods {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/168},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/174},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3389,6 +3429,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/195, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnDropoutGenMaskV2", "aclnnDropoutGenMaskV2.md",
     kParams, 6,
@@ -3396,7 +3441,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_DropoutGenMaskV2
 }  // namespace
@@ -3570,16 +3615,16 @@ namespace sim_Embedding {
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/151},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -3655,14 +3700,14 @@ namespace sim_Exp2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/145},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/145},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/145},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/145},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5082,32 +5127,32 @@ namespace sim_GroupNormSilu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 // beta: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 // meanOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 // rstdOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/205},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5279,6 +5324,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/206, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGroupedBiasAddGradV2", "aclnnGroupedBiasAddGradV2.md",
     kParams, 4,
@@ -5286,7 +5336,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_GroupedBiasAddGradV2
 }  // namespace
@@ -5318,14 +5368,14 @@ namespace sim_GtScalar {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/154},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/154},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5503,10 +5553,10 @@ namespace sim_Index {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/138},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/138},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/135},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/135},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -5590,17 +5640,17 @@ namespace sim_InplaceAddRmsNorm {
 
 // x1Ref: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/163},
 };
 
 // x2Ref: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/163},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/163},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5692,20 +5742,20 @@ namespace sim_InplaceBaddbmm {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
 };
 
 // batch1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
 };
 
 // batch2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/456},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5882,18 +5932,18 @@ namespace sim_InplaceBitwiseXorScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/329},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5968,7 +6018,7 @@ namespace sim_InplaceDivMod {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/354},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6068,13 +6118,13 @@ namespace sim_InplaceDivMods {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16), /*line=*/351},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/345},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_BF16), /*line=*/351},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6174,7 +6224,7 @@ namespace sim_InplaceErf {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/289},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
 };
 
@@ -6241,8 +6291,8 @@ namespace sim_InplaceErfc {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/289},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16), /*line=*/289},
     {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_BF16)},
 };
 
@@ -6309,8 +6359,8 @@ namespace sim_InplaceFillTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16), /*line=*/120},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_FLOAT, ACL_FLOAT16), /*line=*/120},
 };
 
 // value: the products whose dtypes differ from the page's main list
@@ -6390,14 +6440,14 @@ namespace sim_InplaceFmodTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/310},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/310},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/310},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8), /*line=*/310},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6471,8 +6521,8 @@ namespace sim_InplaceGtScalar {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/310},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_UINT32, ACL_INT64, ACL_UINT64, ACL_INT16, ACL_UINT16, ACL_INT8, ACL_UINT8, ACL_BOOL), /*line=*/310},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6547,7 +6597,7 @@ namespace sim_InplaceHardsigmoid {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32), /*line=*/303},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6740,16 +6790,16 @@ namespace sim_InplacePowTensorTensor {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
 };
 
 // exponent: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128, ACL_INT16), /*line=*/322},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6823,7 +6873,7 @@ namespace sim_InplaceRelu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_INT64, ACL_UINT8), /*line=*/287},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6889,14 +6939,14 @@ namespace sim_InplaceRemainderTensorTensor {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/201},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/201},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/210},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/210},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -6970,7 +7020,7 @@ namespace sim_InplaceSqrt {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/291},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7036,20 +7086,20 @@ namespace sim_KlDiv {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
 };
 
 // target: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/173},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7459,17 +7509,17 @@ namespace sim_LinalgCross {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/147},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/147},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/147},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7521,6 +7571,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/191, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/191, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLinalgCross", "aclnnLinalgCross.md",
     kParams, 4,
@@ -7528,7 +7584,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_LinalgCross
 }  // namespace
@@ -7560,20 +7616,20 @@ namespace sim_LogAddExp2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL), /*line=*/148},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_UINT8, ACL_INT8, ACL_UINT16, ACL_INT16, ACL_UINT32, ACL_INT32, ACL_UINT64, ACL_INT64, ACL_BOOL), /*line=*/148},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/148},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7691,6 +7747,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/66, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLogSoftmaxV2", "aclnnLogSoftmaxV2.md",
     kParams, 3,
@@ -7698,7 +7759,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_LogSoftmaxV2
 }  // namespace
@@ -7728,14 +7789,14 @@ namespace sim_MeanV2 {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/162},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7834,18 +7895,18 @@ namespace sim_MinDim {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/169},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/169},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/166},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/169},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL, ACL_BF16), /*line=*/169},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_BOOL), /*line=*/166},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -7903,6 +7964,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/201, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/201, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMinDim", "aclnnMinDim.md",
     kParams, 5,
@@ -7910,7 +7977,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_MinDim
 }  // namespace
@@ -7944,17 +8011,17 @@ namespace sim_MishBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/131},
 };
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/131},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/131},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8272,8 +8339,8 @@ namespace sim_Multinomial {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/163},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE), /*line=*/163},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8337,6 +8404,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/207, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnMultinomial", "aclnnMultinomial.md",
     kParams, 6,
@@ -8344,7 +8416,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Multinomial
 }  // namespace
@@ -8467,26 +8539,26 @@ namespace sim_OneHot {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT32, ACL_INT64), /*line=*/175},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT32, ACL_INT64), /*line=*/175},
 };
 
 // onValue: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
 };
 
 // offValue: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT64), /*line=*/175},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -8550,6 +8622,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/219, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnOneHot", "aclnnOneHot.md",
     kParams, 6,
@@ -8557,7 +8634,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_OneHot
 }  // namespace
@@ -8627,6 +8704,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/180, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnPdist", "aclnnPdist.md",
     kParams, 3,
@@ -8634,7 +8716,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Pdist
 }  // namespace
@@ -8888,9 +8970,9 @@ namespace sim_Range {
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/148},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/148},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_INT32, ACL_INT64), /*line=*/148},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9027,6 +9109,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/185, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/185, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReflectionPad1dBackward", "aclnnReflectionPad1dBackward.md",
     kParams, 4,
@@ -9034,7 +9122,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReflectionPad1dBackward
 }  // namespace
@@ -9066,18 +9154,18 @@ namespace sim_ReflectionPad2d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/149},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/149},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/146},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/149},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_BOOL, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE), /*line=*/149},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9130,6 +9218,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/190, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/193, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReflectionPad2d", "aclnnReflectionPad2d.md",
     kParams, 3,
@@ -9137,7 +9231,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReflectionPad2d
 }  // namespace
@@ -9167,10 +9261,10 @@ namespace sim_ReplicationPad3d {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/156},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/156},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/156},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT16, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_FLOAT, ACL_INT64, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128), /*line=*/156},
 };
 
 // out: the products whose dtypes differ from the page's main list
@@ -9232,6 +9326,12 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/196, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/199, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnReplicationPad3d", "aclnnReplicationPad3d.md",
     kParams, 3,
@@ -9239,7 +9339,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_ReplicationPad3d
 }  // namespace
@@ -9269,17 +9369,17 @@ namespace sim_RmsNorm {
 
 // x: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/158},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/158},
 };
 
 // yOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/158},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9870,14 +9970,14 @@ namespace sim_Softplus {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/150},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -9969,20 +10069,20 @@ namespace sim_Sub {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
 };
 
 // other: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
-    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
+    {aclsim::Soc::kAscend310B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT32, ACL_INT64, ACL_INT16, ACL_INT8, ACL_UINT8, ACL_BOOL, ACL_COMPLEX128, ACL_COMPLEX64), /*line=*/185},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -10189,12 +10289,12 @@ namespace sim_Take {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL), /*line=*/136},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_FLOAT, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_FLOAT16, ACL_INT8, ACL_UINT8, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BOOL), /*line=*/136},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -10270,12 +10370,12 @@ namespace sim_Tanh {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BOOL, ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64), /*line=*/144},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/144},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -10349,20 +10449,20 @@ namespace sim_TanhBackward {
 
 // gradOutput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
 };
 
 // output: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
 };
 
 // gradInput: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE), /*line=*/137},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -10444,12 +10544,12 @@ namespace sim_Threshold {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT64), /*line=*/168},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT64)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT64), /*line=*/168},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -10739,6 +10839,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/253, 161002},
+    {aclsim::RowKind::kValue, 3, /*line=*/253, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnUniqueDim", "aclnnUniqueDim.md",
     kParams, 7,
@@ -10746,7 +10852,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_UniqueDim
 }  // namespace
@@ -11024,20 +11130,20 @@ namespace sim_VarMean {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
 };
 
 // varOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
 };
 
 // meanOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16)},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/174},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -11101,6 +11207,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/208, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/208, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnVarMean", "aclnnVarMean.md",
     kParams, 6,
@@ -11108,7 +11220,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_VarMean
 }  // namespace

@@ -178,8 +178,8 @@ def test_error_row4_rank():
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。
-@pytest.mark.skip(reason='unclassified error-table row (line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。)')
-def test_error_row5_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。)')
+def test_error_row5_value():
     pass
 
 

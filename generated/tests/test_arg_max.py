@@ -168,8 +168,8 @@ def test_error_row3_rank():
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。
-@pytest.mark.skip(reason='unclassified error-table row (line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。)')
+def test_error_row4_value():
     pass
 
 

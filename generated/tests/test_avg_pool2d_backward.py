@@ -176,8 +176,8 @@ def test_error_row5_value():
 
 
 # line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。
-@pytest.mark.skip(reason='unclassified error-table row (line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。)')
-def test_error_row6_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。)')
+def test_error_row6_value():
     pass
 
 
@@ -188,8 +188,8 @@ def test_error_row7_unclassified():
 
 
 # line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验
-@pytest.mark.skip(reason='unclassified error-table row (line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验)')
-def test_error_row8_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验)')
+def test_error_row8_value():
     pass
 
 

@@ -141,8 +141,8 @@ def test_error_row5_unclassified():
 
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: reduction 不在 0/1/2 范围内。
-@pytest.mark.skip(reason='unclassified error-table row (line 217: 161002 ACLNN_ERR_PARAM_INVALID: reduction 不在 0/1/2 范围内。)')
-def test_error_row6_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 217: 161002 ACLNN_ERR_PARAM_INVALID: reduction 不在 0/1/2 范围内。)')
+def test_error_row6_value():
     pass
 
 

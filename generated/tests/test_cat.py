@@ -140,6 +140,6 @@ def test_error_row5_shape_mismatch():
 
 
 # line 173: 161002 ACLNN_ERR_PARAM_INVALID: dim超过tensor维度范围。
-@pytest.mark.skip(reason='unclassified error-table row (line 173: 161002 ACLNN_ERR_PARAM_INVALID: dim超过tensor维度范围。)')
-def test_error_row6_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 173: 161002 ACLNN_ERR_PARAM_INVALID: dim超过tensor维度范围。)')
+def test_error_row6_value():
     pass

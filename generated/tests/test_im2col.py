@@ -176,14 +176,14 @@ def test_error_row4_unclassified():
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、dilation或stride存在值等于或小于0的元素。
-@pytest.mark.skip(reason='unclassified error-table row (line 208: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、dilation或stride存在值等于或小于0的元素。)')
-def test_error_row5_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 208: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、dilation或stride存在值等于或小于0的元素。)')
+def test_error_row5_value():
     pass
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。
-@pytest.mark.skip(reason='unclassified error-table row (line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。)')
-def test_error_row6_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。)')
+def test_error_row6_value():
     pass
 
 

@@ -207,8 +207,8 @@ def test_error_row9_shape_mismatch(op, case):
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。
-@pytest.mark.skip(reason='unclassified error-table row (line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
-def test_error_row10_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
+def test_error_row10_value():
     pass
 
 

@@ -183,8 +183,8 @@ def test_error_row8_unclassified():
 
 
 # line 411: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。
-@pytest.mark.skip(reason='unclassified error-table row (line 411: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
-def test_error_row9_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 411: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
+def test_error_row9_value():
     pass
 
 

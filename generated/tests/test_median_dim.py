@@ -161,8 +161,8 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。
-@pytest.mark.skip(reason='unclassified error-table row (line 188: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。)')
+def test_error_row4_value():
     pass
 
 

@@ -195,8 +195,8 @@ def test_error_row8_unclassified():
 
 
 # line 283: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。
-@pytest.mark.skip(reason='unclassified error-table row (line 283: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
-def test_error_row9_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 283: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
+def test_error_row9_value():
     pass
 
 

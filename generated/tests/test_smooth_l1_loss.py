@@ -119,8 +119,8 @@ def test_error_row3_shape_mismatch(op, case):
 
 
 # line 110: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。
-@pytest.mark.skip(reason='unclassified error-table row (line 110: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 110: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。)')
+def test_error_row4_value():
     pass
 
 

@@ -6,8 +6,8 @@ from gen.emit import sim
 from gen.emit.files import FileManager
 from gen.model import APIS_PER_UNIT, build_model
 from gen.ir import (
-    Direction, DType, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, ResultRule,
-    Soc, ValueCheck,
+    Direction, DType, ErrorCase, ErrorCategory, IntegerMath, OpSemantics, ParamKind, Product, ProductDTypes, ProductLine,
+    Relation, RelationKind, ResultRule, Soc, ValueCheck,
 )
 from tests.support.factories import make_api, make_page, make_param
 
@@ -63,7 +63,15 @@ def test_dtypes_per_product_become_overrides():
                        dtypes_by_product=(ProductDTypes(Soc.ASCEND910, (DType.FLOAT,)),))
     row = only_api(make_page(make_api(params=(param, make_param("out", direction=Direction.OUT))))).rows[0]
     assert row.dtypes == ("ACL_FLOAT", "ACL_BF16")
-    assert row.dtypes_by_soc == (("kAscend910", ("ACL_FLOAT",)),)
+    assert row.dtypes_by_soc == (("kAscend910", ("ACL_FLOAT",), 0),)
+
+
+def test_a_chip_list_a_note_gives_carries_the_note_line():
+    param = make_param("self", dtypes=(DType.FLOAT, DType.BFLOAT16),
+                       dtypes_by_product=(ProductDTypes(Soc.ASCEND910, (DType.FLOAT,)),),
+                       dtype_note_lines=(ProductLine(Soc.ASCEND910, 42),))
+    row = only_api(make_page(make_api(params=(param, make_param("out", direction=Direction.OUT))))).rows[0]
+    assert row.dtypes_by_soc == (("kAscend910", ("ACL_FLOAT",), 42),)
 
 
 def test_a_param_without_dtypes_is_unchecked():
@@ -227,3 +235,25 @@ def test_changing_one_api_rewrites_one_unit(tmp_path):
                                                                                make_param("y", direction=Direction.OUT))),))
     files = emit(tmp_path, pages[:3] + [changed] + pages[4:])
     assert len(files.changed) == 1
+
+
+def test_a_family_asks_for_the_row_bounding_a_parameter_and_gets_none_where_two_answer_alike():
+    value, output = ErrorCategory.VALUE, ErrorCategory.OUTPUT_SIZE
+    rows = (ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "blank不满足取值范围。", value, ("blank",), 50),
+            ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "kernelSize存在某维度的值小于等于0或大于self对应维度上的值。", value,
+                      ("kernelSize", "self"), 60),
+            ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "stride存在某维度的值小于等于0，padding不在[0, kernelSize/2]。", value,
+                      ("stride", "padding", "kernelSize"), 61),
+            ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "dim超出范围。", value, ("dim",), 70),
+            ErrorCase("ACLNN_ERR_INNER_TILING_ERROR", 561002, "dim的值不合法。", value, ("dim",), 71),
+            ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "通过公式推导出的out的shape的某个轴为0。", output, ("out",), 80))
+    names = ("self", "blank", "kernelSize", "stride", "padding", "dim", "out")
+    api = make_api(params=tuple(make_param(n, direction=Direction.OUT if n == "out" else Direction.IN) for n in names),
+                   errors=rows)
+    assert sim.page_rows(api) == (sim.PageRowView("kOutputSize", -1, 80, 161002),
+                                  sim.PageRowView("kValue", 0, 60, 161002),  # the one row naming self
+                                  sim.PageRowView("kValue", 1, 50, 161002),  # blank's one row
+                                  sim.PageRowView("kValue", 2, 60, 161002),  # of two, the one naming kernelSize first
+                                  sim.PageRowView("kValue", 3, 61, 161002),
+                                  sim.PageRowView("kValue", 4, 61, 161002))
+    assert api.page_row(value, "dim") is None  # two rows, both naming dim first: neither is cited

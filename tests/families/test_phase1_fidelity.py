@@ -43,6 +43,18 @@ def dequant_bias(x="INT32", bias="FLOAT"):
     return [tensor([4, 8], x), tensor([8]), tensor([4]), tensor([8], bias), 1, tensor([4, 8], "FLOAT16")]
 
 
+def ctc_loss(blank):
+    """aclnnCtcLoss's arguments: T=4 steps, N=1, C=3 classes, one target of 2 labels, `blank`."""
+    return [tensor([4, 1, 3]), tensor([1, 2], "INT64"), ints(4), ints(2), blank, False, tensor([1]), tensor([1, 4, 5])]
+
+
+def transposed_conv(output_padding):
+    """aclnnConvolution's arguments: a transposed 2-d convolution, stride 2, of `output_padding`."""
+    return [tensor([1, 2, 3, 3], format="NCHW"), tensor([2, 2, 3, 3], format="NCHW"), None, ints(2, 2), ints(0, 0),
+            ints(1, 1), True, ints(output_padding, output_padding), 1,
+            tensor([1, 2, 7 + output_padding, 7 + output_padding], format="NCHW"), 0]
+
+
 # (id, API, arguments, CANN's status, the rule that gives it)
 PROBES = [
     # A dtype error's status is its row's (API.dtype_status), checked after the 161002 ones.
@@ -192,6 +204,23 @@ PROBES = [
     ("MaxPool3dWithArgmax-no-output", "aclnnMaxPool3dWithArgmax",
      [tensor([1, 1, 2, 2, 2]), ints(3), ints(1), ints(0), ints(1), False, tensor([1, 1, 1, 1, 1]),
       tensor([1, 1, 1, 1, 1], "INT32")], INVALID, "the output-size row"),
+    # A family's own value checks answer the page's row about that parameter's values (API.page_row):
+    # aclnnCtcLoss's "blank不满足取值范围", aclnnConvolution's "outputPadding值不满足要求".
+    ("CtcLoss-blank-beyond-classes", "aclnnCtcLoss", ctc_loss(blank=5), INVALID, "the blank row"),
+    ("CtcLoss-blank-in-range", "aclnnCtcLoss", ctc_loss(blank=0), OK, "blank in [0, C)"),
+    ("Convolution-output-padding", "aclnnConvolution", transposed_conv(output_padding=2), INVALID,
+     "the outputPadding row"),
+    ("Convolution-output-padding-below-stride", "aclnnConvolution", transposed_conv(output_padding=1), OK,
+     "outputPadding below the stride"),
+    # A dimension out of range answers the page's row about dim ("dim值不在self维度范围内"), one helper for
+    # every family (WrapDimOrReject); im2col's window arguments the row of their values.
+    ("Softmax-dim-beyond", "aclnnSoftmax", [tensor([2, 3]), 2, tensor([2, 3])], INVALID, "the dim row"),
+    ("Im2col-zero-stride", "aclnnIm2col", [tensor([1, 2, 4, 4]), ints(2, 2), ints(1, 1), ints(0, 0), ints(0, 1),
+                                           tensor([1, 8, 9])], INVALID, "the kernelSize/dilation/stride row"),
+    # A dtype a note under the table takes from the chip ("Atlas A2 ...：self和out不支持INT32数据类型") is refused
+    # citing the note, not the parameter's row that lists it.
+    ("MaxDim-INT32-on-A2", "aclnnMaxDim", [tensor([2, 3], "INT32"), 1, False, tensor([2], "INT32"),
+                                           tensor([2], "INT64")], INVALID, "the A2 note"),
     # A dimension equality answers the status of the page's shape rows (API.shape_status): aclnnAddLora's
     # "多个输入tensor之间的shape信息不匹配" is 561002.
     ("AddLora-y-rows", "aclnnAddLora", add_lora(y_rows=5), TILING, "the shape rows' 561002"),
@@ -219,3 +248,13 @@ def test_phase1_answers_as_cann(name, api, expected, rule):
 def test_the_output_size_refusal_cites_its_page_row():
     assert answers()["MaxPool3dWithArgmax-no-output"][1].endswith(
         "gives an output size that is not positive (over an input dimension of 2) (aclnnMaxPool3dWithArgmax.md:249)")
+
+
+@pytest.mark.parametrize("name, cited", [("CtcLoss-blank-beyond-classes", "aclnnCtcLoss.md:250"),
+                                         ("Convolution-output-padding", "aclnnConvolution.md:273"),
+                                         ("MaxDim-INT32-on-A2", "aclnnMaxDim.md:157"),
+                                         ("Softmax-dim-beyond", "aclnnSoftmax.md:172"),
+                                         ("Im2col-zero-stride", "aclnnIm2col.md:208")])
+def test_a_refusal_cites_the_page_line_it_enforces(name, cited):
+    message = answers()[name][1]
+    assert message.endswith(f"({cited})"), message

@@ -164,6 +164,14 @@ def test_gather_counts_negative_indices_from_the_end_where_its_page_says_so(resu
     assert "outside [0, 3)" in _error(results["index_select negative"])
 
 
+def test_an_index_fault_cites_the_page_line_stating_the_range_and_nothing_where_none_does(results):
+    # aclnnGather's index row: "取值范围[-self.shape[dim], self.shape[dim] - 1]"; aclnnTake's: "不支持负索引".
+    assert "out of range) (aclnnGather.md:127)" in _error(results["gather beyond"])
+    assert "out of range) (aclnnTake.md:94)" in _error(results["take negative"])
+    # aclnnIndexSelect's page states no range for its index: the fault is the kernel's, cited to no line.
+    assert ".md:" not in _error(results["index_select negative"])
+
+
 def test_take_faults_on_a_negative_position_as_its_page_refuses_them(results):
     np.testing.assert_array_equal(results["take"], TABLE.reshape(-1)[np.array([[11, 0], [5, 3]])])
     assert "element 0 is -1, outside [0, 12)" in _error(results["take negative"])

@@ -113,6 +113,15 @@ def test_a_groups_spanning_cells_alone_are_its_leading_columns():
     # The general row of 69 pages: "required and null" is one fact, not a null under another.
     ("如果传入参数是必选输入，输出或者必选属性，且是空指针，则返回161001。", C.NULL_POINTER),
     ("The input parameter is a required input, output, or attribute, and is a null pointer.", C.NULL_POINTER),
+    # A value outside a range the row names without "取值" (25 error rows of op_docs; 64 table cells on 56 pages of the corpus).
+    ("dim超出范围。", C.VALUE),
+    ("dim超出输入self的维度范围。", C.VALUE),
+    ("dim不在合法范围内。", C.VALUE),
+    ("dim超过tensor维度范围。", C.VALUE),
+    ("传入的layout参数不在支持范围内。", C.VALUE),
+    ("dim越界时。", C.VALUE),
+    ("kernelSize、dilation或stride存在值等于或小于0的元素。", C.VALUE),
+    ("padding存在小于0的元素。", C.VALUE),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
@@ -127,6 +136,14 @@ def test_conditions_are_classified(condition, category):
     "perToken场景下，kroneckerP2的维度不为2。",
     "self在非第一维度上的size小于1。",  # a size, not a rank
     "当self为实数时，self和out的数据类型不一致。",  # a mismatch only for some dtypes
+    # Ranges of something else than a parameter's values.
+    "API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。",
+    "当前平台不在支持的平台范围内。",
+    "产品型号不在支持的范围之内。",
+    "self为标量，gradOutput为非标量的场景不在支持范围内。",
+    "height * width > max int32，超出了indices的表示范围。",
+    "size与stride长度不一致，或长度不在1到8范围内。",
+    "`self`、`target` 或 `result` 的 dtype 不在支持范围内。",
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None

@@ -122,6 +122,17 @@ def test_note_naming_a_param_applies_to_it_only():
     assert param(p, "self").dtypes_for(Soc.ASCEND910) == (DType.FLOAT, DType.BFLOAT16)
 
 
+def test_a_note_that_gives_a_chip_its_list_is_that_chips_line_and_the_row_keeps_the_others():
+    table = html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、BFLOAT16"], ["out", "输出", "FLOAT、BFLOAT16"])
+    text = f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{table}\n- <term>Atlas 训练系列产品</term>：out不支持BFLOAT16。\n"
+    p = page(text)
+    out = param(p, "out")
+    note_line = next(e.line for e in out.dtype_note_lines if e.soc is Soc.ASCEND910)
+    assert note_line > out.line and text.splitlines()[note_line - 1].endswith("out不支持BFLOAT16。")
+    assert [e.soc for e in out.dtype_note_lines] == [e.soc for e in out.dtypes_by_product]
+    assert param(p, "self").dtype_note_lines == ()  # the note names out alone
+
+
 def test_notes_under_a_bullet_param_are_its_own():
     p = api_page("- **参数说明：**\n\n  - self(aclTensor*, 计算输入)：Device侧的aclTensor。\n\n"
                  "    - <term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>：数据类型支持FLOAT、BFLOAT16。\n"

@@ -78,6 +78,15 @@ _BOTH = lazy_pattern(r"且|场景下|情况下")
 _IS_ARE = lazy_pattern(r"\b(?:is|are)\b", re.I)
 _AND = lazy_pattern(r"\sand\s", re.I)
 _NOT_VALUE_WORDS = lazy_pattern(r"数据类型|数据格式|shape|维度|broadcast|data\s*type|format|dimension", re.I)
+# A value outside the range a row names without saying "取值" ("dim超出范围", "dim超出self维度范围",
+# "dim不在合法范围内", "dim超过tensor维度范围", "传入的layout参数不在支持范围内", "dim越界"), or array elements
+# below a bound ("kernelSize、dilation或stride存在值等于或小于0的元素", "padding存在小于0的元素"): the values of
+# the parameters it names. Not a range of dtypes, formats, shapes, lengths or platforms, nor a case
+# ("...的场景不在支持范围内"), nor what an index type can hold ("超出了indices的表示范围"), nor the inner
+# error's "输入数据或属性的规格不在支持的范围之内".
+_VALUE_RANGE = lazy_pattern(r"(?:超出|超过|不在)[^。；，,]{0,10}范围|越界|存在(?:值)?(?:等于或)?小于(?:等于)?0的元素")
+_NOT_A_VALUE_RANGE = lazy_pattern(r"数据类型|数据格式|shape|broadcast|data\s*type|dtype|format|平台|产品|场景|规格|表示范围|"
+                                  r"长度|元素个数|元素数量|存储范围", re.I)
 
 
 def _says_both(text: str) -> bool:
@@ -114,4 +123,6 @@ def classify(condition: str) -> Optional[ErrorCategory]:
                     return category
                 return None
             return category
+    if not conditional and _VALUE_RANGE.search(text) and not _NOT_A_VALUE_RANGE.search(text):
+        return ErrorCategory.VALUE
     return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Collection, Optional, Sequence
 
 from gen import conventions
-from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, Soc
+from gen.ir import DEFAULT_SOC, Diagnostic, Direction, DType, Level, Param, ParamKind, ProductDTypes, ProductLine, Soc
 from gen.parse.extractors import prose, relations, vocab
 from gen.parse.extractors.entries import ParamEntry
 from gen.parse.extractors.prototypes import CParam
@@ -72,7 +72,7 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
     optional = cparam.name.endswith("Optional") or bool(_OPTIONAL_WORDS.search(entry.direction)) or \
         bool(_OPTIONAL_WORDS.search(text)) or _said_when_passed(cparam.name, text)
 
-    dtypes, by_product = _dtypes(cparam.name, kind, entry, ctx, diags)
+    dtypes, by_product, note_lines = _dtypes(cparam.name, kind, entry, ctx, diags)
     formats = prose.formats_in(entry.formats) if entry.formats is not None and not cell_is_empty(entry.formats) \
         else prose.formats_in_prose(text)
     rank = None
@@ -92,7 +92,7 @@ def build_param(cparam: CParam, entry: Optional[ParamEntry], ctx: ParamContext,
 
     rels = relations.relations_in("\n".join([text] + [t for _, t in entry.notes]), cparam.name, ctx.api_params)
     return Param(name=cparam.name, c_type=cparam.c_type, kind=kind, direction=direction, optional=optional,
-                 dtypes=dtypes, dtypes_by_product=by_product, formats=formats, rank=rank,
+                 dtypes=dtypes, dtypes_by_product=by_product, dtype_note_lines=note_lines, formats=formats, rank=rank,
                  noncontiguous=noncontiguous, empty_tensor=empty, description=description, usage=usage,
                  relations=rels, line=line, negative_indices=negative)
 
@@ -196,9 +196,9 @@ def _direction(cparam: CParam, entry: Optional[ParamEntry], diags: list[Diagnost
 
 
 def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamContext,
-            diags: list[Diagnostic]) -> tuple[tuple[DType, ...], tuple[ProductDTypes, ...]]:
+            diags: list[Diagnostic]) -> tuple[tuple[DType, ...], tuple[ProductDTypes, ...], tuple[ProductLine, ...]]:
     if kind is not None and kind not in vocab.DTYPED_KINDS:
-        return (), ()
+        return (), (), ()
     general: tuple[DType, ...] = ()
     restricted: tuple = ()
     per_product: dict[Soc, list[DType]] = {}
@@ -239,10 +239,14 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
 
     own = [n for n in notes if not n.params or name in n.params]
     section = [n for n in ctx.section_notes if _section_note_applies(n, name, kind, base)]
+    # The note under the table that last set a product's list: its refusals cite that line.
+    note_lines: dict[Soc, int] = {}
     for note in own + section:
         for soc in note.socs:
             current = per_product.get(soc, list(base))
             per_product[soc] = _apply(note, current)
+            if note.line != entry.line:
+                note_lines[soc] = note.line
     per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)
 
     if not base and not per_product:
@@ -273,7 +277,8 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
     entries = tuple(ProductDTypes(soc, tuple(dts)) for soc, dts in sorted(per_product.items(),
                                                                           key=lambda kv: _SOC_ORDER[kv[0]])
                     if tuple(dts) != tuple(base))
-    return tuple(base), entries
+    lines = tuple(ProductLine(e.soc, note_lines[e.soc]) for e in entries if e.soc in note_lines)
+    return tuple(base), entries, lines
 
 
 def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:

@@ -40,10 +40,15 @@ struct ConvArgs {
   int64_t groups = 1;
 };
 
+// What a problem is about, so that a refusal answers the page's row for it: an argument's shape or
+// length, its values, or the output size they give together.
+enum ConvProblemKind { kConvShape, kConvValue, kConvOutputSize };
+
 // Which argument is wrong, and why; empty when the arguments are valid.
 struct ConvProblem {
   std::string param;  // "stride", "padding", "dilation", "outputPadding", "groups", "weight", "input"
   std::string message;
+  ConvProblemKind kind = kConvShape;
   bool ok() const { return param.empty(); }
 };
 
@@ -90,13 +95,13 @@ inline ConvProblem ConvOutputShape(const ConvArgs& a, std::vector<int64_t>* out)
     return {"outputPadding", "must have " + count + " values (one per spatial dimension), got " + ConvDimsText(a.output_padding)};
   }
   for (size_t d = 0; d < spatial; ++d) {
-    if (a.stride[d] <= 0) return {"stride", "values must be greater than 0, got " + ConvDimsText(a.stride)};
-    if (a.dilation[d] < 1) return {"dilation", "values must be at least 1, got " + ConvDimsText(a.dilation)};
+    if (a.stride[d] <= 0) return {"stride", "values must be greater than 0, got " + ConvDimsText(a.stride), kConvValue};
+    if (a.dilation[d] < 1) return {"dilation", "values must be at least 1, got " + ConvDimsText(a.dilation), kConvValue};
   }
   for (int64_t p : a.padding) {
-    if (p < 0) return {"padding", "values must be at least 0, got " + ConvDimsText(a.padding)};
+    if (p < 0) return {"padding", "values must be at least 0, got " + ConvDimsText(a.padding), kConvValue};
   }
-  if (a.groups < 1 || a.groups > 65535) return {"groups", "must be in [1, 65535], got " + std::to_string(a.groups)};
+  if (a.groups < 1 || a.groups > 65535) return {"groups", "must be in [1, 65535], got " + std::to_string(a.groups), kConvValue};
   const int64_t channels = a.input[1];
   if (channels % a.groups != 0) {
     return {"groups", std::to_string(a.groups) + " does not divide the input's " + std::to_string(channels) + " channels"};
@@ -128,7 +133,7 @@ inline ConvProblem ConvOutputShape(const ConvArgs& a, std::vector<int64_t>* out)
       const int64_t op = a.output_padding[d];
       if (op < 0 || (op >= a.stride[d] && op >= a.dilation[d])) {
         return {"outputPadding", "values must be at least 0 and below the stride or the dilation, got " +
-                                     ConvDimsText(a.output_padding)};
+                                     ConvDimsText(a.output_padding), kConvValue};
       }
       size = ConvTransposedOutputSize(in, k, a.stride[d], a.padding[d], a.dilation[d], op);
     } else {
@@ -139,7 +144,7 @@ inline ConvProblem ConvOutputShape(const ConvArgs& a, std::vector<int64_t>* out)
     if (size <= 0) {
       return {"input", "spatial shape " + ConvDimsText(a.input) + " gives an output size of " + std::to_string(size) +
                            " in spatial dimension " + std::to_string(d) + " (kernel " + std::to_string(k) +
-                           ", dilated and padded): it must be greater than 0"};
+                           ", dilated and padded): it must be greater than 0", kConvOutputSize};
     }
     out->push_back(size);
   }

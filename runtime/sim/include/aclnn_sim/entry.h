@@ -58,6 +58,9 @@ constexpr uint64_t Bits(Values... values) {
 struct DTypeOverride {  // gen.ir.ProductDTypes
   Soc soc;
   uint64_t dtypes;
+  // The note under the table that gives the chip this list (gen.ir.Param.dtype_note_lines): a dtype
+  // it takes away is refused citing it; 0: the parameter's row gives it.
+  int line = 0;
 };
 
 struct ParamSpec {
@@ -290,6 +293,19 @@ struct FamilySpec {
   bool has_option(int o) const { return options[o] == options[o]; }
 };
 
+// What an error row is about, as a family's check asks for it (gen.ir.API.page_row).
+enum class RowKind : uint8_t {
+  kOutputSize,  // an output the op's arithmetic sizes below 1: "通过公式推导出的out的shape的某个轴为0"
+  kValue,       // the values of one parameter: "blank不满足取值范围", "dim的值不在[...]之间"
+};
+
+struct PageRowSpec {
+  RowKind kind;
+  int8_t param;  // kValue: the parameter (by index) whose values the row bounds; -1: none
+  int line;
+  aclnnStatus status;
+};
+
 struct ApiSpec {
   const char* name;
   const char* source;  // the page
@@ -305,10 +321,10 @@ struct ApiSpec {
   aclnnStatus rank_status = 0;               // a rank outside the page's bounds; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus empty_status = 0;              // an empty tensor the page forbids; 0: ACLNN_ERR_PARAM_INVALID
   aclnnStatus shape_status = 0;              // a shape a family's check refuses; 0: ACLNN_ERR_PARAM_INVALID
-  // The error row that refuses an output the op's arithmetic sizes below 1 (API.output_size_row): its
-  // line, cited by a family's check of that arithmetic, and its status; 0: none (161002).
-  int output_size_line = 0;
-  aclnnStatus output_size_status = 0;
+  // The error rows a family's own checks enforce (gen.ir.API.page_row): a refusal by one answers its
+  // status and cites its line (families/family.h, RejectByRow).
+  const PageRowSpec* page_rows = nullptr;
+  uint8_t page_row_count = 0;
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

@@ -94,11 +94,16 @@ std::string NameList(const ApiSpec& spec, const int* indices, size_t count) {
   return out;
 }
 
-uint64_t DTypesFor(const ParamSpec& p, Soc soc) {
+const DTypeOverride* OverrideFor(const ParamSpec& p, Soc soc) {
   for (uint8_t i = 0; i < p.dtypes_by_soc_count; ++i) {
-    if (p.dtypes_by_soc[i].soc == soc) return p.dtypes_by_soc[i].dtypes;
+    if (p.dtypes_by_soc[i].soc == soc) return &p.dtypes_by_soc[i];
   }
-  return p.dtypes;
+  return nullptr;
+}
+
+uint64_t DTypesFor(const ParamSpec& p, Soc soc) {
+  const DTypeOverride* chip = OverrideFor(p, soc);
+  return chip ? chip->dtypes : p.dtypes;
 }
 
 bool InMask(uint64_t mask, int value) { return value >= 0 && value < 64 && (mask & (uint64_t{1} << value)); }
@@ -197,8 +202,12 @@ aclnnStatus CheckDTypeIn(const Call& call, const ParamSpec& p, const Who& who, i
   }
   const uint64_t allowed = DTypesFor(p, call.soc);
   if (allowed == kAnyDType || InMask(allowed, dtype)) return ACLNN_SUCCESS;
+  // A dtype the row lists and a note under the table takes away from this chip: the note is the rule.
+  const DTypeOverride* chip = OverrideFor(p, call.soc);
+  const bool noted = chip && chip->line && (p.dtypes == kAnyDType || InMask(p.dtypes, dtype));
   return call.Fail(status, who.str() + ": dtype " + DTypeName(dtype) + " is not supported on " + SocName(call.soc) +
-                               " (supported: " + MaskNames(allowed, DTypeName) + ")" + Where(call.spec, p.line));
+                               " (supported: " + MaskNames(allowed, DTypeName) + ")" +
+                               Where(call.spec, noted ? chip->line : p.line));
 }
 
 aclnnStatus CheckFormatIn(const Call& call, const ParamSpec& p, const Who& who, int format) {

@@ -444,10 +444,7 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
   const bool last = op == F::Op::kGeluMul || op == F::Op::kFatreluMul || op == F::Op::kSwigluGroup;
   const int64_t dim = last ? -1 : RoleInt(call, family, F::Role::kDim, -1);
   int64_t wrapped;
-  if (!WrapDim(dim, rank, &wrapped)) {
-    return reject(F::Role::kDim, "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                                     std::to_string(rank));
-  }
+  if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, dim, rank, &wrapped)) return s;
   if (self->view[wrapped] % 2 != 0) {
     return reject(F::Role::kSelf, "dimension " + std::to_string(wrapped) + " of shape " + DimsText(self->view) +
                                       " is odd: it must split in two halves");

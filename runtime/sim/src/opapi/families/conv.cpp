@@ -508,6 +508,16 @@ int ProblemRole(const std::string& param, int op) {
   return F::Role::kInput;
 }
 
+// The refusal of a ConvProblem by `role`: a value or an output size answers the page's row for it
+// (API.page_row: aclnnConvolution's "outputPadding值不满足要求"); a shape, 161002 uncited.
+aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, int role, const ConvProblem& problem) {
+  switch (problem.kind) {
+    case aclnn_bindgen::kConvValue: return RejectByRow(call, family, role, RowKind::kValue, problem.message);
+    case aclnn_bindgen::kConvOutputSize: return RejectByRow(call, family, role, RowKind::kOutputSize, problem.message);
+    default: return RejectInvalid(call, family, role, problem.message);
+  }
+}
+
 // The geometry of valid arguments `a` whose output shape is `out` (see the file's comment).
 Geometry MakeGeometry(const ConvArgs& a, const std::vector<int64_t>& out) {
   Geometry g;
@@ -582,7 +592,7 @@ class Planner {
     std::vector<int64_t> out;
     const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &out);
     if (!problem.ok()) {
-      return RejectParam(call_, family_, ProblemRole(problem.param, op_), ACLNN_ERR_PARAM_INVALID, problem.message);
+      return RejectProblem(call_, family_, ProblemRole(problem.param, op_), problem);
     }
     made_->g = MakeGeometry(a, out);
     made_->skip_padding = tbc;
@@ -754,7 +764,7 @@ class Planner {
     const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &conv_out);
     if (!problem.ok()) {
       const int role = problem.param == "weight" ? F::Role::kKernelSize : ProblemRole(problem.param, op_);
-      return RejectInvalid(call_, family_, role, problem.message);
+      return RejectProblem(call_, family_, role, problem);
     }
     made_ = new ConvWork(call_.spec.name);
     owned_.reset(made_);
@@ -832,7 +842,7 @@ class Planner {
     const ConvProblem problem = aclnn_bindgen::ConvOutputShape(a, &conv_out);
     if (!problem.ok()) {
       const int role = problem.param == "weight" ? F::Role::kKernelSize : ProblemRole(problem.param, op_);
-      return RejectInvalid(call_, family_, role, problem.message);
+      return RejectProblem(call_, family_, role, problem);
     }
     if (grad->view[rank - 1] != conv_out[2] * conv_out[3]) {
       return RejectInvalid(call_, family_, F::Role::kGradOutput,

@@ -200,7 +200,8 @@ aclnnStatus PlanCtc(const Call& call, const FamilySpec& family, ExecutorWork** w
   made->blank = RoleInt(call, family, F::Role::kBlank, 0);
   made->zero_infinity = RoleBool(call, family, F::Role::kZeroInfinity, false);
   if (made->blank < 0 || made->blank >= made->classes) {
-    return reject(F::Role::kBlank, std::to_string(made->blank) + " is outside [0, C) = [0, " + std::to_string(made->classes) + ")");
+    return RejectByRow(call, family, F::Role::kBlank, RowKind::kValue,
+                       std::to_string(made->blank) + " is outside [0, C) = [0, " + std::to_string(made->classes) + ")");
   }
   const int64_t n = made->batch;
   if (static_cast<int64_t>(input_lengths->ints.size()) != n) {

@@ -124,11 +124,7 @@ aclnnStatus PlanCumulative(const Call& call, const FamilySpec& family, ExecutorW
   const auto [self, out, rank] = found;
   const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
   int64_t dim = 0;
-  if (!WrapDim(given, rank, &dim)) {
-    return RejectInvalid(call, family, F::Role::kDim,
-                         "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
-                             std::to_string(rank));
-  }
+  if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, given, rank, &dim)) return s;
   // Sums and products are computed in the result's type (torch.cumsum(x, dtype=d) casts x to d
   // first); cummax/cummin compare the input's values.
   const aclDataType computed = HasIndices(op) ? self->dtype : out->dtype;

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "common/dtypes.h"
+#include "opapi/rules.h"
 #include "opapi/thread_pool.h"
 #include "opapi/work.h"
 
@@ -208,6 +209,39 @@ aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, ac
 
 aclnnStatus RejectInvalid(const Call& call, const FamilySpec& family, int role, const std::string& message) {
   return RejectParam(call, family, role, ACLNN_ERR_PARAM_INVALID, message);
+}
+
+const PageRowSpec* PageRow(const Call& call, const FamilySpec& family, RowKind kind, int role) {
+  const int param = kind == RowKind::kValue && role >= 0 ? family.role(role) : -1;
+  if (kind == RowKind::kValue && param < 0) return nullptr;
+  for (uint8_t i = 0; i < call.spec.page_row_count; ++i) {
+    const PageRowSpec& row = call.spec.page_rows[i];
+    if (row.kind == kind && row.param == param) return &row;
+  }
+  return nullptr;
+}
+
+std::string RowCitation(const Call& call, const FamilySpec& family, RowKind kind, int role) {
+  const PageRowSpec* row = PageRow(call, family, kind, role);
+  return row ? Where(call.spec, row->line) : "";
+}
+
+aclnnStatus RejectDim(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank) {
+  const int64_t extent = std::max<int64_t>(rank, 1);
+  return RejectByRow(call, family, role, RowKind::kValue,
+                     "dimension " + std::to_string(dim) + " is out of range [" + std::to_string(-extent) + ", " +
+                         std::to_string(extent - 1) + "] for a tensor of rank " + std::to_string(rank));
+}
+
+aclnnStatus WrapDimOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out) {
+  return WrapDim(dim, rank, out) ? ACLNN_SUCCESS : RejectDim(call, family, role, dim, rank);
+}
+
+aclnnStatus RejectByRow(const Call& call, const FamilySpec& family, int role, RowKind kind, const std::string& message) {
+  const PageRowSpec* row = PageRow(call, family, kind, role);
+  if (!row) return RejectInvalid(call, family, role, message);
+  return RejectParam(call, family, role, row->status ? row->status : ACLNN_ERR_PARAM_INVALID,
+                     message + Where(call.spec, row->line));
 }
 
 bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_role, int out_role,

@@ -104,6 +104,19 @@ aclnnStatus RejectParam(const Call& call, const FamilySpec& family, int role, ac
                         const std::string& message);
 // RejectParam with ACLNN_ERR_PARAM_INVALID, the status of most of a planner's rejections.
 aclnnStatus RejectInvalid(const Call& call, const FamilySpec& family, int role, const std::string& message);
+// The page's error row of `kind` (ApiSpec::page_rows) a family's check enforces: for kValue the row
+// bounding the values of the parameter in `role`; null where the page has none.
+const PageRowSpec* PageRow(const Call& call, const FamilySpec& family, RowKind kind, int role = -1);
+// " (aclnnX.md:N)", that row's line, for a refusal or fault it explains; "" where the page has none.
+std::string RowCitation(const Call& call, const FamilySpec& family, RowKind kind, int role = -1);
+// A rejection by the page's row of `kind` (see PageRow): its status and its line, so that a reader
+// tells a page rule from a simulator gap; where the page has none, ACLNN_ERR_PARAM_INVALID uncited.
+aclnnStatus RejectByRow(const Call& call, const FamilySpec& family, int role, RowKind kind, const std::string& message);
+// WrapDim of the dimension `dim` the parameter in `role` gives, or its rejection by the page's row
+// bounding it ("dim的值不在[-self的维度数量，self的维度数量-1]之间").
+aclnnStatus WrapDimOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out);
+// The rejection of a dimension outside [-rank, rank) by the page's row bounding it.
+aclnnStatus RejectDim(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank);
 // A planner's rejections of its call's parameters with one status (ACLNN_ERR_PARAM_INVALID unless
 // given): `const ParamRejecter reject(call, family);` then `return reject(F::Role::kDim, "...");`.
 class ParamRejecter {

@@ -22,6 +22,7 @@
 #include "opapi/families/family.h"
 #include "opapi/families/radix_sort.h"
 #include "opapi/families/views.h"
+#include "opapi/rules.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -30,14 +31,6 @@ namespace {
 using F = IndexFamily;
 
 enum Slot { kSelf, kIndex, kSrc, kOut, kIndicesOut, kOn, kOff, kSlots };
-
-aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out) {
-  if (WrapDim(dim, rank, out)) return ACLNN_SUCCESS;
-  const int64_t extent = std::max<int64_t>(rank, 1);
-  return RejectInvalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" + std::to_string(-extent) +
-                                         ", " + std::to_string(extent - 1) + "] for a tensor of rank " +
-                                         std::to_string(rank));
-}
 
 aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc& t, const Dims& shape,
                        const char* rule) {
@@ -77,12 +70,15 @@ class IndexWork final : public FamilyWork {
   bool include_self = true;     // scatter_reduce: self's value takes part in the reduction
   double alpha = 1;             // index_add: the factor of the source
   bool nd_form = false;         // tf_scatter: TF's scatter_nd form (rows of positions in index's last dimension)
+  // " (aclnnX.md:N)": where the page states the index's range (its error row, or its own row's
+  // "取值范围[-self.shape[dim], ...]" / "不支持负索引"), cited by a fault on an index outside it.
+  std::string index_rule;
 
  private:
   aclnnStatus Fault(const char* param, int64_t position, int64_t value, aclnnStatus status = ACLNN_ERR_INNER) const {
     return Fail(status, std::string(api_) + ": " + param + ": element " + std::to_string(position) + " is " +
                             std::to_string(value) + ", outside [" + std::to_string(negative ? -extent : 0) + ", " +
-                            std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
+                            std::to_string(extent) + ") (the device's kernel faults on an index out of range)" + index_rule);
   }
 
   // The index tensor's values, every one checked against [0, extent), or [-extent, extent) where
@@ -396,7 +392,8 @@ class IndexWork final : public FamilyWork {
       if (v < 0 || v >= extent) {
         return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + index.name + ": element " + std::to_string(i) + " is " +
                                          std::to_string(raw[i]) + ", outside [" + std::to_string(negative ? -extent : 0) +
-                                         ", " + std::to_string(extent) + ") (the device's kernel faults on an index out of range)");
+                                         ", " + std::to_string(extent) + ") (the device's kernel faults on an index out of range)" +
+                                         index_rule);
       }
     }
     return ACLNN_SUCCESS;
@@ -621,6 +618,8 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
   // below that count them from the end by their own rule do so only where the page is silent.
   const int said_negative = index ? call.spec.params[family.roles[F::Role::kIndex]].negative_indices : 0;
   w.negative = said_negative > 0;
+  w.index_rule = RowCitation(call, family, RowKind::kValue, F::Role::kIndex);
+  if (w.index_rule.empty() && said_negative) w.index_rule = Where(call.spec, call.spec.params[family.roles[F::Role::kIndex]].line);
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   const char* self_name = RoleName(call, family, F::Role::kSelf);
   w.tensor(kSelf).Set(self_name, *self);
@@ -628,7 +627,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
   switch (op) {
     case F::Op::kGather: {
       if (!index || !out) return Decline(call, work, "without its index or output");
-      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       if (static_cast<int64_t>(index->view.size()) != rank) {
         return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
                                                           self_name + "'s rank " + std::to_string(rank));
@@ -655,7 +654,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
         shape = index->view;
         shape.push_back(self->view[1]);
       } else {
-        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+        if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
         if (index->view.size() > 1) {
           return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
         }
@@ -681,7 +680,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!index) return Decline(call, work, "without its index");
       if (!out) out = self;  // the in-place form writes its input
       w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
-      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       const TensorDesc* src = RoleTensor(call, family, F::Role::kSrc);
       const Call::Param* value = RoleParam(call, family, F::Role::kValue);
       if (!src && !value) return Decline(call, work, "without its source");
@@ -734,7 +733,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kGatherV2: {
       if (!index || !out) return Decline(call, work, "without its index or output");
       if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "has no dimension to gather along");
-      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       const int64_t index_rank = static_cast<int64_t>(index->view.size());
       w.batch_dims = RoleInt(call, family, F::Role::kBatchDims, 0);
       if (w.batch_dims < 0 || w.batch_dims > std::min(w.dim, index_rank)) {
@@ -789,7 +788,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       if (!index || !src) return Decline(call, work, "without its index or source");
       if (!out) out = self;  // the in-place form writes its input
       w.in_place = out == self || (out->data == self->data && out->offset == self->offset && out->strides == self->strides);
-      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
+      if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
       if (index->view.size() > 1) {
         return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " is above 1");
       }
@@ -925,7 +924,7 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
       }
       if (op == F::Op::kArgsort) out = nullptr;  // its one output is the indices
       if (!indices || (op != F::Op::kArgsort && !out)) return Decline(call, work, "without its outputs");
-      if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, -1), rank, &w.dim)) return s;
+      if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, -1), rank, &w.dim)) return s;
       const int64_t n = rank == 0 ? 1 : self->view[w.dim];
       w.k = n;
       if (op == F::Op::kTopk) {

@@ -799,8 +799,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     }
     const int64_t given = RoleInt(call, family, F::Role::kDim, -1);
     if (!WrapDim(given, static_cast<int64_t>(shape.size()), &made->dim) || shape.empty()) {
-      return reject(F::Role::kDim, "dimension " + std::to_string(given) + " is out of range for rank " +
-                                       std::to_string(shape.size()));
+      return RejectDim(call, family, F::Role::kDim, given, static_cast<int64_t>(shape.size()));
     }
     if (shape[made->dim] != 3) {
       return reject(F::Role::kDim, "dimension " + std::to_string(given) + " has size " +
@@ -927,7 +926,7 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
     const int64_t rank = static_cast<int64_t>(self->view.size());
     const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
     if (!WrapDim(given, rank, &made->dim) || rank == 0) {
-      return reject(F::Role::kDim, "dimension " + std::to_string(given) + " is out of range for rank " + std::to_string(rank));
+      return RejectDim(call, family, F::Role::kDim, given, rank);
     }
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
     made->maxnorm = RoleNumber(call, family, F::Role::kMaxnorm, -1, 0);

@@ -860,10 +860,7 @@ aclnnStatus PlanSoftmaxBackward(const Planning& p, const TensorDesc& out) {
   }
   const int64_t given = RoleInt(p.call, p.family, F::Role::kDim, -1);
   int64_t wrapped;
-  if (!WrapDim(given, grad.rank(), &wrapped)) {
-    return p.Reject(F::Role::kDim, "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
-                                       std::to_string(grad.rank()));
-  }
+  if (aclnnStatus s = WrapDimOrReject(p.call, p.family, F::Role::kDim, given, grad.rank(), &wrapped)) return s;
   made->dim = grad.rank() == 0 ? 0 : wrapped;
   return made->KeepOutput(p.call, p.family, F::Role::kOut, out, grad.shape, "the gradient's shape", kOut);
 }

@@ -301,10 +301,7 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
   made->has_dim = RoleParam(call, family, F::Role::kDim) != nullptr;
   if (made->has_dim) {
     const int64_t given = RoleInt(call, family, F::Role::kDim, 0);
-    if (!WrapDim(given, rank, &made->dim)) {
-      return reject(F::Role::kDim, "dimension " + std::to_string(given) + " is out of range for a tensor of rank " +
-                                       std::to_string(rank));
-    }
+    if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, given, rank, &made->dim)) return s;
     if (rank == 0) made->dim = 0;
   }
   Dims shape = self ? self->view : Dims{};

@@ -30,7 +30,6 @@
 #include "aclnn_bindgen/pool_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
-#include "opapi/rules.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -352,10 +351,10 @@ aclnnStatus RejectProblem(const Call& call, const FamilySpec& family, PoolProble
   std::string what = output ? std::string("with the other window arguments, ") + aclnn_bindgen::PoolProblemText(p)
                             : "value " + std::to_string(value) + " " + aclnn_bindgen::PoolProblemText(p);
   what += " (over an input dimension of " + std::to_string(extent) + ")";
-  if (!output || !call.spec.output_size_line) return RejectInvalid(call, family, role, what);
-  // The page's error row for it ("通过公式推导出的out的shape的某个轴为0"): its status, and its line.
-  const aclnnStatus status = call.spec.output_size_status ? call.spec.output_size_status : ACLNN_ERR_PARAM_INVALID;
-  return RejectParam(call, family, role, status, what + Where(call.spec, call.spec.output_size_line));
+  // The page's error row for it: "通过公式推导出的out的shape的某个轴为0", or the one bounding the argument's values
+  // (an array's length is its shape, which no value row states).
+  if (p == aclnn_bindgen::kPoolLength) return RejectInvalid(call, family, role, what);
+  return RejectByRow(call, family, role, output ? RowKind::kOutputSize : RowKind::kValue, what);
 }
 
 // gen.conventions 11: the tensor a pool or a padding walks has non-empty planes, and channels where

@@ -554,9 +554,7 @@ aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork*
     case aclnn_bindgen::kReduceOk:
       break;
     case aclnn_bindgen::kReduceOutOfRange:
-      return RejectInvalid(call, family, F::Role::kDim,
-                           "dimension " + std::to_string(culprit) + " is out of range for a tensor of rank " +
-                               std::to_string(rank));
+      return RejectDim(call, family, F::Role::kDim, culprit, rank);
     case aclnn_bindgen::kReduceRepeated:
       return RejectInvalid(call, family, F::Role::kDim,
                            "dimension " + std::to_string(culprit) + " appears more than once");

@@ -270,15 +270,6 @@ aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, con
   return RejectInvalid(call, family, role, "shape " + DimsText(t.view) + " is not " + DimsText(shape) + " (" + rule + ")");
 }
 
-aclnnStatus WrapOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank,
-                         int64_t* out) {
-  if (WrapDim(dim, rank, out)) return ACLNN_SUCCESS;
-  const int64_t extent = std::max<int64_t>(rank, 1);
-  return RejectInvalid(call, family, role, "dimension " + std::to_string(dim) + " is out of range [" +
-                                         std::to_string(-extent) + ", " + std::to_string(extent - 1) +
-                                         "] for a tensor of rank " + std::to_string(rank));
-}
-
 // The dims role read as a permutation of `rank` dimensions ("of what": the rank's owner, for the
 // message), each wrapped and none repeated, appended to `order`.
 aclnnStatus ReadPermutation(const Call& call, const FamilySpec& family, const Dims& dims, int64_t rank,
@@ -290,7 +281,7 @@ aclnnStatus ReadPermutation(const Call& call, const FamilySpec& family, const Di
   uint64_t seen = 0;
   for (int64_t d : dims) {
     int64_t wrapped;
-    if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
+    if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
     if (seen >> wrapped & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
     seen |= uint64_t{1} << wrapped;
     order->push_back(wrapped);
@@ -329,7 +320,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     if (!model) model = &list->front();
     const int64_t rank = static_cast<int64_t>(model->view.size());
     int64_t dim;
-    if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0),
+    if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0),
                                      op == F::Op::kStack ? rank + 1 : rank, &dim)) {
       return s;
     }
@@ -386,7 +377,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
     const std::vector<TensorDesc>* outs = RoleTensorList(call, family, F::Role::kOut);
     if (!outs) return Decline(call, work, "without its output list");
     int64_t dim;
-    if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &dim)) return s;
+    if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &dim)) return s;
     if (rank == 0) return RejectInvalid(call, family, F::Role::kSelf, "a zero-dimensional tensor cannot be split");
     const int64_t extent = self->view[dim];
     Dims sizes;
@@ -499,7 +490,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       uint64_t seen = 0;
       for (int64_t d : dims) {
         int64_t wrapped;
-        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
+        if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDims, d, rank, &wrapped)) return s;
         if (seen >> wrapped & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(dims) + " repeats dimension " + std::to_string(wrapped));
         seen |= uint64_t{1} << wrapped;
         if (rank > 0) w.order.push_back(wrapped);
@@ -518,7 +509,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       // A dimension named twice rolls by the sum of its shifts.
       for (size_t j = 0; j < dims.size(); ++j) {
         int64_t wrapped;
-        if (aclnnStatus s = WrapOrReject(call, family, F::Role::kDims, dims[j], rank, &wrapped)) return s;
+        if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDims, dims[j], rank, &wrapped)) return s;
         if (rank == 0) continue;
         auto at = std::find(w.order.begin(), w.order.end(), wrapped);
         if (at == w.order.end()) {
@@ -625,7 +616,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       uint64_t seen = 0;
       for (size_t j = 0; j < axes.size(); ++j) {
         int64_t d;
-        if (aclnnStatus s = WrapOrReject(call, family, arrays ? F::Role::kDims : F::Role::kDim, axes[j], rank, &d)) return s;
+        if (aclnnStatus s = WrapDimOrReject(call, family, arrays ? F::Role::kDims : F::Role::kDim, axes[j], rank, &d)) return s;
         if (seen >> d & 1) return RejectInvalid(call, family, F::Role::kDims, DimsText(axes) + " repeats dimension " + std::to_string(d));
         seen |= uint64_t{1} << d;
         if (steps[j] <= 0) {

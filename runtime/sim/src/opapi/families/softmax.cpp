@@ -386,11 +386,7 @@ aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork
   const int64_t rank = static_cast<int64_t>(self->view.size());
   const int64_t dim = RoleInt(call, family, F::Role::kDim, -1);
   int64_t wrapped;
-  if (!WrapDim(dim, rank, &wrapped)) {
-    return RejectInvalid(call, family, F::Role::kDim,
-                         "dimension " + std::to_string(dim) + " is out of range for a tensor of rank " +
-                             std::to_string(rank));
-  }
+  if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, dim, rank, &wrapped)) return s;
   if (out->view != self->view) {
     return RejectInvalid(call, family, F::Role::kOut,
                          "shape " + DimsText(out->view) + " is not the input's shape " + DimsText(self->view));
