@@ -26854,8 +26854,8 @@ def grouped_matmul_v4(x: Sequence[Tensor], weight: Sequence[_TensorLike], bias_o
         非量化场景传空。
     group_list_optional : array_like or aclnn.Tensor or None
         groupListOptional (const aclTensor*, in): 代表输入和输出分组轴方向的matmul大小分布。
-        dtypes INT64; rank 1; formats ND; contiguous only.
-        groupListType为0时为分组轴上的前缀和（非递减），为1时为各组的大小。
+        dtypes INT64; rank 1-2; formats ND; contiguous only.
+        groupListType为0时为分组轴上的前缀和（非递减），为1时为各组的大小，均为1维；为2时为[g, 2]，第二列为各组的大小。
     activation_input_optional : list of array_like or aclnn.Tensor or None
         activationInputOptional (const aclTensorList*, in): 代表激活函数的反向输入，当前只支持传入nullptr。
     activation_quant_scale_optional : list of array_like or aclnn.Tensor or None
@@ -27021,8 +27021,8 @@ def grouped_matmul_v5(x: Sequence[Tensor], weight: Sequence[_TensorLike], bias_o
         非量化场景传空。
     group_list_optional : array_like or aclnn.Tensor or None
         groupListOptional (const aclTensor*, in): 代表输入和输出分组轴方向的matmul大小分布。
-        dtypes INT64; rank 1; formats ND; contiguous only.
-        groupListType为0时为分组轴上的前缀和（非递减），为1时为各组的大小。
+        dtypes INT64; rank 1-2; formats ND; contiguous only.
+        groupListType为0时为分组轴上的前缀和（非递减），为1时为各组的大小，均为1维；为2时为[g, 2]，第二列为各组的大小。
     activation_input_optional : list of array_like or aclnn.Tensor or None
         activationInputOptional (const aclTensorList*, in): 代表激活函数的反向输入，当前只支持传入nullptr。
     activation_quant_scale_optional : list of array_like or aclnn.Tensor or None

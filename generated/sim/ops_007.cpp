@@ -5369,7 +5369,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"groupListOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/182},
     // activationInputOptional (line 192)
     {"activationInputOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,

@@ -128,7 +128,7 @@ def test_error_row2_unsupported_dtype(op, case):
 
 # line 337: 161002 ACLNN_ERR_PARAM_INVALID: x、weight、out的维度不满足约束，或groupListOptional的长度、取值与x、weight的shape不匹配。
 @pytest.mark.parametrize("case", [
-    BASE.but('groupListOptional-rank2', shapes={'groupListOptional': (1, 5)}),
+    BASE.but('groupListOptional-rank3', shapes={'groupListOptional': (1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)
