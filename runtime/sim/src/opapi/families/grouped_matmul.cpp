@@ -69,6 +69,11 @@ class GroupedMatmulWork final : public FamilyWork {
                                          std::to_string(values[i]) + ") gives group " + std::to_string(i) +
                                          (list_type == 1 ? " a negative count" : " an end before the previous one"));
       }
+      if (size > extent - at) {  // checked before the sum, which values near 2^63 would overflow
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": group " + std::to_string(i) +
+                                         " reaches past x's " + std::to_string(extent) +
+                                         (by_columns ? " columns" : " rows"));
+      }
       Group& g = groups[static_cast<size_t>(i)];
       if (by_columns) {
         g.col = at;
@@ -81,10 +86,6 @@ class GroupedMatmulWork final : public FamilyWork {
         g.o_at = one_out ? at * g.n : 0;
       }
       at += size;
-    }
-    if (at > extent) {
-      return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": the groups reach " + std::to_string(at) +
-                                       ", past x's " + std::to_string(extent) + (by_columns ? " columns" : " rows"));
     }
     if (sized_outs) {
       for (size_t i = 0; i < groups.size(); ++i) {
@@ -290,7 +291,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     }
     for (size_t i = 0; i < g; ++i) {
       const Dims& shape = stacked_bias ? bs[0].view : bs[i].view;
-      if (shape.back() != w_n(i) || (!stacked_bias && shape.size() != 1)) {
+      if (shape.empty() || shape.back() != w_n(i) || (!stacked_bias && shape.size() != 1)) {
         return reject(F::Role::kBias, member(stacked_bias ? 0 : i) + ": shape " + DimsText(shape) + " is not [" +
                                           (stacked_bias ? std::to_string(g) + ", " : std::string()) +
                                           std::to_string(w_n(i)) + "]");
