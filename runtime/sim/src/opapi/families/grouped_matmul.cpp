@@ -12,7 +12,7 @@
 // (rows no group reaches are zeros; the README lets group_list end before x's last row).
 // group_list is device data: its values are read and checked in phase 2 (a negative group, a
 // decreasing cumulative end, groups past x's extent, or a split output of another extent fail it).
-// FLOAT, FLOAT16 and BFLOAT16 in float, each product summed in float and rounded once. The
+// FLOAT, FLOAT16 and BFLOAT16 in float (OpenBLAS's sgemm per group), rounded once to out's dtype. The
 // quantised, antiquantised and activation forms (scale, offset, antiquant_*, per_token_scale,
 // activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does
 // not define) are declined by name; what the README rules out is refused in phase 1.
@@ -21,10 +21,12 @@
 #include <string>
 #include <vector>
 
+#include <cblas.h>
+
 #include "common/dtypes.h"
+#include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/families/views.h"
-#include "opapi/thread_pool.h"
 
 namespace aclsim {
 namespace {
@@ -138,18 +140,19 @@ class GroupedMatmulWork final : public FamilyWork {
       const float* w = floats(g.w) + g.w_at;
       const float* b = g.b >= 0 ? floats(g.b) + g.b_at : nullptr;
       float* y = values[static_cast<size_t>(g.o)].data() + g.o_at;
-      ParallelFor(g.m, [&](int64_t r) {
-        float* row = y + r * g.n;
-        for (int64_t j = 0; j < g.n; ++j) row[j] = 0.0f;
-        for (int64_t kk = 0; kk < g.k; ++kk) {
-          const float a = x[r * ldx + kk];
-          const float* wr = w + kk * g.n;
-          for (int64_t j = 0; j < g.n; ++j) row[j] += a * wr[j];
+      if (g.k == 0) {
+        std::fill(y, y + g.m * g.n, 0.0f);
+      } else {
+        UseBlas();
+        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
+                          static_cast<int>(g.k), 1.0f, x, static_cast<int>(ldx), w, static_cast<int>(g.n), 0.0f, y,
+                          static_cast<int>(g.n));
+      }
+      if (b) {
+        for (int64_t r = 0; r < g.m; ++r) {
+          for (int64_t j = 0; j < g.n; ++j) y[r * g.n + j] += b[j];
         }
-        if (b) {
-          for (int64_t j = 0; j < g.n; ++j) row[j] += b[j];
-        }
-      });
+      }
     }
     for (int o : outs) ScatterFrom(values[static_cast<size_t>(o)].data(), ComputeType::kFloat32, tensor(o));
     return ACLNN_SUCCESS;
