@@ -367,7 +367,9 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                 exact.refused("groupType -1 takes no groupList, an x per weight and splitItem 0/1")
             pieces = [xi.float() for xi in xs]
         elif len(xs) == 1:
-            if sizes is None or len(sizes) != len(ws) or sum(sizes) > xs[0].shape[0]:
+            if sizes is None:
+                return exact.refused("one x grouped along M needs groupList")
+            if len(sizes) != len(ws) or sum(sizes) > xs[0].shape[0]:
                 exact.refused("groupList does not group x's rows into a group per weight")
             starts = [sum(sizes[:i]) for i in range(len(sizes))]
             pieces = [xs[0].float()[s:s + n] for s, n in zip(starts, sizes)]
