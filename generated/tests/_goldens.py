@@ -322,6 +322,76 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out.to(expanded_x.dtype)
 
     @staticmethod
+    def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
+                       group_list_type: int) -> Any:
+        """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +
+        bias_i in float, for groups of x's rows (group_type 0: group_list's cumulative ends, type 0, or
+        counts, type 1; or one x per group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or
+        one x per group (-1, x_i of any rank); a 3-d weight [g, K, N] is g weights, bias [g, N] or one
+        [n_i] each. split_item 0/1: a tensor per group; 2/3: one tensor, the groups' rows in order
+        (K axis: stacked [g, M, N]); rows no group reaches are zeros. What the README rules out is
+        refused."""
+        import torch
+
+        xs, ws = list(x), list(weight)
+        # The page lists no DOUBLE: a float64 x is an integral one held in the compute dtype, whose
+        # product the README gives as INT32 (INT8 x INT8 without scale).
+        dtype = torch.int32 if xs[0].dtype == torch.float64 else xs[0].dtype
+        if len(ws) == 1 and ws[0].dim() == 3:
+            ws = list(ws[0].unbind(0))
+        bs = None if not bias else (list(bias[0].unbind(0)) if len(bias) == 1 and bias[0].dim() == 2 else list(bias))
+        split = split_item in (2, 3)
+        if split_item not in (0, 1, 2, 3) or group_type not in (-1, 0, 2) or group_list_type not in (0, 1):
+            exact.refused("splitItem, groupType or groupListType out of what the simulator computes")
+        sizes = None
+        if group_list is not None:
+            values = [int(v) for v in group_list.reshape(-1)]
+            sizes = values if group_list_type == 1 else [b - a for a, b in zip([0] + values[:-1], values)]
+            if any(s < 0 for s in sizes):
+                exact.refused("groupList gives a negative group")
+        if group_type == 2:
+            if len(xs) != 1 or bias:
+                exact.refused("the K axis split takes one x and no bias")
+            if sizes is None:
+                sizes = [w.shape[0] for w in ws]
+            elif len(ws) == 1:
+                ws = [ws[0]] * len(sizes)
+            if len(sizes) != len(ws) or sum(sizes) > xs[0].shape[1]:
+                exact.refused("groupList does not split x's K axis")
+            starts = [sum(sizes[:i]) for i in range(len(sizes))]
+            parts = [xs[0].float()[:, s:s + n] @ w.float()[:n] for s, n, w in zip(starts, sizes, ws)]
+            if split:
+                return [torch.stack(parts).to(dtype)]
+            return [p.to(dtype) for p in parts]
+        if group_type == -1:
+            if sizes is not None or len(xs) != len(ws) or split:
+                exact.refused("groupType -1 takes no groupList, an x per weight and splitItem 0/1")
+            pieces = [xi.float() for xi in xs]
+        elif len(xs) == 1:
+            if sizes is None:
+                return exact.refused("one x grouped along M needs groupList")
+            if len(sizes) != len(ws) or sum(sizes) > xs[0].shape[0]:
+                exact.refused("groupList does not group x's rows into a group per weight")
+            starts = [sum(sizes[:i]) for i in range(len(sizes))]
+            pieces = [xs[0].float()[s:s + n] for s, n in zip(starts, sizes)]
+        else:
+            if len(xs) != len(ws) or (sizes is not None and sizes != [xi.shape[0] for xi in xs]):
+                exact.refused("x's tensors are not the groups groupList gives, one per weight")
+            pieces = [xi.float() for xi in xs]
+        ys = [p @ w.float() + (bs[i].float() if bs else 0) for i, (p, w) in enumerate(zip(pieces, ws))]
+        if not split:
+            return [y.to(dtype) for y in ys]
+        rows = xs[0].shape[0] if len(xs) == 1 else sum(xi.shape[0] for xi in xs)
+        out = torch.zeros(rows, ys[0].shape[-1]) if ys else torch.zeros(rows, 0)
+        if len({y.shape[-1] for y in ys}) > 1:
+            exact.refused("one output takes weights of one N")
+        at = 0
+        for y in ys:
+            out[at:at + y.shape[0]] = y
+            at += y.shape[0]
+        return [out.to(dtype)]
+
+    @staticmethod
     def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,
                             quant_mode: int, active_expert_range: Any, row_idx_type: int) -> Any:
         """aclnnMoeInitRoutingV3's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOut,

@@ -219,11 +219,15 @@ class BaseCall:
     def _base_case(self) -> Case:
         shapes: dict[str, Any] = dict(self.shapes(self.base_shape) if self.shapes_free else (
             self._example_shapes() or self.shapes(self.base_shape)))
+        # An optional tensor or tensor list the valid call leaves out is passed as None (a semantics
+        # file's valid call that states its shapes says which it passes).
+        stated = semantic_call_shapes(self.api, self.bound.semantics) is not None
+        absent = tuple(p.name for p in self.tensor_inputs + (self.list_inputs if stated else [])
+                       if p.name in self.takes_none and p.name not in shapes)
         # A tensor list: two members of the base shape (the pages state no member shapes), unless
         # the semantics file's valid call gives them.
-        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs if p.name not in shapes})
-        # An optional tensor the valid call leaves out is passed as None.
-        absent = tuple(p.name for p in self.tensor_inputs if p.name in self.takes_none and p.name not in shapes)
+        shapes.update({p.name: (self.base_shape, self.base_shape) for p in self.list_inputs
+                       if p.name not in shapes and p.name not in absent})
         # A family's output whose shape the bindings cannot derive (a concatenation's, a top-k's)
         # is passed as out=, of the golden's shape and dtype (AUTO).
         given = ({plan.param.name: AUTO for plan in self.plans

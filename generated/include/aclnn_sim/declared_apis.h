@@ -882,6 +882,12 @@
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #define ACLNN_DECLARES_aclnnGroupedBiasAddGradV2 1
 
+#include "aclnnop/aclnn_grouped_matmul_v4.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulV4 1
+
+#include "aclnnop/aclnn_grouped_matmul_v5.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulV5 1
+
 #include "aclnnop/aclnn_gru.h"
 #define ACLNN_DECLARES_aclnnGRU 1
 

@@ -252,6 +252,17 @@ struct GroupedBiasAddGradFamily {
   static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
+// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3).
+struct GroupedMatmulFamily {
+  struct Op {
+    enum : int8_t { kGroupedMatmul };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kBias, kScale, kOffset, kAntiquantScale, kAntiquantOffset, kPerTokenScale, kGroupList, kActivationInput, kActivationQuantScale, kActivationQuantOffset, kSplitItem, kGroupType, kGroupListType, kActType, kOut, kActivationFeatureOut, kDynQuantScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "grouped_matmul" };
+};
+
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.
 struct IndexFamily {
   struct Op {
@@ -706,6 +717,7 @@ aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, Executo
 aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanLora(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

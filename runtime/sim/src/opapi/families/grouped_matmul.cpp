@@ -1,0 +1,451 @@
+// The grouped_matmul family: aclnnGroupedMatmulV4 and V5 (torch_npu.npu_grouped_matmul, a MoE
+// layer's experts), their non-quantised form by the op's README:
+//   y_i = x_i @ weight_i + bias_i,  i = 0 .. g-1
+// with weight a list of g [k_i, n_i] matrices or one [g, K, N] tensor (bias then one [g, N] or g
+// [n_i] vectors), and the groups taken as group_type says:
+//   -1  no grouping: one x_i (2 to 6 dimensions, [..., k_i]) per weight, y_i [..., n_i]
+//    0  the M axis: x one [M, K] whose rows group_list splits (type 0: cumulative ends, 1: counts),
+//       or one [m_i, K] x_i per weight (group_list, if given, must agree with their rows)
+//    2  the K axis: x one [M, K] whose columns group_list splits against one weight [K, N]
+//       (y [g, M, N]), or consecutive columns against each weight [k_i, N] (y_i [M, N]); no bias
+// split_item 0/1 gives a tensor per group, 2/3 one tensor: the groups' rows one after the other
+// (rows no group reaches are zeros; the README lets group_list end before x's last row).
+// group_list is device data: its values are read and checked in phase 2 (a negative group, a
+// decreasing cumulative end, groups past x's extent, or a split output of another extent fail it).
+// FLOAT, FLOAT16 and BFLOAT16 in float (OpenBLAS's sgemm per group), rounded once to out's dtype. The
+// quantised, antiquantised and activation forms (scale, offset, antiquant_*, per_token_scale,
+// activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does
+// not define) are declined by name; what the README rules out is refused in phase 1.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+
+#include "common/dtypes.h"
+#include "opapi/blas.h"
+#include "opapi/families/family.h"
+#include "opapi/families/views.h"
+
+namespace aclsim {
+namespace {
+
+using F = GroupedMatmulFamily;
+
+// One product of the work: x's rows [row, row + m) and columns [col, col + k) times the k rows
+// of weight slot `w` from element `w_at` ([k, n], row-major), plus bias slot `b`'s n values from
+// `b_at` (b < 0: none), into out slot `o` from element `o_at`.
+struct Group {
+  int x = 0, w = 0, b = -1, o = 0;
+  int64_t row = 0, col = 0, m = 0, k = 0, n = 0;
+  int64_t w_at = 0, b_at = 0, o_at = 0;
+};
+
+class GroupedMatmulWork final : public FamilyWork {
+ public:
+  GroupedMatmulWork(const char* api, int slots) : FamilyWork(api, slots) {}
+
+  std::vector<Group> groups;
+  std::vector<int> outs;     // the out slots, in order
+  int group_list = -1;       // its slot; -1: the groups are the shapes'
+  int64_t list_type = 0;     // 0 cumulative ends, 1 counts
+  bool by_columns = false;   // group_type 2: group_list splits x's columns (K) rather than its rows
+  int64_t extent = 0;        // what group_list may reach: x's rows, or its columns
+  bool stacked = false;      // K split into one [g, M, N] out: group i at i * M * N
+  bool one_out = false;      // split_item 2/3: every group writes into out slot outs[0]
+  bool sized_outs = false;   // split_item 0/1 by group_list: out i has exactly group i's rows
+  bool shared_x = false;     // one x whose rows or columns group_list splits (else one x per group)
+
+ private:
+  // The groups' sizes along x's grouped axis from group_list, or the failure naming it.
+  aclnnStatus ResolveSizes() {
+    const TensorRef& list = tensor(group_list);
+    const int64_t count = list.numel();
+    const int64_t* values = count ? IndexValues(list, 0) : nullptr;
+    int64_t at = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t size = list_type == 1 ? values[i] : values[i] - (i ? values[i - 1] : 0);
+      if (size < 0) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " (" +
+                                         std::to_string(values[i]) + ") gives group " + std::to_string(i) +
+                                         (list_type == 1 ? " a negative count" : " an end before the previous one"));
+      }
+      if (size > extent - at) {  // checked before the sum, which values near 2^63 would overflow
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": group " + std::to_string(i) +
+                                         " reaches past x's " + std::to_string(extent) +
+                                         (by_columns ? " columns" : " rows"));
+      }
+      Group& g = groups[static_cast<size_t>(i)];
+      if (by_columns) {
+        g.col = at;
+        g.k = size;
+        g.w_at = stacked ? at * g.n : 0;
+        g.o_at = stacked ? i * g.m * g.n : 0;
+      } else {
+        g.row = at;
+        g.m = size;
+        g.o_at = one_out ? at * g.n : 0;
+      }
+      at += size;
+    }
+    if (sized_outs) {
+      for (size_t i = 0; i < groups.size(); ++i) {
+        const TensorRef& o = tensor(outs[i]);
+        if (o.shape[0] != groups[i].m) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + o.name + ": member " + std::to_string(i) + " has " +
+                                           std::to_string(o.shape[0]) + " rows, group_list gives its group " +
+                                           std::to_string(groups[i].m));
+        }
+      }
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // group_list given beside one x per group (group_type 0): it must name their rows.
+  aclnnStatus CheckListAgrees() {
+    const TensorRef& list = tensor(group_list);
+    const int64_t* values = IndexValues(list, 0);
+    int64_t end = 0;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      end += groups[i].m;
+      const int64_t want = list_type == 1 ? groups[i].m : end;
+      if (values[i] != want) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " is " +
+                                         std::to_string(values[i]) + ", x's member " + std::to_string(i) + " gives " +
+                                         std::to_string(want));
+      }
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Compute() override {
+    if (group_list >= 0) {
+      if (aclnnStatus s = shared_x ? ResolveSizes() : CheckListAgrees()) return s;
+    }
+    std::vector<std::vector<float>> values(static_cast<size_t>(tensor_count()));
+    auto floats = [&](int slot) -> const float* {
+      std::vector<float>& v = values[static_cast<size_t>(slot)];
+      if (v.empty() && tensor(slot).numel()) {
+        v.resize(static_cast<size_t>(tensor(slot).numel()));
+        GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
+      }
+      return v.data();
+    };
+    for (int o : outs) values[static_cast<size_t>(o)].assign(static_cast<size_t>(tensor(o).numel()), 0.0f);
+    for (const Group& g : groups) {
+      if (g.m == 0 || g.n == 0) continue;
+      const int64_t ldx = tensor(g.x).rank() ? tensor(g.x).shape.back() : 1;
+      const float* x = floats(g.x) + g.row * ldx + g.col;
+      const float* w = floats(g.w) + g.w_at;
+      const float* b = g.b >= 0 ? floats(g.b) + g.b_at : nullptr;
+      float* y = values[static_cast<size_t>(g.o)].data() + g.o_at;
+      if (g.k == 0) {
+        std::fill(y, y + g.m * g.n, 0.0f);
+      } else {
+        UseBlas();
+        scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
+                          static_cast<int>(g.k), 1.0f, x, static_cast<int>(ldx), w, static_cast<int>(g.n), 0.0f, y,
+                          static_cast<int>(g.n));
+      }
+      if (b) {
+        for (int64_t r = 0; r < g.m; ++r) {
+          for (int64_t j = 0; j < g.n; ++j) y[r * g.n + j] += b[j];
+        }
+      }
+    }
+    for (int o : outs) ScatterFrom(values[static_cast<size_t>(o)].data(), ComputeType::kFloat32, tensor(o));
+    return ACLNN_SUCCESS;
+  }
+
+};
+
+// A list role's members, none when the caller passed NULL or an empty list (op-plugin passes an
+// empty aclTensorList for every absent optional list).
+const std::vector<TensorDesc>& Members(const Call& call, const FamilySpec& family, int role) {
+  static const std::vector<TensorDesc> kNone;
+  const std::vector<TensorDesc>* list = RoleTensorList(call, family, role);
+  return list ? *list : kNone;
+}
+
+}  // namespace
+
+aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const ParamRejecter reject(call, family);
+  // The forms the simulator does not compute, by name.
+  static const struct {
+    int role;
+    const char* form;
+  } kDeclined[] = {
+      {F::Role::kScale, "the quantised form"},
+      {F::Role::kOffset, "the quantised form"},
+      {F::Role::kAntiquantScale, "the antiquantised (weight-only quantised) form"},
+      {F::Role::kAntiquantOffset, "the antiquantised (weight-only quantised) form"},
+      {F::Role::kPerTokenScale, "the per-token quantised form"},
+      {F::Role::kActivationInput, "the activation input"},
+      {F::Role::kActivationQuantScale, "the activation's quantisation"},
+      {F::Role::kActivationQuantOffset, "the activation's quantisation"},
+      {F::Role::kActivationFeatureOut, "the activation's feature output"},
+      {F::Role::kDynQuantScaleOut, "the dynamic quantisation's scale output"},
+  };
+  for (const auto& d : kDeclined) {
+    if (!Members(call, family, d.role).empty()) {
+      return Decline(call, work, std::string(RoleName(call, family, d.role)) + " given: " + d.form +
+                                     " is not simulated (the float products are)");
+    }
+  }
+  const std::vector<TensorDesc>& xs = Members(call, family, F::Role::kX);
+  const std::vector<TensorDesc>& ws = Members(call, family, F::Role::kWeight);
+  const std::vector<TensorDesc>& bs = Members(call, family, F::Role::kBias);
+  const std::vector<TensorDesc>& os = Members(call, family, F::Role::kOut);
+  const TensorDesc* list = RoleTensor(call, family, F::Role::kGroupList);
+  if (xs.empty()) return reject(F::Role::kX, "is empty");
+  if (ws.empty()) return reject(F::Role::kWeight, "is empty");
+  if (os.empty()) return reject(F::Role::kOut, "is empty");
+  const int64_t act = RoleInt(call, family, F::Role::kActType, 0);
+  if (act != 0) {
+    return reject(F::Role::kActType, std::to_string(act) +
+                                         " is not 0: the README computes activations in the quantised forms only");
+  }
+  const int64_t split = RoleInt(call, family, F::Role::kSplitItem, 0);
+  const int64_t type = RoleInt(call, family, F::Role::kGroupType, -1);
+  const int64_t list_type = RoleInt(call, family, F::Role::kGroupListType, 0);
+  if (split < 0 || split > 3) return reject(F::Role::kSplitItem, std::to_string(split) + " is none of 0, 1, 2, 3");
+  if (type != -1 && type != 0 && type != 2) return reject(F::Role::kGroupType, std::to_string(type) + " is none of -1, 0, 2");
+  if (list_type == 2) {
+    return Decline(call, work, std::string(RoleName(call, family, F::Role::kGroupListType)) +
+                                   " 2 (sparse): the README does not define group_list's first column");
+  }
+  if (list_type != 0 && list_type != 1) {
+    return reject(F::Role::kGroupListType, std::to_string(list_type) + " is none of 0, 1, 2");
+  }
+  const bool one_out = split >= 2;
+
+  // dtypes: one float dtype throughout (the integer x and weight dtypes are the quantised forms').
+  const aclDataType dtype = xs.front().dtype;
+  if (!ComputesInFloat32(dtype)) return DeclineDtype(call, work, dtype);
+  auto member = [](size_t i) { return "member " + std::to_string(i); };
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (xs[i].dtype != dtype) {
+      return reject(F::Role::kX, member(i) + ": dtype " + DTypeName(xs[i].dtype) + " is not member 0's " + DTypeName(dtype));
+    }
+  }
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (ws[i].dtype == dtype) continue;
+    if (ws[i].dtype == ACL_INT8 || ws[i].dtype == ACL_INT4) return DeclineDtype(call, work, ws[i].dtype);
+    return reject(F::Role::kWeight, member(i) + ": dtype " + DTypeName(ws[i].dtype) + " is not x's " + DTypeName(dtype));
+  }
+  for (size_t i = 0; i < os.size(); ++i) {
+    if (os[i].dtype != dtype) {
+      return reject(F::Role::kOut, member(i) + ": dtype " + DTypeName(os[i].dtype) + " is not x's " + DTypeName(dtype));
+    }
+  }
+  const aclDataType bias_dtype = dtype == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
+  for (size_t i = 0; i < bs.size(); ++i) {
+    if (bs[i].dtype != bias_dtype) {
+      return reject(F::Role::kBias, member(i) + ": dtype " + DTypeName(bs[i].dtype) + " is not " +
+                                        DTypeName(bias_dtype) + ", the README's for x " + DTypeName(dtype));
+    }
+  }
+  if (list && (list->view.size() != 1 || list->dtype != ACL_INT64)) {
+    return reject(F::Role::kGroupList, "is not a 1-d INT64 tensor");
+  }
+
+  // The weights: one [g, K, N] tensor (group_type 0) or g [k_i, n_i] matrices.
+  const bool stacked_weight = ws.size() == 1 && ws[0].view.size() == 3;
+  if (stacked_weight && type != 0) {
+    return reject(F::Role::kWeight, "is one 3-d tensor, which only group_type 0 takes");
+  }
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (!stacked_weight && ws[i].view.size() != 2) {
+      return reject(F::Role::kWeight, member(i) + " has " + std::to_string(ws[i].view.size()) +
+                                          " dimensions, not 2 (nor is the list one 3-d tensor)");
+    }
+  }
+  const size_t g = stacked_weight ? static_cast<size_t>(ws[0].view[0]) : ws.size();
+  auto w_k = [&](size_t i) { return stacked_weight ? ws[0].view[1] : ws[i].view[0]; };
+  auto w_n = [&](size_t i) { return stacked_weight ? ws[0].view[2] : ws[i].view[1]; };
+
+  // Slots: x's members, weight's, bias's, group_list, out's.
+  const int x0 = 0, w0 = x0 + static_cast<int>(xs.size()), b0 = w0 + static_cast<int>(ws.size());
+  const int l0 = b0 + static_cast<int>(bs.size()), o0 = l0 + (list ? 1 : 0);
+  const int slots = o0 + static_cast<int>(os.size());
+  auto* made = new GroupedMatmulWork(call.spec.name, slots);
+  std::unique_ptr<GroupedMatmulWork> owned(made);
+  const char* x_name = RoleName(call, family, F::Role::kX);
+  for (size_t i = 0; i < xs.size(); ++i) made->tensor(x0 + static_cast<int>(i)).Set(x_name, xs[i]);
+  for (size_t i = 0; i < ws.size(); ++i) made->tensor(w0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kWeight), ws[i]);
+  for (size_t i = 0; i < bs.size(); ++i) made->tensor(b0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kBias), bs[i]);
+  if (list) {
+    made->tensor(l0).Set(RoleName(call, family, F::Role::kGroupList), *list);
+    made->group_list = l0;
+  }
+  made->list_type = list_type;
+  made->one_out = one_out;
+
+  // Bias: one [g, N] beside a 3-d weight, or one [n_i] per group.
+  const bool stacked_bias = bs.size() == 1 && bs[0].view.size() == 2;
+  if (!bs.empty()) {
+    if (type == 2) return reject(F::Role::kBias, "is given: the K axis split takes none");
+    if (stacked_bias ? (bs[0].view[0] != static_cast<int64_t>(g)) : bs.size() != g) {
+      return reject(F::Role::kBias, "has " + std::to_string(stacked_bias ? bs[0].view[0] : static_cast<int64_t>(bs.size())) +
+                                        " groups, weight " + std::to_string(g));
+    }
+    for (size_t i = 0; i < g; ++i) {
+      const Dims& shape = stacked_bias ? bs[0].view : bs[i].view;
+      if (shape.empty() || shape.back() != w_n(i) || (!stacked_bias && shape.size() != 1)) {
+        return reject(F::Role::kBias, member(stacked_bias ? 0 : i) + ": shape " + DimsText(shape) + " is not [" +
+                                          (stacked_bias ? std::to_string(g) + ", " : std::string()) +
+                                          std::to_string(w_n(i)) + "]");
+      }
+    }
+  }
+
+  const auto shape_of = [](const TensorDesc& t) { return DimsText(t.view); };
+  std::vector<Group>& groups = made->groups;
+  groups.resize(g);
+  for (size_t i = 0; i < g; ++i) {
+    Group& gr = groups[i];
+    gr.w = w0 + (stacked_weight ? 0 : static_cast<int>(i));
+    gr.w_at = stacked_weight ? static_cast<int64_t>(i) * w_k(i) * w_n(i) : 0;
+    gr.k = w_k(i);
+    gr.n = w_n(i);
+    if (!bs.empty()) {
+      gr.b = b0 + (stacked_bias ? 0 : static_cast<int>(i));
+      gr.b_at = stacked_bias ? static_cast<int64_t>(i) * w_n(i) : 0;
+    }
+  }
+  const int64_t list_len = list ? list->view[0] : 0;
+  auto need_outs = [&](size_t count) -> aclnnStatus {
+    if (os.size() != count) {
+      return reject(F::Role::kOut, "has " + std::to_string(os.size()) + " members, split_item " + std::to_string(split) +
+                                       " with these inputs gives " + std::to_string(count));
+    }
+    for (size_t i = 0; i < count; ++i) made->outs.push_back(o0 + static_cast<int>(i));
+    for (size_t i = 0; i < count; ++i) made->tensor(o0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kOut), os[i]);
+    return ACLNN_SUCCESS;
+  };
+  auto check_out = [&](size_t i, const Dims& want) -> aclnnStatus {
+    if (os[i].view != want) {
+      return reject(F::Role::kOut, member(i) + ": shape " + shape_of(os[i]) + " is not " + DimsText(want));
+    }
+    return ACLNN_SUCCESS;
+  };
+  auto same_n = [&]() -> aclnnStatus {
+    for (size_t i = 1; i < g; ++i) {
+      if (w_n(i) != w_n(0)) return reject(F::Role::kWeight, member(i) + ": N " + std::to_string(w_n(i)) + " is not member 0's " + std::to_string(w_n(0)) + " (one output takes one N)");
+    }
+    return ACLNN_SUCCESS;
+  };
+
+  if (type == -1 || (type == 0 && xs.size() > 1)) {
+    // One x per group.
+    if (xs.size() != g) return reject(F::Role::kX, "has " + std::to_string(xs.size()) + " members, weight " + std::to_string(g));
+    if (type == -1 && list) return reject(F::Role::kGroupList, "is given: group_type -1 takes none");
+    if (type == -1 && one_out) return reject(F::Role::kSplitItem, std::to_string(split) + ": group_type -1 takes 0 or 1");
+    if (list && list_len != static_cast<int64_t>(g)) {
+      return reject(F::Role::kGroupList, "has " + std::to_string(list_len) + " elements, weight " + std::to_string(g));
+    }
+    int64_t rows = 0;
+    for (size_t i = 0; i < g; ++i) {
+      const Dims& v = xs[i].view;
+      const size_t lo = 2, hi = type == -1 ? 6 : 2;
+      if (v.size() < lo || v.size() > hi || v.size() != xs[0].view.size()) {
+        return reject(F::Role::kX, member(i) + ": shape " + shape_of(xs[i]) + " is not of " + std::to_string(lo) +
+                                       (hi > lo ? " to " + std::to_string(hi) : std::string()) + " dimensions as member 0");
+      }
+      if (v.back() != w_k(i)) {
+        return reject(F::Role::kX, member(i) + ": K " + std::to_string(v.back()) + " is not weight's " + std::to_string(w_k(i)));
+      }
+      groups[i].x = x0 + static_cast<int>(i);
+      groups[i].m = xs[i].numel() / std::max<int64_t>(v.back(), 1);
+      groups[i].o_at = one_out ? rows * w_n(i) : 0;
+      rows += groups[i].m;
+    }
+    if (one_out) {
+      if (aclnnStatus s = same_n()) return s;
+      if (aclnnStatus s = need_outs(1)) return s;
+      for (Group& gr : groups) gr.o = o0;
+      if (aclnnStatus s = check_out(0, Dims{rows, w_n(0)})) return s;
+    } else {
+      if (aclnnStatus s = need_outs(g)) return s;
+      for (size_t i = 0; i < g; ++i) {
+        groups[i].o = o0 + static_cast<int>(i);
+        Dims want = xs[i].view;
+        want.back() = w_n(i);
+        if (aclnnStatus s = check_out(i, want)) return s;
+      }
+    }
+  } else if (type == 0) {
+    // One x [M, K] whose rows group_list splits.
+    const Dims& v = xs[0].view;
+    if (v.size() != 2) return reject(F::Role::kX, "member 0: shape " + shape_of(xs[0]) + " is not 2-d");
+    if (!list) return reject(F::Role::kGroupList, "is absent: one x grouped along M needs it");
+    if (list_len != static_cast<int64_t>(g)) {
+      return reject(F::Role::kGroupList, "has " + std::to_string(list_len) + " elements, weight " + std::to_string(g));
+    }
+    for (size_t i = 0; i < g; ++i) {
+      if (w_k(i) != v[1]) return reject(F::Role::kWeight, member(i) + ": K " + std::to_string(w_k(i)) + " is not x's " + std::to_string(v[1]));
+      groups[i].x = x0;
+    }
+    made->shared_x = true;
+    made->extent = v[0];
+    if (one_out) {
+      if (aclnnStatus s = same_n()) return s;
+      if (aclnnStatus s = need_outs(1)) return s;
+      for (Group& gr : groups) gr.o = o0;
+      if (aclnnStatus s = check_out(0, Dims{v[0], w_n(0)})) return s;
+    } else {
+      if (aclnnStatus s = need_outs(g)) return s;
+      made->sized_outs = true;
+      for (size_t i = 0; i < g; ++i) {
+        groups[i].o = o0 + static_cast<int>(i);
+        if (os[i].view.size() != 2 || os[i].view[1] != w_n(i)) {
+          return reject(F::Role::kOut, member(i) + ": shape " + shape_of(os[i]) + " is not [rows, " + std::to_string(w_n(i)) + "]");
+        }
+      }
+    }
+  } else {
+    // group_type 2: one x [M, K] whose columns are split.
+    const Dims& v = xs[0].view;
+    if (xs.size() != 1 || v.size() != 2) return reject(F::Role::kX, "is not one 2-d tensor, as the K axis split takes");
+    made->by_columns = true;
+    made->shared_x = true;
+    made->extent = v[1];
+    for (Group& gr : groups) {
+      gr.x = x0;
+      gr.m = v[0];
+    }
+    if (ws.size() == 1) {
+      if (!list) return reject(F::Role::kGroupList, "is absent: one weight split along K needs it");
+      if (!one_out) return reject(F::Role::kSplitItem, std::to_string(split) + ": one weight split along K takes 2 or 3");
+      if (w_k(0) != v[1]) return reject(F::Role::kWeight, "member 0: K " + std::to_string(w_k(0)) + " is not x's " + std::to_string(v[1]));
+      // One group per element of group_list, each reading its rows of the one weight.
+      const Group proto = groups[0];
+      groups.assign(static_cast<size_t>(list_len), proto);
+      made->stacked = true;
+      if (aclnnStatus s = need_outs(1)) return s;
+      for (Group& gr : groups) gr.o = o0;
+      if (aclnnStatus s = check_out(0, Dims{list_len, v[0], w_n(0)})) return s;
+    } else {
+      if (list) return reject(F::Role::kGroupList, "is given: a weight per group along K takes none");
+      if (one_out) return reject(F::Role::kSplitItem, std::to_string(split) + ": a weight per group along K takes 0 or 1");
+      int64_t col = 0;
+      for (size_t i = 0; i < g; ++i) {
+        groups[i].col = col;
+        col += w_k(i);
+      }
+      if (col > v[1]) return reject(F::Role::kWeight, "the members' K add up to " + std::to_string(col) + ", past x's " + std::to_string(v[1]));
+      if (aclnnStatus s = need_outs(g)) return s;
+      for (size_t i = 0; i < g; ++i) {
+        groups[i].o = o0 + static_cast<int>(i);
+        if (aclnnStatus s = check_out(i, Dims{v[0], w_n(i)})) return s;
+      }
+    }
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim

@@ -1,0 +1,102 @@
+"""What the generated suites' one valid call (one x grouped by counts, one 3-d weight, one output)
+leaves out of the grouped_matmul family: the other group_types, split_items and group_list forms, a
+bias, and what it refuses by name: the quantised and activation arguments (declined, 561003), the
+scenarios the README rules out (phase 1), and group_list values that reach past x, or are negative
+or huge (device data: phase 2, never a read out of bounds). A torch_npu user reaches it through
+npu_grouped_matmul (tests/torch_npu/test_grouped_matmul.py); these run without torch_npu."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import bindings_build
+from tests.support.op_docs_process import check
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
+
+PRELUDE = r'''
+NONE8 = [None] * 5
+def gmm(x, w, group_list, split, gtype, ltype=0, bias=None, outs=(), act=0, scale=None, api=aclnn.grouped_matmul_v5):
+    extra = () if api is aclnn.grouped_matmul_v4 else (None,)
+    got = api(x, w, bias, scale, None, None, None, None,
+              None if group_list is None else np.array(group_list, np.int64), None, None, None,
+              split, gtype, ltype, act, *extra, out=(list(outs), [], []))
+    return [host(t) for t in got[0]]
+def close(got, want):
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.allclose(got, want, atol=1e-4, rtol=1e-4), np.abs(got - want).max()
+x = rng.standard_normal((10, 6)).astype(np.float32)
+w = rng.standard_normal((3, 6, 4)).astype(np.float32)
+counts = [4, 0, 5]  # the last row in no group: zeros in the one output
+def by_rows(ws, bias=None):
+    want, at = np.zeros((10, 4), np.float32), 0
+    for i, (c, wi) in enumerate(zip(counts, ws)):
+        want[at:at + c] = x[at:at + c] @ wi + (0 if bias is None else bias[i])
+        at += c
+    return want
+'''
+
+
+def test_grouped_matmul_forms_equal_matmul_per_group():
+    check(PRELUDE + r'''
+for api in (aclnn.grouped_matmul_v5, aclnn.grouped_matmul_v4):
+    out = lambda: [np.full((10, 4), 7, np.float32)]  # rows no group reaches are written, as zeros
+    close(gmm([x], [w], np.cumsum(counts), 3, 0, 0, outs=out(), api=api)[0], by_rows(w))
+    close(gmm([x], [w], counts, 2, 0, 1, outs=out(), api=api)[0], by_rows(w))
+bias = rng.standard_normal((3, 4)).astype(np.float32)
+close(gmm([x], [w], counts, 3, 0, 1, bias=[bias], outs=[np.zeros((10, 4), np.float32)])[0], by_rows(w, bias))
+close(gmm([x], list(w), counts, 3, 0, 1, bias=list(bias), outs=[np.zeros((10, 4), np.float32)])[0], by_rows(w, bias))
+# split_item 0: one output per group, of its rows.
+got = gmm([x], list(w), counts, 0, 0, 1, outs=[np.zeros((c, 4), np.float32) for c in counts])
+for i, (g, start) in enumerate(zip(got, [0, 4, 4])):
+    close(g, x[start:start + counts[i]] @ w[i])
+# An x per group, group_list naming their rows or not; one output of their rows.
+xs = [rng.standard_normal((c, 6)).astype(np.float32) for c in counts]
+want = np.concatenate([xi @ wi for xi, wi in zip(xs, w)])
+close(gmm(xs, list(w), None, 2, 0, outs=[np.zeros((9, 4), np.float32)])[0], want)
+close(gmm(xs, list(w), np.cumsum(counts), 2, 0, 0, outs=[np.zeros((9, 4), np.float32)])[0], want)
+# No grouping: x of any rank from 2, weights of their own N.
+xs = [rng.standard_normal((2, 3, 6)).astype(np.float32), rng.standard_normal((2, 1, 6)).astype(np.float32)]
+ws = [rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((6, 2)).astype(np.float32)]
+got = gmm(xs, ws, None, 1, -1, outs=[np.zeros((2, 3, 4), np.float32), np.zeros((2, 1, 2), np.float32)])
+close(got[0], xs[0] @ ws[0]); close(got[1], xs[1] @ ws[1])
+# The K axis: group_list splits x's columns against one weight's rows (out [g, M, N]), or
+# consecutive columns against a weight each (an output each).
+wk = rng.standard_normal((6, 4)).astype(np.float32)
+got = gmm([x], [wk], [2, 2, 6], 3, 2, outs=[np.zeros((3, 10, 4), np.float32)])[0]
+close(got, np.stack([x[:, :2] @ wk[:2], np.zeros((10, 4), np.float32), x[:, 2:] @ wk[2:]]))
+ws = [wk[:1], wk[1:5]]
+got = gmm([x], ws, None, 0, 2, outs=[np.zeros((10, 4), np.float32) for _ in ws])
+close(got[0], x[:, :1] @ wk[:1]); close(got[1], x[:, 1:5] @ wk[1:5])
+''')
+
+
+def test_grouped_matmul_refuses_what_it_does_not_compute_by_name():
+    check(PRELUDE + r'''
+out = lambda: [np.zeros((10, 4), np.float32)]
+# Declined: the quantised and activation forms, and group_list_type 2 (not simulated, named).
+refused(lambda: gmm([x], [w], counts, 3, 0, 1, scale=[np.ones((3, 4), np.float32)], outs=out()), 561003, ["scaleOptional"])
+refused(lambda: gmm([x], [w], [[0, 4], [2, 5]], 3, 0, 2, outs=out()), 561003, ["groupListType", "2"])
+# What the README rules out, in phase 1.
+refused(lambda: gmm([x], [w], counts, 3, 0, 1, act=1, outs=out()), 161002, ["actType", "1"])
+refused(lambda: gmm([x], [w], None, 3, 0, outs=out()), 161002, ["groupListOptional", "absent"])
+refused(lambda: gmm([x], [w], [4, 5], 3, 0, 1, outs=out()), 161002, ["groupListOptional", "2 elements"])
+refused(lambda: gmm([x], [w], counts, 3, 0, 1, outs=[np.zeros((10, 4), np.float16)]), 161002, ["out", "FLOAT16"])
+refused(lambda: gmm([x], [w], counts, 3, 0, 1, outs=[np.zeros((9, 4), np.float32)]), 161002, ["out", "[9, 4]"])
+refused(lambda: gmm([x], [w], counts, 3, -1, 1, outs=out()), 161002, ["weight", "3-d"])
+refused(lambda: gmm([x], list(w), counts, 3, -1, 1, outs=out()), 161002, ["x", "has 1 members, weight 3"])
+refused(lambda: gmm([x], [w[0]], [6], 3, 2, bias=[np.zeros(4, np.float32)], outs=[np.zeros((1, 10, 4), np.float32)]),
+        161002, ["biasOptional", "K axis"])
+refused(lambda: gmm([x], [w], counts, 4, 0, 1, outs=out()), 161002, ["splitItem", "4"])
+# group_list's values are device data: those that reach past x fail phase 2, named; a huge count
+# or a decreasing end never reads past x.
+refused(lambda: gmm([x], [w], [4, 5, 2], 3, 0, 1, outs=out()), 507015, ["groupListOptional", "past x's 10 rows"])
+refused(lambda: gmm([x], [w], [4, 2**62, 2**62], 3, 0, 1, outs=out()), 507015, ["groupListOptional", "past"])
+refused(lambda: gmm([x], [w], [4, 3, 9], 3, 0, 0, outs=out()), 507015, ["groupListOptional", "element 1"])
+refused(lambda: gmm([x], [w], [-1, 3, 9], 3, 0, 1, outs=out()), 507015, ["groupListOptional", "negative"])
+refused(lambda: gmm([x], list(w), [4, 0, 5], 0, 0, 1, outs=[np.zeros((4, 4), np.float32) for _ in range(3)]), 507015,
+        ["out", "member 1", "0"])
+xs = [x[:4], x[4:9]]
+refused(lambda: gmm(xs, list(w[:2]), [4, 6], 2, 0, 1, outs=[np.zeros((9, 4), np.float32)]), 507015,
+        ["groupListOptional", "element 1 is 6", "gives 5"])
+''')

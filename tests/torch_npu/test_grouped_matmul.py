@@ -1,0 +1,112 @@
+"""torch_npu.npu_grouped_matmul on device="npu" (op-plugin's aclnnGroupedMatmulV5: the grouped_matmul
+family) against a CPU reference built from torch.matmul per group, in the forms op-plugin passes:
+group_type 0 with one x grouped by group_list (cumulative ends, group_list_type 0, and counts, 1;
+an empty group; rows past the last group) against one [E, K, N] weight or a weight per group,
+split_item 3 (one output) and 0 (one output per group); an x per group (group_type 0, split_item 2,
+and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bias; a transposed
+weight. The quantised, antiquantised and activation forms and group_list_type 2 answer an error
+naming the argument, never a value."""
+
+
+def test_grouped_matmul_equals_matmul_per_group(run_npu):
+    run_npu("""
+        torch.manual_seed(0)
+        gmm = torch_npu.npu_grouped_matmul
+
+        def close(got, want, dtype, what):
+            tol = {torch.float32: 1e-4, torch.float16: 2e-2, torch.bfloat16: 1e-1}[dtype]
+            assert got.dtype == dtype, (what, got.dtype)
+            assert got.shape == want.shape, (what, got.shape, want.shape)
+            if want.numel():
+                err = (got.cpu().float() - want.float()).abs().max().item()
+                assert err <= tol * max(1.0, want.abs().max().item()), (what, err)
+
+        def rows(x, ws, sizes, bias=None):
+            out, at = torch.zeros(x.shape[0], ws[0].shape[-1]), 0
+            parts = []
+            for i, (s, w) in enumerate(zip(sizes, ws)):
+                part = x[at:at + s].float() @ w.float() + (0 if bias is None else bias[i].float())
+                out[at:at + s] = part
+                parts.append(part)
+                at += s
+            return out, parts
+
+        E, K, N, M = 4, 32, 16, 24
+        counts = [5, 0, 9, 7]  # 21 of 24 rows: the last three belong to no group
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            x = torch.randn(M, K).to(dtype)
+            w = (torch.randn(E, K, N) / 4).to(dtype)
+            bias = torch.randn(E, N).to(torch.float16 if dtype == torch.float16 else torch.float32)
+            want, parts = rows(x, list(w), counts)
+            for list_type, values in ((0, torch.tensor(counts).cumsum(0)), (1, torch.tensor(counts))):
+                y = gmm([x.npu()], [w.npu()], group_list=values.npu(), split_item=3, group_type=0,
+                        group_list_type=list_type)
+                assert len(y) == 1
+                close(y[0], want, dtype, ("one x, one weight, split 3", dtype, list_type))
+            ends = torch.tensor(counts).cumsum(0).npu()
+            y = gmm([x.npu()], [w.npu()], bias=[bias.npu()], group_list=ends, split_item=3, group_type=0)
+            close(y[0], rows(x, list(w), counts, bias)[0], dtype, ("bias [E, N]", dtype))
+            # A weight per group, output per group (split_item 0).
+            y = gmm([x.npu()], [wi.npu() for wi in w], group_list=ends, split_item=0, group_type=0)
+            assert [tuple(t.shape) for t in y] == [(c, N) for c in counts]
+            for i, (got, part) in enumerate(zip(y, parts)):
+                close(got, part, dtype, ("split 0", dtype, i))
+            # A transposed weight (op-plugin reads its strides).
+            wt = [wi.t().contiguous().npu().t() for wi in w]
+            y = gmm([x.npu()], wt, group_list=ends, split_item=2, group_type=0)
+            close(y[0], want, dtype, ("transposed weights", dtype))
+            # An x per group (group_type 0, split 2: one output of their rows).
+            xs = [torch.randn(c, K).to(dtype) for c in counts]
+            y = gmm([xi.npu() for xi in xs], [wi.npu() for wi in w], split_item=2, group_type=0)
+            close(y[0], torch.cat([xi.float() @ wi.float() for xi, wi in zip(xs, w)]), dtype, ("x per group", dtype))
+            # No grouping (group_type -1): x of 3 dimensions, one output each, with bias.
+            xs = [torch.randn(2, 3, K).to(dtype) for _ in range(E)]
+            y = gmm([xi.npu() for xi in xs], [wi.npu() for wi in w], bias=[b.npu() for b in bias], split_item=0,
+                    group_type=-1)
+            for i, (got, xi, wi) in enumerate(zip(y, xs, w)):
+                close(got, xi.float() @ wi.float() + bias[i].float(), dtype, ("group_type -1", dtype, i))
+            # The K axis (group_type 2): x [M, K] (transposed, as the README asks), one weight [K, N],
+            # out [g, M, N], group i over its columns of x and rows of weight.
+            ks = [8, 0, 24]
+            xk = torch.randn(K, M).to(dtype).npu().t()
+            wk = (torch.randn(K, N) / 4).to(dtype)
+            y = gmm([xk], [wk.npu()], group_list=torch.tensor(ks).cumsum(0).npu(), split_item=3, group_type=2)
+            xc, at, want_k = xk.cpu().float(), 0, []
+            for k in ks:
+                want_k.append(xc[:, at:at + k] @ wk.float()[at:at + k])
+                at += k
+            close(y[0], torch.stack(want_k), dtype, ("K split", dtype))
+    """)
+
+
+def test_grouped_matmul_refuses_what_it_does_not_compute(run_npu):
+    # Each refusal an exception of its own call (ASCEND_LAUNCH_BLOCKING=1): after a failure in
+    # torch_npu's asynchronous task queue, later calls of the process do not compute.
+    run_npu("""
+        gmm = torch_npu.npu_grouped_matmul
+        x, w = torch.randn(8, 16).half().npu(), torch.randn(2, 16, 4).half().npu()
+        ends = torch.tensor([3, 8]).npu()
+
+        def refused(what, **kw):
+            args = dict(group_list=ends, split_item=3, group_type=0)
+            args.update(kw)
+            try:
+                y = gmm([x], [w], **args)
+                torch.npu.synchronize()
+            except RuntimeError as e:
+                assert what in str(e), (what, str(e)[:600])
+                return
+            raise AssertionError(f"{what}: computed {y[0].cpu()}")
+
+        refused("scaleOptional", scale=[torch.ones(2, 4).npu()])
+        refused("antiquantScaleOptional", antiquant_scale=[torch.ones(2, 4).half().npu()])
+        refused("perTokenScaleOptional", per_token_scale=[torch.ones(8).npu()])
+        refused("actType", act_type=1)
+        refused("groupListType", group_list_type=2, group_list=torch.tensor([[0, 3], [1, 5]]).npu())
+        # group_list's values are device data: groups past x's rows fail the call, not a value.
+        refused("groupListOptional", group_list=torch.tensor([3, 9]).npu())
+        # And a valid call after them computes.
+        y = gmm([x], [w], group_list=ends, split_item=3, group_type=0)
+        want = torch.cat([x.cpu().float()[:3] @ w.cpu().float()[0], x.cpu().float()[3:] @ w.cpu().float()[1]])
+        assert (y[0].cpu().float() - want).abs().max().item() < 2e-2 * max(1.0, want.abs().max().item())
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
