@@ -4687,6 +4687,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 12, /*line=*/340, 161002},
+    {aclsim::RowKind::kValue, 13, /*line=*/340, 161002},
+    {aclsim::RowKind::kValue, 14, /*line=*/340, 161002},
+    {aclsim::RowKind::kValue, 15, /*line=*/340, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGroupedMatmulV4", "derived/aclnnGroupedMatmulV4.md",
     kParams, 19,
@@ -4694,7 +4702,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_GroupedMatmulV4
 }  // namespace

@@ -5500,6 +5500,14 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 12, /*line=*/351, 161002},
+    {aclsim::RowKind::kValue, 13, /*line=*/351, 161002},
+    {aclsim::RowKind::kValue, 14, /*line=*/351, 161002},
+    {aclsim::RowKind::kValue, 15, /*line=*/351, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnGroupedMatmulV5", "derived/aclnnGroupedMatmulV5.md",
     kParams, 20,
@@ -5507,7 +5515,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_GroupedMatmulV5
 }  // namespace
