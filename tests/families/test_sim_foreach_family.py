@@ -45,6 +45,11 @@ record("mul list lengths", lambda: aclnn.foreach_mul_list(XS, YS[:3], out=[np.em
 record("zero a null member", lambda: aclnn.foreach_zero_inplace([XS[0].copy(), None]))
 record("mul by a complex scalar", lambda: aclnn.foreach_mul_scalar_list(XS[:2], [-0.37, 3 + 4j]))
 record("addcmul scalars", lambda: aclnn.foreach_addcmul_scalar_list(XS, YS, YS, np.array([1.0, -2.0, 3.0, 0.5], np.float32)))
+# Counted by elements, whatever the shape (aclnnForeachAddcdivList's example passes [1, 2] for two members),
+# read in row-major order: a transposed [2, 2] view gives its elements in the view's order.
+record("addcmul scalars [2, 2]", lambda: aclnn.foreach_addcmul_scalar_list(
+    XS, YS, YS, np.array([[1.0, 3.0], [-2.0, 0.5]], np.float32).T))
+record("addcmul scalars of 3", lambda: aclnn.foreach_addcmul_scalar_list(XS, YS, YS, np.ones(3, np.float32)))
 inplace = [x.copy() for x in XS]
 record("lerp in place", lambda: aclnn.foreach_lerp_scalar(inplace, YS, 0.25, out=inplace))
 out["lerp in place given"] = [m.tolist() for m in inplace]
@@ -105,6 +110,9 @@ def test_a_complex_scalar_of_a_list_is_refused_not_read_as_a_real_one(results):
 def test_scalars_tensor_gives_member_i_its_element_i(results):
     xs, ys = _tensors(XS), _tensors(YS)
     _assert_members(results["addcmul scalars"], torch._foreach_addcmul(xs, ys, ys, [1.0, -2.0, 3.0, 0.5]))
+    _assert_members(results["addcmul scalars [2, 2]"], torch._foreach_addcmul(xs, ys, ys, [1.0, -2.0, 3.0, 0.5]))
+    assert results["addcmul scalars of 3"]["status"] == 161002, results["addcmul scalars of 3"]
+    assert "holds 3 elements, neither one" in results["addcmul scalars of 3"]["message"]
 
 
 def test_in_place_call_writes_the_list_given(results):

@@ -251,10 +251,13 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
                                                     std::to_string(n) + " (the lists must be as long)");
     }
     const TensorDesc& t = value.tensor;
-    if (kind == ParamKind::kTensor && t.numel() != 1 && !(t.view.size() == 1 && t.view[0] == static_cast<int64_t>(n))) {
+    // A tensor of scalars: one element for every member, or one element per member in row-major order,
+    // whatever its shape (the pages count elements: "scalars的元素个数与x1的Tensor数量不一致" is their
+    // error row, and aclnnForeachAddcdivList's example passes [1, 2] for two members).
+    if (kind == ParamKind::kTensor && t.numel() != 1 && t.numel() != static_cast<int64_t>(n)) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) + ": shape " + DimsText(t.view) +
-                                                    " is neither one element (read for every member) nor [" +
-                                                    std::to_string(n) + "] (element i for member i)");
+                                                    " holds " + std::to_string(t.numel()) + " elements, neither one " +
+                                                    "(read for every member) nor one per member (" + std::to_string(n) + ")");
     }
     inputs.push_back(Input{i, kind, &value});
   }
@@ -363,7 +366,13 @@ aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork
       }
       if (in.kind == ParamKind::kTensor) {  // one element for every member, or element m for member m
         TensorDesc scalar = t;
-        if (t.numel() != 1) scalar.offset += static_cast<int64_t>(m) * t.strides[0];
+        if (t.numel() != 1) {  // element m in row-major order of the view
+          int64_t rest = static_cast<int64_t>(m);
+          for (size_t d = t.view.size(); d-- > 0;) {
+            scalar.offset += (rest % t.view[d]) * t.strides[d];
+            rest /= t.view[d];
+          }
+        }
         scalar.view.assign(rank, 1);
         scalar.strides.assign(rank, 0);
         member->SetTensor(static_cast<int>(k), name, scalar, rank);
