@@ -116,12 +116,18 @@ class SpecRow:
     def trailing(self) -> tuple[tuple[str, str], ...]:
         """The ParamSpec fields after `line` that this row sets, with those before them: the others
         keep their defaults, so that most rows stay short."""
-        fields = (("null_status", str(self.null_status)), ("dtype_status", str(self.dtype_status)),
-                  ("tensor_for_list", "true" if self.tensor_for_list else "false"),
-                  ("negative_indices", str(self.negative_indices)))
-        set_ = [self.null_status != 0, self.dtype_status != 0, self.tensor_for_list, self.negative_indices != 0]
-        last = max((k for k, on in enumerate(set_) if on), default=-1)
-        return fields[:last + 1]
+        return _trailing((("null_status", str(self.null_status), self.null_status != 0),
+                          ("dtype_status", str(self.dtype_status), self.dtype_status != 0),
+                          ("tensor_for_list", "true" if self.tensor_for_list else "false", self.tensor_for_list),
+                          ("negative_indices", str(self.negative_indices), self.negative_indices != 0)))
+
+
+def _trailing(fields: tuple[tuple[str, str, bool], ...]) -> tuple[tuple[str, str], ...]:
+    """The (name, value) of an aggregate's last fields up to the last one set (`fields`: name, value,
+    whether it differs from the default): the fields after it keep their defaults and are left out of
+    the designated initialiser, so that most rendered rows stay short."""
+    last = max((k for k, (_, _, set_) in enumerate(fields) if set_), default=-1)
+    return tuple((name, value) for name, value, _ in fields[:last + 1])
 
 
 def _dtype_list(dtypes: tuple[DType, ...]) -> Optional[tuple[str, ...]]:
@@ -652,13 +658,12 @@ class SimAPI:
     def trailing(self) -> tuple[tuple[str, str], ...]:
         """The ApiSpec fields after `not_simulated` that this API sets, with those before them: the
         others keep their defaults, so that most specs stay short."""
-        fields = (("family", "&kFamily" if self.family else "nullptr"), ("rules", "&kRules" if self.rules else "nullptr"),
-                  ("rank_status", str(self.rank_status)), ("empty_status", str(self.empty_status)),
-                  ("shape_status", str(self.shape_status)), ("page_rows", f"kPageRows, {len(self.page_rows)}"))
-        set_ = [self.family is not None, self.rules is not None, self.rank_status != 0, self.empty_status != 0,
-                self.shape_status != 0, bool(self.page_rows)]
-        last = max((k for k, on in enumerate(set_) if on), default=-1)
-        return fields[:last + 1]
+        return _trailing((("family", "&kFamily" if self.family else "nullptr", self.family is not None),
+                          ("rules", "&kRules" if self.rules else "nullptr", self.rules is not None),
+                          ("rank_status", str(self.rank_status), self.rank_status != 0),
+                          ("empty_status", str(self.empty_status), self.empty_status != 0),
+                          ("shape_status", str(self.shape_status), self.shape_status != 0),
+                          ("page_rows", f"kPageRows, {len(self.page_rows)}", bool(self.page_rows))))
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,17 @@ class HostCode:
 FORWARD = frozenset({"float32", "float16", "bfloat16"})
 
 
+def _step(t, dtype=torch.float16):
+    """An aclop operator's output written in `dtype` (float16 by default), read back in float32 by
+    the next operator of torch_npu's chain."""
+    return t.to(dtype).float()
+
+
+def _float16_scalar(value):
+    """A Python scalar as torch_npu hands it to a float16 operator: a float16 0-d tensor's value."""
+    return float(torch.tensor(value, dtype=torch.float16))
+
+
 def _index_fill_unwrapped(op, got):
     # Which elements torch_npu's loop marks for a negative dim is its own (seen: dim -1 of a [4, 5]
     # tensor fills nothing for index [2] and everything for [2, 0]); IndexFillD's formula makes each
@@ -59,13 +70,10 @@ def _addr_without_beta_zero_rule(op, got):
 
 def _addbmm_by_steps(op, got):
     def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-        dtype = input.dtype
-
-        def step(t):  # an operator's output, written in the operands' dtype
-            return t.to(dtype).float()
-        scaled = step(input.float() * beta)
-        products = step(torch.bmm(batch1.float(), batch2.float()))
-        summed = step(products.sum(0))
+        dtype = input.dtype  # each operator writes its output in the operands' dtype
+        scaled = _step(input.float() * beta, dtype)
+        products = _step(torch.bmm(batch1.float(), batch2.float()), dtype)
+        summed = _step(products.sum(0), dtype)
         return (scaled + alpha * summed).to(dtype)
     return addbmm
 
@@ -231,10 +239,6 @@ def cross_entropy_ls_weight_zeroed(x, target, weight):
     return F.cross_entropy(x, target, zeroed, label_smoothing=0.2, ignore_index=0)
 
 
-def _half_step(t):  # an aclop operator's float16 output, read back by the next one
-    return t.half().float()
-
-
 def group_norm_weight_gradient_in_float16_steps(x, grad, groups, eps=1e-5):
     """GroupNorm's weight gradient as torch_npu's acl_op group_norm backward computes it in float16
     (traced with gdb on aclopCompileAndExecute): the forward's float16 mean and variance, rstd as
@@ -242,16 +246,16 @@ def group_norm_weight_gradient_in_float16_steps(x, grad, groups, eps=1e-5):
     over the spatial axes then the batch, each output rounded to float16."""
     n, c = x.shape[:2]
     grouped = x.reshape(n, groups, -1)
-    mean = _half_step(grouped.mean(-1))
-    variance = _half_step(grouped.var(-1, unbiased=False))
-    rstd = _half_step(1 / _half_step(torch.sqrt(_half_step(variance + _half_step(torch.tensor(eps))))))
+    mean = _step(grouped.mean(-1))
+    variance = _step(grouped.var(-1, unbiased=False))
+    rstd = _step(1 / _step(torch.sqrt(_step(variance + _step(torch.tensor(eps))))))
 
     def per_channel(s):
         return s.repeat_interleave(c // groups, 1).reshape(n, c, 1)
-    centred = _half_step(x.reshape(n, c, -1) - per_channel(mean))
-    normed = _half_step(centred * per_channel(rstd))
-    products = _half_step(normed * grad.reshape(n, c, -1))
-    return _half_step(_half_step(products.sum(-1)).sum(0))
+    centred = _step(x.reshape(n, c, -1) - per_channel(mean))
+    normed = _step(centred * per_channel(rstd))
+    products = _step(normed * grad.reshape(n, c, -1))
+    return _step(_step(products.sum(-1)).sum(0))
 
 
 class _GroupNormFloat16WeightGradient(torch.autograd.Function):
@@ -327,7 +331,7 @@ def _add_float16_scalar(fn, a):
 
 
 def _lerp_float16_weight(fn, a, b):
-    return torch.lerp(a.float(), b.float(), float(torch.tensor(0.3, dtype=torch.float16))).half()
+    return torch.lerp(a.float(), b.float(), _float16_scalar(0.3)).half()
 
 
 def _exp2_integer_pow(fn, a):
@@ -366,19 +370,15 @@ def _replacing(function, replacement, *more):
 def _addmm_in_float16_steps(input, mat1, mat2, *, beta=1, alpha=1):
     # Mul(mat1, alpha), MatMul, then Add(input, product) or AxpyV2(product, input, beta): each
     # output float16, the scalars float16 0-d tensors.
-    def half(v):
-        return float(torch.tensor(v, dtype=torch.float16))
-    scaled = _half_step(mat1.float() * half(alpha))
-    product = _half_step(scaled @ mat2.float())
-    return (product + half(beta) * input.float()).half()
+    scaled = _step(mat1.float() * _float16_scalar(alpha))
+    product = _step(scaled @ mat2.float())
+    return (product + _float16_scalar(beta) * input.float()).half()
 
 
 def _baddbmm_in_float16_steps(input, batch1, batch2, *, beta=1, alpha=1):
     # BatchMatMul, Mul(product, alpha), Mul(input, beta), Add: each output float16.
-    def half(v):
-        return float(torch.tensor(v, dtype=torch.float16))
-    product = _half_step(torch.bmm(batch1.float(), batch2.float()))
-    return (_half_step(product * half(alpha)) + _half_step(input.float() * half(beta))).half()
+    product = _step(torch.bmm(batch1.float(), batch2.float()))
+    return (_step(product * _float16_scalar(alpha)) + _step(input.float() * _float16_scalar(beta))).half()
 
 
 def _baddbmm_inplace_in_float16_steps(input, batch1, batch2, *, beta=1, alpha=1):

@@ -414,12 +414,18 @@ _NONCONTIG_NO = lazy_pattern(r"不支持非连续|non-?contiguous\s+tensors?\s+(
 _NONCONTIG_YES = lazy_pattern(r"支持非连续|non-?contiguous\s+tensors?\s+(?:is|are)\s+supported|supports?\s+non-?contiguous", re.I)
 
 
-def empty_tensor_in(text: str) -> Optional[bool]:
-    if _EMPTY_NO.search(text):
+def _stated(text: str, no: re.Pattern[str], yes: re.Pattern[str]) -> Optional[bool]:
+    """What the text says of a support flag: False where it denies it (read first: a denial contains
+    the affirmative words), True where it affirms it, None where it says nothing."""
+    if no.search(text):
         return False
-    if _EMPTY_YES.search(text):
+    if yes.search(text):
         return True
     return None
+
+
+def empty_tensor_in(text: str) -> Optional[bool]:
+    return _stated(text, _EMPTY_NO, _EMPTY_YES)
 
 
 # An index tensor's values counting from the end, or not: "取值范围[-self.shape[dim], self.shape[dim] - 1]"
@@ -432,16 +438,8 @@ _NEGATIVE_INDICES_YES = lazy_pattern(r"(?<!不)支持负(?:数)?索引|取值范
 
 
 def negative_indices_in(text: str) -> Optional[bool]:
-    if _NEGATIVE_INDICES_NO.search(text):
-        return False
-    if _NEGATIVE_INDICES_YES.search(text):
-        return True
-    return None
+    return _stated(text, _NEGATIVE_INDICES_NO, _NEGATIVE_INDICES_YES)
 
 
 def noncontiguous_in(text: str) -> Optional[bool]:
-    if _NONCONTIG_NO.search(text):
-        return False
-    if _NONCONTIG_YES.search(text):
-        return True
-    return None
+    return _stated(text, _NONCONTIG_NO, _NONCONTIG_YES)
