@@ -18,7 +18,8 @@
 //
 // BFLOAT16 (or FLOAT16) operands both, read in place, are multiplied by oneDNN instead where it has
 // the CPU's instructions for them on the kernel path (opapi/onednn.h: AMX or AVX512-BF16, AVX512-FP16;
-// 4-7x OpenBLAS's sgemm of the converted operands with AMX), accumulated in float with alpha and
+// at 1024^3 on 2 cores, 3.3x OpenBLAS's sgemm of the converted operands for BFLOAT16 with AMX, 1.5x
+// for FLOAT16 with AVX512-FP16), accumulated in float with alpha and
 // beta * bias applied before the one rounding to the out's dtype, as with sgemm.
 // sim_stats()["engine_paths"]["matmul.bfloat16"] (".float16") says which route the last one took.
 //
