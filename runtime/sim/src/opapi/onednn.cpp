@@ -60,21 +60,27 @@ const char* Interned(std::string text) {
   return names.insert(text).first->c_str();
 }
 
+// oneDNN's ISAs are bit sets, each containing the ones below it.
 bool HasIsa(dnnl::cpu_isa effective, dnnl::cpu_isa wanted) {
   return (static_cast<unsigned>(effective) & static_cast<unsigned>(wanted)) == static_cast<unsigned>(wanted);
+}
+
+// Whether the kernel path lets oneDNN use `wanted`; false where oneDNN cannot start (the products
+// then take OpenBLAS).
+bool PathHas(dnnl::cpu_isa wanted) {
+  try {
+    Engine();
+    return HasIsa(dnnl::get_effective_cpu_isa(), wanted);
+  } catch (const dnnl::error&) {
+    return false;
+  }
 }
 
 }  // namespace
 
 bool DnnlMultiplies(aclDataType dtype) {
-  static const bool bf16 = [] {
-    Engine();
-    return HasIsa(dnnl::get_effective_cpu_isa(), dnnl::cpu_isa::avx512_core_bf16);
-  }();
-  static const bool f16 = [] {
-    Engine();
-    return HasIsa(dnnl::get_effective_cpu_isa(), dnnl::cpu_isa::avx512_core_fp16);
-  }();
+  static const bool bf16 = PathHas(dnnl::cpu_isa::avx512_core_bf16);
+  static const bool f16 = PathHas(dnnl::cpu_isa::avx512_core_fp16);
   return dtype == ACL_BF16 ? bf16 : dtype == ACL_FLOAT16 && f16;
 }
 
