@@ -1,5 +1,5 @@
 """The simulator's matmul, convolution, softmax and normalisation families against PyTorch CPU
-(issues 12 and 23): matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16), a
+(issues 12 and 23): matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16, float16), a
 ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float32) in GFLOP/s
 (2·C_out·C_in·9·56·56), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
@@ -109,7 +109,8 @@ def main() -> None:
     n = args.size
     flops = 2.0 * n * n * n
     for dtype, np_dtype, torch_dtype, tol in (("float32", np.float32, torch.float32, 1e-4),
-                                              ("bfloat16", ml_dtypes.bfloat16, torch.bfloat16, 2e-2)):
+                                              ("bfloat16", ml_dtypes.bfloat16, torch.bfloat16, 2e-2),
+                                              ("float16", np.float16, torch.float16, 2e-3)):
         a = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
         b = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
         d_a, d_b = aclnn.to_device(a), aclnn.to_device(b)

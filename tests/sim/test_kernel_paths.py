@@ -9,6 +9,7 @@ its own process: the path is decided once per process."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -25,6 +26,14 @@ _ROWS = """
 rng = np.random.default_rng(7)
 x = rng.standard_normal((33, 70001)).astype(np.float32) * 20
 x[0, 5], x[1, 9], x[2, 3] = np.nan, np.inf, -np.inf
+"""
+
+# The matmul family's operands (float32, rounded to each 16-bit dtype by the script).
+_MATMUL_INPUT = """
+mm_rng = np.random.default_rng(26)
+mm_a, mm_b = mm_rng.uniform(-2, 2, (37, 300)).astype(np.float32), mm_rng.uniform(-2, 2, (300, 45)).astype(np.float32)
+mm_bias = mm_rng.uniform(-2, 2, 45).astype(np.float32)
+bmm_a, bmm_b = mm_rng.uniform(-2, 2, (3, 20, 70)).astype(np.float32), mm_rng.uniform(-2, 2, (1, 70, 30)).astype(np.float32)
 """
 
 # The activations' input: every float32 range their routines branch on (the overflow of exp near
@@ -103,6 +112,18 @@ results = {
         np.ones((2, 3, 5, 7), np.float32), image, grid, 0, 2, False, [True, True],
         out=(np.zeros_like(image), np.zeros_like(grid)))]),
 }
+# The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
+# OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
+# transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
+# broadcast, and integers whose sums are exact (the same bits on every route).
+""" + _MATMUL_INPUT + """
+exact_a, exact_b = mm_rng.integers(-8, 9, (33, 64)).astype(np.float32), mm_rng.integers(-8, 9, (64, 40)).astype(np.float32)
+for name, dt in (("bfloat16", ml_dtypes.bfloat16), ("float16", np.float16)):
+    results[f"mm_{name}"] = aclnn.mm(mm_a.astype(dt), mm_b.astype(dt), 0).astype(np.float32)
+    results[f"mm_bt_{name}"] = aclnn.mm(mm_a.astype(dt), np.ascontiguousarray(mm_b.T.astype(dt)).T, 0).astype(np.float32)
+    results[f"addmm_{name}"] = aclnn.addmm(mm_bias.astype(dt), mm_a.astype(dt), mm_b.astype(dt), 0.5, 1.5, 0).astype(np.float32)
+    results[f"bmm_{name}"] = aclnn.batch_mat_mul(bmm_a.astype(dt), np.broadcast_to(bmm_b.astype(dt), (3, 70, 30)), 0).astype(np.float32)
+    results[f"mm_exact_{name}"] = aclnn.mm(exact_a.astype(dt), exact_b.astype(dt), 0).view(np.uint16)
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
 stats = aclnn.sim_stats()
 print(json.dumps([stats["kernel_path"], stats["engine_paths"]]))
@@ -143,12 +164,65 @@ def test_each_path_asked_for_is_the_one_every_kernel_takes(by_path):
     assert by_path["auto"][0] == widest_path()
 
 
+def built_with_onednn() -> bool:
+    """Whether the simulator links oneDNN (CMake found it in the venv): its name among libopapi's
+    needed libraries."""
+    import aclnn
+
+    return b"libdnnl.so" in (Path(aclnn.__file__).parent / "_sim" / "libopapi.so").read_bytes()
+
+
+def matmul_route(path: str, dtype: str) -> str:
+    """The route of the matmul family's 16-bit products on a path: oneDNN where the path has the
+    CPU's instructions for the dtype (AVX512-BF16, AVX512-FP16: the AVX-512 path's extensions), else
+    OpenBLAS."""
+    flag = {"bfloat16": "avx512_bf16", "float16": "avx512_fp16"}[dtype]
+    native = taken(path) == "avx512" and flag in open("/proc/cpuinfo").read().split()
+    return "onednn" if native and built_with_onednn() else "openblas"
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path and the elementwise engine run the path asked for.
     expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
                 "norm": taken(path)}
-    assert by_path[path][2] == expected
+    engines = dict(by_path[path][2])
+    # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose.
+    for dtype in ("bfloat16", "float16"):
+        assert engines.pop(f"matmul.{dtype}").split(":")[0] == matmul_route(path, dtype)
+    assert engines == expected
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16_bit_products_are_accurate_on_each_route(by_path, path, dtype):
+    # The device accumulates in float and rounds once: within half an ulp of the result's dtype
+    # and float32's error over the sum's terms of the exact product, on oneDNN's route and on OpenBLAS's.
+    import ml_dtypes
+
+    dt = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16}[dtype]
+    ulp = {"bfloat16": 2.0 ** -8, "float16": 2.0 ** -11}[dtype]
+    results = by_path[path][1]
+    namespace = {"np": np}
+    exec(_MATMUL_INPUT, namespace)
+    mm_a, mm_b, bias, bmm_a, bmm_b = (namespace[name].astype(dt).astype(np.float64)
+                                      for name in ("mm_a", "mm_b", "mm_bias", "bmm_a", "bmm_b"))
+    cases = {"mm": (mm_a @ mm_b, np.abs(mm_a) @ np.abs(mm_b)),
+             "mm_bt": (mm_a @ mm_b, np.abs(mm_a) @ np.abs(mm_b)),
+             "addmm": (0.5 * bias + 1.5 * (mm_a @ mm_b), 0.5 * np.abs(bias) + 1.5 * (np.abs(mm_a) @ np.abs(mm_b))),
+             "bmm": (bmm_a @ bmm_b, np.abs(bmm_a) @ np.abs(bmm_b))}
+    for name, (exact, magnitude) in cases.items():
+        got = results[f"{name}_{dtype}"].astype(np.float64)
+        bound = np.abs(exact) * ulp + magnitude * 300 * 2.0 ** -24
+        assert np.all(np.abs(got - exact) <= bound), (name, float(np.max(np.abs(got - exact) - bound)))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_exact_16_bit_products_agree_bit_for_bit_across_routes(by_path, dtype):
+    # Small integers: every partial sum is exact in float, so each route rounds the same value once.
+    reference = by_path["baseline"][1][f"mm_exact_{dtype}"]
+    for path in PATHS[1:] + ("auto",):
+        np.testing.assert_array_equal(by_path[path][1][f"mm_exact_{dtype}"], reference)
 
 
 def bfloat16_bits(values: np.ndarray) -> np.ndarray:

@@ -197,7 +197,7 @@ EnginePath* g_engine_paths = nullptr;  // every dispatch site registered so far,
 
 }  // namespace
 
-EnginePath::EnginePath(const char* source) : source_(source) {
+EnginePath::EnginePath(const char* source, const char* variant) : source_(source), variant_(variant) {
   std::lock_guard<std::mutex> lock(g_engine_paths_mutex);
   next_ = g_engine_paths;
   g_engine_paths = this;
@@ -209,14 +209,17 @@ std::string EnginePath::Report() {
     std::lock_guard<std::mutex> lock(g_engine_paths_mutex);
     for (const EnginePath* site = g_engine_paths; site; site = site->next_) {
       const Isa path = static_cast<Isa>(site->taken_.load(std::memory_order_relaxed));
-      if (path == Isa::kAuto) continue;
+      const char* route = site->route_.load(std::memory_order_relaxed);
+      if (path == Isa::kAuto && route == nullptr) continue;
+      const std::string took = route ? route : IsaName(path);
       std::string name = site->source_;
       name = name.substr(name.find_last_of('/') + 1);
       name = name.substr(0, name.find('.'));
+      if (site->variant_) name += std::string(".") + site->variant_;
       std::string& entry = taken[name];
       // The sites of one engine all dispatch on KernelPath(): two names would be a defect, shown.
-      if (entry.empty()) entry = IsaName(path);
-      else if (entry != IsaName(path)) entry += std::string("+") + IsaName(path);
+      if (entry.empty()) entry = took;
+      else if (entry != took) entry += "+" + took;
     }
   }
   std::string text;

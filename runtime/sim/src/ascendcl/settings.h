@@ -57,19 +57,27 @@ ACLSIM_SETTINGS_EXPORT const char* IsaName(Isa isa);  // "baseline", "avx2", "av
 // test or a user sees which code each family ran, not only the path asked for. One per dispatch
 // site (a static of ACLSIM_KERNEL's dispatcher, of the elementwise engine's phase 2); the engine
 // is the base name of the source file that holds it (`source`: its __FILE__).
+//
+// An engine whose code is a library's rather than its own per path (the matmul family's 16-bit
+// products: oneDNN or OpenBLAS) records the route it took instead, one site per kind of work it
+// routes (`variant`: the engine is then "<file>.<variant>", as "matmul.bfloat16").
 class ACLSIM_SETTINGS_EXPORT EnginePath {
  public:
-  explicit EnginePath(const char* source);
+  explicit EnginePath(const char* source, const char* variant = nullptr);
   EnginePath(const EnginePath&) = delete;
   EnginePath& operator=(const EnginePath&) = delete;
   // Phase 2's record: one relaxed store.
   void Took(Isa path) { taken_.store(static_cast<int>(path), std::memory_order_relaxed); }
-  // "elementwise=avx2,softmax=avx512": the engines that have run, by name.
+  // `route` ("openblas", "onednn:brg:avx512_core_amx") must live as long as the process.
+  void TookRoute(const char* route) { route_.store(route, std::memory_order_relaxed); }
+  // "elementwise=avx2,matmul.bfloat16=openblas,softmax=avx512": the engines that have run, by name.
   static std::string Report();
 
  private:
   const char* source_;
+  const char* variant_;
   std::atomic<int> taken_{static_cast<int>(Isa::kAuto)};  // kAuto: has not run
+  std::atomic<const char*> route_{nullptr};                // null: has not run (or records paths)
   EnginePath* next_ = nullptr;
 };
 

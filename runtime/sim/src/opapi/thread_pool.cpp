@@ -136,9 +136,25 @@ class Pool {
 std::mutex g_instance_mutex;
 std::atomic<Pool*> g_pool{nullptr};
 
+// The kernels running on another library's threads (ForeignTeam), and their end.
+std::atomic<int> g_foreign_teams{0};
+std::mutex g_foreign_mutex;
+std::condition_variable g_foreign_ended;
+// How long a lent thread sleeps at most: the bindings' poll checks for Ctrl-C between its rounds.
+constexpr std::chrono::milliseconds kForeignWait{20};
+
+// Sleeps until no kernel runs on another library's threads (or kForeignWait has passed): whether
+// one was running.
+bool WaitForeignTeams() {
+  if (g_foreign_teams.load(std::memory_order_acquire) == 0) return false;
+  std::unique_lock<std::mutex> lock(g_foreign_mutex);
+  g_foreign_ended.wait_for(lock, kForeignWait, [] { return g_foreign_teams.load(std::memory_order_acquire) == 0; });
+  return true;
+}
+
 bool HelpPool() {
   Pool* pool = g_pool.load(std::memory_order_acquire);
-  return pool && pool->Help();
+  return (pool && pool->Help()) || WaitForeignTeams();
 }
 
 void ForgetPoolInChild() {
@@ -172,6 +188,19 @@ Pool* Instance() {
 int ParallelThreads() {
   Pool* pool = Instance();
   return pool ? pool->size() : 1;
+}
+
+ForeignTeam::ForeignTeam() {
+  std::lock_guard<std::mutex> lock(g_foreign_mutex);
+  g_foreign_teams.fetch_add(1, std::memory_order_release);
+}
+
+ForeignTeam::~ForeignTeam() {
+  {
+    std::lock_guard<std::mutex> lock(g_foreign_mutex);
+    g_foreign_teams.fetch_sub(1, std::memory_order_release);
+  }
+  g_foreign_ended.notify_all();
 }
 
 void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn) {

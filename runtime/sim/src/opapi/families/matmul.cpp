@@ -16,6 +16,13 @@
 // then wrapped to the output's dtype; alpha and beta scale them in the integer type, as PyTorch's
 // alpha.to<scalar_t>() does (a fractional one truncated towards zero, BOOL's nonzero as 1). OpenBLAS runs on as many threads as the simulator's pool (opapi/blas.h).
 //
+// BFLOAT16 (or FLOAT16) operands both, read in place, are multiplied by oneDNN instead where it has
+// the CPU's instructions for them on the kernel path (opapi/onednn.h: AMX or AVX512-BF16, AVX512-FP16;
+// at 1024^3 on 2 cores, 3.3x OpenBLAS's sgemm of the converted operands for BFLOAT16 with AMX, 1.5x
+// for FLOAT16 with AVX512-FP16), accumulated in float with alpha and
+// beta * bias applied before the one rounding to the out's dtype, as with sgemm.
+// sim_stats()["engine_paths"]["matmul.bfloat16"] (".float16") says which route the last one took.
+//
 // B may be stored in FRACTAL_NZ where the page admits it (aclnnMatmulWeightNz, aclnnAddmmWeightNz,
 // aclnnBatchMatMulWeightNz: torch_npu's mm, addmm and bmm of a weight npu_format_cast to 29): a
 // [batch..., K, N] view whose storage [batch..., X1, Y1, Y0, X0] holds, per batch, a Y x X matrix P
@@ -37,6 +44,7 @@
 #include "common/dtypes.h"
 #include "opapi/blas.h"
 #include "opapi/families/family.h"
+#include "opapi/onednn.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -175,22 +183,30 @@ class MatmulWork final : public FamilyWork {
     return op;
   }
 
+  // The operand in slot `slot` (rows x cols matrices) read in place, as a BLAS reads it: each matrix
+  // with a stride of 1 (BlasLayout), the batches at non-negative strides; false when it is not so
+  // stored (or is B in FRACTAL_NZ).
+  template <typename T>
+  bool InPlace(int slot, int64_t rows, int64_t cols, Operand<T>* op) const {
+    if (slot == kB && nz_b.used) return false;
+    const TensorRef& t = tensor(slot);
+    const size_t nb = batch.size();
+    if (!BlasLayout(rows, cols, t.strides[nb], t.strides[nb + 1], &op->trans, &op->ld)) return false;
+    for (size_t d = 0; d < nb; ++d) {
+      if (t.strides[d] < 0) return false;
+    }
+    op->base = reinterpret_cast<const T*>(t.first);
+    op->batch_strides.assign(t.strides.begin(), t.strides.begin() + static_cast<std::ptrdiff_t>(nb));
+    return true;
+  }
+
   template <typename T>
   Operand<T> PrepareAs(ComputeType type, int slot, int scratch, int64_t rows, int64_t cols) {
     if (slot == kB && nz_b.used) return PrepareNz<T>(type, scratch);
     const TensorRef& t = tensor(slot);
     const size_t nb = batch.size();
     Operand<T> op;
-    if (t.dtype == StorageOf(type) && !fp16_inputs &&
-        BlasLayout(rows, cols, t.strides[nb], t.strides[nb + 1], &op.trans, &op.ld)) {
-      bool positive = true;
-      for (size_t d = 0; d < nb; ++d) positive = positive && t.strides[d] >= 0;
-      if (positive) {
-        op.base = reinterpret_cast<const T*>(t.first);
-        op.batch_strides.assign(t.strides.begin(), t.strides.begin() + static_cast<std::ptrdiff_t>(nb));
-        return op;
-      }
-    }
+    if (t.dtype == StorageOf(type) && !fp16_inputs && InPlace(slot, rows, cols, &op)) return op;
     TensorRef own = t;
     for (size_t d = 0; d < nb; ++d) {
       if (t.strides[d] == 0) own.shape[d] = 1;
@@ -224,24 +240,71 @@ class MatmulWork final : public FamilyWork {
     }
   }
 
+  // The operands' dtype when both are the same 16-bit one (BFLOAT16, FLOAT16), else ACL_DT_UNDEFINED.
+  aclDataType Operands16() const {
+    const aclDataType d = tensor(kA).dtype;
+    return IsFloating16(d) && tensor(kB).dtype == d && !fp16_inputs ? d : ACL_DT_UNDEFINED;
+  }
+
+  // sim_stats' engine_paths["matmul.bfloat16"] and ["matmul.float16"]: the route the last product of
+  // such operands took, oneDNN's kernel or OpenBLAS.
+  static void TookRoute(aclDataType operands, const char* route) {
+    static EnginePath bfloat16(__FILE__, "bfloat16"), float16(__FILE__, "float16");
+    (operands == ACL_BF16 ? bfloat16 : float16).TookRoute(route);
+  }
+
+  // The 16-bit route (opapi/onednn.h): BFLOAT16 or FLOAT16 operands that oneDNN multiplies on this
+  // kernel path and reads in place, every batch's product planned once into `product`; false when
+  // the product takes OpenBLAS instead. `out16`: c is the 16-bit out itself (else float).
+  bool PlanProduct16(aclDataType operands, bool out16, int64_t k_sum, float beta_c, DnnlProduct* product,
+                     Operand<uint16_t>* a, Operand<uint16_t>* b) const {
+    if (operands == ACL_DT_UNDEFINED || sum_batches || k_sum == 0 || !DnnlMultiplies(operands)) return false;
+    if (!InPlace(kA, m, k, a) || !InPlace(kB, k, n, b)) return false;
+    std::string why;  // oneDNN without a kernel for these shapes: OpenBLAS computes them as well
+    return product->Plan(operands, out16 ? operands : ACL_FLOAT, m, n, k, {a->base, a->trans, a->ld},
+                         {b->base, b->trans, b->ld}, n, static_cast<float>(alpha), beta_c, &why);
+  }
+
   template <typename T>
-  void Product() {
+  aclnnStatus Product() {
     const ComputeType type = this->type;
     const TensorRef& out = tensor(kOut);
     const int64_t nb = sum_batches ? summed : BatchCount();
     const int64_t cells = (sum_batches ? 1 : nb) * m * n;
-    // C: the output's own memory when it is a dense array of the compute type, else a contiguous
-    // buffer scattered into it at the end.
-    const bool direct = out.dtype == StorageOf(type) && out.Contiguous();
-    T* c = direct ? reinterpret_cast<T*>(out.first)
-                  : static_cast<T*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(T)));
     const TensorRef& bias = tensor(kBias);
     const bool has_bias = bias.dtype != ACL_DT_UNDEFINED && beta != 0;
+    const T beta_c = has_bias ? static_cast<T>(beta) : T(0);
+    // BFLOAT16 and FLOAT16 operands on oneDNN where it applies, which writes a 16-bit out itself
+    // when nothing follows the product.
+    const aclDataType operands = std::is_same<T, float>::value ? Operands16() : ACL_DT_UNDEFINED;
+    DnnlProduct product16;
+    Operand<uint16_t> a16, b16;
+    bool out16 = operands != ACL_DT_UNDEFINED && !has_bias && epilogue == kNoEpilogue && out.dtype == operands &&
+                 out.Contiguous();
+    bool routed = PlanProduct16(operands, out16, nb * k, static_cast<float>(beta_c), &product16, &a16, &b16);
+    if (!routed && out16) {  // oneDNN may lack the 16-bit result's kernel and still have float's
+      out16 = false;
+      routed = PlanProduct16(operands, false, nb * k, static_cast<float>(beta_c), &product16, &a16, &b16);
+    }
+    if (operands != ACL_DT_UNDEFINED) TookRoute(operands, routed ? product16.route() : "openblas");
+    // C: the output's own memory when it is a dense array of the compute type (or the 16-bit out
+    // oneDNN writes), else a contiguous buffer scattered into it at the end.
+    const bool direct = out16 || (out.dtype == StorageOf(type) && out.Contiguous());
+    T* c = direct ? reinterpret_cast<T*>(out.first)
+                  : static_cast<T*>(Scratch(0, static_cast<size_t>(std::max<int64_t>(cells, 1)) * sizeof(T)));
     if (has_bias && !(direct && bias.first == out.first && bias.strides == out.strides)) {
       GatherAs(bias, type, c);
     }
-    const T beta_c = has_bias ? static_cast<T>(beta) : T(0);
-    if (k == 0 || nb == 0) {  // an empty sum: beta * bias, or zeros
+    if (routed) {
+      const size_t size = out16 ? sizeof(uint16_t) : sizeof(T);
+      for (int64_t i = 0; i < nb; ++i) {
+        std::string why;
+        if (!product16.Run(a16.base + BatchOffset(i, a16.batch_strides), b16.base + BatchOffset(i, b16.batch_strides),
+                           reinterpret_cast<char*>(c) + static_cast<size_t>(i * m * n) * size, &why)) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + why);
+        }
+      }
+    } else if (k == 0 || nb == 0) {  // an empty sum: beta * bias, or zeros
       for (int64_t i = 0; i < cells; ++i) c[i] = has_bias ? beta_c * c[i] : T(0);
     } else if (sum_batches) {
       // sum_b A[b] @ B[b] = [A[0] ... A[nb-1]] @ [B[0]; ...; B[nb-1]]: A as [M, nb * K], B as [nb * K, N].
@@ -260,8 +323,8 @@ class MatmulWork final : public FamilyWork {
       }
     }
     if (epilogue != kNoEpilogue) Epilogue(c, cells);
-    if (direct) return;
-    ScatterFrom(c, type, out);
+    if (!direct) ScatterFrom(c, type, out);
+    return ACLNN_SUCCESS;
   }
 
   template <typename T>
@@ -336,12 +399,7 @@ class MatmulWork final : public FamilyWork {
       return ACLNN_SUCCESS;
     }
     UseBlas();
-    if (type == ComputeType::kFloat64) {
-      Product<double>();
-    } else {
-      Product<float>();
-    }
-    return ACLNN_SUCCESS;
+    return type == ComputeType::kFloat64 ? Product<double>() : Product<float>();
   }
 
   int op_;

@@ -1,0 +1,61 @@
+// oneDNN (the onednn-cpu-gomp wheel) for the matmul family's 16-bit products: BFLOAT16 and FLOAT16
+// operands multiplied with the CPU's own instructions for them (AMX, AVX512-BF16, AVX512-FP16),
+// accumulated in float as the NPU's Cube does, where OpenBLAS (no sbgemm) would convert them to float
+// first. A build without oneDNN (CMake did not find it in the venv) has this interface and no such
+// kernels: every product then takes OpenBLAS's sgemm.
+#ifndef ACLNN_SIM_OPAPI_ONEDNN_H_
+#define ACLNN_SIM_OPAPI_ONEDNN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "acl/acl_base.h"
+
+namespace aclsim {
+
+// Whether oneDNN multiplies `dtype` (BFLOAT16 or FLOAT16) with instructions made for it on this
+// process's kernel path. KernelPath() caps oneDNN's ISA as it caps every kernel's (baseline: SSE4.1,
+// oneDNN's lowest; avx2: AVX2; avx512: every extension of AVX-512 the CPU has, AMX included), and
+// below AVX512-BF16 (AVX512-FP16 for FLOAT16) oneDNN either has no 16-bit matmul or emulates one at a
+// third of OpenBLAS's speed (measured: 66 GFLOP/s against 180 at 1024^3 on avx512_core): false then,
+// and in a build without oneDNN.
+bool DnnlMultiplies(aclDataType dtype);
+
+// A matrix as the product reads it in place: its first element, whether it is stored transposed
+// (column-major), and its leading dimension in elements.
+struct DnnlMatrix {
+  const void* data = nullptr;
+  bool trans = false;
+  int64_t ld = 1;
+};
+
+// One m x n x k product, planned once and run for each matrix of a batch:
+// c = alpha * a @ b (+ beta * c), a and b of the 16-bit dtype `operands`, c row-major of `result`
+// (FLOAT, or `operands` when beta is 0), accumulated in float with one rounding to c's dtype.
+// oneDNN's threads are as many as the simulator's pool (ParallelThreads()) and run in the calling
+// thread's OpenMP team, which is idle between products, so the two pools never compute at once.
+class DnnlProduct {
+ public:
+  DnnlProduct();
+  ~DnnlProduct();
+  DnnlProduct(const DnnlProduct&) = delete;
+  DnnlProduct& operator=(const DnnlProduct&) = delete;
+
+  // False, with the reason in `why`, where oneDNN has no kernel for it (the caller takes OpenBLAS).
+  bool Plan(aclDataType operands, aclDataType result, int64_t m, int64_t n, int64_t k, const DnnlMatrix& a,
+            const DnnlMatrix& b, int64_t ldc, float alpha, float beta, std::string* why);
+  // One product of the planned shapes at these addresses; false, with the reason, if oneDNN failed.
+  bool Run(const void* a, const void* b, void* c, std::string* why);
+  // "onednn:" and the implementation oneDNN chose ("onednn:brg:avx512_core_amx"): a string that
+  // lives as long as the process, for sim_stats' engine_paths.
+  const char* route() const;
+
+ private:
+  struct Planned;
+  std::unique_ptr<Planned> planned_;
+};
+
+}  // namespace aclsim
+
+#endif  // ACLNN_SIM_OPAPI_ONEDNN_H_
