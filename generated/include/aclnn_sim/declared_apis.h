@@ -1368,6 +1368,12 @@
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1
 
+#include "aclnnop/aclnn_quant_scatter.h"
+#define ACLNN_DECLARES_aclnnInplaceQuantScatter 1
+
+#include "aclnnop/aclnn_quant_scatter_v2.h"
+#define ACLNN_DECLARES_aclnnInplaceQuantScatterV2 1
+
 #include "aclnnop/aclnn_quantize.h"
 #define ACLNN_DECLARES_aclnnQuantize 1
 
