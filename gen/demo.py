@@ -63,6 +63,8 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
             # The derived pages (op_docs/derived/: op-plugin's calls no page documents) have none.
             return None, NO_EXAMPLE
         return None, "the page's example call could not be read"
+    from aclnn._dtypes import NUMPY_DTYPES as numpy_dtypes  # the package's table, as example_value's
+
     given = example_args(record)
     nulls = set(record["example_call"].get("null_params", ()))
     kwargs: dict[str, Any] = {}
@@ -80,6 +82,11 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
                 continue
             return None, f"the example gives no value for {param['name']}"
         for tensor in arg.get("members") or [arg]:
+            if tensor.get("shape") is not None and tensor.get("dtype") and tensor["dtype"] not in numpy_dtypes:
+                # aclnnMxToBlockMxQuant's FLOAT4_E2M1 x: an array of another dtype is another call, which
+                # phase 1 refuses for a dtype the example never passed.
+                return None, (f"the example's {param['name']} is {tensor['dtype']}, which no NumPy dtype (and so no "
+                              f"argument of the bindings) holds")
             if tensor.get("shape") is not None and len(tensor["values"]) != int(np.prod(tensor["shape"])):
                 # aclnnHardtanh's: 4 values for [4, 2] (the program copies past its host vector).
                 return None, (f"the example's {param['name']} holds {len(tensor['values'])} values for the shape "

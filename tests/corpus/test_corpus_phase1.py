@@ -228,3 +228,21 @@ def test_the_page_examples_arguments_are_judged_by_phase_1(outcomes):
     assert outcomes["aclnnAfterCrash"]["example_phase1"] is None
     assert outcomes["aclnnAfterCrash"]["example_message"] == "the page has no example program"  # gen.demo's reason
     assert outcomes["aclnnBroken"]["example_phase1"] is None
+
+
+def test_an_example_tensor_numpy_cannot_hold_is_not_called_in_another_dtype():
+    import numpy as np
+
+    from gen.demo import example_kwargs
+
+    # aclnnMxToBlockMxQuant's example makes x FLOAT4_E2M1: a float32 array in its place is a call the
+    # example never made, which phase 1 refuses (it was reported as the page example refused).
+    def record(dtype):
+        arg = {"param": "x", "dtype": dtype, "shape": [2], "values": [0.5, 1.0]}
+        return {"example_call": {"args": [arg], "null_params": []},
+                "params": [{"name": "x", "direction": "in", "kind": "tensor", "optional": False}]}
+
+    kwargs, why = example_kwargs(record("FLOAT4_E2M1"))
+    assert kwargs is None and "FLOAT4_E2M1" in why
+    kwargs, why = example_kwargs(record("FLOAT16"))
+    assert kwargs["x"].dtype == np.float16 and why == ""
