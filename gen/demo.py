@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 
 from gen import names
+from gen.ir import DType
 
 
 def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
@@ -63,8 +64,6 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
             # The derived pages (op_docs/derived/: op-plugin's calls no page documents) have none.
             return None, NO_EXAMPLE
         return None, "the page's example call could not be read"
-    from aclnn._dtypes import NUMPY_DTYPES as numpy_dtypes  # the package's table, as example_value's
-
     given = example_args(record)
     nulls = set(record["example_call"].get("null_params", ()))
     kwargs: dict[str, Any] = {}
@@ -82,7 +81,7 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
                 continue
             return None, f"the example gives no value for {param['name']}"
         for tensor in arg.get("members") or [arg]:
-            if tensor.get("shape") is not None and tensor.get("dtype") and tensor["dtype"] not in numpy_dtypes:
+            if tensor.get("shape") is not None and not _numpy_holds(tensor.get("dtype")):
                 # aclnnMxToBlockMxQuant's FLOAT4_E2M1 x: an array of another dtype is another call, which
                 # phase 1 refuses for a dtype the example never passed.
                 return None, (f"the example's {param['name']} is {tensor['dtype']}, which no NumPy dtype (and so no "
@@ -93,6 +92,12 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
                               f"{list(tensor['shape'])}")
         kwargs[keyword(param)] = example_value(param, arg)
     return kwargs, ""
+
+
+def _numpy_holds(name: Optional[str]) -> bool:
+    """Whether a NumPy array (and so the bindings' argument) holds the page's dtype `name` (None: the
+    example gave none, FLOAT by default)."""
+    return name is None or name not in DType.__members__ or DType[name].numpy is not None
 
 
 def keyword(param: dict[str, Any]) -> str:
