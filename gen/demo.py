@@ -16,6 +16,7 @@ import ml_dtypes
 import numpy as np
 
 from gen import names
+from gen.ir import DType
 
 
 def example_value(param: dict[str, Any], arg: dict[str, Any]) -> Any:
@@ -80,12 +81,23 @@ def example_kwargs(record: dict[str, Any]) -> tuple[Optional[dict[str, Any]], st
                 continue
             return None, f"the example gives no value for {param['name']}"
         for tensor in arg.get("members") or [arg]:
+            if tensor.get("shape") is not None and not _numpy_holds(tensor.get("dtype")):
+                # aclnnMxToBlockMxQuant's FLOAT4_E2M1 x: an array of another dtype is another call, which
+                # phase 1 refuses for a dtype the example never passed.
+                return None, (f"the example's {param['name']} is {tensor['dtype']}, which no NumPy dtype (and so no "
+                              f"argument of the bindings) holds")
             if tensor.get("shape") is not None and len(tensor["values"]) != int(np.prod(tensor["shape"])):
                 # aclnnHardtanh's: 4 values for [4, 2] (the program copies past its host vector).
                 return None, (f"the example's {param['name']} holds {len(tensor['values'])} values for the shape "
                               f"{list(tensor['shape'])}")
         kwargs[keyword(param)] = example_value(param, arg)
     return kwargs, ""
+
+
+def _numpy_holds(name: Optional[str]) -> bool:
+    """Whether a NumPy array (and so the bindings' argument) holds the page's dtype `name` (None: the
+    example gave none, FLOAT by default)."""
+    return name is None or name not in DType.__members__ or DType[name].numpy is not None
 
 
 def keyword(param: dict[str, Any]) -> str:

@@ -12,7 +12,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from gen.ir import API, Diagnostic, Level, Page, PageKind, Param
+from gen.ir import API, Diagnostic, DType, Level, Page, PageKind, Param, ParamKind
+
+# What a README's 数据类型 column gives an attribute that names a dtype: the integer the kernel
+# stores the enum in ("dtype | int64", SignBitsUnpack's experimental README), not the dtypes an
+# aclDataType argument may name (FLOAT16 and FLOAT, its API page's usage cell).
+_ENUM_STORAGE = frozenset({DType.INT32, DType.INT64})
 
 
 def merge_readmes(pages: Sequence[Page]) -> list[Page]:
@@ -69,7 +74,7 @@ def _merge_api(api: API, readme: Page, notes: list[Diagnostic]) -> API:
 
 def _merge_param(param: Param, other: Param, readme: Page, notes: list[Diagnostic]) -> Param:
     updates: dict = {}
-    if not param.dtypes and other.dtypes:
+    if not param.dtypes and other.dtypes and not _states_enum_storage(param, other):
         updates.update(dtypes=other.dtypes, dtypes_by_product=other.dtypes_by_product)
     if not param.formats and other.formats:
         updates["formats"] = other.formats
@@ -78,6 +83,13 @@ def _merge_param(param: Param, other: Param, readme: Page, notes: list[Diagnosti
     notes.append(_note(readme, param.line, other.line,
                        f"{param.name}: {', '.join(sorted(updates))} taken from the README"))
     return dataclasses.replace(param, **updates)
+
+
+def _states_enum_storage(param: Param, other: Param) -> bool:
+    """Whether the README row `other` gives the aclDataType argument `param` only the integer its
+    attribute is stored in: read as dtypes the argument names, it would refuse every dtype the page
+    allows."""
+    return param.kind is ParamKind.DTYPE and set(other.dtypes) <= _ENUM_STORAGE
 
 
 def _note(readme: Page, line: int, readme_line: int, message: str) -> Diagnostic:

@@ -238,10 +238,13 @@ def example_evidence(api: API) -> tuple[API, tuple[Diagnostic, ...]]:
     line = api.example_call.line
     nulls = api.example_call.null_params
     for param in api.params:
-        if param.name in nulls and param.kind is ParamKind.TENSOR and param.direction is Direction.IN and not param.optional:
+        if param.name in nulls and param.kind in (ParamKind.TENSOR, ParamKind.STRING) and \
+                param.direction is Direction.IN and not param.optional:
             # aclnnBatchNormElemt's weight and bias: the page's table names no optional tensor
             # (its 161001 row: any null pointer), its example passes nullptr, as op-plugin passes
-            # torch's None.
+            # torch's None. A string the same (aclnnRmsNormDynamicMxQuant's roundMode, which its
+            # null-pointer row leaves out): the simulator reads a null char* as "" (CallString), the
+            # families as their default mode.
             notes.append(Diagnostic(Level.WARNING, line, "example-widens-table",
                                     f"{api.name}.{param.name}: the page's example passes nullptr: the simulator "
                                     f"admits it absent"))

@@ -226,6 +226,7 @@ class OutputPlan:
     # number of trailing dimensions it pools (0: not a pool rule).
     window_from: tuple[Optional[int], ...] = ()
     spatial: int = 0
+    onnx_window: bool = False  # the window arguments are ONNX's (the pool family's onnx_window option)
 
     @property
     def rule_arguments(self) -> tuple[tuple[str, int], ...]:
@@ -361,6 +362,7 @@ def family_plans(api: API, semantics: OpSemantics, roles: Mapping[str, str],
                               for r in families.POOL_WINDOW_ROLES)
             if rule == "pool" else (),
             spatial=int(semantics.option("spatial") or 0) if shape.pooled else 0,
+            onnx_window=rule == "pool" and bool(semantics.option("onnx_window")),
             # The family's rule gives the output dtype; of the semantics' result rule, only a FLOAT
             # result of integral inputs applies (aclnnLogSumExp).
             result_rule=ResultRule.FLOATING if semantics.result_rule.integral_to_float and fixed is None

@@ -172,7 +172,8 @@ def wrapper(bound: BoundAPI) -> Wrapper:
             comment = f"{p.name}: shape {rule}, dtype {dtype} (family {bound.semantics.family if bound.semantics else ''})"
             family = (f", aclnn_bindgen::OutputShape::{names.cpp_enumerator(plan.family_shape)}, "
                       f"{plan.fixed_dtype.enumerator if plan.fixed_dtype else 'ACL_DT_UNDEFINED'}"
-                      + (f", {plan.spatial}" if plan.spatial else ""))
+                      + (f", {plan.spatial}" if plan.spatial else "")
+                      + (", /*onnx_window=*/true" if plan.onnx_window else ""))
         else:
             shape = " x ".join(api.params[k].name for k in plan.shape_from)
             dtype = ", ".join(api.params[k].name for k in plan.dtype_from)

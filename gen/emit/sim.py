@@ -200,6 +200,7 @@ class ProductRow:
     soc: str
     supported: bool
     name: str
+    line: int
 
 
 def product_rows(page: Page) -> tuple[ProductRow, ...]:
@@ -211,7 +212,7 @@ def product_rows(page: Page) -> tuple[ProductRow, ...]:
         seen = rows.get(product.soc)
         if seen is None or (product.supported and not seen.supported):
             rows[product.soc] = product
-    return tuple(ProductRow(names.cpp_enumerator(soc.value), bool(page.supports(soc)), rows[soc].name)
+    return tuple(ProductRow(names.cpp_enumerator(soc.value), bool(page.supports(soc)), rows[soc].name, rows[soc].line)
                  for soc in Soc if soc in rows)
 
 

@@ -20,7 +20,9 @@ POOL = Family(
     roles=("self", "grad_output", "indices", "kernel", "stride", "padding", "dilation", "ceil_mode",
            "count_include_pad", "divisor_override", "output_size", "out", "out_indices"),
     required=("self", "out"),
-    options=("spatial",),
+    # onnx_window: the window arguments read as ONNX's (aclnnMaxPool's page): an empty strides is 1,
+    # not the kernel, and pads give every spatial dimension's begin, then every end ({上,左,下,右}).
+    options=("spatial", "onnx_window"),
     # max_unpool_backward's out has self's shape: the family's default "same".
     fixed_dtypes={"out_indices": "INT64"},
     doc="sliding-window max and average pools (kernel, stride, padding, dilation, ceil mode, "

@@ -116,12 +116,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, bias=beta, eps=epsilon, out=yOut, mean=meanOut, rstd=rstdOut, sum_out=xOut, input3=biasOptional, additional_output=additionalOutput).
@@ -378,12 +378,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, eps=epsilon, out=y1Out, rstd=rstdOut, sum_out=xOut, out2=y2Out).
@@ -489,12 +489,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the amp family (found_inf=foundInf, scale=currentScale, tracker=growthTracker, growth_factor=growthFactor, backoff_factor=backoffFactor, growth_interval=growthInterval, scale_out=updatedScale, tracker_out=updatedGrowthTracker).
@@ -577,12 +577,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -668,8 +668,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/8},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/9},
 };
 
 // Computed by the rotary family (x=queryRef, cos=cos, sin=sin, key=keyRef, layout=layout).
@@ -762,8 +762,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // Computed by the rotary family (x=queryRef, cos=cos, sin=sin, key=keyRef, layout=layout, rotary_mode=rotaryMode).
@@ -853,12 +853,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, out=out).
@@ -939,12 +939,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -1134,12 +1134,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_grad family (grad_out=gradOut, input=input, mean=saveMean, rstd=saveInvstd, weight=weight, running_mean=runningMean, running_var=runningVar, training=training, eps=eps, output_mask=outputMask, grad_input=gradInput, grad_weight=gradWeight, grad_bias=gradBias).
@@ -1271,12 +1271,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the loss family (self=self, target=target, weight=weight, reduction=reduction, out=out).
@@ -1366,12 +1366,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the counting family (self=self, out=out, weights=weights, minlength=minlength).
@@ -1451,12 +1451,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1602,12 +1602,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the conv family (input=input, weight=weight, bias=bias, pad=pad, grad_output=self, cube_math_type=cubeMathType, grad_input=gradInput, grad_weight=gradWeight, grad_bias=gradBias).
@@ -1807,12 +1807,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the conv family (input=input, weight=weight, bias_sizes=biasSizes, stride=stride, padding=padding, dilation=dilation, transposed=transposed, output_padding=outputPadding, groups=groups, grad_output=gradOutput, output_mask=outputMask, cube_math_type=cubeMathType, grad_input=gradInput, grad_weight=gradWeight, grad_bias=gradBias).
@@ -1937,12 +1937,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the matmul family (a=self, b=tensor, out=out).
@@ -2031,12 +2031,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -2102,12 +2102,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -2297,8 +2297,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/6},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/7},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2428,12 +2428,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2497,12 +2497,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2579,12 +2579,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2663,12 +2663,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2748,12 +2748,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2832,12 +2832,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2920,12 +2920,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2996,12 +2996,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3096,12 +3096,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=self, index=indices, out=out, indices=indices, negative_index=negativeIndexSupport).
@@ -3187,12 +3187,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, dim=dim, index=index, out=out).
@@ -3291,12 +3291,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3392,12 +3392,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3517,12 +3517,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the quant family (x=self, scale=inputScaleOptional, offset=inputOffsetOptional, round_mode=roundMode, dst_type=dstType, out=y, scale_out=outScaleOptional, quant_mode=quantMode, approximate=approximate).
@@ -3618,8 +3618,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the grid_sample family (input=input, grid=grid, interpolation_mode=interpolationMode, padding_mode=paddingMode, align_corners=alignCorners, out=out).
@@ -3753,11 +3753,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, false, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, false, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3890,12 +3890,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=selfRef, dim=dim, index=index, src=source, out=outRef).
@@ -3989,8 +3989,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/8},
 };
 
 // Computed by the advanced family (self=self, index=index, dim=dim, value=value, out=out).
@@ -4067,12 +4067,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4150,12 +4150,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4268,12 +4268,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=selfRef, a=mat1, b=mat2, beta=beta, alpha=alpha, out=selfRef, cube_math_type=cubeMathType).
@@ -4340,12 +4340,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4407,12 +4407,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4486,12 +4486,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (prob=prob, seed=seed, offset=offset, out=selfRef).
@@ -4553,12 +4553,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4626,12 +4626,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4712,12 +4712,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4793,12 +4793,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4856,12 +4856,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4923,12 +4923,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5002,12 +5002,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the select family (condition=mask, self=selfRef, other=value).
@@ -5118,12 +5118,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the quant family (x=updates, scale=quantScales, offset=quantZeroPoints, axis=axis, out=selfRef, indices=indices, quant_axis=quantAxis, reduction=reduction).
@@ -5292,12 +5292,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the quant family (x=updates, scale=quantScales, offset=quantZeroPoints, round_mode=roundMode, axis=axis, out=selfRef, indices=indices, quant_axis=quantAxis, reduction=reduction).
@@ -5416,12 +5416,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (seed=seed, offset=offset, out=selfRef).
@@ -5475,12 +5475,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5566,12 +5566,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT 已支持本接口，其中 AICORE 路径支持 none/add/mul，其他 reduction 模式是否可用取决于后端回退能力"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT 已支持本接口，其中 AICORE 路径支持 none/add/mul，其他 reduction 模式是否可用取决于后端回退能力", /*line=*/26},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=selfRef, dim=dim, index=index, src=src, reduce=reduce, include_self=includeSelf).
@@ -5675,12 +5675,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the advanced family (self=data, indices=indices, index=indices, values=updates, dim=axis).
@@ -5749,12 +5749,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5852,12 +5852,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5956,12 +5956,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6051,7 +6051,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/9},
 };
 
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, out=gradInput).
@@ -6169,12 +6169,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_grad family (grad_out=gradOut, input=input, normalized_shape=normalizedShape, mean=mean, rstd=rstd, weight=weightOptional, output_mask=outputMask, grad_input=gradInputOut, grad_weight=gradWeightOut, grad_bias=gradBiasOut).
@@ -6338,12 +6338,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -6435,12 +6435,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6543,12 +6543,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6646,12 +6646,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6726,12 +6726,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the linalg family (self=self, upper=upper, out=out).
@@ -6803,12 +6803,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the pool family (self=self, indices=indices, output_size=outputSize, out=out).
@@ -6916,12 +6916,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (a=self, b=mat2, out=out, cube_math_type=cubeMathType).
@@ -6995,12 +6995,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the loss family (self=self, target=target, reduction=reduction, out=out).
@@ -7099,12 +7099,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7201,8 +7201,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列 / Atlas A3 推理系列"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列 / Atlas A2 推理系列"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列 / Atlas A3 推理系列", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列 / Atlas A2 推理系列", /*line=*/8},
 };
 
 // Computed by the loss family (self=self, target=target, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeightOut, out=out).
@@ -7311,12 +7311,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/7},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/8},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/10},
 };
 
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeight, out=out).
@@ -7415,12 +7415,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=self, weight=weight, out=out).
@@ -7497,12 +7497,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (seed=seed, offset=offset, n=n, out=out).
@@ -7603,12 +7603,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the reduce family (self=data, dim=axes, keepdim=keepDims, out=reduce, noop_with_empty_dims=noopWithEmptyAxes).
@@ -7697,12 +7697,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, dtype=dtype, out=out).
@@ -7785,12 +7785,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=yGrad, repeats=repeats, dim=axis, out=out).
@@ -7871,12 +7871,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
@@ -7995,12 +7995,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_grad family (grad_out=dy, input=x, rstd=rstd, weight=gamma, grad_input=dxOut, grad_weight=dgammaOut).
@@ -8194,11 +8194,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the norm_quant family (x=x, gamma=gamma, beta=beta, scale=scale, offset=offset, epsilon=epsilon, out=y).
@@ -8344,12 +8344,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8443,12 +8443,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the select family (condition=condition, self=self, other=other, out=out).
@@ -8534,12 +8534,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=self, dim=dim, index=index, value=value, reduce=reduce, out=out).
@@ -8623,12 +8623,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8712,12 +8712,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the softmax family (self=self, dim=dim, out=out).
@@ -8807,12 +8807,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, correction=correction, out=stdOut, mean=meanOut).
@@ -8912,12 +8912,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -9079,12 +9079,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (mean=mean, eps=eps, momentum=momentum, running_mean=mean, running_var=variance, counts=sampleCount, sum=totalSum, square_sum=totalSquareSum, mean_out=batchMean, invstd_out=batchInvstd).
@@ -9198,12 +9198,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, dim=dim, k=k, largest=largest, out=valuesOut, indices=indicesOut).
@@ -9221,6 +9221,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 0, /*line=*/209, 161002},
+    {aclsim::RowKind::kValue, 1, /*line=*/209, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/209, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnTopk", "aclnnTopk.md",
     kParams, 7,
@@ -9228,7 +9235,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_Topk
 }  // namespace
@@ -9300,12 +9307,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, diagonal=diagonal, out=out).
@@ -9385,12 +9392,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, diagonal=diagonal, out=out).
@@ -9474,12 +9481,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the conv family (grad_output=gradOut, grad_input=gradIn, input_sizes=inputSizes, dim=dim, size=size, step=step).
@@ -9496,6 +9503,13 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/229, 561002},
+    {aclsim::RowKind::kValue, 3, /*line=*/223, 561002},
+    {aclsim::RowKind::kValue, 4, /*line=*/226, 561002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnUnfoldGrad", "aclnnUnfoldGrad.md",
     kParams, 6,
@@ -9503,7 +9517,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_UnfoldGrad
 }  // namespace
@@ -9559,8 +9573,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, out=out).
@@ -9651,8 +9665,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, scales_h=scalesH, scales_w=scalesW, out=out).
@@ -9735,12 +9749,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).

@@ -39,12 +39,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -120,12 +120,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -243,12 +243,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=self, a=mat1, b=mat2, beta=beta, alpha=alpha, out=out, cube_math_type=cubeMathType).
@@ -360,12 +360,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, other=vec1, third=vec2, beta=betaOptional, alpha=alphaOptional, out=out).
@@ -449,12 +449,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, out=out).
@@ -540,12 +540,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -639,12 +639,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (a=self, b=mat2, out=out, cube_math_type=cubeMathType).
@@ -745,12 +745,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, prob=prob, seed=seed, offset=offset, out=out).
@@ -844,7 +844,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/7},
 };
 
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, weight=weightOptional, pos_weight=posWeightOptional, reduction=reduction, out=out).
@@ -929,12 +929,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the chunk_cat family (tensors=tensors, dim=dim, num_chunks=numChunks, out=out).
@@ -1014,12 +1014,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1122,12 +1122,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=x, dim=dim, out=out, group_index=groupIndexOptional, alpha=alpha, limit=limit, bias=bias, interleaved=interleaved).
@@ -1264,12 +1264,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -1377,12 +1377,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the cumulative family (self=input, dim=dim, dtype=dtype, out=out).
@@ -1535,12 +1535,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_grad family (grad_out=dy, input=x, mean=mean, rstd=rstd, weight=gamma, grad_input=dxOut, grad_weight=dgammaOut, grad_bias=dbetaOut, input2=gx, alpha=alpha, grad_input2=dgxOut).
@@ -1646,12 +1646,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (prob=prob, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, shape=shape, out=out).
@@ -1769,11 +1769,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, true, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, true, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the quant family (x=x, dst_type=dstType, smooth=smoothScalesOptional, group_index=groupIndexOptional, out=yOut, scale_out=scaleOut, offset_out=offsetOut).
@@ -1868,12 +1868,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the dynamic family (self=self, other=other, out=out).
@@ -1969,11 +1969,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, false, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, false, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2168,8 +2168,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2471,8 +2471,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -2715,8 +2715,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2848,12 +2848,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, dims=dims, out=out).
@@ -2947,12 +2947,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3037,12 +3037,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3119,12 +3119,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3195,12 +3195,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3277,12 +3277,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3366,12 +3366,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3442,12 +3442,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3518,12 +3518,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3594,12 +3594,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3676,12 +3676,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3760,12 +3760,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3839,12 +3839,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3915,12 +3915,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4081,12 +4081,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the rnn family (input=input, params=params, hx=hx, batch_sizes=batchSizes, has_bias=hasBias, num_layers=numLayers, dropout=dropout, train=train, bidirectional=bidirection, batch_first=batchFirst, output=output, hy=hy, h=hOut, r=rOut, z=zOut, n=nOut, hn=hnOut).
@@ -4202,12 +4202,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4287,12 +4287,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4374,12 +4374,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x, weight=gamma, eps=epsilon, out=yOut, rstd=rstdOut).
@@ -4494,8 +4494,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the grid_sample family (input=input, grid=grid, interpolation_mode=interpolationMode, padding_mode=paddingMode, align_corners=alignCorners, out=out).
@@ -4677,8 +4677,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/13},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/14},
 };
 
 // Computed by the grouped_matmul family (x=x, weight=weight, bias=biasOptional, scale=scaleOptional, offset=offsetOptional, antiquant_scale=antiquantScaleOptional, antiquant_offset=antiquantOffsetOptional, per_token_scale=perTokenScaleOptional, group_list=groupListOptional, activation_input=activationInputOptional, activation_quant_scale=activationQuantScaleOptional, activation_quant_offset=activationQuantOffsetOptional, split_item=splitItem, group_type=groupType, group_list_type=groupListType, act_type=actType, out=out, activation_feature_out=activationFeatureOutOptional, dyn_quant_scale_out=dynQuantScaleOutOptional).
@@ -4796,12 +4796,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4868,12 +4868,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -4935,12 +4935,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the cumulative family (self=input, dim=dim, out=input).
@@ -5006,12 +5006,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5085,8 +5085,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/8},
 };
 
 // Computed by the advanced family (self=selfRef, index=index, dim=dim, value=value).
@@ -5159,12 +5159,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5247,12 +5247,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5331,12 +5331,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5406,12 +5406,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5500,12 +5500,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (mean=mean, std=std, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, out=selfRef).
@@ -5618,12 +5618,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, seed=seed, offset=offset, lower=lower, upper=upper, training=training, noise=noise, out=self).
@@ -5720,12 +5720,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (from=from, to=to, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, out=selfRef).
@@ -5741,6 +5741,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/195, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/195, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRandomTensor", "aclnnInplaceRandomTensor.md",
     kParams, 6,
@@ -5748,7 +5754,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceRandomTensor
 }  // namespace
@@ -5799,12 +5805,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5866,12 +5872,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5945,12 +5951,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6028,12 +6034,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6121,7 +6127,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/7},
 };
 
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, reduction=reduction, log_target=logTarget, out=out).
@@ -6211,12 +6217,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dims, keepdim=keepDims, dtype=dtype, p=ord, out=out).
@@ -6318,12 +6324,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6399,12 +6405,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6492,12 +6498,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6575,12 +6581,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6782,12 +6788,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the rnn family (input=input, params=params, hx=hx, batch_sizes=batchSizesOptional, has_bias=hasBias, num_layers=numLayers, dropout=dropout, train=train, bidirectional=bidirectional, batch_first=batchFirst, i=i, j=g, f=f, o=o, h=h, c=c, tanh_c=tanhc, dy=dy, dh=dh, dc=dc, output_mask=outputMask, dx=dxOut, dh_prev=dhPrevOut, dc_prev=dcPrevOut, dparams=dparamsOut).
@@ -6922,12 +6928,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7024,12 +7030,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (a=self, b=mat2, out=out, cube_math_type=cubeMathType).
@@ -7115,12 +7121,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the pool family (self=self, indices=indices, stride=stride, padding=padding, output_size=outputSize, out=outRef).
@@ -7255,8 +7261,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/12},
 };
 
 // Computed by the moe_routing family (expert_idx=expertIdxOptional, drop_pad_mode=dropPadMode, expanded_x=expandedX, expanded_row_idx=expandedRowIdx, x1=x1Optional, x2=x2Optional, bias=biasOptional, scales=scalesOptional, out=out).
@@ -7338,12 +7344,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=self, out=out).
@@ -7429,12 +7435,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=self, dim=dim, keepdim=keepDim, out=valuesOut, indices=indicesOut).
@@ -7519,12 +7525,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the dynamic family (self=self, out=out).
@@ -7602,12 +7608,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, dims=dims, out=out).
@@ -7746,11 +7752,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, false, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, false, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the quant_matmul family (x1=x1, x2=x2, scale=x2Scale, offset=x2Offset, pertoken=x1Scale, bias=bias, transpose_x1=transposeX1, transpose_x2=transposeX2, x1_offset=x1Offset, y_scale=yScale, y_offset=yOffset, group_size=groupSize, out=out).
@@ -8013,12 +8019,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8142,12 +8148,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_quant family (x=x, gamma=gamma, beta=betaOptional, scale=scale, offset=offsetOptional, epsilon=epsilon, div_mode=divMode, out=y, rstd=rstd, output_rstd=outputRstd).
@@ -8357,8 +8363,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // Computed by the rotary family (x=xOptional, cos=cos, sin=sin, mode=mode, dy=dy, dx=dxOut, dcos=dcosOut, dsin=dsinOut).
@@ -8460,12 +8466,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8562,12 +8568,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the counting family (self=self, sequence=sortedSequence, out_int32=outInt32, right=right, sorter=sorter, out=out).
@@ -8643,12 +8649,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8736,12 +8742,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/9},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/13},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/12},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8807,12 +8813,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8890,12 +8896,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8995,12 +9001,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the loss family (self=features, target=labels, out=loss, backprop=backprop).
@@ -9110,12 +9116,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -9226,12 +9232,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the linalg family (self=input, full_matrices=fullMatrices, compute_uv=computeUV, out=sigma, out2=u, out3=v).
@@ -9333,12 +9339,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the lstm_cell family (input_gates=inputGates, hidden_gates=hiddenGates, cx=cx, input_bias=inputBiasOptional, hidden_bias=hiddenBiasOptional, hy=hyOut, cy=cyOut, storage=storageOut).
@@ -9420,11 +9426,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the quant_matmul family (scale=scale, offset=offset, round_mode=roundMode, out=out).
@@ -9534,11 +9540,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, false, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, false, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the matmul family (bias=bias, a=x1, b=x2, out=out, cube_math_type=cubeMathType, perm_a=permX1, perm_b=permX2, perm_out=permY, scale=scale, batch_split_factor=batchSplitFactor).
@@ -9640,8 +9646,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, scales_h=scalesH, scales_w=scalesW, out=gradInput).
@@ -9748,8 +9754,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, scales_d=scalesD, scales_h=scalesH, scales_w=scalesW, out=out).
@@ -9852,8 +9858,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, scales_d=scalesD, scales_h=scalesH, scales_w=scalesW, out=out).
@@ -9962,12 +9968,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, correction=correction, out=out).

@@ -45,12 +45,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, out=out).
@@ -122,12 +122,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, indices=indices, out=gradInput).
@@ -255,12 +255,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -377,12 +377,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -490,12 +490,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -604,12 +604,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -731,11 +731,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -840,12 +840,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (a=self, b=mat2, out=out, cube_math_type=cubeMathType).
@@ -1009,12 +1009,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=input, weight=weight, bias=bias, running_mean=runningMean, running_var=runningVar, eps=eps, training=training, momentum=momentum, out=output, mean=saveMean, rstd=saveInvstd).
@@ -1096,12 +1096,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=x, sum=sum, square_sum=squareSum).
@@ -1275,12 +1275,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=input, grad_out=gradOut, weight=weight, mean=mean, invstd=invstd, sum_dy=sumDy, sum_dy_xmu=sumDyXmu, input_g=inputG, weight_g=weightG, bias_g=biasG, grad_weight=gradWeight, grad_bias=gradBias).
@@ -1377,12 +1377,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=input, mean=mean, invstd=invstd, eps=eps, mean_out=mean, invstd_out=invstd).
@@ -1450,12 +1450,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1533,12 +1533,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1634,12 +1634,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1724,12 +1724,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the counting family (self=self, sequence=boundaries, out_int32=outInt32, right=right, out=out).
@@ -1815,12 +1815,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, dtype=dtype, out=out).
@@ -1898,12 +1898,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the shape family (self=x, dims=perm, size=shape, out=out, transpose_first=transposeFirst).
@@ -1993,12 +1993,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the cumulative family (self=self, dim=dim, dtype=dtype, out=out).
@@ -2115,12 +2115,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x, input2=gx, weight=gamma, bias=beta, eps=epsilon, out=yOut, mean=meanOut, rstd=rstdOut, alpha=alpha).
@@ -2217,12 +2217,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -2316,12 +2316,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2423,11 +2423,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the einsum family (tensors=tensors, equation=equation, out=output).
@@ -2515,12 +2515,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2641,12 +2641,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2754,12 +2754,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the creation family (n=n, m=m, out=out).
@@ -2959,8 +2959,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3232,8 +3232,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3379,12 +3379,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3462,12 +3462,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3561,12 +3561,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3644,12 +3644,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3732,12 +3732,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3818,12 +3818,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3902,12 +3902,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3986,12 +3986,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4064,12 +4064,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4152,12 +4152,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4239,12 +4239,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4558,8 +4558,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -4747,12 +4747,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4842,12 +4842,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4923,12 +4923,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5004,12 +5004,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5207,8 +5207,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -5346,12 +5346,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, dim=dim, index=index, src=source, out=out, alpha=alpha).
@@ -5454,12 +5454,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, dim=dim, index=index, out=out).
@@ -5530,12 +5530,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5639,12 +5639,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=selfRef, a=batch1, b=batch2, beta=beta, alpha=alpha, out=selfRef, cube_math_type=cubeMathType).
@@ -5744,12 +5744,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5845,12 +5845,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5952,12 +5952,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=selfRef, other=vec1, third=vec2, beta=betaOptional, alpha=alphaOptional, out=selfRef).
@@ -6021,12 +6021,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6090,12 +6090,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6175,12 +6175,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6256,12 +6256,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6326,12 +6326,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6399,12 +6399,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6483,12 +6483,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6558,12 +6558,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6640,12 +6640,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6715,12 +6715,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6790,12 +6790,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -6882,12 +6882,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (mean=mean, std=std, seed=seed, offset=offset, out=selfRef).
@@ -6958,12 +6958,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7037,12 +7037,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7106,12 +7106,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7184,12 +7184,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7251,12 +7251,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7342,12 +7342,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (from=from, to=to, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, out=selfRef).
@@ -7363,6 +7363,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/194, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/194, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceUniformTensor", "aclnnInplaceUniformTensor.md",
     kParams, 6,
@@ -7370,7 +7376,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceUniformTensor
 }  // namespace
@@ -7432,12 +7438,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, out=out).
@@ -7513,12 +7519,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the creation family (start=start, end=end, steps=steps, out=out).
@@ -7534,6 +7540,11 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 2, /*line=*/179, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLinspace", "aclnnLinspace.md",
     kParams, 4,
@@ -7541,7 +7552,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Linspace
 }  // namespace
@@ -7611,12 +7622,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7700,12 +7711,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the softmax family (self=self, dim=dim, out=out).
@@ -7795,12 +7806,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=out).
@@ -7881,12 +7892,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, out=out).
@@ -7971,12 +7982,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8054,12 +8065,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8153,12 +8164,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, dtype=dtype, out=out).
@@ -8239,12 +8250,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
@@ -8343,12 +8354,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8433,12 +8444,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, dim=dim, out=out).
@@ -8521,12 +8532,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8622,12 +8633,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=x, dims=dims, shifts=shifts, out=out).
@@ -8712,12 +8723,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8811,12 +8822,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT 已支持本接口，其中 AICORE 路径支持 none/add/mul，其他 reduction 模式是否可用取决于后端回退能力"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT 已支持本接口，其中 AICORE 路径支持 none/add/mul，其他 reduction 模式是否可用取决于后端回退能力", /*line=*/26},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=self, dim=dim, index=index, src=src, reduce=reduce, out=out, include_self=includeSelf).
@@ -8898,12 +8909,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -8965,12 +8976,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/7},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/13},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/22},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/19},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/16},
 };
 
 // Computed by the sleep family (cycles=cycles).
@@ -9063,12 +9074,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -9154,12 +9165,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -9247,12 +9258,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -9356,12 +9367,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, other=A, upper=upper, transpose=transpose, unitriangular=unitriangular, out=xOut, out2=mOut).
@@ -9447,8 +9458,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, align_corners=alignCorners, scales_w=scales, out=out).
@@ -9543,8 +9554,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, scales_w=scales, out=gradInput).

@@ -69,12 +69,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/12},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/13},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/17},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/16},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the stft family (self=self, window=windowOptional, out=out, n_fft=nFft, hop_length=hopLength, win_length=winLength, normalized=normalized, onesided=onesided, return_complex=returnComplex).
@@ -218,12 +218,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x1, input2=x2, weight=gamma, eps=epsilon, out=yOut, rstd=rstdOut, sum_out=xOut).
@@ -416,12 +416,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the affine_grid family (theta=theta, size=size, align_corners=alignCorners, out=out).
@@ -511,12 +511,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, out=minOut, max_out=maxOut).
@@ -609,12 +609,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=minOut, max_out=maxOut).
@@ -751,12 +751,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the adam family (var=varRef, m=m, v=v, beta1_power=beta1Power, beta2_power=beta2Power, lr=lr, beta1=beta1, beta2=beta2, eps=epsilon, grad=grad, nesterov=useNesterov).
@@ -852,12 +852,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the creation family (start=start, end=end, step=step, out=out).
@@ -958,11 +958,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -1063,12 +1063,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1138,12 +1138,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1263,12 +1263,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, kernel=kernelSize, stride=stride, padding=padding, ceil_mode=ceilMode, count_include_pad=countIncludePad, divisor_override=divisorOverride, out=gradInput).
@@ -1480,12 +1480,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=input, mean=mean, invstd=invstd, eps=eps, momentum=momentum, running_mean=runningMean, running_var=runningVar, counts=counts, mean_out=meanAll, invstd_out=invstdAll).
@@ -1587,12 +1587,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, prob=prob, seed=seed, offset=offset, out=out).
@@ -1685,12 +1685,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (tensors=tensors, dim=dim, out=out).
@@ -1767,12 +1767,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -1842,12 +1842,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, out=out, groups=groups).
@@ -1926,12 +1926,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -2025,12 +2025,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the quant_matmul family (x1=x, scale=weightScale, pertoken=activateScaleOptional, bias=biasOptional, dst_type=outputDtype, out=out).
@@ -2118,12 +2118,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, prob=prob, mask=mask, out=out).
@@ -2240,12 +2240,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the quant family (x=x, round_mode=roundModeOptional, dst_type=dstType, out=yOut, scale_out=scaleOut, min_scale=minScale, row_block=rowBlockSize, col_block=colBlockSize).
@@ -2358,12 +2358,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2577,8 +2577,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -2713,12 +2713,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2784,12 +2784,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2866,12 +2866,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2950,12 +2950,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3038,12 +3038,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3120,12 +3120,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the foreach family (x=x, out=out, p=scalar).
@@ -3185,12 +3185,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3315,12 +3315,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the vocab_parallel family (logits_max=logitsMaxOptional, sum_exp_logits=sumExpLogitsOptional, label_smoothing=labelSmoothing, input=input, weight=weight, softmax=softmaxOptional, target_mask=targetMask, masked_target=maskedTarget, grad=grad, input_grad=inputGradOut, weight_grad=weightGradOut).
@@ -3455,12 +3455,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the vocab_parallel family (logits_max=logitsMaxLocalOut, sum_exp_logits=sumExpLogitsLocalOut, predicted_logits=predictedLogitsLocalOut, input=input, weight=weight, vocab_parallel_logits=vocabParallelLogitsOutOptional, target=target, vocab_start_index=vocabStartIndex, vocab_end_index=vocabEndIndex, target_mask=targetMaskOut, masked_target=maskedTargetOut).
@@ -3477,6 +3477,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 3, /*line=*/330, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/333, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFusedLinearOnlineMaxSum", "aclnnFusedLinearOnlineMaxSum.md",
     kParams, 11,
@@ -3484,7 +3490,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_FusedLinearOnlineMaxSum
 }  // namespace
@@ -3574,12 +3580,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=bias, a=x1, b=x2, out=y, cube_math_type=cubeMathType, x3=x3, fused_op=fusedOpType).
@@ -3701,12 +3707,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the optim family (var=paramsRef, m=momentumBufferListOptionalRef, grad=gradsRef, lr=lr, weight_decay=weightDecay, maximize=maximize, momentum=momentum, dampening=dampening, nesterov=nesterov, first_step=isFirstStep, grad_scale=gradScaleOptional).
@@ -3888,12 +3894,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the rnn family (input=input, params=params, hx=hx, batch_sizes=batchSizesOptional, has_bias=hasBias, num_layers=numLayers, bidirectional=bidirectional, batch_first=batchFirst, h=h, r=r, z=z, n=n, hn=h_n, dy=dy, dh=dh, dx=dxOut, dh_prev=dhPrevOut, dparams=dparamsOut).
@@ -4032,12 +4038,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=self, dim=dim, approximate=approximate, out=out, activate_left=activateLeft, out_gelu=outGelu).
@@ -4170,12 +4176,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=self, grad_out=gradOutput, dim=dim, approximate=approximate, out=gradInput, activate_left=activateLeft, gelu=gelu).
@@ -4288,12 +4294,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=self, grad_out=gradOut, dim=dim, out=out).
@@ -4404,8 +4410,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the grid_sample family (input=input, grid=grid, grad_output=gradOutput, interpolation_mode=interpolationMode, padding_mode=paddingMode, align_corners=alignCorners, output_mask=outputMask, input_grad=inputGrad, grid_grad=gridGrad).
@@ -4527,12 +4533,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -4639,12 +4645,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4712,12 +4718,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4793,12 +4799,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4861,12 +4867,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4942,12 +4948,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5023,8 +5029,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/8},
 };
 
 // Computed by the advanced family (self=selfRef, index=index, dim=dim, value=value).
@@ -5108,12 +5114,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5202,12 +5208,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5273,12 +5279,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5343,12 +5349,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5436,12 +5442,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the advanced family (self=selfRef, index=index, values=source, accumulate=accumulate).
@@ -5527,12 +5533,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (from=from, to=to, seed=seed, offset=offset, out=selfRef).
@@ -5548,6 +5554,12 @@ constexpr aclsim::ValueRangeSpec kRanges[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 1, /*line=*/187, 161002},
+    {aclsim::RowKind::kValue, 2, /*line=*/187, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnInplaceRandom", "aclnnInplaceRandom.md",
     kParams, 5,
@@ -5555,7 +5567,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
 
 }  // namespace sim_InplaceRandom
 }  // namespace
@@ -5615,12 +5627,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, out=selfRef).
@@ -5681,12 +5693,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5766,12 +5778,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the index family (self=selfRef, dim=dim, index=index, value=value, reduce=reduce).
@@ -5866,12 +5878,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -5949,12 +5961,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=selfRef, diagonal=diagonal, out=selfRef).
@@ -6019,12 +6031,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=selfRef, diagonal=diagonal, out=selfRef).
@@ -6088,12 +6100,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6185,12 +6197,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6269,12 +6281,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, mode=mode, out=Q, out2=R).
@@ -6351,12 +6363,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6456,12 +6468,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6541,12 +6553,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6659,11 +6671,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the attention family (atten_mask=attenMaskOptional, scale=scaleValue, self=x, bias=relativePosBias, out=out).
@@ -6766,12 +6778,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dims, keepdim=keepDims, out=out, noop_with_empty_dims=noopWithEmptyDims).
@@ -6842,12 +6854,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=self, out=valuesOut).
@@ -6917,12 +6929,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, out=out).
@@ -7004,12 +7016,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7147,8 +7159,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // Computed by the moe family (x=x, bias=biasOptional, k=k, k_group=kGroup, group_count=groupCount, group_select_mode=groupSelectMode, renorm=renorm, norm_type=normType, out_flag=outFlag, scaling=routedScalingFactor, eps=eps, y=yOut, expert_idx=expertIdxOut, norm_out=outOut).
@@ -7329,8 +7341,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -7499,12 +7511,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, offset=offset, seed_tensor=seedTensor, offset_tensor=offsetTensor, num_samples=numsamples, replacement=replacement, out=out).
@@ -7620,12 +7632,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/7},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/8},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/10},
 };
 
 // Computed by the loss family (self=self, target=target, grad_output=gradOutput, weight=weight, reduction=reduction, ignore_index=ignoreIndex, total_weight=totalWeight, out=out).
@@ -7716,12 +7728,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7793,12 +7805,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7888,12 +7900,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7982,12 +7994,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dtype=dtype, out=out).
@@ -8088,11 +8100,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the quant family (x=x, scale=scales, offset=zeroPoints, dst_type=dtype, axis=axis, out=out).
@@ -8186,12 +8198,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, dim=dim, p=p, out=out, maxnorm=maxNorm).
@@ -8292,12 +8304,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, size=repeats, out=out).
@@ -8376,12 +8388,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the order family (self=self, repeats=repeats, output_size=outputSize, out=out).
@@ -8455,12 +8467,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
@@ -8576,12 +8588,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, dim=dim, start=start, end=end, step=step, out=out).
@@ -8602,6 +8614,7 @@ constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .c
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 0, /*line=*/222, 161002},
     {aclsim::RowKind::kValue, 1, /*line=*/222, 161002},
+    {aclsim::RowKind::kValue, 4, /*line=*/225, 161002},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -8611,7 +8624,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_Slice
 }  // namespace
@@ -8695,12 +8708,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the shape family (self=self, dims=axes, start=starts, end=ends, step=steps, out=out).
@@ -8793,12 +8806,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the loss family (self=gradOutput, output=output, dim=dim, out=out).
@@ -8884,12 +8897,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -8999,12 +9012,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, dim=dim, size=splitSize, out=out).
@@ -9102,12 +9115,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, correction=correction, out=out).
@@ -9188,12 +9201,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -9287,8 +9300,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, align_corners=alignCorners, scales_h=scalesH, scales_w=scalesW, out=gradInput).
@@ -9379,8 +9392,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, out=out).
@@ -9465,8 +9478,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, scales_w=scales, out=out).
@@ -9553,8 +9566,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (self=self, output_size=outputSize, scales_w=scales, out=out).
@@ -9659,8 +9672,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, scales_d=scalesD, scales_h=scalesH, scales_w=scalesW, out=gradInput).
@@ -9812,11 +9825,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the weight_quant_matmul family (x=x, weight=weight, scale=antiquantScale, offset=antiquantOffsetOptional, quant_scale=quantScaleOptional, quant_offset=quantOffsetOptional, bias=biasOptional, group_size=antiquantGroupSize, out=y).

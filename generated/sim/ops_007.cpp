@@ -45,12 +45,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, output_size=outputSize, out=out).
@@ -143,12 +143,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, output_size=outputSize, out=outputOut, out_indices=indicesOut).
@@ -354,12 +354,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm_quant family (x=x1, x2=x2, gamma=gamma, scale=scales1, offset=zeroPoints1Optional, scale2=scales2Optional, offset2=zeroPoints2Optional, epsilon=epsilon, div_mode=divMode, axis=axis, out=y1Out, out2=y2Out, sum_out=xOut).
@@ -983,11 +983,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the norm_quant family (x=x1, x2=x2, gamma=gamma, beta=betaOptional, scale=scales1, offset=zeroPoints1Optional, scale2=scales2Optional, offset2=zeroPoints2Optional, epsilon=epsilon, div_mode=divMode, axis=axis, out=y1Out, out2=y2Out, sum_out=xOut, norm_out=rmsNormOut).
@@ -1176,12 +1176,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=self, a=batch1, b=batch2, beta=beta, alpha=alpha, out=out, cube_math_type=cubeMathType).
@@ -1280,12 +1280,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -1378,12 +1378,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, out=out).
@@ -1524,12 +1524,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the adam family (var=varRef, m=mRef, v=vRef, beta1_power=beta1Power, beta2_power=beta2Power, lr=lr, weight_decay=weightDecay, beta1=beta1, beta2=beta2, eps=eps, grad=grad, max_grad_norm=maxGradNormOptional, amsgrad=amsgrad, maximize=maximize).
@@ -1677,12 +1677,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the optim family (var=varRef, m=mRef, v=vRef, max_v=maxGradNormOptionalRef, grad=grad, step=step, lr=lr, beta1=beta1, beta2=beta2, weight_decay=weightDecay, eps=eps, amsgrad=amsgrad, maximize=maximize).
@@ -1780,12 +1780,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/7},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/8},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/10},
 };
 
 // Computed by the as_strided family (self=x, size=size, stride=stride, storage_offset=storageOffset, out=out).
@@ -1917,12 +1917,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the pool family (self=self, kernel=kernelSize, stride=stride, padding=padding, ceil_mode=ceilMode, count_include_pad=countIncludePad, divisor_override=divisorOverride, out=out).
@@ -2082,12 +2082,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=self, a=batch1, b=batch2, beta=beta, alpha=alpha, out=out, cube_math_type=cubeMathType).
@@ -2215,12 +2215,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=input, weight=weight, bias=bias, mean=mean, invstd=invstd, eps=eps, out=output).
@@ -2370,12 +2370,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the sync_batch_norm family (input=input, grad_out=gradOut, weight=weight, mean=mean, invstd=invstd, counts=counter, sum_dy=sumDy, sum_dy_xmu=sumDyXmu, out=gradInput).
@@ -2453,12 +2453,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2554,12 +2554,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2656,12 +2656,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2751,12 +2751,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -2850,12 +2850,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the shape family (self=self, pad=pad, value=value, out=out).
@@ -2864,6 +2864,11 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kOutputSize, -1, /*line=*/247, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnConstantPadNd", "aclnnConstantPadNd.md",
     kParams, 4,
@@ -2871,7 +2876,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_ConstantPadNd
 }  // namespace
@@ -2929,12 +2934,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -3058,12 +3063,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3198,12 +3203,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the cumulative family (self=self, dim=dim, out=valuesOut, indices=indicesOut).
@@ -3300,12 +3305,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -3415,12 +3420,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (prob=prob, seed=seed, offset=offset, shape=shape, out=out).
@@ -3533,12 +3538,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the quant family (x=x, dst_type=dstType, smooth=smoothScalesOptional, group_index=groupIndexOptional, out=yOut, scale_out=scaleOut, offset_out=offsetOut, symmetric=isSymmetrical, quant_mode=quantMode).
@@ -3649,12 +3654,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=weight, index=indices, out=out, indices=indices).
@@ -3726,12 +3731,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3795,12 +3800,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -3870,12 +3875,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4091,8 +4096,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -4377,8 +4382,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品"},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -4507,12 +4512,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4585,12 +4590,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4661,12 +4666,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4743,12 +4748,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4827,12 +4832,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -4912,12 +4917,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -4983,12 +4988,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5069,12 +5074,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the activation family (self=input, approximate=approximateOptional, out=out).
@@ -5207,12 +5212,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -5310,12 +5315,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the grouped_bias_add_grad family (grad_y=gradY, group_idx=groupIdxOptional, group_idx_type=groupIdxType, out=out).
@@ -5490,8 +5495,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/13},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/14},
 };
 
 // Computed by the grouped_matmul family (x=x, weight=weight, bias=biasOptional, scale=scaleOptional, offset=offsetOptional, antiquant_scale=antiquantScaleOptional, antiquant_offset=antiquantOffsetOptional, per_token_scale=perTokenScaleOptional, group_list=groupListOptional, activation_input=activationInputOptional, activation_quant_scale=activationQuantScaleOptional, activation_quant_offset=activationQuantOffsetOptional, split_item=splitItem, group_type=groupType, group_list_type=groupListType, act_type=actType, out=out, activation_feature_out=activationFeatureOutOptional, dyn_quant_scale_out=dynQuantScaleOutOptional).
@@ -5611,12 +5616,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -5701,12 +5706,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the counting family (self=self, bins=bins, min=min, max=max, out=out).
@@ -5800,12 +5805,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the advanced family (self=self, indices=indices, out=out).
@@ -5898,12 +5903,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x1Ref, input2=x2Ref, weight=gamma, eps=epsilon, out=x1Ref, rstd=rstdOut, sum_out=x2Ref).
@@ -6009,12 +6014,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the matmul family (bias=selfRef, a=batch1, b=batch2, beta=beta, alpha=alpha, out=selfRef, cube_math_type=cubeMathType).
@@ -6087,12 +6092,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6173,12 +6178,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6254,12 +6259,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -6360,12 +6365,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -6449,12 +6454,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6517,12 +6522,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6596,12 +6601,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6677,12 +6682,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6752,12 +6757,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6821,12 +6826,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6882,12 +6887,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -6955,7 +6960,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品"},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品", /*line=*/9},
 };
 
 // Computed by the advanced family (self=selfRef, index=mask, values=source).
@@ -7029,12 +7034,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7097,12 +7102,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7176,12 +7181,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7244,12 +7249,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -7347,12 +7352,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the loss family (self=self, target=target, reduction=reduction, log_target=logTarget, out=out).
@@ -7534,12 +7539,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the rnn family (input=input, params=params, hx=hx, batch_sizes=batchSizes, has_bias=hasBias, num_layers=numLayers, dropout=dropout, train=train, bidirectional=bidirectional, batch_first=batchFirst, output=output, hy=hy, cy=cy, i=iOut, j=jOut, f=fOut, o=oOut, h=hOut, c=cOut, tanh_c=tanhCOut).
@@ -7651,9 +7656,9 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/7},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/7},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -7761,12 +7766,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, other=other, dim=dim, out=out).
@@ -7865,12 +7870,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -7942,7 +7947,7 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2"},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2", /*line=*/7},
 };
 
 // Computed by the softmax family (self=self, dim=dim, out=out).
@@ -8044,12 +8049,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepDim, out=out, noop_with_empty_dims=noopWithEmptyAxes).
@@ -8154,12 +8159,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, out=out, indices=indices).
@@ -8257,12 +8262,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -8364,8 +8369,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/12},
 };
 
 // Computed by the moe_routing family (expert_idx=expandedExpertIdx, expanded_x=expandedX, expanded_row_idx=expandedRowIdx, x1=x1, x2=x2Optional, bias=bias, scales=scales, out=out).
@@ -8471,8 +8476,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/12},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -8594,12 +8599,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (self=self, seed=seed, offset=offset, num_samples=numsamples, replacement=replacement, out=out).
@@ -8695,12 +8700,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the random family (mean=mean, std=std, seed=seed, offset=offset, out=out).
@@ -8812,12 +8817,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, dim=axis, num_classes=numClasses, on_value=onValue, off_value=offValue, out=out).
@@ -8901,12 +8906,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the linalg family (self=self, p=p, out=out).
@@ -9085,8 +9090,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/6},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/7},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -9214,12 +9219,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the creation family (start=start, end=end, step=step, out=out).
@@ -9293,12 +9298,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, grad_output=gradOutput, padding=padding, out=gradInput).
@@ -9401,12 +9406,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, padding=padding, out=out).
@@ -9508,12 +9513,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the pool family (self=self, padding=padding, out=out).
@@ -9627,12 +9632,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the norm family (input=x, weight=gamma, eps=epsilon, out=yOut, rstd=rstdOut).
@@ -9803,12 +9808,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, false, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, false, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -10119,8 +10124,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/6},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/9},
 };
 
 // The value checks of the semantics file (what the page states in prose).
@@ -10219,12 +10224,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, false, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -10324,12 +10329,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16; std::complex<float>, std::complex<double> for COMPLEX64, COMPLEX128).
@@ -10438,12 +10443,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -10530,12 +10535,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the index family (self=self, index=index, out=out).
@@ -10605,12 +10610,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -10698,12 +10703,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -10791,12 +10796,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
@@ -10866,12 +10871,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, true, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the counting family (self=self, out=out).
@@ -10935,11 +10940,11 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products"},
-    {aclsim::Soc::kAscend910, false, "Atlas training series products"},
-    {aclsim::Soc::kAscend310P, true, "Atlas inference series products"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 training series products/Atlas A3 inference series products", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 training series products/Atlas A2 inference series products", /*line=*/10},
+    {aclsim::Soc::kAscend910, false, "Atlas training series products", /*line=*/13},
+    {aclsim::Soc::kAscend310P, true, "Atlas inference series products", /*line=*/12},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 inference products", /*line=*/11},
 };
 
 // Computed by the quant_matmul family (scale=scale, offset=offset, out=out).
@@ -11029,12 +11034,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/6},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/9},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/12},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/21},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/18},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/15},
 };
 
 // Computed by the dynamic family (self=self, sorted=sorted, return_inverse=returnInverse, dim=dim, out=valueOut, inverse=inverseOut, counts=countsOut).
@@ -11145,8 +11150,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, scales_d=scalesD, scales_h=scalesH, scales_w=scalesW, out=gradInput).
@@ -11267,8 +11272,8 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/10},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/11},
 };
 
 // Computed by the resample family (grad_output=gradOut, output_size=outputSize, input_size=inputSize, align_corners=alignCorners, scales_d=scalesD, scales_h=scalesH, scales_w=scalesW, out=gradInput).
@@ -11397,12 +11402,12 @@ constexpr aclsim::ParamSpec kParams[] = {
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT"},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品"},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品"},
-    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品"},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品"},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品"},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/8},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/11},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/14},
+    {aclsim::Soc::kAscend910, true, "Atlas 训练系列产品", /*line=*/23},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/20},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
 // Computed by the reduce family (self=self, dim=dim, keepdim=keepdim, correction=correction, out=varOut, mean=meanOut).

@@ -224,8 +224,8 @@ def test_error_row8_rank(op, case):
 
 
 # line 247: 161002 ACLNN_ERR_PARAM_INVALID: pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0。
-@pytest.mark.skip(reason='unclassified error-table row (line 247: 161002 ACLNN_ERR_PARAM_INVALID: pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0。)')
-def test_error_row9_unclassified():
+@pytest.mark.skip(reason='it is not a sliding window of the pool family whose base call gives the input and the kernel (line 247: 161002 ACLNN_ERR_PARAM_INVALID: pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0。)')
+def test_error_row9_output_size():
     pass
 
 

@@ -137,8 +137,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 195: 161002 ACLNN_ERR_PARAM_INVALID: from大于等于to。
-@pytest.mark.skip(reason='unclassified error-table row (line 195: 161002 ACLNN_ERR_PARAM_INVALID: from大于等于to。)')
-def test_error_row3_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 195: 161002 ACLNN_ERR_PARAM_INVALID: from大于等于to。)')
+def test_error_row3_value():
     pass
 
 

@@ -132,8 +132,8 @@ def test_error_row3_rank(op, case):
 
 
 # line 187: 161002 ACLNN_ERR_PARAM_INVALID: from大于to。
-@pytest.mark.skip(reason='unclassified error-table row (line 187: 161002 ACLNN_ERR_PARAM_INVALID: from大于to。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 187: 161002 ACLNN_ERR_PARAM_INVALID: from大于to。)')
+def test_error_row4_value():
     pass
 
 

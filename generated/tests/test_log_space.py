@@ -103,8 +103,8 @@ def test_error_row2_unsupported_dtype():
 
 
 # line 186: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 186: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。)')
-def test_error_row3_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 186: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。)')
+def test_error_row3_value():
     pass
 
 

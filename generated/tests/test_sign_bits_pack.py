@@ -111,8 +111,8 @@ def test_error_row3_rank(op, case):
 
 
 # line 132: 161002 ACLNN_ERR_PARAM_INVALID: size小于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 132: 161002 ACLNN_ERR_PARAM_INVALID: size小于0。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 132: 161002 ACLNN_ERR_PARAM_INVALID: size小于0。)')
+def test_error_row4_value():
     pass
 
 

@@ -105,8 +105,8 @@ def test_error_row2_format():
 
 
 # line 64: 161002 ACLNN_ERR_PARAM_INVALID: size小于等于0或者 （self的元素个数）* 8 % size != 0。
-@pytest.mark.skip(reason='unclassified error-table row (line 64: 161002 ACLNN_ERR_PARAM_INVALID: size小于等于0或者 （self的元素个数）* 8 % size != 0。)')
-def test_error_row3_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 64: 161002 ACLNN_ERR_PARAM_INVALID: size小于等于0或者 （self的元素个数）* 8 % size != 0。)')
+def test_error_row3_value():
     pass
 
 

@@ -113,8 +113,8 @@ def test_error_row3_rank(op, case):
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: lambda小于等于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 188: 161002 ACLNN_ERR_PARAM_INVALID: lambda小于等于0。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: lambda小于等于0。)')
+def test_error_row4_value():
     pass
 
 

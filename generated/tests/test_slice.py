@@ -149,8 +149,8 @@ def test_error_row4_value():
 
 
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。)')
-def test_error_row5_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。)')
+def test_error_row5_value():
     pass
 
 

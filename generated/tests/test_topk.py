@@ -166,8 +166,8 @@ def test_error_row3_unclassified():
 
 
 # line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。
-@pytest.mark.skip(reason='unclassified error-table row (line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。)')
-def test_error_row4_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。)')
+def test_error_row4_value():
     pass
 
 

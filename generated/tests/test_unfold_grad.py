@@ -127,20 +127,20 @@ def test_error_row4_unclassified():
 
 
 # line 223: 561002 ACLNN_ERR_INNER_TILING_ERROR: size小于等于0或size大于inputSizes的第dim维。
-@pytest.mark.skip(reason='unclassified error-table row (line 223: 561002 ACLNN_ERR_INNER_TILING_ERROR: size小于等于0或size大于inputSizes的第dim维。)')
-def test_error_row5_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 223: 561002 ACLNN_ERR_INNER_TILING_ERROR: size小于等于0或size大于inputSizes的第dim维。)')
+def test_error_row5_value():
     pass
 
 
 # line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。)')
-def test_error_row6_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。)')
+def test_error_row6_value():
     pass
 
 
 # line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。
-@pytest.mark.skip(reason='unclassified error-table row (line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。)')
-def test_error_row7_unclassified():
+@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。)')
+def test_error_row7_value():
     pass
 
 

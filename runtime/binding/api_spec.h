@@ -62,6 +62,7 @@ struct OutputPlan {
   OutputShape shape_rule = OutputShape::kBroadcast;
   aclDataType fixed_dtype = ACL_DT_UNDEFINED;
   int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
+  bool onnx_window = false;  // the pool rule's: its window arguments are ONNX's (the family option)
 };
 
 struct ApiSpec {

@@ -59,6 +59,7 @@ void Call::apply_family_rule(const OutputPlan& plan, const RuleArgs& args, Dims*
   rule.groups = ints_arg(args[RuleArgument::kGroups]);
   rule.ceil_mode = true_arg(args[RuleArgument::kCeilMode]);
   rule.spatial = plan.spatial;
+  rule.onnx_window = plan.onnx_window;
   aclnn_bindgen::ApplyOutputShape(plan.shape_rule, rule, shape);
   if (plan.fixed_dtype != ACL_DT_UNDEFINED) {
     *dtype = plan.fixed_dtype;

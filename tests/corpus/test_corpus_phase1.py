@@ -228,3 +228,18 @@ def test_the_page_examples_arguments_are_judged_by_phase_1(outcomes):
     assert outcomes["aclnnAfterCrash"]["example_phase1"] is None
     assert outcomes["aclnnAfterCrash"]["example_message"] == "the page has no example program"  # gen.demo's reason
     assert outcomes["aclnnBroken"]["example_phase1"] is None
+
+
+def test_an_example_tensor_numpy_cannot_hold_is_not_called_in_another_dtype():
+    from gen import demo
+
+    # aclnnMxToBlockMxQuant's example makes x FLOAT4_E2M1: a float32 array in its place is a call the
+    # example never made, which phase 1 refuses (it was reported as the page example refused).
+    arg = {"param": "x", "dtype": "FLOAT4_E2M1", "shape": [2], "values": [0.5, 1.0]}
+    record = {"example_call": {"args": [arg], "null_params": []},
+              "params": [{"name": "x", "direction": "in", "kind": "tensor", "optional": False}]}
+    kwargs, why = demo.example_kwargs(record)
+    assert kwargs is None and "FLOAT4_E2M1" in why
+    # (Not called here for a dtype NumPy holds: the call imports the built package.)
+    assert demo._numpy_holds("FLOAT16") and demo._numpy_holds("FLOAT8_E5M2") and demo._numpy_holds(None)
+    assert not demo._numpy_holds("FLOAT4_E1M2")

@@ -120,8 +120,8 @@ def test_a_chip_is_supported_when_any_of_its_rows_is():
     page = make_page(make_api(), products=(
         Product("Atlas A2 训练系列产品", False, Soc.ASCEND910B, 3), Product("Atlas 800I A2 推理产品", True, Soc.ASCEND910B, 4),
         Product("Ascend 950PR", False, Soc.ASCEND950, 5), Product("unknown", True, None, 6)))
-    assert sim.product_rows(page) == (sim.ProductRow("kAscend950", False, "Ascend 950PR"),
-                                      sim.ProductRow("kAscend910B", True, "Atlas 800I A2 推理产品"))
+    assert sim.product_rows(page) == (sim.ProductRow("kAscend950", False, "Ascend 950PR", 5),
+                                      sim.ProductRow("kAscend910B", True, "Atlas 800I A2 推理产品", 4))
 
 
 def semantics(**kw):

@@ -227,6 +227,29 @@ PROBES = [
     ("AddLora-rows-agree", "aclnnAddLora", add_lora(y_rows=4), OK, "dimension 0 of y and x"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
+    # PyTorch's calls that a family refuses by a page's rule, each citing its line (the OpInfo sweep's
+    # refusals that cited none): a positive pad to an empty result, a 0-d input where the page's rows
+    # give ranks, an unfold over another than the last two dimensions (its row's 561002).
+    ("ConstantPadNd-zero-extent", "aclnnConstantPadNd", [tensor([0, 3, 3]), ints(1, 2), scalar(0.0), tensor([0, 3, 6])],
+     INVALID, "如果pad中存在正数，则out的shape中不能有0"),
+    ("ConstantPadNd-empty-unpadded", "aclnnConstantPadNd", [tensor([0, 3, 3]), ints(0, 0), scalar(0.0),
+                                                            tensor([0, 3, 3])], OK, "no positive pad"),
+    ("Gather-0d-self", "aclnnGather", [tensor([]), 0, tensor([1], "INT64"), tensor([1])], INVALID,
+     "index: 维度数需要与self一致"),
+    ("MultilabelMarginLoss-0d-self", "aclnnMultilabelMarginLoss", [tensor([]), tensor([], "INT32"), 1, tensor([]),
+                                                                   tensor([])], INVALID, "self: shape为(N,C)或者(C)"),
+    ("UnfoldGrad-leading-dim", "aclnnUnfoldGrad", [tensor([2, 5, 5, 5, 2]), ints(5, 5, 5, 5), 0, 2, 2,
+                                                   tensor([5, 5, 5, 5])], TILING, "the dim row's 561002"),
+    # A scale output "与x1除了最后一维的乘积一致": as many elements as x1's rows (the 8.5.0 page's example
+    # passes [2, 1] for x1 [2, 8]); another count stays refused.
+    ("AddRmsNormDynamicQuantV2-scale-as-product", "aclnnAddRmsNormDynamicQuantV2", [
+        tensor([2, 8], "FLOAT16"), tensor([2, 8], "FLOAT16"), tensor([8], "FLOAT16"), None, None, None, 1e-6, None,
+        tensor([2, 8], "INT8"), tensor([2, 8], "INT8"), tensor([2, 8], "FLOAT16"), tensor([2, 1]), tensor([2, 1])],
+     OK, "the product of x1's rows"),
+    ("AddRmsNormDynamicQuantV2-scale-other-count", "aclnnAddRmsNormDynamicQuantV2", [
+        tensor([2, 8], "FLOAT16"), tensor([2, 8], "FLOAT16"), tensor([8], "FLOAT16"), None, None, None, 1e-6, None,
+        tensor([2, 8], "INT8"), tensor([2, 8], "INT8"), tensor([2, 8], "FLOAT16"), tensor([3]), tensor([3])],
+     INVALID, "x1's rows"),
 ]
 
 pytestmark = pytest.mark.skipif(not built(), reason="the package of op_docs/ is not built: run `make package`")
@@ -254,7 +277,11 @@ def test_the_output_size_refusal_cites_its_page_row():
                                          ("Convolution-output-padding", "aclnnConvolution.md:273"),
                                          ("MaxDim-INT32-on-A2", "aclnnMaxDim.md:157"),
                                          ("Softmax-dim-beyond", "aclnnSoftmax.md:172"),
-                                         ("Im2col-zero-stride", "aclnnIm2col.md:208")])
+                                         ("Im2col-zero-stride", "aclnnIm2col.md:208"),
+                                         ("ConstantPadNd-zero-extent", "aclnnConstantPadNd.md:247"),
+                                         ("Gather-0d-self", "aclnnGather.md:127"),
+                                         ("MultilabelMarginLoss-0d-self", "aclnnMultilabelMarginLoss.md:112"),
+                                         ("UnfoldGrad-leading-dim", "aclnnUnfoldGrad.md:229")])
 def test_a_refusal_cites_the_page_line_it_enforces(name, cited):
     message = answers()[name][1]
     assert message.endswith(f"({cited})"), message

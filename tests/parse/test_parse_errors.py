@@ -122,6 +122,13 @@ def test_a_groups_spanning_cells_alone_are_its_leading_columns():
     ("dim越界时。", C.VALUE),
     ("kernelSize、dilation或stride存在值等于或小于0的元素。", C.VALUE),
     ("padding存在小于0的元素。", C.VALUE),
+    # A row opening on a parameter's name compared (aclnnUnfoldGrad's, aclnnInplaceUniform's, aclnnKthvalue's).
+    ("step小于等于0。", C.VALUE),
+    ("dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。", C.VALUE),
+    ("from大于to。", C.VALUE),
+    ("k小于0或者k大于输入self在dim维度上的size大小。", C.VALUE),
+    # A padded shape's zero or negative extent (aclnnConstantPadNd), as a pool's output size.
+    ("pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0。", C.OUTPUT_SIZE),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
@@ -144,6 +151,9 @@ def test_conditions_are_classified(condition, category):
     "height * width > max int32，超出了indices的表示范围。",
     "size与stride长度不一致，或长度不在1到8范围内。",
     "`self`、`target` 或 `result` 的 dtype 不在支持范围内。",
+    # A length, not values: the name is followed by what of it is compared.
+    "kernelSize的长度不等于1或者2。",
+    "dim等于len(inputSizes)-1时，fp32数据类型，step、size大于49088。",  # hinges on a dtype
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None

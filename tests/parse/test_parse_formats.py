@@ -139,3 +139,50 @@ def test_crlf_bom_and_zero_width_do_not_change_the_ir():
 
     a, b = parse_bytes(clean, "x.md"), parse_bytes(dirty, "x.md")
     assert a.apis == b.apis and a.products == b.products
+
+
+def test_merge_leaves_a_dtype_argument_the_integer_its_attribute_is_stored_in():
+    # An op README's 数据类型 column gives an attribute naming a dtype as the integer the kernel stores
+    # it in (SignBitsUnpack's experimental README: "dtype | int64"); read as the dtypes the aclDataType
+    # argument names, it refused the page example's ACL_FLOAT. A README listing dtypes still fills it.
+    api = page("""\
+        # aclnnFoo
+
+        ```Cpp
+        aclnnStatus aclnnFooGetWorkspaceSize(const aclTensor *self, aclDataType dtype, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+        aclnnStatus aclnnFoo(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)
+        ```
+
+        ## aclnnFooGetWorkspaceSize
+
+        - self（aclTensor*, 计算输入）：数据类型支持UINT8。
+        - dtype（aclDataType, 入参）：表示输出的数据类型。
+        - out（aclTensor*, 计算输出）：数据类型支持FLOAT16、FLOAT。
+        """)
+
+    def readme(dtype_cell: str):
+        return page(f"""\
+            # Foo
+
+            ## 参数说明
+
+            <table>
+            <tr><th>参数名</th><th>输入/输出/属性</th><th>描述</th><th>数据类型</th><th>数据格式</th></tr>
+            <tr><td>self</td><td>输入</td><td>输入。</td><td>UINT8</td><td>ND</td></tr>
+            <tr><td>dtype</td><td>属性</td><td>输出的数据类型。</td><td>{dtype_cell}</td><td>-</td></tr>
+            <tr><td>out</td><td>输出</td><td>输出。</td><td>FLOAT16、FLOAT</td><td>ND</td></tr>
+            </table>
+
+            ## 调用说明
+
+            | 调用方式 | 调用样例 | 说明 |
+            |---|---|---|
+            | aclnn调用 | [test_aclnn_foo](./examples/test_aclnn_foo.cpp) | 通过[aclnnFoo](./docs/aclnnFoo.md)接口方式调用Foo算子。 |
+            """, source="README.md")
+
+    stored, listed = readme("int64"), readme("FLOAT16、FLOAT")
+    assert stored.kind is PageKind.OP_README and stored.params
+    (merged,) = merge_readmes([stored, api])
+    assert merged.apis[0].param("dtype").dtypes == ()
+    (merged,) = merge_readmes([listed, api])
+    assert merged.apis[0].param("dtype").dtypes == (DType.FLOAT16, DType.FLOAT)

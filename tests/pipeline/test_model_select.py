@@ -95,6 +95,20 @@ def test_a_same_shape_relation_the_pages_example_breaks_is_not_held():
     assert [d.line for _, d in model.notes if d.code == "example-widens-table"] == [50]
 
 
+def test_a_string_the_pages_example_passes_as_nullptr_is_admitted_absent():
+    from gen.ir import DType, ExampleArg, ExampleCall, ParamKind
+
+    # aclnnRmsNormDynamicMxQuant: its example passes roundMode as nullptr, which its null-pointer row
+    # ("x、gamma、yOut和mxscaleOut是空指针") leaves out; an integer is no pointer and stays as it is.
+    mode = make_param("roundMode", kind=ParamKind.STRING, c_type="char*")
+    count = make_param("count", kind=ParamKind.INT)
+    call = ExampleCall((ExampleArg("self", DType.FLOAT, (4,)),), line=60, null_params=("roundMode",))
+    model = build_model([make_page(make_api("aclnnFoo", (make_param("self"), mode, count), example_call=call))])
+    api = model.api("aclnnFoo").api
+    assert api.param("roundMode").optional and not api.param("count").optional
+    assert [d.line for _, d in model.notes if d.code == "example-widens-table"] == [60]
+
+
 def client_page(**semantics):
     from gen.ir import ClientDTypes, DType, OpSemantics, ProductDTypes, Relation, RelationKind, Soc
 

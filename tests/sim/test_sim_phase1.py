@@ -232,8 +232,9 @@ def test_a_chip_the_page_marks_unsupported_is_refused_after_null_pointers(sim, o
     with soc(sim, "Ascend950"):
         args = [objs.t([4, 2]) for _ in range(3)]
         assert phase1(sim, "aclnnSeluBackward", *args) == INVALID
-        assert sim.error() == ("aclnnSeluBackward is not supported on Ascend950: the page (op_docs/selu_backward.md) "
-                               "marks Ascend 950PR/Ascend 950DT unsupported")
+        # The citation is the product table's row, as every page rule's refusal cites its line.
+        assert sim.error() == ("aclnnSeluBackward is not supported on Ascend950: the page marks Ascend 950PR/Ascend 950DT "
+                               "unsupported (op_docs/selu_backward.md:9)")
         # CANN checks its pointers first (CHECK_NOT_NULL precedes every other check).
         assert phase1(sim, "aclnnSeluBackward", None, None, None) == NULLPTR
 

@@ -33,10 +33,12 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, lazy_pat
                                  r"不是[^。；，,]{1,30}?可转换的"),  # "out的数据类型不是self可转换的"
     (ErrorCategory.BROADCAST, r"broadcast"),
     # "通过公式推导出的out的shape的某个轴为0": an output the op's own arithmetic sizes (a pool's window)
-    # has a dimension below 1.
+    # has a dimension below 1; "pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0"
+    # (aclnnConstantPadNd) says it of the padded shape.
     (ErrorCategory.OUTPUT_SIZE, r"(?:推导|计算)(?:出|得到)?的[^。；，,]{0,12}shape[^。；，,]{0,6}某(?:个|一)?(?:轴|维)[^。；，,]{0,6}"
                                 r"(?:为0|小于[01]|等于0)|(?:derived|computed|calculated)\s+output\s+shape[^.;]{0,40}"
-                                r"(?:is\s+0|are\s+0|less\s+than\s+[01])"),
+                                r"(?:is\s+0|are\s+0|less\s+than\s+[01])|"
+                                r"不能让(?:out|输出)的shape小于0|(?:out|输出)的shape中不能(?:有|存在|出现)0"),
     (ErrorCategory.EMPTY_TENSOR, r"空Tensor|空tensor|空张量|empty\s+tensor"),
     (ErrorCategory.UNSUPPORTED_DTYPE, r"数据类型(?:[和或、与及]数据格式)?(?:不在|不属于|不满足)?.{0,4}支持(?:的)?(?:范围|列表)|数据类型不支持|"
                                       r"不支持的数据类型|data\s*types?\s+(?:of\s+\S+\s+)?(?:is|are)\s+not\s+(?:in\s+the\s+)?supported|"
@@ -55,7 +57,10 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, lazy_pat
     (ErrorCategory.SHAPE_MISMATCH, r"(?:shape|形状)[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
                                    r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
                                    r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
-    (ErrorCategory.VALUE, r"取值|(?:值|数值)(?:不在|超出|不满足|小于|大于|为负|不合法|不是|不为|不等于)|负数|超出.{0,6}取值范围|"
+    # A row opening on a parameter's name compared ("step小于等于0", "dim不等于len(inputSizes)-1且...",
+    # "from大于to"): its values. Only an ASCII name: "kernelSize的长度不等于1" is a length.
+    (ErrorCategory.VALUE, r"^[A-Za-z_][A-Za-z0-9_]*\s*(?:小于|大于|不等于|等于)|"
+                          r"取值|(?:值|数值)(?:不在|超出|不满足|小于|大于|为负|不合法|不是|不为|不等于)|负数|超出.{0,6}取值范围|"
                           r"\bvalues?\b.{0,30}(?:out\s+of|not\s+in|exceeds?|less\s+than|greater\s+than|negative|invalid)|"
                           r"\bout\s+of\s+range|\bnegative\b"),
     # "gradOutput和self数据类型不同": the tensors it names must share one dtype. Last: a row that also

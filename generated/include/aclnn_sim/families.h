@@ -449,7 +449,7 @@ struct PoolFamily {
     enum : int8_t { kSelf, kGradOutput, kIndices, kKernel, kStride, kPadding, kDilation, kCeilMode, kCountIncludePad, kDivisorOverride, kOutputSize, kOut, kOutIndices };
   };
   struct Option {
-    enum : int8_t { kSpatial };
+    enum : int8_t { kSpatial, kOnnxWindow };
   };
   static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
 };

@@ -88,6 +88,21 @@ inline bool SpreadPoolArgument(const int64_t* values, size_t n, int spatial, con
   return true;
 }
 
+// ONNX's window arguments (aclnnMaxPool's page: the family's onnx_window option) as the pages' others:
+// an empty strides is 1 each ("当数组长度为0时，strides取默认值为1", where the others' is the kernel),
+// empty pads no padding, and 2 * spatial pads ({上,左,下,右}: every begin, then every end) the
+// symmetric padding of their begins. False for pads whose two ends differ, which the pool walk
+// does not model.
+inline bool ReadOnnxWindow(int spatial, Dims* stride, Dims* padding) {
+  if (stride->empty()) stride->assign(static_cast<size_t>(spatial), 1);
+  if (padding->empty()) padding->assign(static_cast<size_t>(spatial), 0);
+  if (padding->size() != static_cast<size_t>(2 * spatial)) return true;
+  const Dims begins(padding->begin(), padding->begin() + spatial), ends(padding->begin() + spatial, padding->end());
+  if (begins != ends) return false;
+  *padding = begins;
+  return true;
+}
+
 // A sliding window's arguments for each of `spatial` dimensions (outermost first).
 struct PoolWindow {
   int64_t kernel[3], stride[3], padding[3], dilation[3];
@@ -138,7 +153,9 @@ inline bool PooledShape(PoolRuleKind kind, const ShapeArgs& args, Dims* shape) {
   } else {
     // An absent stride or dilation reads as empty: the kernel's, and 1.
     if (args.stride.unreadable() || !args.padding.read() || args.dilation.unreadable()) return false;
-    const Dims &s = args.stride.values, &p = args.padding.values, &d = args.dilation.values;
+    Dims s = args.stride.values, p = args.padding.values;
+    const Dims& d = args.dilation.values;
+    if (args.onnx_window && !ReadOnnxWindow(spatial, &s, &p)) return false;
     if (SpreadPoolWindow(spatial, first.data(), first.size(), s.data(), s.size(), p.data(), p.size(), d.data(),
                          d.size(), &window) != kPoolWindowOk) {
       return false;

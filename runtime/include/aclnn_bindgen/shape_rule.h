@@ -49,6 +49,7 @@ struct ShapeArgs {
   IntsArg stride, padding, dilation, output_padding, groups;
   bool ceil_mode = false, transposed = false;
   int spatial = 0;  // the pool rules': how many trailing dimensions they pool or pad
+  bool onnx_window = false;  // the pool rule's: its window arguments are ONNX's (ReadOnnxWindow)
 };
 
 // The broadcast of the leading `a_batch` dimensions of `a` with the leading `b_batch` of `b`;

@@ -100,6 +100,7 @@ struct ProductSpec {  // a row of the page's product table that names a known ch
   Soc soc;
   bool supported;
   const char* name;  // as the page writes it
+  int line;          // its page line, which a refusal on the chip cites
 };
 
 // --- What a page states across parameters (gen.ir's cross-parameter rules) ----------------------

@@ -161,8 +161,8 @@ aclnnStatus CheckChip(const ApiSpec& spec, Soc soc) {
     const ProductSpec& product = spec.products[i];
     if (product.soc == soc && !product.supported) {
       return Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.name) + " is not supported on " + SocName(soc) +
-                                               ": the page (" + spec.source + ") marks " + product.name +
-                                               " unsupported");
+                                               ": the page marks " + product.name +
+                                               " unsupported" + Where(spec, product.line));
     }
   }
   return ACLNN_SUCCESS;

@@ -872,24 +872,24 @@ class Planner {
     if (!grad || !out) return Decline(call_, work_, "without gradOut or gradIn");
     const Dims sizes = Ints(call_, family_, F::Role::kInputSizes);
     const int64_t rank = static_cast<int64_t>(sizes.size());
-    if (rank < 1 || rank > 8) {
-      return RejectInvalid(call_, family_, F::Role::kInputSizes, "must have 1 to 8 values, got " + DimsText(sizes));
+    if (rank > 8) {  // "inputSizes的size小于等于8"
+      return RejectByParamRow(call_, family_, F::Role::kInputSizes, "must have at most 8 values, got " + DimsText(sizes));
     }
+    // "dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2": no dim is, for PyTorch's 0-d input (no sizes).
     int64_t dim = RoleInt(call_, family_, F::Role::kDim, 0);
-    if (!WrapDim(dim, rank, &dim) || (dim != rank - 1 && dim != rank - 2)) {
-      return RejectInvalid(call_, family_, F::Role::kDim,
-                           std::to_string(RoleInt(call_, family_, F::Role::kDim, 0)) +
-                               " is not one of the last two dimensions of inputSizes " + DimsText(sizes) +
-                               " (the page's only ones)");
+    if (rank == 0 || !WrapDim(dim, rank, &dim) || (dim != rank - 1 && dim != rank - 2)) {
+      return RejectByRow(call_, family_, F::Role::kDim, RowKind::kValue,
+                         std::to_string(RoleInt(call_, family_, F::Role::kDim, 0)) +
+                             " is not one of the last two dimensions of inputSizes " + DimsText(sizes));
     }
     const int64_t length = sizes[static_cast<size_t>(dim)];
     const int64_t size = RoleInt(call_, family_, F::Role::kSize, 0), step = RoleInt(call_, family_, F::Role::kStep, 0);
     if (size <= 0 || size > length) {
-      return RejectInvalid(call_, family_, F::Role::kSize,
-                           std::to_string(size) + " must be in [1, " + std::to_string(length) + "] (inputSizes[dim])");
+      return RejectByRow(call_, family_, F::Role::kSize, RowKind::kValue,
+                         std::to_string(size) + " must be in [1, " + std::to_string(length) + "] (inputSizes[dim])");
     }
     if (step <= 0) {
-      return RejectInvalid(call_, family_, F::Role::kStep, std::to_string(step) + " must be greater than 0");
+      return RejectByRow(call_, family_, F::Role::kStep, RowKind::kValue, std::to_string(step) + " must be greater than 0");
     }
     // The windows as a convolution's output positions: the one output-size function.
     const int64_t windows = aclnn_bindgen::ConvOutputSize(length, size, step, 0, 0, 1);

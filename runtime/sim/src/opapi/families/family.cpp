@@ -244,6 +244,12 @@ aclnnStatus RejectByRow(const Call& call, const FamilySpec& family, int role, Ro
                      message + Where(call.spec, row->line));
 }
 
+aclnnStatus RejectByParamRow(const Call& call, const FamilySpec& family, int role, const std::string& message) {
+  const int param = family.role(role);
+  if (param < 0) return RejectInvalid(call, family, role, message);
+  return RejectInvalid(call, family, role, message + Where(call.spec, call.spec.params[param].line));
+}
+
 bool ReadSourceAndOutput(const Call& call, const FamilySpec& family, int source_role, int out_role,
                          ExecutorWork** work, SourceAndOutput* found) {
   found->source = RoleTensor(call, family, source_role);

@@ -112,6 +112,11 @@ std::string RowCitation(const Call& call, const FamilySpec& family, RowKind kind
 // A rejection by the page's row of `kind` (see PageRow): its status and its line, so that a reader
 // tells a page rule from a simulator gap; where the page has none, ACLNN_ERR_PARAM_INVALID uncited.
 aclnnStatus RejectByRow(const Call& call, const FamilySpec& family, int role, RowKind kind, const std::string& message);
+// A rejection of what the parameter's own row of the table states ("shape为(N,C)或者(C)", "维度数需要与
+// index一致"), citing that row: for the family checks whose rule the page gives in the parameter's
+// description rather than in an error row. Only where that row states the rule: elsewhere a citation
+// would dress a simulator's own limit as the page's.
+aclnnStatus RejectByParamRow(const Call& call, const FamilySpec& family, int role, const std::string& message);
 // WrapDim of the dimension `dim` the parameter in `role` gives, or its rejection by the page's row
 // bounding it ("dim的值不在[-self的维度数量，self的维度数量-1]之间").
 aclnnStatus WrapDimOrReject(const Call& call, const FamilySpec& family, int role, int64_t dim, int64_t rank, int64_t* out);

@@ -628,9 +628,9 @@ aclnnStatus PlanIndex(const Call& call, const FamilySpec& family, ExecutorWork**
     case F::Op::kGather: {
       if (!index || !out) return Decline(call, work, "without its index or output");
       if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, RoleInt(call, family, F::Role::kDim, 0), rank, &w.dim)) return s;
-      if (static_cast<int64_t>(index->view.size()) != rank) {
-        return RejectInvalid(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
-                                                          self_name + "'s rank " + std::to_string(rank));
+      if (static_cast<int64_t>(index->view.size()) != rank) {  // "维度数需要与self一致": PyTorch's 0-d self with a 1-d index too
+        return RejectByParamRow(call, family, F::Role::kIndex, "rank " + std::to_string(index->view.size()) + " differs from " +
+                                                               self_name + "'s rank " + std::to_string(rank));
       }
       for (int64_t d = 0; d < rank; ++d) {
         if (d != w.dim && index->view[d] > self->view[d]) {

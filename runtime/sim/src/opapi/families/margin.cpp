@@ -85,7 +85,9 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
   if (!ComputesInFloat32(self->dtype)) return DeclineDtype(call, work, self->dtype);
   const ParamRejecter reject(call, family);
   const size_t rank = self->view.size();
-  if (rank != 1 && rank != 2) return reject(F::Role::kSelf, "shape " + DimsText(self->view) + " is not [N, C] or [C]");
+  if (rank != 1 && rank != 2) {  // "shape为(N,C)或者(C)": PyTorch's 0-d self, a class of one, is not among them
+    return RejectByParamRow(call, family, F::Role::kSelf, "shape " + DimsText(self->view) + " is not [N, C] or [C]");
+  }
   if (target->view != self->view) {
     return reject(F::Role::kTarget, "shape " + DimsText(target->view) + " is not self's " + DimsText(self->view));
   }

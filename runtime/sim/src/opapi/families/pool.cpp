@@ -372,6 +372,12 @@ aclnnStatus CheckNonEmptyPlanes(const Call& call, const FamilySpec& family, cons
   return ACLNN_SUCCESS;
 }
 
+// The family's onnx_window option: its window arguments are ONNX's (aclnnMaxPool's page), read by
+// aclnn_bindgen::ReadOnnxWindow as the bindings' output-shape rule reads them.
+bool IsOnnxWindow(const FamilySpec& family) {
+  return family.has_option(F::Option::kOnnxWindow) && family.options[F::Option::kOnnxWindow] != 0;
+}
+
 // The spatial axes of a sliding-window op: extents from self, window arguments from the roles.
 aclnnStatus WindowAxes(const Call& call, const FamilySpec& family, const Dims& input, int spatial,
                        PoolWork* work) {
@@ -380,6 +386,7 @@ aclnnStatus WindowAxes(const Call& call, const FamilySpec& family, const Dims& i
   RoleInts(call, family, F::Role::kStride, &stride);
   RoleInts(call, family, F::Role::kPadding, &padding);
   RoleInts(call, family, F::Role::kDilation, &dilation);
+  if (IsOnnxWindow(family)) aclnn_bindgen::ReadOnnxWindow(spatial, &stride, &padding);  // PlanPool declined the rest
   aclnn_bindgen::PoolWindow w;
   const auto bad = aclnn_bindgen::SpreadPoolWindow(spatial, kernel.data(), kernel.size(), stride.data(), stride.size(),
                                                    padding.data(), padding.size(), dilation.data(), dilation.size(), &w);
@@ -473,6 +480,14 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
   if (!FamilyComputeType(self->dtype, integers, &type) ||
       (!integers && type != ComputeType::kFloat32 && type != ComputeType::kFloat64)) {
     return DeclineDtype(call, work, self->dtype);
+  }
+  if (traits.walk == Walk::kWindow && IsOnnxWindow(family)) {
+    Dims stride, padding;
+    RoleInts(call, family, F::Role::kStride, &stride);
+    RoleInts(call, family, F::Role::kPadding, &padding);
+    if (!aclnn_bindgen::ReadOnnxWindow(spatial, &stride, &padding)) {
+      return Decline(call, work, "for pads " + DimsText(padding) + ": padding that differs at a dimension's two ends");
+    }
   }
   PoolWork* made = new PoolWork(call.spec.name, op, traits);
   std::unique_ptr<PoolWork> owned(made);

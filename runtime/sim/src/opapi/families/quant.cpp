@@ -62,7 +62,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -940,8 +942,12 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
                        std::string("for ") + RoleName(call, family, outs[k]) + " of dtype " + DTypeName(q->dtype));
       }
       if (aclnnStatus st = made->KeepOutput(call, family, outs[k], *q, shape, "x's shape", out_slots[k])) return st;
-      if (aclnnStatus st = made->KeepOutput(call, family, scales[k], *s, rows, "x's shape without its last dimension",
-                                            scale_slots[k])) {
+      // The add form's pages (every version) admit, beside x1's rows, "与x1除了最后一维的乘积一致": a scale
+      // of as many elements, in the rows' order (the 8.5.0 page's example passes [2, 1] for x1 [2, 8]).
+      const int64_t row_count = std::accumulate(rows.begin(), rows.end(), int64_t{1}, std::multiplies<int64_t>());
+      const bool as_product = made->add && s->numel() == row_count;
+      if (aclnnStatus st = made->KeepOutput(call, family, scales[k], *s, as_product ? s->view : rows,
+                                            "x's shape without its last dimension", scale_slots[k])) {
         return st;
       }
     }

@@ -542,13 +542,16 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
         shape[d] = self->view[d] + pad[2 * j] + pad[2 * j + 1];
         grows = grows || pad[2 * j] > 0 || pad[2 * j + 1] > 0;
         if (shape[d] < 0) {
-          return RejectInvalid(call, family, F::Role::kPad, DimsText(pad) + " makes dimension " + std::to_string(d) + " negative (" +
-                                                          std::to_string(shape[d]) + ")");
+          return RejectByRow(call, family, F::Role::kPad, RowKind::kOutputSize,
+                             DimsText(pad) + " makes dimension " + std::to_string(d) + " negative (" + std::to_string(shape[d]) + ")");
         }
       }
-      if (grows) {
+      if (grows) {  // "如果pad中存在正数，则out的shape中不能有0", stricter than PyTorch, which pads to an empty result
         for (int64_t d = 0; d < rank; ++d) {
-          if (shape[d] == 0) return RejectInvalid(call, family, F::Role::kPad, DimsText(pad) + " pads a tensor whose padded shape " + DimsText(shape) + " has a zero extent");
+          if (shape[d] == 0) {
+            return RejectByRow(call, family, F::Role::kPad, RowKind::kOutputSize,
+                               DimsText(pad) + " pads a tensor whose padded shape " + DimsText(shape) + " has a zero extent");
+          }
         }
       }
       const Call::Param* value = RoleParam(call, family, F::Role::kValue);
