@@ -2,8 +2,8 @@
 (aclnnInplaceQuantScatter/V2, torch_npu.npu_quant_scatter): 2-D indices [B, 2] (batch, position),
 ranks past 3, V2's axes other than -2, no zero points, ties and saturation; and the refusals by name:
 positions leaving selfRef fault in phase 2 (device data), a roundMode INT8 does not take and a
-FLOAT8 selfRef (V2) are refused, never computed wrong. The reference is the page's description
-written element by element."""
+FLOAT8 selfRef (V2) and, on V1's chips, a last dimension of other than 32 bytes are refused, never
+computed wrong. The reference is the page's description written element by element."""
 
 from __future__ import annotations
 
@@ -75,10 +75,18 @@ refused(lambda: host(aclnn.inplace_quant_scatter(x.copy(), np.array([[2, 0], [0,
         507015, ["indices", "element 0 is 2", "selfRef's batches"])
 refused(lambda: scatter([0, 0], quant_axis=1), 161002, ["quantAxis"])
 refused(lambda: scatter([0, 0], reduction=2), 161002, ["reduction"])
+# V1's page: a last dimension of 32 bytes on Atlas A2 (16 INT8 elements of selfRef are 16).
+narrow = np.zeros((2, 4, 16), np.int8)
+refused(lambda: aclnn.inplace_quant_scatter(narrow, np.array([0, 0], np.int32), np.ones((2, 2, 16), np.float16),
+                                            np.ones(16, np.float32), None, -2, -1, 1), 161002, ["selfRef", "32"])
 aclnn.sim_set_soc("Ascend950")
 refused(lambda: host(aclnn.inplace_quant_scatter_v2(x.copy(), np.array([0, 0], np.int32), u, s, None, -2, -1, 1, "round")),
         161002, ["roundMode", "rint"])
 import ml_dtypes
+# V2's page (Ascend950) has no such rule.
+got = host(aclnn.inplace_quant_scatter_v2(narrow, np.array([0, 2], np.int32), np.ones((2, 2, 16), np.float16),
+                                          np.ones(16, np.float32), None, -2, -1, 1, "rint"))
+assert (got[1, 2:] == 1).all() and not got[0, 2:].any(), got
 f8 = np.zeros((2, 4, 32), ml_dtypes.float8_e4m3fn)
 refused(lambda: host(aclnn.inplace_quant_scatter_v2(f8, np.array([0, 0], np.int32), u, s, None, -2, -1, 1, "rint")),
         561003, ["selfRef", "FLOAT8_E4M3FN", "not simulated"])

@@ -8,9 +8,10 @@
 // documentation of npu_quant_scatter). In float.
 // The positions are device data: phase 2 faults naming the element that leaves selfRef (the page
 // says the device does not check them, so its result would be undefined). FLOAT8/HIFLOAT8 selfRef
-// (V2) is declined by name.
+// (V2) is declined by name; V1's last dimensions of 32 bytes on its chips are its phase 1's.
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
@@ -130,6 +131,18 @@ aclnnStatus PlanQuantScatter(const Call& call, const FamilySpec& family, Executo
                                    " batches; axis: at most its; the others: its)");
   }
   const int64_t width = updates->view.back();
+  // V1's page: on Atlas A2/A3 and the Atlas inference series, selfRef's and updates' last dimension
+  // spans a multiple of 32 bytes (V2's page, of Ascend950 alone, has no such rule).
+  const bool aligned_chip = call.soc == Soc::kAscend910B || call.soc == Soc::kAscend910_93 || call.soc == Soc::kAscend310P;
+  if (aligned_chip && !family.has(F::Role::kRoundMode)) {
+    for (const auto& [role, t] : {std::pair{F::Role::kOut, self}, std::pair{F::Role::kX, updates}}) {
+      const int64_t bytes = t->view.back() * static_cast<int64_t>(DTypeSize(t->dtype));
+      if (bytes % 32 != 0) {
+        return reject(role, "last dimension " + std::to_string(t->view.back()) + " spans " + std::to_string(bytes) +
+                                " bytes, not a multiple of 32 (the page's rule on this chip)");
+      }
+    }
+  }
   if (scale->numel() != width) {
     return reject(F::Role::kScale, "has " + std::to_string(scale->numel()) + " elements, not updates' last dimension " +
                                        std::to_string(width));
