@@ -588,6 +588,7 @@ set(ACLNN_EXAMPLES
   rms_norm_quant_v3
   roll
   rotary_position_embedding_grad
+  rotate_quant
   rsub
   rsubs
   s_where

@@ -728,6 +728,16 @@ def makers(dtype: str = "float32"):
     m["npu_quant_scatter"] = quant_scatter
     m["npu_quant_scatter_"] = quant_scatter
 
+    def rotate_quant():
+        # aclnnRotateQuant (Atlas A2): Y = (x.reshape(-1, K) @ rotation).reshape(M, N), per row scale =
+        # max|Y| / 127, y = round(Y / scale) half to even. Small integers keep Y's sums exact.
+        x = torch.randint(-4, 5, (3, 128), generator=g).half()
+        rotation = torch.randint(-1, 2, (16, 16), generator=g).half()
+        y = (x.float().reshape(-1, 16) @ rotation.float()).reshape(3, 128)
+        scale = y.abs().amax(-1) / 127
+        return (x, rotation), {}, (torch.round(y / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_rotate_quant"] = rotate_quant
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -1487,6 +1487,9 @@
 #include "aclnnop/aclnn_rotary_position_embedding_grad.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbeddingGrad 1
 
+#include "aclnnop/aclnn_rotate_quant.h"
+#define ACLNN_DECLARES_aclnnRotateQuant 1
+
 #include "aclnnop/aclnn_round.h"
 #define ACLNN_DECLARES_aclnnInplaceRound 1
 #define ACLNN_DECLARES_aclnnInplaceRoundDecimals 1

@@ -487,6 +487,17 @@ struct WeightQuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
 };
 
+// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
+struct RotateQuantFamily {
+  struct Op {
+    enum : int8_t { kRotateQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "rotate_quant" };
+};
+
 // quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
 struct QuantMatmulFamily {
   struct Op {
@@ -737,6 +748,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
