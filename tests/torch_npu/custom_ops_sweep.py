@@ -607,7 +607,9 @@ def makers(dtype: str = "float32"):
         order = torch.sort(experts.flatten().long(), stable=True).indices
         flat_rows = rows.flatten().long()
         expanded = x[flat_rows[order] % 3]
-        return (x, rows, experts, 3), {}, (expanded, None, experts.flatten()[order])
+        # expandedRowIdx[sortedRowIdx[i]] = i: where each (row, slot) went.
+        row_idx = torch.empty(6, dtype=torch.int32).index_put_((flat_rows[order],), torch.arange(6, dtype=torch.int32))
+        return (x, rows, experts, 3), {}, (expanded, row_idx, experts.flatten()[order])
     m["npu_moe_init_routing"] = moe_init_routing
 
     def moe_init_routing_v2_call(quant_mode, tokens_type, row_idx_type, smooth):

@@ -1234,6 +1234,9 @@
 #include "aclnnop/aclnn_mm.h"
 #define ACLNN_DECLARES_aclnnMm 1
 
+#include "aclnnop/aclnn_moe_compute_expert_tokens.h"
+#define ACLNN_DECLARES_aclnnMoeComputeExpertTokens 1
+
 #include "aclnnop/aclnn_moe_finalize_routing.h"
 #define ACLNN_DECLARES_aclnnMoeFinalizeRouting 1
 
@@ -1248,6 +1251,9 @@
 
 #include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopKSoftmaxV2 1
+
+#include "aclnnop/aclnn_moe_init_routing.h"
+#define ACLNN_DECLARES_aclnnMoeInitRouting 1
 
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1

@@ -368,15 +368,26 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
-// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float.
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
 struct MoeRoutingFamily {
   struct Op {
-    enum : int8_t { kInitRouting, kFinalizeRouting };
+    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
   };
   struct Role {
-    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut };
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
   };
-  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing" };
+  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
+};
+
+// moe_expert_tokens: compute_expert_tokens: out[i] = the number of sorted_experts' elements <= i for i < expert_num (the end of expert i's rows, one past its last: its page's binary search), sorted_experts non-decreasing in [0, expert_num).
+struct MoeExpertTokensFamily {
+  struct Op {
+    enum : int8_t { kComputeExpertTokens };
+  };
+  struct Role {
+    enum : int8_t { kSortedExperts, kExpertNum, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
@@ -728,6 +739,7 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

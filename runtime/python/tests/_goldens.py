@@ -321,6 +321,39 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out.to(expanded_x.dtype)
 
     @staticmethod
+    def moe_init_routing(x: Any, row_idx: Any, expert_idx: Any, active_num: int) -> Any:
+        """aclnnMoeInitRouting's (expandedXOut, expandedRowIdxOut, expandedExpertIdxOut) by its README's
+        formula: keyValueSort(expertIdx, rowIdx) over the flattened [N * K], equal experts in their
+        order (stable); expandedRowIdx[sortedRowIdx[i]] = i; expandedX[i] = x[sortedRowIdx[i] % N] for
+        i < min(N, activeNum) * K. A rowIdx that is not a permutation of [0, N * K) is refused (the
+        scatter would leave elements undefined; the simulator fails phase 2 naming it)."""
+        import torch
+
+        rows, k = expert_idx.shape
+        values = row_idx.reshape(-1).long()
+        if sorted(values.tolist()) != list(range(rows * k)):
+            exact.refused("rowIdx is not a permutation of [0, NUM_ROWS * K)")
+        experts, order = torch.sort(expert_idx.reshape(-1), stable=True)
+        sorted_rows = values[order]
+        expanded_row_idx = torch.empty(rows * k, dtype=torch.int32)
+        expanded_row_idx[sorted_rows] = torch.arange(rows * k, dtype=torch.int32)
+        active = min(rows, active_num) * k
+        return x[sorted_rows[:active] % rows], expanded_row_idx, experts.int()
+
+    @staticmethod
+    def moe_compute_expert_tokens(sorted_experts: Any, num_experts: int) -> Any:
+        """aclnnMoeComputeExpertTokens' out by its README's binary search for the end of each expert's
+        rows: out[i] = the number of sortedExperts' elements <= i, i < numExperts (one past expert i's
+        last row). Values outside [0, numExperts) or out of order are refused, as the page requires."""
+        import torch
+
+        values = sorted_experts.reshape(-1).long()
+        if values.numel() and (int(values.min()) < 0 or int(values.max()) >= num_experts
+                               or bool((values[1:] < values[:-1]).any())):
+            exact.refused("sortedExperts is not non-decreasing in [0, numExperts)")
+        return torch.searchsorted(values, torch.arange(num_experts), right=True).int()
+
+    @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
                        group_list_type: int) -> Any:
         """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +

@@ -25,6 +25,18 @@
 //                 weighs the rows then is not said) and dropPadMode other than 0 (the README names the attribute
 //                 "expandedRowIdx的排列方式" but its formula is the one layout i + k * NUM_ROWS). The indices are
 //                 device data: one outside expandedX's rows or bias's experts fails phase 2 naming it.
+//   init_routing_v1  aclnnMoeInitRouting (torch_npu.npu_moe_init_routing; a derived page from its README): the
+//                 N*K elements of expertIdx sorted by expert, stably (the README's keyValueSort names no second
+//                 key), carrying rowIdx's: expandedExpertIdxOut the sorted experts, expandedRowIdxOut[sortedRowIdx[i]]
+//                 = i, expandedXOut[i] = x[sortedRowIdx[i] % N] for i < min(N, activeNum) * K, rows copied exactly.
+//                 rowIdx is device data: its scatter defines every element once only for a permutation of
+//                 [0, N*K), so phase 2 refuses any other rowIdx naming it.
+// The moe_expert_tokens family, the V1 pipeline's count of rows per expert:
+//   compute_expert_tokens  aclnnMoeComputeExpertTokens (torch_npu.npu_moe_compute_expert_tokens; a derived page
+//                 from its README): out[i] = the number of sortedExperts' elements <= i, i < numExperts (the end
+//                 of expert i's rows, one past its last). sortedExperts is device data: a value outside [0,
+//                 numExperts) or out of order, which the page excludes and a binary search would answer wrongly
+//                 for, fails phase 2 naming it.
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
@@ -44,6 +56,30 @@ using F = MoeRoutingFamily;
 
 enum Slot { kX, kIdx, kScale, kExpandedX, kRowIdx, kTokens, kExpandedScale, kSlots };
 enum FinalizeSlot { kRows, kRowOf, kX1, kX2, kBias, kScales, kExperts, kOut, kFinalizeSlots };
+
+// Row i of a [rows, H] tensor, as a tensor of its own.
+TensorRef Row(const TensorRef& t, int64_t i) {
+  TensorRef row = t;
+  row.first += i * t.strides[0] * static_cast<int64_t>(DTypeSize(t.dtype));
+  row.shape = Dims{t.shape[1]};
+  row.strides = Dims{t.strides[1]};
+  return row;
+}
+
+// A work whose device-data indices phase 2 checks before using them: an index the device's kernel would
+// fault on (or answer wrongly for) fails the call naming its tensor.
+class IndexedWork : public FamilyWork {
+ protected:
+  IndexedWork(const char* api, int tensors) : FamilyWork(api, tensors) {}
+
+  aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const std::string& what) const {
+    return BadIndex(slot, at, value, "outside [0, " + std::to_string(bound) + ") (" + what + ")");
+  }
+  aclnnStatus BadIndex(int slot, int64_t at, int64_t value, const std::string& why) const {
+    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
+                                     " is " + std::to_string(value) + ", " + why + "; the device's kernel faults on it");
+  }
+};
 
 class RoutingWork final : public FamilyWork {
  public:
@@ -136,15 +172,6 @@ class RoutingWork final : public FamilyWork {
     ParallelFor(pairs - available,
                 [&](int64_t i) { ScatterFrom(zeros.data(), type, Row(tensor(kExpandedX), available + i)); });
     ScatterFrom(expanded_scale.data(), ComputeType::kFloat32, tensor(kExpandedScale));
-  }
-
-  // Row i of a [rows, H] tensor, as a tensor of its own.
-  static TensorRef Row(const TensorRef& t, int64_t i) {
-    TensorRef row = t;
-    row.first += i * t.strides[0] * static_cast<int64_t>(DTypeSize(t.dtype));
-    row.shape = Dims{t.shape[1]};
-    row.strides = Dims{t.strides[1]};
-    return row;
   }
 
   // One row's dynamic INT8 quantisation (times `smooth` when given) into `dst` (which may be `row`) as floats.
@@ -256,9 +283,9 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   return ACLNN_SUCCESS;
 }
 
-class FinalizeWork final : public FamilyWork {
+class FinalizeWork final : public IndexedWork {
  public:
-  explicit FinalizeWork(const char* api) : FamilyWork(api, kFinalizeSlots) {}
+  explicit FinalizeWork(const char* api) : IndexedWork(api, kFinalizeSlots) {}
 
   int64_t rows = 0, k = 1, hidden = 0, expanded_rows = 0, experts = 0;
   bool x1 = false, x2 = false, bias = false;
@@ -301,11 +328,6 @@ class FinalizeWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
-  aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const char* what) {
-    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
-                                     " is " + std::to_string(value) + ", outside [0, " + std::to_string(bound) + ") (" +
-                                     what + "; the device's kernel faults on it)");
-  }
 };
 
 aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWork** work) {
@@ -382,12 +404,171 @@ aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWor
   return ACLNN_SUCCESS;
 }
 
+enum V1Slot { kV1X, kV1RowIdx, kV1Experts, kV1ExpandedX, kV1ExpandedRowIdx, kV1ExpandedExperts, kV1Slots };
+
+class RoutingV1Work final : public IndexedWork {
+ public:
+  explicit RoutingV1Work(const char* api) : IndexedWork(api, kV1Slots) {}
+
+  int64_t rows = 0, k = 1, hidden = 0, active_rows = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = rows * k;
+    std::vector<int64_t> experts(static_cast<size_t>(pairs)), row_idx(static_cast<size_t>(pairs));
+    if (pairs > 0) {
+      GatherAs(tensor(kV1Experts), ComputeType::kInt64, experts.data());
+      GatherAs(tensor(kV1RowIdx), ComputeType::kInt64, row_idx.data());
+    }
+    std::vector<char> seen(static_cast<size_t>(pairs));
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int64_t v = row_idx[static_cast<size_t>(p)];
+      if (v < 0 || v >= pairs) return OutOfRange(kV1RowIdx, p, v, pairs, "NUM_ROWS * K");
+      if (seen[static_cast<size_t>(v)]++) {
+        return BadIndex(kV1RowIdx, p, v, "a value an earlier element holds: rowIdx is not a permutation of [0, "
+                                             "NUM_ROWS * K), which leaves expandedRowIdxOut undefined");
+      }
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return experts[static_cast<size_t>(a)] < experts[static_cast<size_t>(b)];
+    });
+    std::vector<int64_t> expanded_row_idx(static_cast<size_t>(pairs)), sorted_experts(static_cast<size_t>(pairs));
+    for (int64_t i = 0; i < pairs; ++i) {
+      const int64_t j = order[static_cast<size_t>(i)];
+      expanded_row_idx[static_cast<size_t>(row_idx[static_cast<size_t>(j)])] = i;
+      sorted_experts[static_cast<size_t>(i)] = experts[static_cast<size_t>(j)];
+    }
+    ScatterFrom(expanded_row_idx.data(), ComputeType::kInt64, tensor(kV1ExpandedRowIdx));
+    ScatterFrom(sorted_experts.data(), ComputeType::kInt64, tensor(kV1ExpandedExperts));
+    // Rows are copied as floats: exact for every dtype the page lists.
+    const float* x = rows * hidden != 0
+                         ? static_cast<const float*>(ContiguousAs(tensor(kV1X), ComputeType::kFloat32, 0))
+                         : nullptr;
+    ParallelFor(active_rows, [&](int64_t i) {
+      const int64_t source = row_idx[static_cast<size_t>(order[static_cast<size_t>(i)])] % rows;
+      ScatterFrom(x + source * hidden, ComputeType::kFloat32, Row(tensor(kV1ExpandedX), i));
+    });
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanRoutingV1(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* row_idx = RoleTensor(call, family, F::Role::kRowIdx);
+  const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
+  const TensorDesc* expanded_x = RoleTensor(call, family, F::Role::kExpandedX);
+  const TensorDesc* expanded_row_idx = RoleTensor(call, family, F::Role::kExpandedRowIdx);
+  const TensorDesc* expanded_experts = RoleTensor(call, family, F::Role::kExpandedExpertIdx);
+  if (!x || !row_idx || !idx || !expanded_x || !expanded_row_idx || !expanded_experts) {
+    return Decline(call, work, "without its tensors");
+  }
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter refuse(call, family);
+  if (x->view.size() != 2) return refuse(F::Role::kX, "shape " + DimsText(x->view) + " is not [NUM_ROWS, H]");
+  if (idx->view.size() != 2 || idx->view[0] != x->view[0]) {
+    return refuse(F::Role::kExpertIdx, "shape " + DimsText(idx->view) + " is not [NUM_ROWS, K] for x " + DimsText(x->view));
+  }
+  if (row_idx->view != idx->view) {
+    return refuse(F::Role::kRowIdx, "shape " + DimsText(row_idx->view) + " is not expertIdx's " + DimsText(idx->view));
+  }
+  if (expanded_x->dtype != x->dtype) {
+    return refuse(F::Role::kExpandedX, std::string("dtype ") + DTypeName(expanded_x->dtype) + " is not x's " +
+                                           DTypeName(x->dtype));
+  }
+  const int64_t active = RoleInt(call, family, F::Role::kActiveNum, 0);
+  if (active < 0) return refuse(F::Role::kActiveNum, std::to_string(active) + " is negative");
+  const int64_t rows = x->view[0], k = idx->view[1], hidden = x->view[1];
+  RoutingV1Work* made = new RoutingV1Work(call.spec.name);
+  std::unique_ptr<RoutingV1Work> owned(made);
+  made->rows = rows;
+  made->k = k;
+  made->hidden = hidden;
+  made->active_rows = std::min(rows, active) * k;
+  made->tensor(kV1X).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kV1RowIdx).Set(RoleName(call, family, F::Role::kRowIdx), *row_idx);
+  made->tensor(kV1Experts).Set(RoleName(call, family, F::Role::kExpertIdx), *idx);
+  const Dims flat{rows * k};
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedX, *expanded_x, Dims{made->active_rows, hidden},
+                                       "[min(NUM_ROWS, activeNum) * K, H]", kV1ExpandedX)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedRowIdx, *expanded_row_idx, flat,
+                                       "[NUM_ROWS * K]", kV1ExpandedRowIdx)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedExpertIdx, *expanded_experts, flat,
+                                       "[NUM_ROWS * K]", kV1ExpandedExperts)) {
+    return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+using T = MoeExpertTokensFamily;
+
+enum TokensSlot { kSorted, kEnds, kTokensSlots };
+
+class ExpertTokensWork final : public IndexedWork {
+ public:
+  explicit ExpertTokensWork(const char* api) : IndexedWork(api, kTokensSlots) {}
+
+  int64_t experts = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    std::vector<int64_t> sorted(static_cast<size_t>(tensor(kSorted).numel()));
+    if (!sorted.empty()) GatherAs(tensor(kSorted), ComputeType::kInt64, sorted.data());
+    for (size_t p = 0; p < sorted.size(); ++p) {
+      if (sorted[p] < 0 || sorted[p] >= experts) {
+        return OutOfRange(kSorted, static_cast<int64_t>(p), sorted[p], experts, "numExperts");
+      }
+      if (p > 0 && sorted[p] < sorted[p - 1]) {
+        return BadIndex(kSorted, static_cast<int64_t>(p), sorted[p],
+                        "less than the element before it: sortedExperts is not non-decreasing");
+      }
+    }
+    std::vector<int64_t> ends(static_cast<size_t>(experts));
+    for (int64_t e = 0; e < experts; ++e) {
+      ends[static_cast<size_t>(e)] = std::upper_bound(sorted.begin(), sorted.end(), e) - sorted.begin();
+    }
+    ScatterFrom(ends.data(), ComputeType::kInt64, tensor(kEnds));
+    return ACLNN_SUCCESS;
+  }
+};
+
 }  // namespace
 
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kFinalizeRouting) return PlanFinalize(call, family, work);
+  if (family.op == F::Op::kInitRoutingV1) return PlanRoutingV1(call, family, work);
   return PlanRouting(call, family, work);
+}
+
+aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* sorted = RoleTensor(call, family, T::Role::kSortedExperts);
+  const TensorDesc* out = RoleTensor(call, family, T::Role::kOut);
+  if (!sorted || !out) return Decline(call, work, "without its tensors");
+  const ParamRejecter refuse(call, family);
+  if (sorted->view.size() != 1) return refuse(T::Role::kSortedExperts, "shape " + DimsText(sorted->view) + " is not 1-D");
+  // The README's bound on sortedExperts' size (its binary search's range).
+  if (sorted->view[0] >= (int64_t{1} << 24)) {
+    return refuse(T::Role::kSortedExperts, std::to_string(sorted->view[0]) + " elements, not fewer than 2**24");
+  }
+  const int64_t experts = RoleInt(call, family, T::Role::kExpertNum, 0);
+  if (experts <= 0 || experts > 2048) {
+    return refuse(T::Role::kExpertNum, std::to_string(experts) + " is outside (0, 2048]");
+  }
+  ExpertTokensWork* made = new ExpertTokensWork(call.spec.name);
+  std::unique_ptr<ExpertTokensWork> owned(made);
+  made->experts = experts;
+  made->tensor(kSorted).Set(RoleName(call, family, T::Role::kSortedExperts), *sorted);
+  if (aclnnStatus s = made->KeepOutput(call, family, T::Role::kOut, *out, Dims{experts}, "[numExperts]", kEnds)) return s;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
 }
 
 }  // namespace aclsim
