@@ -43,3 +43,24 @@ MOE_EXPERT_TOKENS = Family(
     doc="compute_expert_tokens: out[i] = the number of sorted_experts' elements <= i for i < expert_num (the end "
         "of expert i's rows, one past its last: its page's binary search), sorted_experts non-decreasing in [0, "
         "expert_num)")
+
+# Megatron-style token permutation (torch_npu's npu_moe_token_permute/unpermute and their backward): a token's
+# topK copies grouped by expert and back. The rows travel as `permuted` (the expert-ordered rows) and `tokens`
+# (a row per token), sorted_indices mapping the (token, slot) pairs to permuted rows.
+MOE_TOKEN = Family(
+    "moe_token", "PlanMoeToken",
+    ops=(Op("permute", dtype_source="tokens", exact=True), Op("permute_grad", dtype_source="permuted"),
+         Op("unpermute", dtype_source="permuted"), Op("unpermute_grad", dtype_source="tokens")),
+    output_shape="given",
+    roles=("tokens", "indices", "num_out", "padded", "permuted", "sorted_indices", "top_k", "probs", "restore_shape",
+           "permuted_grad", "probs_grad"),
+    required=("sorted_indices",),
+    source="tokens",
+    fixed_dtypes={"sorted_indices": "INT32"},
+    doc="pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: "
+        "sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = "
+        "tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum "
+        "over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K "
+        "+ k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = "
+        "tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . "
+        "permuted[sorted_indices[t*K + k]]; in float")

@@ -355,6 +355,68 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return torch.searchsorted(values, torch.arange(num_experts), right=True).int()
 
     @staticmethod
+    def moe_token_permute(tokens: Any, indices: Any, num_out_tokens: int) -> Any:
+        """aclnnMoeTokenPermute's (permuteTokensOut, sortedIndicesOut): the N * topK pairs of indices
+        (flattened; 1-D: topK 1) sorted by expert, stably; sortedIndicesOut[q] the rank of pair q,
+        permuteTokensOut[rank] = tokens[q // topK] for the first num_out_tokens ranks (0: all; negative:
+        N * topK + num_out_tokens)."""
+        import torch
+
+        flat = indices.reshape(-1).long()
+        pairs = flat.numel()
+        top_k = 1 if indices.dim() == 1 else indices.shape[1]
+        order = torch.sort(flat, stable=True).indices
+        rank = torch.empty(pairs, dtype=torch.int64)
+        rank[order] = torch.arange(pairs)
+        kept = min(num_out_tokens, pairs) if num_out_tokens > 0 else pairs + num_out_tokens
+        if kept < 0:
+            exact.refused("numOutTokens keeps fewer than 0 rows")
+        return tokens[order[:kept] // top_k], rank.int()
+
+    @staticmethod
+    def moe_token_permute_grad(grad: Any, sorted_indices: Any, top_k: int) -> Any:
+        """aclnnMoeTokenPermuteGrad's out: out[t] = sum over k < numTopk of grad[sortedIndices[t * numTopk
+        + k]], in float; an index outside grad's rows refused."""
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= grad.shape[0]):
+            exact.refused("sortedIndices outside permutedOutputGrad's rows")
+        return grad.float()[idx].reshape(-1, top_k, grad.shape[1]).sum(1).to(grad.dtype)
+
+    @staticmethod
+    def moe_token_unpermute(permuted: Any, sorted_indices: Any, probs: Any) -> Any:
+        """aclnnMoeTokenUnpermute's out: out[i] = sum over j < topK of permuted[sortedIndices[i * topK + j]]
+        * probs[i, j] (topK 1, no weight, without probs), in float."""
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= permuted.shape[0]):
+            exact.refused("sortedIndices outside permutedTokens' rows")
+        top_k = 1 if probs is None else probs.shape[1]
+        rows = permuted.float()[idx].reshape(-1, top_k, permuted.shape[1])
+        if probs is not None:
+            rows = rows * probs.float().unsqueeze(-1)
+        return rows.sum(1).to(permuted.dtype)
+
+    @staticmethod
+    def moe_token_unpermute_grad(permuted: Any, grad: Any, sorted_indices: Any, probs: Any) -> Any:
+        """aclnnMoeTokenUnpermuteGrad's (permutedTokensGradOut, probsGradOut): permutedTokensGradOut[
+        sortedIndices[i * topK + j]] = grad[i] * probs[i, j] (no weight without probs), rows no index
+        reaches 0; probsGradOut[i, j] = grad[i] . permuted[sortedIndices[i * topK + j]] (None without
+        probs); in float. An index outside permuted's rows or held twice refused."""
+        import torch
+
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= permuted.shape[0]
+                            or idx.unique().numel() != idx.numel()):
+            exact.refused("sortedIndices outside permutedTokens' rows or holding an index twice")
+        top_k = 1 if probs is None else probs.shape[1]
+        weights = torch.ones(grad.shape[0], top_k) if probs is None else probs.float()
+        permuted_grad = torch.zeros(permuted.shape[0], grad.shape[1])
+        permuted_grad[idx] = (grad.float().unsqueeze(1) * weights.unsqueeze(-1)).reshape(-1, grad.shape[1])
+        if probs is None:
+            return permuted_grad.to(grad.dtype), None
+        probs_grad = (permuted.float()[idx].reshape(-1, top_k, grad.shape[1]) * grad.float().unsqueeze(1)).sum(-1)
+        return permuted_grad.to(grad.dtype), probs_grad.to(probs.dtype)
+
+    @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
                        group_list_type: int) -> Any:
         """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +

@@ -676,6 +676,41 @@ def makers(dtype: str = "float32"):
         return (sorted_experts, 4), {}, counts.to(torch.int32)
     m["npu_moe_compute_expert_tokens"] = moe_compute_expert_tokens
 
+    def moe_token_pairs():
+        """4 tokens to 2 of 3 experts each (one token's two the same): the pairs sorted by expert,
+        stably, and each pair's permuted row (its rank), as the READMEs and torch_npu's documentation
+        give them."""
+        tokens, indices = randn(4, 3), torch.tensor([[0, 2], [2, 1], [1, 1], [0, 2]])
+        order = torch.sort(indices.flatten(), stable=True).indices
+        rank = torch.empty(8, dtype=torch.int32).index_put_((order,), torch.arange(8, dtype=torch.int32))
+        return tokens, indices, order, rank
+
+    def moe_token_permute():
+        tokens, indices, order, rank = moe_token_pairs()
+        return (tokens, indices), {"num_out_tokens": 6}, (tokens[order[:6] // 2], rank)
+    m["npu_moe_token_permute"] = moe_token_permute
+
+    def moe_token_unpermute():
+        tokens, indices, order, rank = moe_token_pairs()
+        permuted, probs = tokens[order // 2], torch.rand(4, 2, generator=g)
+        # Each token's two rows back from their ranks, weighed: probs[t, 0] + probs[t, 1] of its own row.
+        return (permuted, rank), {"probs": probs}, tokens * probs.sum(1, keepdim=True)
+    m["npu_moe_token_unpermute"] = moe_token_unpermute
+
+    def moe_token_permute_grad():
+        tokens, indices, order, rank = moe_token_pairs()
+        grad = randn(8, 3)
+        return (tokens, grad, indices, rank), {}, grad[rank.long()].reshape(4, 2, 3).sum(1)
+    m["npu_moe_token_permute_grad"] = moe_token_permute_grad
+
+    def moe_token_unpermute_grad():
+        tokens, indices, order, rank = moe_token_pairs()
+        permuted, probs, grad = tokens[order // 2], torch.rand(4, 2, generator=g), randn(4, 3)
+        permuted_grad = torch.zeros(8, 3).index_put_((rank.long(),), (grad[:, None] * probs[..., None]).reshape(8, 3))
+        probs_grad = (grad[:, None] * tokens[:, None]).sum(-1).expand(4, 2)
+        return (permuted, grad, rank), {"probs": probs}, (permuted_grad, probs_grad)
+    m["npu_moe_token_unpermute_grad"] = moe_token_unpermute_grad
+
     def grouped_matmul():
         xs, ws = [randn(3, 8), randn(2, 8)], [randn(8, 5), randn(8, 6)]
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]

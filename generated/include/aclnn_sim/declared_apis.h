@@ -1258,6 +1258,18 @@
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1
 
+#include "aclnnop/aclnn_moe_token_permute.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermute 1
+
+#include "aclnnop/aclnn_moe_token_permute_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermuteGrad 1
+
+#include "aclnnop/aclnn_moe_token_unpermute.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermute 1
+
+#include "aclnnop/aclnn_moe_token_unpermute_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermuteGrad 1
+
 #include "aclnnop/aclnn_mse_loss.h"
 #define ACLNN_DECLARES_aclnnMseLoss 1
 

@@ -390,6 +390,17 @@ struct MoeExpertTokensFamily {
   static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
+// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float.
+struct MoeTokenFamily {
+  struct Op {
+    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad };
+  };
+  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad" };
+};
+
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
@@ -740,6 +751,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

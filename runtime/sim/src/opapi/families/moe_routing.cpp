@@ -37,6 +37,22 @@
 //                 of expert i's rows, one past its last). sortedExperts is device data: a value outside [0,
 //                 numExperts) or out of order, which the page excludes and a binary search would answer wrongly
 //                 for, fails phase 2 naming it.
+// The moe_token family, Megatron-style token permutation (derived pages from the ops' READMEs, the
+// permutation's direction and tie order from torch_npu's documentation): pair q < N*K is (token q / K, slot
+// q % K), sortedIndices[q] its permuted row.
+//   permute       aclnnMoeTokenPermute (npu_moe_token_permute): sortedIndicesOut[q] = the rank of q in a stable
+//                 sort of indices by expert; permuteTokensOut[rank] = tokens[q / K] for the first numOutTokens
+//                 ranks (0: all; negative: N*K + numOutTokens), copied exactly.
+//   permute_grad  aclnnMoeTokenPermuteGrad: out[t] = sum over k of permutedOutputGrad[sortedIndices[t*K + k]].
+//   unpermute     aclnnMoeTokenUnpermute (npu_moe_token_unpermute): out[t] = sum over k of
+//                 permutedTokens[sortedIndices[t*K + k]] * probs[t, k] (K = 1, unweighted, without probs).
+//   unpermute_grad  aclnnMoeTokenUnpermuteGrad: permutedTokensGradOut[sortedIndices[q]] = grad[q / K] * probs[q / K,
+//                 q % K], the rows no index reaches 0 (the forward does not read them); probsGradOut[t, k] =
+//                 grad[t] . permutedTokens[sortedIndices[t*K + k]] (not written without probs).
+// Sums in float, rounded once. paddedMode true (unsupported by the READMEs) is refused; restoreShapeOptional,
+// which only padded mode reads, is unused. Indices are device data, checked in phase 2: an expert outside
+// [0, 16777215) (the README: its sort is wrong there), a sortedIndices value outside the permuted rows, or held
+// twice where the grad scatters by it, fails naming the tensor.
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
@@ -538,6 +554,222 @@ class ExpertTokensWork final : public IndexedWork {
   }
 };
 
+using M = MoeTokenFamily;
+
+enum TokenSlot { kTokenRows, kTokenIndices, kPermutedRows, kSortedIdx, kProbs, kPermutedGrad, kProbsGrad, kTokenSlots };
+
+// The README's bounds on the experts of aclnnMoeTokenPermute's indices (values and count).
+constexpr int64_t kMaxTokenIndex = 16777215;
+constexpr int64_t kMaxTopK = 512;
+
+class TokenWork final : public IndexedWork {
+ public:
+  TokenWork(const char* api, int op) : IndexedWork(api, kTokenSlots), op_(op) {}
+
+  int64_t tokens = 0, top_k = 1, hidden = 0, permuted_rows = 0, kept = 0;
+  bool probs = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = tokens * top_k;
+    if (op_ == M::Op::kPermute) return Permute(pairs);
+    std::vector<int64_t> idx(static_cast<size_t>(pairs));
+    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t v = idx[static_cast<size_t>(q)];
+      if (v < 0 || v >= permuted_rows) return OutOfRange(kSortedIdx, q, v, permuted_rows, "the permuted rows");
+      if (!seen.empty() && seen[static_cast<size_t>(v)]++) {
+        return BadIndex(kSortedIdx, q, v, "an index an earlier element holds: the gradient's scatter writes each "
+                                          "permuted row once");
+      }
+    }
+    auto floats = [&](int slot, int scratch, int64_t count) {
+      return count ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch)) : nullptr;
+    };
+    const float* weights = probs ? floats(kProbs, 2, pairs) : nullptr;
+    auto weight = [&](int64_t q) { return weights ? weights[q] : 1.0f; };
+    if (op_ == M::Op::kUnpermuteGrad) {
+      const float* grad = floats(kTokenRows, 0, tokens * hidden);
+      std::vector<float> out(static_cast<size_t>(permuted_rows * hidden));
+      ParallelFor(pairs, [&](int64_t q) {
+        float* o = out.data() + idx[static_cast<size_t>(q)] * hidden;
+        for (int64_t h = 0; h < hidden; ++h) o[h] = grad[q / top_k * hidden + h] * weight(q);
+      });
+      ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kPermutedGrad));
+      if (!probs) return ACLNN_SUCCESS;
+      const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+      std::vector<float> dots(static_cast<size_t>(pairs));
+      ParallelFor(pairs, [&](int64_t q) {
+        float sum = 0;
+        for (int64_t h = 0; h < hidden; ++h) sum += grad[q / top_k * hidden + h] * permuted[idx[static_cast<size_t>(q)] * hidden + h];
+        dots[static_cast<size_t>(q)] = sum;
+      });
+      ScatterFrom(dots.data(), ComputeType::kFloat32, tensor(kProbsGrad));
+      return ACLNN_SUCCESS;
+    }
+    // permute_grad and unpermute: each token's row is the (weighted) sum of its K permuted rows.
+    const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+    std::vector<float> out(static_cast<size_t>(tokens * hidden));
+    ParallelFor(tokens, [&](int64_t t) {
+      float* o = out.data() + t * hidden;
+      for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        const float* row = permuted + idx[static_cast<size_t>(q)] * hidden;
+        for (int64_t h = 0; h < hidden; ++h) o[h] += row[h] * weight(q);
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Permute(int64_t pairs) {
+    std::vector<int64_t> experts(static_cast<size_t>(pairs));
+    if (pairs > 0) GatherAs(tensor(kTokenIndices), ComputeType::kInt64, experts.data());
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t e = experts[static_cast<size_t>(q)];
+      if (e < 0 || e >= kMaxTokenIndex) return OutOfRange(kTokenIndices, q, e, kMaxTokenIndex, "the README's experts");
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs)), rank(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return experts[static_cast<size_t>(a)] < experts[static_cast<size_t>(b)];
+    });
+    for (int64_t r = 0; r < pairs; ++r) rank[static_cast<size_t>(order[static_cast<size_t>(r)])] = r;
+    ScatterFrom(rank.data(), ComputeType::kInt64, tensor(kSortedIdx));
+    // Rows are copied as floats: exact for every dtype the page lists.
+    const float* rows = tokens * hidden != 0
+                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
+                            : nullptr;
+    ParallelFor(kept, [&](int64_t r) {
+      ScatterFrom(rows + order[static_cast<size_t>(r)] / top_k * hidden, ComputeType::kFloat32,
+                  Row(tensor(kPermutedRows), r));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+// The planner's view of one call: its tensors by role, and its rejections.
+struct TokenCall {
+  const Call& call;
+  const FamilySpec& family;
+  const ParamRejecter refuse;
+
+  const TensorDesc* operator[](int role) const { return RoleTensor(call, family, role); }
+  const char* name(int role) const { return RoleName(call, family, role); }
+  // A 2-D [rows, H] tensor, or its rejection.
+  aclnnStatus Matrix(int role, const char* what) const {
+    const TensorDesc* t = (*this)[role];
+    return t->view.size() == 2 ? ACLNN_SUCCESS : refuse(role, "shape " + DimsText(t->view) + " is not " + what);
+  }
+  aclnnStatus SameDType(int role, int as) const {
+    const TensorDesc *t = (*this)[role], *other = (*this)[as];
+    if (t->dtype == other->dtype) return ACLNN_SUCCESS;
+    return refuse(role, std::string("dtype ") + DTypeName(t->dtype) + " is not " + name(as) + "'s " +
+                            DTypeName(other->dtype));
+  }
+};
+
+aclnnStatus PlanPermute(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *tokens = c[M::Role::kTokens], *indices = c[M::Role::kIndices];
+  if (aclnnStatus s = c.Matrix(M::Role::kTokens, "[num_tokens, H]")) return s;
+  if (indices->view.empty() || indices->view.size() > 2 || indices->view[0] != tokens->view[0]) {
+    return c.refuse(M::Role::kIndices, "shape " + DimsText(indices->view) + " is not [num_tokens, topK] or [num_tokens] "
+                                       "for tokens " + DimsText(tokens->view));
+  }
+  made->tokens = tokens->view[0];
+  made->hidden = tokens->view[1];
+  made->top_k = indices->view.size() == 2 ? indices->view[1] : 1;
+  const int64_t pairs = made->tokens * made->top_k;
+  if (made->top_k > kMaxTopK || pairs >= kMaxTokenIndex) {
+    return c.refuse(M::Role::kIndices, "shape " + DimsText(indices->view) + ": topK is at most 512 and the elements "
+                                       "fewer than 16777215");
+  }
+  const int64_t num_out = RoleInt(c.call, c.family, M::Role::kNumOut, 0);
+  made->kept = num_out > 0 ? std::min(num_out, pairs) : pairs + num_out;
+  if (made->kept < 0) {
+    return c.refuse(M::Role::kNumOut, std::to_string(num_out) + " drops more than the " + std::to_string(pairs) + " rows");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kPermuted, M::Role::kTokens)) return s;
+  made->tensor(kTokenRows).Set(c.name(M::Role::kTokens), *tokens);
+  made->tensor(kTokenIndices).Set(c.name(M::Role::kIndices), *indices);
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermuted, *c[M::Role::kPermuted],
+                                       Dims{made->kept, made->hidden}, "[kept rows, H]", kPermutedRows)) {
+    return s;
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kSortedIndices, *c[M::Role::kSortedIndices], Dims{pairs},
+                          "[num_tokens * topK]", kSortedIdx);
+}
+
+// permute_grad, unpermute and unpermute_grad: sortedIndices [tokens * topK] into the permuted rows.
+aclnnStatus PlanGather(const TokenCall& c, int op, TokenWork* made) {
+  const TensorDesc *sorted = c[M::Role::kSortedIndices], *probs = c[M::Role::kProbs];
+  const TensorDesc *permuted = c[M::Role::kPermuted], *rows = c[M::Role::kTokens];
+  if (sorted->view.size() != 1) return c.refuse(M::Role::kSortedIndices, "shape " + DimsText(sorted->view) + " is not 1-D");
+  const int64_t count = sorted->view[0];
+  if (op == M::Op::kPermuteGrad) {
+    made->top_k = RoleInt(c.call, c.family, M::Role::kTopK, 1);
+    if (made->top_k < 1 || made->top_k > kMaxTopK) {
+      return c.refuse(M::Role::kTopK, std::to_string(made->top_k) + " is outside [1, 512]");
+    }
+  } else if (probs) {
+    if (aclnnStatus s = c.Matrix(M::Role::kProbs, "[tokens, topK]")) return s;
+    made->top_k = probs->view[1];
+    made->probs = true;
+    if (made->top_k > kMaxTopK) return c.refuse(M::Role::kProbs, "topK " + std::to_string(made->top_k) + " is above 512");
+  }
+  if (made->top_k == 0 || count % made->top_k != 0) {
+    return c.refuse(M::Role::kSortedIndices, std::to_string(count) + " indices are not tokens * topK = " +
+                                             std::to_string(made->top_k) + " per token");
+  }
+  made->tokens = count / made->top_k;
+  if (probs && probs->view[0] != made->tokens) {
+    return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " is not [tokens = " +
+                                     std::to_string(made->tokens) + ", topK]");
+  }
+  // The rows a token has: the forward's out, permute_grad's out, unpermute_grad's incoming gradient.
+  const int rows_role = M::Role::kTokens;
+  if (aclnnStatus s = c.Matrix(rows_role, "[tokens, H]")) return s;
+  if (permuted) {
+    if (aclnnStatus s = c.Matrix(M::Role::kPermuted, "[M, H]")) return s;
+    made->permuted_rows = permuted->view[0];
+    made->hidden = permuted->view[1];
+    made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *permuted);
+  }
+  made->tensor(kSortedIdx).Set(c.name(M::Role::kSortedIndices), *sorted);
+  if (probs) made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+  if (op != M::Op::kUnpermuteGrad) {
+    if (aclnnStatus s = c.SameDType(rows_role, M::Role::kPermuted)) return s;
+    return made->KeepOutput(c.call, c.family, rows_role, *rows, Dims{made->tokens, made->hidden}, "[tokens, H]",
+                            kTokenRows);
+  }
+  const TensorDesc *permuted_grad = c[M::Role::kPermutedGrad], *probs_grad = c[M::Role::kProbsGrad];
+  if (probs && !permuted) {
+    return c.refuse(M::Role::kPermuted, "is null while probsOptional is given: probsGradOut reads it");
+  }
+  if (aclnnStatus s = c.Matrix(M::Role::kPermutedGrad, "[M, H]")) return s;
+  if (!permuted) made->permuted_rows = permuted_grad->view[0];
+  if (permuted && permuted->view[1] != rows->view[1]) {
+    return c.refuse(M::Role::kPermuted, "shape " + DimsText(permuted->view) + " is not [M, H] for H " +
+                                        std::to_string(rows->view[1]) + " of " + c.name(rows_role));
+  }
+  made->hidden = rows->view[1];
+  if (rows->view[0] != made->tokens) {
+    return c.refuse(rows_role, "shape " + DimsText(rows->view) + " is not [tokens = " + std::to_string(made->tokens) + ", H]");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kPermutedGrad, rows_role)) return s;
+  made->tensor(kTokenRows).Set(c.name(rows_role), *rows);
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedGrad, *permuted_grad,
+                                       Dims{made->permuted_rows, made->hidden}, "[M, H]", kPermutedGrad)) {
+    return s;
+  }
+  if (!probs) return ACLNN_SUCCESS;
+  if (aclnnStatus s = c.SameDType(M::Role::kProbsGrad, M::Role::kProbs)) return s;
+  return made->KeepOutput(c.call, c.family, M::Role::kProbsGrad, *probs_grad, probs->view, "probsOptional's shape",
+                          kProbsGrad);
+}
+
 }  // namespace
 
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -567,6 +799,31 @@ aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, Exec
   made->experts = experts;
   made->tensor(kSorted).Set(RoleName(call, family, T::Role::kSortedExperts), *sorted);
   if (aclnnStatus s = made->KeepOutput(call, family, T::Role::kOut, *out, Dims{experts}, "[numExperts]", kEnds)) return s;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TokenCall c{call, family, ParamRejecter(call, family)};
+  const bool permute = family.op == M::Op::kPermute;
+  // The tensors every call of the op has (unpermute_grad's permutedTokens only with probs: checked there).
+  std::vector<int> needed{M::Role::kTokens, M::Role::kSortedIndices};
+  if (permute) needed.push_back(M::Role::kIndices);
+  if (family.op == M::Op::kUnpermuteGrad) {
+    needed.insert(needed.end(), {M::Role::kPermutedGrad, M::Role::kProbsGrad});
+  } else {
+    needed.push_back(M::Role::kPermuted);
+  }
+  for (int role : needed) {
+    if (!c[role]) return Decline(call, work, "without its tensors");
+  }
+  if (RoleBool(call, family, M::Role::kPadded, false)) {
+    return c.refuse(M::Role::kPadded, "true: the README supports only false");
+  }
+  TokenWork* made = new TokenWork(call.spec.name, family.op);
+  std::unique_ptr<TokenWork> owned(made);
+  if (aclnnStatus s = permute ? PlanPermute(c, made) : PlanGather(c, family.op, made)) return s;
   *work = owned.release();
   return ACLNN_SUCCESS;
 }
