@@ -487,6 +487,18 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return [out.to(dtype)]
 
     @staticmethod
+    def grouped_matmul_add(x: Any, weight: Any, group_list: Any, y: Any) -> Any:
+        """aclnnGroupedMatmulAdd's yRef: y[i] + x[s_i:e_i]^T @ weight[s_i:e_i] in float, [s_i, e_i) the i-th
+        group of x's K rows by group_list's cumulative ends; ends that decrease or pass K refused."""
+        ends = [int(v) for v in group_list.reshape(-1)]
+        if any(b < a for a, b in zip([0] + ends, ends)) or (ends and ends[-1] > x.shape[0]):
+            exact.refused("groupList is not non-decreasing ends within x's K rows")
+        out = y.float().clone()
+        for i, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+            out[i] += x.float()[start:end].t() @ weight.float()[start:end]
+        return out
+
+    @staticmethod
     def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,
                             quant_mode: int, active_expert_range: Any, row_idx_type: int) -> Any:
         """aclnnMoeInitRoutingV3's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOut,

@@ -716,6 +716,15 @@ def makers(dtype: str = "float32"):
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]
     m["npu_grouped_matmul"] = grouped_matmul
 
+    def grouped_matmul_add():
+        # K = 8 split [0, 3), [3, 3) (empty), [3, 8): each group's x rows transposed times its weight rows, added.
+        y, x, weight = randn(3, 2, 4, dtype=torch.float32), randn(8, 2, dtype=torch.float16), randn(8, 4, dtype=torch.float16)
+        want = y.clone()
+        for i, (start, end) in enumerate(((0, 3), (3, 3), (3, 8))):
+            want[i] += x[start:end].float().t() @ weight[start:end].float()
+        return (y, x, weight, torch.tensor([3, 3, 8])), {}, want
+    m["npu_grouped_matmul_add"] = grouped_matmul_add
+
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
         b = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)

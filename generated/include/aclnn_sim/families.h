@@ -252,15 +252,15 @@ struct GroupedBiasAddGradFamily {
   static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
-// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3).
+// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
 struct GroupedMatmulFamily {
   struct Op {
-    enum : int8_t { kGroupedMatmul };
+    enum : int8_t { kGroupedMatmul, kGroupedMatmulAdd };
   };
   struct Role {
-    enum : int8_t { kX, kWeight, kBias, kScale, kOffset, kAntiquantScale, kAntiquantOffset, kPerTokenScale, kGroupList, kActivationInput, kActivationQuantScale, kActivationQuantOffset, kSplitItem, kGroupType, kGroupListType, kActType, kOut, kActivationFeatureOut, kDynQuantScaleOut };
+    enum : int8_t { kX, kWeight, kBias, kScale, kOffset, kAntiquantScale, kAntiquantOffset, kPerTokenScale, kGroupList, kActivationInput, kActivationQuantScale, kActivationQuantOffset, kSplitItem, kGroupType, kGroupListType, kActType, kOut, kActivationFeatureOut, kDynQuantScaleOut, kTransposeX, kTransposeWeight };
   };
-  static constexpr const char* kOpNames[] = { "grouped_matmul" };
+  static constexpr const char* kOpNames[] = { "grouped_matmul", "grouped_matmul_add" };
 };
 
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.

@@ -16,6 +16,10 @@
 // quantised, antiquantised and activation forms (scale, offset, antiquant_*, per_token_scale,
 // activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does
 // not define) are declined by name; what the README rules out is refused in phase 1.
+// grouped_matmul_add, aclnnGroupedMatmulAdd (torch_npu.npu_grouped_matmul_add, a derived page): yRef_i +=
+// x_i^T @ weight_i in float (OpenBLAS's sgemm into yRef's FLOAT32 values), x [K, M] and weight [K, N] split
+// along K by groupList's cumulative ends (device data: a decreasing end or one past K fails phase 2), yRef
+// [g, M, N]; the modes the API supports (transposeX true, transposeWeight false, groupType 2) only.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -168,10 +172,89 @@ const std::vector<TensorDesc>& Members(const Call& call, const FamilySpec& famil
   return list ? *list : kNone;
 }
 
+enum AddSlot { kAddX, kAddWeight, kAddList, kAddY, kAddSlots };
+
+class GroupedMatmulAddWork final : public FamilyWork {
+ public:
+  explicit GroupedMatmulAddWork(const char* api) : FamilyWork(api, kAddSlots) {}
+
+  int64_t k = 0, m = 0, n = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& list = tensor(kAddList);
+    const int64_t groups = list.numel();
+    const int64_t* ends = groups ? IndexValues(list, 0) : nullptr;
+    for (int64_t i = 0; i < groups; ++i) {
+      const int64_t start = i ? ends[i - 1] : 0;
+      if (ends[i] < start || ends[i] > k) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " (" +
+                                         std::to_string(ends[i]) + ") is not an end in [" + std::to_string(start) +
+                                         ", " + std::to_string(k) + "] (non-decreasing, at most x's K rows)");
+      }
+    }
+    std::vector<float> y(static_cast<size_t>(groups * m * n)), x(static_cast<size_t>(k * m)), w(static_cast<size_t>(k * n));
+    if (y.empty()) return ACLNN_SUCCESS;
+    GatherAs(tensor(kAddY), ComputeType::kFloat32, y.data());
+    if (!x.empty()) GatherAs(tensor(kAddX), ComputeType::kFloat32, x.data());
+    if (!w.empty()) GatherAs(tensor(kAddWeight), ComputeType::kFloat32, w.data());
+    for (int64_t i = 0; i < groups; ++i) {
+      const int64_t start = i ? ends[i - 1] : 0, rows = ends[i] - start;
+      if (rows == 0) continue;
+      UseBlas();
+      scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                        static_cast<int>(rows), 1.0f, x.data() + start * m, static_cast<int>(m), w.data() + start * n,
+                        static_cast<int>(n), 1.0f, y.data() + i * m * n, static_cast<int>(n));
+    }
+    ScatterFrom(y.data(), ComputeType::kFloat32, tensor(kAddY));
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanGroupedMatmulAdd(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  const TensorDesc* list = RoleTensor(call, family, F::Role::kGroupList);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !weight || !list || !y) return Decline(call, work, "without its tensors");
+  const ParamRejecter reject(call, family);
+  // Repeated from the semantics' checks so that no other mode reaches the kernel.
+  if (!RoleBool(call, family, F::Role::kTransposeX, true)) return reject(F::Role::kTransposeX, "false: only true is supported");
+  if (RoleBool(call, family, F::Role::kTransposeWeight, false)) {
+    return reject(F::Role::kTransposeWeight, "true: only false is supported");
+  }
+  if (RoleInt(call, family, F::Role::kGroupType, 2) != 2) return reject(F::Role::kGroupType, "only 2 (K) is supported");
+  if (x->view.size() != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [K, M]");
+  if (weight->view.size() != 2 || weight->view[0] != x->view[0]) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [K, N] for x " + DimsText(x->view));
+  }
+  if (weight->dtype != x->dtype) {
+    return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(weight->dtype) + " is not x's " + DTypeName(x->dtype));
+  }
+  if (list->view.size() != 1 || list->view[0] > 1024) {
+    return reject(F::Role::kGroupList, "shape " + DimsText(list->view) + " is not [g], g at most 1024");
+  }
+  GroupedMatmulAddWork* made = new GroupedMatmulAddWork(call.spec.name);
+  std::unique_ptr<GroupedMatmulAddWork> owned(made);
+  made->k = x->view[0];
+  made->m = x->view[1];
+  made->n = weight->view[1];
+  made->tensor(kAddX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kAddWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  made->tensor(kAddList).Set(RoleName(call, family, F::Role::kGroupList), *list);
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, Dims{list->view[0], made->m, made->n},
+                                       "[g, M, N]", kAddY)) {
+    return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kGroupedMatmulAdd) return PlanGroupedMatmulAdd(call, family, work);
   const ParamRejecter reject(call, family);
   // The forms the simulator does not compute, by name.
   static const struct {
