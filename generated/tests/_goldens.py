@@ -499,6 +499,24 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out
 
     @staticmethod
+    def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
+        """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
+        expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the
+        source row of each moved row (gather); the count per expert. Without scales, what the simulator
+        writes: 0. Counts that are negative or do not sum to the tokens refused."""
+        import torch
+
+        ranks, experts = counts.shape
+        c = counts.long()
+        if bool((c < 0).any()) or int(c.sum()) != tokens.shape[0]:
+            exact.refused("expertTokenNumPerRank does not count the tokens")
+        starts = torch.cat([torch.zeros(1, dtype=torch.long), c.flatten().cumsum(0)[:-1]]).reshape(ranks, experts)
+        source = torch.cat([torch.arange(int(starts[r, e]), int(starts[r, e] + c[r, e]))
+                            for e in range(experts) for r in range(ranks)] + [torch.zeros(0, dtype=torch.long)])
+        moved_scales = scales.float()[source] if scales is not None else torch.zeros(tokens.shape[0])
+        return tokens[source], moved_scales, source.int(), c.sum(0).to(counts.dtype)
+
+    @staticmethod
     def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,
                             quant_mode: int, active_expert_range: Any, row_idx_type: int) -> Any:
         """aclnnMoeInitRoutingV3's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOut,

@@ -711,6 +711,14 @@ def makers(dtype: str = "float32"):
         return (permuted, grad, rank), {"probs": probs}, (permuted_grad, probs_grad)
     m["npu_moe_token_unpermute_grad"] = moe_token_unpermute_grad
 
+    def moe_re_routing():
+        # 2 ranks x 3 experts: rank-major blocks [0:2] [2:2] [2:3] | [3:4] [4:6] [6:6] moved expert-major.
+        tokens, counts, scales = randn(6, 4, dtype=torch.float16), torch.tensor([[2, 0, 1], [1, 2, 0]]), torch.rand(6, generator=g)
+        order = [0, 1, 3, 4, 5, 2]
+        return (tokens, counts), {"per_token_scales": scales}, (tokens[order], scales[order],
+                                                                torch.tensor(order, dtype=torch.int32), counts.sum(0))
+    m["npu_moe_re_routing"] = moe_re_routing
+
     def grouped_matmul():
         xs, ws = [randn(3, 8), randn(2, 8)], [randn(8, 5), randn(8, 6)]
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]

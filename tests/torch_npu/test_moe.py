@@ -166,3 +166,48 @@ def test_moe_v1_routing_refuses_what_its_pages_exclude_by_name(run_npu):
         else:
             raise AssertionError(f"{word}: not refused")
     """)
+
+
+def test_moe_re_routing_moves_rank_major_blocks_expert_major(run_npu):
+    # npu_moe_re_routing (aclnnMoeReRouting, a derived page): tokens that arrive rank by rank, each rank's
+    # experts in order, rearranged expert by expert (each expert's ranks in order), per the README's offsets;
+    # empty blocks, an expert without tokens; the modes it does not support and counts that miss the tokens
+    # refused by name.
+    run_npu("""
+    torch.manual_seed(0)
+    for dtype in (torch.float16, torch.bfloat16, torch.int8):
+        for count_dtype in (torch.int32, torch.int64):
+            counts = torch.tensor([[2, 0, 1, 3], [0, 0, 2, 1], [4, 0, 0, 1]], dtype=count_dtype)
+            rows, hidden = int(counts.sum()), 6
+            tokens = (torch.randn(rows, hidden) * 20).to(dtype)
+            scales = torch.rand(rows)
+            source, start = {}, 0
+            for r in range(counts.shape[0]):
+                for e in range(counts.shape[1]):
+                    source[r, e] = list(range(start, start + int(counts[r, e])))
+                    start += int(counts[r, e])
+            order = [q for e in range(counts.shape[1]) for r in range(counts.shape[0]) for q in source[r, e]]
+            out, out_scales, idx, per_expert = torch_npu.npu_moe_re_routing(
+                tokens.npu(), counts.npu(), per_token_scales=scales.npu())
+            assert out.dtype == dtype and torch.equal(out.cpu(), tokens[order]), (dtype, count_dtype)
+            assert torch.equal(out_scales.cpu(), scales[order])
+            assert idx.dtype == torch.int32 and idx.cpu().tolist() == order, idx
+            assert per_expert.dtype == count_dtype and per_expert.cpu().tolist() == counts.sum(0).tolist()
+            out, _, idx, _ = torch_npu.npu_moe_re_routing(tokens.npu(), counts.npu())
+            assert torch.equal(out.cpu(), tokens[order]) and idx.cpu().tolist() == order
+    tokens, counts = torch.randn(5, 4).half().npu(), torch.tensor([[2, 1], [1, 1]]).npu()
+    calls = [
+        (lambda: torch_npu.npu_moe_re_routing(tokens, counts, expert_token_num_type=0), "expertTokenNumType"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, counts, idx_type=1), "idxType"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [1, 0]]).npu()), "expertTokenNumPerRank"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [3, -1]]).npu()), "expertTokenNumPerRank"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)

@@ -1261,6 +1261,9 @@
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1
 
+#include "aclnnop/aclnn_moe_re_routing.h"
+#define ACLNN_DECLARES_aclnnMoeReRouting 1
+
 #include "aclnnop/aclnn_moe_token_permute.h"
 #define ACLNN_DECLARES_aclnnMoeTokenPermute 1
 

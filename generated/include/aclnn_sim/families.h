@@ -401,6 +401,17 @@ struct MoeTokenFamily {
   static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad" };
 };
 
+// moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).
+struct MoeReRoutingFamily {
+  struct Op {
+    enum : int8_t { kReRouting };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kCounts, kScales, kCountsType, kIdxType, kPermuted, kPermutedScales, kTokenIdx, kExpertCounts };
+  };
+  static constexpr const char* kOpNames[] = { "re_routing" };
+};
+
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
 struct NormFamily {
   struct Op {
@@ -752,6 +763,7 @@ aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** w
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
