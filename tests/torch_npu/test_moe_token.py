@@ -111,6 +111,14 @@ def test_moe_token_gradients_equal_their_readme_formulas(run_npu):
     (torch_npu.npu_moe_token_unpermute(permuted, sorted_indices, probs=p) * weight.npu()).sum().backward()
     assert torch.allclose(t.grad.cpu(), tokens.grad, rtol=1e-5, atol=1e-5), (t.grad, tokens.grad)
     assert torch.allclose(p.grad.cpu(), probs.grad, rtol=1e-5, atol=1e-5), (p.grad, probs.grad)
+    # Without probs (topK 1) the backward passes no permuted tokens (npu_moe_token_unpermute_grad_v2): the
+    # gradient is the incoming one, routed back.
+    t = tokens.detach().npu().requires_grad_()
+    permuted, sorted_indices = torch_npu.npu_moe_token_permute(t, indices[:, 0].npu())
+    (torch_npu.npu_moe_token_unpermute(permuted, sorted_indices) * weight.npu()).sum().backward()
+    assert torch.equal(t.grad.cpu(), weight.expand(6, 5)), t.grad
+    got = torch_npu.npu_moe_token_unpermute_grad_v2(weight.expand(6, 5).contiguous().npu(), sorted_indices, 6, torch.float32)[0]
+    assert torch.equal(got.cpu(), weight.expand(6, 5)[torch.argsort(sorted_indices.cpu())]), got
     """)
 
 
