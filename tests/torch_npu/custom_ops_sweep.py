@@ -724,6 +724,16 @@ def makers(dtype: str = "float32"):
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]
     m["npu_grouped_matmul"] = grouped_matmul
 
+    def grouped_matmul_list():
+        # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.
+        x, ws = randn(7, 8), [randn(8, 5) for _ in range(3)]
+        want = torch.cat([x[0:2] @ ws[0], x[2:2] @ ws[1], x[2:6] @ ws[2], torch.zeros(1, 5)])
+
+        def run(op, args, kwargs):
+            return torch.ops.npu.npu_grouped_matmul.List(*args, **kwargs)
+        return ([x], ws), {"group_list": [2, 2, 6], "split_item": 3, "group_type": 0}, [want], run
+    m["npu_grouped_matmul@list"] = grouped_matmul_list
+
     def grouped_matmul_add():
         # K = 8 split [0, 3), [3, 3) (empty), [3, 8): each group's x rows transposed times its weight rows, added.
         y, x, weight = randn(3, 2, 4, dtype=torch.float32), randn(8, 2, dtype=torch.float16), randn(8, 4, dtype=torch.float16)

@@ -882,6 +882,9 @@
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #define ACLNN_DECLARES_aclnnGroupedBiasAddGradV2 1
 
+#include "aclnnop/aclnn_grouped_matmul.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmul 1
+
 #include "aclnnop/aclnn_grouped_matmul_add.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulAdd 1
 
