@@ -50,20 +50,26 @@ MOE_EXPERT_TOKENS = Family(
 MOE_TOKEN = Family(
     "moe_token", "PlanMoeToken",
     ops=(Op("permute", dtype_source="tokens", exact=True), Op("permute_grad", dtype_source="permuted"),
-         Op("unpermute", dtype_source="permuted"), Op("unpermute_grad", dtype_source="tokens")),
+         Op("unpermute", dtype_source="permuted"), Op("unpermute_grad", dtype_source="tokens"),
+         Op("permute_map", dtype_source="tokens", exact=True), Op("unpermute_map", dtype_source="permuted")),
     output_shape="given",
     roles=("tokens", "indices", "num_out", "padded", "permuted", "sorted_indices", "top_k", "probs", "restore_shape",
-           "permuted_grad", "probs_grad"),
+           "permuted_grad", "probs_grad", "routing_map", "permuted_probs", "out_index", "token_id"),
     required=("sorted_indices",),
     source="tokens",
-    fixed_dtypes={"sorted_indices": "INT32"},
+    fixed_dtypes={"sorted_indices": "INT32", "out_index": "INT32", "token_id": "INT32"},
+    role_dtype_sources={"permuted_probs": ("probs",)},
     doc="pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: "
         "sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = "
         "tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum "
         "over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K "
         "+ k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = "
         "tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . "
-        "permuted[sorted_indices[t*K + k]]; in float")
+        "permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row "
+        "(K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, "
+        "expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += "
+        "permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T), "
+        "token_id and out_index sorted_indices' sort")
 
 # The expert-parallel re-layout after an AlltoAll: tokens that arrive rank by rank, each rank's expert by
 # expert, rearranged expert by expert, each expert's rank by rank.

@@ -417,6 +417,44 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return permuted_grad.to(grad.dtype), probs_grad.to(probs.dtype)
 
     @staticmethod
+    def moe_token_permute_map(tokens: Any, routing_map: Any, probs: Any, num_out_tokens: int) -> Any:
+        """aclnnMoeTokenPermuteWithRoutingMap's (permuteTokensOut, permuteProbsOutOptional, sortedIndicesOut)
+        without drop and pad: the (token, expert) pairs routing_map marks, expert-major; each row of
+        permuteTokensOut its token's row, of permuteProbsOutOptional its probs; sortedIndicesOut the stable
+        argsort of the pairs' tokens. A row without topK = num_out_tokens // tokens ones refused."""
+        import torch
+
+        tokens_num = tokens.shape[0]
+        top_k = num_out_tokens // tokens_num if tokens_num else 0
+        marked = routing_map.bool()
+        if bool((marked.sum(1) != top_k).any()):
+            exact.refused("a routingMap row does not hold topK ones")
+        first = torch.arange(tokens_num).expand(marked.shape[1], -1).masked_select(marked.t())
+        moved_probs = None if probs is None else probs.t().masked_select(marked.t())
+        return tokens[first], moved_probs, torch.sort(first, stable=True).indices.int()
+
+    @staticmethod
+    def moe_token_unpermute_map(permuted: Any, sorted_indices: Any, routing_map: Any, probs: Any,
+                                restore_shape: Any) -> Any:
+        """aclnnMoeTokenUnpermuteWithRoutingMap's (unpermutedTokens, outIndex, permuteTokenId, permuteProbs)
+        without pad: out[i // topK] += permuted[sortedIndices[i]] * permuteProbs[sortedIndices[i]] in float,
+        permuteProbs = probs.T masked by routing_map.T (no weight without probs); permuteTokenId, outIndex
+        sortedIndices' sort (stable). Indices outside the rows refused."""
+        import torch
+
+        rows, hidden = restore_shape
+        idx = sorted_indices.reshape(-1).long()
+        top_k = idx.numel() // rows if rows else 0
+        weights = None if probs is None else probs.t().masked_select(routing_map.bool().t())
+        bound = permuted.shape[0] if weights is None else min(permuted.shape[0], weights.numel())
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= bound):
+            exact.refused("sortedIndices outside the permuted rows")
+        picked = permuted.float()[idx] * (1 if weights is None else weights.float()[idx].unsqueeze(-1))
+        out = picked.reshape(rows, top_k, hidden).sum(1) if rows else torch.zeros(0, hidden)
+        token_id, out_index = torch.sort(idx, stable=True)
+        return out.to(permuted.dtype), out_index.int(), token_id.int(), weights
+
+    @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
                        group_list_type: int) -> Any:
         """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +

@@ -711,6 +711,29 @@ def makers(dtype: str = "float32"):
         return (permuted, grad, rank), {"probs": probs}, (permuted_grad, probs_grad)
     m["npu_moe_token_unpermute_grad"] = moe_token_unpermute_grad
 
+    def moe_routing_map():
+        """3 tokens to 2 of 3 experts each by a routing map: the marked pairs expert-major, sorted_indices
+        their stable argsort by token (the README's masked select and argSort)."""
+        tokens, probs = randn(3, 4), torch.rand(3, 3, generator=g)
+        routing_map = torch.tensor([[1, 0, 1], [0, 1, 1], [1, 1, 0]], dtype=torch.bool)
+        pairs = [(0, 0), (2, 0), (1, 1), (2, 1), (0, 2), (1, 2)]
+        order = torch.tensor([0, 4, 2, 5, 1, 3], dtype=torch.int32)
+        return tokens, probs, routing_map, pairs, order
+
+    def moe_token_permute_with_routing_map():
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        want = (tokens[[t for t, _ in pairs]], torch.stack([probs[t, e] for t, e in pairs]), order)
+        return (tokens, routing_map), {"probs": probs, "num_out_tokens": 6}, want
+    m["npu_moe_token_permute_with_routing_map"] = moe_token_permute_with_routing_map
+
+    def moe_token_unpermute_with_routing_map():
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        permuted = tokens[[t for t, _ in pairs]]
+        # Each token's rows back, weighed by the probs its map marks.
+        want = tokens * (probs * routing_map).sum(1, keepdim=True)
+        return (permuted, order, [3, 4]), {"probs": probs, "routing_map": routing_map}, want
+    m["npu_moe_token_unpermute_with_routing_map"] = moe_token_unpermute_with_routing_map
+
     def moe_re_routing():
         # 2 ranks x 3 experts: rank-major blocks [0:2] [2:2] [2:3] | [3:4] [4:6] [6:6] moved expert-major.
         tokens, counts, scales = randn(6, 4, dtype=torch.float16), torch.tensor([[2, 0, 1], [1, 2, 0]]), torch.rand(6, generator=g)

@@ -149,3 +149,54 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
         else:
             raise AssertionError(f"{word}: not refused")
     """)
+
+
+def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_formulas(run_npu):
+    # npu_moe_token_permute_with_routing_map / npu_moe_token_unpermute_with_routing_map without drop and pad
+    # (derived pages): the pairs a routing map marks, expert-major (the README's masked select of
+    # routingMap.T), sorted_indices their stable argsort by token, and back weighed by the probs the map
+    # selects; BOOL and INT8 maps, experts no token takes; drop-and-pad and a row without topK marks refused.
+    run_npu(REFERENCES + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for tokens_num, experts, top_k, map_dtype in ((5, 6, 2, torch.bool), (4, 8, 3, torch.int8), (3, 4, 1, torch.bool)):
+            tokens, hidden = torch.randn(tokens_num, 4).to(dtype), 4
+            routing_map = torch.zeros(tokens_num, experts, dtype=map_dtype)
+            for t in range(tokens_num):
+                routing_map[t, torch.randperm(experts - 1)[:top_k]] = 1  # the last expert takes no token
+            probs = torch.rand(tokens_num, experts).to(dtype)
+            pairs = [(t, e) for e in range(experts) for t in range(tokens_num) if routing_map[t, e]]
+            order = sorted(range(len(pairs)), key=lambda p: (pairs[p][0], p))
+            permuted, permuted_probs, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(
+                tokens.npu(), routing_map.npu(), probs=probs.npu(), num_out_tokens=tokens_num * top_k)
+            assert torch.equal(permuted.cpu(), torch.stack([tokens[t] for t, _ in pairs])), (dtype, experts)
+            assert torch.equal(permuted_probs.cpu(), torch.stack([probs[t, e] for t, e in pairs]))
+            assert sorted_indices.dtype == torch.int32 and sorted_indices.cpu().tolist() == order, sorted_indices
+            weights = torch.tensor([float(probs[t, e]) for t, e in pairs])
+            want = torch.zeros(tokens_num, hidden)
+            for i, row in enumerate(order):
+                want[i // top_k] += permuted.cpu()[row].float() * weights[row]
+            got = torch_npu.npu_moe_token_unpermute_with_routing_map(
+                permuted, sorted_indices, [tokens_num, hidden], probs=probs.npu(), routing_map=routing_map.npu())
+            assert close(got, want, dtype), (dtype, experts)
+            got = torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [tokens_num, hidden])
+            assert close(got, tokens.float() * top_k, dtype), (dtype, experts)
+    tokens, routing_map = torch.randn(3, 4).npu(), torch.tensor([[1, 0, 1], [0, 1, 1], [1, 1, 0]], dtype=torch.bool).npu()
+    uneven = torch.tensor([[1, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=torch.bool).npu()
+    permuted, _, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(tokens, routing_map, num_out_tokens=6)
+    calls = [
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, routing_map, num_out_tokens=6, drop_and_pad=True),
+         "dropAndPad"),
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, uneven, num_out_tokens=6), "routingMap"),
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [3, 4], drop_and_pad=True),
+         "paddedMode"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)

@@ -1273,11 +1273,17 @@
 #include "aclnnop/aclnn_moe_token_permute_grad.h"
 #define ACLNN_DECLARES_aclnnMoeTokenPermuteGrad 1
 
+#include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermuteWithRoutingMap 1
+
 #include "aclnnop/aclnn_moe_token_unpermute.h"
 #define ACLNN_DECLARES_aclnnMoeTokenUnpermute 1
 
 #include "aclnnop/aclnn_moe_token_unpermute_grad.h"
 #define ACLNN_DECLARES_aclnnMoeTokenUnpermuteGrad 1
+
+#include "aclnnop/aclnn_moe_token_unpermute_with_routing_map.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermuteWithRoutingMap 1
 
 #include "aclnnop/aclnn_mse_loss.h"
 #define ACLNN_DECLARES_aclnnMseLoss 1

@@ -390,15 +390,15 @@ struct MoeExpertTokensFamily {
   static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
-// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float.
+// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T), token_id and out_index sorted_indices' sort.
 struct MoeTokenFamily {
   struct Op {
-    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad };
+    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap };
   };
   struct Role {
-    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad };
+    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId };
   };
-  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad" };
+  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map" };
 };
 
 // moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).

@@ -563,7 +563,10 @@ class ExpertTokensWork final : public IndexedWork {
 
 using M = MoeTokenFamily;
 
-enum TokenSlot { kTokenRows, kTokenIndices, kPermutedRows, kSortedIdx, kProbs, kPermutedGrad, kProbsGrad, kTokenSlots };
+enum TokenSlot {
+  kTokenRows, kTokenIndices, kPermutedRows, kSortedIdx, kProbs, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs,
+  kOutIndex, kTokenId, kTokenSlots
+};
 
 // The README's bounds on the experts of aclnnMoeTokenPermute's indices (values and count).
 constexpr int64_t kMaxTokenIndex = 16777215;
@@ -573,13 +576,15 @@ class TokenWork final : public IndexedWork {
  public:
   TokenWork(const char* api, int op) : IndexedWork(api, kTokenSlots), op_(op) {}
 
-  int64_t tokens = 0, top_k = 1, hidden = 0, permuted_rows = 0, kept = 0;
+  int64_t tokens = 0, top_k = 1, hidden = 0, permuted_rows = 0, kept = 0, experts = 0;
   bool probs = false;
 
  private:
   aclnnStatus Compute() override {
     const int64_t pairs = tokens * top_k;
     if (op_ == M::Op::kPermute) return Permute(pairs);
+    if (op_ == M::Op::kPermuteMap) return PermuteMap();
+    if (op_ == M::Op::kUnpermuteMap) return UnpermuteMap(pairs);
     std::vector<int64_t> idx(static_cast<size_t>(pairs));
     if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
     std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
@@ -623,6 +628,89 @@ class TokenWork final : public IndexedWork {
       for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
         const float* row = permuted + idx[static_cast<size_t>(q)] * hidden;
         for (int64_t h = 0; h < hidden; ++h) o[h] += row[h] * weight(q);
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    return ACLNN_SUCCESS;
+  }
+
+  // The (token, expert) pairs routingMap marks, expert-major (the README's masked select of routingMap.T), with
+  // probs' weight of each when given; a row without topK marks fails naming routingMap.
+  aclnnStatus MarkedPairs(std::vector<int64_t>* token_of, std::vector<float>* weight) {
+    std::vector<int64_t> map(static_cast<size_t>(tokens * experts));
+    if (!map.empty()) GatherAs(tensor(kRoutingMap), ComputeType::kInt64, map.data());
+    for (int64_t t = 0; t < tokens; ++t) {
+      int64_t marks = 0;
+      for (int64_t e = 0; e < experts; ++e) marks += map[static_cast<size_t>(t * experts + e)] != 0;
+      if (marks != top_k) {
+        return BadIndex(kRoutingMap, t, marks, "the marks of that row, not topK = " + std::to_string(top_k) +
+                                                   " (each row holds topK)");
+      }
+    }
+    std::vector<float> all(probs ? static_cast<size_t>(tokens * experts) : 0);
+    if (!all.empty()) GatherAs(tensor(kProbs), ComputeType::kFloat32, all.data());
+    for (int64_t e = 0; e < experts; ++e) {
+      for (int64_t t = 0; t < tokens; ++t) {
+        if (!map[static_cast<size_t>(t * experts + e)]) continue;
+        token_of->push_back(t);
+        if (probs) weight->push_back(all[static_cast<size_t>(t * experts + e)]);
+      }
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus PermuteMap() {
+    std::vector<int64_t> token_of;
+    std::vector<float> weight;
+    if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
+    const int64_t pairs = static_cast<int64_t>(token_of.size());
+    std::vector<int64_t> order(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return token_of[static_cast<size_t>(a)] < token_of[static_cast<size_t>(b)];
+    });
+    ScatterFrom(order.data(), ComputeType::kInt64, tensor(kSortedIdx));
+    if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
+    const float* rows = tokens * hidden != 0
+                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
+                            : nullptr;
+    ParallelFor(pairs, [&](int64_t p) {
+      ScatterFrom(rows + token_of[static_cast<size_t>(p)] * hidden, ComputeType::kFloat32, Row(tensor(kPermutedRows), p));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus UnpermuteMap(int64_t pairs) {
+    std::vector<int64_t> idx(static_cast<size_t>(pairs)), token_of;
+    std::vector<float> weight;
+    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    if (probs) {
+      if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
+    }
+    const int64_t bound = probs ? std::min<int64_t>(permuted_rows, static_cast<int64_t>(weight.size())) : permuted_rows;
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t v = idx[static_cast<size_t>(q)];
+      if (v < 0 || v >= bound) return OutOfRange(kSortedIdx, q, v, bound, "the permuted rows");
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs)), sorted(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return idx[static_cast<size_t>(a)] < idx[static_cast<size_t>(b)];
+    });
+    for (int64_t i = 0; i < pairs; ++i) sorted[static_cast<size_t>(i)] = idx[static_cast<size_t>(order[static_cast<size_t>(i)])];
+    ScatterFrom(order.data(), ComputeType::kInt64, tensor(kOutIndex));
+    ScatterFrom(sorted.data(), ComputeType::kInt64, tensor(kTokenId));
+    if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
+    const float* permuted = permuted_rows * hidden != 0
+                                ? static_cast<const float*>(ContiguousAs(tensor(kPermutedRows), ComputeType::kFloat32, 1))
+                                : nullptr;
+    std::vector<float> out(static_cast<size_t>(tokens * hidden));
+    ParallelFor(tokens, [&](int64_t t) {
+      float* o = out.data() + t * hidden;
+      for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        const int64_t row = idx[static_cast<size_t>(q)];
+        const float w = probs ? weight[static_cast<size_t>(row)] : 1.0f;
+        for (int64_t h = 0; h < hidden; ++h) o[h] += permuted[row * hidden + h] * w;
       }
     });
     ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
@@ -707,6 +795,101 @@ aclnnStatus PlanPermute(const TokenCall& c, TokenWork* made) {
   }
   return made->KeepOutput(c.call, c.family, M::Role::kSortedIndices, *c[M::Role::kSortedIndices], Dims{pairs},
                           "[num_tokens * topK]", kSortedIdx);
+}
+
+// permute_map: tokens [T, H], routingMap [T, E] of topK = numOutTokens // T marks a row.
+aclnnStatus PlanPermuteMap(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *tokens = c[M::Role::kTokens], *map = c[M::Role::kRoutingMap], *probs = c[M::Role::kProbs];
+  if (aclnnStatus s = c.Matrix(M::Role::kTokens, "[tokens_num, H]")) return s;
+  if (!map) return c.refuse(M::Role::kRoutingMap, "is null");
+  if (map->view.size() != 2 || map->view[0] != tokens->view[0]) {
+    return c.refuse(M::Role::kRoutingMap, "shape " + DimsText(map->view) + " is not [tokens_num, expert_num] for tokens " +
+                                          DimsText(tokens->view));
+  }
+  made->tokens = tokens->view[0];
+  made->hidden = tokens->view[1];
+  made->experts = map->view[1];
+  const int64_t num_out = RoleInt(c.call, c.family, M::Role::kNumOut, made->tokens);
+  made->top_k = made->tokens ? num_out / made->tokens : 0;
+  if (made->top_k < 0 || made->top_k >= kMaxTopK || made->top_k > made->experts) {
+    return c.refuse(M::Role::kNumOut, std::to_string(num_out) + " gives topK " + std::to_string(made->top_k) +
+                                      ", not in [0, min(512, expert_num)]");
+  }
+  const int64_t pairs = made->tokens * made->top_k;
+  if (aclnnStatus s = c.SameDType(M::Role::kPermuted, M::Role::kTokens)) return s;
+  made->tensor(kTokenRows).Set(c.name(M::Role::kTokens), *tokens);
+  made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+  if (probs) {
+    if (probs->view != map->view) {
+      return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " is not routingMap's " + DimsText(map->view));
+    }
+    const TensorDesc* moved = c[M::Role::kPermutedProbs];
+    if (!moved) return c.refuse(M::Role::kPermutedProbs, "is null while probsOptional is given");
+    made->probs = true;
+    made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+    if (aclnnStatus s = c.SameDType(M::Role::kPermutedProbs, M::Role::kProbs)) return s;
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedProbs, *moved, Dims{pairs}, "[outToken]",
+                                         kPermutedProbs)) {
+      return s;
+    }
+  }
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermuted, *c[M::Role::kPermuted],
+                                       Dims{pairs, made->hidden}, "[outToken, H]", kPermutedRows)) {
+    return s;
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kSortedIndices, *c[M::Role::kSortedIndices], Dims{pairs},
+                          "[outToken]", kSortedIdx);
+}
+
+// unpermute_map: sortedIndices [T * topK] into permutedTokens [M, H], out restoreShape [T, H].
+aclnnStatus PlanUnpermuteMap(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *permuted = c[M::Role::kPermuted], *sorted = c[M::Role::kSortedIndices];
+  const TensorDesc *map = c[M::Role::kRoutingMap], *probs = c[M::Role::kProbs];
+  if (aclnnStatus s = c.Matrix(M::Role::kPermuted, "[M, H]")) return s;
+  if (sorted->view.size() != 1) return c.refuse(M::Role::kSortedIndices, "shape " + DimsText(sorted->view) + " is not 1-D");
+  Dims restore;
+  if (!RoleInts(c.call, c.family, M::Role::kRestoreShape, &restore) || restore.size() != 2 ||
+      restore[1] != permuted->view[1] || restore[0] < 0) {
+    return c.refuse(M::Role::kRestoreShape, DimsText(restore) + " is not [numTokens, H = " +
+                                                std::to_string(permuted->view[1]) + "]");
+  }
+  made->tokens = restore[0];
+  made->hidden = restore[1];
+  made->permuted_rows = permuted->view[0];
+  const int64_t count = sorted->view[0];
+  made->top_k = made->tokens ? count / made->tokens : 0;
+  if (made->tokens * made->top_k != count || made->top_k > kMaxTopK) {
+    return c.refuse(M::Role::kSortedIndices, std::to_string(count) + " indices are not numTokens " +
+                                             std::to_string(made->tokens) + " times a topK of at most 512");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kTokens, M::Role::kPermuted)) return s;
+  made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *permuted);
+  made->tensor(kSortedIdx).Set(c.name(M::Role::kSortedIndices), *sorted);
+  if (probs) {
+    if (!map) return c.refuse(M::Role::kRoutingMap, "is null while probsOptional is given: it orders the probs");
+    if (map->view.size() != 2 || map->view[0] != made->tokens || probs->view != map->view) {
+      return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " and routingMap's " + DimsText(map->view) +
+                                       " are not one [numTokens, numExperts]");
+    }
+    const TensorDesc* moved = c[M::Role::kPermutedProbs];
+    if (!moved) return c.refuse(M::Role::kPermutedProbs, "is null while probsOptional is given");
+    made->probs = true;
+    made->experts = map->view[1];
+    made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+    made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+    if (aclnnStatus s = c.SameDType(M::Role::kPermutedProbs, M::Role::kProbs)) return s;
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedProbs, *moved, Dims{count},
+                                         "sortedIndices' shape", kPermutedProbs)) {
+      return s;
+    }
+  }
+  for (auto [role, slot] : {std::pair<int, int>{M::Role::kOutIndex, kOutIndex}, {M::Role::kTokenId, kTokenId}}) {
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, role, *c[role], Dims{count}, "sortedIndices' shape", slot)) {
+      return s;
+    }
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kTokens, *c[M::Role::kTokens], restore, "restoreShapeOptional",
+                          kTokenRows);
 }
 
 // permute_grad, unpermute and unpermute_grad: sortedIndices [tokens * topK] into the permuted rows.
@@ -875,6 +1058,7 @@ aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWor
   // The tensors every call of the op has (unpermute_grad's permutedTokens only with probs: checked there).
   std::vector<int> needed{M::Role::kTokens, M::Role::kSortedIndices};
   if (permute) needed.push_back(M::Role::kIndices);
+  if (family.op == M::Op::kUnpermuteMap) needed.insert(needed.end(), {M::Role::kOutIndex, M::Role::kTokenId});
   if (family.op == M::Op::kUnpermuteGrad) {
     needed.insert(needed.end(), {M::Role::kPermutedGrad, M::Role::kProbsGrad});
   } else {
@@ -888,7 +1072,11 @@ aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWor
   }
   TokenWork* made = new TokenWork(call.spec.name, family.op);
   std::unique_ptr<TokenWork> owned(made);
-  if (aclnnStatus s = permute ? PlanPermute(c, made) : PlanGather(c, family.op, made)) return s;
+  const aclnnStatus planned = permute                              ? PlanPermute(c, made)
+                              : family.op == M::Op::kPermuteMap   ? PlanPermuteMap(c, made)
+                              : family.op == M::Op::kUnpermuteMap ? PlanUnpermuteMap(c, made)
+                                                                  : PlanGather(c, family.op, made);
+  if (planned) return planned;
   *work = owned.release();
   return ACLNN_SUCCESS;
 }
