@@ -44364,7 +44364,7 @@ def moe_token_permute_grad(permuted_output_grad: _TensorLike, sorted_indices: Te
 def moe_token_permute_grad(permuted_output_grad: _HostArray, sorted_indices: _HostArray, num_topk: int, padded_mode: bool, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
-# aclnnMoeTokenPermuteWithRoutingMap (op_docs/derived/aclnnMoeTokenPermuteWithRoutingMap.md:60)
+# aclnnMoeTokenPermuteWithRoutingMap (op_docs/derived/aclnnMoeTokenPermuteWithRoutingMap.md:61)
 @overload
 def moe_token_permute_with_routing_map(tokens: Tensor, routing_map: _TensorLike, probs_optional: _TensorLike | None, num_out_tokens: int, drop_and_pad: bool, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Runs aclnnMoeTokenPermuteWithRoutingMap (both phases) on the active backend.
@@ -44455,7 +44455,7 @@ def moe_token_permute_with_routing_map(tokens: Tensor, routing_map: _TensorLike,
         - tokens_num和expert_num要求小于16777215。
         - pad模式为false时routingMap中每行为1或true的个数固定且小于512。
 
-    Source: op_docs/derived/aclnnMoeTokenPermuteWithRoutingMap.md:60
+    Source: op_docs/derived/aclnnMoeTokenPermuteWithRoutingMap.md:61
     """
 @overload
 def moe_token_permute_with_routing_map(tokens: _TensorLike, routing_map: Tensor, probs_optional: _TensorLike | None, num_out_tokens: int, drop_and_pad: bool, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor, Tensor]:
