@@ -190,6 +190,10 @@ def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_for
         (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, uneven, num_out_tokens=6), "routingMap"),
         (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [3, 4], drop_and_pad=True),
          "paddedMode"),
+        # The backward is unbound (README.md says why): autograd answers the missing API, never a value.
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(
+            permuted.detach().requires_grad_(), sorted_indices, [3, 4]).sum().backward(),
+         "aclnnMoeTokenUnpermuteWithRoutingMapGrad"),
     ]
     for run, word in calls:
         try:
