@@ -1,20 +1,24 @@
 """Grouped matrix products (runtime/sim/src/opapi/families/grouped_matmul.cpp): aclnnGroupedMatmulV4
-and V5, which torch_npu.npu_grouped_matmul reaches (MoE experts, one product per group of rows)."""
+and V5, which torch_npu.npu_grouped_matmul reaches (MoE experts, one product per group of rows), and
+aclnnGroupedMatmulAdd, which npu_grouped_matmul_add(_) reaches (a weight gradient accumulated per group of K)."""
 
 from gen.families.model import Family
 
 GROUPED_MATMUL = Family(
     "grouped_matmul", "PlanGroupedMatmul",
-    ops=("grouped_matmul",),
+    ops=("grouped_matmul", "grouped_matmul_add"),
     # The outputs' shapes follow group_list's values and split_item: out= is required.
     output_shape="given",
     # scale ... dyn_quant_scale_out: the quantised, antiquantised and activation forms, refused by
     # name when given (a non-empty list) rather than computed.
     roles=("x", "weight", "bias", "scale", "offset", "antiquant_scale", "antiquant_offset", "per_token_scale",
            "group_list", "activation_input", "activation_quant_scale", "activation_quant_offset", "split_item",
-           "group_type", "group_list_type", "act_type", "out", "activation_feature_out", "dyn_quant_scale_out"),
+           "group_type", "group_list_type", "act_type", "out", "activation_feature_out", "dyn_quant_scale_out",
+           "transpose_x", "transpose_weight"),
     required=("x", "weight", "out"),
     source="x",
     doc="grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: "
         "group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per "
-        "group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3)")
+        "group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += "
+        "x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], "
+        "group_list the groups' cumulative ends along K")

@@ -2,7 +2,8 @@
 moe_routing family: dynamic quantisation with and without the per-expert smooth scale, key_value
 counts, scatter indices and the whole expert range by default, against the golden; and what the
 engine refuses by name beyond the page's attribute checks, in phase 1 or phase 2. And finalize_routing
-(aclnnMoeFinalizeRouting/V2) without its optional terms, V1's [NUM_ROWS, K] indices, and what it declines."""
+(aclnnMoeFinalizeRouting/V2) without its optional terms, V1's [NUM_ROWS, K] indices, and what it declines.
+And the shapes the derived MoE pages' tables exclude (their generated suites cannot provoke those rows)."""
 
 from __future__ import annotations
 
@@ -84,4 +85,43 @@ refused(lambda: v2(order=order[:5]), 161002, ["expandedRowIdx", "6 indices"])
 refused(lambda: v2(scales=None), 561003, ["scalesOptional"])
 refused(lambda: v2(mode=1), 561003, ["dropPadMode 1"])
 refused(lambda: v2(bias=bias, expert=np.full((rows, k), experts, np.int32)), 507015, ["expertIdxOptional", "outside [0, 5)"])
+''')
+
+
+def test_derived_moe_pages_refuse_the_shapes_their_tables_exclude():
+    # The rows "...的shape不满足参数说明中的要求" of the derived pages (the V1 routing, the token permutation,
+    # re-routing, grouped matmul add), which the generated suites cannot provoke: each shape named.
+    check(r'''
+x = rng.standard_normal((3, 4)).astype(np.float32)
+experts = np.array([[0, 1], [1, 2], [2, 0]], np.int32)
+rows = np.arange(6, dtype=np.int32).reshape(2, 3).T.copy()
+
+def init(row_idx=rows, expanded_rows=6):
+    return aclnn.moe_init_routing(x, row_idx, experts, 3, out=(np.zeros((expanded_rows, 4), np.float32),
+                                                              np.zeros(6, np.int32), np.zeros(6, np.int32)))
+
+refused(lambda: init(row_idx=rows[:, :1].copy()), 161002, ["rowIdx", "expertIdx's [3, 2]"])
+refused(lambda: init(expanded_rows=4), 161002, ["expandedXOut", "[min(NUM_ROWS, activeNum) * K, H]"])
+refused(lambda: aclnn.moe_compute_expert_tokens(np.array([0, 1], np.int32), 3, out=np.zeros(2, np.int32)), 161002,
+        ["out", "[numExperts]"])
+
+permuted = rng.standard_normal((6, 4)).astype(np.float32)
+order = np.array([0, 3, 1, 4, 2, 5], np.int32)
+refused(lambda: aclnn.moe_token_unpermute(permuted, order, np.ones((2, 4), np.float32), False, None,
+                                          out=np.zeros((3, 4), np.float32)), 161002, ["sortedIndices", "6 indices"])
+refused(lambda: aclnn.moe_token_unpermute(permuted, order, np.ones((3, 2), np.float32), False, None,
+                                          out=np.zeros((2, 4), np.float32)), 161002, ["out", "[tokens, H]"])
+
+tokens = rng.standard_normal((5, 4)).astype(np.float16)
+counts = np.array([[2, 1], [1, 1]], np.int64)
+def re_route(scales=None, tokens=tokens):
+    a = tokens.shape[0]
+    return aclnn.moe_re_routing(tokens, counts, scales, 1, 0, out=(np.zeros_like(tokens), np.zeros(a, np.float32),
+                                                                  np.zeros(a, np.int32), np.zeros(2, np.int64)))
+refused(lambda: re_route(scales=np.ones(4, np.float32)), 161002, ["perTokenScalesOptional", "[A = 5]"])
+
+y = np.zeros((2, 3, 5), np.float32)
+xk, wk = rng.standard_normal((6, 3)).astype(np.float16), rng.standard_normal((6, 4)).astype(np.float16)
+refused(lambda: aclnn.grouped_matmul_add(xk, wk, np.array([2, 6], np.int64), y, True, False, 2), 161002,
+        ["yRef", "[g, M, N]"])
 ''')

@@ -607,7 +607,9 @@ def makers(dtype: str = "float32"):
         order = torch.sort(experts.flatten().long(), stable=True).indices
         flat_rows = rows.flatten().long()
         expanded = x[flat_rows[order] % 3]
-        return (x, rows, experts, 3), {}, (expanded, None, experts.flatten()[order])
+        # expandedRowIdx[sortedRowIdx[i]] = i: where each (row, slot) went.
+        row_idx = torch.empty(6, dtype=torch.int32).index_put_((flat_rows[order],), torch.arange(6, dtype=torch.int32))
+        return (x, rows, experts, 3), {}, (expanded, row_idx, experts.flatten()[order])
     m["npu_moe_init_routing"] = moe_init_routing
 
     def moe_init_routing_v2_call(quant_mode, tokens_type, row_idx_type, smooth):
@@ -674,10 +676,95 @@ def makers(dtype: str = "float32"):
         return (sorted_experts, 4), {}, counts.to(torch.int32)
     m["npu_moe_compute_expert_tokens"] = moe_compute_expert_tokens
 
+    def moe_token_pairs():
+        """4 tokens to 2 of 3 experts each (one token's two the same): the pairs sorted by expert,
+        stably, and each pair's permuted row (its rank), as the READMEs and torch_npu's documentation
+        give them."""
+        tokens, indices = randn(4, 3), torch.tensor([[0, 2], [2, 1], [1, 1], [0, 2]])
+        order = torch.sort(indices.flatten(), stable=True).indices
+        rank = torch.empty(8, dtype=torch.int32).index_put_((order,), torch.arange(8, dtype=torch.int32))
+        return tokens, indices, order, rank
+
+    def moe_token_permute():
+        tokens, indices, order, rank = moe_token_pairs()
+        return (tokens, indices), {"num_out_tokens": 6}, (tokens[order[:6] // 2], rank)
+    m["npu_moe_token_permute"] = moe_token_permute
+
+    def moe_token_unpermute():
+        tokens, indices, order, rank = moe_token_pairs()
+        permuted, probs = tokens[order // 2], torch.rand(4, 2, generator=g)
+        # Each token's two rows back from their ranks, weighed: probs[t, 0] + probs[t, 1] of its own row.
+        return (permuted, rank), {"probs": probs}, tokens * probs.sum(1, keepdim=True)
+    m["npu_moe_token_unpermute"] = moe_token_unpermute
+
+    def moe_token_permute_grad():
+        tokens, indices, order, rank = moe_token_pairs()
+        grad = randn(8, 3)
+        return (tokens, grad, indices, rank), {}, grad[rank.long()].reshape(4, 2, 3).sum(1)
+    m["npu_moe_token_permute_grad"] = moe_token_permute_grad
+
+    def moe_token_unpermute_grad():
+        tokens, indices, order, rank = moe_token_pairs()
+        permuted, probs, grad = tokens[order // 2], torch.rand(4, 2, generator=g), randn(4, 3)
+        permuted_grad = torch.zeros(8, 3).index_put_((rank.long(),), (grad[:, None] * probs[..., None]).reshape(8, 3))
+        probs_grad = (grad[:, None] * tokens[:, None]).sum(-1).expand(4, 2)
+        return (permuted, grad, rank), {"probs": probs}, (permuted_grad, probs_grad)
+    m["npu_moe_token_unpermute_grad"] = moe_token_unpermute_grad
+
+    def moe_routing_map():
+        """3 tokens to 2 of 3 experts each by a routing map: the marked pairs expert-major, sorted_indices
+        their stable argsort by token (the README's masked select and argSort)."""
+        tokens, probs = randn(3, 4), torch.rand(3, 3, generator=g)
+        routing_map = torch.tensor([[1, 0, 1], [0, 1, 1], [1, 1, 0]], dtype=torch.bool)
+        pairs = [(0, 0), (2, 0), (1, 1), (2, 1), (0, 2), (1, 2)]
+        order = torch.tensor([0, 4, 2, 5, 1, 3], dtype=torch.int32)
+        return tokens, probs, routing_map, pairs, order
+
+    def moe_token_permute_with_routing_map():
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        want = (tokens[[t for t, _ in pairs]], torch.stack([probs[t, e] for t, e in pairs]), order)
+        return (tokens, routing_map), {"probs": probs, "num_out_tokens": 6}, want
+    m["npu_moe_token_permute_with_routing_map"] = moe_token_permute_with_routing_map
+
+    def moe_token_unpermute_with_routing_map():
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        permuted = tokens[[t for t, _ in pairs]]
+        # Each token's rows back, weighed by the probs its map marks.
+        want = tokens * (probs * routing_map).sum(1, keepdim=True)
+        return (permuted, order, [3, 4]), {"probs": probs, "routing_map": routing_map}, want
+    m["npu_moe_token_unpermute_with_routing_map"] = moe_token_unpermute_with_routing_map
+
+    def moe_re_routing():
+        # 2 ranks x 3 experts: rank-major blocks [0:2] [2:2] [2:3] | [3:4] [4:6] [6:6] moved expert-major.
+        tokens, counts, scales = randn(6, 4, dtype=torch.float16), torch.tensor([[2, 0, 1], [1, 2, 0]]), torch.rand(6, generator=g)
+        order = [0, 1, 3, 4, 5, 2]
+        return (tokens, counts), {"per_token_scales": scales}, (tokens[order], scales[order],
+                                                                torch.tensor(order, dtype=torch.int32), counts.sum(0))
+    m["npu_moe_re_routing"] = moe_re_routing
+
     def grouped_matmul():
         xs, ws = [randn(3, 8), randn(2, 8)], [randn(8, 5), randn(8, 6)]
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]
     m["npu_grouped_matmul"] = grouped_matmul
+
+    def grouped_matmul_list():
+        # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.
+        x, ws = randn(7, 8), [randn(8, 5) for _ in range(3)]
+        want = torch.cat([x[0:2] @ ws[0], x[2:2] @ ws[1], x[2:6] @ ws[2], torch.zeros(1, 5)])
+
+        def run(op, args, kwargs):
+            return torch.ops.npu.npu_grouped_matmul.List(*args, **kwargs)
+        return ([x], ws), {"group_list": [2, 2, 6], "split_item": 3, "group_type": 0}, [want], run
+    m["npu_grouped_matmul@list"] = grouped_matmul_list
+
+    def grouped_matmul_add():
+        # K = 8 split [0, 3), [3, 3) (empty), [3, 8): each group's x rows transposed times its weight rows, added.
+        y, x, weight = randn(3, 2, 4, dtype=torch.float32), randn(8, 2, dtype=torch.float16), randn(8, 4, dtype=torch.float16)
+        want = y.clone()
+        for i, (start, end) in enumerate(((0, 3), (3, 3), (3, 8))):
+            want[i] += x[start:end].float().t() @ weight[start:end].float()
+        return (y, x, weight, torch.tensor([3, 3, 8])), {}, want
+    m["npu_grouped_matmul_add"] = grouped_matmul_add
 
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)

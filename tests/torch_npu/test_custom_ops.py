@@ -73,6 +73,12 @@ GROUPS = {
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
                                   "npu_apply_adam@nesterov", "fft_c2r_backward",
                                   "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
+    # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
+    "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
+                                       "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
+                                       "npu_moe_token_unpermute_grad", "npu_moe_token_permute_with_routing_map",
+                                       "npu_moe_token_unpermute_with_routing_map", "npu_moe_re_routing",
+                                       "npu_grouped_matmul_add", "npu_grouped_matmul@list"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone

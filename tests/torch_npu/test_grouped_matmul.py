@@ -110,3 +110,79 @@ def test_grouped_matmul_refuses_what_it_does_not_compute(run_npu):
         want = torch.cat([x.cpu().float()[:3] @ w.cpu().float()[0], x.cpu().float()[3:] @ w.cpu().float()[1]])
         assert (y[0].cpu().float() - want).abs().max().item() < 2e-2 * max(1.0, want.abs().max().item())
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+
+
+def test_grouped_matmul_add_accumulates_each_k_group_product(run_npu):
+    # npu_grouped_matmul_add(_) (aclnnGroupedMatmulAdd, a derived page): self[i] + x[rows of group i]^T @
+    # weight[rows of group i], groups of x's K rows by group_list's cumulative ends: an empty group, rows
+    # past the last end, the in-place form; the modes the API does not support and bad ends refused by name.
+    run_npu("""
+        torch.manual_seed(0)
+        for dtype in (torch.float16, torch.bfloat16):
+            k, m, n = 10, 3, 4
+            x, weight = torch.randn(k, m).to(dtype), torch.randn(k, n).to(dtype)
+            ends = [2, 2, 7, 9]
+            y = torch.randn(len(ends), m, n)
+            want = y.clone()
+            for i, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+                want[i] += x[start:end].float().t() @ weight[start:end].float()
+            group_list = torch.tensor(ends).npu()
+            got = torch_npu.npu_grouped_matmul_add(y.npu(), x.npu(), weight.npu(), group_list)
+            assert got.dtype == torch.float32 and torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-5), dtype
+            inplace = y.npu()
+            torch_npu.npu_grouped_matmul_add_(inplace, x.npu(), weight.npu(), group_list)
+            assert torch.allclose(inplace.cpu(), want, rtol=1e-5, atol=1e-5), dtype
+        y, x, weight = torch.zeros(2, 3, 4).npu(), torch.randn(6, 3).half().npu(), torch.randn(6, 4).half().npu()
+        calls = [
+            ({"transpose_x": False}, torch.tensor([2, 6]), "transposeX"),
+            ({"transpose_weight": True}, torch.tensor([2, 6]), "transposeWeight"),
+            ({"group_type": 0}, torch.tensor([2, 6]), "groupType"),
+            ({}, torch.tensor([4, 2]), "groupList"),
+            ({}, torch.tensor([2, 7]), "groupList"),
+        ]
+        for options, ends, word in calls:
+            try:
+                torch_npu.npu_grouped_matmul_add(y, x, weight, ends.npu(), **options)
+                torch.npu.synchronize()
+            except RuntimeError as error:
+                assert word in str(error), (word, error)
+            else:
+                raise AssertionError(f"{word}: not refused")
+    """)
+
+
+def test_grouped_matmul_with_a_list_group_list_is_matmul_per_group(run_npu):
+    # npu_grouped_matmul's List overload (group_list a Python list: aclnnGroupedMatmul, a derived page):
+    # x's rows grouped by cumulative ends (an empty group, rows past the last end in one output), one
+    # output (split_item 3) or one per group (0) with a bias; a
+    # group past x's rows refused by name. (Several x without group_list: whichever overload torch picks.)
+    run_npu("""
+        torch.manual_seed(0)
+        gmm = torch_npu.npu_grouped_matmul
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            tolerance = 1e-4 if dtype == torch.float32 else 2e-2
+            close = lambda a, b: a.dtype == dtype and torch.allclose(a.cpu().float(), b, rtol=tolerance, atol=tolerance)
+            x = torch.randn(12, 8).to(dtype)
+            ws = [torch.randn(8, 5).to(dtype) for _ in range(3)]
+            ends = [4, 4, 10]
+            parts = [x[s:e].float() @ w.float() for s, e, w in zip([0] + ends[:-1], ends, ws)]
+            out = gmm([x.npu()], [w.npu() for w in ws], group_list=ends, split_item=3, group_type=0)
+            want = torch.cat(parts + [torch.zeros(2, 5)])
+            assert len(out) == 1 and close(out[0], want), dtype
+            bias = [torch.randn(5).to(dtype if dtype == torch.float16 else torch.float32) for _ in range(3)]
+            outs = gmm([x.npu()], [w.npu() for w in ws], bias=[b.npu() for b in bias], group_list=ends, split_item=0,
+                       group_type=0)
+            assert len(outs) == 3 and all(close(o, p + b.float()) for o, p, b in zip(outs, parts, bias)), dtype
+            xs = [torch.randn(3, 8).to(dtype), torch.randn(6, 8).to(dtype)]
+            outs = gmm([a.npu() for a in xs], [w.npu() for w in ws[:2]], split_item=0, group_type=0)
+            assert all(close(o, a.float() @ w.float()) for o, a, w in zip(outs, xs, ws)), dtype
+        try:
+            out = gmm([torch.randn(6, 8).npu()], [torch.randn(8, 5).npu()] * 2, group_list=[4, 6], split_item=3,
+                      group_type=0)
+            gmm([torch.randn(6, 8).npu()], [torch.randn(8, 5).npu()] * 2, group_list=[4, 7], split_item=3, group_type=0)
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert "groupListOptional" in str(error), error
+        else:
+            raise AssertionError("a group past x's rows was not refused")
+    """)

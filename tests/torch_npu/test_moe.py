@@ -3,7 +3,10 @@ the moe family) against DeepSeek-style group-limited routing written here in PyT
 sigmoid scores, the k_group best groups by max or top-2 sum, the k best experts of those, weights
 renormalised and scaled; and the settings the page's formula leaves open refused by name. And
 torch_npu.npu_moe_init_routing_v2's refusals (aclnnMoeInitRoutingV3, the moe_routing family; its
-values are test_custom_ops.py's)."""
+values are test_custom_ops.py's). And the V1 routing pipeline, npu_moe_init_routing (aclnnMoeInitRouting)
+and npu_moe_compute_expert_tokens (aclnnMoeComputeExpertTokens), against their READMEs' formulas written
+here element by element (derived pages: op_docs/derived/), alone and between the gating and the
+finalize routing of a MoE layer."""
 
 
 def test_moe_gating_top_k_equals_group_limited_routing(run_npu):
@@ -59,4 +62,152 @@ def test_moe_init_routing_v2_refuses_what_its_page_excludes_by_name(run_npu):
                 raise AssertionError(f"{options} was not refused")
         expanded_x = torch_npu.npu_moe_init_routing_v2(x, experts, **valid)[0]
         assert torch.equal(expanded_x.cpu()[:8], x.cpu()[torch.sort(experts.cpu().flatten().long(), stable=True).indices // 2])
+    """)
+
+
+# The READMEs' formulas, element by element in plain Python over torch tensors (not the golden's
+# vectorised form): keyValueSort by expert keeping equal experts in order; the end of each expert's rows.
+V1_REFERENCES = """
+    def init_routing_reference(x, row_idx, expert_idx, active_num):
+        rows, k = expert_idx.shape
+        experts, row_of = expert_idx.flatten().tolist(), row_idx.flatten().tolist()
+        order = sorted(range(rows * k), key=lambda p: (experts[p], p))
+        sorted_rows = [row_of[p] for p in order]
+        expanded_row_idx = torch.zeros(rows * k, dtype=torch.int32)
+        for i, r in enumerate(sorted_rows):
+            expanded_row_idx[r] = i
+        active = min(rows, active_num) * k
+        expanded_x = torch.stack([x[r % rows] for r in sorted_rows[:active]]) if active else x[:0]
+        return expanded_x, expanded_row_idx, torch.tensor([experts[p] for p in order], dtype=torch.int32)
+
+    def expert_tokens_reference(sorted_experts, num_experts):
+        values = sorted_experts.tolist()
+        return torch.tensor([sum(1 for v in values if v <= e) for e in range(num_experts)], dtype=torch.int32)
+"""
+
+
+def test_moe_init_routing_equals_its_readme_formula(run_npu):
+    # Rows routed to distinct experts each (top-k), some experts without tokens, rowIdx in the gating's
+    # layout (j * NUM_ROWS + n) and as any permutation, activeNum below, at and above NUM_ROWS and 0; no rows.
+    run_npu(V1_REFERENCES + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for rows, k, experts, hidden in ((7, 3, 9, 6), (5, 1, 4, 3), (4, 2, 2, 5), (0, 2, 4, 3)):
+            x = torch.randn(rows, hidden).to(dtype)
+            expert_idx = torch.stack([torch.randperm(experts)[:k] for _ in range(rows)] or [torch.zeros(0, k)])
+            expert_idx = expert_idx.int().reshape(rows, k)
+            gating = torch.arange(rows * k, dtype=torch.int32).reshape(k, rows).t().contiguous()
+            shuffled = torch.randperm(rows * k).int().reshape(rows, k)
+            for row_idx in (gating, shuffled):
+                for active_num in (0, 2, rows, rows + 5):
+                    got = torch_npu.npu_moe_init_routing(x.npu(), row_idx.npu(), expert_idx.npu(), active_num)
+                    want = init_routing_reference(x, row_idx, expert_idx, active_num)
+                    for g, w, name in zip(got, want, ("expanded_x", "expanded_row_idx", "expanded_expert_idx")):
+                        assert g.dtype == w.dtype and torch.equal(g.cpu(), w), (dtype, rows, k, active_num, name, g, w)
+    """)
+
+
+def test_moe_compute_expert_tokens_equals_its_readme_formula(run_npu):
+    # Experts without rows (first, between, last), one expert, none of the rows: each the end of its rows.
+    run_npu(V1_REFERENCES + """
+    torch.manual_seed(0)
+    cases = [([0, 0, 0, 1, 1, 2], 3), ([1, 1, 3, 3, 3, 6], 8), ([], 5), ([0] * 9, 1), ([4, 4], 6)]
+    cases.append((torch.sort(torch.randint(0, 64, (300,))).values.tolist(), 64))
+    for values, num_experts in cases:
+        sorted_experts = torch.tensor(values, dtype=torch.int32)
+        got = torch_npu.npu_moe_compute_expert_tokens(sorted_experts.npu(), num_experts)
+        want = expert_tokens_reference(sorted_experts, num_experts)
+        assert got.dtype == torch.int32 and torch.equal(got.cpu(), want), (values, got, want)
+    """)
+
+
+def test_moe_v1_pipeline_routes_a_layer_as_its_dense_form(run_npu):
+    # Gating, routing, the experts' rows counted and each expert applied to its block (a scale per
+    # expert), finalize: the same as weighing each row's experts directly.
+    run_npu("""
+    torch.manual_seed(0)
+    rows, experts, k, hidden = 6, 5, 2, 4
+    x, logits = torch.randn(rows, hidden), torch.randn(rows, experts)
+    scale = torch.arange(1, experts + 1, dtype=torch.float32)
+    y, expert_idx, row_idx = torch_npu.npu_moe_gating_top_k_softmax(logits.npu(), k=k)
+    expanded_x, expanded_row_idx, expanded_experts = torch_npu.npu_moe_init_routing(x.npu(), row_idx, expert_idx, rows)
+    ends = torch_npu.npu_moe_compute_expert_tokens(expanded_experts, experts).cpu().tolist()
+    blocks = expanded_x.cpu().clone()
+    for e, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+        assert bool((expanded_experts.cpu()[start:end] == e).all()), (e, start, end)
+        blocks[start:end] *= scale[e]
+    out = torch_npu.npu_moe_finalize_routing(blocks.npu(), None, None, None, y, expanded_row_idx, None, drop_pad_mode=0)
+    dense = sum(y.cpu()[:, s:s + 1] * scale[expert_idx.cpu()[:, s].long()][:, None] * x for s in range(k))
+    assert torch.allclose(out.cpu(), dense, rtol=1e-5, atol=1e-5), (out, dense)
+    """)
+
+
+def test_moe_v1_routing_refuses_what_its_pages_exclude_by_name(run_npu):
+    # Device data the formulas leave undefined (a rowIdx that is no permutation, unsorted or out-of-range
+    # experts) fails naming the tensor; a numExperts outside (0, 2048] fails in phase 1.
+    run_npu("""
+    x, experts = torch.randn(3, 4).npu(), torch.tensor([[0, 1], [1, 2], [2, 0]], dtype=torch.int32).npu()
+    calls = [
+        (lambda: torch_npu.npu_moe_init_routing(x, torch.zeros(3, 2, dtype=torch.int32).npu(), experts, 3), "rowIdx"),
+        (lambda: torch_npu.npu_moe_init_routing(x, torch.full((3, 2), 6, dtype=torch.int32).npu(), experts, 3), "rowIdx"),
+        (lambda: torch_npu.npu_moe_compute_expert_tokens(torch.tensor([0, 2, 1], dtype=torch.int32).npu(), 3),
+         "sortedExperts"),
+        (lambda: torch_npu.npu_moe_compute_expert_tokens(torch.tensor([0, 3], dtype=torch.int32).npu(), 3),
+         "sortedExperts"),
+        (lambda: torch_npu.npu_moe_compute_expert_tokens(torch.tensor([0], dtype=torch.int32).npu(), 2049),
+         "numExperts"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)
+
+
+def test_moe_re_routing_moves_rank_major_blocks_expert_major(run_npu):
+    # npu_moe_re_routing (aclnnMoeReRouting, a derived page): tokens that arrive rank by rank, each rank's
+    # experts in order, rearranged expert by expert (each expert's ranks in order), per the README's offsets;
+    # empty blocks, an expert without tokens; the modes it does not support and counts that miss the tokens
+    # refused by name.
+    run_npu("""
+    torch.manual_seed(0)
+    for dtype in (torch.float16, torch.bfloat16, torch.int8):
+        for count_dtype in (torch.int32, torch.int64):
+            counts = torch.tensor([[2, 0, 1, 3], [0, 0, 2, 1], [4, 0, 0, 1]], dtype=count_dtype)
+            rows, hidden = int(counts.sum()), 6
+            tokens = (torch.randn(rows, hidden) * 20).to(dtype)
+            scales = torch.rand(rows)
+            source, start = {}, 0
+            for r in range(counts.shape[0]):
+                for e in range(counts.shape[1]):
+                    source[r, e] = list(range(start, start + int(counts[r, e])))
+                    start += int(counts[r, e])
+            order = [q for e in range(counts.shape[1]) for r in range(counts.shape[0]) for q in source[r, e]]
+            out, out_scales, idx, per_expert = torch_npu.npu_moe_re_routing(
+                tokens.npu(), counts.npu(), per_token_scales=scales.npu())
+            assert out.dtype == dtype and torch.equal(out.cpu(), tokens[order]), (dtype, count_dtype)
+            assert torch.equal(out_scales.cpu(), scales[order])
+            assert idx.dtype == torch.int32 and idx.cpu().tolist() == order, idx
+            assert per_expert.dtype == count_dtype and per_expert.cpu().tolist() == counts.sum(0).tolist()
+            out, _, idx, _ = torch_npu.npu_moe_re_routing(tokens.npu(), counts.npu())
+            assert torch.equal(out.cpu(), tokens[order]) and idx.cpu().tolist() == order
+    tokens, counts = torch.randn(5, 4).half().npu(), torch.tensor([[2, 1], [1, 1]]).npu()
+    calls = [
+        (lambda: torch_npu.npu_moe_re_routing(tokens, counts, expert_token_num_type=0), "expertTokenNumType"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, counts, idx_type=1), "idxType"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [1, 0]]).npu()), "expertTokenNumPerRank"),
+        (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [3, -1]]).npu()), "expertTokenNumPerRank"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
     """)

@@ -882,6 +882,12 @@
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #define ACLNN_DECLARES_aclnnGroupedBiasAddGradV2 1
 
+#include "aclnnop/aclnn_grouped_matmul.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmul 1
+
+#include "aclnnop/aclnn_grouped_matmul_add.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulAdd 1
+
 #include "aclnnop/aclnn_grouped_matmul_v4.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulV4 1
 
@@ -1234,6 +1240,9 @@
 #include "aclnnop/aclnn_mm.h"
 #define ACLNN_DECLARES_aclnnMm 1
 
+#include "aclnnop/aclnn_moe_compute_expert_tokens.h"
+#define ACLNN_DECLARES_aclnnMoeComputeExpertTokens 1
+
 #include "aclnnop/aclnn_moe_finalize_routing.h"
 #define ACLNN_DECLARES_aclnnMoeFinalizeRouting 1
 
@@ -1249,8 +1258,32 @@
 #include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopKSoftmaxV2 1
 
+#include "aclnnop/aclnn_moe_init_routing.h"
+#define ACLNN_DECLARES_aclnnMoeInitRouting 1
+
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1
+
+#include "aclnnop/aclnn_moe_re_routing.h"
+#define ACLNN_DECLARES_aclnnMoeReRouting 1
+
+#include "aclnnop/aclnn_moe_token_permute.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermute 1
+
+#include "aclnnop/aclnn_moe_token_permute_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermuteGrad 1
+
+#include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermuteWithRoutingMap 1
+
+#include "aclnnop/aclnn_moe_token_unpermute.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermute 1
+
+#include "aclnnop/aclnn_moe_token_unpermute_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermuteGrad 1
+
+#include "aclnnop/aclnn_moe_token_unpermute_with_routing_map.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermuteWithRoutingMap 1
 
 #include "aclnnop/aclnn_mse_loss.h"
 #define ACLNN_DECLARES_aclnnMseLoss 1

@@ -252,15 +252,15 @@ struct GroupedBiasAddGradFamily {
   static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
-// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3).
+// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
 struct GroupedMatmulFamily {
   struct Op {
-    enum : int8_t { kGroupedMatmul };
+    enum : int8_t { kGroupedMatmul, kGroupedMatmulAdd };
   };
   struct Role {
-    enum : int8_t { kX, kWeight, kBias, kScale, kOffset, kAntiquantScale, kAntiquantOffset, kPerTokenScale, kGroupList, kActivationInput, kActivationQuantScale, kActivationQuantOffset, kSplitItem, kGroupType, kGroupListType, kActType, kOut, kActivationFeatureOut, kDynQuantScaleOut };
+    enum : int8_t { kX, kWeight, kBias, kScale, kOffset, kAntiquantScale, kAntiquantOffset, kPerTokenScale, kGroupList, kActivationInput, kActivationQuantScale, kActivationQuantOffset, kSplitItem, kGroupType, kGroupListType, kActType, kOut, kActivationFeatureOut, kDynQuantScaleOut, kTransposeX, kTransposeWeight };
   };
-  static constexpr const char* kOpNames[] = { "grouped_matmul" };
+  static constexpr const char* kOpNames[] = { "grouped_matmul", "grouped_matmul_add" };
 };
 
 // index: gathers and scatters along a dimension (indices checked in phase 2, where they live), n-dimensional gathers, scatters that reduce (sum, product, max, min, mean), index copies and adds, one-hot encodings, stable sorts (of given indices too) and top-k.
@@ -368,15 +368,48 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
-// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float.
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
 struct MoeRoutingFamily {
   struct Op {
-    enum : int8_t { kInitRouting, kFinalizeRouting };
+    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
   };
   struct Role {
-    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut };
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
   };
-  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing" };
+  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
+};
+
+// moe_expert_tokens: compute_expert_tokens: out[i] = the number of sorted_experts' elements <= i for i < expert_num (the end of expert i's rows, one past its last: its page's binary search), sorted_experts non-decreasing in [0, expert_num).
+struct MoeExpertTokensFamily {
+  struct Op {
+    enum : int8_t { kComputeExpertTokens };
+  };
+  struct Role {
+    enum : int8_t { kSortedExperts, kExpertNum, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
+};
+
+// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T), token_id and out_index sorted_indices' sort.
+struct MoeTokenFamily {
+  struct Op {
+    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId };
+  };
+  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map" };
+};
+
+// moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).
+struct MoeReRoutingFamily {
+  struct Op {
+    enum : int8_t { kReRouting };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kCounts, kScales, kCountsType, kIdxType, kPermuted, kPermutedScales, kTokenIdx, kExpertCounts };
+  };
+  static constexpr const char* kOpNames[] = { "re_routing" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
@@ -739,6 +772,9 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -321,6 +321,139 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out.to(expanded_x.dtype)
 
     @staticmethod
+    def moe_init_routing(x: Any, row_idx: Any, expert_idx: Any, active_num: int) -> Any:
+        """aclnnMoeInitRouting's (expandedXOut, expandedRowIdxOut, expandedExpertIdxOut) by its README's
+        formula: keyValueSort(expertIdx, rowIdx) over the flattened [N * K], equal experts in their
+        order (stable); expandedRowIdx[sortedRowIdx[i]] = i; expandedX[i] = x[sortedRowIdx[i] % N] for
+        i < min(N, activeNum) * K. A rowIdx that is not a permutation of [0, N * K) is refused (the
+        scatter would leave elements undefined; the simulator fails phase 2 naming it)."""
+        import torch
+
+        rows, k = expert_idx.shape
+        values = row_idx.reshape(-1).long()
+        if sorted(values.tolist()) != list(range(rows * k)):
+            exact.refused("rowIdx is not a permutation of [0, NUM_ROWS * K)")
+        experts, order = torch.sort(expert_idx.reshape(-1), stable=True)
+        sorted_rows = values[order]
+        expanded_row_idx = torch.empty(rows * k, dtype=torch.int32)
+        expanded_row_idx[sorted_rows] = torch.arange(rows * k, dtype=torch.int32)
+        active = min(rows, active_num) * k
+        return x[sorted_rows[:active] % rows], expanded_row_idx, experts.int()
+
+    @staticmethod
+    def moe_compute_expert_tokens(sorted_experts: Any, num_experts: int) -> Any:
+        """aclnnMoeComputeExpertTokens' out by its README's binary search for the end of each expert's
+        rows: out[i] = the number of sortedExperts' elements <= i, i < numExperts (one past expert i's
+        last row). Values outside [0, numExperts) or out of order are refused, as the page requires."""
+        import torch
+
+        values = sorted_experts.reshape(-1).long()
+        if values.numel() and (int(values.min()) < 0 or int(values.max()) >= num_experts
+                               or bool((values[1:] < values[:-1]).any())):
+            exact.refused("sortedExperts is not non-decreasing in [0, numExperts)")
+        return torch.searchsorted(values, torch.arange(num_experts), right=True).int()
+
+    @staticmethod
+    def moe_token_permute(tokens: Any, indices: Any, num_out_tokens: int) -> Any:
+        """aclnnMoeTokenPermute's (permuteTokensOut, sortedIndicesOut): the N * topK pairs of indices
+        (flattened; 1-D: topK 1) sorted by expert, stably; sortedIndicesOut[q] the rank of pair q,
+        permuteTokensOut[rank] = tokens[q // topK] for the first num_out_tokens ranks (0: all; negative:
+        N * topK + num_out_tokens)."""
+        import torch
+
+        flat = indices.reshape(-1).long()
+        pairs = flat.numel()
+        top_k = 1 if indices.dim() == 1 else indices.shape[1]
+        order = torch.sort(flat, stable=True).indices
+        rank = torch.empty(pairs, dtype=torch.int64)
+        rank[order] = torch.arange(pairs)
+        kept = min(num_out_tokens, pairs) if num_out_tokens > 0 else pairs + num_out_tokens
+        if kept < 0:
+            exact.refused("numOutTokens keeps fewer than 0 rows")
+        return tokens[order[:kept] // top_k], rank.int()
+
+    @staticmethod
+    def moe_token_permute_grad(grad: Any, sorted_indices: Any, top_k: int) -> Any:
+        """aclnnMoeTokenPermuteGrad's out: out[t] = sum over k < numTopk of grad[sortedIndices[t * numTopk
+        + k]], in float; an index outside grad's rows refused."""
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= grad.shape[0]):
+            exact.refused("sortedIndices outside permutedOutputGrad's rows")
+        return grad.float()[idx].reshape(-1, top_k, grad.shape[1]).sum(1).to(grad.dtype)
+
+    @staticmethod
+    def moe_token_unpermute(permuted: Any, sorted_indices: Any, probs: Any) -> Any:
+        """aclnnMoeTokenUnpermute's out: out[i] = sum over j < topK of permuted[sortedIndices[i * topK + j]]
+        * probs[i, j] (topK 1, no weight, without probs), in float."""
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= permuted.shape[0]):
+            exact.refused("sortedIndices outside permutedTokens' rows")
+        top_k = 1 if probs is None else probs.shape[1]
+        rows = permuted.float()[idx].reshape(-1, top_k, permuted.shape[1])
+        if probs is not None:
+            rows = rows * probs.float().unsqueeze(-1)
+        return rows.sum(1).to(permuted.dtype)
+
+    @staticmethod
+    def moe_token_unpermute_grad(permuted: Any, grad: Any, sorted_indices: Any, probs: Any) -> Any:
+        """aclnnMoeTokenUnpermuteGrad's (permutedTokensGradOut, probsGradOut): permutedTokensGradOut[
+        sortedIndices[i * topK + j]] = grad[i] * probs[i, j] (no weight without probs), rows no index
+        reaches 0; probsGradOut[i, j] = grad[i] . permuted[sortedIndices[i * topK + j]] (None without
+        probs); in float. An index outside permuted's rows or held twice refused."""
+        import torch
+
+        idx = sorted_indices.reshape(-1).long()
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= permuted.shape[0]
+                            or idx.unique().numel() != idx.numel()):
+            exact.refused("sortedIndices outside permutedTokens' rows or holding an index twice")
+        top_k = 1 if probs is None else probs.shape[1]
+        weights = torch.ones(grad.shape[0], top_k) if probs is None else probs.float()
+        permuted_grad = torch.zeros(permuted.shape[0], grad.shape[1])
+        permuted_grad[idx] = (grad.float().unsqueeze(1) * weights.unsqueeze(-1)).reshape(-1, grad.shape[1])
+        if probs is None:
+            return permuted_grad.to(grad.dtype), None
+        probs_grad = (permuted.float()[idx].reshape(-1, top_k, grad.shape[1]) * grad.float().unsqueeze(1)).sum(-1)
+        return permuted_grad.to(grad.dtype), probs_grad.to(probs.dtype)
+
+    @staticmethod
+    def moe_token_permute_map(tokens: Any, routing_map: Any, probs: Any, num_out_tokens: int) -> Any:
+        """aclnnMoeTokenPermuteWithRoutingMap's (permuteTokensOut, permuteProbsOutOptional, sortedIndicesOut)
+        without drop and pad: the (token, expert) pairs routing_map marks, expert-major; each row of
+        permuteTokensOut its token's row, of permuteProbsOutOptional its probs; sortedIndicesOut the stable
+        argsort of the pairs' tokens. A row without topK = num_out_tokens // tokens ones refused."""
+        import torch
+
+        tokens_num = tokens.shape[0]
+        top_k = num_out_tokens // tokens_num if tokens_num else 0
+        marked = routing_map.bool()
+        if bool((marked.sum(1) != top_k).any()):
+            exact.refused("a routingMap row does not hold topK ones")
+        first = torch.arange(tokens_num).expand(marked.shape[1], -1).masked_select(marked.t())
+        moved_probs = None if probs is None else probs.t().masked_select(marked.t())
+        return tokens[first], moved_probs, torch.sort(first, stable=True).indices.int()
+
+    @staticmethod
+    def moe_token_unpermute_map(permuted: Any, sorted_indices: Any, routing_map: Any, probs: Any,
+                                restore_shape: Any) -> Any:
+        """aclnnMoeTokenUnpermuteWithRoutingMap's (unpermutedTokens, outIndex, permuteTokenId, permuteProbs)
+        without pad: out[i // topK] += permuted[sortedIndices[i]] * permuteProbs[sortedIndices[i]] in float,
+        permuteProbs = probs.T masked by routing_map.T (no weight without probs); permuteTokenId, outIndex
+        sortedIndices' sort (stable). Indices outside the rows refused."""
+        import torch
+
+        rows, hidden = restore_shape
+        idx = sorted_indices.reshape(-1).long()
+        top_k = idx.numel() // rows if rows else 0
+        weights = None if probs is None else probs.t().masked_select(routing_map.bool().t())
+        bound = permuted.shape[0] if weights is None else min(permuted.shape[0], weights.numel())
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= bound):
+            exact.refused("sortedIndices outside the permuted rows")
+        picked = permuted.float()[idx] * (1 if weights is None else weights.float()[idx].unsqueeze(-1))
+        out = picked.reshape(rows, top_k, hidden).sum(1) if rows else torch.zeros(0, hidden)
+        token_id, out_index = torch.sort(idx, stable=True)
+        return out.to(permuted.dtype), out_index.int(), token_id.int(), weights
+
+    @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
                        group_list_type: int) -> Any:
         """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +
@@ -389,6 +522,36 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
             out[at:at + y.shape[0]] = y
             at += y.shape[0]
         return [out.to(dtype)]
+
+    @staticmethod
+    def grouped_matmul_add(x: Any, weight: Any, group_list: Any, y: Any) -> Any:
+        """aclnnGroupedMatmulAdd's yRef: y[i] + x[s_i:e_i]^T @ weight[s_i:e_i] in float, [s_i, e_i) the i-th
+        group of x's K rows by group_list's cumulative ends; ends that decrease or pass K refused."""
+        ends = [int(v) for v in group_list.reshape(-1)]
+        if any(b < a for a, b in zip([0] + ends, ends)) or (ends and ends[-1] > x.shape[0]):
+            exact.refused("groupList is not non-decreasing ends within x's K rows")
+        out = y.float().clone()
+        for i, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+            out[i] += x.float()[start:end].t() @ weight.float()[start:end]
+        return out
+
+    @staticmethod
+    def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
+        """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
+        expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the
+        source row of each moved row (gather); the count per expert. Without scales, what the simulator
+        writes: 0. Counts that are negative or do not sum to the tokens refused."""
+        import torch
+
+        ranks, experts = counts.shape
+        c = counts.long()
+        if bool((c < 0).any()) or int(c.sum()) != tokens.shape[0]:
+            exact.refused("expertTokenNumPerRank does not count the tokens")
+        starts = torch.cat([torch.zeros(1, dtype=torch.long), c.flatten().cumsum(0)[:-1]]).reshape(ranks, experts)
+        source = torch.cat([torch.arange(int(starts[r, e]), int(starts[r, e] + c[r, e]))
+                            for e in range(experts) for r in range(ranks)] + [torch.zeros(0, dtype=torch.long)])
+        moved_scales = scales.float()[source] if scales is not None else torch.zeros(tokens.shape[0])
+        return tokens[source], moved_scales, source.int(), c.sum(0).to(counts.dtype)
 
     @staticmethod
     def moe_init_routing_v3(x: Any, expert_idx: Any, scale: Any, expert_num: int, tokens_num_type: int,

@@ -12,10 +12,18 @@
 // (rows no group reaches are zeros; the README lets group_list end before x's last row).
 // group_list is device data: its values are read and checked in phase 2 (a negative group, a
 // decreasing cumulative end, groups past x's extent, or a split output of another extent fail it).
+// aclnnGroupedMatmul (npu_grouped_matmul's List overload; a derived page) has neither groupType nor
+// groupListType and takes group_list as host integers: cumulative ends along M (group_type 0, type 0)
+// when given, else one x per group (group_type -1 for one x, 0 for several); its values are checked
+// where the device's are.
 // FLOAT, FLOAT16 and BFLOAT16 in float (OpenBLAS's sgemm per group), rounded once to out's dtype. The
 // quantised, antiquantised and activation forms (scale, offset, antiquant_*, per_token_scale,
 // activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does
 // not define) are declined by name; what the README rules out is refused in phase 1.
+// grouped_matmul_add, aclnnGroupedMatmulAdd (torch_npu.npu_grouped_matmul_add, a derived page): yRef_i +=
+// x_i^T @ weight_i in float (OpenBLAS's sgemm into yRef's FLOAT32 values), x [K, M] and weight [K, N] split
+// along K by groupList's cumulative ends (device data: a decreasing end or one past K fails phase 2), yRef
+// [g, M, N]; the modes the API supports (transposeX true, transposeWeight false, groupType 2) only.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -48,7 +56,9 @@ class GroupedMatmulWork final : public FamilyWork {
 
   std::vector<Group> groups;
   std::vector<int> outs;     // the out slots, in order
-  int group_list = -1;       // its slot; -1: the groups are the shapes'
+  int group_list = -1;       // its slot; -1: the groups are the shapes' (or host_list's)
+  std::vector<int64_t> host_list;  // group_list given as host integers (aclnnGroupedMatmul)
+  std::string list_name;
   int64_t list_type = 0;     // 0 cumulative ends, 1 counts
   bool by_columns = false;   // group_type 2: group_list splits x's columns (K) rather than its rows
   int64_t extent = 0;        // what group_list may reach: x's rows, or its columns
@@ -59,20 +69,26 @@ class GroupedMatmulWork final : public FamilyWork {
 
  private:
   // The groups' sizes along x's grouped axis from group_list, or the failure naming it.
+  bool Listed() const { return group_list >= 0 || !host_list.empty(); }
+  int64_t ListCount() const { return group_list >= 0 ? tensor(group_list).numel() : static_cast<int64_t>(host_list.size()); }
+  const int64_t* ListValues() {
+    if (group_list < 0) return host_list.data();
+    return tensor(group_list).numel() ? IndexValues(tensor(group_list), 0) : nullptr;
+  }
+
   aclnnStatus ResolveSizes() {
-    const TensorRef& list = tensor(group_list);
-    const int64_t count = list.numel();
-    const int64_t* values = count ? IndexValues(list, 0) : nullptr;
+    const int64_t count = ListCount();
+    const int64_t* values = ListValues();
     int64_t at = 0;
     for (int64_t i = 0; i < count; ++i) {
       const int64_t size = list_type == 1 ? values[i] : values[i] - (i ? values[i - 1] : 0);
       if (size < 0) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " (" +
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " (" +
                                          std::to_string(values[i]) + ") gives group " + std::to_string(i) +
                                          (list_type == 1 ? " a negative count" : " an end before the previous one"));
       }
       if (size > extent - at) {  // checked before the sum, which values near 2^63 would overflow
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": group " + std::to_string(i) +
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": group " + std::to_string(i) +
                                          " reaches past x's " + std::to_string(extent) +
                                          (by_columns ? " columns" : " rows"));
       }
@@ -104,14 +120,13 @@ class GroupedMatmulWork final : public FamilyWork {
 
   // group_list given beside one x per group (group_type 0): it must name their rows.
   aclnnStatus CheckListAgrees() {
-    const TensorRef& list = tensor(group_list);
-    const int64_t* values = IndexValues(list, 0);
+    const int64_t* values = ListValues();
     int64_t end = 0;
     for (size_t i = 0; i < groups.size(); ++i) {
       end += groups[i].m;
       const int64_t want = list_type == 1 ? groups[i].m : end;
       if (values[i] != want) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " is " +
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " is " +
                                          std::to_string(values[i]) + ", x's member " + std::to_string(i) + " gives " +
                                          std::to_string(want));
       }
@@ -120,7 +135,7 @@ class GroupedMatmulWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
-    if (group_list >= 0) {
+    if (Listed()) {
       if (aclnnStatus s = shared_x ? ResolveSizes() : CheckListAgrees()) return s;
     }
     std::vector<std::vector<float>> values(static_cast<size_t>(tensor_count()));
@@ -168,10 +183,89 @@ const std::vector<TensorDesc>& Members(const Call& call, const FamilySpec& famil
   return list ? *list : kNone;
 }
 
+enum AddSlot { kAddX, kAddWeight, kAddList, kAddY, kAddSlots };
+
+class GroupedMatmulAddWork final : public FamilyWork {
+ public:
+  explicit GroupedMatmulAddWork(const char* api) : FamilyWork(api, kAddSlots) {}
+
+  int64_t k = 0, m = 0, n = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& list = tensor(kAddList);
+    const int64_t groups = list.numel();
+    const int64_t* ends = groups ? IndexValues(list, 0) : nullptr;
+    for (int64_t i = 0; i < groups; ++i) {
+      const int64_t start = i ? ends[i - 1] : 0;
+      if (ends[i] < start || ends[i] > k) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list.name + ": element " + std::to_string(i) + " (" +
+                                         std::to_string(ends[i]) + ") is not an end in [" + std::to_string(start) +
+                                         ", " + std::to_string(k) + "] (non-decreasing, at most x's K rows)");
+      }
+    }
+    std::vector<float> y(static_cast<size_t>(groups * m * n)), x(static_cast<size_t>(k * m)), w(static_cast<size_t>(k * n));
+    if (y.empty()) return ACLNN_SUCCESS;
+    GatherAs(tensor(kAddY), ComputeType::kFloat32, y.data());
+    if (!x.empty()) GatherAs(tensor(kAddX), ComputeType::kFloat32, x.data());
+    if (!w.empty()) GatherAs(tensor(kAddWeight), ComputeType::kFloat32, w.data());
+    for (int64_t i = 0; i < groups; ++i) {
+      const int64_t start = i ? ends[i - 1] : 0, rows = ends[i] - start;
+      if (rows == 0) continue;
+      UseBlas();
+      scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+                        static_cast<int>(rows), 1.0f, x.data() + start * m, static_cast<int>(m), w.data() + start * n,
+                        static_cast<int>(n), 1.0f, y.data() + i * m * n, static_cast<int>(n));
+    }
+    ScatterFrom(y.data(), ComputeType::kFloat32, tensor(kAddY));
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanGroupedMatmulAdd(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  const TensorDesc* list = RoleTensor(call, family, F::Role::kGroupList);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  if (!x || !weight || !list || !y) return Decline(call, work, "without its tensors");
+  const ParamRejecter reject(call, family);
+  // Repeated from the semantics' checks so that no other mode reaches the kernel.
+  if (!RoleBool(call, family, F::Role::kTransposeX, true)) return reject(F::Role::kTransposeX, "false: only true is supported");
+  if (RoleBool(call, family, F::Role::kTransposeWeight, false)) {
+    return reject(F::Role::kTransposeWeight, "true: only false is supported");
+  }
+  if (RoleInt(call, family, F::Role::kGroupType, 2) != 2) return reject(F::Role::kGroupType, "only 2 (K) is supported");
+  if (x->view.size() != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [K, M]");
+  if (weight->view.size() != 2 || weight->view[0] != x->view[0]) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [K, N] for x " + DimsText(x->view));
+  }
+  if (weight->dtype != x->dtype) {
+    return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(weight->dtype) + " is not x's " + DTypeName(x->dtype));
+  }
+  if (list->view.size() != 1 || list->view[0] > 1024) {
+    return reject(F::Role::kGroupList, "shape " + DimsText(list->view) + " is not [g], g at most 1024");
+  }
+  GroupedMatmulAddWork* made = new GroupedMatmulAddWork(call.spec.name);
+  std::unique_ptr<GroupedMatmulAddWork> owned(made);
+  made->k = x->view[0];
+  made->m = x->view[1];
+  made->n = weight->view[1];
+  made->tensor(kAddX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kAddWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  made->tensor(kAddList).Set(RoleName(call, family, F::Role::kGroupList), *list);
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, Dims{list->view[0], made->m, made->n},
+                                       "[g, M, N]", kAddY)) {
+    return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kGroupedMatmulAdd) return PlanGroupedMatmulAdd(call, family, work);
   const ParamRejecter reject(call, family);
   // The forms the simulator does not compute, by name.
   static const struct {
@@ -200,6 +294,9 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   const std::vector<TensorDesc>& bs = Members(call, family, F::Role::kBias);
   const std::vector<TensorDesc>& os = Members(call, family, F::Role::kOut);
   const TensorDesc* list = RoleTensor(call, family, F::Role::kGroupList);
+  Dims host_list;  // aclnnGroupedMatmul's group_list, host integers (empty: absent)
+  if (!list) RoleInts(call, family, F::Role::kGroupList, &host_list);
+  const bool listed = list || !host_list.empty();
   if (xs.empty()) return reject(F::Role::kX, "is empty");
   if (ws.empty()) return reject(F::Role::kWeight, "is empty");
   if (os.empty()) return reject(F::Role::kOut, "is empty");
@@ -209,7 +306,9 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
                                          " is not 0: the README computes activations in the quantised forms only");
   }
   const int64_t split = RoleInt(call, family, F::Role::kSplitItem, 0);
-  const int64_t type = RoleInt(call, family, F::Role::kGroupType, -1);
+  // Without a groupType parameter (aclnnGroupedMatmul): M-axis groups by group_list, else an x per group.
+  const bool typed = family.roles[F::Role::kGroupType] >= 0;
+  const int64_t type = typed ? RoleInt(call, family, F::Role::kGroupType, -1) : (listed || xs.size() > 1 ? 0 : -1);
   const int64_t list_type = RoleInt(call, family, F::Role::kGroupListType, 0);
   if (split < 0 || split > 3) return reject(F::Role::kSplitItem, std::to_string(split) + " is none of 0, 1, 2, 3");
   if (type != -1 && type != 0 && type != 2) return reject(F::Role::kGroupType, std::to_string(type) + " is none of -1, 0, 2");
@@ -281,6 +380,8 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     made->tensor(l0).Set(RoleName(call, family, F::Role::kGroupList), *list);
     made->group_list = l0;
   }
+  made->host_list.assign(host_list.begin(), host_list.end());
+  made->list_name = RoleName(call, family, F::Role::kGroupList);
   made->list_type = list_type;
   made->one_out = one_out;
 
@@ -316,7 +417,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
       gr.b_at = stacked_bias ? static_cast<int64_t>(i) * w_n(i) : 0;
     }
   }
-  const int64_t list_len = list ? list->view[0] : 0;
+  const int64_t list_len = list ? list->view[0] : static_cast<int64_t>(host_list.size());
   auto need_outs = [&](size_t count) -> aclnnStatus {
     if (os.size() != count) {
       return reject(F::Role::kOut, "has " + std::to_string(os.size()) + " members, split_item " + std::to_string(split) +
@@ -342,9 +443,9 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   if (type == -1 || (type == 0 && xs.size() > 1)) {
     // One x per group.
     if (xs.size() != g) return reject(F::Role::kX, "has " + std::to_string(xs.size()) + " members, weight " + std::to_string(g));
-    if (type == -1 && list) return reject(F::Role::kGroupList, "is given: group_type -1 takes none");
+    if (type == -1 && listed) return reject(F::Role::kGroupList, "is given: group_type -1 takes none");
     if (type == -1 && one_out) return reject(F::Role::kSplitItem, std::to_string(split) + ": group_type -1 takes 0 or 1");
-    if (list && list_len != static_cast<int64_t>(g)) {
+    if (listed && list_len != static_cast<int64_t>(g)) {
       return reject(F::Role::kGroupList, "has " + std::to_string(list_len) + " elements, weight " + std::to_string(g));
     }
     int64_t rows = 0;
@@ -381,7 +482,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     // One x [M, K] whose rows group_list splits.
     const Dims& v = xs[0].view;
     if (v.size() != 2) return reject(F::Role::kX, "member 0: shape " + shape_of(xs[0]) + " is not 2-d");
-    if (!list) return reject(F::Role::kGroupList, "is absent: one x grouped along M needs it");
+    if (!listed) return reject(F::Role::kGroupList, "is absent: one x grouped along M needs it");
     if (list_len != static_cast<int64_t>(g)) {
       return reject(F::Role::kGroupList, "has " + std::to_string(list_len) + " elements, weight " + std::to_string(g));
     }

@@ -25,6 +25,41 @@
 //                 weighs the rows then is not said) and dropPadMode other than 0 (the README names the attribute
 //                 "expandedRowIdx的排列方式" but its formula is the one layout i + k * NUM_ROWS). The indices are
 //                 device data: one outside expandedX's rows or bias's experts fails phase 2 naming it.
+//   init_routing_v1  aclnnMoeInitRouting (torch_npu.npu_moe_init_routing; a derived page from its README): the
+//                 N*K elements of expertIdx sorted by expert, stably (the README's keyValueSort names no second
+//                 key), carrying rowIdx's: expandedExpertIdxOut the sorted experts, expandedRowIdxOut[sortedRowIdx[i]]
+//                 = i, expandedXOut[i] = x[sortedRowIdx[i] % N] for i < min(N, activeNum) * K, rows copied exactly.
+//                 rowIdx is device data: its scatter defines every element once only for a permutation of
+//                 [0, N*K), so phase 2 refuses any other rowIdx naming it.
+// The moe_expert_tokens family, the V1 pipeline's count of rows per expert:
+//   compute_expert_tokens  aclnnMoeComputeExpertTokens (torch_npu.npu_moe_compute_expert_tokens; a derived page
+//                 from its README): out[i] = the number of sortedExperts' elements <= i, i < numExperts (the end
+//                 of expert i's rows, one past its last). sortedExperts is device data: a value outside [0,
+//                 numExperts) or out of order, which the page excludes and a binary search would answer wrongly
+//                 for, fails phase 2 naming it.
+// The moe_token family, Megatron-style token permutation (derived pages from the ops' READMEs, the
+// permutation's direction and tie order from torch_npu's documentation): pair q < N*K is (token q / K, slot
+// q % K), sortedIndices[q] its permuted row.
+//   permute       aclnnMoeTokenPermute (npu_moe_token_permute): sortedIndicesOut[q] = the rank of q in a stable
+//                 sort of indices by expert; permuteTokensOut[rank] = tokens[q / K] for the first numOutTokens
+//                 ranks (0: all; negative: N*K + numOutTokens), copied exactly.
+//   permute_grad  aclnnMoeTokenPermuteGrad: out[t] = sum over k of permutedOutputGrad[sortedIndices[t*K + k]].
+//   unpermute     aclnnMoeTokenUnpermute (npu_moe_token_unpermute): out[t] = sum over k of
+//                 permutedTokens[sortedIndices[t*K + k]] * probs[t, k] (K = 1, unweighted, without probs).
+//   unpermute_grad  aclnnMoeTokenUnpermuteGrad: permutedTokensGradOut[sortedIndices[q]] = grad[q / K] * probs[q / K,
+//                 q % K], the rows no index reaches 0 (the forward does not read them); probsGradOut[t, k] =
+//                 grad[t] . permutedTokens[sortedIndices[t*K + k]] (not written without probs).
+// Sums in float, rounded once. paddedMode true (unsupported by the READMEs) is refused; restoreShapeOptional,
+// which only padded mode reads, is unused. Indices are device data, checked in phase 2: an expert outside
+// [0, 16777215) (the README: its sort is wrong there), a sortedIndices value outside the permuted rows, or held
+// twice where the grad scatters by it, fails naming the tensor.
+// The moe_re_routing family, the expert-parallel re-layout after an AlltoAll:
+//   re_routing    aclnnMoeReRouting (npu_moe_re_routing; a derived page from its README): the (rank, expert) blocks
+//                 of tokens, counted by expertTokenNumPerRank [N, E] and laid rank-major, moved expert-major (rows
+//                 copied exactly, perTokenScalesOptional alike, 0 without it); permuteTokenIdxOut each moved row's
+//                 source row (gather, idxType 0); expertTokenNumOut the count per expert (count, expertTokenNumType
+//                 1): the README's supported modes only. The counts are device data: a negative one, or a sum
+//                 other than A, fails phase 2 naming them.
 #include <algorithm>
 #include <initializer_list>
 #include <memory>
@@ -44,6 +79,30 @@ using F = MoeRoutingFamily;
 
 enum Slot { kX, kIdx, kScale, kExpandedX, kRowIdx, kTokens, kExpandedScale, kSlots };
 enum FinalizeSlot { kRows, kRowOf, kX1, kX2, kBias, kScales, kExperts, kOut, kFinalizeSlots };
+
+// Row i of a [rows, H] tensor, as a tensor of its own.
+TensorRef Row(const TensorRef& t, int64_t i) {
+  TensorRef row = t;
+  row.first += i * t.strides[0] * static_cast<int64_t>(DTypeSize(t.dtype));
+  row.shape = Dims{t.shape[1]};
+  row.strides = Dims{t.strides[1]};
+  return row;
+}
+
+// A work whose device-data indices phase 2 checks before using them: an index the device's kernel would
+// fault on (or answer wrongly for) fails the call naming its tensor.
+class IndexedWork : public FamilyWork {
+ protected:
+  IndexedWork(const char* api, int tensors) : FamilyWork(api, tensors) {}
+
+  aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const std::string& what) const {
+    return BadIndex(slot, at, value, "outside [0, " + std::to_string(bound) + ") (" + what + ")");
+  }
+  aclnnStatus BadIndex(int slot, int64_t at, int64_t value, const std::string& why) const {
+    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
+                                     " is " + std::to_string(value) + ", " + why + "; the device's kernel faults on it");
+  }
+};
 
 class RoutingWork final : public FamilyWork {
  public:
@@ -136,15 +195,6 @@ class RoutingWork final : public FamilyWork {
     ParallelFor(pairs - available,
                 [&](int64_t i) { ScatterFrom(zeros.data(), type, Row(tensor(kExpandedX), available + i)); });
     ScatterFrom(expanded_scale.data(), ComputeType::kFloat32, tensor(kExpandedScale));
-  }
-
-  // Row i of a [rows, H] tensor, as a tensor of its own.
-  static TensorRef Row(const TensorRef& t, int64_t i) {
-    TensorRef row = t;
-    row.first += i * t.strides[0] * static_cast<int64_t>(DTypeSize(t.dtype));
-    row.shape = Dims{t.shape[1]};
-    row.strides = Dims{t.strides[1]};
-    return row;
   }
 
   // One row's dynamic INT8 quantisation (times `smooth` when given) into `dst` (which may be `row`) as floats.
@@ -256,9 +306,9 @@ aclnnStatus PlanRouting(const Call& call, const FamilySpec& family, ExecutorWork
   return ACLNN_SUCCESS;
 }
 
-class FinalizeWork final : public FamilyWork {
+class FinalizeWork final : public IndexedWork {
  public:
-  explicit FinalizeWork(const char* api) : FamilyWork(api, kFinalizeSlots) {}
+  explicit FinalizeWork(const char* api) : IndexedWork(api, kFinalizeSlots) {}
 
   int64_t rows = 0, k = 1, hidden = 0, expanded_rows = 0, experts = 0;
   bool x1 = false, x2 = false, bias = false;
@@ -301,11 +351,6 @@ class FinalizeWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
-  aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const char* what) {
-    return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
-                                     " is " + std::to_string(value) + ", outside [0, " + std::to_string(bound) + ") (" +
-                                     what + "; the device's kernel faults on it)");
-  }
 };
 
 aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWork** work) {
@@ -382,12 +427,716 @@ aclnnStatus PlanFinalize(const Call& call, const FamilySpec& family, ExecutorWor
   return ACLNN_SUCCESS;
 }
 
+enum V1Slot { kV1X, kV1RowIdx, kV1Experts, kV1ExpandedX, kV1ExpandedRowIdx, kV1ExpandedExperts, kV1Slots };
+
+class RoutingV1Work final : public IndexedWork {
+ public:
+  explicit RoutingV1Work(const char* api) : IndexedWork(api, kV1Slots) {}
+
+  int64_t rows = 0, k = 1, hidden = 0, active_rows = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = rows * k;
+    std::vector<int64_t> experts(static_cast<size_t>(pairs)), row_idx(static_cast<size_t>(pairs));
+    if (pairs > 0) {
+      GatherAs(tensor(kV1Experts), ComputeType::kInt64, experts.data());
+      GatherAs(tensor(kV1RowIdx), ComputeType::kInt64, row_idx.data());
+    }
+    std::vector<char> seen(static_cast<size_t>(pairs));
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int64_t v = row_idx[static_cast<size_t>(p)];
+      if (v < 0 || v >= pairs) return OutOfRange(kV1RowIdx, p, v, pairs, "NUM_ROWS * K");
+      if (seen[static_cast<size_t>(v)]++) {
+        return BadIndex(kV1RowIdx, p, v, "a value an earlier element holds: rowIdx is not a permutation of [0, "
+                                             "NUM_ROWS * K), which leaves expandedRowIdxOut undefined");
+      }
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return experts[static_cast<size_t>(a)] < experts[static_cast<size_t>(b)];
+    });
+    std::vector<int64_t> expanded_row_idx(static_cast<size_t>(pairs)), sorted_experts(static_cast<size_t>(pairs));
+    for (int64_t i = 0; i < pairs; ++i) {
+      const int64_t j = order[static_cast<size_t>(i)];
+      expanded_row_idx[static_cast<size_t>(row_idx[static_cast<size_t>(j)])] = i;
+      sorted_experts[static_cast<size_t>(i)] = experts[static_cast<size_t>(j)];
+    }
+    ScatterFrom(expanded_row_idx.data(), ComputeType::kInt64, tensor(kV1ExpandedRowIdx));
+    ScatterFrom(sorted_experts.data(), ComputeType::kInt64, tensor(kV1ExpandedExperts));
+    // Rows are copied as floats: exact for every dtype the page lists.
+    const float* x = rows * hidden != 0
+                         ? static_cast<const float*>(ContiguousAs(tensor(kV1X), ComputeType::kFloat32, 0))
+                         : nullptr;
+    ParallelFor(active_rows, [&](int64_t i) {
+      const int64_t source = row_idx[static_cast<size_t>(order[static_cast<size_t>(i)])] % rows;
+      ScatterFrom(x + source * hidden, ComputeType::kFloat32, Row(tensor(kV1ExpandedX), i));
+    });
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanRoutingV1(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* row_idx = RoleTensor(call, family, F::Role::kRowIdx);
+  const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
+  const TensorDesc* expanded_x = RoleTensor(call, family, F::Role::kExpandedX);
+  const TensorDesc* expanded_row_idx = RoleTensor(call, family, F::Role::kExpandedRowIdx);
+  const TensorDesc* expanded_experts = RoleTensor(call, family, F::Role::kExpandedExpertIdx);
+  if (!x || !row_idx || !idx || !expanded_x || !expanded_row_idx || !expanded_experts) {
+    return Decline(call, work, "without its tensors");
+  }
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter refuse(call, family);
+  if (x->view.size() != 2) return refuse(F::Role::kX, "shape " + DimsText(x->view) + " is not [NUM_ROWS, H]");
+  if (idx->view.size() != 2 || idx->view[0] != x->view[0]) {
+    return refuse(F::Role::kExpertIdx, "shape " + DimsText(idx->view) + " is not [NUM_ROWS, K] for x " + DimsText(x->view));
+  }
+  if (row_idx->view != idx->view) {
+    return refuse(F::Role::kRowIdx, "shape " + DimsText(row_idx->view) + " is not expertIdx's " + DimsText(idx->view));
+  }
+  if (expanded_x->dtype != x->dtype) {
+    return refuse(F::Role::kExpandedX, std::string("dtype ") + DTypeName(expanded_x->dtype) + " is not x's " +
+                                           DTypeName(x->dtype));
+  }
+  const int64_t active = RoleInt(call, family, F::Role::kActiveNum, 0);
+  if (active < 0) return refuse(F::Role::kActiveNum, std::to_string(active) + " is negative");
+  const int64_t rows = x->view[0], k = idx->view[1], hidden = x->view[1];
+  RoutingV1Work* made = new RoutingV1Work(call.spec.name);
+  std::unique_ptr<RoutingV1Work> owned(made);
+  made->rows = rows;
+  made->k = k;
+  made->hidden = hidden;
+  made->active_rows = std::min(rows, active) * k;
+  made->tensor(kV1X).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kV1RowIdx).Set(RoleName(call, family, F::Role::kRowIdx), *row_idx);
+  made->tensor(kV1Experts).Set(RoleName(call, family, F::Role::kExpertIdx), *idx);
+  const Dims flat{rows * k};
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedX, *expanded_x, Dims{made->active_rows, hidden},
+                                       "[min(NUM_ROWS, activeNum) * K, H]", kV1ExpandedX)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedRowIdx, *expanded_row_idx, flat,
+                                       "[NUM_ROWS * K]", kV1ExpandedRowIdx)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedExpertIdx, *expanded_experts, flat,
+                                       "[NUM_ROWS * K]", kV1ExpandedExperts)) {
+    return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+using T = MoeExpertTokensFamily;
+
+enum TokensSlot { kSorted, kEnds, kTokensSlots };
+
+class ExpertTokensWork final : public IndexedWork {
+ public:
+  explicit ExpertTokensWork(const char* api) : IndexedWork(api, kTokensSlots) {}
+
+  int64_t experts = 0;
+
+ private:
+  aclnnStatus Compute() override {
+    std::vector<int64_t> sorted(static_cast<size_t>(tensor(kSorted).numel()));
+    if (!sorted.empty()) GatherAs(tensor(kSorted), ComputeType::kInt64, sorted.data());
+    for (size_t p = 0; p < sorted.size(); ++p) {
+      if (sorted[p] < 0 || sorted[p] >= experts) {
+        return OutOfRange(kSorted, static_cast<int64_t>(p), sorted[p], experts, "numExperts");
+      }
+      if (p > 0 && sorted[p] < sorted[p - 1]) {
+        return BadIndex(kSorted, static_cast<int64_t>(p), sorted[p],
+                        "less than the element before it: sortedExperts is not non-decreasing");
+      }
+    }
+    std::vector<int64_t> ends(static_cast<size_t>(experts));
+    for (int64_t e = 0; e < experts; ++e) {
+      ends[static_cast<size_t>(e)] = std::upper_bound(sorted.begin(), sorted.end(), e) - sorted.begin();
+    }
+    ScatterFrom(ends.data(), ComputeType::kInt64, tensor(kEnds));
+    return ACLNN_SUCCESS;
+  }
+};
+
+using M = MoeTokenFamily;
+
+enum TokenSlot {
+  kTokenRows, kTokenIndices, kPermutedRows, kSortedIdx, kProbs, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs,
+  kOutIndex, kTokenId, kTokenSlots
+};
+
+// The README's bounds on the experts of aclnnMoeTokenPermute's indices (values and count).
+constexpr int64_t kMaxTokenIndex = 16777215;
+constexpr int64_t kMaxTopK = 512;
+
+class TokenWork final : public IndexedWork {
+ public:
+  TokenWork(const char* api, int op) : IndexedWork(api, kTokenSlots), op_(op) {}
+
+  int64_t tokens = 0, top_k = 1, hidden = 0, permuted_rows = 0, kept = 0, experts = 0;
+  bool probs = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = tokens * top_k;
+    if (op_ == M::Op::kPermute) return Permute(pairs);
+    if (op_ == M::Op::kPermuteMap) return PermuteMap();
+    if (op_ == M::Op::kUnpermuteMap) return UnpermuteMap(pairs);
+    std::vector<int64_t> idx(static_cast<size_t>(pairs));
+    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t v = idx[static_cast<size_t>(q)];
+      if (v < 0 || v >= permuted_rows) return OutOfRange(kSortedIdx, q, v, permuted_rows, "the permuted rows");
+      if (!seen.empty() && seen[static_cast<size_t>(v)]++) {
+        return BadIndex(kSortedIdx, q, v, "an index an earlier element holds: the gradient's scatter writes each "
+                                          "permuted row once");
+      }
+    }
+    auto floats = [&](int slot, int scratch, int64_t count) {
+      return count ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch)) : nullptr;
+    };
+    const float* weights = probs ? floats(kProbs, 2, pairs) : nullptr;
+    auto weight = [&](int64_t q) { return weights ? weights[q] : 1.0f; };
+    if (op_ == M::Op::kUnpermuteGrad) {
+      const float* grad = floats(kTokenRows, 0, tokens * hidden);
+      std::vector<float> out(static_cast<size_t>(permuted_rows * hidden));
+      ParallelFor(pairs, [&](int64_t q) {
+        float* o = out.data() + idx[static_cast<size_t>(q)] * hidden;
+        for (int64_t h = 0; h < hidden; ++h) o[h] = grad[q / top_k * hidden + h] * weight(q);
+      });
+      ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kPermutedGrad));
+      if (!probs) return ACLNN_SUCCESS;
+      const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+      std::vector<float> dots(static_cast<size_t>(pairs));
+      ParallelFor(pairs, [&](int64_t q) {
+        float sum = 0;
+        for (int64_t h = 0; h < hidden; ++h) sum += grad[q / top_k * hidden + h] * permuted[idx[static_cast<size_t>(q)] * hidden + h];
+        dots[static_cast<size_t>(q)] = sum;
+      });
+      ScatterFrom(dots.data(), ComputeType::kFloat32, tensor(kProbsGrad));
+      return ACLNN_SUCCESS;
+    }
+    // permute_grad and unpermute: each token's row is the (weighted) sum of its K permuted rows.
+    const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+    std::vector<float> out(static_cast<size_t>(tokens * hidden));
+    ParallelFor(tokens, [&](int64_t t) {
+      float* o = out.data() + t * hidden;
+      for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        const float* row = permuted + idx[static_cast<size_t>(q)] * hidden;
+        for (int64_t h = 0; h < hidden; ++h) o[h] += row[h] * weight(q);
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    return ACLNN_SUCCESS;
+  }
+
+  // The (token, expert) pairs routingMap marks, expert-major (the README's masked select of routingMap.T), with
+  // probs' weight of each when given; a row without topK marks fails naming routingMap.
+  aclnnStatus MarkedPairs(std::vector<int64_t>* token_of, std::vector<float>* weight) {
+    std::vector<int64_t> map(static_cast<size_t>(tokens * experts));
+    if (!map.empty()) GatherAs(tensor(kRoutingMap), ComputeType::kInt64, map.data());
+    for (int64_t t = 0; t < tokens; ++t) {
+      int64_t marks = 0;
+      for (int64_t e = 0; e < experts; ++e) marks += map[static_cast<size_t>(t * experts + e)] != 0;
+      if (marks != top_k) {
+        return BadIndex(kRoutingMap, t, marks, "the marks of that row, not topK = " + std::to_string(top_k) +
+                                                   " (each row holds topK)");
+      }
+    }
+    std::vector<float> all(probs ? static_cast<size_t>(tokens * experts) : 0);
+    if (!all.empty()) GatherAs(tensor(kProbs), ComputeType::kFloat32, all.data());
+    for (int64_t e = 0; e < experts; ++e) {
+      for (int64_t t = 0; t < tokens; ++t) {
+        if (!map[static_cast<size_t>(t * experts + e)]) continue;
+        token_of->push_back(t);
+        if (probs) weight->push_back(all[static_cast<size_t>(t * experts + e)]);
+      }
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus PermuteMap() {
+    std::vector<int64_t> token_of;
+    std::vector<float> weight;
+    if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
+    const int64_t pairs = static_cast<int64_t>(token_of.size());
+    std::vector<int64_t> order(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return token_of[static_cast<size_t>(a)] < token_of[static_cast<size_t>(b)];
+    });
+    ScatterFrom(order.data(), ComputeType::kInt64, tensor(kSortedIdx));
+    if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
+    const float* rows = tokens * hidden != 0
+                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
+                            : nullptr;
+    ParallelFor(pairs, [&](int64_t p) {
+      ScatterFrom(rows + token_of[static_cast<size_t>(p)] * hidden, ComputeType::kFloat32, Row(tensor(kPermutedRows), p));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus UnpermuteMap(int64_t pairs) {
+    std::vector<int64_t> idx(static_cast<size_t>(pairs)), token_of;
+    std::vector<float> weight;
+    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    if (probs) {
+      if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
+    }
+    const int64_t bound = probs ? std::min<int64_t>(permuted_rows, static_cast<int64_t>(weight.size())) : permuted_rows;
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t v = idx[static_cast<size_t>(q)];
+      if (v < 0 || v >= bound) return OutOfRange(kSortedIdx, q, v, bound, "the permuted rows");
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs)), sorted(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return idx[static_cast<size_t>(a)] < idx[static_cast<size_t>(b)];
+    });
+    for (int64_t i = 0; i < pairs; ++i) sorted[static_cast<size_t>(i)] = idx[static_cast<size_t>(order[static_cast<size_t>(i)])];
+    ScatterFrom(order.data(), ComputeType::kInt64, tensor(kOutIndex));
+    ScatterFrom(sorted.data(), ComputeType::kInt64, tensor(kTokenId));
+    if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
+    const float* permuted = permuted_rows * hidden != 0
+                                ? static_cast<const float*>(ContiguousAs(tensor(kPermutedRows), ComputeType::kFloat32, 1))
+                                : nullptr;
+    std::vector<float> out(static_cast<size_t>(tokens * hidden));
+    ParallelFor(tokens, [&](int64_t t) {
+      float* o = out.data() + t * hidden;
+      for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        const int64_t row = idx[static_cast<size_t>(q)];
+        const float w = probs ? weight[static_cast<size_t>(row)] : 1.0f;
+        for (int64_t h = 0; h < hidden; ++h) o[h] += permuted[row * hidden + h] * w;
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Permute(int64_t pairs) {
+    std::vector<int64_t> experts(static_cast<size_t>(pairs));
+    if (pairs > 0) GatherAs(tensor(kTokenIndices), ComputeType::kInt64, experts.data());
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t e = experts[static_cast<size_t>(q)];
+      if (e < 0 || e >= kMaxTokenIndex) return OutOfRange(kTokenIndices, q, e, kMaxTokenIndex, "the README's experts");
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs)), rank(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return experts[static_cast<size_t>(a)] < experts[static_cast<size_t>(b)];
+    });
+    for (int64_t r = 0; r < pairs; ++r) rank[static_cast<size_t>(order[static_cast<size_t>(r)])] = r;
+    ScatterFrom(rank.data(), ComputeType::kInt64, tensor(kSortedIdx));
+    // Rows are copied as floats: exact for every dtype the page lists.
+    const float* rows = tokens * hidden != 0
+                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
+                            : nullptr;
+    ParallelFor(kept, [&](int64_t r) {
+      ScatterFrom(rows + order[static_cast<size_t>(r)] / top_k * hidden, ComputeType::kFloat32,
+                  Row(tensor(kPermutedRows), r));
+    });
+    return ACLNN_SUCCESS;
+  }
+
+  int op_;
+};
+
+// The planner's view of one call: its tensors by role, and its rejections.
+struct TokenCall {
+  const Call& call;
+  const FamilySpec& family;
+  const ParamRejecter refuse;
+
+  const TensorDesc* operator[](int role) const { return RoleTensor(call, family, role); }
+  const char* name(int role) const { return RoleName(call, family, role); }
+  // A 2-D [rows, H] tensor, or its rejection.
+  aclnnStatus Matrix(int role, const char* what) const {
+    const TensorDesc* t = (*this)[role];
+    return t->view.size() == 2 ? ACLNN_SUCCESS : refuse(role, "shape " + DimsText(t->view) + " is not " + what);
+  }
+  aclnnStatus SameDType(int role, int as) const {
+    const TensorDesc *t = (*this)[role], *other = (*this)[as];
+    if (t->dtype == other->dtype) return ACLNN_SUCCESS;
+    return refuse(role, std::string("dtype ") + DTypeName(t->dtype) + " is not " + name(as) + "'s " +
+                            DTypeName(other->dtype));
+  }
+};
+
+aclnnStatus PlanPermute(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *tokens = c[M::Role::kTokens], *indices = c[M::Role::kIndices];
+  if (aclnnStatus s = c.Matrix(M::Role::kTokens, "[num_tokens, H]")) return s;
+  if (indices->view.empty() || indices->view.size() > 2 || indices->view[0] != tokens->view[0]) {
+    return c.refuse(M::Role::kIndices, "shape " + DimsText(indices->view) + " is not [num_tokens, topK] or [num_tokens] "
+                                       "for tokens " + DimsText(tokens->view));
+  }
+  made->tokens = tokens->view[0];
+  made->hidden = tokens->view[1];
+  made->top_k = indices->view.size() == 2 ? indices->view[1] : 1;
+  const int64_t pairs = made->tokens * made->top_k;
+  if (made->top_k > kMaxTopK || pairs >= kMaxTokenIndex) {
+    return c.refuse(M::Role::kIndices, "shape " + DimsText(indices->view) + ": topK is at most 512 and the elements "
+                                       "fewer than 16777215");
+  }
+  const int64_t num_out = RoleInt(c.call, c.family, M::Role::kNumOut, 0);
+  made->kept = num_out > 0 ? std::min(num_out, pairs) : pairs + num_out;
+  if (made->kept < 0) {
+    return c.refuse(M::Role::kNumOut, std::to_string(num_out) + " drops more than the " + std::to_string(pairs) + " rows");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kPermuted, M::Role::kTokens)) return s;
+  made->tensor(kTokenRows).Set(c.name(M::Role::kTokens), *tokens);
+  made->tensor(kTokenIndices).Set(c.name(M::Role::kIndices), *indices);
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermuted, *c[M::Role::kPermuted],
+                                       Dims{made->kept, made->hidden}, "[kept rows, H]", kPermutedRows)) {
+    return s;
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kSortedIndices, *c[M::Role::kSortedIndices], Dims{pairs},
+                          "[num_tokens * topK]", kSortedIdx);
+}
+
+// permute_map: tokens [T, H], routingMap [T, E] of topK = numOutTokens // T marks a row.
+aclnnStatus PlanPermuteMap(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *tokens = c[M::Role::kTokens], *map = c[M::Role::kRoutingMap], *probs = c[M::Role::kProbs];
+  if (aclnnStatus s = c.Matrix(M::Role::kTokens, "[tokens_num, H]")) return s;
+  if (!map) return c.refuse(M::Role::kRoutingMap, "is null");
+  if (map->view.size() != 2 || map->view[0] != tokens->view[0]) {
+    return c.refuse(M::Role::kRoutingMap, "shape " + DimsText(map->view) + " is not [tokens_num, expert_num] for tokens " +
+                                          DimsText(tokens->view));
+  }
+  made->tokens = tokens->view[0];
+  made->hidden = tokens->view[1];
+  made->experts = map->view[1];
+  const int64_t num_out = RoleInt(c.call, c.family, M::Role::kNumOut, made->tokens);
+  made->top_k = made->tokens ? num_out / made->tokens : 0;
+  if (made->top_k < 0 || made->top_k >= kMaxTopK || made->top_k > made->experts) {
+    return c.refuse(M::Role::kNumOut, std::to_string(num_out) + " gives topK " + std::to_string(made->top_k) +
+                                      ", not in [0, min(512, expert_num)]");
+  }
+  const int64_t pairs = made->tokens * made->top_k;
+  if (aclnnStatus s = c.SameDType(M::Role::kPermuted, M::Role::kTokens)) return s;
+  made->tensor(kTokenRows).Set(c.name(M::Role::kTokens), *tokens);
+  made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+  if (probs) {
+    if (probs->view != map->view) {
+      return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " is not routingMap's " + DimsText(map->view));
+    }
+    const TensorDesc* moved = c[M::Role::kPermutedProbs];
+    if (!moved) return c.refuse(M::Role::kPermutedProbs, "is null while probsOptional is given");
+    made->probs = true;
+    made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+    if (aclnnStatus s = c.SameDType(M::Role::kPermutedProbs, M::Role::kProbs)) return s;
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedProbs, *moved, Dims{pairs}, "[outToken]",
+                                         kPermutedProbs)) {
+      return s;
+    }
+  }
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermuted, *c[M::Role::kPermuted],
+                                       Dims{pairs, made->hidden}, "[outToken, H]", kPermutedRows)) {
+    return s;
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kSortedIndices, *c[M::Role::kSortedIndices], Dims{pairs},
+                          "[outToken]", kSortedIdx);
+}
+
+// unpermute_map: sortedIndices [T * topK] into permutedTokens [M, H], out restoreShape [T, H].
+aclnnStatus PlanUnpermuteMap(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *permuted = c[M::Role::kPermuted], *sorted = c[M::Role::kSortedIndices];
+  const TensorDesc *map = c[M::Role::kRoutingMap], *probs = c[M::Role::kProbs];
+  if (aclnnStatus s = c.Matrix(M::Role::kPermuted, "[M, H]")) return s;
+  if (sorted->view.size() != 1) return c.refuse(M::Role::kSortedIndices, "shape " + DimsText(sorted->view) + " is not 1-D");
+  Dims restore;
+  if (!RoleInts(c.call, c.family, M::Role::kRestoreShape, &restore) || restore.size() != 2 ||
+      restore[1] != permuted->view[1] || restore[0] < 0) {
+    return c.refuse(M::Role::kRestoreShape, DimsText(restore) + " is not [numTokens, H = " +
+                                                std::to_string(permuted->view[1]) + "]");
+  }
+  made->tokens = restore[0];
+  made->hidden = restore[1];
+  made->permuted_rows = permuted->view[0];
+  const int64_t count = sorted->view[0];
+  made->top_k = made->tokens ? count / made->tokens : 0;
+  if (made->tokens * made->top_k != count || made->top_k > kMaxTopK) {
+    return c.refuse(M::Role::kSortedIndices, std::to_string(count) + " indices are not numTokens " +
+                                             std::to_string(made->tokens) + " times a topK of at most 512");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kTokens, M::Role::kPermuted)) return s;
+  made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *permuted);
+  made->tensor(kSortedIdx).Set(c.name(M::Role::kSortedIndices), *sorted);
+  if (probs) {
+    if (!map) return c.refuse(M::Role::kRoutingMap, "is null while probsOptional is given: it orders the probs");
+    if (map->view.size() != 2 || map->view[0] != made->tokens || probs->view != map->view) {
+      return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " and routingMap's " + DimsText(map->view) +
+                                       " are not one [numTokens, numExperts]");
+    }
+    const TensorDesc* moved = c[M::Role::kPermutedProbs];
+    if (!moved) return c.refuse(M::Role::kPermutedProbs, "is null while probsOptional is given");
+    made->probs = true;
+    made->experts = map->view[1];
+    made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+    made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+    if (aclnnStatus s = c.SameDType(M::Role::kPermutedProbs, M::Role::kProbs)) return s;
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedProbs, *moved, Dims{count},
+                                         "sortedIndices' shape", kPermutedProbs)) {
+      return s;
+    }
+  }
+  for (auto [role, slot] : {std::pair<int, int>{M::Role::kOutIndex, kOutIndex}, {M::Role::kTokenId, kTokenId}}) {
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, role, *c[role], Dims{count}, "sortedIndices' shape", slot)) {
+      return s;
+    }
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kTokens, *c[M::Role::kTokens], restore, "restoreShapeOptional",
+                          kTokenRows);
+}
+
+// permute_grad, unpermute and unpermute_grad: sortedIndices [tokens * topK] into the permuted rows.
+aclnnStatus PlanGather(const TokenCall& c, int op, TokenWork* made) {
+  const TensorDesc *sorted = c[M::Role::kSortedIndices], *probs = c[M::Role::kProbs];
+  const TensorDesc *permuted = c[M::Role::kPermuted], *rows = c[M::Role::kTokens];
+  if (sorted->view.size() != 1) return c.refuse(M::Role::kSortedIndices, "shape " + DimsText(sorted->view) + " is not 1-D");
+  const int64_t count = sorted->view[0];
+  if (op == M::Op::kPermuteGrad) {
+    made->top_k = RoleInt(c.call, c.family, M::Role::kTopK, 1);
+    if (made->top_k < 1 || made->top_k > kMaxTopK) {
+      return c.refuse(M::Role::kTopK, std::to_string(made->top_k) + " is outside [1, 512]");
+    }
+  } else if (probs) {
+    if (aclnnStatus s = c.Matrix(M::Role::kProbs, "[tokens, topK]")) return s;
+    made->top_k = probs->view[1];
+    made->probs = true;
+    if (made->top_k > kMaxTopK) return c.refuse(M::Role::kProbs, "topK " + std::to_string(made->top_k) + " is above 512");
+  }
+  if (made->top_k == 0 || count % made->top_k != 0) {
+    return c.refuse(M::Role::kSortedIndices, std::to_string(count) + " indices are not tokens * topK = " +
+                                             std::to_string(made->top_k) + " per token");
+  }
+  made->tokens = count / made->top_k;
+  if (probs && probs->view[0] != made->tokens) {
+    return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " is not [tokens = " +
+                                     std::to_string(made->tokens) + ", topK]");
+  }
+  // The rows a token has: the forward's out, permute_grad's out, unpermute_grad's incoming gradient.
+  const int rows_role = M::Role::kTokens;
+  if (aclnnStatus s = c.Matrix(rows_role, "[tokens, H]")) return s;
+  if (permuted) {
+    if (aclnnStatus s = c.Matrix(M::Role::kPermuted, "[M, H]")) return s;
+    made->permuted_rows = permuted->view[0];
+    made->hidden = permuted->view[1];
+    made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *permuted);
+  }
+  made->tensor(kSortedIdx).Set(c.name(M::Role::kSortedIndices), *sorted);
+  if (probs) made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+  if (op != M::Op::kUnpermuteGrad) {
+    if (aclnnStatus s = c.SameDType(rows_role, M::Role::kPermuted)) return s;
+    return made->KeepOutput(c.call, c.family, rows_role, *rows, Dims{made->tokens, made->hidden}, "[tokens, H]",
+                            kTokenRows);
+  }
+  const TensorDesc *permuted_grad = c[M::Role::kPermutedGrad], *probs_grad = c[M::Role::kProbsGrad];
+  if (probs && !permuted) {
+    return c.refuse(M::Role::kPermuted, "is null while probsOptional is given: probsGradOut reads it");
+  }
+  if (aclnnStatus s = c.Matrix(M::Role::kPermutedGrad, "[M, H]")) return s;
+  if (!permuted) made->permuted_rows = permuted_grad->view[0];
+  if (permuted && permuted->view[1] != rows->view[1]) {
+    return c.refuse(M::Role::kPermuted, "shape " + DimsText(permuted->view) + " is not [M, H] for H " +
+                                        std::to_string(rows->view[1]) + " of " + c.name(rows_role));
+  }
+  made->hidden = rows->view[1];
+  if (rows->view[0] != made->tokens) {
+    return c.refuse(rows_role, "shape " + DimsText(rows->view) + " is not [tokens = " + std::to_string(made->tokens) + ", H]");
+  }
+  if (aclnnStatus s = c.SameDType(M::Role::kPermutedGrad, rows_role)) return s;
+  made->tensor(kTokenRows).Set(c.name(rows_role), *rows);
+  if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kPermutedGrad, *permuted_grad,
+                                       Dims{made->permuted_rows, made->hidden}, "[M, H]", kPermutedGrad)) {
+    return s;
+  }
+  if (!probs) return ACLNN_SUCCESS;
+  if (aclnnStatus s = c.SameDType(M::Role::kProbsGrad, M::Role::kProbs)) return s;
+  return made->KeepOutput(c.call, c.family, M::Role::kProbsGrad, *probs_grad, probs->view, "probsOptional's shape",
+                          kProbsGrad);
+}
+
+using R = MoeReRoutingFamily;
+
+enum ReRoutingSlot { kReTokens, kReCounts, kReScales, kRePermuted, kReScalesOut, kReIdx, kReExpertCounts, kReSlots };
+
+class ReRoutingWork final : public IndexedWork {
+ public:
+  explicit ReRoutingWork(const char* api) : IndexedWork(api, kReSlots) {}
+
+  int64_t rows = 0, hidden = 0, ranks = 0, experts = 0;
+  bool scaled = false;
+
+ private:
+  aclnnStatus Compute() override {
+    std::vector<int64_t> counts(static_cast<size_t>(ranks * experts));
+    if (!counts.empty()) GatherAs(tensor(kReCounts), ComputeType::kInt64, counts.data());
+    int64_t total = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      if (counts[i] < 0) return BadIndex(kReCounts, static_cast<int64_t>(i), counts[i], "a negative count of tokens");
+      if (counts[i] > rows - total) {
+        return BadIndex(kReCounts, static_cast<int64_t>(i), counts[i],
+                        "past the " + std::to_string(rows) + " tokens: the counts must sum to A");
+      }
+      total += counts[i];
+    }
+    if (total != rows) {
+      return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kReCounts).name + ": the counts sum to " +
+                                       std::to_string(total) + ", not to the " + std::to_string(rows) +
+                                       " tokens (A); the device's kernel faults on it");
+    }
+    // The source row of each destination row: blocks expert by expert, each rank by rank.
+    std::vector<int64_t> source, per_expert(static_cast<size_t>(experts));
+    source.reserve(static_cast<size_t>(rows));
+    for (int64_t e = 0; e < experts; ++e) {
+      for (int64_t r = 0; r < ranks; ++r) {
+        int64_t start = 0;
+        for (int64_t i = 0; i < r * experts + e; ++i) start += counts[static_cast<size_t>(i)];
+        const int64_t count = counts[static_cast<size_t>(r * experts + e)];
+        for (int64_t t = 0; t < count; ++t) source.push_back(start + t);
+        per_expert[static_cast<size_t>(e)] += count;
+      }
+    }
+    ScatterFrom(source.data(), ComputeType::kInt64, tensor(kReIdx));
+    ScatterFrom(per_expert.data(), ComputeType::kInt64, tensor(kReExpertCounts));
+    std::vector<float> scales(static_cast<size_t>(rows)), moved(static_cast<size_t>(rows));
+    if (scaled && rows) GatherAs(tensor(kReScales), ComputeType::kFloat32, scales.data());
+    for (int64_t d = 0; d < rows; ++d) moved[static_cast<size_t>(d)] = scales[static_cast<size_t>(source[static_cast<size_t>(d)])];
+    ScatterFrom(moved.data(), ComputeType::kFloat32, tensor(kReScalesOut));
+    // Rows are copied as floats: exact for FLOAT16, BFLOAT16 and INT8.
+    const float* x = rows * hidden != 0
+                         ? static_cast<const float*>(ContiguousAs(tensor(kReTokens), ComputeType::kFloat32, 0))
+                         : nullptr;
+    ParallelFor(rows, [&](int64_t d) {
+      ScatterFrom(x + source[static_cast<size_t>(d)] * hidden, ComputeType::kFloat32, Row(tensor(kRePermuted), d));
+    });
+    return ACLNN_SUCCESS;
+  }
+};
+
 }  // namespace
 
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kFinalizeRouting) return PlanFinalize(call, family, work);
+  if (family.op == F::Op::kInitRoutingV1) return PlanRoutingV1(call, family, work);
   return PlanRouting(call, family, work);
+}
+
+aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* sorted = RoleTensor(call, family, T::Role::kSortedExperts);
+  const TensorDesc* out = RoleTensor(call, family, T::Role::kOut);
+  if (!sorted || !out) return Decline(call, work, "without its tensors");
+  const ParamRejecter refuse(call, family);
+  if (sorted->view.size() != 1) return refuse(T::Role::kSortedExperts, "shape " + DimsText(sorted->view) + " is not 1-D");
+  // The README's bound on sortedExperts' size (its binary search's range).
+  if (sorted->view[0] >= (int64_t{1} << 24)) {
+    return refuse(T::Role::kSortedExperts, std::to_string(sorted->view[0]) + " elements, not fewer than 2**24");
+  }
+  const int64_t experts = RoleInt(call, family, T::Role::kExpertNum, 0);
+  if (experts <= 0 || experts > 2048) {
+    return refuse(T::Role::kExpertNum, std::to_string(experts) + " is outside (0, 2048]");
+  }
+  ExpertTokensWork* made = new ExpertTokensWork(call.spec.name);
+  std::unique_ptr<ExpertTokensWork> owned(made);
+  made->experts = experts;
+  made->tensor(kSorted).Set(RoleName(call, family, T::Role::kSortedExperts), *sorted);
+  if (aclnnStatus s = made->KeepOutput(call, family, T::Role::kOut, *out, Dims{experts}, "[numExperts]", kEnds)) return s;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TokenCall c{call, family, ParamRejecter(call, family)};
+  const bool permute = family.op == M::Op::kPermute;
+  // The tensors every call of the op has (unpermute_grad's permutedTokens only with probs: checked there).
+  std::vector<int> needed{M::Role::kTokens, M::Role::kSortedIndices};
+  if (permute) needed.push_back(M::Role::kIndices);
+  if (family.op == M::Op::kUnpermuteMap) needed.insert(needed.end(), {M::Role::kOutIndex, M::Role::kTokenId});
+  if (family.op == M::Op::kUnpermuteGrad) {
+    needed.insert(needed.end(), {M::Role::kPermutedGrad, M::Role::kProbsGrad});
+  } else {
+    needed.push_back(M::Role::kPermuted);
+  }
+  for (int role : needed) {
+    if (!c[role]) return Decline(call, work, "without its tensors");
+  }
+  if (RoleBool(call, family, M::Role::kPadded, false)) {
+    return c.refuse(M::Role::kPadded, "true: the README supports only false");
+  }
+  TokenWork* made = new TokenWork(call.spec.name, family.op);
+  std::unique_ptr<TokenWork> owned(made);
+  const aclnnStatus planned = permute                              ? PlanPermute(c, made)
+                              : family.op == M::Op::kPermuteMap   ? PlanPermuteMap(c, made)
+                              : family.op == M::Op::kUnpermuteMap ? PlanUnpermuteMap(c, made)
+                                                                  : PlanGather(c, family.op, made);
+  if (planned) return planned;
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* tokens = RoleTensor(call, family, R::Role::kTokens);
+  const TensorDesc* counts = RoleTensor(call, family, R::Role::kCounts);
+  const TensorDesc* scales = RoleTensor(call, family, R::Role::kScales);
+  const TensorDesc* permuted = RoleTensor(call, family, R::Role::kPermuted);
+  const TensorDesc* scales_out = RoleTensor(call, family, R::Role::kPermutedScales);
+  const TensorDesc* idx = RoleTensor(call, family, R::Role::kTokenIdx);
+  const TensorDesc* expert_counts = RoleTensor(call, family, R::Role::kExpertCounts);
+  if (!tokens || !counts || !permuted || !scales_out || !idx || !expert_counts) {
+    return Decline(call, work, "without its tensors");
+  }
+  const ParamRejecter refuse(call, family);
+  // Repeated from the semantics' checks so that no other mode reaches the kernel.
+  if (RoleInt(call, family, R::Role::kCountsType, 1) != 1) return refuse(R::Role::kCountsType, "only 1 (count) is supported");
+  if (RoleInt(call, family, R::Role::kIdxType, 0) != 0) return refuse(R::Role::kIdxType, "only 0 (gather) is supported");
+  if (tokens->view.size() != 2 || tokens->view[1] <= 0 || tokens->view[1] >= 16384) {
+    return refuse(R::Role::kTokens, "shape " + DimsText(tokens->view) + " is not [A, H] with 0 < H < 16384");
+  }
+  if (counts->view.size() != 2) return refuse(R::Role::kCounts, "shape " + DimsText(counts->view) + " is not [N, E]");
+  const int64_t rows = tokens->view[0];
+  if (scales && scales->view != Dims{rows}) {
+    return refuse(R::Role::kScales, "shape " + DimsText(scales->view) + " is not [A = " + std::to_string(rows) + "]");
+  }
+  if (permuted->dtype != tokens->dtype) {
+    return refuse(R::Role::kPermuted, std::string("dtype ") + DTypeName(permuted->dtype) + " is not tokens' " +
+                                          DTypeName(tokens->dtype));
+  }
+  if (expert_counts->dtype != counts->dtype) {
+    return refuse(R::Role::kExpertCounts, std::string("dtype ") + DTypeName(expert_counts->dtype) + " is not " +
+                                              RoleName(call, family, R::Role::kCounts) + "'s " + DTypeName(counts->dtype));
+  }
+  ReRoutingWork* made = new ReRoutingWork(call.spec.name);
+  std::unique_ptr<ReRoutingWork> owned(made);
+  made->rows = rows;
+  made->hidden = tokens->view[1];
+  made->ranks = counts->view[0];
+  made->experts = counts->view[1];
+  made->scaled = scales != nullptr;
+  made->tensor(kReTokens).Set(RoleName(call, family, R::Role::kTokens), *tokens);
+  made->tensor(kReCounts).Set(RoleName(call, family, R::Role::kCounts), *counts);
+  if (scales) made->tensor(kReScales).Set(RoleName(call, family, R::Role::kScales), *scales);
+  const Dims flat{rows};
+  if (aclnnStatus s = made->KeepOutput(call, family, R::Role::kPermuted, *permuted, tokens->view, "tokens' shape", kRePermuted)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, R::Role::kPermutedScales, *scales_out, flat, "[A]", kReScalesOut)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, R::Role::kTokenIdx, *idx, flat, "[A]", kReIdx)) return s;
+  if (aclnnStatus s = made->KeepOutput(call, family, R::Role::kExpertCounts, *expert_counts, Dims{made->experts}, "[E]",
+                                       kReExpertCounts)) {
+    return s;
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
 }
 
 }  // namespace aclsim

@@ -1,0 +1,206 @@
+"""torch_npu.npu_moe_token_permute / npu_moe_token_unpermute and their backward on device="npu"
+(aclnnMoeTokenPermute, aclnnMoeTokenUnpermute and their Grad APIs, derived pages: the moe_token family)
+against their READMEs' formulas written here element by element on the CPU: the (token, slot) pairs
+sorted by expert, stably, sorted_indices each pair's permuted row; a token's rows gathered back and
+weighed by probs; the gradients of both, called directly and through autograd. And what the pages
+exclude refused by name."""
+
+# The formulas, pair by pair in plain Python over torch tensors.
+REFERENCES = """
+    def permute_reference(tokens, indices, num_out_tokens):
+        top_k = 1 if indices.dim() == 1 else indices.shape[1]
+        experts = indices.flatten().tolist()
+        order = sorted(range(len(experts)), key=lambda q: (experts[q], q))
+        rank = [0] * len(experts)
+        for r, q in enumerate(order):
+            rank[q] = r
+        kept = min(num_out_tokens, len(experts)) if num_out_tokens > 0 else len(experts) + num_out_tokens
+        rows = [tokens[q // top_k] for q in order[:kept]]
+        return (torch.stack(rows) if rows else tokens[:0]), torch.tensor(rank, dtype=torch.int32)
+
+    def unpermute_reference(permuted, sorted_indices, probs):
+        top_k = 1 if probs is None else probs.shape[1]
+        idx = sorted_indices.tolist()
+        out = torch.zeros(len(idx) // top_k, permuted.shape[1])
+        for q, row in enumerate(idx):
+            out[q // top_k] += permuted[row].float() * (1.0 if probs is None else float(probs[q // top_k, q % top_k]))
+        return out
+
+    def permute_grad_reference(grad, sorted_indices, top_k):
+        return unpermute_reference(grad, sorted_indices, torch.ones(sorted_indices.numel() // top_k, top_k))
+
+    def unpermute_grad_reference(permuted, grad, sorted_indices, probs):
+        top_k = 1 if probs is None else probs.shape[1]
+        permuted_grad = torch.zeros(permuted.shape[0], grad.shape[1])
+        probs_grad = torch.zeros(grad.shape[0], top_k)
+        for q, row in enumerate(sorted_indices.tolist()):
+            t, k = q // top_k, q % top_k
+            permuted_grad[row] = grad[t].float() * (1.0 if probs is None else float(probs[t, k]))
+            probs_grad[t, k] = (grad[t].float() * permuted[row].float()).sum()
+        return permuted_grad, probs_grad
+
+    def close(got, want, dtype):
+        tolerance = 1e-5 if dtype == torch.float32 else 2e-2
+        return got.dtype == dtype and torch.allclose(got.cpu().float(), want.float(), rtol=tolerance, atol=tolerance)
+"""
+
+
+def test_moe_token_permute_and_unpermute_equal_their_readme_formulas(run_npu):
+    # Experts repeated within a token and across tokens, some with no token; 1-D indices (topK 1); rows
+    # dropped by a positive and a negative num_out_tokens; int32 and int64 indices; no tokens.
+    run_npu(REFERENCES + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for tokens_num, top_k, experts, hidden in ((6, 2, 5, 4), (5, 3, 8, 3), (7, 0, 4, 2), (0, 2, 3, 4)):
+            tokens = torch.randn(tokens_num, hidden).to(dtype)
+            shape = (tokens_num,) if top_k == 0 else (tokens_num, top_k)
+            for index_dtype in (torch.int64, torch.int32):
+                indices = torch.randint(0, experts, shape, dtype=index_dtype)
+                pairs = indices.numel()
+                for num_out_tokens in (None, 0, 4, -2, pairs + 3):
+                    if num_out_tokens is not None and num_out_tokens < -pairs:
+                        continue
+                    permuted, sorted_indices = torch_npu.npu_moe_token_permute(tokens.npu(), indices.npu(), num_out_tokens)
+                    want_rows, want_indices = permute_reference(tokens, indices, num_out_tokens or 0)
+                    assert torch.equal(sorted_indices.cpu(), want_indices), (shape, sorted_indices, want_indices)
+                    assert permuted.dtype == dtype and torch.equal(permuted.cpu(), want_rows), (shape, num_out_tokens)
+                permuted, sorted_indices = torch_npu.npu_moe_token_permute(tokens.npu(), indices.npu())
+                probs = torch.rand(tokens_num, max(top_k, 1)).to(dtype)
+                for weights in ((probs, None) if top_k <= 1 else (probs,)):
+                    got = torch_npu.npu_moe_token_unpermute(
+                        permuted, sorted_indices, probs=None if weights is None else weights.npu())
+                    want = unpermute_reference(permuted.cpu(), sorted_indices.cpu(), weights)
+                    assert close(got, want, dtype), (dtype, shape, weights is None)
+    """)
+
+
+def test_moe_token_gradients_equal_their_readme_formulas(run_npu):
+    # The Grad APIs called directly, and through autograd: tokens -> permute -> unpermute(probs) -> a
+    # weighted sum, against the same chain written with CPU autograd over index operations.
+    run_npu(REFERENCES + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        tokens_num, top_k, experts, hidden = 6, 3, 4, 5
+        tokens = torch.randn(tokens_num, hidden).to(dtype)
+        indices = torch.randint(0, experts, (tokens_num, top_k))
+        probs = torch.rand(tokens_num, top_k).to(dtype)
+        permuted, sorted_indices = torch_npu.npu_moe_token_permute(tokens.npu(), indices.npu())
+        grad_permuted = torch.randn(tokens_num * top_k, hidden).to(dtype)
+        got = torch_npu.npu_moe_token_permute_grad(tokens.npu(), grad_permuted.npu(), indices.npu(), sorted_indices)
+        assert close(got, permute_grad_reference(grad_permuted, sorted_indices.cpu(), top_k), dtype), dtype
+        grad_out = torch.randn(tokens_num, hidden).to(dtype)
+        got_permuted, got_probs = torch_npu.npu_moe_token_unpermute_grad(
+            permuted, grad_out.npu(), sorted_indices, probs=probs.npu())
+        want_permuted, want_probs = unpermute_grad_reference(permuted.cpu(), grad_out, sorted_indices.cpu(), probs)
+        assert close(got_permuted, want_permuted, dtype) and close(got_probs, want_probs, dtype), dtype
+        # Without probs (topK 1): the gradient scattered back, no probs gradient read.
+        one, sorted_one = torch_npu.npu_moe_token_permute(tokens.npu(), indices[:, 0].npu())
+        got_permuted = torch_npu.npu_moe_token_unpermute_grad(one, grad_out.npu(), sorted_one)[0]
+        assert close(got_permuted, unpermute_grad_reference(one.cpu(), grad_out, sorted_one.cpu(), None)[0], dtype)
+
+    weight = torch.randn(5)
+    tokens, probs = torch.randn(6, 5, requires_grad=True), torch.rand(6, 3, requires_grad=True)
+    indices = torch.randint(0, 4, (6, 3))
+    order = torch.sort(indices.flatten(), stable=True).indices
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(order.numel())
+    unpermuted = (tokens[order // 3][rank].reshape(6, 3, 5) * probs.unsqueeze(-1)).sum(1)
+    (unpermuted * weight).sum().backward()
+    t, p = tokens.detach().npu().requires_grad_(), probs.detach().npu().requires_grad_()
+    permuted, sorted_indices = torch_npu.npu_moe_token_permute(t, indices.npu())
+    (torch_npu.npu_moe_token_unpermute(permuted, sorted_indices, probs=p) * weight.npu()).sum().backward()
+    assert torch.allclose(t.grad.cpu(), tokens.grad, rtol=1e-5, atol=1e-5), (t.grad, tokens.grad)
+    assert torch.allclose(p.grad.cpu(), probs.grad, rtol=1e-5, atol=1e-5), (p.grad, probs.grad)
+    # Without probs (topK 1) the backward passes no permuted tokens (npu_moe_token_unpermute_grad_v2): the
+    # gradient is the incoming one, routed back.
+    t = tokens.detach().npu().requires_grad_()
+    permuted, sorted_indices = torch_npu.npu_moe_token_permute(t, indices[:, 0].npu())
+    (torch_npu.npu_moe_token_unpermute(permuted, sorted_indices) * weight.npu()).sum().backward()
+    assert torch.equal(t.grad.cpu(), weight.expand(6, 5)), t.grad
+    got = torch_npu.npu_moe_token_unpermute_grad_v2(weight.expand(6, 5).contiguous().npu(), sorted_indices, 6, torch.float32)[0]
+    assert torch.equal(got.cpu(), weight.expand(6, 5)[torch.argsort(sorted_indices.cpu())]), got
+    """)
+
+
+def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
+    # paddedMode true (unsupported by the READMEs) in phase 1; device data the formulas leave undefined
+    # (an expert past the README's range, an index past the permuted rows, one held twice where the
+    # gradient scatters) in phase 2, each naming its argument.
+    run_npu("""
+    tokens, indices = torch.randn(3, 4).npu(), torch.tensor([[0, 1], [1, 2], [2, 0]]).npu()
+    permuted, sorted_indices = torch_npu.npu_moe_token_permute(tokens, indices)
+    dropped, dropped_indices = torch_npu.npu_moe_token_permute(tokens, indices, 4)
+    probs = torch.rand(3, 2).npu()
+    twice = torch.tensor([0, 0, 1, 2, 3, 4], dtype=torch.int32).npu()
+    calls = [
+        (lambda: torch_npu.npu_moe_token_permute(tokens, indices, padded_mode=True), "paddedMode"),
+        (lambda: torch_npu.npu_moe_token_unpermute(permuted, sorted_indices, probs=probs, padded_mode=True), "paddedMode"),
+        (lambda: torch_npu.npu_moe_token_permute(tokens, torch.full((3, 2), 16777215).npu()), "indices"),
+        (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "sortedIndices"),
+        (lambda: torch_npu.npu_moe_token_permute_grad(tokens, dropped, indices, dropped_indices), "sortedIndices"),
+        (lambda: torch_npu.npu_moe_token_unpermute_grad(permuted, tokens, twice, probs=probs), "sortedIndices"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)
+
+
+def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_formulas(run_npu):
+    # npu_moe_token_permute_with_routing_map / npu_moe_token_unpermute_with_routing_map without drop and pad
+    # (derived pages): the pairs a routing map marks, expert-major (the README's masked select of
+    # routingMap.T), sorted_indices their stable argsort by token, and back weighed by the probs the map
+    # selects; BOOL and INT8 maps, experts no token takes; drop-and-pad and a row without topK marks refused.
+    run_npu(REFERENCES + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for tokens_num, experts, top_k, map_dtype in ((5, 6, 2, torch.bool), (4, 8, 3, torch.int8), (3, 4, 1, torch.bool)):
+            tokens, hidden = torch.randn(tokens_num, 4).to(dtype), 4
+            routing_map = torch.zeros(tokens_num, experts, dtype=map_dtype)
+            for t in range(tokens_num):
+                routing_map[t, torch.randperm(experts - 1)[:top_k]] = 1  # the last expert takes no token
+            probs = torch.rand(tokens_num, experts).to(dtype)
+            pairs = [(t, e) for e in range(experts) for t in range(tokens_num) if routing_map[t, e]]
+            order = sorted(range(len(pairs)), key=lambda p: (pairs[p][0], p))
+            permuted, permuted_probs, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(
+                tokens.npu(), routing_map.npu(), probs=probs.npu(), num_out_tokens=tokens_num * top_k)
+            assert torch.equal(permuted.cpu(), torch.stack([tokens[t] for t, _ in pairs])), (dtype, experts)
+            assert torch.equal(permuted_probs.cpu(), torch.stack([probs[t, e] for t, e in pairs]))
+            assert sorted_indices.dtype == torch.int32 and sorted_indices.cpu().tolist() == order, sorted_indices
+            weights = torch.tensor([float(probs[t, e]) for t, e in pairs])
+            want = torch.zeros(tokens_num, hidden)
+            for i, row in enumerate(order):
+                want[i // top_k] += permuted.cpu()[row].float() * weights[row]
+            got = torch_npu.npu_moe_token_unpermute_with_routing_map(
+                permuted, sorted_indices, [tokens_num, hidden], probs=probs.npu(), routing_map=routing_map.npu())
+            assert close(got, want, dtype), (dtype, experts)
+            got = torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [tokens_num, hidden])
+            assert close(got, tokens.float() * top_k, dtype), (dtype, experts)
+    tokens, routing_map = torch.randn(3, 4).npu(), torch.tensor([[1, 0, 1], [0, 1, 1], [1, 1, 0]], dtype=torch.bool).npu()
+    uneven = torch.tensor([[1, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=torch.bool).npu()
+    permuted, _, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(tokens, routing_map, num_out_tokens=6)
+    calls = [
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, routing_map, num_out_tokens=6, drop_and_pad=True),
+         "dropAndPad"),
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, uneven, num_out_tokens=6), "routingMap"),
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [3, 4], drop_and_pad=True),
+         "paddedMode"),
+        # The backward is unbound (README.md says why): autograd answers the missing API, never a value.
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(
+            permuted.detach().requires_grad_(), sorted_indices, [3, 4]).sum().backward(),
+         "aclnnMoeTokenUnpermuteWithRoutingMapGrad"),
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)
