@@ -396,6 +396,8 @@ set(ACLNN_EXAMPLES
   inplace_pow_tensor_scalar
   inplace_pow_tensor_tensor
   inplace_put
+  inplace_quant_scatter
+  inplace_quant_scatter_v2
   inplace_r_relu_with_noise
   inplace_random
   inplace_random_tensor
@@ -586,6 +588,7 @@ set(ACLNN_EXAMPLES
   rms_norm_quant_v3
   roll
   rotary_position_embedding_grad
+  rotate_quant
   rsub
   rsubs
   s_where

@@ -10,13 +10,16 @@ from gen.families.model import Family, Op
 # with its mask (aclnnFakeQuantPer{Tensor,Channel}AffineCachemask: torch.fake_quantize_*), and GELU
 # quantised either way (aclnnGeluQuant: npu_gelu_quant), and dynamic quantisation by blocks
 # (aclnnDynamicBlockQuant/V2: npu_dynamic_block_quant), and by groups of rows (aclnnGroupQuant:
-# npu_group_quant, group_quant.cpp).
+# npu_group_quant, group_quant.cpp), and quantisation fused with a KV cache's scatter
+# (aclnnInplaceQuantScatter/V2: npu_quant_scatter, quant_scatter.cpp).
 QUANT = Family(
     "quant", "PlanQuant",
     ops=(Op("ascend_quant", dtypes={"out": "INT8"}), Op("anti_quant", dtypes={"out": "FLOAT16"}),
          Op("quantize", dtypes={"out": "INT8"}), Op("dynamic_quant", dtypes={"out": "INT8"}), "fake_quant",
          Op("gelu_quant", dtypes={"out": "INT8"}), Op("block_quant", dtypes={"out": "INT8"}),
-         Op("group_quant", dtypes={"out": "INT8"})),
+         Op("group_quant", dtypes={"out": "INT8"}),
+         # out is selfRef, written in place: updates' dimensions but the batch and axis's are its.
+         Op("quant_scatter", dtypes={"out": "INT8"}, shape_arguments=("axis",))),
     output_shape="given",
     # enabled: fake quantisation's switch (below 1: out = x, mask all true); smooth: dynamic
     # quantisation's per-column factors; scale_out/offset_out: its per-row results.
@@ -25,7 +28,10 @@ QUANT = Family(
            # dynamic quantisation's isSymmetrical, quantMode (pertoken, pertensor, perchannel), dstTypeMax
            "symmetric", "quant_mode", "dst_max",
            # gelu_quant's GELU form ("none": erf, "tanh"); block_quant's least scale and block sizes
-           "approximate", "min_scale", "row_block", "col_block"),
+           "approximate", "min_scale", "row_block", "col_block",
+           # quant_scatter's batches' start positions along axis, the axis it quantises along (the
+           # last) and its reduction (1, update)
+           "indices", "quant_axis", "reduction"),
     required=("x", "out"),
     source="x",
     fixed_dtypes={"scale_out": "FLOAT", "offset_out": "FLOAT", "mask": "BOOL"},
@@ -38,7 +44,9 @@ QUANT = Family(
         "static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); "
         "block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, "
         "1 / min_scale) and y = round(x / scale_out); group_quant: row r of x [S, H] in the group g whose "
-        "cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); in float")
+        "cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); quant_scatter: "
+        "quantize's q = round(x / scale + offset) along the last dimension written to out's batch b from "
+        "position indices[b] along axis; in float")
 
 # An rms norm over x's last dimension quantised to INT8 (runtime/sim/src/opapi/families/quant.cpp):
 # aclnnRmsNormQuant (torch_npu.npu_rms_norm_quant), aclnnRmsNormQuantV3 and aclnnAddRmsNormQuant/V2
@@ -79,3 +87,21 @@ WEIGHT_QUANT_MATMUL = Family(
     doc="y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and "
         "offset one value, one per column n, or one per group of group_size rows of k; in float, the products "
         "summed in double")
+
+# A rotation, then per-row dynamic quantisation (runtime/sim/src/opapi/families/rotate_quant.cpp):
+# aclnnRotateQuant, torch_npu.npu_rotate_quant, on Atlas A2/A3 (INT8 out); its MX outputs
+# (Ascend950) and INT32-packed INT4 are declined by name.
+ROTATE_QUANT = Family(
+    "rotate_quant", "PlanRotateQuant",
+    ops=(Op("rotate_quant", dtypes={"out": "INT8"}),),
+    output_shape="given",
+    # rotation: the [K, K] matrix each K consecutive elements of a row are multiplied by; alpha, the
+    # clamp's factor (the A2/A3 page takes none); scale_alg, dst_max and trans: the MX forms' (0, 0.0
+    # and false on A2/A3; trans false on every chip, the semantics' check).
+    roles=("x", "rotation", "alpha", "axis", "round_mode", "scale_alg", "dst_max", "trans", "out", "scale_out"),
+    required=("x", "rotation", "out", "scale_out"),
+    source="x",
+    fixed_dtypes={"scale_out": "FLOAT"},
+    doc="Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row "
+        "scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), "
+        "saturated to INT8; in float")

@@ -807,14 +807,16 @@ def resolve_auto(op: Op, case: Case, inputs: dict[str, Any], expected: tuple[Any
         if want is None:
             continue
         name = dtype_name(np.dtype(str(want.dtype).replace("torch.", "")))
+        listed = op.documented(soc, p.name)
         # A 16-bit golden is the dtype the golden chose (aclnnAscendAntiQuant's FLOAT16 from FLOAT
-        # scales), not one computed wider.
+        # scales), not one computed wider; nor is a FLOAT the output's page lists and the inputs'
+        # dtype not (aclnnRotateQuant's FLOAT scaleOut of BFLOAT16 x).
         wider = name in FLOATING and name not in ("FLOAT16", "BFLOAT16")
-        resolved[p.name] = floating if wider and floating in FLOATING else name
+        own = listed is not None and name in listed and floating not in listed
+        resolved[p.name] = floating if wider and floating in FLOATING and not own else name
         follows = result_dtype(op, input_dtypes(op, case, inputs, op.out_dtype_from.get(p.name, ())))
         if follows is not None:  # the input the output's dtype follows (a gather's self)
             resolved[p.name] = follows
-        listed = op.documented(soc, p.name)
         if listed is not None and len(listed) == 1 and resolved[p.name] not in listed:
             resolved[p.name] = listed[0]
     return replace(case, out={**case.out, **resolved})

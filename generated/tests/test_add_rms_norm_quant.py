@@ -99,19 +99,19 @@ BASE = Case('BFLOAT16', dtypes={'x1': 'BFLOAT16', 'x2': 'BFLOAT16', 'gamma': 'BF
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'FLOAT', 'zeroPoints2Optional': 'FLOAT'}),
-    BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT16', 'scales2Optional': 'FLOAT16', 'zeroPoints1Optional': 'FLOAT16', 'zeroPoints2Optional': 'FLOAT16'}),
+    BASE.but('FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}),
     BASE.but('BFLOAT16'),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
     BASE.but('transposed-FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'FLOAT', 'zeroPoints2Optional': 'FLOAT'}, layout='transposed', noncontiguous=('x1', 'x2')),
-    BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT16', 'scales2Optional': 'FLOAT16', 'zeroPoints1Optional': 'FLOAT16', 'zeroPoints2Optional': 'FLOAT16'}, layout='transposed', noncontiguous=('x1', 'x2')),
+    BASE.but('transposed-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}, layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('transposed-BFLOAT16', layout='transposed', noncontiguous=('x1', 'x2')),
     BASE.but('strided-FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'FLOAT', 'zeroPoints2Optional': 'FLOAT'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
-    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT16', 'scales2Optional': 'FLOAT16', 'zeroPoints1Optional': 'FLOAT16', 'zeroPoints2Optional': 'FLOAT16'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
+    BASE.but('strided-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}, layout='strided', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
     BASE.but('offset-FLOAT', dtypes={'x1': 'FLOAT', 'x2': 'FLOAT', 'gamma': 'FLOAT', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'FLOAT', 'zeroPoints2Optional': 'FLOAT'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
-    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT16', 'scales2Optional': 'FLOAT16', 'zeroPoints1Optional': 'FLOAT16', 'zeroPoints2Optional': 'FLOAT16'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
+    BASE.but('offset-FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}, layout='offset', noncontiguous=('x1', 'x2', 'gamma', 'scales1', 'scales2Optional', 'zeroPoints1Optional', 'zeroPoints2Optional')),
     BASE.but('device-BFLOAT16', layout='device'),
 ]
 

@@ -602,6 +602,25 @@ def test_the_base_call_is_a_combination_row_of_the_default_chip():
     assert suite.base.dtypes == {"x": "FLOAT", "scale": "FLOAT"}
 
 
+def test_each_dtype_case_takes_the_other_dtypes_of_a_combination_row():
+    from gen.ir import CombinationCell, DTypeCombination
+
+    # aclnnInplaceQuantScatter: BFLOAT16 updates with BFLOAT16 scales, FLOAT16 ones with FLOAT scales.
+    x = make_param("x", dtypes=(DType.BFLOAT16, DType.FLOAT16))
+    scale = make_param("scale", dtypes=(DType.BFLOAT16, DType.FLOAT))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("x",)),))
+    rows = (DTypeCombination((CombinationCell("x", (DType.BFLOAT16,)), CombinationCell("scale", (DType.BFLOAT16,))), line=20),
+            DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("scale", (DType.FLOAT,))), line=21))
+    call = ExampleCall((ExampleArg("x", DType.BFLOAT16, (2, 4)), ExampleArg("scale", DType.BFLOAT16, (4,))))
+    want = [{"x": "BFLOAT16", "scale": "BFLOAT16"}, {"x": "FLOAT16", "scale": "FLOAT"}]
+    suite = rules_suite(x, scale, out, dtype_combinations=rows, example_call=call)
+    assert [c.dtypes for c in group(suite, "dtypes").cases] == want
+    # Rows of another chip alone (aclnnInplaceQuantScatterV2: Ascend950) are the ones to meet.
+    elsewhere = tuple(DTypeCombination(r.cells, products=(Soc.ASCEND950,), line=r.line) for r in rows)
+    suite = rules_suite(x, scale, out, dtype_combinations=elsewhere, example_call=call)
+    assert [c.dtypes for c in group(suite, "dtypes").cases] == want
+
+
 def test_a_shape_rule_gives_out_its_shape_under_the_condition_and_refuses_another():
     from gen.ir import ShapeForm, ShapeRule
 

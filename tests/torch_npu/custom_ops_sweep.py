@@ -797,6 +797,34 @@ def makers(dtype: str = "float32"):
         return (x, scale, torch.tensor([2, 2, 5])), {"offset": offset}, want
     m["npu_group_quant"] = group_quant
 
+    def quant_scatter():
+        # aclnnInplaceQuantScatter (V2's page: Quantize then Scatter): updates quantised along the last
+        # dimension, round(u / scales + zero_points) half to even into INT8, batch b written into
+        # self[b] from position indices[b] along axis -2.
+        x = torch.randint(-128, 128, (3, 8, 32), generator=g, dtype=torch.int8)
+        updates = randn(3, 2, 32, dtype=torch.float16) * 40
+        # [1, 1, 32]: the page's 3 dimensions, as torch_npu's documentation passes them
+        scales = torch.rand(1, 1, 32, generator=g) + 0.5
+        zero = torch.randint(-4, 5, (1, 1, 32), generator=g, dtype=torch.int32)
+        indices = torch.tensor([5, 0, 3], dtype=torch.int32)
+        want = x.clone()
+        for b in range(3):
+            q = torch.round(updates[b].float() / scales[0] + zero[0].float()).clamp(-128, 127).to(torch.int8)
+            want[b, indices[b]:indices[b] + 2] = q
+        return (x, indices, updates, scales, zero), {"axis": -2, "quant_axis": -1}, want
+    m["npu_quant_scatter"] = quant_scatter
+    m["npu_quant_scatter_"] = quant_scatter
+
+    def rotate_quant():
+        # aclnnRotateQuant (Atlas A2): Y = (x.reshape(-1, K) @ rotation).reshape(M, N), per row scale =
+        # max|Y| / 127, y = round(Y / scale) half to even. Small integers keep Y's sums exact.
+        x = torch.randint(-4, 5, (3, 128), generator=g).half()
+        rotation = torch.randint(-1, 2, (16, 16), generator=g).half()
+        y = (x.float().reshape(-1, 16) @ rotation.float()).reshape(3, 128)
+        scale = y.abs().amax(-1) / 127
+        return (x, rotation), {}, (torch.round(y / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_rotate_quant"] = rotate_quant
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -43,6 +43,7 @@ GROUPS = {
                              "npu_incre_flash_attention",
                              "npu_fused_infer_attention_score"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_dynamic_block_quant", "npu_group_quant",
+                                "npu_quant_scatter", "npu_quant_scatter_", "npu_rotate_quant",
                                 "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_grouped_matmul", "npu_linear",
                                 "npu_linear_backward",

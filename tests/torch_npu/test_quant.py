@@ -5,8 +5,10 @@ backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, acln
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
 npu_dynamic_quant_asymmetric, npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
 (aclnnGeluQuant), npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2) and
-npu_dynamic_block_quant (aclnnDynamicBlockQuantV2) against the formulas
-of their pages written with torch ops."""
+npu_dynamic_block_quant (aclnnDynamicBlockQuantV2), npu_quant_scatter(_) (aclnnInplaceQuantScatter/V2)
+and npu_rotate_quant (aclnnRotateQuant) against the formulas of their pages written with torch ops."""
+
+import textwrap
 
 
 def test_fake_quantize_equals_the_cpu(run_npu):
@@ -200,4 +202,123 @@ def test_npu_add_rms_norm_dynamic_quant_and_dynamic_block_quant_follow_their_pag
         want = torch.clamp(torch.round(x.float() / blocks.repeat_interleave(128, -1)[:, :200]), -128, 127)
         y, scale = torch_npu.npu_dynamic_block_quant(x.npu())
         assert torch.equal(scale.cpu(), blocks) and torch.equal(y.cpu(), want.to(torch.int8)), "npu_dynamic_block_quant"
+    """)
+
+
+def test_npu_quant_scatter_follows_its_page(run_npu):
+    # aclnnInplaceQuantScatter (Ascend910B; V2 only from Ascend950): V2's page calls the op Quantize
+    # fused with Scatter, so updates quantise as aclnnQuantize does, round(u / scales + zero_points)
+    # half to even, saturated to INT8, along the last dimension, then batch b of the result is written
+    # into self from position indices[b] along axis (indices [B, 2]: batch indices[b, 0], position
+    # indices[b, 1]). The reference writes every element with loops over the page's description.
+    run_npu("AXIS_1 = False\n" + QUANT_SCATTER)
+    # Ascend950: op-plugin calls aclnnInplaceQuantScatterV2 with dst_type INT8 and round_mode "rint".
+    run_npu("AXIS_1 = True\n" + QUANT_SCATTER.replace("aclnnInplaceQuantScatter", "aclnnInplaceQuantScatterV2"),
+            env={"ACLNN_SIM_SOC": "Ascend950"})
+
+
+QUANT_SCATTER = textwrap.dedent("""
+        import itertools
+
+        def reference(x, indices, updates, scales, zero, axis):
+            out = x.clone()
+            axis %= x.dim()
+            s = scales.float().reshape(-1)
+            z = zero.float().reshape(-1) if zero is not None else torch.zeros_like(s)
+            for pos in itertools.product(*(range(n) for n in updates.shape)):
+                b = pos[0]
+                batch, start = (int(indices[b, 0]), int(indices[b, 1])) if indices.dim() == 2 else (b, int(indices[b]))
+                target = list(pos)
+                target[0], target[axis] = batch, start + pos[axis]
+                v = updates[pos].float() / s[pos[-1]] + z[pos[-1]]
+                out[tuple(target)] = int(max(-128.0, min(127.0, float(torch.round(v)))))
+            return out
+
+        g = torch.Generator().manual_seed(21)
+        x = torch.randint(-128, 128, (3, 7, 32), generator=g, dtype=torch.int8)
+        cases = []
+        # BFLOAT16 updates with BFLOAT16 scales and zero points, FLOAT16 with FLOAT and INT32 (the page's rows).
+        for dtype, sdtype, zdtype in ((torch.bfloat16, torch.bfloat16, torch.bfloat16),
+                                      (torch.float16, torch.float32, torch.int32)):
+            updates = (torch.randn(3, 2, 32, generator=g) * 60).to(dtype)
+            scales = (torch.rand(1, 1, 32, generator=g) + 0.5).to(sdtype)
+            zero = torch.randint(-4, 5, (1, 1, 32), generator=g).to(zdtype)
+            cases.append((x, torch.tensor([5, 0, 2], dtype=torch.int32), updates, scales, zero, -2))
+            cases.append((x, torch.tensor([1, 4, 0], dtype=torch.int64), updates, scales, None, -2))
+        # Ties round to even (2.5 -> 2, 3.5 -> 4, -0.5 -> 0) and values past INT8 saturate.
+        ties = torch.tensor([2.5, 3.5, -0.5, -1.5, 300.0, -300.0, 127.4, -128.6] * 4).reshape(1, 1, 32).half()
+        cases.append((x[:1], torch.tensor([6], dtype=torch.int32), ties, torch.ones(1, 1, 32), None, -2))
+        # Four dimensions, indices [B, 2] (batch, position) writing batches 2 and 0.
+        y = torch.randint(-128, 128, (3, 5, 4, 32), generator=g, dtype=torch.int8)
+        u = (torch.randn(2, 5, 2, 32, generator=g) * 30).half()
+        scales, zero = torch.rand(32, generator=g) + 0.5, torch.randint(-3, 4, (32,), generator=g, dtype=torch.int32)
+        cases.append((y, torch.tensor([[2, 1], [0, 2]], dtype=torch.int32), u, scales, zero, -2))
+        if AXIS_1:  # V2's page (Ascend950) admits axis in [1, rank - 1); V1's -2 alone
+            u = (torch.randn(2, 3, 4, 32, generator=g) * 30).half()
+            cases.append((y, torch.tensor([2, 0], dtype=torch.int32), u, scales, zero, 1))
+        for k, (x, indices, updates, scales, zero, axis) in enumerate(cases):
+            want = reference(x, indices, updates, scales, zero, axis)
+            npu_zero = zero.npu() if zero is not None else None
+            got = torch_npu.npu_quant_scatter(x.npu(), indices.npu(), updates.npu(), scales.npu(), npu_zero,
+                                              axis=axis, quant_axis=-1)
+            assert torch.equal(got.cpu(), want), k
+            inplace = x.npu()
+            torch_npu.npu_quant_scatter_(inplace, indices.npu(), updates.npu(), scales.npu(), npu_zero,
+                                         axis=axis, quant_axis=-1)
+            assert torch.equal(inplace.cpu(), want), ("in place", k)
+
+        # The page's rules refused by name in phase 1: quantAxis other than the last, axis 0.
+        for options, word in (({"quant_axis": 1}, "quantAxis"), ({"axis": 0}, "axis")):
+            try:
+                torch_npu.npu_quant_scatter(x.npu(), torch.tensor([0, 1], dtype=torch.int32).npu(), updates.npu(),
+                                            scales.npu(), None, **options)
+            except RuntimeError as error:
+                assert word in str(error) and "161002" in str(error), (options, error)
+            else:
+                raise AssertionError(f"{options} was not refused")
+        # A position whose slice leaves self faults on the device, never a write elsewhere.
+        x, updates = torch.zeros(2, 4, 32, dtype=torch.int8), torch.ones(2, 2, 32).half()
+        scales = torch.ones(1, 1, 32)
+        try:
+            torch_npu.npu_quant_scatter(x.npu(), torch.tensor([0, 3], dtype=torch.int32).npu(), updates.npu(),
+                                        scales.npu(), None).cpu()
+        except RuntimeError as error:
+            # the kernel's fault, reported at the copy's synchronisation (its message on stderr names indices)
+            assert "507015" in str(error), error
+        else:
+            raise AssertionError("a slice past self's end was not refused")
+    """)
+
+
+def test_npu_rotate_quant_follows_its_page(run_npu):
+    # aclnnRotateQuant on Atlas A2 (its page's A2/A3 form): Y = (x.reshape(-1, K) @ rotation).reshape(M,
+    # N), then per row scale = max|Y| / 127 and y = round(Y / scale) by round_mode, saturated to INT8.
+    # The product's sums may differ from PyTorch's in their order, so a quotient at a tie may round
+    # the other way: y within 1, almost everywhere equal; the scales within float rounding.
+    run_npu("""
+        g = torch.Generator().manual_seed(7)
+        for dtype in (torch.float16, torch.bfloat16):
+            for m, n, k in ((3, 128, 16), (5, 256, 64)):
+                x = (torch.randn(m, n, generator=g) * 3).to(dtype)
+                rotation = (torch.randn(k, k, generator=g) / k ** 0.5).to(dtype)
+                ys = (x.float().double().reshape(-1, k) @ rotation.double()).reshape(m, n)
+                want_scale = (ys.abs().amax(-1) / 127).float()
+                for mode, rounding in (("rint", torch.round), ("floor", torch.floor)):
+                    want = rounding(ys / want_scale.double()[:, None]).clamp(-128, 127).to(torch.int8)
+                    y, scale = torch_npu.npu_rotate_quant(x.npu(), rotation.npu(), round_mode=mode)
+                    y, scale = y.cpu(), scale.cpu()
+                    assert y.dtype == torch.int8 and y.shape == (m, n) and scale.shape == (m,), (y.dtype, y.shape)
+                    assert torch.allclose(scale, want_scale, rtol=1e-5, atol=0), (dtype, mode)
+                    differ = (y.int() - want.int()).abs()
+                    assert differ.max() <= 1 and (differ > 0).float().mean() < 0.01, (dtype, mode, differ.max())
+        # What the simulator does not compute answers an error naming it, never a value.
+        x, rotation = torch.randn(2, 128).half().npu(), torch.randn(16, 16).half().npu()
+        for options, words in (({"round_mode": "round"}, ("aclnnRotateQuant", "round")),
+                               ({"alpha": torch.tensor([0.5]).bfloat16().npu()}, ("aclnnRotateQuant", "alpha"))):
+            try:
+                torch_npu.npu_rotate_quant(x, rotation, **options)[0].cpu()
+            except RuntimeError as error:
+                assert all(w in str(error) for w in words), (options, error)
+            else:
+                raise AssertionError(f"{options} was not refused")
     """)

@@ -157,9 +157,35 @@ class BaseCall:
         dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items()})
         return dtypes
 
+    def in_a_row(self, dtypes: dict[str, str]) -> dict[str, str]:
+        """`dtypes`, or, where the page's dtype combinations for the default chip (else any) hold no row with
+        them, those of the first row with the lead's dtype, each parameter the row names taking the
+        row's first dtype (aclnnInplaceQuantScatter: FLOAT16 updates take FLOAT scales and INT32 zero
+        points, BFLOAT16 updates BFLOAT16 ones); a scalar bound to a tensor's dtype follows it."""
+        # A page of other chips only (aclnnInplaceQuantScatterV2: Ascend950) has their rows.
+        rows = [r for r in self.api.dtype_combinations if r.applies_to(DEFAULT_SOC)] or list(self.api.dtype_combinations)
+        # The base dtype's call is already a row's where one can be (_base_dtype).
+        if not rows or self.lead is None or self.lead.name not in dtypes or \
+                DType(dtypes[self.lead.name]) is self.base_dtype or \
+                any(matches(r, {n: DType(v) for n, v in dtypes.items()}) for r in rows):
+            return dtypes
+        lead = DType(dtypes[self.lead.name])
+        for row in rows:
+            cell = row.cell(self.lead.name)
+            if cell is None or lead not in cell.dtypes:
+                continue
+            chosen = dict(dtypes)
+            chosen.update({c.param: c.dtypes[0].value for c in row.cells
+                           if c.param in chosen and c.dtypes and DType(chosen[c.param]) not in c.dtypes})
+            chosen.update({s: chosen[t] for s, t in self.bound_scalars.items()})
+            if matches(row, {n: DType(v) for n, v in chosen.items()}):
+                return chosen
+        return dtypes
+
     def at_dtype(self, dtype: DType) -> dict[str, Any]:
-        """The Case arguments of the base call with its inputs in `dtype`."""
-        dtypes = self.uniform_dtypes(dtype)
+        """The Case arguments of the base call with its inputs in `dtype` (those the page's
+        combinations tie to it in its row's)."""
+        dtypes = self.in_a_row(self.uniform_dtypes(dtype))
         values = {**self.values.values, **{s: scalar_value(DType(dtypes[s]), self.values.values[s])
                                            for s in self.bound_scalars}}
         if self.family_dtype_arg is not None:

@@ -1401,6 +1401,12 @@
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1
 
+#include "aclnnop/aclnn_quant_scatter.h"
+#define ACLNN_DECLARES_aclnnInplaceQuantScatter 1
+
+#include "aclnnop/aclnn_quant_scatter_v2.h"
+#define ACLNN_DECLARES_aclnnInplaceQuantScatterV2 1
+
 #include "aclnnop/aclnn_quantize.h"
 #define ACLNN_DECLARES_aclnnQuantize 1
 
@@ -1513,6 +1519,9 @@
 
 #include "aclnnop/aclnn_rotary_position_embedding_grad.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbeddingGrad 1
+
+#include "aclnnop/aclnn_rotate_quant.h"
+#define ACLNN_DECLARES_aclnnRotateQuant 1
 
 #include "aclnnop/aclnn_round.h"
 #define ACLNN_DECLARES_aclnnInplaceRound 1

@@ -487,15 +487,15 @@ struct PoolFamily {
   static constexpr const char* kOpNames[] = { "max_pool", "avg_pool", "adaptive_avg", "adaptive_max", "reflection_pad", "replication_pad", "max_pool_backward", "avg_pool_backward", "adaptive_avg_backward", "adaptive_max_backward", "reflection_pad_backward", "replication_pad_backward", "max_unpool", "max_pool_mask", "circular_pad", "circular_pad_backward", "max_unpool_backward" };
 };
 
-// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); group_quant: row r of x [S, H] in the group g whose cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); in float.
+// quant: ascend_quant: round(x * scale (* scale with sqrt_mode) + offset) by round_mode, saturated to INT8; quantize: round(x / scale + offset) half to even, saturated to out's INT8/UINT8/INT32; anti_quant: (x + offset) * scale (* scale) to FLOAT16/BFLOAT16; scale and offset one value or one per element along `axis`; dynamic_quant: per row of the last dimension, scale = max|x * smooth| / 127 (or the asymmetric (max - min) / 255 with an offset) and y the rounded quotient; fake_quant: aten's fake_quantize cachemask (per tensor, or per channel along axis), its mask; gelu_quant: GELU, then ascend_quant's static form (quant_mode static) or dynamic_quant's per row (dynamic, scale the smoothing factor); block_quant: per block of row_block x col_block of the last two dimensions, scale_out = min(max|x| / 127, 1 / min_scale) and y = round(x / scale_out); group_quant: row r of x [S, H] in the group g whose cumulative count group_index[g] first exceeds r, y = round(x * scale[g] + offset); quant_scatter: quantize's q = round(x / scale + offset) along the last dimension written to out's batch b from position indices[b] along axis; in float.
 struct QuantFamily {
   struct Op {
-    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant, kGeluQuant, kBlockQuant, kGroupQuant };
+    enum : int8_t { kAscendQuant, kAntiQuant, kQuantize, kDynamicQuant, kFakeQuant, kGeluQuant, kBlockQuant, kGroupQuant, kQuantScatter };
   };
   struct Role {
-    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock };
+    enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock, kIndices, kQuantAxis, kReduction };
   };
-  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant" };
+  static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant", "quant_scatter" };
 };
 
 // norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
@@ -518,6 +518,17 @@ struct WeightQuantMatmulFamily {
     enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
   };
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
+};
+
+// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
+struct RotateQuantFamily {
+  struct Op {
+    enum : int8_t { kRotateQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "rotate_quant" };
 };
 
 // quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
@@ -773,6 +784,7 @@ aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** 
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

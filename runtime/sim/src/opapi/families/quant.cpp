@@ -637,10 +637,13 @@ class Planner {
 
 // group_quant's planner (group_quant.cpp).
 aclnnStatus PlanGroupQuant(const Call& call, const FamilySpec& family, ExecutorWork** work);
+// quant_scatter's (quant_scatter.cpp).
+aclnnStatus PlanQuantScatter(const Call& call, const FamilySpec& family, ExecutorWork** work);
 
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kGroupQuant) return PlanGroupQuant(call, family, work);
+  if (family.op == F::Op::kQuantScatter) return PlanQuantScatter(call, family, work);
   Planner plan(call, family, work);
   const int op = family.op;
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
