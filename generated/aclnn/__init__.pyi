@@ -44467,7 +44467,7 @@ def moe_token_permute_with_routing_map(tokens: _TensorLike, routing_map: _Tensor
 def moe_token_permute_with_routing_map(tokens: _HostArray, routing_map: _HostArray, probs_optional: _HostArray | None, num_out_tokens: int, drop_and_pad: bool, *, out: tuple[_OutArray | None, _OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any]]:
     ...
 
-# aclnnMoeTokenPermuteWithRoutingMapGrad (op_docs/derived/aclnnMoeTokenPermuteWithRoutingMapGrad.md:62)
+# aclnnMoeTokenPermuteWithRoutingMapGrad (op_docs/derived/aclnnMoeTokenPermuteWithRoutingMapGrad.md:64)
 @overload
 def moe_token_permute_with_routing_map_grad(permuted_token_output_grad: Tensor, permuted_probs_output_grad_optional: _TensorLike | None, sorted_indices: _TensorLike, routing_map: _TensorLike, experts_num: int, tokens_num: int, drop_and_pad: bool, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor]:
     """Runs aclnnMoeTokenPermuteWithRoutingMapGrad (both phases) on the active backend.
@@ -44552,7 +44552,7 @@ def moe_token_permute_with_routing_map_grad(permuted_token_output_grad: Tensor, 
         - 非dropPaddedMode 场景topK_num <= 512。
         - 不支持混合精度输入，即permutedTokenOutputGrad、permutedProbsOutputGradOptional、tokensGradOut、probsGradOutOptional需要保持相同的数据类型。
 
-    Source: op_docs/derived/aclnnMoeTokenPermuteWithRoutingMapGrad.md:62
+    Source: op_docs/derived/aclnnMoeTokenPermuteWithRoutingMapGrad.md:64
     """
 @overload
 def moe_token_permute_with_routing_map_grad(permuted_token_output_grad: _TensorLike, permuted_probs_output_grad_optional: Tensor, sorted_indices: _TensorLike, routing_map: _TensorLike, experts_num: int, tokens_num: int, drop_and_pad: bool, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor]:

@@ -268,6 +268,18 @@ def test_moe_token_routing_map_backward_equals_cpu_autograd_of_the_documented_fo
                 assert same(p_npu.grad, p_cpu.grad, dtype), (dtype, p_npu.grad, p_cpu.grad)
             else:
                 assert p_npu.grad is None
+    # BFLOAT16 tokens with FLOAT32 probs, which torch_npu's documentation of the forwards allows.
+    tokens, probs = torch.randn(tokens_num, hidden).bfloat16(), torch.rand(tokens_num, experts)
+    (t_cpu, p_cpu), (t_npu, p_npu) = leaves(tokens, probs)
+    permuted, moved, sorted_indices = permute_map_reference(t_cpu, routing_map, p_cpu)
+    (unpermute_map_reference(permuted, sorted_indices, tokens_num, p_cpu, routing_map) * w_out).sum().backward()
+    permuted, moved, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(
+        t_npu, routing_map.npu(), probs=p_npu, num_out_tokens=tokens_num * top_k)
+    out = torch_npu.npu_moe_token_unpermute_with_routing_map(
+        permuted, sorted_indices, [tokens_num, hidden], probs=p_npu, routing_map=routing_map.npu())
+    (out.float() * w_out.npu()).sum().backward()
+    assert same(t_npu.grad, t_cpu.grad, torch.bfloat16) and p_npu.grad.dtype == torch.float32
+    assert torch.allclose(p_npu.grad.cpu(), p_cpu.grad, rtol=2e-2, atol=2e-2), (p_npu.grad, p_cpu.grad)
     """)
 
 
