@@ -137,6 +137,8 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
         (lambda: torch_npu.npu_moe_token_unpermute(permuted, sorted_indices, probs=probs, padded_mode=True), "paddedMode"),
         (lambda: torch_npu.npu_moe_token_permute(tokens, torch.full((3, 2), 16777215).npu()), "indices"),
         (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "sortedIndices"),
+        # Why: no document defines what a dropped row adds.
+        (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "num_out_tokens dropped"),
         (lambda: torch_npu.npu_moe_token_permute_grad(tokens, dropped, indices, dropped_indices), "sortedIndices"),
         (lambda: torch_npu.npu_moe_token_unpermute_grad(permuted, tokens, twice, probs=probs), "sortedIndices"),
     ]

@@ -602,13 +602,14 @@ class TokenWork final : public IndexedWork {
     std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t v = idx[static_cast<size_t>(q)];
-      // A row past them is one num_out_tokens dropped: torch_npu's documentation of npu_moe_token_unpermute
-      // takes permuted_tokens of tokens_num * topK_num rows and sorted_indices in [0, tokens_num * topK_num - 1],
-      // and no document says what a dropped row adds.
+      // A row past them is one num_out_tokens dropped: the READMEs' formulas read every row, and torch_npu's
+      // documentation of npu_moe_token_unpermute takes permuted_tokens of tokens_num * topK_num rows and
+      // sorted_indices in [0, tokens_num * topK_num - 1]; no document says what a dropped row adds.
       if (v < 0 || v >= permuted_rows) {
         return OutOfRange(kSortedIdx, q, v, permuted_rows,
-                          "the permuted rows; a row num_out_tokens dropped, which torch_npu's documentation of "
-                          "npu_moe_token_unpermute does not define (its permuted_tokens has tokens_num * topK_num rows)");
+                          "the permuted rows; a row num_out_tokens dropped, which neither the README's formula nor "
+                          "torch_npu's documentation defines (npu_moe_token_unpermute's permuted_tokens has "
+                          "tokens_num * topK_num rows)");
       }
       if (!seen.empty() && seen[static_cast<size_t>(v)]++) {
         return BadIndex(kSortedIdx, q, v, "an index an earlier element holds: the gradient's scatter writes each "
