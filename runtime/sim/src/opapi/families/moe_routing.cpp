@@ -790,14 +790,14 @@ class TokenWork final : public IndexedWork {
   // gradient is its token's, weighed by its permuted prob; the prob's, the dot product of its token's gradient
   // with the row, scattered back to the map's cells in expert order. A row no slot reads has gradient 0.
   aclnnStatus UnpermuteMapGrad(int64_t pairs) {
-    std::vector<int64_t> row(static_cast<size_t>(pairs)), also(static_cast<size_t>(pairs)), cells;
+    std::vector<int64_t> row(static_cast<size_t>(pairs)), token_id(static_cast<size_t>(pairs)), cells;
     if (pairs > 0) {
       GatherAs(tensor(kOutIndex), ComputeType::kInt64, row.data());
-      GatherAs(tensor(kTokenId), ComputeType::kInt64, also.data());
+      GatherAs(tensor(kTokenId), ComputeType::kInt64, token_id.data());
     }
     for (int64_t i = 0; i < pairs; ++i) {
-      if (also[static_cast<size_t>(i)] != row[static_cast<size_t>(i)]) {
-        return BadIndex(kTokenId, i, also[static_cast<size_t>(i)],
+      if (token_id[static_cast<size_t>(i)] != row[static_cast<size_t>(i)]) {
+        return BadIndex(kTokenId, i, token_id[static_cast<size_t>(i)],
                         "not outIndex's " + std::to_string(row[static_cast<size_t>(i)]) +
                             ": torch_npu passes the forward's sortedIndices as both, and which slot and row the "
                             "device pairs from two different tensors is not said");
