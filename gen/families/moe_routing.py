@@ -51,11 +51,13 @@ MOE_TOKEN = Family(
     "moe_token", "PlanMoeToken",
     ops=(Op("permute", dtype_source="tokens", exact=True), Op("permute_grad", dtype_source="permuted"),
          Op("unpermute", dtype_source="permuted"), Op("unpermute_grad", dtype_source="tokens"),
-         Op("permute_map", dtype_source="tokens", exact=True), Op("unpermute_map", dtype_source="permuted")),
+         Op("permute_map", dtype_source="tokens", exact=True), Op("unpermute_map", dtype_source="permuted"),
+         Op("permute_map_grad", dtype_source="permuted"), Op("unpermute_map_grad", dtype_source="tokens")),
     output_shape="given",
     roles=("tokens", "indices", "num_out", "padded", "permuted", "sorted_indices", "top_k", "probs", "restore_shape",
-           "permuted_grad", "probs_grad", "routing_map", "permuted_probs", "out_index", "token_id"),
-    required=("sorted_indices",),
+           "permuted_grad", "probs_grad", "routing_map", "permuted_probs", "out_index", "token_id", "tokens_num",
+           "experts_num"),
+    required=(),
     source="tokens",
     fixed_dtypes={"sorted_indices": "INT32", "out_index": "INT32", "token_id": "INT32"},
     role_dtype_sources={"permuted_probs": ("probs",)},
@@ -68,8 +70,13 @@ MOE_TOKEN = Family(
         "permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row "
         "(K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, "
         "expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += "
-        "permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T), "
-        "token_id and out_index sorted_indices' sort")
+        "permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T; a row of "
+        "the map at most K ones, -1 an empty slot), token_id and out_index sorted_indices' sort. permute_map_grad "
+        "and unpermute_map_grad: the adjoints of permute_map and unpermute_map (the grads' pages say where their "
+        "READMEs differ): tokens[i // K] += permuted[sorted_indices[i]], probs_grad.T masked_scatter by "
+        "routing_map.T of permuted_probs; permuted_grad[out_index[i]] = tokens[i // K] * permuted_probs[out_index[i]] "
+        "(out_index and token_id both the forward's sorted_indices, as torch_npu passes them), probs_grad at the "
+        "map's cells in expert order their rows' dot product with permuted")
 
 # The expert-parallel re-layout after an AlltoAll: tokens that arrive rank by rank, each rank's expert by
 # expert, rearranged expert by expert, each expert's rank by rank.

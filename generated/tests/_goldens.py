@@ -417,6 +417,16 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return permuted_grad.to(grad.dtype), probs_grad.to(probs.dtype)
 
     @staticmethod
+    def moe_token_marked(routing_map: Any, top_k: int, at_most: bool) -> Any:
+        """The cells routing_map marks, expert-major (its masked select of routing_map.T), as a boolean map
+        [E, T]; a row with another count of marks than topK (at_most: more) refused."""
+        marked = routing_map.bool()
+        marks = marked.sum(1)
+        if bool((marks > top_k if at_most else marks != top_k).any()):
+            exact.refused("a routingMap row does not hold topK ones" if not at_most else "a routingMap row holds more than topK ones")
+        return marked.t()
+
+    @staticmethod
     def moe_token_permute_map(tokens: Any, routing_map: Any, probs: Any, num_out_tokens: int) -> Any:
         """aclnnMoeTokenPermuteWithRoutingMap's (permuteTokensOut, permuteProbsOutOptional, sortedIndicesOut)
         without drop and pad: the (token, expert) pairs routing_map marks, expert-major; each row of
@@ -426,11 +436,9 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
 
         tokens_num = tokens.shape[0]
         top_k = num_out_tokens // tokens_num if tokens_num else 0
-        marked = routing_map.bool()
-        if bool((marked.sum(1) != top_k).any()):
-            exact.refused("a routingMap row does not hold topK ones")
-        first = torch.arange(tokens_num).expand(marked.shape[1], -1).masked_select(marked.t())
-        moved_probs = None if probs is None else probs.t().masked_select(marked.t())
+        by_expert = exact.moe_token_marked(routing_map, top_k, False)
+        first = torch.arange(tokens_num).expand(by_expert.shape[0], -1).masked_select(by_expert)
+        moved_probs = None if probs is None else probs.t().masked_select(by_expert)
         return tokens[first], moved_probs, torch.sort(first, stable=True).indices.int()
 
     @staticmethod
@@ -438,21 +446,78 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                                 restore_shape: Any) -> Any:
         """aclnnMoeTokenUnpermuteWithRoutingMap's (unpermutedTokens, outIndex, permuteTokenId, permuteProbs)
         without pad: out[i // topK] += permuted[sortedIndices[i]] * permuteProbs[sortedIndices[i]] in float,
-        permuteProbs = probs.T masked by routing_map.T (no weight without probs); permuteTokenId, outIndex
-        sortedIndices' sort (stable). Indices outside the rows refused."""
+        permuteProbs = probs.T masked by routing_map.T (at most topK ones a row; no weight without probs), a
+        -1 index an empty slot; permuteTokenId, outIndex sortedIndices' sort (stable). Indices outside the
+        rows refused."""
         import torch
 
         rows, hidden = restore_shape
         idx = sorted_indices.reshape(-1).long()
         top_k = idx.numel() // rows if rows else 0
-        weights = None if probs is None else probs.t().masked_select(routing_map.bool().t())
+        weights = None if probs is None else probs.t().masked_select(exact.moe_token_marked(routing_map, top_k, True))
         bound = permuted.shape[0] if weights is None else min(permuted.shape[0], weights.numel())
-        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= bound):
+        valid = idx != -1
+        if bool(((idx[valid] < 0) | (idx[valid] >= bound)).any()):
             exact.refused("sortedIndices outside the permuted rows")
-        picked = permuted.float()[idx] * (1 if weights is None else weights.float()[idx].unsqueeze(-1))
+        safe = idx.where(valid, torch.zeros_like(idx))
+        picked = permuted.float()[safe] * valid.unsqueeze(-1)
+        if weights is not None:
+            picked = picked * weights.float()[safe].unsqueeze(-1)
         out = picked.reshape(rows, top_k, hidden).sum(1) if rows else torch.zeros(0, hidden)
         token_id, out_index = torch.sort(idx, stable=True)
         return out.to(permuted.dtype), out_index.int(), token_id.int(), weights
+
+    @staticmethod
+    def moe_token_permute_map_grad(grad: Any, probs_grad: Any, sorted_indices: Any, routing_map: Any,
+                                   tokens_num: int) -> Any:
+        """aclnnMoeTokenPermuteWithRoutingMapGrad's (tokensGradOut, probsGradOutOptional): the adjoint of
+        moe_token_permute_map. tokensGradOut[i // topK] += grad[sortedIndices[i]] in float; probsGradOutOptional
+        the probs' gradient put back at the cells the map marks, expert-major (None without it)."""
+        import torch
+
+        idx = sorted_indices.reshape(-1).long()
+        top_k = idx.numel() // tokens_num if tokens_num else 0
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= grad.shape[0]):
+            exact.refused("sortedIndices outside permutedTokenOutputGrad's rows")
+        tokens_grad = grad.float()[idx].reshape(tokens_num, top_k, grad.shape[1]).sum(1).to(grad.dtype)
+        if probs_grad is None:
+            return tokens_grad, None
+        by_expert = exact.moe_token_marked(routing_map, top_k, False)
+        out = torch.zeros(by_expert.shape, dtype=probs_grad.dtype)
+        return tokens_grad, out.masked_scatter(by_expert, probs_grad).t()
+
+    @staticmethod
+    def moe_token_unpermute_map_grad(grad: Any, out_index: Any, token_id: Any, routing_map: Any, permuted: Any,
+                                     probs: Any) -> Any:
+        """aclnnMoeTokenUnpermuteWithRoutingMapGrad's (permutedTokensGradOut, probsGradOutOptional): the adjoint
+        of moe_token_unpermute_map, outIndex and permuteTokenId both its sortedIndices (as torch_npu's autograd
+        passes them). permutedTokensGradOut[outIndex[i]] = grad[i // topK] * permuteProbs[outIndex[i]], rows no
+        index names 0, -1 an empty slot; probsGradOutOptional the rows' dot products with their tokens'
+        gradient at the map's cells, expert-major; in float. permuteTokenId other than outIndex, or a row
+        named twice or outside the rows, refused. The rows: permuted's, else one a slot (op-plugin's)."""
+        import torch
+
+        permuted_rows = out_index.numel() if permuted is None else permuted.shape[0]
+        rows = out_index.reshape(-1).long()
+        if not torch.equal(rows, token_id.reshape(-1).long()):
+            exact.refused("permuteTokenId is not outIndex")
+        top_k = rows.numel() // grad.shape[0] if grad.shape[0] else 0
+        by_expert = None if probs is None else exact.moe_token_marked(routing_map, top_k, True)
+        weights = None if probs is None else probs.t().masked_select(by_expert).float()
+        bound = permuted_rows if weights is None else min(permuted_rows, weights.numel())
+        valid = rows != -1
+        slots, rows = torch.arange(rows.numel())[valid], rows[valid]
+        if rows.numel() and (int(rows.min()) < 0 or int(rows.max()) >= bound or rows.unique().numel() != rows.numel()):
+            exact.refused("outIndex outside the permuted rows or naming one twice")
+        token_grad = grad.float()[slots // top_k]
+        permuted_grad = torch.zeros(permuted_rows, grad.shape[1])
+        permuted_grad[rows] = token_grad * (1 if weights is None else weights[rows].unsqueeze(-1))
+        if weights is None or by_expert is None:
+            return permuted_grad.to(grad.dtype), None
+        expert_order = torch.zeros(weights.numel())
+        expert_order[rows] = (token_grad * permuted.float()[rows]).sum(-1)
+        probs_grad = torch.zeros(by_expert.shape).masked_scatter(by_expert, expert_order).t()
+        return permuted_grad.to(grad.dtype), probs_grad.to(grad.dtype)
 
     @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,

@@ -124,4 +124,28 @@ y = np.zeros((2, 3, 5), np.float32)
 xk, wk = rng.standard_normal((6, 3)).astype(np.float16), rng.standard_normal((6, 4)).astype(np.float16)
 refused(lambda: aclnn.grouped_matmul_add(xk, wk, np.array([2, 6], np.int64), y, True, False, 2), 161002,
         ["yRef", "[g, M, N]"])
+
+# The routing-map backward: 3 tokens to 2 of 3 experts each.
+routing_map = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]], np.int8)
+def permute_grad(sorted_indices=order, tokens_num=3, probs_grad=None, out_probs=np.zeros(0, np.float32)):
+    return aclnn.moe_token_permute_with_routing_map_grad(permuted, probs_grad, sorted_indices, routing_map, 3, tokens_num,
+                                                         False, out=(np.zeros((tokens_num, 4), np.float32), out_probs))
+refused(lambda: permute_grad(tokens_num=2), 161002, ["routingMap", "[tokens_num, experts_num] = [2, 3]"])
+refused(lambda: permute_grad(sorted_indices=order[:5].copy()), 161002, ["sortedIndices", "5 indices"])
+refused(lambda: permute_grad(probs_grad=np.ones(6, np.float32), out_probs=np.zeros((3, 2), np.float32)), 161002,
+        ["probsGradOutOptional", "[tokens_num, experts_num]"])
+refused(lambda: permute_grad(out_probs=np.zeros((3, 3), np.float32)), 161002, ["probsGradOutOptional", "is given without"])
+
+grad = rng.standard_normal((3, 4)).astype(np.float32)
+def unpermute_grad(token_id=order, probs=None, permuted_in=None, out_probs=np.zeros(0, np.float32), rows=6):
+    return aclnn.moe_token_unpermute_with_routing_map_grad(grad, order, token_id, routing_map, permuted_in, probs, False,
+                                                           [3, 4], out=(np.zeros((rows, 4), np.float32), out_probs))
+refused(lambda: unpermute_grad(token_id=order[:5].copy()), 161002, ["permuteTokenId", "outIndex's [6]"])
+refused(lambda: unpermute_grad(probs=np.ones((3, 3), np.float32), out_probs=np.zeros((3, 3), np.float32)), 161002,
+        ["permutedTokensOptional", "is null"])
+refused(lambda: unpermute_grad(probs=np.ones((3, 3), np.float32), permuted_in=permuted[:5].copy(),
+                               out_probs=np.zeros((3, 3), np.float32)), 161002, ["permutedTokensOptional", "[5, 4]"])
+refused(lambda: unpermute_grad(out_probs=np.zeros((3, 3), np.float32)), 161002, ["probsGradOutOptional", "is given without"])
+# An empty one without probs, as torch_npu's autograd passes it, is nothing to write.
+assert np.array_equal(unpermute_grad()[0][order], np.repeat(grad, 2, axis=0))
 ''')

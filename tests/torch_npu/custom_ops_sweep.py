@@ -734,6 +734,31 @@ def makers(dtype: str = "float32"):
         return (permuted, order, [3, 4]), {"probs": probs, "routing_map": routing_map}, want
     m["npu_moe_token_unpermute_with_routing_map"] = moe_token_unpermute_with_routing_map
 
+    def moe_token_permute_with_routing_map_grad():
+        # The forward's adjoint: a token's gradient the sum of its rows', the probs' back at the cells the
+        # map marks (expert-major, as they were selected).
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        grad, probs_grad = randn(6, 4), torch.rand(6, generator=g)
+        want_probs = torch.zeros(3, 3)
+        for p, (t, e) in enumerate(pairs):
+            want_probs[t, e] = probs_grad[p]
+        want = (grad[order.long()].reshape(3, 2, 4).sum(1), want_probs)
+        return (grad, probs_grad, order, routing_map, 3, 3, False), {}, want
+    m["npu_moe_token_permute_with_routing_map_grad"] = moe_token_permute_with_routing_map_grad
+
+    def moe_token_unpermute_with_routing_map_grad():
+        # As torch_npu's autograd calls it: the forward's sorted_indices as out_index and permuted_token_id.
+        # Row order[i] gets token i // 2's gradient weighed by its prob; a prob's gradient is its row's (its
+        # token's) dot product with the token's gradient.
+        tokens, probs, routing_map, pairs, order = moe_routing_map()
+        permuted, grad = tokens[[t for t, _ in pairs]], randn(3, 4)
+        permuted_grad = torch.zeros(6, 4)
+        for i, row in enumerate(order.tolist()):
+            permuted_grad[row] = grad[i // 2] * probs[pairs[row]]
+        want_probs = (grad * tokens).sum(1, keepdim=True) * routing_map
+        return ((grad, order, order, routing_map, permuted, probs, False, [3, 4]), {}, (permuted_grad, want_probs))
+    m["npu_moe_token_unpermute_with_routing_map_grad"] = moe_token_unpermute_with_routing_map_grad
+
     def moe_re_routing():
         # 2 ranks x 3 experts: rank-major blocks [0:2] [2:2] [2:3] | [3:4] [4:6] [6:6] moved expert-major.
         tokens, counts, scales = randn(6, 4, dtype=torch.float16), torch.tensor([[2, 0, 1], [1, 2, 0]]), torch.rand(6, generator=g)

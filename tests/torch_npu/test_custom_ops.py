@@ -77,7 +77,9 @@ GROUPS = {
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
                                        "npu_moe_token_unpermute_grad", "npu_moe_token_permute_with_routing_map",
-                                       "npu_moe_token_unpermute_with_routing_map", "npu_moe_re_routing",
+                                       "npu_moe_token_unpermute_with_routing_map",
+                                       "npu_moe_token_permute_with_routing_map_grad",
+                                       "npu_moe_token_unpermute_with_routing_map_grad", "npu_moe_re_routing",
                                        "npu_grouped_matmul_add", "npu_grouped_matmul@list"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),

@@ -137,6 +137,8 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
         (lambda: torch_npu.npu_moe_token_unpermute(permuted, sorted_indices, probs=probs, padded_mode=True), "paddedMode"),
         (lambda: torch_npu.npu_moe_token_permute(tokens, torch.full((3, 2), 16777215).npu()), "indices"),
         (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "sortedIndices"),
+        # Why: no document defines what a dropped row adds.
+        (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "num_out_tokens dropped"),
         (lambda: torch_npu.npu_moe_token_permute_grad(tokens, dropped, indices, dropped_indices), "sortedIndices"),
         (lambda: torch_npu.npu_moe_token_unpermute_grad(permuted, tokens, twice, probs=probs), "sortedIndices"),
     ]
@@ -190,10 +192,153 @@ def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_for
         (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens, uneven, num_out_tokens=6), "routingMap"),
         (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [3, 4], drop_and_pad=True),
          "paddedMode"),
-        # The backward is unbound (README.md says why): autograd answers the missing API, never a value.
+    ]
+    for run, word in calls:
+        try:
+            run()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert word in str(error), (word, error)
+        else:
+            raise AssertionError(f"{word}: not refused")
+    """)
+
+
+# The routing-map forwards in plain torch, from their READMEs and torch_npu's documentation: the pairs a map
+# marks taken expert-major (the masked select of routing_map.T), sorted_indices their stable argsort by token
+# (permuted[sorted_indices[i]] = tokens[i // topK]); back, slot i of token i // topK adds its row weighed by
+# the probs the map selects, -1 an empty slot. Autograd on the CPU differentiates them.
+ROUTING_MAP_REFERENCES = """
+    def permute_map_reference(tokens, routing_map, probs):
+        by_expert = routing_map.bool().t()
+        first = torch.arange(tokens.shape[0]).expand(by_expert.shape[0], -1).masked_select(by_expert)
+        moved = None if probs is None else probs.t().masked_select(by_expert)
+        return tokens[first], moved, torch.sort(first, stable=True).indices
+
+    def unpermute_map_reference(permuted, sorted_indices, tokens_num, probs, routing_map):
+        top_k = sorted_indices.numel() // tokens_num
+        weights = None if probs is None else probs.t().masked_select(routing_map.bool().t())
+        out = torch.zeros(tokens_num, permuted.shape[1])
+        for i, row in enumerate(sorted_indices.tolist()):
+            if row != -1:
+                term = permuted[row] if weights is None else permuted[row] * weights[row]
+                out = out.index_add(0, torch.tensor([i // top_k]), term.unsqueeze(0))
+        return out
+
+    def leaves(*tensors):
+        # The same values as float32 CPU leaves and as npu leaves of their own dtype.
+        return ([t.float().clone().requires_grad_() for t in tensors],
+                [t.npu().requires_grad_() for t in tensors])
+
+    def same(got, want, dtype):
+        tolerance = 1e-5 if dtype == torch.float32 else 2e-2
+        return got.dtype == dtype and torch.allclose(got.cpu().float(), want, rtol=tolerance, atol=tolerance)
+"""
+
+
+def test_moe_token_routing_map_backward_equals_cpu_autograd_of_the_documented_forwards(run_npu):
+    # Autograd through npu_moe_token_permute_with_routing_map and npu_moe_token_unpermute_with_routing_map
+    # (aclnnMoeTokenPermuteWithRoutingMapGrad, aclnnMoeTokenUnpermuteWithRoutingMapGrad: derived pages, the
+    # forwards' adjoints) against CPU autograd of the forwards written above: tokens -> permute (with the
+    # permuted rows and probs in the loss too) -> unpermute -> a weighted sum, in three dtypes, with and without
+    # probs, an expert no token takes.
+    run_npu(ROUTING_MAP_REFERENCES + """
+    torch.manual_seed(0)
+    tokens_num, experts, top_k, hidden = 6, 5, 2, 4
+    routing_map = torch.zeros(tokens_num, experts, dtype=torch.bool)
+    for t in range(tokens_num):
+        routing_map[t, torch.randperm(experts - 1)[:top_k]] = True  # the last expert takes no token
+    w_out, w_rows, w_probs = torch.randn(tokens_num, hidden), torch.randn(tokens_num * top_k, hidden), torch.randn(tokens_num * top_k)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for with_probs in (True, False):
+            tokens, probs = torch.randn(tokens_num, hidden).to(dtype), torch.rand(tokens_num, experts).to(dtype)
+            (t_cpu, p_cpu), (t_npu, p_npu) = leaves(tokens, probs)
+            permuted, moved, sorted_indices = permute_map_reference(t_cpu, routing_map, p_cpu if with_probs else None)
+            out = unpermute_map_reference(permuted, sorted_indices, tokens_num, p_cpu if with_probs else None, routing_map)
+            loss = (out * w_out).sum() + (permuted * w_rows).sum() + ((moved * w_probs).sum() if with_probs else 0)
+            loss.backward()
+            permuted, moved, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(
+                t_npu, routing_map.npu(), probs=p_npu if with_probs else None, num_out_tokens=tokens_num * top_k)
+            out = torch_npu.npu_moe_token_unpermute_with_routing_map(
+                permuted, sorted_indices, [tokens_num, hidden], probs=p_npu if with_probs else None,
+                routing_map=routing_map.npu() if with_probs else None)
+            loss = ((out.float() * w_out.npu()).sum() + (permuted.float() * w_rows.npu()).sum()
+                    + ((moved.float() * w_probs.npu()).sum() if with_probs else 0))
+            loss.backward()
+            assert same(t_npu.grad, t_cpu.grad, dtype), (dtype, with_probs, t_npu.grad, t_cpu.grad)
+            if with_probs:
+                assert same(p_npu.grad, p_cpu.grad, dtype), (dtype, p_npu.grad, p_cpu.grad)
+            else:
+                assert p_npu.grad is None
+    # BFLOAT16 tokens with FLOAT32 probs, which torch_npu's documentation of the forwards allows.
+    tokens, probs = torch.randn(tokens_num, hidden).bfloat16(), torch.rand(tokens_num, experts)
+    (t_cpu, p_cpu), (t_npu, p_npu) = leaves(tokens, probs)
+    permuted, moved, sorted_indices = permute_map_reference(t_cpu, routing_map, p_cpu)
+    (unpermute_map_reference(permuted, sorted_indices, tokens_num, p_cpu, routing_map) * w_out).sum().backward()
+    permuted, moved, sorted_indices = torch_npu.npu_moe_token_permute_with_routing_map(
+        t_npu, routing_map.npu(), probs=p_npu, num_out_tokens=tokens_num * top_k)
+    out = torch_npu.npu_moe_token_unpermute_with_routing_map(
+        permuted, sorted_indices, [tokens_num, hidden], probs=p_npu, routing_map=routing_map.npu())
+    (out.float() * w_out.npu()).sum().backward()
+    assert same(t_npu.grad, t_cpu.grad, torch.bfloat16) and p_npu.grad.dtype == torch.float32
+    assert torch.allclose(p_npu.grad.cpu(), p_cpu.grad, rtol=2e-2, atol=2e-2), (p_npu.grad, p_cpu.grad)
+    """)
+
+
+def test_moe_token_routing_map_unpermute_takes_empty_slots_as_torch_npu_documents(run_npu):
+    # torch_npu's documentation of npu_moe_token_unpermute_with_routing_map: a token holds at most topK experts
+    # (a row of the map fewer marks, a token no expert takes) and -1 marks an empty slot. The forward and its
+    # gradient (autograd) against the CPU reference; what stays undefined refused by name.
+    run_npu(ROUTING_MAP_REFERENCES + """
+    torch.manual_seed(1)
+    tokens_num, experts, top_k, hidden = 5, 4, 3, 4
+    routing_map = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 1, 0], [1, 1, 1, 0]], dtype=torch.int8)
+    by_expert = [(t, e) for e in range(experts) for t in range(tokens_num) if routing_map[t, e]]
+    sorted_indices = torch.full((tokens_num * top_k,), -1, dtype=torch.int32)
+    for t in range(tokens_num):
+        rows = [p for p, (u, _) in enumerate(by_expert) if u == t]
+        sorted_indices[t * top_k:t * top_k + len(rows)] = torch.tensor(rows, dtype=torch.int32)
+    w_out = torch.randn(tokens_num, hidden)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for with_probs in (True, False):
+            permuted, probs = torch.randn(tokens_num * top_k, hidden).to(dtype), torch.rand(tokens_num, experts).to(dtype)
+            (x_cpu, p_cpu), (x_npu, p_npu) = leaves(permuted, probs)
+            want = unpermute_map_reference(x_cpu, sorted_indices, tokens_num, p_cpu if with_probs else None, routing_map)
+            (want * w_out).sum().backward()
+            got = torch_npu.npu_moe_token_unpermute_with_routing_map(
+                x_npu, sorted_indices.npu(), [tokens_num, hidden], probs=p_npu if with_probs else None,
+                routing_map=routing_map.npu() if with_probs else None)
+            (got.float() * w_out.npu()).sum().backward()
+            assert same(got, want.detach(), dtype), (dtype, with_probs, got, want)
+            assert same(x_npu.grad, x_cpu.grad, dtype), (dtype, with_probs, x_npu.grad, x_cpu.grad)
+            if with_probs:
+                assert same(p_npu.grad, p_cpu.grad, dtype), (dtype, p_npu.grad, p_cpu.grad)
+
+    x, probs = torch.randn(tokens_num * top_k, hidden).npu(), torch.rand(tokens_num, experts).npu()
+    crowded = routing_map.clone()
+    crowded[1] = 1  # four marks, topK 3
+    uneven = torch.tensor([[1, 0, 1], [0, 0, 1], [1, 1, 0]], dtype=torch.bool).npu()
+    tokens3 = torch.randn(3, 4).npu()
+    wrong = sorted_indices.clone()
+    wrong[1] = -2
+    calls = [
+        # More marks than topK, or an index below -1: outside what torch_npu documents.
         (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(
-            permuted.detach().requires_grad_(), sorted_indices, [3, 4]).sum().backward(),
-         "aclnnMoeTokenUnpermuteWithRoutingMapGrad"),
+            x, sorted_indices.npu(), [tokens_num, hidden], probs=probs, routing_map=crowded.npu()), "routingMap"),
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(x, wrong.npu(), [tokens_num, hidden]),
+         "sortedIndices"),
+        # The permute's rows stay topK each (torch_npu's documentation: num_out_tokens // tokens_num of them).
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map(tokens3, uneven, num_out_tokens=6), "routingMap"),
+        # The unpermute's gradient reads the slot's row from outIndex: a different permuteTokenId (the
+        # forward's sort, as the README's names suggest) is not what torch_npu passes, and is refused.
+        (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map_grad(
+            torch.randn(tokens_num, hidden).npu(), sorted_indices.npu(), torch.sort(sorted_indices).values.npu(),
+            None, None, None, False, [tokens_num, hidden]), "permuteTokenId"),
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map_grad(
+            torch.randn(6, 4).npu(), None, torch.arange(6, dtype=torch.int32).npu(), uneven, 3, 3, True), "dropAndPad"),
+        (lambda: torch_npu.npu_moe_token_permute_with_routing_map_grad(
+            torch.randn(6, 4).npu(), torch.randn(6).npu(), torch.arange(6, dtype=torch.int32).npu(), uneven, 3, 3,
+            False), "routingMap"),
     ]
     for run, word in calls:
         try:

@@ -1276,6 +1276,9 @@
 #include "aclnnop/aclnn_moe_token_permute_with_routing_map.h"
 #define ACLNN_DECLARES_aclnnMoeTokenPermuteWithRoutingMap 1
 
+#include "aclnnop/aclnn_moe_token_permute_with_routing_map_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenPermuteWithRoutingMapGrad 1
+
 #include "aclnnop/aclnn_moe_token_unpermute.h"
 #define ACLNN_DECLARES_aclnnMoeTokenUnpermute 1
 
@@ -1284,6 +1287,9 @@
 
 #include "aclnnop/aclnn_moe_token_unpermute_with_routing_map.h"
 #define ACLNN_DECLARES_aclnnMoeTokenUnpermuteWithRoutingMap 1
+
+#include "aclnnop/aclnn_moe_token_unpermute_with_routing_map_grad.h"
+#define ACLNN_DECLARES_aclnnMoeTokenUnpermuteWithRoutingMapGrad 1
 
 #include "aclnnop/aclnn_mse_loss.h"
 #define ACLNN_DECLARES_aclnnMseLoss 1

@@ -49,6 +49,15 @@
 //   unpermute_grad  aclnnMoeTokenUnpermuteGrad: permutedTokensGradOut[sortedIndices[q]] = grad[q / K] * probs[q / K,
 //                 q % K], the rows no index reaches 0 (the forward does not read them); probsGradOut[t, k] =
 //                 grad[t] . permutedTokens[sortedIndices[t*K + k]] (not written without probs).
+//   permute_map   aclnnMoeTokenPermuteWithRoutingMap (npu_moe_token_permute_with_routing_map): the (token, expert)
+//                 cells routingMap [T, E] marks, expert-major, K = numOutTokens / T of them a row; permuteTokensOut[p]
+//                 the token of cell p, permuteProbsOutOptional[p] its prob, sortedIndicesOut their stable argsort by token.
+//   unpermute_map  aclnnMoeTokenUnpermuteWithRoutingMap: out[i / K] += permutedTokens[sortedIndices[i]] *
+//                 permuteProbs[sortedIndices[i]] (the probs at the marked cells, expert-major; at most K a row), -1 an
+//                 empty slot; permuteTokenId, outIndex sortedIndices' stable sort.
+//   permute_map_grad, unpermute_map_grad  their Grad APIs: each forward's adjoint (the pages say where their
+//                 READMEs' formulas contradict the forwards). outIndex and permuteTokenId are both the forward's
+//                 sortedIndices, as torch_npu's autograd passes them; a permuteTokenId that differs fails phase 2.
 // Sums in float, rounded once. paddedMode true (unsupported by the READMEs) is refused; restoreShapeOptional,
 // which only padded mode reads, is unused. Indices are device data, checked in phase 2: an expert outside
 // [0, 16777215) (the README: its sort is wrong there), a sortedIndices value outside the permuted rows, or held
@@ -97,6 +106,10 @@ class IndexedWork : public FamilyWork {
 
   aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const std::string& what) const {
     return BadIndex(slot, at, value, "outside [0, " + std::to_string(bound) + ") (" + what + ")");
+  }
+  // A tensor's elements in float (a scratch buffer of its own each), or null when it has none.
+  const float* Floats(int slot, int scratch, int64_t count) {
+    return count ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch)) : nullptr;
   }
   aclnnStatus BadIndex(int slot, int64_t at, int64_t value, const std::string& why) const {
     return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(slot).name + ": element " + std::to_string(at) +
@@ -327,14 +340,11 @@ class FinalizeWork final : public IndexedWork {
         return OutOfRange(kExperts, p, expert[static_cast<size_t>(p)], experts, "bias's experts");
       }
     }
-    auto floats = [&](int slot, int scratch) {
-      return static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch));
-    };
-    const float* expanded = expanded_rows * hidden != 0 ? floats(kRows, 0) : nullptr;
-    const float* scales = pairs ? floats(kScales, 1) : nullptr;
-    const float* skip1 = x1 && rows * hidden != 0 ? floats(kX1, 2) : nullptr;
-    const float* skip2 = x2 && rows * hidden != 0 ? floats(kX2, 3) : nullptr;
-    const float* added = bias && experts * hidden != 0 ? floats(kBias, 4) : nullptr;
+    const float* expanded = Floats(kRows, 0, expanded_rows * hidden);
+    const float* scales = Floats(kScales, 1, pairs);
+    const float* skip1 = x1 ? Floats(kX1, 2, rows * hidden) : nullptr;
+    const float* skip2 = x2 ? Floats(kX2, 3, rows * hidden) : nullptr;
+    const float* added = bias ? Floats(kBias, 4, experts * hidden) : nullptr;
     std::vector<float> out(static_cast<size_t>(rows * hidden));
     ParallelFor(rows, [&](int64_t i) {
       float* o = out.data() + i * hidden;
@@ -466,9 +476,7 @@ class RoutingV1Work final : public IndexedWork {
     ScatterFrom(expanded_row_idx.data(), ComputeType::kInt64, tensor(kV1ExpandedRowIdx));
     ScatterFrom(sorted_experts.data(), ComputeType::kInt64, tensor(kV1ExpandedExperts));
     // Rows are copied as floats: exact for every dtype the page lists.
-    const float* x = rows * hidden != 0
-                         ? static_cast<const float*>(ContiguousAs(tensor(kV1X), ComputeType::kFloat32, 0))
-                         : nullptr;
+    const float* x = Floats(kV1X, 0, rows * hidden);
     ParallelFor(active_rows, [&](int64_t i) {
       const int64_t source = row_idx[static_cast<size_t>(order[static_cast<size_t>(i)])] % rows;
       ScatterFrom(x + source * hidden, ComputeType::kFloat32, Row(tensor(kV1ExpandedX), i));
@@ -571,6 +579,8 @@ enum TokenSlot {
 // The README's bounds on the experts of aclnnMoeTokenPermute's indices (values and count).
 constexpr int64_t kMaxTokenIndex = 16777215;
 constexpr int64_t kMaxTopK = 512;
+// The sortedIndices value of a slot a token leaves empty in the routing-map unpermute.
+constexpr int64_t kEmptySlot = -1;
 
 class TokenWork final : public IndexedWork {
  public:
@@ -585,24 +595,31 @@ class TokenWork final : public IndexedWork {
     if (op_ == M::Op::kPermute) return Permute(pairs);
     if (op_ == M::Op::kPermuteMap) return PermuteMap();
     if (op_ == M::Op::kUnpermuteMap) return UnpermuteMap(pairs);
+    if (op_ == M::Op::kPermuteMapGrad) return PermuteMapGrad(pairs);
+    if (op_ == M::Op::kUnpermuteMapGrad) return UnpermuteMapGrad(pairs);
     std::vector<int64_t> idx(static_cast<size_t>(pairs));
     if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
     std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t v = idx[static_cast<size_t>(q)];
-      if (v < 0 || v >= permuted_rows) return OutOfRange(kSortedIdx, q, v, permuted_rows, "the permuted rows");
+      // A row past them is one num_out_tokens dropped: the READMEs' formulas read every row, and torch_npu's
+      // documentation of npu_moe_token_unpermute takes permuted_tokens of tokens_num * topK_num rows and
+      // sorted_indices in [0, tokens_num * topK_num - 1]; no document says what a dropped row adds.
+      if (v < 0 || v >= permuted_rows) {
+        return OutOfRange(kSortedIdx, q, v, permuted_rows,
+                          "the permuted rows; a row num_out_tokens dropped, which neither the README's formula nor "
+                          "torch_npu's documentation defines (npu_moe_token_unpermute's permuted_tokens has "
+                          "tokens_num * topK_num rows)");
+      }
       if (!seen.empty() && seen[static_cast<size_t>(v)]++) {
         return BadIndex(kSortedIdx, q, v, "an index an earlier element holds: the gradient's scatter writes each "
                                           "permuted row once");
       }
     }
-    auto floats = [&](int slot, int scratch, int64_t count) {
-      return count ? static_cast<const float*>(ContiguousAs(tensor(slot), ComputeType::kFloat32, scratch)) : nullptr;
-    };
-    const float* weights = probs ? floats(kProbs, 2, pairs) : nullptr;
+    const float* weights = probs ? Floats(kProbs, 2, pairs) : nullptr;
     auto weight = [&](int64_t q) { return weights ? weights[q] : 1.0f; };
     if (op_ == M::Op::kUnpermuteGrad) {
-      const float* grad = floats(kTokenRows, 0, tokens * hidden);
+      const float* grad = Floats(kTokenRows, 0, tokens * hidden);
       std::vector<float> out(static_cast<size_t>(permuted_rows * hidden));
       ParallelFor(pairs, [&](int64_t q) {
         float* o = out.data() + idx[static_cast<size_t>(q)] * hidden;
@@ -610,7 +627,7 @@ class TokenWork final : public IndexedWork {
       });
       ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kPermutedGrad));
       if (!probs) return ACLNN_SUCCESS;
-      const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+      const float* permuted = Floats(kPermutedRows, 1, permuted_rows * hidden);
       std::vector<float> dots(static_cast<size_t>(pairs));
       ParallelFor(pairs, [&](int64_t q) {
         float sum = 0;
@@ -621,7 +638,7 @@ class TokenWork final : public IndexedWork {
       return ACLNN_SUCCESS;
     }
     // permute_grad and unpermute: each token's row is the (weighted) sum of its K permuted rows.
-    const float* permuted = floats(kPermutedRows, 1, permuted_rows * hidden);
+    const float* permuted = Floats(kPermutedRows, 1, permuted_rows * hidden);
     std::vector<float> out(static_cast<size_t>(tokens * hidden));
     ParallelFor(tokens, [&](int64_t t) {
       float* o = out.data() + t * hidden;
@@ -634,63 +651,85 @@ class TokenWork final : public IndexedWork {
     return ACLNN_SUCCESS;
   }
 
-  // The (token, expert) pairs routingMap marks, expert-major (the README's masked select of routingMap.T), with
-  // probs' weight of each when given; a row without topK marks fails naming routingMap.
-  aclnnStatus MarkedPairs(std::vector<int64_t>* token_of, std::vector<float>* weight) {
+  // The (token, expert) cells routingMap marks, t * experts + e in expert-major order (the README's masked
+  // select of routingMap.T). A row holds topK marks, or at most topK where torch_npu's documentation of
+  // npu_moe_token_unpermute_with_routing_map lets a token leave slots empty ("每个token最多预留topK_num个专家槽位，
+  // routing_map中每行为1或true的个数小于等于topK_num"); another count fails naming routingMap.
+  aclnnStatus MarkedCells(bool at_most, std::vector<int64_t>* cells) {
     std::vector<int64_t> map(static_cast<size_t>(tokens * experts));
     if (!map.empty()) GatherAs(tensor(kRoutingMap), ComputeType::kInt64, map.data());
     for (int64_t t = 0; t < tokens; ++t) {
       int64_t marks = 0;
       for (int64_t e = 0; e < experts; ++e) marks += map[static_cast<size_t>(t * experts + e)] != 0;
-      if (marks != top_k) {
-        return BadIndex(kRoutingMap, t, marks, "the marks of that row, not topK = " + std::to_string(top_k) +
-                                                   " (each row holds topK)");
+      if (at_most ? marks > top_k : marks != top_k) {
+        return BadIndex(kRoutingMap, t, marks,
+                        "the marks of that row, " + std::string(at_most ? "more than" : "not") + " topK = " +
+                            std::to_string(top_k) +
+                            (at_most ? " (torch_npu's documentation: at most topK_num a row)"
+                                     : " (torch_npu's documentation: num_out_tokens // tokens_num is each row's "
+                                       "count of marks)"));
       }
     }
-    std::vector<float> all(probs ? static_cast<size_t>(tokens * experts) : 0);
-    if (!all.empty()) GatherAs(tensor(kProbs), ComputeType::kFloat32, all.data());
     for (int64_t e = 0; e < experts; ++e) {
       for (int64_t t = 0; t < tokens; ++t) {
-        if (!map[static_cast<size_t>(t * experts + e)]) continue;
-        token_of->push_back(t);
-        if (probs) weight->push_back(all[static_cast<size_t>(t * experts + e)]);
+        if (map[static_cast<size_t>(t * experts + e)]) cells->push_back(t * experts + e);
       }
     }
     return ACLNN_SUCCESS;
+  }
+
+  // probsOptional's values at those cells, in float: the permuted probs.
+  std::vector<float> ProbsAt(const std::vector<int64_t>& cells) {
+    std::vector<float> all(static_cast<size_t>(tokens * experts)), picked;
+    if (!all.empty()) GatherAs(tensor(kProbs), ComputeType::kFloat32, all.data());
+    for (int64_t cell : cells) picked.push_back(all[static_cast<size_t>(cell)]);
+    return picked;
+  }
+
+  // A [tokens, experts] tensor zero but at the marked cells, which hold values in expert order (the
+  // adjoint of the masked select: the README's masked_scatter, by routingMap.T).
+  void ScatterCells(const std::vector<int64_t>& cells, const std::vector<float>& values, int slot) {
+    std::vector<float> out(static_cast<size_t>(tokens * experts));
+    for (size_t p = 0; p < cells.size(); ++p) out[static_cast<size_t>(cells[p])] = values[p];
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(slot));
   }
 
   aclnnStatus PermuteMap() {
-    std::vector<int64_t> token_of;
-    std::vector<float> weight;
-    if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
-    const int64_t pairs = static_cast<int64_t>(token_of.size());
+    std::vector<int64_t> cells;
+    if (aclnnStatus s = MarkedCells(false, &cells)) return s;
+    const int64_t pairs = static_cast<int64_t>(cells.size());
     std::vector<int64_t> order(static_cast<size_t>(pairs));
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return token_of[static_cast<size_t>(a)] < token_of[static_cast<size_t>(b)];
+      return cells[static_cast<size_t>(a)] / experts < cells[static_cast<size_t>(b)] / experts;
     });
     ScatterFrom(order.data(), ComputeType::kInt64, tensor(kSortedIdx));
-    if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
-    const float* rows = tokens * hidden != 0
-                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
-                            : nullptr;
+    if (probs) ScatterFrom(ProbsAt(cells).data(), ComputeType::kFloat32, tensor(kPermutedProbs));
+    const float* rows = Floats(kTokenRows, 0, tokens * hidden);
     ParallelFor(pairs, [&](int64_t p) {
-      ScatterFrom(rows + token_of[static_cast<size_t>(p)] * hidden, ComputeType::kFloat32, Row(tensor(kPermutedRows), p));
+      ScatterFrom(rows + cells[static_cast<size_t>(p)] / experts * hidden, ComputeType::kFloat32,
+                  Row(tensor(kPermutedRows), p));
     });
     return ACLNN_SUCCESS;
   }
 
+  // Slots whose sortedIndices value is -1 are empty (torch_npu's documentation: "sorted_indices中允许使用-1表示
+  // 无效槽位") and add nothing.
   aclnnStatus UnpermuteMap(int64_t pairs) {
-    std::vector<int64_t> idx(static_cast<size_t>(pairs)), token_of;
+    std::vector<int64_t> idx(static_cast<size_t>(pairs)), cells;
     std::vector<float> weight;
     if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
     if (probs) {
-      if (aclnnStatus s = MarkedPairs(&token_of, &weight)) return s;
+      if (aclnnStatus s = MarkedCells(true, &cells)) return s;
+      weight = ProbsAt(cells);
     }
     const int64_t bound = probs ? std::min<int64_t>(permuted_rows, static_cast<int64_t>(weight.size())) : permuted_rows;
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t v = idx[static_cast<size_t>(q)];
-      if (v < 0 || v >= bound) return OutOfRange(kSortedIdx, q, v, bound, "the permuted rows");
+      if (v != kEmptySlot && (v < 0 || v >= bound)) {
+        return OutOfRange(kSortedIdx, q, v, bound, "the permuted rows" + std::string(probs ? " the map marks" : "") +
+                                                       "; -1 an empty slot");
+      }
     }
     std::vector<int64_t> order(static_cast<size_t>(pairs)), sorted(static_cast<size_t>(pairs));
     std::iota(order.begin(), order.end(), 0);
@@ -701,19 +740,105 @@ class TokenWork final : public IndexedWork {
     ScatterFrom(order.data(), ComputeType::kInt64, tensor(kOutIndex));
     ScatterFrom(sorted.data(), ComputeType::kInt64, tensor(kTokenId));
     if (probs) ScatterFrom(weight.data(), ComputeType::kFloat32, tensor(kPermutedProbs));
-    const float* permuted = permuted_rows * hidden != 0
-                                ? static_cast<const float*>(ContiguousAs(tensor(kPermutedRows), ComputeType::kFloat32, 1))
-                                : nullptr;
+    const float* permuted = Floats(kPermutedRows, 1, permuted_rows * hidden);
     std::vector<float> out(static_cast<size_t>(tokens * hidden));
     ParallelFor(tokens, [&](int64_t t) {
       float* o = out.data() + t * hidden;
       for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
         const int64_t row = idx[static_cast<size_t>(q)];
+        if (row == kEmptySlot) continue;
         const float w = probs ? weight[static_cast<size_t>(row)] : 1.0f;
         for (int64_t h = 0; h < hidden; ++h) o[h] += permuted[row * hidden + h] * w;
       }
     });
     ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    return ACLNN_SUCCESS;
+  }
+
+  // The adjoint of PermuteMap: a token's gradient is the sum of its rows' (sortedIndices[i] the row of its
+  // slot i % topK), the probs' gradient the permuted probs' scattered back to the cells they were selected from.
+  aclnnStatus PermuteMapGrad(int64_t pairs) {
+    std::vector<int64_t> idx(static_cast<size_t>(pairs));
+    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int64_t v = idx[static_cast<size_t>(q)];
+      if (v < 0 || v >= permuted_rows) return OutOfRange(kSortedIdx, q, v, permuted_rows, "the permuted rows");
+    }
+    std::vector<int64_t> cells;
+    if (probs) {
+      if (aclnnStatus s = MarkedCells(false, &cells)) return s;
+    }
+    const float* grad = Floats(kPermutedRows, 0, permuted_rows * hidden);
+    std::vector<float> out(static_cast<size_t>(tokens * hidden));
+    ParallelFor(tokens, [&](int64_t t) {
+      float* o = out.data() + t * hidden;
+      for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        const float* row = grad + idx[static_cast<size_t>(q)] * hidden;
+        for (int64_t h = 0; h < hidden; ++h) o[h] += row[h];
+      }
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kTokenRows));
+    if (!probs) return ACLNN_SUCCESS;
+    std::vector<float> moved(cells.size());
+    if (!moved.empty()) GatherAs(tensor(kPermutedProbs), ComputeType::kFloat32, moved.data());
+    ScatterCells(cells, moved, kProbsGrad);
+    return ACLNN_SUCCESS;
+  }
+
+  // The adjoint of UnpermuteMap. torch_npu's autograd passes the forward's sortedIndices as both outIndex and
+  // permuteTokenId: outIndex[i] is the permuted row slot i (of token i / topK) read, -1 an empty slot. A row's
+  // gradient is its token's, weighed by its permuted prob; the prob's, the dot product of its token's gradient
+  // with the row, scattered back to the map's cells in expert order. A row no slot reads has gradient 0.
+  aclnnStatus UnpermuteMapGrad(int64_t pairs) {
+    std::vector<int64_t> row(static_cast<size_t>(pairs)), token_id(static_cast<size_t>(pairs)), cells;
+    if (pairs > 0) {
+      GatherAs(tensor(kOutIndex), ComputeType::kInt64, row.data());
+      GatherAs(tensor(kTokenId), ComputeType::kInt64, token_id.data());
+    }
+    for (int64_t i = 0; i < pairs; ++i) {
+      if (token_id[static_cast<size_t>(i)] != row[static_cast<size_t>(i)]) {
+        return BadIndex(kTokenId, i, token_id[static_cast<size_t>(i)],
+                        "not outIndex's " + std::to_string(row[static_cast<size_t>(i)]) +
+                            ": torch_npu passes the forward's sortedIndices as both, and which slot and row the "
+                            "device pairs from two different tensors is not said");
+      }
+    }
+    std::vector<float> weight;
+    if (probs) {
+      if (aclnnStatus s = MarkedCells(true, &cells)) return s;
+      weight = ProbsAt(cells);
+    }
+    const int64_t bound = probs ? std::min<int64_t>(permuted_rows, static_cast<int64_t>(cells.size())) : permuted_rows;
+    std::vector<char> seen(static_cast<size_t>(permuted_rows));
+    for (int64_t i = 0; i < pairs; ++i) {
+      const int64_t r = row[static_cast<size_t>(i)];
+      if (r == kEmptySlot) continue;
+      if (r < 0 || r >= bound) {
+        return OutOfRange(kOutIndex, i, r, bound, "the permuted rows" + std::string(probs ? " the map marks" : "") +
+                                                      "; -1 an empty slot");
+      }
+      if (seen[static_cast<size_t>(r)]++) {
+        return BadIndex(kOutIndex, i, r, "a row an earlier element holds: the README's scatter writes each permuted "
+                                         "row once");
+      }
+    }
+    const float* grad = Floats(kTokenRows, 0, tokens * hidden);
+    const float* permuted = probs ? Floats(kPermutedRows, 1, permuted_rows * hidden) : nullptr;
+    std::vector<float> out(static_cast<size_t>(permuted_rows * hidden)), dots(cells.size());
+    ParallelFor(pairs, [&](int64_t i) {
+      const int64_t r = row[static_cast<size_t>(i)];
+      if (r == kEmptySlot) return;
+      const float* g = grad + i / top_k * hidden;
+      const float w = probs ? weight[static_cast<size_t>(r)] : 1.0f;
+      float* o = out.data() + r * hidden;
+      for (int64_t h = 0; h < hidden; ++h) o[h] = g[h] * w;
+      if (!probs) return;
+      float sum = 0;
+      for (int64_t h = 0; h < hidden; ++h) sum += g[h] * permuted[r * hidden + h];
+      dots[static_cast<size_t>(r)] = sum;
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kPermutedGrad));
+    if (probs) ScatterCells(cells, dots, kProbsGrad);
     return ACLNN_SUCCESS;
   }
 
@@ -732,9 +857,7 @@ class TokenWork final : public IndexedWork {
     for (int64_t r = 0; r < pairs; ++r) rank[static_cast<size_t>(order[static_cast<size_t>(r)])] = r;
     ScatterFrom(rank.data(), ComputeType::kInt64, tensor(kSortedIdx));
     // Rows are copied as floats: exact for every dtype the page lists.
-    const float* rows = tokens * hidden != 0
-                            ? static_cast<const float*>(ContiguousAs(tensor(kTokenRows), ComputeType::kFloat32, 0))
-                            : nullptr;
+    const float* rows = Floats(kTokenRows, 0, tokens * hidden);
     ParallelFor(kept, [&](int64_t r) {
       ScatterFrom(rows + order[static_cast<size_t>(r)] / top_k * hidden, ComputeType::kFloat32,
                   Row(tensor(kPermutedRows), r));
@@ -892,6 +1015,120 @@ aclnnStatus PlanUnpermuteMap(const TokenCall& c, TokenWork* made) {
                           kTokenRows);
 }
 
+// permute_map_grad: permutedTokenOutputGrad [outToken, H], sortedIndices [tokens_num * topK], routingMap
+// [tokens_num, experts_num]; out tokensGradOut [tokens_num, H], with the permuted probs' gradient [outToken]
+// probsGradOutOptional [tokens_num, experts_num].
+aclnnStatus PlanPermuteMapGrad(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *grad = c[M::Role::kPermuted], *sorted = c[M::Role::kSortedIndices], *map = c[M::Role::kRoutingMap];
+  const TensorDesc *probs_grad_in = c[M::Role::kPermutedProbs], *probs_grad = c[M::Role::kProbsGrad];
+  if (aclnnStatus s = c.Matrix(M::Role::kPermuted, "[outToken, H]")) return s;
+  if (sorted->view.size() != 1) return c.refuse(M::Role::kSortedIndices, "shape " + DimsText(sorted->view) + " is not 1-D");
+  made->tokens = RoleInt(c.call, c.family, M::Role::kTokensNum, -1);
+  made->experts = RoleInt(c.call, c.family, M::Role::kExpertsNum, -1);
+  if (map->view != Dims{made->tokens, made->experts}) {
+    return c.refuse(M::Role::kRoutingMap, "shape " + DimsText(map->view) + " is not [tokens_num, experts_num] = [" +
+                                          std::to_string(made->tokens) + ", " + std::to_string(made->experts) + "]");
+  }
+  const int64_t count = sorted->view[0];
+  made->top_k = made->tokens ? count / made->tokens : 0;
+  if (made->tokens * made->top_k != count || made->top_k > kMaxTopK) {
+    return c.refuse(M::Role::kSortedIndices, std::to_string(count) + " indices are not tokens_num " +
+                                             std::to_string(made->tokens) + " times a topK of at most 512");
+  }
+  made->permuted_rows = grad->view[0];
+  made->hidden = grad->view[1];
+  made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *grad);
+  made->tensor(kSortedIdx).Set(c.name(M::Role::kSortedIndices), *sorted);
+  made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+  if (aclnnStatus s = c.SameDType(M::Role::kTokens, M::Role::kPermuted)) return s;
+  if (probs_grad_in) {
+    if (probs_grad_in->view != Dims{count}) {
+      return c.refuse(M::Role::kPermutedProbs, "shape " + DimsText(probs_grad_in->view) + " is not [outToken = " +
+                                               std::to_string(count) + "]");
+    }
+    if (!probs_grad) return c.refuse(M::Role::kProbsGrad, "is null while its gradient input is given");
+    if (aclnnStatus s = c.SameDType(M::Role::kProbsGrad, M::Role::kPermutedProbs)) return s;
+    made->probs = true;
+    made->tensor(kPermutedProbs).Set(c.name(M::Role::kPermutedProbs), *probs_grad_in);
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kProbsGrad, *probs_grad, map->view,
+                                         "[tokens_num, experts_num]", kProbsGrad)) {
+      return s;
+    }
+  } else if (probs_grad && probs_grad->numel() != 0) {
+    // Nothing would write it: a value the caller reads without a gradient behind it (an empty one is no value).
+    return c.refuse(M::Role::kProbsGrad, std::string("is given without ") + c.name(M::Role::kPermutedProbs));
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kTokens, *c[M::Role::kTokens], Dims{made->tokens, made->hidden},
+                          "[tokens_num, H]", kTokenRows);
+}
+
+// unpermute_map_grad: unpermutedTokensGrad [numTokens, H], outIndex and permuteTokenId [numTokens * topK] (both
+// the forward's sortedIndices); out permutedTokensGradOut [M, H], with probs (and the map and permutedTokens the forward had)
+// probsGradOutOptional probs' shape.
+aclnnStatus PlanUnpermuteMapGrad(const TokenCall& c, TokenWork* made) {
+  const TensorDesc *grad = c[M::Role::kTokens], *out_index = c[M::Role::kOutIndex], *token_id = c[M::Role::kTokenId];
+  const TensorDesc *map = c[M::Role::kRoutingMap], *probs = c[M::Role::kProbs], *permuted = c[M::Role::kPermuted];
+  const TensorDesc *permuted_grad = c[M::Role::kPermutedGrad], *probs_grad = c[M::Role::kProbsGrad];
+  if (aclnnStatus s = c.Matrix(M::Role::kTokens, "[numTokens, H]")) return s;
+  if (aclnnStatus s = c.Matrix(M::Role::kPermutedGrad, "[M, H]")) return s;
+  if (out_index->view.size() != 1) {
+    return c.refuse(M::Role::kOutIndex, "shape " + DimsText(out_index->view) + " is not 1-D");
+  }
+  if (token_id->view != out_index->view) {
+    return c.refuse(M::Role::kTokenId, "shape " + DimsText(token_id->view) + " is not outIndex's " +
+                                       DimsText(out_index->view));
+  }
+  made->tokens = grad->view[0];
+  made->hidden = grad->view[1];
+  const int64_t count = out_index->view[0];
+  made->top_k = made->tokens ? count / made->tokens : 0;
+  if (made->tokens * made->top_k != count || made->top_k > kMaxTopK) {
+    return c.refuse(M::Role::kOutIndex, std::to_string(count) + " indices are not numTokens " +
+                                        std::to_string(made->tokens) + " times a topK of at most 512");
+  }
+  Dims restore;
+  if (RoleInts(c.call, c.family, M::Role::kRestoreShape, &restore) && restore != grad->view) {
+    return c.refuse(M::Role::kRestoreShape, DimsText(restore) + " is not " + c.name(M::Role::kTokens) + "'s shape " +
+                                                DimsText(grad->view));
+  }
+  if (permuted_grad->view[1] != made->hidden) {
+    return c.refuse(M::Role::kPermutedGrad, "shape " + DimsText(permuted_grad->view) + " is not [M, H = " +
+                                                std::to_string(made->hidden) + "]");
+  }
+  made->permuted_rows = permuted_grad->view[0];
+  if (aclnnStatus s = c.SameDType(M::Role::kPermutedGrad, M::Role::kTokens)) return s;
+  made->tensor(kTokenRows).Set(c.name(M::Role::kTokens), *grad);
+  made->tensor(kOutIndex).Set(c.name(M::Role::kOutIndex), *out_index);
+  made->tensor(kTokenId).Set(c.name(M::Role::kTokenId), *token_id);
+  if (probs) {
+    if (!map) return c.refuse(M::Role::kRoutingMap, "is null while probsOptional is given: it orders the probs");
+    if (map->view.size() != 2 || map->view[0] != made->tokens || probs->view != map->view) {
+      return c.refuse(M::Role::kProbs, "shape " + DimsText(probs->view) + " and routingMap's " + DimsText(map->view) +
+                                       " are not one [numTokens, numExperts]");
+    }
+    if (!permuted) return c.refuse(M::Role::kPermuted, "is null while probsOptional is given: the probs' gradient reads it");
+    if (permuted->view != permuted_grad->view) {
+      return c.refuse(M::Role::kPermuted, "shape " + DimsText(permuted->view) + " is not " +
+                                              c.name(M::Role::kPermutedGrad) + "'s " + DimsText(permuted_grad->view));
+    }
+    if (!probs_grad) return c.refuse(M::Role::kProbsGrad, "is null while probsOptional is given");
+    made->probs = true;
+    made->experts = map->view[1];
+    made->tensor(kRoutingMap).Set(c.name(M::Role::kRoutingMap), *map);
+    made->tensor(kProbs).Set(c.name(M::Role::kProbs), *probs);
+    made->tensor(kPermutedRows).Set(c.name(M::Role::kPermuted), *permuted);
+    if (aclnnStatus s = made->KeepOutput(c.call, c.family, M::Role::kProbsGrad, *probs_grad, probs->view,
+                                         "probsOptional's shape", kProbsGrad)) {
+      return s;
+    }
+  } else if (probs_grad && probs_grad->numel() != 0) {
+    // torch_npu's autograd passes an empty one (op-plugin shapes it from an undefined probs): nothing to write.
+    return c.refuse(M::Role::kProbsGrad, "is given without probsOptional: nothing would write it");
+  }
+  return made->KeepOutput(c.call, c.family, M::Role::kPermutedGrad, *permuted_grad, permuted_grad->view, "[M, H]",
+                          kPermutedGrad);
+}
+
 // permute_grad, unpermute and unpermute_grad: sortedIndices [tokens * topK] into the permuted rows.
 aclnnStatus PlanGather(const TokenCall& c, int op, TokenWork* made) {
   const TensorDesc *sorted = c[M::Role::kSortedIndices], *probs = c[M::Role::kProbs];
@@ -1008,9 +1245,7 @@ class ReRoutingWork final : public IndexedWork {
     for (int64_t d = 0; d < rows; ++d) moved[static_cast<size_t>(d)] = scales[static_cast<size_t>(source[static_cast<size_t>(d)])];
     ScatterFrom(moved.data(), ComputeType::kFloat32, tensor(kReScalesOut));
     // Rows are copied as floats: exact for FLOAT16, BFLOAT16 and INT8.
-    const float* x = rows * hidden != 0
-                         ? static_cast<const float*>(ContiguousAs(tensor(kReTokens), ComputeType::kFloat32, 0))
-                         : nullptr;
+    const float* x = Floats(kReTokens, 0, rows * hidden);
     ParallelFor(rows, [&](int64_t d) {
       ScatterFrom(x + source[static_cast<size_t>(d)] * hidden, ComputeType::kFloat32, Row(tensor(kRePermuted), d));
     });
@@ -1056,12 +1291,18 @@ aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWor
   const TokenCall c{call, family, ParamRejecter(call, family)};
   const bool permute = family.op == M::Op::kPermute;
   // The tensors every call of the op has (unpermute_grad's permutedTokens only with probs: checked there).
-  std::vector<int> needed{M::Role::kTokens, M::Role::kSortedIndices};
+  std::vector<int> needed{M::Role::kTokens};
+  if (family.op == M::Op::kUnpermuteMapGrad) {
+    needed.insert(needed.end(), {M::Role::kOutIndex, M::Role::kTokenId, M::Role::kPermutedGrad});
+  } else {
+    needed.push_back(M::Role::kSortedIndices);
+  }
   if (permute) needed.push_back(M::Role::kIndices);
   if (family.op == M::Op::kUnpermuteMap) needed.insert(needed.end(), {M::Role::kOutIndex, M::Role::kTokenId});
+  if (family.op == M::Op::kPermuteMapGrad) needed.push_back(M::Role::kRoutingMap);
   if (family.op == M::Op::kUnpermuteGrad) {
     needed.insert(needed.end(), {M::Role::kPermutedGrad, M::Role::kProbsGrad});
-  } else {
+  } else if (family.op != M::Op::kUnpermuteMapGrad) {
     needed.push_back(M::Role::kPermuted);
   }
   for (int role : needed) {
@@ -1072,10 +1313,12 @@ aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWor
   }
   TokenWork* made = new TokenWork(call.spec.name, family.op);
   std::unique_ptr<TokenWork> owned(made);
-  const aclnnStatus planned = permute                              ? PlanPermute(c, made)
-                              : family.op == M::Op::kPermuteMap   ? PlanPermuteMap(c, made)
-                              : family.op == M::Op::kUnpermuteMap ? PlanUnpermuteMap(c, made)
-                                                                  : PlanGather(c, family.op, made);
+  const aclnnStatus planned = permute                                  ? PlanPermute(c, made)
+                              : family.op == M::Op::kPermuteMap       ? PlanPermuteMap(c, made)
+                              : family.op == M::Op::kUnpermuteMap     ? PlanUnpermuteMap(c, made)
+                              : family.op == M::Op::kPermuteMapGrad   ? PlanPermuteMapGrad(c, made)
+                              : family.op == M::Op::kUnpermuteMapGrad ? PlanUnpermuteMapGrad(c, made)
+                                                                      : PlanGather(c, family.op, made);
   if (planned) return planned;
   *work = owned.release();
   return ACLNN_SUCCESS;
