@@ -425,3 +425,18 @@ def test_a_least_length_in_bytes_of_some_chips():
                  "aclnnMaskedSoftmaxWithRelPosBias")
     assert [(d.param, d.multiple, d.minimum, d.products) for d in masked.dim_bytes] == [("x", 32, 0, (Soc.ASCEND310P,))]
     assert (masked.dim_bytes[0].size_step(DType.FLOAT16), masked.dim_bytes[0].size_step(DType.INT64)) == (16, 4)
+
+
+def test_a_rule_of_a_given_tensor_holds_whenever_it_is_given():
+    # "若存在需与 self shape 一致": the condition is only that weightOptional be passed.
+    path = "ops-nn/experimental/loss/sigmoid_cross_entropy_with_logits_grad_v2/docs/aclnnBinaryCrossEntropyWithLogitsBackward.md"
+    found = api(path, "aclnnBinaryCrossEntropyWithLogitsBackward")
+    assert found.param("weightOptional").related(RelationKind.SAME_SHAPE) == ("self",)
+    assert not [m for m in unread(path) if "weightOptional" in m]
+
+
+def test_a_shape_of_a_given_tensor_no_reader_takes_stays_diagnosed():
+    # "当 runningMean 非空指针时, shape支持1维, size需要与 input 的Channel轴size一致": given, and unread.
+    path = "ops-nn/norm/sync_batch_norm_gather_stats_with_counts/docs/aclnnBatchNormGatherStatsWithCounts.md"
+    assert any("runningMean" in m and "a shape this parser cannot read" in m for m in unread(path))
+    assert not api(path, "aclnnBatchNormGatherStatsWithCounts").param("runningMean").relations

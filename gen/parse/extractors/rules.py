@@ -41,11 +41,11 @@ from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
 from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
-                    Param, ParamKind,
+                    Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
-from gen.parse.extractors.relations import CONDITION, PRODUCT
+from gen.parse.extractors.relations import CONDITION, PRODUCT, relations_in, without_presence
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, word_starts
 
@@ -358,6 +358,14 @@ class _Reader:
         return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _sentence(self, sentence: str, text: Text) -> None:
+        if text.subject is not None and not text.error_row:
+            # "若存在需与self shape一致": a rule of the row's tensor whenever it is given, as phase 1
+            # judges every rule (relations.without_presence).
+            given = without_presence(sentence, text.subject)
+            if given != sentence and self._unread_shape(given, text.subject):
+                self.rules.unread(self.api, text.line, text.subject, sentence, "a shape this parser cannot read")
+                return
+            sentence = given
         # A sentence that names chips holds on those chips only. The value rules carry their chips:
         # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]" is a range on those two, checked
         # per ACLNN_SIM_SOC; a sentence naming chips elsewhere than as its opening is a condition, and
@@ -1155,6 +1163,17 @@ class _Reader:
         self.rules.add(self.rules.shape_rules, ShapeRule(subject, when.group("w"), (value,), ShapeForm.ABSENT,
                                                          line=text.line))
         return True
+
+    def _unread_shape(self, sentence: str, subject: str) -> bool:
+        """Whether `sentence` ties the shape of `subject` to other tensors in words no shape relation
+        reads ("size需要与input的Channel轴size一致"): the sentences `_shape_rule` diagnoses as conditional,
+        once the condition that the tensor be given is gone."""
+        others = [m.group(0) for m in name_matches(self.tensors, sentence) if m.group(0) != subject]
+        if not others or not re.search(r"shape|形状|size", sentence, re.I) or \
+                not re.search(r"一致|相同|相等|broadcast", sentence):
+            return False
+        read = relations_in(sentence, subject, self.params)
+        return not any(r.kind in (RelationKind.SAME_SHAPE, RelationKind.BROADCAST) for r in read)
 
     def _shape_rule(self, sentence: str, text: Text) -> bool:
         """Shape rules of the row's tensor; True when the sentence was one (read or diagnosed)."""
