@@ -26,6 +26,7 @@ from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Condition, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
+                    enforced_ranks,
                     RelationKind, Reserved, ResultRule, ShapeForm, Soc)
 from gen.api.kinds import kind_of
 from gen.model import BoundAPI, Model, translation_units, unit_path
@@ -600,7 +601,8 @@ def sim_rules(api: API) -> Optional[SimRules]:
         others = " | ".join(f"(uint64_t{{1}} << {index_of[o]})" for o in rule.others) or "0"
         shape_rules.append(Init.of(param=index_of[rule.param], when=index_of[rule.when], values=values, strings=strings,
                                    value_count=len(rule.values), negated=rule.negated,
-                                   form=_SHAPE_FORMS[rule.form], others=others, line=rule.line))
+                                   form=_SHAPE_FORMS[rule.form], others=others, line=rule.line,
+                                   **(dict(zip(("rank_min", "rank_max"), enforced_ranks(rule.ranks))) if rule.ranks else {})))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
     dim_bytes = [Init.of(param=index_of[d.param], axis="aclsim::kWholeTensor" if d.axis is None else d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
@@ -717,17 +719,8 @@ def spec_rows(api: API) -> tuple[SpecRow, ...]:
                                               for kind, members in row.relations)) for row in rows)
 
 
-def rank_status(api: API) -> int:
-    """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID;
-    with no such row, the one its shape rows give (aclnnRotaryPositionEmbedding: a shape outside
-    the constraints, its 4 dimensions included, is 561002)."""
-    codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
-             or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
-    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
-
-
 _SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "aclsim::ShapeForm::kScalar",
-                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent"}
+                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent", ShapeForm.RANK: "aclsim::ShapeForm::kRank"}
 
 
 def empty_status(api: API) -> int:
@@ -775,7 +768,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         not_simulated=reason,
         family=family,
         rules=sim_rules(api),
-        rank_status=rank_status(api),
+        rank_status=api.rank_status(),
         empty_status=empty_status(api),
         shape_status=api.shape_status(),
         page_rows=page_rows(api) if family is not None else (),

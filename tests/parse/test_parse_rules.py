@@ -440,3 +440,14 @@ def test_a_shape_of_a_given_tensor_no_reader_takes_stays_diagnosed():
     path = "ops-nn/norm/sync_batch_norm_gather_stats_with_counts/docs/aclnnBatchNormGatherStatsWithCounts.md"
     assert any("runningMean" in m and "a shape this parser cannot read" in m for m in unread(path))
     assert not api(path, "aclnnBatchNormGatherStatsWithCounts").param("runningMean").relations
+
+
+def test_ranks_under_a_host_value_are_a_shape_rule():
+    # "当quantMode = "dynamic"时，shape支持2-8维度": the ranks hold under that value only.
+    path = "ops-nn/norm/add_layer_norm_quant_v2/docs/aclnnAddLayerNormQuantV2.md"
+    rules = {(r.param, r.values, r.ranks) for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules
+             if r.form is ShapeForm.RANK}
+    assert ("gamma", ("dynamic",), (2, 8)) in rules and ("gamma", ("static",), (1, 8)) in rules
+    # Ranks and a dtype list under one condition: the dtypes are not read, so neither is the sentence.
+    assert not any(r.param == "x1" for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules)
+    assert any("x1" in m and "dynamic" in m for m in unread(path))

@@ -14,7 +14,7 @@ from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import PARAM_INVALID
 from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
+                    MAX_RANK, ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,9 @@ class RulePlanner:
                 # A dimension equality or a shape rule's shape answers the status of shapes that disagree
                 # (an output given where it must be null is no shape: 161002).
                 shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and rule.form is not ShapeForm.ABSENT
+                ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
                 status = rule.status if valued or isinstance(rule, ArrayLength) else \
-                    self.api.shape_status() if shaped else 0
+                    self.api.rank_status() if ranked else self.api.shape_status() if shaped else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
                                       status=status or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
@@ -421,6 +422,8 @@ class RulePlanner:
             if rule.param not in given.shapes and rule.param not in given.out:
                 return [], [], f"the base call does not give {rule.param}"
             return [with_absences(replace(given, id=f"{rule.when}={value}"), self.api)], [given], ""
+        if rule.form is ShapeForm.RANK:
+            return self._rank_cases(rule, param, value, values)
         if rule.form is ShapeForm.SCALAR:
             # One element, of the least rank the page allows (aclnnDynamicQuantV4's pertensor
             # scaleOut, of rank 1-7: (1,)).
@@ -444,6 +447,28 @@ class RulePlanner:
                            out_shapes={**self.base.out_shapes, rule.param: shape})
         refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
                           out_shapes={**self.base.out_shapes, rule.param: wrong})
+        return [accepted], [refused], ""
+
+    def _rank_cases(self, rule: ShapeRule, param: Param, value: Any, values: dict) -> tuple[list[Case], list[Case], str]:
+        """The base call under the condition, and the tensor one dimension short of (or past) the
+        rule's ranks where the table's own ranks allow that rank: the rule, not the table, refuses it.
+        The tensors of the base call's shape follow it (x and y of one shape)."""
+        shape = self._dims(rule.param)
+        if shape is None:
+            return [], [], f"the base call does not give {rule.param}'s shape"
+        low, high = enforced_ranks(rule.ranks)
+        if not low <= len(shape) <= high:
+            return [], [], f"the base call's {rule.param} is of rank {len(shape)}"
+        table = param.enforced_rank or (0, MAX_RANK)
+        wrong = next((r for r in (low - 1, high + 1) if 0 <= r <= MAX_RANK and table[0] <= r <= table[1]), None)
+        if wrong is None:
+            return [], [], "the table's ranks are the rule's"
+        accepted = replace(self.base, id=f"{rule.when}={value}", values=values)
+        moved = SHAPES[wrong]
+        shapes = {n: moved if self._dims(n) == shape else dims for n, dims in self.base.shapes.items()}
+        out_shapes = {n: moved if dims == shape else dims for n, dims in self.base.out_shapes.items()}
+        refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}-rank{wrong}", shapes=shapes,
+                          out_shapes=out_shapes)
         return [accepted], [refused], ""
 
 

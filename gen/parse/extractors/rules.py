@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
+from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
@@ -1120,6 +1120,10 @@ class _Reader:
                 found.append(value)
         return tuple(found) or None
 
+    # "shape支持2-8维度", "shape支持1维": the whole of what a condition governs, nothing after it.
+    _RANKS = lazy_pattern(r"^\W*(?:时|的时候)?\W*(?:shape|形状)\s*(?:支持|为|是)\s*(?P<low>\d)\s*(?:[-~到至]\s*(?P<high>\d)\s*)?"
+                          r"维(?:度)?(?:张量|tensor)?\W*$", re.I)
+
     def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
         if self._ABSENT.match(re.sub(rf"^\W*{re.escape(subject)}", "", clause)):
             return ShapeForm.ABSENT, ()  # "如果isSymmetrical是true，offsetOut需要传nullptr"
@@ -1127,6 +1131,8 @@ class _Reader:
             return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
         if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
             return None
+        if self._ranks_of(clause):
+            return ShapeForm.RANK, ()  # "当quantMode = "dynamic"时，shape支持2-8维度"
         if self._SCALAR.search(clause):
             return ShapeForm.SCALAR, ()
         if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause) or \
@@ -1139,6 +1145,15 @@ class _Reader:
         if not others:
             return None
         return ShapeForm.SAME, others
+
+    def _ranks_of(self, clause: str) -> tuple[int, ...]:
+        """(least, most) of a clause that is only a rank ("shape支持2-8维度"); () otherwise."""
+        found = self._RANKS.match(clause)
+        if found is None:
+            return ()
+        low = int(found.group("low"))
+        high = int(found.group("high") or low)
+        return (low, high) if low <= high <= MAX_RANK else ()
 
     # A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
     # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
@@ -1218,7 +1233,8 @@ class _Reader:
             negated = bool(when.group("neg"))
             form, tensors = then
             self.rules.add(self.rules.shape_rules,
-                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line))
+                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line,
+                                     self._ranks_of(then_text) if form is ShapeForm.RANK else ()))
             read_any = True
             if otherwise:
                 alt = self._consequent(rest[otherwise.end():], subject)

@@ -193,7 +193,7 @@ struct DivisibleSpec {  // gen.ir.Divisibility
   int line;
 };
 
-enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent };  // gen.ir.ShapeForm
+enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent, kRank };  // gen.ir.ShapeForm
 
 struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int8_t param;
@@ -202,9 +202,11 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
   const char* const* strings;   // its values, for string parameters
   uint8_t value_count;
   bool negated;
-  ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer
+  ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer;
+                    // kRank: a rank in [rank_min, rank_max]
   uint64_t others;  // parameter mask
   int line;
+  int8_t rank_min, rank_max;
 };
 
 // DimBytesSpec::axis of a rule on the whole tensor (gen.ir.DimBytes.axis None: "gamma的长度必须大于等于32 Bytes").

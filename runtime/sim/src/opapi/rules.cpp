@@ -328,6 +328,15 @@ aclnnStatus CheckShapeRules(const Call& call) {
                                                     "), where it must be a null pointer when " + WhenText(call, rule) +
                                                     Where(spec, rule.line));
     }
+    if (rule.form == ShapeForm::kRank) {
+      const int64_t rank = static_cast<int64_t>(shape->size());
+      if (rank >= rule.rank_min && rank <= rule.rank_max) continue;
+      // A rank outside the page's answers as the parameter's own rank bounds do (CheckRanks).
+      return call.Fail(spec.rank_status ? spec.rank_status : ACLNN_ERR_PARAM_INVALID,
+                       std::string(name) + ": rank " + std::to_string(rank) + " is outside [" +
+                           std::to_string(rule.rank_min) + ", " + std::to_string(rule.rank_max) + "], as it must be when " +
+                           WhenText(call, rule) + Where(spec, rule.line));
+    }
     if (rule.form == ShapeForm::kScalar) {
       int64_t n = 1;
       for (int64_t d : *shape) n *= d;
