@@ -51,7 +51,7 @@ from gen import abi, jsontext
 # 21: Param.dtype_note_lines (the line of the note under the table that gives a product its own dtype list:
 # "Atlas A2 ...：self和out不支持INT32数据类型").
 # 22: ShapeForm.RANK and ShapeRule.ranks (a tensor's ranks under a host argument's value: "当quantMode =
-# "dynamic"时，shape支持2-8维度").
+# "dynamic"时，shape支持2-8维度"), ShapeRule.when_dtype (a shape under a dtype: "其他类型时，shape与x一致").
 SCHEMA_VERSION = 22
 
 
@@ -1045,7 +1045,9 @@ class ShapeRule(_Json):
     """A tensor's shape as a host argument decides it ("reduction为0时，out的shape与self一致；否则
     为[1]"), its ranks ("当quantMode = "dynamic"时，shape支持2-8维度"), or its absence ("如果isSymmetrical是
     true，offsetOut需要传nullptr"): when `when` has one of `values` (none of them, if `negated`; a bool's
-    are "1" and "0"), `param` has `form`."""
+    are "1" and "0"), `param` has `form`. Or, with `when_dtype` instead of `when` and `values` (both
+    empty), when the dtype condition holds (does not, if `negated`): "类型为INT32时...；其他类型时，shape与x
+    一致" is y's shape is x's unless y is INT32."""
 
     param: str
     when: str
@@ -1055,9 +1057,11 @@ class ShapeRule(_Json):
     negated: bool = False
     line: int = 0
     ranks: tuple[int, ...] = ()  # RANK's (least, most)
+    when_dtype: Optional[DTypeCondition] = None
 
     def __post_init__(self) -> None:
-        assert self.values, f"{self.param}: a shape rule has a condition"
+        assert (self.when_dtype is None) == bool(self.when and self.values), \
+            f"{self.param}: a shape rule has one condition, a host argument's values or a dtype"
         assert (self.form is ShapeForm.SAME) == bool(self.others), f"{self.param}: SAME names its tensors"
         assert (self.form is ShapeForm.RANK) == bool(self.ranks), f"{self.param}: RANK gives its ranks"
         assert not self.ranks or (len(self.ranks) == 2 and 0 <= self.ranks[0] <= self.ranks[1] <= MAX_RANK), \
@@ -1069,8 +1073,17 @@ class ShapeRule(_Json):
         text = str(int(value)) if isinstance(value, (bool, int)) else str(value)
         return (text in self.values) != self.negated
 
+    def meets(self, dtypes: Mapping[str, DType]) -> bool:
+        """Whether parameters with `dtypes` meet a dtype condition (`when_dtype`)."""
+        assert self.when_dtype is not None
+        return self.when_dtype.meets(dtypes) != self.negated
+
     def describe(self) -> str:
-        condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
+        if self.when_dtype is not None:
+            dtypes = "/".join(d.value for d in self.when_dtype.dtypes)
+            condition = f"the dtype of {' or '.join(self.when_dtype.params)} is {'not ' if self.negated else ''}{dtypes}"
+        else:
+            condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
         if self.form is ShapeForm.ABSENT:
             return f"when {condition}: {self.param} is a null pointer"
         if self.form is ShapeForm.RANK:
@@ -1327,7 +1340,10 @@ def _rule_params(rule: Any) -> set[str]:
         if rule.when_dtype is not None:
             named.update(rule.when_dtype.params)
     elif isinstance(rule, ShapeRule):
-        named.add(rule.when)
+        if rule.when:
+            named.add(rule.when)
+        if rule.when_dtype is not None:
+            named.update(rule.when_dtype.params)
         named.update(rule.others)
     return named
 

@@ -451,3 +451,18 @@ def test_ranks_under_a_host_value_are_a_shape_rule():
     # Ranks and a dtype list under one condition: the dtypes are not read, so neither is the sentence.
     assert not any(r.param == "x1" for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules)
     assert any("x1" in m and "dynamic" in m for m in unread(path))
+
+
+def test_a_shape_under_the_tensors_own_dtype():
+    # "类型为INT32时，shape的最后一维是x最后一维的1/8，其余维度和x一致。其他类型时，shape与x一致": y's shape is
+    # x's unless y is INT32 (the dtype the row's other sentence names); the INT32 shape stays diagnosed.
+    path = "ops-nn/quant/group_quant/docs/aclnnGroupQuant.md"
+    rule = next(r for r in api(path, "aclnnGroupQuant").shape_rules if r.param == "y")
+    assert (rule.form, rule.others, rule.negated) == (ShapeForm.SAME, ("x",), True)
+    assert rule.when_dtype.params == ("y",) and rule.when_dtype.dtypes == (DType.INT32,)
+    assert rule.meets({"y": DType.INT8}) and not rule.meets({"y": DType.INT32})
+    assert any("1/8" in m for m in unread(path))
+    # "数据类型为INT4时，shape与入参x一致": under that dtype only.
+    flat = next(r for r in api("ops-nn/quant/flat_quant/docs/aclnnFlatQuant.md", "aclnnFlatQuant").shape_rules
+                if r.param == "out")
+    assert (flat.when_dtype.dtypes, flat.negated, flat.others) == ((DType.INT4,), False, ("x",))

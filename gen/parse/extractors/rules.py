@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
+from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
@@ -1146,6 +1146,42 @@ class _Reader:
             return None
         return ShapeForm.SAME, others
 
+    # "数据类型为INT4时，shape与入参x一致": a shape under the row's own dtype; "其他类型时，shape与x一致": under
+    # any dtype but those the row's other sentences name ("类型为INT32时，shape的最后一维是x最后一维的1/8").
+    _DTYPE_LIST = r"(?P<dtypes>[A-Za-z0-9_]+(?:\s*(?:、|或|和|/)\s*[A-Za-z0-9_]+)*)"
+    _OWN_DTYPE = lazy_pattern(r"^\W*(?:当|若|如果)?\s*(?:数据)?类型\s*(?:为|是)\s*" + _DTYPE_LIST + r"\s*时")
+    _OTHER_DTYPES = lazy_pattern(r"^\W*(?:其他|其它)\s*(?:数据)?类型\s*时")
+    _DTYPES_NAMED = lazy_pattern(r"(?:数据)?类型\s*(?:为|是)\s*" + _DTYPE_LIST + r"\s*时")
+
+    def _dtype_shape(self, sentence: str, text: Text) -> bool:
+        """A shape rule of the row's tensor under its own dtype; True when read."""
+        subject = text.subject
+        assert subject is not None
+        own = self._OWN_DTYPE.match(sentence)
+        other = None if own else self._OTHER_DTYPES.match(sentence)
+        if own is not None:
+            dtypes = self._dtype_list(own.group("dtypes"))
+        elif other is not None:
+            listed = [self._dtype_list(m.group("dtypes")) for m in self._DTYPES_NAMED.finditer(_normal(self.rows.get(subject, "")))]
+            dtypes = () if any(not d for d in listed) else tuple(dict.fromkeys(d for group in listed for d in group))
+        else:
+            return False
+        rest = sentence[(own or other).end():]
+        then = self._consequent(rest, subject) if dtypes and not CONDITION.search(rest) else None
+        if then is None or then[0] not in (ShapeForm.SAME, ShapeForm.SCALAR):
+            return False
+        form, tensors = then
+        self.rules.add(self.rules.shape_rules,
+                       ShapeRule(subject, "", (), form, tensors, other is not None, text.line,
+                                 when_dtype=DTypeCondition((subject,), dtypes)))
+        return True
+
+    @staticmethod
+    def _dtype_list(words: str) -> tuple[DType, ...]:
+        """The dtypes a list names ("INT4或INT32"); () where a word is none."""
+        listed = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|或|和|/)\s*", words)]
+        return () if any(d is None for d in listed) else tuple(d for d in listed if d is not None)
+
     def _ranks_of(self, clause: str) -> tuple[int, ...]:
         """(least, most) of a clause that is only a rank ("shape支持2-8维度"); () otherwise."""
         found = self._RANKS.match(clause)
@@ -1196,7 +1232,7 @@ class _Reader:
         assert subject is not None
         if self.params[subject].kind is not ParamKind.TENSOR or not CONDITION.search(sentence):
             return False
-        if self._bool_absence(sentence, text):
+        if self._bool_absence(sentence, text) or self._dtype_shape(sentence, text):
             return True
         when = self._WHEN.search(self._hosts, sentence)
         if when is None:
