@@ -75,6 +75,8 @@ def test_a_condition_that_a_party_be_given_is_no_condition(text):
 @pytest.mark.parametrize("text", ["如果使用该模式，数据类型与self保持一致。",
                                   "当out非空时，shape与self一致。",  # another tensor given: a condition
                                   "若传入有效out：shape与self一致。",
+                                  "当提供out时，shape与self一致。",
+                                  "当传入空指针时，shape与self一致。",
                                   "如果gradOutput为有效输出时，shape与self一致。",  # selected by a mask, not given
                                   "gradOutput为空时，shape与self一致。"])
 def test_a_condition_on_something_else_still_governs_the_relation(text):

@@ -448,6 +448,8 @@ def test_ranks_under_a_host_value_are_a_shape_rule():
     rules = {(r.param, r.values, r.ranks) for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules
              if r.form is ShapeForm.RANK}
     assert ("gamma", ("dynamic",), (2, 8)) in rules and ("gamma", ("static",), (1, 8)) in rules
+    # Ranks do not decide the shape: beta's "shape与gamma一致" stays a relation.
+    assert api(path, "aclnnAddLayerNormQuantV2").param("beta").related(RelationKind.SAME_SHAPE) == ("gamma",)
     # Ranks and a dtype list under one condition: the dtypes are not read, so neither is the sentence.
     assert not any(r.param == "x1" for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules)
     assert any("x1" in m and "dynamic" in m for m in unread(path))

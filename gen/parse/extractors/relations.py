@@ -123,8 +123,8 @@ def _clauses(text: str, names: Collection[str], own_name: str) -> list[tuple[str
 # outputMask selects; an unselected one is still passed, "shape为[1]").
 _GIVEN = r"(?:存在|非空指针|非空|不为空)"
 _PRESENCE = lazy_pattern(
-    r"^\s*(?:(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入有效数据|传入|提供|该参数(?:不为空|非空))"
-    r"(?!\s*(?:有效)?\s*`?[A-Za-z_])\s*(?:时|的话)?"
+    r"^\s*(?:(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入有效数据|(?:传入|提供)(?=\s*(?:时|的话|$))|"
+    r"该参数(?:不为空|非空))\s*(?:时|的话)?"
     rf"|(?:如果|若|当|在)\s*(?:`?\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*`?|该参数)?\s*{_GIVEN}\s*(?:时|的话)?"
     rf"|(?:`?\s*(?P<named>[A-Za-z_][A-Za-z0-9_]*)\s*`?)?\s*(?:{_GIVEN}|使用)\s*时)|"
     r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
