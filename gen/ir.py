@@ -50,7 +50,9 @@ from gen import abi, jsontext
 # 小于等于self的大小"), Param.negative_indices (an index tensor whose values may count from the end).
 # 21: Param.dtype_note_lines (the line of the note under the table that gives a product its own dtype list:
 # "Atlas A2 ...：self和out不支持INT32数据类型").
-SCHEMA_VERSION = 21
+# 22: ShapeForm.RANK and ShapeRule.ranks (a tensor's ranks under a host argument's value: "当quantMode =
+# "dynamic"时，shape支持2-8维度"), ShapeRule.when_dtype (a shape under a dtype: "其他类型时，shape与x一致").
+SCHEMA_VERSION = 22
 
 
 class PageKind(str, enum.Enum):
@@ -554,6 +556,16 @@ class Relation(_Json):
 
 # The most dimensions a tensor has (CANN's CHECK_MAX_DIM, aclTensor's view shape).
 MAX_RANK = 8
+
+
+def enforced_ranks(ranks: tuple[int, int]) -> tuple[int, int]:
+    """The bounds CANN enforces of ranks a page states: a lower bound of 1 under the general maximum
+    of 8 ("支持1-8维") is not. The implementations check the maximum alone (CHECK_MAX_DIM) and accept
+    0-d tensors; pages that need dimensions say "2-8", "4" or "3-4"."""
+    lo, hi = ranks
+    return (0, hi) if lo == 1 and hi == MAX_RANK else ranks
+
+
 # The status of an argument outside what the page allows, where the page gives no other.
 _PARAM_INVALID = abi.status_code("ACLNN_ERR_PARAM_INVALID")
 
@@ -633,13 +645,8 @@ class Param(_Json):
 
     @property
     def enforced_rank(self) -> Optional[tuple[int, int]]:
-        """The rank bounds CANN enforces: the page's, except that a lower bound of 1 under the
-        general maximum of 8 ("支持1-8维") is not. The implementations check the maximum alone
-        (CHECK_MAX_DIM) and accept 0-d tensors; pages that need dimensions say "2-8", "4" or "3-4"."""
-        if self.rank is None:
-            return None
-        lo, hi = self.rank
-        return (0, hi) if lo == 1 and hi == MAX_RANK else self.rank
+        """The rank bounds CANN enforces (`enforced_ranks` of the page's)."""
+        return None if self.rank is None else enforced_ranks(self.rank)
 
 
 @dataclass(frozen=True)
@@ -1029,13 +1036,18 @@ class ShapeForm(str, enum.Enum):
     SCALAR = "scalar"  # one element: () or [1]
     # No tensor at all: the caller passes a null pointer ("如果isSymmetrical是true，offsetOut需要传nullptr").
     ABSENT = "absent"
+    # A rank within `ShapeRule.ranks`, beside the table's ("当quantMode = "dynamic"时，shape支持2-8维度").
+    RANK = "rank"
 
 
 @dataclass(frozen=True)
 class ShapeRule(_Json):
     """A tensor's shape as a host argument decides it ("reduction为0时，out的shape与self一致；否则
-    为[1]"), or its absence ("如果isSymmetrical是true，offsetOut需要传nullptr"): when `when` has one of
-    `values` (none of them, if `negated`; a bool's are "1" and "0"), `param` has `form`."""
+    为[1]"), its ranks ("当quantMode = "dynamic"时，shape支持2-8维度"), or its absence ("如果isSymmetrical是
+    true，offsetOut需要传nullptr"): when `when` has one of `values` (none of them, if `negated`; a bool's
+    are "1" and "0"), `param` has `form`. Or, with `when_dtype` instead of `when` and `values` (both
+    empty), when the dtype condition holds (does not, if `negated`): "类型为INT32时...；其他类型时，shape与x
+    一致" is y's shape is x's unless y is INT32."""
 
     param: str
     when: str
@@ -1044,10 +1056,16 @@ class ShapeRule(_Json):
     others: tuple[str, ...] = ()
     negated: bool = False
     line: int = 0
+    ranks: tuple[int, ...] = ()  # RANK's (least, most)
+    when_dtype: Optional[DTypeCondition] = None
 
     def __post_init__(self) -> None:
-        assert self.values, f"{self.param}: a shape rule has a condition"
+        assert (self.when_dtype is None) == bool(self.when and self.values), \
+            f"{self.param}: a shape rule has one condition, a host argument's values or a dtype"
         assert (self.form is ShapeForm.SAME) == bool(self.others), f"{self.param}: SAME names its tensors"
+        assert (self.form is ShapeForm.RANK) == bool(self.ranks), f"{self.param}: RANK gives its ranks"
+        assert not self.ranks or (len(self.ranks) == 2 and 0 <= self.ranks[0] <= self.ranks[1] <= MAX_RANK), \
+            f"{self.param}: ranks {self.ranks}"
 
     def holds(self, value: Any) -> bool:
         """Whether a value of the host argument `when` meets the condition (a bool's true is "1",
@@ -1055,10 +1073,21 @@ class ShapeRule(_Json):
         text = str(int(value)) if isinstance(value, (bool, int)) else str(value)
         return (text in self.values) != self.negated
 
+    def meets(self, dtypes: Mapping[str, DType]) -> bool:
+        """Whether parameters with `dtypes` meet a dtype condition (`when_dtype`)."""
+        assert self.when_dtype is not None
+        return self.when_dtype.meets(dtypes) != self.negated
+
     def describe(self) -> str:
-        condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
+        if self.when_dtype is not None:
+            dtypes = "/".join(d.value for d in self.when_dtype.dtypes)
+            condition = f"the dtype of {' or '.join(self.when_dtype.params)} is {'not ' if self.negated else ''}{dtypes}"
+        else:
+            condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
         if self.form is ShapeForm.ABSENT:
             return f"when {condition}: {self.param} is a null pointer"
+        if self.form is ShapeForm.RANK:
+            return f"when {condition}: {self.param} has rank {self.ranks[0]}-{self.ranks[1]}"
         shape = f"the shape of {' and '.join(self.others)}" if self.others else "one element"
         return f"when {condition}: {self.param} has {shape}"
 
@@ -1157,6 +1186,15 @@ class API(_Json):
         if param is not None and len(rows) > 1:
             rows = [row for row in rows if row.params[0] == param]
         return rows[0] if len(rows) == 1 or (rows and param is None) else None
+
+    def rank_status(self) -> int:
+        """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID;
+        with no such row, the one its shape rows give (aclnnRotaryPositionEmbedding: a shape outside
+        the constraints, its 4 dimensions included, is 561002). Phase 1 answers it for a rank outside
+        the table's or a shape rule's."""
+        codes = ({row.code for row in self.errors if row.category is ErrorCategory.RANK}
+                 or {row.code for row in self.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
+        return codes.pop() if len(codes) == 1 and _PARAM_INVALID not in codes else 0
 
     def shape_status(self) -> int:
         """The one status the error rows about shapes that disagree or do not broadcast give, where it
@@ -1302,7 +1340,10 @@ def _rule_params(rule: Any) -> set[str]:
         if rule.when_dtype is not None:
             named.update(rule.when_dtype.params)
     elif isinstance(rule, ShapeRule):
-        named.add(rule.when)
+        if rule.when:
+            named.add(rule.when)
+        if rule.when_dtype is not None:
+            named.update(rule.when_dtype.params)
         named.update(rule.others)
     return named
 

@@ -26,6 +26,7 @@ from gen.cache import digest
 from gen.emit.env import render
 from gen.emit.files import FileManager
 from gen.ir import (API, Bound, Condition, Direction, DType, ErrorCategory, Extent, IntegerMath, Page, Param, ParamKind, Product,
+                    enforced_ranks,
                     RelationKind, Reserved, ResultRule, ShapeForm, Soc)
 from gen.api.kinds import kind_of
 from gen.model import BoundAPI, Model, translation_units, unit_path
@@ -585,22 +586,28 @@ def sim_rules(api: API) -> Optional[SimRules]:
 
     shape_rules = []
     for k, rule in enumerate(api.shape_rules):
-        if rule.param not in index_of or rule.when not in index_of or any(o not in index_of for o in rule.others):
+        deciding = rule.when_dtype.params if rule.when_dtype is not None else (rule.when,)
+        if rule.param not in index_of or any(n not in index_of for n in (*deciding, *rule.others)):
             continue
-        when = api.param(rule.when)
-        if when.kind is ParamKind.STRING:
+        if rule.when_dtype is not None:
+            values, strings, when_index = "nullptr", "nullptr", -1
+            when_masks = {"when_params": f"aclsim::Bits({', '.join(str(index_of[p]) for p in rule.when_dtype.params)})",
+                          "when_dtypes": _dtype_mask(rule.when_dtype.dtypes)}
+        elif (when := api.param(rule.when)).kind is ParamKind.STRING:
             tables.append(RuleTable("const char* const", f"kShapeRuleValues{k}",
                                     tuple(json.dumps(v, ensure_ascii=False) for v in rule.values)))
-            values, strings = "nullptr", f"kShapeRuleValues{k}"
+            values, strings, when_index, when_masks = "nullptr", f"kShapeRuleValues{k}", index_of[rule.when], {}
         elif all(v.lstrip("-").isdigit() for v in rule.values):
             tables.append(RuleTable("int64_t", f"kShapeRuleValues{k}", rule.values))
-            values, strings = f"kShapeRuleValues{k}", "nullptr"
+            values, strings, when_index, when_masks = f"kShapeRuleValues{k}", "nullptr", index_of[rule.when], {}
         else:
             continue
         others = " | ".join(f"(uint64_t{{1}} << {index_of[o]})" for o in rule.others) or "0"
-        shape_rules.append(Init.of(param=index_of[rule.param], when=index_of[rule.when], values=values, strings=strings,
+        shape_rules.append(Init.of(param=index_of[rule.param], when=when_index, values=values, strings=strings,
                                    value_count=len(rule.values), negated=rule.negated,
-                                   form=_SHAPE_FORMS[rule.form], others=others, line=rule.line))
+                                   form=_SHAPE_FORMS[rule.form], others=others, line=rule.line,
+                                   **(dict(zip(("rank_min", "rank_max"), enforced_ranks(rule.ranks))) if rule.ranks else {}),
+                                   **when_masks))
     table("shape_rules", "aclsim::ShapeRuleSpec", "kShapeRules", shape_rules)
 
     dim_bytes = [Init.of(param=index_of[d.param], axis="aclsim::kWholeTensor" if d.axis is None else d.axis, minimum=d.minimum, multiple=d.multiple, socs=_soc_mask(d.products),
@@ -717,17 +724,8 @@ def spec_rows(api: API) -> tuple[SpecRow, ...]:
                                               for kind, members in row.relations)) for row in rows)
 
 
-def rank_status(api: API) -> int:
-    """The one status the page's error rows about ranks give, when it is not ACLNN_ERR_PARAM_INVALID;
-    with no such row, the one its shape rows give (aclnnRotaryPositionEmbedding: a shape outside
-    the constraints, its 4 dimensions included, is 561002)."""
-    codes = ({row.code for row in api.errors if row.category is ErrorCategory.RANK}
-             or {row.code for row in api.errors if row.category is ErrorCategory.SHAPE_MISMATCH})
-    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
-
-
 _SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "aclsim::ShapeForm::kScalar",
-                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent"}
+                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent", ShapeForm.RANK: "aclsim::ShapeForm::kRank"}
 
 
 def empty_status(api: API) -> int:
@@ -775,7 +773,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         not_simulated=reason,
         family=family,
         rules=sim_rules(api),
-        rank_status=rank_status(api),
+        rank_status=api.rank_status(),
         empty_status=empty_status(api),
         shape_status=api.shape_status(),
         page_rows=page_rows(api) if family is not None else (),

@@ -14,7 +14,7 @@ import dataclasses
 from typing import Optional, Sequence
 
 from gen import conventions
-from gen.ir import API, DTypeCombination, Diagnostic, ErrorCase, Level, Page, PageKind, Param, Product, RelationKind
+from gen.ir import API, DTypeCombination, Diagnostic, ErrorCase, Level, Page, PageKind, Param, Product, RelationKind, ShapeForm
 from gen.parse.declarations import caller_params, diagnose_no_api, page_declarations
 from gen.parse.example import example_block, example_header, with_example_call
 from gen.parse.extractors import prose
@@ -203,7 +203,8 @@ def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optio
     page_text = "\n".join(b.text for b in doc.blocks)
     found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text))
     diags.extend(found.diagnostics)
-    ruled = {r.param for r in found.shape_rules}
+    # A shape a host argument or a dtype decides replaces the plain relations of its tensor; ranks do not.
+    ruled = {r.param for r in found.shape_rules if r.form is not ShapeForm.RANK}
     if ruled:
         shape_kinds = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
         out = []

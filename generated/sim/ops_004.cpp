@@ -995,17 +995,18 @@ constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 7, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 200},
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 8, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT32), .line = 337},
 };
-constexpr const char* const kShapeRuleValues0[] = {
+constexpr const char* const kShapeRuleValues1[] = {
     "pertensor",
 };
-constexpr int64_t kShapeRuleValues1[] = {
+constexpr int64_t kShapeRuleValues2[] = {
     1,
 };
 constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
-    {.param = 8, .when = 5, .values = nullptr, .strings = kShapeRuleValues0, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kScalar, .others = 0, .line = 210},
-    {.param = 9, .when = 4, .values = kShapeRuleValues1, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kAbsent, .others = 0, .line = 220},
+    {.param = 7, .when = -1, .values = nullptr, .strings = nullptr, .value_count = 0, .negated = true, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0), .line = 200, .when_params = aclsim::Bits(7), .when_dtypes = aclsim::Bits(ACL_INT4, ACL_INT32)},
+    {.param = 8, .when = 5, .values = nullptr, .strings = kShapeRuleValues1, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kScalar, .others = 0, .line = 210},
+    {.param = 9, .when = 4, .values = kShapeRuleValues2, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kAbsent, .others = 0, .line = 220},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 3, .shape_rules = kShapeRules, .shape_rule_count = 2};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 3, .shape_rules = kShapeRules, .shape_rule_count = 3};
 
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -2000,13 +2000,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/119},
     // biasOptional (line 129)
     {"biasOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
     // eps (line 139)
     {"eps", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -3912,7 +3912,10 @@ constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 4, .when_value = 29.0, .when_params = 0, .when_dtypes = 0, .line = 86},
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(5), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 204},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = kSets, .set_count = 1, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 1, .divisible = kDivisible, .divisible_count = 3, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
+    {.param = 5, .when = -1, .values = nullptr, .strings = nullptr, .value_count = 0, .negated = true, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0), .line = 136, .when_params = aclsim::Bits(5), .when_dtypes = aclsim::Bits(ACL_INT32)},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = kSets, .set_count = 1, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 1, .divisible = kDivisible, .divisible_count = 3, .shape_rules = kShapeRules, .shape_rule_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {

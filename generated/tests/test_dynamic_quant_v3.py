@@ -149,18 +149,33 @@ def test_rule_line327_divisibility3():
     pass
 
 
+# line 190: when the dtype of yOut is not INT4/INT32: yOut has the shape of x
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT8', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': (2, 4, 16), 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line190_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT8-yOut[1]', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': (1,), 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line190_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
 # line 200: when quantMode in {pertensor}: scaleOut has one element
 @pytest.mark.parametrize("case", [
     BASE.but('quantMode=pertensor', values={'quantMode': 'pertensor'}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (1,), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line200_shape_rule1_accepted(op, case):
+def test_rule_line200_shape_rule2_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
 @pytest.mark.parametrize("case", [
     BASE.but('quantMode=pertensor-scaleOut[3, 4]', values={'quantMode': 'pertensor'}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (3, 4), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line200_shape_rule1_refused(op, case):
+def test_rule_line200_shape_rule2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())
 
 
@@ -168,12 +183,12 @@ def test_rule_line200_shape_rule1_refused(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('isSymmetrical=True', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}, none=('groupIndexOptional', 'offsetOut')),
 ], ids=lambda case: case.id)
-def test_rule_line210_shape_rule2_accepted(op, case):
+def test_rule_line210_shape_rule3_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
 @pytest.mark.parametrize("case", [
     BASE.but('isSymmetrical=True-offsetOut-given', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line210_shape_rule2_refused(op, case):
+def test_rule_line210_shape_rule3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=())

@@ -124,3 +124,24 @@ def test_error_row2_empty_tensor(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 275: 361001 ACLNN_ERR_RUNTIME_ERROR: 当前平台不在支持的平台范围内。)')
 def test_error_row3_unclassified():
     pass
+
+
+# line 132: when quantMode in {dynamic}: self has rank 2-8
+@pytest.mark.parametrize("case", [
+    BASE.but('quantMode=dynamic', out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line132_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('quantMode=dynamic-self-rank1', shapes={'self': (5,)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line132_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())
+
+
+# line 132: when quantMode in {static}: self has rank 1-8
+@pytest.mark.skip(reason="not tested: the table's ranks are the rule's")
+def test_rule_line132_shape_rule2():
+    pass

@@ -196,3 +196,18 @@ def test_rule_line86_divisibility2():
 @pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
 def test_rule_line204_divisibility3():
     pass
+
+
+# line 136: when the dtype of y is not INT32: y has the shape of x
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT8', out={'y': 'INT8'}, out_shapes={'y': (3, 8)}),
+], ids=lambda case: case.id)
+def test_rule_line136_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT8-y[1]', out={'y': 'INT8'}, out_shapes={'y': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line136_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=())

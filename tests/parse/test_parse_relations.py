@@ -61,8 +61,32 @@ def test_a_condition_that_the_parameter_be_given_is_no_condition(text):
     assert rel(text)[0] == (K.SAME_DTYPE, ("self",))
 
 
-def test_a_condition_on_something_else_still_governs_the_relation():
-    assert rel("如果使用该模式，数据类型与self保持一致。") == []
+@pytest.mark.parametrize("text", ["若存在需与 self shape 一致。",  # aclnnBinaryCrossEntropyWithLogitsBackward
+                                  "可选，可为空，非空时shape与self一致。",  # aclnnWeightQuantMatmulAllReduce
+                                  "使用时，shape必须与self保持一致。",  # aclnnFusedInferAttentionScoreV2
+                                  "如果提供，shape需要与self保持一致。",  # aclnnRmsNormDynamicMxQuant
+                                  "当`gradOutput`非空指针时，shape与self一致。",
+                                  "当 self 存在时与 self 的shape相同。"])  # aclnnFastLayerNorm
+def test_a_condition_that_a_party_be_given_is_no_condition(text):
+    # Phase 1 judges no relation on an absent tensor: the condition is how every relation holds.
+    assert rel(text) == [(K.SAME_SHAPE, ("self",))]
+
+
+@pytest.mark.parametrize("text", ["如果使用该模式，数据类型与self保持一致。",
+                                  "当out非空时，shape与self一致。",  # another tensor given: a condition
+                                  "若传入有效out：shape与self一致。",
+                                  "当提供out时，shape与self一致。",
+                                  "当传入空指针时，shape与self一致。",
+                                  "如果gradOutput为有效输出时，shape与self一致。",  # selected by a mask, not given
+                                  "gradOutput为空时，shape与self一致。"])
+def test_a_condition_on_something_else_still_governs_the_relation(text):
+    assert rel(text) == []
+
+
+def test_the_same_dtype_as_one_alternative_is_no_relation():
+    # aclnnLayerNorm's weightOptional: FLOAT beside a FLOAT16 input is allowed.
+    assert rel("数据类型与输入self一致或为FLOAT类型。") == []
+    assert rel("The data type is the same as that of self or is FLOAT32.") == []
 
 
 def test_a_condition_that_runs_into_its_statement_still_governs_it():

@@ -425,3 +425,46 @@ def test_a_least_length_in_bytes_of_some_chips():
                  "aclnnMaskedSoftmaxWithRelPosBias")
     assert [(d.param, d.multiple, d.minimum, d.products) for d in masked.dim_bytes] == [("x", 32, 0, (Soc.ASCEND310P,))]
     assert (masked.dim_bytes[0].size_step(DType.FLOAT16), masked.dim_bytes[0].size_step(DType.INT64)) == (16, 4)
+
+
+def test_a_rule_of_a_given_tensor_holds_whenever_it_is_given():
+    # "若存在需与 self shape 一致": the condition is only that weightOptional be passed.
+    path = "ops-nn/experimental/loss/sigmoid_cross_entropy_with_logits_grad_v2/docs/aclnnBinaryCrossEntropyWithLogitsBackward.md"
+    found = api(path, "aclnnBinaryCrossEntropyWithLogitsBackward")
+    assert found.param("weightOptional").related(RelationKind.SAME_SHAPE) == ("self",)
+    assert not [m for m in unread(path) if "weightOptional" in m]
+
+
+def test_a_shape_of_a_given_tensor_no_reader_takes_stays_diagnosed():
+    # "当 runningMean 非空指针时, shape支持1维, size需要与 input 的Channel轴size一致": given, and unread.
+    path = "ops-nn/norm/sync_batch_norm_gather_stats_with_counts/docs/aclnnBatchNormGatherStatsWithCounts.md"
+    assert any("runningMean" in m and "a shape this parser cannot read" in m for m in unread(path))
+    assert not api(path, "aclnnBatchNormGatherStatsWithCounts").param("runningMean").relations
+
+
+def test_ranks_under_a_host_value_are_a_shape_rule():
+    # "当quantMode = "dynamic"时，shape支持2-8维度": the ranks hold under that value only.
+    path = "ops-nn/norm/add_layer_norm_quant_v2/docs/aclnnAddLayerNormQuantV2.md"
+    rules = {(r.param, r.values, r.ranks) for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules
+             if r.form is ShapeForm.RANK}
+    assert ("gamma", ("dynamic",), (2, 8)) in rules and ("gamma", ("static",), (1, 8)) in rules
+    # Ranks do not decide the shape: beta's "shape与gamma一致" stays a relation.
+    assert api(path, "aclnnAddLayerNormQuantV2").param("beta").related(RelationKind.SAME_SHAPE) == ("gamma",)
+    # Ranks and a dtype list under one condition: the dtypes are not read, so neither is the sentence.
+    assert not any(r.param == "x1" for r in api(path, "aclnnAddLayerNormQuantV2").shape_rules)
+    assert any("x1" in m and "dynamic" in m for m in unread(path))
+
+
+def test_a_shape_under_the_tensors_own_dtype():
+    # "类型为INT32时，shape的最后一维是x最后一维的1/8，其余维度和x一致。其他类型时，shape与x一致": y's shape is
+    # x's unless y is INT32 (the dtype the row's other sentence names); the INT32 shape stays diagnosed.
+    path = "ops-nn/quant/group_quant/docs/aclnnGroupQuant.md"
+    rule = next(r for r in api(path, "aclnnGroupQuant").shape_rules if r.param == "y")
+    assert (rule.form, rule.others, rule.negated) == (ShapeForm.SAME, ("x",), True)
+    assert rule.when_dtype.params == ("y",) and rule.when_dtype.dtypes == (DType.INT32,)
+    assert rule.meets({"y": DType.INT8}) and not rule.meets({"y": DType.INT32})
+    assert any("1/8" in m for m in unread(path))
+    # "数据类型为INT4时，shape与入参x一致": under that dtype only.
+    flat = next(r for r in api("ops-nn/quant/flat_quant/docs/aclnnFlatQuant.md", "aclnnFlatQuant").shape_rules
+                if r.param == "out")
+    assert (flat.when_dtype.dtypes, flat.negated, flat.others) == ((DType.INT4,), False, ("x",))

@@ -172,7 +172,9 @@ def rules_api() -> API:
                       Divisibility("self", "3", 0, line=31, status=561002,
                                    when_dtype=DTypeCondition(("self",), (F16,)))),
         shape_rules=(ShapeRule("out", "reduction", ("0",), ShapeForm.SAME, ("self",), line=25),
-                     ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25)),
+                     ShapeRule("out", "reduction", ("0",), ShapeForm.SCALAR, negated=True, line=25),
+                     # "reduction为5时，weight的shape支持2维".
+                     ShapeRule("weight", "reduction", ("5",), ShapeForm.RANK, ranks=(2, 2), line=35)),
         # "Atlas A3 训练系列产品：self的尾轴长度必须大于等于16 Bytes".
         # and "Atlas A3 训练系列产品：不支持入参weight的最后一个维度非8Byte对齐的场景".
         # and "Atlas A3 训练系列产品：self的norm轴长度，以及out的长度必须大于等于40 Bytes" (every element of out).

@@ -539,6 +539,17 @@ def test_an_output_whose_shape_the_reduction_decides(sim, objs):
     assert "out: shape [1] is not [3,4], the shape of self, as it must be when reduction is 0" in sim.error()
 
 
+def test_ranks_a_value_decides(sim, objs):
+    # "reduction为5时，weight的shape支持2维": a 1-d weight passes under reduction 2, not under 5.
+    weight = objs.t([4])
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=2, weight=weight, out=objs.t([1]))) == 0, \
+        sim.error()
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=5, dim=0, weight=weight, out=objs.t([1]))) == INVALID
+    assert sim.error().endswith("weight: rank 1 is outside [2, 2], as it must be when reduction is 5 "
+                                "(tests/sim/sim_test_ops.md:35)")
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, reduction=5, dim=0, out=objs.t([1]))) == 0, sim.error()
+
+
 def test_null_pointers_come_before_every_other_check(sim, objs):
     args = rules_args(objs, self=objs.t([3, 4], ACL_INT8), out=None)
     assert phase1(sim, "aclnnSimTestRules", *args) == NULLPTR

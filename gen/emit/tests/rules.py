@@ -14,7 +14,7 @@ from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import PARAM_INVALID
 from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
+                    MAX_RANK, ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,9 @@ class RulePlanner:
                 # A dimension equality or a shape rule's shape answers the status of shapes that disagree
                 # (an output given where it must be null is no shape: 161002).
                 shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and rule.form is not ShapeForm.ABSENT
+                ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
                 status = rule.status if valued or isinstance(rule, ArrayLength) else \
-                    self.api.shape_status() if shaped else 0
+                    self.api.rank_status() if ranked else self.api.shape_status() if shaped else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
                                       status=status or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
@@ -407,20 +408,29 @@ class RulePlanner:
     # -- shape rules ---------------------------------------------------------------------------------
 
     def shape_cases(self, rule: ShapeRule) -> tuple[list[Case], list[Case], str]:
-        param, when = self.api.param(rule.param), self.api.param(rule.when)
+        param = self.api.param(rule.param)
         if param.direction is Direction.OUT and param.kind is not ParamKind.TENSOR:
             return [], [], f"{rule.param} is an output list"
-        value = _condition_value(when, rule)
-        if value is None:
-            return [], [], f"no value of {rule.when} is known to meet the condition"
-        values = {**self.base.values, rule.when: value}
+        if rule.when_dtype is not None:
+            # The base call's dtypes decide: a rule under another dtype is not provoked by this call.
+            carried = {n: d for n in rule.when_dtype.params if (d := self._carried(n)) is not None}
+            if not rule.meets(carried):
+                return [], [], "the base call's dtypes do not meet the condition"
+            label, values = "-".join(f"{n}={d.value}" for n, d in carried.items()), dict(self.base.values)
+        else:
+            value = _condition_value(self.api.param(rule.when), rule)
+            if value is None:
+                return [], [], f"no value of {rule.when} is known to meet the condition"
+            label, values = f"{rule.when}={value}", {**self.base.values, rule.when: value}
         if rule.form is ShapeForm.ABSENT:
             # Passed as None under the condition; given anyway, refused.
-            given = replace(self.base, id=f"{rule.when}={value}-{rule.param}-given", values=values,
+            given = replace(self.base, id=f"{label}-{rule.param}-given", values=values,
                             none=tuple(n for n in self.base.none if n != rule.param))
             if rule.param not in given.shapes and rule.param not in given.out:
                 return [], [], f"the base call does not give {rule.param}"
-            return [with_absences(replace(given, id=f"{rule.when}={value}"), self.api)], [given], ""
+            return [with_absences(replace(given, id=f"{label}"), self.api)], [given], ""
+        if rule.form is ShapeForm.RANK:
+            return self._rank_cases(rule, param, label, values)
         if rule.form is ShapeForm.SCALAR:
             # One element, of the least rank the page allows (aclnnDynamicQuantV4's pertensor
             # scaleOut, of rank 1-7: (1,)).
@@ -435,15 +445,43 @@ class RulePlanner:
         if param.direction is not Direction.OUT:
             # A rule on an input (a backward's gradOutput: one element once the forward reduced)
             # shapes the input itself.
-            accepted = replace(self.base, id=f"{rule.when}={value}", values=values,
+            accepted = replace(self.base, id=f"{label}", values=values,
                                shapes={**self.base.shapes, rule.param: shape})
-            return [accepted], [replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+            return [accepted], [replace(accepted, id=f"{label}-{rule.param}{list(wrong)}",
                                         shapes={**self.base.shapes, rule.param: wrong})], ""
         dtype = self.call.out_dtype(param)
-        accepted = replace(self.base, id=f"{rule.when}={value}", values=values, out={**self.base.out, rule.param: dtype},
+        accepted = replace(self.base, id=f"{label}", values=values, out={**self.base.out, rule.param: dtype},
                            out_shapes={**self.base.out_shapes, rule.param: shape})
-        refused = replace(accepted, id=f"{rule.when}={value}-{rule.param}{list(wrong)}",
+        refused = replace(accepted, id=f"{label}-{rule.param}{list(wrong)}",
                           out_shapes={**self.base.out_shapes, rule.param: wrong})
+        return [accepted], [refused], ""
+
+    def _carried(self, name: str) -> Optional[DType]:
+        """The dtype the base call gives a tensor (an output: the one shape_cases passes)."""
+        param = self.api.param(name)
+        text = self.call.out_dtype(param) if param.direction is Direction.OUT else self.base.dtypes.get(name)
+        return next((d for d in DType if d.value == text), None)
+
+    def _rank_cases(self, rule: ShapeRule, param: Param, label: str, values: dict) -> tuple[list[Case], list[Case], str]:
+        """The base call under the condition, and the tensor one dimension short of (or past) the
+        rule's ranks where the table's own ranks allow that rank: the rule, not the table, refuses it.
+        The tensors of the base call's shape follow it (x and y of one shape)."""
+        shape = self._dims(rule.param)
+        if shape is None:
+            return [], [], f"the base call does not give {rule.param}'s shape"
+        low, high = enforced_ranks(rule.ranks)
+        if not low <= len(shape) <= high:
+            return [], [], f"the base call's {rule.param} is of rank {len(shape)}"
+        table = param.enforced_rank or (0, MAX_RANK)
+        wrong = next((r for r in (low - 1, high + 1) if 0 <= r <= MAX_RANK and table[0] <= r <= table[1]), None)
+        if wrong is None:
+            return [], [], "the table's ranks are the rule's"
+        accepted = replace(self.base, id=f"{label}", values=values)
+        moved = SHAPES[wrong]
+        shapes = {n: moved if self._dims(n) == shape else dims for n, dims in self.base.shapes.items()}
+        out_shapes = {n: moved if dims == shape else dims for n, dims in self.base.out_shapes.items()}
+        refused = replace(accepted, id=f"{label}-{rule.param}-rank{wrong}", shapes=shapes,
+                          out_shapes=out_shapes)
         return [accepted], [refused], ""
 
 

@@ -6,8 +6,7 @@ other parameters of the same API; relations come in the order the text states th
 others in the order the sentence names them.
 
 A relation holds unconditionally or it is not read: a clause under a condition ("当reduction为0时，
-out的shape与self一致", "如果y1Out为有效输出时，...") states none (gen.parse.extractors.rules reads the conditions it
-can), nor does a default its sentence then makes an exception to ("数据类型默认和self保持一致，若self
+out的shape与self一致") states none (gen.parse.extractors.rules reads the conditions it can), nor does a default its sentence then makes an exception to ("数据类型默认和self保持一致，若self
 数据类型为BOOL或INT64时，out的数据类型默认为FLOAT32"), and shape wording about part of a shape ("第一维", "除倒数两维", "其他维度", "logits.size(0)"),
 its rank ("维度数需要与updates一致") or a product of tensors ("batch1@batch2", "mat和vec的乘积") states
 no shape relation.
@@ -38,6 +37,8 @@ _BROADCAST = lazy_pattern(r"broadcast|广播", re.I)
 _ELEMENT_COUNT = lazy_pattern(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
 _SAME = lazy_pattern(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
 _NEGATED = lazy_pattern(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
+# "数据类型与输入input一致或为FLOAT类型": the same dtype is one alternative, not the rule.
+_ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)")
 _DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = lazy_pattern(r"shape|形状|维度", re.I)
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
@@ -73,7 +74,7 @@ def relations_in(text: str, own_name: str, api_params: Collection[str]) -> tuple
     per API: `prose.name_set`)."""
     wanted = name_set(api_params)
     found: dict[RelationKind, dict[str, None]] = {}  # ordered sets
-    for sentence, conditional in _clauses(text, wanted):
+    for sentence, conditional in _clauses(text, wanted, own_name):
         if not sentence.strip() or conditional:
             continue
         named = [n for n in names_in(sentence, wanted) if n != own_name]
@@ -89,7 +90,7 @@ _CLAUSE = lazy_pattern(r"[，,]|且(?!为\d)|\band\s+(?=the\s|its\s)")
 _FIRST_WORD = lazy_pattern(r"^\s*`?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
+def _clauses(text: str, names: Collection[str], own_name: str) -> list[tuple[str, bool]]:
     """Sentences, and their comma-separated clauses; a clause that starts with a parameter name
     continues a list of names ("与result，gradInput一致") and stays with the one before. Each clause
     comes with whether a condition governs it: one that states a condition, and the clauses after
@@ -104,7 +105,7 @@ def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
-        conditions = [bool(CONDITION.search(_before_aside(_PRESENCE.sub("", clause)))) for clause in clauses]
+        conditions = [bool(CONDITION.search(_before_aside(without_presence(clause, own_name)))) for clause in clauses]
         excepted = any(conditions)
         conditional = False
         for clause, condition in zip(clauses, conditions):
@@ -114,10 +115,40 @@ def _clauses(text: str, names: Collection[str]) -> list[tuple[str, bool]]:
 
 
 # A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
-# provided, bias must ..."): what follows is what the parameter must be whenever it is passed, so
-# it is no condition on the relation.
-_PRESENCE = lazy_pattern(r"^\s*(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入|该参数(?:不为空|非空))\s*(?:时|的话)?|"
-                       r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
+# provided, bias must ...", "若存在需与 self shape 一致", "非空时shape与antiquantScale一致", "如果提供，shape和数据类型
+# 需要与gamma保持一致", "当 runningMean 非空指针时", "当传入有效数据时"): what follows is what the parameter
+# must be whenever it is passed, so it is no condition on the rule. Phase 1 judges no rule on an
+# absent tensor (a relation, a dimension equality, a divisibility), which is that condition already.
+# It names the parameter itself or none. Not "为空时" (its absence), nor "如果y1Out为有效输出时" (an output
+# outputMask selects; an unselected one is still passed, "shape为[1]").
+_GIVEN = r"(?:存在|非空指针|非空|不为空)"
+_PRESENCE = lazy_pattern(
+    r"^\s*(?:(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入有效数据|(?:传入|提供)(?=\s*(?:时|的话|$))|"
+    r"该参数(?:不为空|非空))\s*(?:时|的话)?"
+    rf"|(?:如果|若|当|在)\s*(?:`?\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*`?|该参数)?\s*{_GIVEN}\s*(?:时|的话)?"
+    rf"|(?:`?\s*(?P<named>[A-Za-z_][A-Za-z0-9_]*)\s*`?)?\s*(?:{_GIVEN}|使用)\s*时)|"
+    r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
+
+
+def without_presence(text: str, own_name: str) -> str:
+    """`text` without the conditions its clauses open with where they are only that the parameter
+    `own_name` be given (`_PRESENCE`), or a tensor the rest of the clause relates it to ("当
+    rstdOutOptional存在时与rstdOutOptional的shape相同": a relation is judged only when both are given)."""
+    parts = _CLAUSE_BREAK.split(text)
+    for at in range(0, len(parts), 2):
+        found = _PRESENCE.search(parts[at])
+        if found is None:
+            continue
+        named = found.group("name") or found.group("named")
+        rest = parts[at][found.end():]
+        if named in (None, own_name) or named in names_in(rest, (named,)):
+            parts[at] = rest
+    return "".join(parts)
+
+
+_CLAUSE_BREAK = lazy_pattern(r"([，,])")
+
+
 _OPENING_PARENTHESIS = lazy_pattern(r"[（(]")
 
 
@@ -141,7 +172,7 @@ def _kinds(sentence: str) -> list[RelationKind]:
             else [RelationKind.BROADCAST]
     if _SAME.search(sentence) and not _NEGATED.search(sentence):
         kinds = []
-        if _DTYPE_WORD.search(sentence):
+        if _DTYPE_WORD.search(sentence) and not _ALTERNATIVE.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
         if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence) \
                 and not _NOT_THE_SHAPE.search(sentence):

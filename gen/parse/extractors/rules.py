@@ -40,12 +40,12 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (DEFAULT_SOC, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DTypeCondition, ErrorCase, Extent, Level,
-                    Param, ParamKind,
+from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
+                    Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
-from gen.parse.extractors.relations import CONDITION, PRODUCT
+from gen.parse.extractors.relations import CONDITION, PRODUCT, relations_in, without_presence
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, word_starts
 
@@ -358,6 +358,14 @@ class _Reader:
         return {letter: tensors.pop() for letter, tensors in found.items() if len(tensors) == 1}
 
     def _sentence(self, sentence: str, text: Text) -> None:
+        if text.subject is not None and not text.error_row:
+            # "若存在需与self shape一致": a rule of the row's tensor whenever it is given, as phase 1
+            # judges every rule (relations.without_presence).
+            given = without_presence(sentence, text.subject)
+            if given != sentence and self._unread_shape(given, text.subject):
+                self.rules.unread(self.api, text.line, text.subject, sentence, "a shape this parser cannot read")
+                return
+            sentence = given
         # A sentence that names chips holds on those chips only. The value rules carry their chips:
         # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]" is a range on those two, checked
         # per ACLNN_SIM_SOC; a sentence naming chips elsewhere than as its opening is a condition, and
@@ -1112,6 +1120,10 @@ class _Reader:
                 found.append(value)
         return tuple(found) or None
 
+    # "shape支持2-8维度", "shape支持1维": the whole of what a condition governs, nothing after it.
+    _RANKS = lazy_pattern(r"^\W*(?:时|的时候)?\W*(?:shape|形状)\s*(?:支持|为|是)\s*(?P<low>\d)\s*(?:[-~到至]\s*(?P<high>\d)\s*)?"
+                          r"维(?:度)?(?:张量|tensor)?\W*$", re.I)
+
     def _consequent(self, clause: str, subject: str) -> Optional[tuple[ShapeForm, tuple[str, ...]]]:
         if self._ABSENT.match(re.sub(rf"^\W*{re.escape(subject)}", "", clause)):
             return ShapeForm.ABSENT, ()  # "如果isSymmetrical是true，offsetOut需要传nullptr"
@@ -1119,6 +1131,8 @@ class _Reader:
             return ShapeForm.SCALAR, ()  # "当reduction为mean或sum时为[1]"
         if not re.search(r"shape|形状|输出为|为标量|scalar", clause, re.I):
             return None
+        if self._ranks_of(clause):
+            return ShapeForm.RANK, ()  # "当quantMode = "dynamic"时，shape支持2-8维度"
         if self._SCALAR.search(clause):
             return ShapeForm.SCALAR, ()
         if PRODUCT.search(clause) or re.search(r"第|维度数|除|其他维|其余维|size\(|shape\[", clause) or \
@@ -1131,6 +1145,51 @@ class _Reader:
         if not others:
             return None
         return ShapeForm.SAME, others
+
+    # "数据类型为INT4时，shape与入参x一致": a shape under the row's own dtype; "其他类型时，shape与x一致": under
+    # any dtype but those the row's other sentences name ("类型为INT32时，shape的最后一维是x最后一维的1/8").
+    _DTYPE_LIST = r"(?P<dtypes>[A-Za-z0-9_]+(?:\s*(?:、|或|和|/)\s*[A-Za-z0-9_]+)*)"
+    _OWN_DTYPE = lazy_pattern(r"^\W*(?:当|若|如果)?\s*(?:数据)?类型\s*(?:为|是)\s*" + _DTYPE_LIST + r"\s*时")
+    _OTHER_DTYPES = lazy_pattern(r"^\W*(?:其他|其它)\s*(?:数据)?类型\s*时")
+    _DTYPES_NAMED = lazy_pattern(r"(?:数据)?类型\s*(?:为|是)\s*" + _DTYPE_LIST + r"\s*时")
+
+    def _dtype_shape(self, sentence: str, text: Text) -> bool:
+        """A shape rule of the row's tensor under its own dtype; True when read."""
+        subject = text.subject
+        assert subject is not None
+        own = self._OWN_DTYPE.match(sentence)
+        other = None if own else self._OTHER_DTYPES.match(sentence)
+        if own is not None:
+            dtypes = self._dtype_list(own.group("dtypes"))
+        elif other is not None:
+            listed = [self._dtype_list(m.group("dtypes")) for m in self._DTYPES_NAMED.finditer(_normal(self.rows.get(subject, "")))]
+            dtypes = () if any(not d for d in listed) else tuple(dict.fromkeys(d for group in listed for d in group))
+        else:
+            return False
+        rest = sentence[(own or other).end():]
+        then = self._consequent(rest, subject) if dtypes and not CONDITION.search(rest) else None
+        if then is None or then[0] not in (ShapeForm.SAME, ShapeForm.SCALAR):
+            return False
+        form, tensors = then
+        self.rules.add(self.rules.shape_rules,
+                       ShapeRule(subject, "", (), form, tensors, other is not None, text.line,
+                                 when_dtype=DTypeCondition((subject,), dtypes)))
+        return True
+
+    @staticmethod
+    def _dtype_list(words: str) -> tuple[DType, ...]:
+        """The dtypes a list names ("INT4或INT32"); () where a word is none."""
+        listed = [vocab.dtype_of(w) for w in re.split(r"\s*(?:、|或|和|/)\s*", words)]
+        return () if any(d is None for d in listed) else tuple(d for d in listed if d is not None)
+
+    def _ranks_of(self, clause: str) -> tuple[int, ...]:
+        """(least, most) of a clause that is only a rank ("shape支持2-8维度"); () otherwise."""
+        found = self._RANKS.match(clause)
+        if found is None:
+            return ()
+        low = int(found.group("low"))
+        high = int(found.group("high") or low)
+        return (low, high) if low <= high <= MAX_RANK else ()
 
     # A tensor passed as a null pointer under a bool argument's value: "如果isSymmetrical是true，
     # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
@@ -1156,13 +1215,24 @@ class _Reader:
                                                          line=text.line))
         return True
 
+    def _unread_shape(self, sentence: str, subject: str) -> bool:
+        """Whether `sentence` ties the shape of `subject` to other tensors in words no shape relation
+        reads ("size需要与input的Channel轴size一致"): the sentences `_shape_rule` diagnoses as conditional,
+        once the condition that the tensor be given is gone."""
+        others = [m.group(0) for m in name_matches(self.tensors, sentence) if m.group(0) != subject]
+        if not others or not re.search(r"shape|形状|size", sentence, re.I) or \
+                not re.search(r"一致|相同|相等|broadcast", sentence):
+            return False
+        read = relations_in(sentence, subject, self.params)
+        return not any(r.kind in (RelationKind.SAME_SHAPE, RelationKind.BROADCAST) for r in read)
+
     def _shape_rule(self, sentence: str, text: Text) -> bool:
         """Shape rules of the row's tensor; True when the sentence was one (read or diagnosed)."""
         subject = text.subject
         assert subject is not None
         if self.params[subject].kind is not ParamKind.TENSOR or not CONDITION.search(sentence):
             return False
-        if self._bool_absence(sentence, text):
+        if self._bool_absence(sentence, text) or self._dtype_shape(sentence, text):
             return True
         when = self._WHEN.search(self._hosts, sentence)
         if when is None:
@@ -1199,7 +1269,8 @@ class _Reader:
             negated = bool(when.group("neg"))
             form, tensors = then
             self.rules.add(self.rules.shape_rules,
-                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line))
+                           ShapeRule(subject, when.group("w"), values, form, tensors, negated, text.line,
+                                     self._ranks_of(then_text) if form is ShapeForm.RANK else ()))
             read_any = True
             if otherwise:
                 alt = self._consequent(rest[otherwise.end():], subject)

@@ -193,18 +193,23 @@ struct DivisibleSpec {  // gen.ir.Divisibility
   int line;
 };
 
-enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent };  // gen.ir.ShapeForm
+enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent, kRank };  // gen.ir.ShapeForm
 
 struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int8_t param;
-  int8_t when;                  // the deciding host parameter
+  int8_t when;                  // the deciding host parameter; -1: a dtype condition (when_params, when_dtypes)
   const int64_t* values;        // its values, for integer and bool parameters (true: 1)
   const char* const* strings;   // its values, for string parameters
   uint8_t value_count;
   bool negated;
-  ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer
+  ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer;
+                    // kRank: a rank in [rank_min, rank_max]
   uint64_t others;  // parameter mask
   int line;
+  int8_t rank_min, rank_max;
+  // A dtype condition, as DivisibleSpec's: one of these parameters carries one of these dtypes.
+  uint64_t when_params;
+  uint64_t when_dtypes;
 };
 
 // DimBytesSpec::axis of a rule on the whole tensor (gen.ir.DimBytes.axis None: "gamma的长度必须大于等于32 Bytes").

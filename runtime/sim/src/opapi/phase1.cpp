@@ -293,7 +293,8 @@ aclnnStatus CheckFormatRelations(const Call& call) {
       if (!ShapeOf(call, other) || FormatsAgree(call.params[other].tensor.format, format)) continue;
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.params[i].name) + ": format " + FormatName(format) +
                                                     " differs from " + spec.params[other].name + "'s format " +
-                                                    FormatName(call.params[other].tensor.format) + " (they must be the same)");
+                                                    FormatName(call.params[other].tensor.format) + " (they must be the same)" +
+                                                    Where(spec, spec.params[i].line));
     }
   }
   return ACLNN_SUCCESS;
@@ -365,7 +366,7 @@ aclnnStatus CheckShapeRelations(const Call& call) {
       if (o && *o != *shape) {
         return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) + " differs from " +
                                                       spec.params[other].name + "'s shape " + ShapeText(*o) +
-                                                      " (they must be the same)");
+                                                      " (they must be the same)" + Where(spec, p.line));
       }
     }
     const size_t related =
@@ -395,13 +396,13 @@ aclnnStatus CheckShapeRelations(const Call& call) {
       std::string shapes;
       for (size_t k = 0; k < count; ++k) shapes += (k ? ", " : "") + ShapeText(*inputs[k]);
       return call.Fail(ShapeStatus(spec), "the shapes of " + NameList(spec, input_names, count) + " (" + shapes +
-                                                    ") do not broadcast (broadcast关系)");
+                                                    ") do not broadcast (broadcast关系)" + Where(spec, p.line));
     }
     const Dims& broadcast = uniform ? *inputs[0] : built;
     if (IsOutput(p) && count > 0 && broadcast != *shape) {
       return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                     " is not the broadcast shape " + ShapeText(broadcast) + " of " +
-                                                    NameList(spec, input_names, count) + " (broadcast关系)");
+                                                    NameList(spec, input_names, count) + " (broadcast关系)" + Where(spec, p.line));
     }
     if (IsInput(p)) {
       for (size_t m = 0; m < related; ++m) {
@@ -413,7 +414,8 @@ aclnnStatus CheckShapeRelations(const Call& call) {
         if (!BroadcastShapes(pair, 2, &joint) || joint != *o) {
           return call.Fail(ShapeStatus(spec), std::string(p.name) + ": shape " + ShapeText(*shape) +
                                                         " does not broadcast to " + spec.params[other].name +
-                                                        "'s shape " + ShapeText(*o) + " (broadcast关系)");
+                                                        "'s shape " + ShapeText(*o) + " (broadcast关系)" +
+                                                        Where(spec, p.line));
         }
       }
     }
@@ -435,7 +437,7 @@ aclnnStatus CheckDTypeRelations(const Call& call) {
       if (DTypeOf(call, other, &o) && o != dtype) {
         return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(p.name) + ": dtype " + DTypeName(dtype) + " differs from " +
                                                       spec.params[other].name + "'s dtype " + DTypeName(o) +
-                                                      " (they must be the same)");
+                                                      " (they must be the same)" + Where(spec, p.line));
       }
     }
     aclDataType promoted = dtype;

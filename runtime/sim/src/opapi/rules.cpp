@@ -224,6 +224,19 @@ bool Holds(const Call& call, const Rule& rule) {
   return static_cast<double>(call.args[rule.when].integer) == rule.when_value;  // a bool's true is 1
 }
 
+// Whether one of the parameters of the mask `params` carries one of the dtypes of the mask `dtypes`
+// (gen.ir.DTypeCondition.meets): an absent parameter carries none.
+bool CarriesDType(const Call& call, uint64_t params, uint64_t dtypes) {
+  for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
+    int dtype;
+    if ((params & (uint64_t{1} << i)) && CarriedDType(call, i, &dtype) && dtype >= 0 && dtype < 64 &&
+        (dtypes & (uint64_t{1} << dtype))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // A dimension's least length in bytes holds on its chips, as a value rule (it has no value condition).
 bool Holds(const Call& call, const DimBytesSpec& rule) { return OnChip(call, rule.socs); }
 
@@ -231,18 +244,11 @@ bool Holds(const Call& call, const DimBytesSpec& rule) { return OnChip(call, rul
 // dtype condition (one of the parameters it names carries one of its dtypes; an absent one none).
 bool Holds(const Call& call, const DivisibleSpec& rule) {
   if (!Holds<DivisibleSpec>(call, rule)) return false;  // its chips and value condition, as a value rule's
-  if (!rule.when_params) return true;
-  for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
-    int dtype;
-    if ((rule.when_params & (uint64_t{1} << i)) && CarriedDType(call, i, &dtype) && dtype >= 0 && dtype < 64 &&
-        (rule.when_dtypes & (uint64_t{1} << dtype))) {
-      return true;
-    }
-  }
-  return false;
+  return !rule.when_params || CarriesDType(call, rule.when_params, rule.when_dtypes);
 }
 
 bool RuleApplies(const Call& call, const ShapeRuleSpec& rule) {
+  if (rule.when < 0) return CarriesDType(call, rule.when_params, rule.when_dtypes) != rule.negated;
   const ParamSpec& when = call.spec.params[rule.when];
   bool matched = false;
   if (when.kind == ParamKind::kString) {
@@ -257,6 +263,16 @@ bool RuleApplies(const Call& call, const ShapeRuleSpec& rule) {
 }
 
 std::string WhenText(const Call& call, const ShapeRuleSpec& rule) {
+  if (rule.when < 0) {
+    std::string names, dtypes;
+    for (int i = 0; i < call.spec.param_count && i < 64; ++i) {
+      if (rule.when_params & (uint64_t{1} << i)) names += (names.empty() ? "" : " or ") + std::string(call.spec.params[i].name);
+    }
+    for (int d = 0; d < 64; ++d) {
+      if (rule.when_dtypes & (uint64_t{1} << d)) dtypes += std::string(dtypes.empty() ? "" : ", ") + DTypeName(d);
+    }
+    return "the dtype of " + names + (rule.negated ? " is none of " : " is ") + dtypes;
+  }
   const ParamSpec& when = call.spec.params[rule.when];
   std::string out = std::string(when.name) + (rule.negated ? " is none of " : " is ");
   for (uint8_t k = 0; k < rule.value_count; ++k) {
@@ -327,6 +343,15 @@ aclnnStatus CheckShapeRules(const Call& call) {
       return call.Fail(ACLNN_ERR_PARAM_INVALID, std::string(name) + ": given (shape " + Shape(*shape) +
                                                     "), where it must be a null pointer when " + WhenText(call, rule) +
                                                     Where(spec, rule.line));
+    }
+    if (rule.form == ShapeForm::kRank) {
+      const int64_t rank = static_cast<int64_t>(shape->size());
+      if (rank >= rule.rank_min && rank <= rule.rank_max) continue;
+      // A rank outside the page's answers as the parameter's own rank bounds do (CheckRanks).
+      return call.Fail(spec.rank_status ? spec.rank_status : ACLNN_ERR_PARAM_INVALID,
+                       std::string(name) + ": rank " + std::to_string(rank) + " is outside [" +
+                           std::to_string(rule.rank_min) + ", " + std::to_string(rule.rank_max) + "], as it must be when " +
+                           WhenText(call, rule) + Where(spec, rule.line));
     }
     if (rule.form == ShapeForm::kScalar) {
       int64_t n = 1;
