@@ -44458,7 +44458,7 @@ def moe_token_permute(tokens: _TensorLike, indices: Tensor, num_out_tokens: int,
 def moe_token_permute(tokens: _HostArray, indices: _HostArray, num_out_tokens: int, padded_mode: bool, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any]]:
     ...
 
-# aclnnMoeTokenPermuteGrad (op_docs/derived/aclnnMoeTokenPermuteGrad.md:37)
+# aclnnMoeTokenPermuteGrad (op_docs/derived/aclnnMoeTokenPermuteGrad.md:47)
 @overload
 def moe_token_permute_grad(permuted_output_grad: Tensor, sorted_indices: _TensorLike, num_topk: int, padded_mode: bool, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnMoeTokenPermuteGrad (both phases) on the active backend.
@@ -44466,7 +44466,10 @@ def moe_token_permute_grad(permuted_output_grad: Tensor, sorted_indices: _Tensor
     - 算子功能：aclnnMoeTokenPermute的反向传播计算。
     - 计算公式：
     $$
-    inputGrad = permutedOutputGrad.indexSelect(0, sortedIndices)
+    paddedGrad = permutedOutputGrad.pad(0, num_tokens*numTopk - M)
+    $$
+    $$
+    inputGrad = paddedGrad.indexSelect(0, sortedIndices)
     $$
     $$
     inputGrad = inputGrad.reshape(-1, numTopk, hiddenSize)
@@ -44484,7 +44487,7 @@ def moe_token_permute_grad(permuted_output_grad: Tensor, sorted_indices: _Tensor
     sorted_indices : array_like or aclnn.Tensor
         sortedIndices (const aclTensor*, in): 排序的索引值，正向输出sortedIndicesOut。
         dtypes INT32; rank 1; formats ND; non-contiguous allowed.
-        shape为[num_tokens*numTopk]，取值范围为[0, M)。
+        shape为[num_tokens*numTopk]，取值范围为[0, num_tokens*numTopk)；不小于M的值是正向按numOutTokens丢弃的行，其梯度为0。
     num_topk : int
         numTopk (int64_t, in): 被选中的专家个数。
         取值范围为[1, 512]。
@@ -44523,7 +44526,7 @@ def moe_token_permute_grad(permuted_output_grad: Tensor, sorted_indices: _Tensor
     -----------
         - Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件、Atlas A3 训练系列产品/Atlas A3 推理系列产品：numTopk <= 512。
 
-    Source: op_docs/derived/aclnnMoeTokenPermuteGrad.md:37
+    Source: op_docs/derived/aclnnMoeTokenPermuteGrad.md:47
     """
 @overload
 def moe_token_permute_grad(permuted_output_grad: _TensorLike, sorted_indices: Tensor, num_topk: int, padded_mode: bool, *, out: _OutArray | None = None) -> Tensor:

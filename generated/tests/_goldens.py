@@ -376,11 +376,15 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     @staticmethod
     def moe_token_permute_grad(grad: Any, sorted_indices: Any, top_k: int) -> Any:
         """aclnnMoeTokenPermuteGrad's out: out[t] = sum over k < numTopk of grad[sortedIndices[t * numTopk
-        + k]], in float; an index outside grad's rows refused."""
+        + k]], in float, the forward's adjoint: an index past grad's M rows but under tokens * numTopk is a
+        row the forward dropped with numOutTokens and adds 0; an index outside both refused."""
         idx = sorted_indices.reshape(-1).long()
-        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= grad.shape[0]):
-            exact.refused("sortedIndices outside permutedOutputGrad's rows")
-        return grad.float()[idx].reshape(-1, top_k, grad.shape[1]).sum(1).to(grad.dtype)
+        rows = max(grad.shape[0], idx.numel())
+        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= rows):
+            exact.refused("sortedIndices outside the forward's tokens * numTopk rows")
+        padded = grad.float().new_zeros(rows, grad.shape[1])
+        padded[: grad.shape[0]] = grad.float()
+        return padded[idx].reshape(-1, top_k, grad.shape[1]).sum(1).to(grad.dtype)
 
     @staticmethod
     def moe_token_unpermute(permuted: Any, sorted_indices: Any, probs: Any) -> Any:

@@ -85,6 +85,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
+    on_chips={'Ascend310P': {'x1': 'FLOAT16', 'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}},
     golden="(lambda s, q: (lambda y: (q(y, scales1, zeroPoints1Optional), q(y, scales2Optional, zeroPoints2Optional) if scales2Optional is not None else None, s))(s.float() * torch.rsqrt((s.double().pow(2).mean(-1, keepdim=True) + epsilon).float()) * gamma.float().reshape(-1)))((x1.float() + x2.float()).to(dtype_of['x1']), lambda y, sc, zp: torch.clamp(torch.round((y / sc.float().reshape(-1) if divMode else y * sc.float().reshape(-1)) + (zp.float().reshape(-1) if zp is not None else 0)), -128, 127).to(torch.int8))",
     integer_math='float',
     simulated=True,

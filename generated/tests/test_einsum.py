@@ -35,6 +35,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
+    on_chips={'Ascend310P': {'tensors': 'FLOAT16'}},
     golden='torch.einsum(equation, *tensors)',
     integer_math='exact',
     simulated=True,

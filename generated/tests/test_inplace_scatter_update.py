@@ -43,6 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
+    on_chips={'Ascend950': None},
     golden='(lambda out: [out.select(0, i).narrow(axis % data.dim() - 1, int(indices.reshape(-1)[i]), updates.shape[axis]).copy_(updates.select(0, i)) for i in range(updates.shape[0])] and out)(data.clone())',
     integer_math='exact',
     simulated=True,

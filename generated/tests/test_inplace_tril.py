@@ -38,6 +38,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
+    on_chips={'Ascend950': {'selfRef': 'COMPLEX64'}},
     golden='torch.tril(selfRef, diagonal)',
     integer_math='exact',
     simulated=True,

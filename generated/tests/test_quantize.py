@@ -54,6 +54,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
+    on_chips={'Ascend310P': {'x': 'FLOAT16', 'scales': 'FLOAT16', 'zeroPoints': 'INT32'}, 'Ascend910B': {'zeroPoints': 'INT32'}, 'Ascend910_93': {'zeroPoints': 'INT32'}},
     golden="(lambda along, kind: torch.clamp(torch.round(x.float() / along(scales) + (along(zeroPoints) if zeroPoints is not None else 0)), *{'UINT8': (0, 255), 'INT32': (-2**31, 2**31 - 1)}.get(kind, (-128, 127))).to({'UINT8': torch.uint8, 'INT32': torch.int32}.get(kind, torch.int8)))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())), str(dtype).rsplit('.', 1)[-1].upper().replace('ACL_', ''))",
     integer_math='float',
     simulated=True,

@@ -43,6 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
+    on_chips={'Ascend950': {'self': 'COMPLEX64'}},
     golden='torch.tril(self, diagonal)',
     integer_math='exact',
     simulated=True,

@@ -43,6 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
+    on_chips={'Ascend950': {'self': 'COMPLEX64'}},
     golden='torch.triu(self, diagonal)',
     integer_math='exact',
     simulated=True,

@@ -803,3 +803,26 @@ def test_the_base_dtype_is_one_the_default_chip_documents():
     suite = one_api_suite(self_, make_param("out", direction=Direction.OUT, dtypes=(DType.UINT8, DType.INT32),
                                              relations=(Relation(RelationKind.SAME_SHAPE, ("self",)),)))
     assert suite.base.dtypes["self"] == "INT32"
+
+
+def test_a_chip_whose_lists_lack_the_base_calls_dtypes_gets_a_call_of_its_own():
+    from gen.ir import CombinationCell, DTypeCombination
+
+    # aclnnInplaceQuantScatter: BFLOAT16 updates with BFLOAT16 scales on the default chip; Ascend310P lists
+    # FLOAT16 updates and FLOAT scales only, and the rows pair them.
+    x = make_param("x", dtypes=(DType.BFLOAT16, DType.FLOAT16),
+                   dtypes_by_product=(ProductDTypes(Soc.ASCEND310P, (DType.FLOAT16,)),))
+    scale = make_param("scale", dtypes=(DType.BFLOAT16, DType.FLOAT),
+                       dtypes_by_product=(ProductDTypes(Soc.ASCEND310P, (DType.FLOAT,)),))
+    out = make_param("out", direction=Direction.OUT, relations=(Relation(RelationKind.SAME_SHAPE, ("x",)),))
+    rows = (DTypeCombination((CombinationCell("x", (DType.BFLOAT16,)), CombinationCell("scale", (DType.BFLOAT16,))), line=20),
+            DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("scale", (DType.FLOAT,))), line=21))
+    call = ExampleCall((ExampleArg("x", DType.BFLOAT16, (2, 4)), ExampleArg("scale", DType.BFLOAT16, (4,))))
+    suite = rules_suite(x, scale, out, dtype_combinations=rows, example_call=call)
+    assert suite.base.dtypes == {"x": "BFLOAT16", "scale": "BFLOAT16"}
+    assert suite.on_chips == {"Ascend310P": {"x": "FLOAT16", "scale": "FLOAT"}}
+    # A chip whose rows pair its dtypes otherwise than its lists allow has no such call.
+    only = (DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("scale", (DType.BFLOAT16,))), line=22),)
+    suite = rules_suite(x, scale, out, dtype_combinations=rows[:1] + tuple(
+        DTypeCombination(r.cells, products=(Soc.ASCEND310P,), line=r.line) for r in only), example_call=call)
+    assert suite.on_chips == {"Ascend310P": None}

@@ -122,6 +122,38 @@ def test_moe_token_gradients_equal_their_readme_formulas(run_npu):
     """)
 
 
+def test_moe_token_permute_backward_after_dropped_rows_equals_cpu_autograd(run_npu):
+    # Autograd through npu_moe_token_permute with num_out_tokens below tokens * topK (aclnnMoeTokenPermuteGrad
+    # with sortedIndices past the kept rows) against CPU autograd of the forward as its README and torch_npu's
+    # documentation state it, in plain torch: the pairs sorted by expert, stably, the first num_out_tokens kept
+    # (0 keeps all, a negative one counts from the end). Token 4 routes only to the last expert, so every
+    # dropping num_out_tokens here leaves it no kept slot: its gradient is 0.
+    run_npu("""
+    torch.manual_seed(0)
+    tokens_num, top_k, hidden = 5, 2, 6
+    indices = torch.tensor([[0, 2], [1, 0], [2, 2], [1, 0], [3, 3]])
+    pairs = tokens_num * top_k
+    order = torch.sort(indices.flatten(), stable=True).indices
+    for dtype, tolerance in ((torch.float32, 1e-5), (torch.float16, 2e-2), (torch.bfloat16, 2e-2)):
+        tokens = torch.randn(tokens_num, hidden).to(dtype)
+        for num_out_tokens in (None, 0, pairs, 8, 5, -3, 1):
+            kept = pairs if not num_out_tokens else (min(num_out_tokens, pairs) if num_out_tokens > 0 else pairs + num_out_tokens)
+            weight = torch.randn(kept, hidden).to(dtype)
+            cpu = tokens.float().clone().requires_grad_()
+            (cpu[order[:kept] // top_k] * weight.float()).sum().backward()
+            t = tokens.clone().npu().requires_grad_()
+            permuted, _ = torch_npu.npu_moe_token_permute(t, indices.npu(), num_out_tokens)
+            assert permuted.shape == (kept, hidden), (permuted.shape, num_out_tokens)
+            (permuted * weight.npu()).sum().backward()
+            got = t.grad.cpu()
+            assert got.dtype == dtype, got.dtype
+            assert torch.allclose(got.float(), cpu.grad, rtol=tolerance, atol=tolerance), (dtype, num_out_tokens, got, cpu.grad)
+            if kept < pairs:
+                assert torch.equal(got[4].float(), torch.zeros(hidden)), (num_out_tokens, got[4])
+                assert not torch.equal(got[:4].float(), torch.zeros(4, hidden)), num_out_tokens
+    """)
+
+
 def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
     # paddedMode true (unsupported by the READMEs) in phase 1; device data the formulas leave undefined
     # (an expert past the README's range, an index past the permuted rows, one held twice where the
@@ -139,7 +171,9 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
         (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "sortedIndices"),
         # Why: no document defines what a dropped row adds.
         (lambda: torch_npu.npu_moe_token_unpermute(dropped, dropped_indices, probs=probs), "num_out_tokens dropped"),
-        (lambda: torch_npu.npu_moe_token_permute_grad(tokens, dropped, indices, dropped_indices), "sortedIndices"),
+        # Past the forward's tokens * topK ranks (6 here): no pair holds that rank.
+        (lambda: torch_npu.npu_moe_token_permute_grad(
+            tokens, dropped, indices, torch.tensor([0, 1, 2, 3, 4, 6], dtype=torch.int32).npu()), "sortedIndices"),
         (lambda: torch_npu.npu_moe_token_unpermute_grad(permuted, tokens, twice, probs=probs), "sortedIndices"),
     ]
     for run, word in calls:

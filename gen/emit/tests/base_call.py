@@ -141,6 +141,53 @@ class BaseCall:
                 return dtype
         return ordered[0]
 
+    def on_chips(self) -> dict[str, Optional[dict[str, str]]]:
+        """Per chip whose own lists lack a dtype of the base call (aclnnInplaceQuantScatter's BFLOAT16
+        updates, scales and zero points on Ascend310P, which lists FLOAT16, FLOAT and INT32): the
+        dtypes a call valid there takes instead, those that differ from the base's, of the first lead
+        dtype the chip lists (FLOAT first) whose call its lists and its dtype combinations allow; None
+        where none does. A rule's accepted call, which varies a value or a shape, takes them there."""
+        chips: dict[str, Optional[dict[str, str]]] = {}
+        for soc in sorted({e.soc for p in self.api.params for e in p.dtypes_by_product}, key=lambda s: s.value):
+            if self._listed_on(soc, self.base.dtypes):
+                continue
+            lead = [d for d in self.lead.dtypes_for(soc) if d in EXPRESSIBLE] if self.lead else []
+            calls = (self._call_on(soc, d) for d in sorted(lead, key=lambda d: d is not DType.FLOAT))
+            found = next((c for c in calls if c is not None), None)
+            chips[soc.value] = None if found is None else {
+                n: d for n, d in found.items() if self.base.dtypes.get(n) != d}
+        return chips
+
+    def _listed_on(self, soc: Soc, dtypes: dict[str, str]) -> bool:
+        """Whether `soc`'s lists hold each dtype of a call (those phase 1 holds to a list)."""
+        for p in self.api.params:
+            listed = p.dtypes_for(soc) if p.name in dtypes and self.api.dtype_checked(p) else ()
+            if listed and dtypes[p.name] not in {d.value for d in listed}:
+                return False
+        return True
+
+    def _call_on(self, soc: Soc, dtype: DType) -> Optional[dict[str, str]]:
+        """The base call's dtypes with the lead in `dtype` and each other input in it or its own first
+        dtype on `soc`, moved into a row of the chip's dtype combinations where one has the lead's;
+        None where the chip's lists or combinations do not allow it."""
+        dtypes = dict(self.base.dtypes)
+        for p in self.tensor_inputs + self.list_inputs:
+            listed = [d for d in p.dtypes_for(soc) if d in EXPRESSIBLE]
+            if p.name in dtypes and listed:
+                dtypes[p.name] = (dtype if dtype in listed else listed[0]).value
+        dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items() if t in dtypes})
+        rows = [r for r in self.api.dtype_combinations if r.applies_to(soc)]
+        candidates = [dtypes] + [
+            {**dtypes, **{c.param: c.dtypes[0].value for c in r.cells if c.param in dtypes and c.dtypes and
+                          dtypes[c.param] not in {d.value for d in c.dtypes}}}
+            for r in rows if self.lead is not None and (cell := r.cell(self.lead.name)) and dtype in cell.dtypes]
+        for call in candidates:
+            call.update({s: call[t] for s, t in self.bound_scalars.items() if t in call})
+            if self._listed_on(soc, call) and (not rows or any(
+                    matches(r, {n: DType(v) for n, v in call.items()}) for r in rows)):
+                return call
+        return None
+
     def dtype_of(self, param: Param, dtype: DType) -> str:
         listed = [d for d in param.documented_dtypes() if d in EXPRESSIBLE]
         if not listed:

@@ -42,6 +42,7 @@ class Suite:
     params: tuple[ParamView, ...]
     dtypes: dict[str, dict[str, tuple[str, ...]]]
     unsupported_socs: tuple[str, ...]
+    on_chips: dict[str, Optional[dict[str, str]]]  # BaseCall.on_chips
     out_shape_from: dict[str, tuple[str, ...]]
     out_dtype_from: dict[str, tuple[str, ...]]
     result_rule: str  # gen.ir.ResultRule's name of the kernel's result dtype rule; "" for the runtime's default
@@ -153,6 +154,7 @@ def suite(bound: BoundAPI) -> Suite:
                         if bound.page.supports(soc) is False)
     return Suite(
         bound=bound, params=params, dtypes=dtype_table(api), unsupported_socs=unsupported,
+        on_chips=call.on_chips(),
         out_shape_from=out_shape_from, out_dtype_from=out_dtype_from,
         result_rule="" if (rule := result_rule(semantics)) is ResultRule.PROMOTED else rule.value,
         family=semantics.family if semantics else "",

@@ -43,7 +43,8 @@
 //   permute       aclnnMoeTokenPermute (npu_moe_token_permute): sortedIndicesOut[q] = the rank of q in a stable
 //                 sort of indices by expert; permuteTokensOut[rank] = tokens[q / K] for the first numOutTokens
 //                 ranks (0: all; negative: N*K + numOutTokens), copied exactly.
-//   permute_grad  aclnnMoeTokenPermuteGrad: out[t] = sum over k of permutedOutputGrad[sortedIndices[t*K + k]].
+//   permute_grad  aclnnMoeTokenPermuteGrad: out[t] = sum over k of permutedOutputGrad[sortedIndices[t*K + k]],
+//                 the forward's adjoint: an index in [M, N*K) is a row numOutTokens dropped and adds 0.
 //   unpermute     aclnnMoeTokenUnpermute (npu_moe_token_unpermute): out[t] = sum over k of
 //                 permutedTokens[sortedIndices[t*K + k]] * probs[t, k] (K = 1, unweighted, without probs).
 //   unpermute_grad  aclnnMoeTokenUnpermuteGrad: permutedTokensGradOut[sortedIndices[q]] = grad[q / K] * probs[q / K,
@@ -600,12 +601,18 @@ class TokenWork final : public IndexedWork {
     std::vector<int64_t> idx(static_cast<size_t>(pairs));
     if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
     std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
+    // permute_grad is the forward's adjoint: a row the forward dropped with numOutTokens (an index in
+    // [M, tokens * topK), the forward's ranks past the kept ones) received no token, so its slot adds 0.
+    const int64_t readable = op_ == M::Op::kPermuteGrad ? std::max(pairs, permuted_rows) : permuted_rows;
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t v = idx[static_cast<size_t>(q)];
-      // A row past them is one num_out_tokens dropped: the READMEs' formulas read every row, and torch_npu's
-      // documentation of npu_moe_token_unpermute takes permuted_tokens of tokens_num * topK_num rows and
-      // sorted_indices in [0, tokens_num * topK_num - 1]; no document says what a dropped row adds.
-      if (v < 0 || v >= permuted_rows) {
+      // In the unpermutes a row past them is one num_out_tokens dropped: the READMEs' formulas read every row,
+      // and torch_npu's documentation of npu_moe_token_unpermute takes permuted_tokens of tokens_num *
+      // topK_num rows and sorted_indices in [0, tokens_num * topK_num - 1]; no document says what it adds.
+      if (op_ == M::Op::kPermuteGrad && (v < 0 || v >= readable)) {
+        return OutOfRange(kSortedIdx, q, v, readable, "tokens * topK, the forward's ranks");
+      }
+      if (v < 0 || v >= readable) {
         return OutOfRange(kSortedIdx, q, v, permuted_rows,
                           "the permuted rows; a row num_out_tokens dropped, which neither the README's formula nor "
                           "torch_npu's documentation defines (npu_moe_token_unpermute's permuted_tokens has "
@@ -643,6 +650,7 @@ class TokenWork final : public IndexedWork {
     ParallelFor(tokens, [&](int64_t t) {
       float* o = out.data() + t * hidden;
       for (int64_t q = t * top_k; q < (t + 1) * top_k; ++q) {
+        if (idx[static_cast<size_t>(q)] >= permuted_rows) continue;  // permute_grad's dropped row: adds 0
         const float* row = permuted + idx[static_cast<size_t>(q)] * hidden;
         for (int64_t h = 0; h < hidden; ++h) o[h] += row[h] * weight(q);
       }
