@@ -100,7 +100,9 @@ def reason_of(error: BaseException) -> str:
     status = re.search(r"\b(5\d{5}|1\d{5}|3\d{5})\b", text)
     if api or status:
         head = f"{api.group(1) if api else '?'} {status.group(1) if status else ''}".strip()
-        said = api and re.search(rf"^'?{api.group(1)}(?::| is) ([^\n]*?)'?$", text, re.M)
+        # (A kernel's fault comes back from the next synchronisation, its message after the runtime's
+        # "... (work queued behind it was discarded): ".)
+        said = api and re.search(rf"(?:^|discarded\): )'?{api.group(1)}(?::| is) ([^\n]*?)'?$", text, re.M)
         # The simulator's own message, which says whether the page refuses the call (it cites the
         # page's line or names the page) or the simulator does: without it a refusal cannot be told
         # from a gap. The dtypes a page lists are left out: the dtype refused is named before them.
