@@ -558,12 +558,12 @@ class Relation(_Json):
 MAX_RANK = 8
 
 
-def enforced_ranks(ranks: tuple[int, int]) -> tuple[int, int]:
+def enforced_ranks(ranks: tuple[int, ...]) -> tuple[int, int]:
     """The bounds CANN enforces of ranks a page states: a lower bound of 1 under the general maximum
     of 8 ("支持1-8维") is not. The implementations check the maximum alone (CHECK_MAX_DIM) and accept
     0-d tensors; pages that need dimensions say "2-8", "4" or "3-4"."""
     lo, hi = ranks
-    return (0, hi) if lo == 1 and hi == MAX_RANK else ranks
+    return (0, hi) if lo == 1 and hi == MAX_RANK else (lo, hi)
 
 
 # The status of an argument outside what the page allows, where the page gives no other.

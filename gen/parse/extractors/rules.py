@@ -1161,12 +1161,13 @@ class _Reader:
         other = None if own else self._OTHER_DTYPES.match(sentence)
         if own is not None:
             dtypes = self._dtype_list(own.group("dtypes"))
+            rest = sentence[own.end():]
         elif other is not None:
             listed = [self._dtype_list(m.group("dtypes")) for m in self._DTYPES_NAMED.finditer(_normal(self.rows.get(subject, "")))]
             dtypes = () if any(not d for d in listed) else tuple(dict.fromkeys(d for group in listed for d in group))
+            rest = sentence[other.end():]
         else:
             return False
-        rest = sentence[(own or other).end():]
         then = self._consequent(rest, subject) if dtypes and not CONDITION.search(rest) else None
         if then is None or then[0] not in (ShapeForm.SAME, ShapeForm.SCALAR):
             return False
