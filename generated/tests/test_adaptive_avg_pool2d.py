@@ -175,4 +175,4 @@ def test_error_row9_unclassified():
     BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line87_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=87, base=BASE)

@@ -167,4 +167,4 @@ def test_error_row8_shape_mismatch(op, case):
     BASE.but('outputSize-length4', values={'outputSize': (3, 2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line88_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

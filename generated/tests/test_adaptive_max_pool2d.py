@@ -198,7 +198,7 @@ def test_error_row12_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)
 
 
 # line 89: len(outputSize) in {2}
@@ -206,4 +206,4 @@ def test_rule_line187_value_range2_refused(op, case):
     BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line89_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=89, base=BASE)

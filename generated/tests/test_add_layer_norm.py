@@ -304,7 +304,7 @@ def test_rule_line389_dtype_combination11_accepted(op, case):
     BASE.but('x1=FLOAT16', dtypes={'x1': 'FLOAT16', 'x2': 'FLOAT16'}, shapes={'x1': (2, 3, 16), 'x2': (2, 3, 16), 'gamma': (16,), 'beta': (16,), 'biasOptional': (16,)}, out={'yOut': 'FLOAT', 'meanOut': 'FLOAT', 'rstdOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=372, base=BASE)
 
 
 # line 357: x1.shape[-1] * itemsize >= 32 bytes on Ascend310P
@@ -319,7 +319,7 @@ def test_rule_line357_dim_bytes1_accepted(op, case):
     BASE.but('x1-dim-1=7', shapes={'x1': (2, 3, 7), 'x2': (2, 3, 7), 'gamma': (7,), 'beta': (7,), 'biasOptional': (7,)}),
 ], ids=lambda case: case.id)
 def test_rule_line357_dim_bytes1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',), line=357, base=BASE)
 
 
 # line 357: x1.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B

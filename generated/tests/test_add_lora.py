@@ -146,7 +146,7 @@ def test_rule_line109_dim_equality1_accepted(op, case):
     BASE.but('y-dim0', shapes={'y': (5, 48)}),
 ], ids=lambda case: case.id)
 def test_rule_line109_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=109, base=BASE)
 
 
 # line 149: weightAOptional.shape[2] == weightB.shape[3]
@@ -161,7 +161,7 @@ def test_rule_line149_dim_equality2_accepted(op, case):
     BASE.but('weightAOptional-dim2', shapes={'weightAOptional': (2, 3, 17, 16)}),
 ], ids=lambda case: case.id)
 def test_rule_line149_dim_equality2_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=149, base=BASE)
 
 
 # line 149: weightAOptional.shape[3] == x.shape[1]
@@ -176,4 +176,4 @@ def test_rule_line149_dim_equality3_accepted(op, case):
     BASE.but('weightAOptional-dim3', shapes={'weightAOptional': (2, 3, 16, 17)}),
 ], ids=lambda case: case.id)
 def test_rule_line149_dim_equality3_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=149, base=BASE)

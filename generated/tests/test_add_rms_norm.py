@@ -233,7 +233,7 @@ def test_rule_line299_dtype_combination11():
     BASE.but('x1=FLOAT16', dtypes={'x1': 'FLOAT16'}, out={'yOut': 'FLOAT', 'xOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=282, base=BASE)
 
 
 # line 121: epsilon in [0, inf)

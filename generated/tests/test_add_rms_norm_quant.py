@@ -388,7 +388,7 @@ def test_rule_line426_dtype_combination31():
     BASE.but('x1=BFLOAT16', dtypes={'x2': 'FLOAT16', 'gamma': 'FLOAT16', 'scales1': 'FLOAT', 'scales2Optional': 'FLOAT', 'zeroPoints1Optional': 'INT32', 'zeroPoints2Optional': 'INT32'}, out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=382, base=BASE)
 
 
 # line 368: gamma.numel() * itemsize >= 32 bytes on Ascend310P

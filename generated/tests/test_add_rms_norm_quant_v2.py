@@ -189,4 +189,4 @@ def test_rule_line410_dtype_combination3_accepted(op, case):
     BASE.but('x1=BFLOAT16', dtypes={'x1': 'BFLOAT16'}, out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'rmsNormOut': 'FLOAT16'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'rmsNormOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=403, base=BASE)

@@ -168,4 +168,4 @@ def test_error_row7_unclassified():
     BASE.but('size=100001', values={'size': (100001, 3, 4, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line236_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)

@@ -153,7 +153,7 @@ def test_error_row7_unclassified():
     BASE.but('growthInterval=0', values={'growthInterval': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line156_value_range1_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=156, base=BASE)
 
 
 # line 231: growthInterval in [1, 2.14748e+09] (status 561002)
@@ -162,4 +162,4 @@ def test_rule_line156_value_range1_refused(op, case):
     BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}),
 ], ids=lambda case: case.id)
 def test_rule_line231_value_range2_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=231, base=BASE)

@@ -181,7 +181,7 @@ def test_error_row7_unclassified():
     BASE.but('stride=-1', values={'stride': (-1, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line94_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=94, base=BASE)
 
 
 # line 104: storageOffset in [0, inf)
@@ -189,7 +189,7 @@ def test_rule_line94_value_range1_refused(op, case):
     BASE.but('storageOffset=-1', values={'storageOffset': (-1,)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line104_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=104, base=BASE)
 
 
 # line 239: size in [0, inf)
@@ -197,7 +197,7 @@ def test_rule_line104_value_range2_refused(op, case):
     BASE.but('size=-1', values={'size': (-1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line239_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=239, base=BASE)
 
 
 # line 104: len(storageOffset) in {1}
@@ -205,4 +205,4 @@ def test_rule_line239_value_range3_refused(op, case):
     BASE.but('storageOffset-length2', values={'storageOffset': (1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line104_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=104, base=BASE)

@@ -190,7 +190,7 @@ def test_error_row8_unclassified():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line113_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
 
 
 # line 123: strides in (0, inf)
@@ -198,7 +198,7 @@ def test_rule_line113_value_range1_refused(op, case):
     BASE.but('strides=0', values={'strides': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line123_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=123, base=BASE)
 
 
 # line 133: paddings in [0, inf)
@@ -209,7 +209,7 @@ def test_rule_line123_value_range2_refused(op, case):
     BASE.but('paddings=2', values={'paddings': (2, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line277_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=277, base=BASE)
 
 
 # line 113: len(kernelSize) in {1, 2}
@@ -217,7 +217,7 @@ def test_rule_line277_value_range4_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line113_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
 
 
 # line 123: len(strides) in {0, 1, 2}
@@ -225,7 +225,7 @@ def test_rule_line113_array_length1_refused(op, case):
     BASE.but('strides-length3', values={'strides': (2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line123_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=123, base=BASE)
 
 
 # line 133: len(paddings) in {1, 2}
@@ -233,4 +233,4 @@ def test_rule_line123_array_length2_refused(op, case):
     BASE.but('paddings-length3', values={'paddings': (1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line133_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=133, base=BASE)

@@ -198,7 +198,7 @@ def test_error_row8_value():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line120_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
 
 
 # line 130: stride in (0, inf)
@@ -206,7 +206,7 @@ def test_rule_line120_value_range1_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 140: padding in [0, inf)
@@ -226,7 +226,7 @@ def test_rule_line170_value_range4():
     BASE.but('stride=-1', values={'stride': (-1, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line292_value_range6_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=292, base=BASE)
 
 
 # line 298: padding in (-inf, kernelSize[i]/2]
@@ -234,7 +234,7 @@ def test_rule_line292_value_range6_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line298_value_range7_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=298, base=BASE)
 
 
 # line 120: len(kernelSize) in {1, 2}
@@ -242,7 +242,7 @@ def test_rule_line298_value_range7_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line120_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
 
 
 # line 130: len(stride) in {0, 1, 2}
@@ -250,7 +250,7 @@ def test_rule_line120_array_length1_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line130_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 140: len(padding) in {1, 2}
@@ -258,4 +258,4 @@ def test_rule_line130_array_length2_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line140_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=140, base=BASE)

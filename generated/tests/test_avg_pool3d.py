@@ -176,7 +176,7 @@ def test_error_row7_shape_mismatch():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line117_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
 
 
 # line 117: kernelSize in (-inf, size(self, -3 + i)]
@@ -191,7 +191,7 @@ def test_rule_line117_value_range2_accepted(op, case):
     BASE.but('kernelSize=6', values={'kernelSize': (6, 2, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line117_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
 
 
 # line 137: padding in [0, kernelSize[i]/2]
@@ -199,7 +199,7 @@ def test_rule_line117_value_range2_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line137_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)
 
 
 # line 243: stride in (0, inf)
@@ -207,7 +207,7 @@ def test_rule_line137_value_range3_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 1, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line243_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=243, base=BASE)
 
 
 # line 117: len(kernelSize) in {1, 3}
@@ -215,7 +215,7 @@ def test_rule_line243_value_range4_refused(op, case):
     BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line117_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
 
 
 # line 127: len(stride) in {0, 1, 3}
@@ -223,7 +223,7 @@ def test_rule_line117_array_length1_refused(op, case):
     BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line127_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=127, base=BASE)
 
 
 # line 137: len(padding) in {1, 3}
@@ -231,4 +231,4 @@ def test_rule_line127_array_length2_refused(op, case):
     BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line137_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)

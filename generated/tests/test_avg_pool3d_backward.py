@@ -177,7 +177,7 @@ def test_error_row7_shape_mismatch(op, case):
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line126_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)
 
 
 # line 136: stride in (0, inf)
@@ -185,7 +185,7 @@ def test_rule_line126_value_range1_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 1, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line136_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=136, base=BASE)
 
 
 # line 146: padding in [0, kernelSize[i]/2]
@@ -193,7 +193,7 @@ def test_rule_line136_value_range2_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line146_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=146, base=BASE)
 
 
 # line 248: padding in [0, inf)
@@ -204,7 +204,7 @@ def test_rule_line146_value_range3_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line251_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=251, base=BASE)
 
 
 # line 126: len(kernelSize) in {1, 3}
@@ -212,7 +212,7 @@ def test_rule_line251_value_range5_refused(op, case):
     BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line126_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)
 
 
 # line 136: len(stride) in {0, 1, 3}
@@ -220,7 +220,7 @@ def test_rule_line126_array_length1_refused(op, case):
     BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line136_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=136, base=BASE)
 
 
 # line 146: len(padding) in {1, 3}
@@ -228,4 +228,4 @@ def test_rule_line136_array_length2_refused(op, case):
     BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line146_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=146, base=BASE)

@@ -159,4 +159,4 @@ def test_rule_line204_dim_equality1_accepted(op, case):
     BASE.but('self-dim-1', shapes={'self': (2, 2, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line204_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=204, base=BASE)

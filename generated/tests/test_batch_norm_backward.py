@@ -259,4 +259,4 @@ def test_error_row14_rank(op, case):
     BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}),
 ], ids=lambda case: case.id)
 def test_rule_line208_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=208, base=BASE)

@@ -151,7 +151,7 @@ def test_rule_line79_shape_rule1_accepted(op, case):
     BASE.but('reduction=0-out[1]', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (1,)}),
 ], ids=lambda case: case.id)
 def test_rule_line79_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)
 
 
 # line 79: when reduction not in {0}: out has one element
@@ -166,4 +166,4 @@ def test_rule_line79_shape_rule2_accepted(op, case):
     BASE.but('reduction=1-out[3, 4]', out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line79_shape_rule2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)

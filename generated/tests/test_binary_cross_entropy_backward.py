@@ -183,4 +183,4 @@ def test_rule_line147_value_range1_accepted(op, case):
     BASE.but('reduction=3', values={'reduction': 3}),
 ], ids=lambda case: case.id)
 def test_rule_line147_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=147, base=BASE)

@@ -170,7 +170,7 @@ def test_rule_line148_shape_rule1_accepted(op, case):
     BASE.but('reduction=0-out[1]', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (1,)}),
 ], ids=lambda case: case.id)
 def test_rule_line148_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=148, base=BASE)
 
 
 # line 148: when reduction in {1, 2}: out has one element
@@ -185,4 +185,4 @@ def test_rule_line148_shape_rule2_accepted(op, case):
     BASE.but('reduction=1-out[3, 4]', out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line148_shape_rule2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=148, base=BASE)

@@ -167,7 +167,7 @@ def test_rule_line84_dim_equality1_accepted(op, case):
     BASE.but('x1-dim-1', shapes={'x1': (2, 4, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line84_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=84, base=BASE)
 
 
 # line 94: x2.shape[-1] == x1.shape[-1]
@@ -182,4 +182,4 @@ def test_rule_line94_dim_equality2_accepted(op, case):
     BASE.but('x2-dim-1', shapes={'x2': (2, 5, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line94_dim_equality2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=94, base=BASE)

@@ -173,4 +173,4 @@ def test_error_row6_value():
     BASE.but('groups=0', values={'groups': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

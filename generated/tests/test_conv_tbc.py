@@ -199,4 +199,4 @@ def test_error_row12_unclassified():
     BASE.but('pad=256', values={'pad': 256}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line108_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=108, base=BASE)

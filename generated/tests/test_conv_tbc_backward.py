@@ -223,4 +223,4 @@ def test_error_row11_unclassified():
     BASE.but('pad=2147483648', values={'pad': 2147483648}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line174_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=174, base=BASE)

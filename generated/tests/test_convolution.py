@@ -259,7 +259,7 @@ def test_rule_line135_value_range1_accepted(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line135_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=135, base=BASE)
 
 
 # line 145: padding in [0, inf)
@@ -267,7 +267,7 @@ def test_rule_line135_value_range1_refused(op, case):
     BASE.but('padding=-1', values={'padding': (-1, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line145_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=145, base=BASE)
 
 
 # line 155: dilation in (0, inf)
@@ -275,7 +275,7 @@ def test_rule_line145_value_range2_refused(op, case):
     BASE.but('dilation=0', values={'dilation': (0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line155_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=155, base=BASE)
 
 
 # line 175: outputPadding in [0, inf)
@@ -283,7 +283,7 @@ def test_rule_line155_value_range3_refused(op, case):
     BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line175_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=175, base=BASE)
 
 
 # line 185: groups in [1, 65535]
@@ -292,4 +292,4 @@ def test_rule_line175_value_range4_refused(op, case):
     BASE.but('groups=65536', values={'groups': 65536}),
 ], ids=lambda case: case.id)
 def test_rule_line185_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=185, base=BASE)

@@ -219,7 +219,7 @@ def test_rule_line185_value_range1_accepted(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line185_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=185, base=BASE)
 
 
 # line 198: padding in [0, inf)
@@ -227,7 +227,7 @@ def test_rule_line185_value_range1_refused(op, case):
     BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line198_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=198, base=BASE)
 
 
 # line 212: dilation in (0, inf)
@@ -235,7 +235,7 @@ def test_rule_line198_value_range2_refused(op, case):
     BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line212_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=212, base=BASE)
 
 
 # line 236: outputPadding in [0, stride[i])
@@ -244,7 +244,7 @@ def test_rule_line212_value_range3_refused(op, case):
     BASE.but('outputPadding=1', values={'outputPadding': (1, 0)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line236_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)
 
 
 # line 249: groups in [1, 65535]
@@ -253,7 +253,7 @@ def test_rule_line236_value_range4_refused(op, case):
     BASE.but('groups=65536', values={'groups': 65536}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line249_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=249, base=BASE)
 
 
 # line 171: len(biasSizes) in {1}
@@ -261,4 +261,4 @@ def test_rule_line249_value_range5_refused(op, case):
     BASE.but('biasSizes-length2', values={'biasSizes': (6, 6)}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line171_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=171, base=BASE)

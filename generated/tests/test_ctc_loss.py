@@ -162,7 +162,7 @@ def test_rule_line148_value_range1_accepted(op, case):
     BASE.but('blank=-1', values={'blank': -1}, out={'negLogLikelihoodOut': 'FLOAT', 'logAlphaOut': 'FLOAT'}, out_shapes={'negLogLikelihoodOut': '<auto>', 'logAlphaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line148_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=148, base=BASE)
 
 
 # line 302: targetLengths in [1, inf)
@@ -170,4 +170,4 @@ def test_rule_line148_value_range1_refused(op, case):
     BASE.but('targetLengths=0', values={'targetLengths': (0, 2)}, out={'negLogLikelihoodOut': 'FLOAT', 'logAlphaOut': 'FLOAT'}, out_shapes={'negLogLikelihoodOut': '<auto>', 'logAlphaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line302_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=302, base=BASE)

@@ -148,7 +148,7 @@ def test_rule_line129_value_set1_accepted(op, case):
     BASE.but('dstType=3', values={'dstType': 3}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line129_value_set1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)
 
 
 # line 139: rowBlockSize in {1, 64, 128, 256, 512}
@@ -163,7 +163,7 @@ def test_rule_line139_value_set2_accepted(op, case):
     BASE.but('rowBlockSize=2', values={'rowBlockSize': 2}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line139_value_set2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
 
 
 # line 149: colBlockSize in {64, 128, 192, 256}
@@ -178,4 +178,4 @@ def test_rule_line149_value_set3_accepted(op, case):
     BASE.but('colBlockSize=65', values={'colBlockSize': 65}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line149_value_set3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)

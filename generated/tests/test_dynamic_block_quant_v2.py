@@ -155,7 +155,7 @@ def test_rule_line130_value_set1_accepted(op, case):
     BASE.but('dstType=3', values={'dstType': 3}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_set1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 140: rowBlockSize in {1, 128, 256, 512}
@@ -170,7 +170,7 @@ def test_rule_line140_value_set2_accepted(op, case):
     BASE.but('rowBlockSize=2', values={'rowBlockSize': 2}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line140_value_set2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=140, base=BASE)
 
 
 # line 150: colBlockSize in {64, 128, 192, 256}
@@ -185,4 +185,4 @@ def test_rule_line150_value_set3_accepted(op, case):
     BASE.but('colBlockSize=65', values={'colBlockSize': 65}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line150_value_set3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=150, base=BASE)

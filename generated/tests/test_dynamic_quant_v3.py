@@ -161,7 +161,7 @@ def test_rule_line190_shape_rule1_accepted(op, case):
     BASE.but('yOut=INT8-yOut[1]', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': (1,), 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line190_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=190, base=BASE)
 
 
 # line 200: when quantMode in {pertensor}: scaleOut has one element
@@ -176,7 +176,7 @@ def test_rule_line200_shape_rule2_accepted(op, case):
     BASE.but('quantMode=pertensor-scaleOut[3, 4]', values={'quantMode': 'pertensor'}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (3, 4), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line200_shape_rule2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=200, base=BASE)
 
 
 # line 210: when isSymmetrical in {1}: offsetOut is a null pointer
@@ -191,4 +191,4 @@ def test_rule_line210_shape_rule3_accepted(op, case):
     BASE.but('isSymmetrical=True-offsetOut-given', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line210_shape_rule3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=210, base=BASE)

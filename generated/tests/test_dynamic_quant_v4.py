@@ -162,7 +162,7 @@ def test_rule_line200_shape_rule1_accepted(op, case):
     BASE.but('yOut=INT8-yOut[1]', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': (1,), 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line200_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=200, base=BASE)
 
 
 # line 210: when quantMode in {pertensor}: scaleOut has one element
@@ -177,7 +177,7 @@ def test_rule_line210_shape_rule2_accepted(op, case):
     BASE.but('quantMode=pertensor-scaleOut[3, 4]', out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': (3, 4), 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line210_shape_rule2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=210, base=BASE)
 
 
 # line 220: when isSymmetrical in {1}: offsetOut is a null pointer
@@ -192,4 +192,4 @@ def test_rule_line220_shape_rule3_accepted(op, case):
     BASE.but('isSymmetrical=True-offsetOut-given', values={'isSymmetrical': True}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line220_shape_rule3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=220, base=BASE)

@@ -131,7 +131,7 @@ def test_error_row5_unclassified():
     BASE.but('n=-1', values={'n': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line78_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=78, base=BASE)
 
 
 # line 88: m in [0, inf)
@@ -139,4 +139,4 @@ def test_rule_line78_value_range1_refused(op, case):
     BASE.but('m=-1', values={'m': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

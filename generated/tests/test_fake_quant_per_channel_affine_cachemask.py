@@ -175,7 +175,7 @@ def test_rule_line46_value_range1_accepted(op, case):
     BASE.but('axis=2', values={'axis': 2}, out={'out': 'FLOAT', 'mask': 'BOOL'}, out_shapes={'out': '<auto>', 'mask': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line46_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=46, base=BASE)
 
 
 # line 66: quantMin in (-inf, quantMax]
@@ -183,4 +183,4 @@ def test_rule_line46_value_range1_refused(op, case):
     BASE.but('quantMin=128', values={'quantMin': 128}, out={'out': 'FLOAT', 'mask': 'BOOL'}, out_shapes={'out': '<auto>', 'mask': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line66_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=66, base=BASE)

@@ -148,4 +148,4 @@ def test_error_row5_value(op, case):
     BASE.but('quantMin=128', values={'quantMin': 128}, out={'out': 'FLOAT', 'mask': 'BOOL'}, out_shapes={'out': '<auto>', 'mask': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line63_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=63, base=BASE)

@@ -182,4 +182,4 @@ def test_rule_line478_value_range1_accepted(op, case):
     BASE.but('pseType=2', values={'pseType': 2}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line478_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=478, base=BASE)

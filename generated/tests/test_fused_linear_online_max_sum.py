@@ -202,7 +202,7 @@ def test_error_row12_value():
     BASE.but('vocabStartIndex=-1', values={'vocabStartIndex': -1}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line330_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=330, base=BASE)
 
 
 # line 333: vocabEndIndex in [vocabStartIndex, inf)
@@ -210,4 +210,4 @@ def test_rule_line330_value_range1_refused(op, case):
     BASE.but('vocabEndIndex=7', values={'vocabEndIndex': 7}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line333_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=333, base=BASE)

@@ -173,7 +173,7 @@ def test_rule_line107_value_range1_accepted(op, case):
     BASE.but('dim=3', values={'dim': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line107_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)
 
 
 # line 137: mode in [0, 2]
@@ -182,4 +182,4 @@ def test_rule_line107_value_range1_refused(op, case):
     BASE.but('mode=3', values={'mode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line137_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)

@@ -168,7 +168,7 @@ def test_error_row5_value():
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line112_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=112, base=BASE)
 
 
 # line 122: approximate in [0, 1]
@@ -184,4 +184,4 @@ def test_rule_line122_value_range2_accepted(op, case):
     BASE.but('approximate=2', values={'approximate': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line122_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=122, base=BASE)

@@ -123,4 +123,4 @@ def test_rule_line112_divisibility1_accepted(op, case):
     BASE.but('input-dim-1=9', shapes={'input': (4, 9)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line112_divisibility1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=112, base=BASE)

@@ -138,7 +138,7 @@ def test_rule_line132_shape_rule1_accepted(op, case):
     BASE.but('quantMode=dynamic-self-rank1', shapes={'self': (5,)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line132_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=132, base=BASE)
 
 
 # line 132: when quantMode in {static}: self has rank 1-8

@@ -162,4 +162,4 @@ def test_rule_line256_dtype_combination3_accepted(op, case):
     BASE.but('x=FLOAT', dtypes={'gamma': 'FLOAT16'}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=254, base=BASE)

@@ -177,7 +177,7 @@ def test_rule_line79_value_range1_accepted(op, case):
     BASE.but('interpolationMode=2', values={'interpolationMode': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line79_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)
 
 
 # line 89: paddingMode in [0, 2]
@@ -193,4 +193,4 @@ def test_rule_line89_value_range2_accepted(op, case):
     BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line89_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=89, base=BASE)

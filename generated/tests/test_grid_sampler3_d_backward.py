@@ -179,7 +179,7 @@ def test_rule_line92_value_range1_accepted(op, case):
     BASE.but('interpolationMode=2', values={'interpolationMode': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line92_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=92, base=BASE)
 
 
 # line 102: paddingMode in [0, 2]
@@ -195,7 +195,7 @@ def test_rule_line102_value_range2_accepted(op, case):
     BASE.but('paddingMode=3', values={'paddingMode': 3}),
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=102, base=BASE)
 
 
 # line 122: len(outputMask) in {2}
@@ -203,4 +203,4 @@ def test_rule_line102_value_range2_refused(op, case):
     BASE.but('outputMask-length3', values={'outputMask': (True, True, True)}),
 ], ids=lambda case: case.id)
 def test_rule_line122_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=122, base=BASE)

@@ -270,7 +270,7 @@ def test_error_row16_unclassified():
     BASE.but('group=0', values={'group': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line160_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=160, base=BASE)
 
 
 # line 280: eps in (0, inf)

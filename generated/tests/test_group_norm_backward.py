@@ -276,7 +276,7 @@ def test_error_row16_value(op, case):
     BASE.but('C=240001', values={'C': 240001}),
 ], ids=lambda case: case.id)
 def test_rule_line167_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=167, base=BASE)
 
 
 # line 187: group in (0, inf)
@@ -284,7 +284,7 @@ def test_rule_line167_value_range1_refused(op, case):
     BASE.but('group=0', values={'group': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)
 
 
 # line 197: len(outputMask) in {3}
@@ -292,4 +292,4 @@ def test_rule_line187_value_range2_refused(op, case):
     BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}),
 ], ids=lambda case: case.id)
 def test_rule_line197_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=197, base=BASE)

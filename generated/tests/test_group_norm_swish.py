@@ -145,7 +145,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('numGroups=0', values={'numGroups': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line54_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=54, base=BASE)
 
 
 # line 56: eps in (0, inf)

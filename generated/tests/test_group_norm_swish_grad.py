@@ -226,4 +226,4 @@ def test_error_row13_unclassified():
     BASE.but('numGroups=0', values={'numGroups': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line72_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=72, base=BASE)

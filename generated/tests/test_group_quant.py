@@ -162,7 +162,7 @@ def test_rule_line126_value_set1_accepted(op, case):
     BASE.but('dstType=4', values={'dstType': 4}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line126_value_set1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)
 
 
 # line 96: scale.shape[1] == x.shape[1]
@@ -177,7 +177,7 @@ def test_rule_line96_dim_equality1_accepted(op, case):
     BASE.but('scale-dim1', shapes={'scale': (1, 9)}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line96_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=96, base=BASE)
 
 
 # line 86: x.shape[-1] % 8 == 0 when dstType == 3
@@ -210,4 +210,4 @@ def test_rule_line136_shape_rule1_accepted(op, case):
     BASE.but('y=INT8-y[1]', out={'y': 'INT8'}, out_shapes={'y': (1,)}),
 ], ids=lambda case: case.id)
 def test_rule_line136_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=136, base=BASE)

@@ -216,4 +216,4 @@ def test_rule_line171_value_range1_accepted(op, case):
     BASE.but('numLayers=0', values={'numLayers': 0}, out={'output': 'FLOAT', 'hy': 'FLOAT', 'rOut': 'FLOAT', 'zOut': 'FLOAT', 'nOut': 'FLOAT', 'hnOut': 'FLOAT', 'hOut': 'FLOAT'}, out_shapes={'output': '<auto>', 'hy': '<auto>', 'rOut': '<auto>', 'zOut': '<auto>', 'nOut': '<auto>', 'hnOut': '<auto>', 'hOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line171_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=171, base=BASE)

@@ -162,4 +162,4 @@ def test_rule_line231_value_range1_accepted(op, case):
     BASE.but('numLayers=0', values={'numLayers': 0}, out={'dxOut': 'FLOAT', 'dhPrevOut': 'FLOAT', 'dparamsOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dhPrevOut': '<auto>', 'dparamsOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line231_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=231, base=BASE)

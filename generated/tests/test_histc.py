@@ -176,7 +176,7 @@ def test_error_row8_unclassified():
     BASE.but('bins=0', values={'bins': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line91_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=91, base=BASE)
 
 
 # line 188: min in (-inf, max]

@@ -198,7 +198,7 @@ def test_error_row7_rank():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line208_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=208, base=BASE)
 
 
 # line 208: dilation in (0, inf)
@@ -206,7 +206,7 @@ def test_rule_line208_value_range1_refused(op, case):
     BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line208_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=208, base=BASE)
 
 
 # line 208: stride in (0, inf)
@@ -214,7 +214,7 @@ def test_rule_line208_value_range2_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line208_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=208, base=BASE)
 
 
 # line 211: padding in [0, inf)
@@ -222,7 +222,7 @@ def test_rule_line208_value_range3_refused(op, case):
     BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line211_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=211, base=BASE)
 
 
 # line 205: len(kernelSize) in {2}
@@ -230,7 +230,7 @@ def test_rule_line211_value_range4_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (2, 3, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line205_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=205, base=BASE)
 
 
 # line 205: len(dilation) in {2}
@@ -238,7 +238,7 @@ def test_rule_line205_array_length1_refused(op, case):
     BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line205_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=205, base=BASE)
 
 
 # line 205: len(padding) in {2}
@@ -246,7 +246,7 @@ def test_rule_line205_array_length2_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 0, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line205_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=205, base=BASE)
 
 
 # line 205: len(stride) in {2}
@@ -254,4 +254,4 @@ def test_rule_line205_array_length3_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 1, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line205_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=205, base=BASE)

@@ -155,7 +155,7 @@ def test_error_row6_unclassified():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line182_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=182, base=BASE)
 
 
 # line 182: dilation in (0, inf)
@@ -163,7 +163,7 @@ def test_rule_line182_value_range1_refused(op, case):
     BASE.but('dilation=0', values={'dilation': (0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line182_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=182, base=BASE)
 
 
 # line 182: stride in (0, inf)
@@ -171,7 +171,7 @@ def test_rule_line182_value_range2_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line182_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=182, base=BASE)
 
 
 # line 182: padding in [0, inf)
@@ -179,7 +179,7 @@ def test_rule_line182_value_range3_refused(op, case):
     BASE.but('padding=-1', values={'padding': (-1, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line182_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=182, base=BASE)
 
 
 # line 70: len(inputSize) in {2}
@@ -187,7 +187,7 @@ def test_rule_line182_value_range4_refused(op, case):
     BASE.but('inputSize-length3', values={'inputSize': (5, 4, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 80: len(kernelSize) in {2}
@@ -195,7 +195,7 @@ def test_rule_line70_array_length1_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line80_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=80, base=BASE)
 
 
 # line 90: len(dilation) in {2}
@@ -203,7 +203,7 @@ def test_rule_line80_array_length2_refused(op, case):
     BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line90_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=90, base=BASE)
 
 
 # line 100: len(padding) in {2}
@@ -211,7 +211,7 @@ def test_rule_line90_array_length3_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 0, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line100_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=100, base=BASE)
 
 
 # line 110: len(stride) in {2}
@@ -219,4 +219,4 @@ def test_rule_line100_array_length4_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line110_array_length5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)

@@ -224,4 +224,4 @@ def test_error_row11_unclassified():
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line92_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=92, base=BASE)

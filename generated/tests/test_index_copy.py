@@ -218,4 +218,4 @@ def test_error_row10_value():
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line109_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=109, base=BASE)

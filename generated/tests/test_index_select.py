@@ -187,7 +187,7 @@ def test_rule_line103_value_range1_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line103_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)
 
 
 # line 187: dim in (-inf, rank(self))
@@ -202,7 +202,7 @@ def test_rule_line187_value_range2_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)
 
 
 # line 187: dim in [-rank(self), inf)
@@ -217,4 +217,4 @@ def test_rule_line187_value_range3_accepted(op, case):
     BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)

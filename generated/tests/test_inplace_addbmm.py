@@ -176,4 +176,4 @@ def test_rule_line489_dim_equality1_accepted(op, case):
     BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line489_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=489, base=BASE)

@@ -173,4 +173,4 @@ def test_rule_line522_dim_equality1_accepted(op, case):
     BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line522_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=522, base=BASE)

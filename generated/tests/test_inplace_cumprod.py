@@ -148,4 +148,4 @@ def test_rule_line325_value_range1_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line325_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=325, base=BASE)

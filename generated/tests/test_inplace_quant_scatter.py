@@ -178,7 +178,7 @@ def test_rule_line271_dtype_combination6_accepted(op, case):
     BASE.but('updates=FLOAT16', dtypes={'updates': 'FLOAT16'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=268, base=BASE)
 
 
 # line 131: axis in [-2, -2]
@@ -194,4 +194,4 @@ def test_rule_line131_value_range1_accepted(op, case):
     BASE.but('axis=-1', values={'axis': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line131_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=131, base=BASE)

@@ -153,4 +153,4 @@ def test_error_row4_rank(op, case):
     BASE.but('from=2', values={'from': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)

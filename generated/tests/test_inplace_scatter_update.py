@@ -171,4 +171,4 @@ def test_error_row7_empty_tensor(op, case):
     BASE.but('axis=4', values={'axis': 4}),
 ], ids=lambda case: case.id)
 def test_rule_line138_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=138, base=BASE)

@@ -175,4 +175,4 @@ def test_rule_line141_shape_rule1_accepted(op, case):
     BASE.but('reduction=1-out[3, 4]', values={'reduction': 1}, out={'out': 'FLOAT'}, out_shapes={'out': (3, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line141_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=141, base=BASE)

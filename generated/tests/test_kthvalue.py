@@ -196,7 +196,7 @@ def test_rule_line91_value_range1_accepted(op, case):
     BASE.but('k=6', values={'k': 6}),
 ], ids=lambda case: case.id)
 def test_rule_line91_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=91, base=BASE)
 
 
 # line 101: dim in [-rank(self), rank(self))
@@ -213,7 +213,7 @@ def test_rule_line101_value_range2_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_rule_line101_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=101, base=BASE)
 
 
 # line 203: k in [0, inf)
@@ -221,4 +221,4 @@ def test_rule_line101_value_range2_refused(op, case):
     BASE.but('k=-1', values={'k': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line203_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=203, base=BASE)

@@ -126,4 +126,4 @@ def test_error_row4_unclassified():
     BASE.but('steps=-1', values={'steps': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line105_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=105, base=BASE)

@@ -158,4 +158,4 @@ def test_rule_line94_value_range1_accepted(op, case):
     BASE.but('dim=3', values={'dim': 3}),
 ], ids=lambda case: case.id)
 def test_rule_line94_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=94, base=BASE)

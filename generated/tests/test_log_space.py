@@ -113,4 +113,4 @@ def test_error_row3_value():
     BASE.but('steps=-1', values={'steps': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line186_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=186, base=BASE)

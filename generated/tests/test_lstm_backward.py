@@ -184,7 +184,7 @@ def test_rule_line458_value_range1_accepted(op, case):
     BASE.but('numLayers=0', values={'numLayers': 0}, out={'dxOut': 'FLOAT', 'dhPrevOut': 'FLOAT', 'dcPrevOut': 'FLOAT', 'dparamsOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dhPrevOut': '<auto>', 'dcPrevOut': '<auto>', 'dparamsOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line458_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=458, base=BASE)
 
 
 # line 508: len(outputMask) in {4}

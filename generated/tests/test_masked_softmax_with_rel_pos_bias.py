@@ -133,7 +133,7 @@ def test_rule_line225_dim_bytes1_accepted(op, case):
     BASE.but('x-dim-1=9', shapes={'x': (4, 2, 4, 9), 'attenMaskOptional': (2, 4, 9), 'relativePosBias': (2, 4, 9)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line225_dim_bytes1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',), line=225, base=BASE)
 
 
 # line 225: x.shape[-1] * itemsize % 32 == 0 bytes on Ascend310P: not on Ascend910B

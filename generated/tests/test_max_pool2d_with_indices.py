@@ -239,7 +239,7 @@ def test_error_row17_unclassified():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line110_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
 
 
 # line 120: stride in (0, inf)
@@ -247,7 +247,7 @@ def test_rule_line110_value_range1_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line120_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
 
 
 # line 130: padding in [0, inf)
@@ -258,7 +258,7 @@ def test_rule_line120_value_range2_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 110: len(kernelSize) in {1, 2}
@@ -266,7 +266,7 @@ def test_rule_line130_value_range4_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line110_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
 
 
 # line 120: len(stride) in {0, 1, 2}
@@ -274,7 +274,7 @@ def test_rule_line110_array_length1_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line120_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
 
 
 # line 130: len(padding) in {1, 2}
@@ -282,7 +282,7 @@ def test_rule_line120_array_length2_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line130_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 140: len(dilation) in {1, 2}
@@ -290,4 +290,4 @@ def test_rule_line130_array_length3_refused(op, case):
     BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line140_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=140, base=BASE)

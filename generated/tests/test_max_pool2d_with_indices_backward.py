@@ -221,7 +221,7 @@ def test_error_row11_unclassified():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line265_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=265, base=BASE)
 
 
 # line 271: stride in (0, inf)
@@ -229,7 +229,7 @@ def test_rule_line265_value_range1_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line271_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=271, base=BASE)
 
 
 # line 277: padding in [0, inf)
@@ -240,7 +240,7 @@ def test_rule_line271_value_range2_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line262_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=262, base=BASE)
 
 
 # line 268: len(stride) in {0, 1, 2}
@@ -248,7 +248,7 @@ def test_rule_line262_array_length1_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line268_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=268, base=BASE)
 
 
 # line 274: len(padding) in {1, 2}
@@ -256,4 +256,4 @@ def test_rule_line268_array_length2_refused(op, case):
     BASE.but('padding-length3', values={'padding': (0, 0, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line274_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=274, base=BASE)

@@ -261,7 +261,7 @@ def test_error_row17_value(op, case):
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line113_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
 
 
 # line 143: dilation in [1, 1]
@@ -270,7 +270,7 @@ def test_rule_line113_value_range1_refused(op, case):
     BASE.but('dilation=2', values={'dilation': (2, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line143_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)
 
 
 # line 271: stride in (0, inf)
@@ -278,7 +278,7 @@ def test_rule_line143_value_range2_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line271_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=271, base=BASE)
 
 
 # line 277: padding in [0, inf)
@@ -289,7 +289,7 @@ def test_rule_line271_value_range3_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line277_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=277, base=BASE)
 
 
 # line 113: len(kernelSize) in {1, 2}
@@ -297,7 +297,7 @@ def test_rule_line277_value_range5_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line113_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
 
 
 # line 133: len(padding) in {1, 2}
@@ -305,7 +305,7 @@ def test_rule_line113_array_length1_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line133_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=133, base=BASE)
 
 
 # line 268: len(stride) in {0, 1, 2}
@@ -313,7 +313,7 @@ def test_rule_line133_array_length2_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line268_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=268, base=BASE)
 
 
 # line 280: len(dilation) in {1, 2}
@@ -321,4 +321,4 @@ def test_rule_line268_array_length3_refused(op, case):
     BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line280_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=280, base=BASE)

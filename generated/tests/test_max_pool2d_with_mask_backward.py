@@ -204,7 +204,7 @@ def test_error_row11_value(op, case):
     BASE.but('dilation=2', values={'dilation': (2, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line143_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)
 
 
 # line 231: kernelSize in (0, inf)
@@ -212,7 +212,7 @@ def test_rule_line143_value_range1_refused(op, case):
     BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line231_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=231, base=BASE)
 
 
 # line 237: stride in (0, inf)
@@ -220,7 +220,7 @@ def test_rule_line231_value_range2_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line237_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=237, base=BASE)
 
 
 # line 243: padding in [0, inf)
@@ -231,7 +231,7 @@ def test_rule_line237_value_range3_refused(op, case):
     BASE.but('kernelSize-length3', values={'kernelSize': (3, 3, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line228_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=228, base=BASE)
 
 
 # line 234: len(stride) in {0, 1, 2}
@@ -239,7 +239,7 @@ def test_rule_line228_array_length1_refused(op, case):
     BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line234_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=234, base=BASE)
 
 
 # line 240: len(padding) in {1, 2}
@@ -247,4 +247,4 @@ def test_rule_line234_array_length2_refused(op, case):
     BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line240_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=240, base=BASE)

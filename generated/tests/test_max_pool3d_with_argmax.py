@@ -193,7 +193,7 @@ def test_error_row8_unclassified():
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line119_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=119, base=BASE)
 
 
 # line 129: stride in (0, inf)
@@ -201,7 +201,7 @@ def test_rule_line119_value_range1_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 1, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line129_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)
 
 
 # line 139: padding in [0, inf)
@@ -212,7 +212,7 @@ def test_rule_line129_value_range2_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 0, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line139_value_range4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
 
 
 # line 149: dilation in (0, inf)
@@ -220,7 +220,7 @@ def test_rule_line139_value_range4_refused(op, case):
     BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line149_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)
 
 
 # line 119: len(kernelSize) in {1, 3}
@@ -228,7 +228,7 @@ def test_rule_line149_value_range5_refused(op, case):
     BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line119_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=119, base=BASE)
 
 
 # line 129: len(stride) in {0, 1, 3}
@@ -236,7 +236,7 @@ def test_rule_line119_array_length1_refused(op, case):
     BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line129_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)
 
 
 # line 139: len(padding) in {1, 3}
@@ -244,7 +244,7 @@ def test_rule_line129_array_length2_refused(op, case):
     BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line139_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
 
 
 # line 149: len(dilation) in {1, 3}
@@ -252,4 +252,4 @@ def test_rule_line139_array_length3_refused(op, case):
     BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line149_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)

@@ -228,7 +228,7 @@ def test_error_row12_unclassified():
     BASE.but('dilation=2', values={'dilation': (2, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line143_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)
 
 
 # line 236: kernelSize in (0, inf)
@@ -236,7 +236,7 @@ def test_rule_line143_value_range1_refused(op, case):
     BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line236_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)
 
 
 # line 242: stride in (0, inf)
@@ -244,7 +244,7 @@ def test_rule_line236_value_range2_refused(op, case):
     BASE.but('stride=0', values={'stride': (0, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line242_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=242, base=BASE)
 
 
 # line 248: padding in [0, inf)
@@ -255,7 +255,7 @@ def test_rule_line242_value_range3_refused(op, case):
     BASE.but('padding=2', values={'padding': (2, 0, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line248_value_range5_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=248, base=BASE)
 
 
 # line 113: len(kernelSize) in {1, 3}
@@ -263,7 +263,7 @@ def test_rule_line248_value_range5_refused(op, case):
     BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line113_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
 
 
 # line 123: len(stride) in {0, 1, 3}
@@ -271,7 +271,7 @@ def test_rule_line113_array_length1_refused(op, case):
     BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line123_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=123, base=BASE)
 
 
 # line 133: len(padding) in {1, 3}
@@ -279,7 +279,7 @@ def test_rule_line123_array_length2_refused(op, case):
     BASE.but('padding-length4', values={'padding': (0, 0, 0, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line133_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=133, base=BASE)
 
 
 # line 143: len(dilation) in {1, 3}
@@ -287,4 +287,4 @@ def test_rule_line133_array_length3_refused(op, case):
     BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line143_array_length4_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)

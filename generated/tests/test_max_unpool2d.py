@@ -193,4 +193,4 @@ def test_error_row10_unclassified():
     BASE.but('outputSize-length3', values={'outputSize': (6, 4, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line116_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=116, base=BASE)

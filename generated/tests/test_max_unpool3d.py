@@ -217,7 +217,7 @@ def test_error_row13_unclassified():
     BASE.but('stride=0', values={'stride': (0, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line245_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=245, base=BASE)
 
 
 # line 126: len(outputSize) in {3}
@@ -225,7 +225,7 @@ def test_rule_line245_value_range1_refused(op, case):
     BASE.but('outputSize-length4', values={'outputSize': (4, 4, 6, 6)}),
 ], ids=lambda case: case.id)
 def test_rule_line126_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)
 
 
 # line 146: len(padding) in {3}
@@ -233,7 +233,7 @@ def test_rule_line126_array_length1_refused(op, case):
     BASE.but('padding-length4', values={'padding': (0, 0, 0, 0)}),
 ], ids=lambda case: case.id)
 def test_rule_line146_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=146, base=BASE)
 
 
 # line 236: len(stride) in {3}
@@ -241,4 +241,4 @@ def test_rule_line146_array_length2_refused(op, case):
     BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}),
 ], ids=lambda case: case.id)
 def test_rule_line236_array_length3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)

@@ -120,4 +120,4 @@ def test_error_row4_unclassified():
     BASE.but('numExperts=2049', values={'numExperts': 2049}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line79_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)

@@ -143,7 +143,7 @@ def test_error_row3_shape_mismatch(op, case):
     BASE.but('kGroup=5', values={'kGroup': 5}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'outOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'outOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line343_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=343, base=BASE)
 
 
 # line 344: groupCount in (0, inf)
@@ -151,7 +151,7 @@ def test_rule_line343_value_range1_refused(op, case):
     BASE.but('groupCount=0', values={'groupCount': 0}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'outOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'outOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line344_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=344, base=BASE)
 
 
 # line 345: renorm in [0, 0]
@@ -167,4 +167,4 @@ def test_rule_line345_value_range3_accepted(op, case):
     BASE.but('renorm=1', values={'renorm': 1}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'outOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'outOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line345_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=345, base=BASE)

@@ -139,4 +139,4 @@ def test_error_row4_value(op, case):
     BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line234_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=234, base=BASE)

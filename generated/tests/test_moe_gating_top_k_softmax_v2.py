@@ -169,7 +169,7 @@ def test_rule_line109_value_range1_accepted(op, case):
     BASE.but('renorm=2', values={'renorm': 2}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line109_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=109, base=BASE)
 
 
 # line 257: k in (-inf, 1024]
@@ -177,4 +177,4 @@ def test_rule_line109_value_range1_refused(op, case):
     BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line257_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=257, base=BASE)

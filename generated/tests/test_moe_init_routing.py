@@ -136,4 +136,4 @@ def test_error_row4_value():
     BASE.but('activeNum=-1', values={'activeNum': -1}, out={'expandedXOut': 'FLOAT', 'expandedRowIdxOut': 'INT32', 'expandedExpertIdxOut': 'INT32'}, out_shapes={'expandedXOut': '<auto>', 'expandedRowIdxOut': '<auto>', 'expandedExpertIdxOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line111_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=111, base=BASE)

@@ -150,4 +150,4 @@ def test_error_row3_value(op, case):
     BASE.but('activeExpertRangeOptional-length3', values={'activeExpertRangeOptional': (1, 5, 5)}, out={'expandedXOut': 'FLOAT', 'expandedRowIdxOut': 'INT32', 'expertTokensCountOrCumsumOut': 'INT64', 'expandedScaleOut': 'FLOAT'}, out_shapes={'expandedXOut': '<auto>', 'expandedRowIdxOut': '<auto>', 'expertTokensCountOrCumsumOut': '<auto>', 'expandedScaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line251_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=251, base=BASE)

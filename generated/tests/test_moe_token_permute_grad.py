@@ -140,7 +140,7 @@ def test_rule_line103_value_range1_accepted(op, case):
     BASE.but('numTopk=513', values={'numTopk': 513}),
 ], ids=lambda case: case.id)
 def test_rule_line103_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)
 
 
 # line 228: numTopk in (-inf, 512] on Ascend910B, Ascend910_93
@@ -148,4 +148,4 @@ def test_rule_line103_value_range1_refused(op, case):
     BASE.but('numTopk=513', values={'numTopk': 513}),
 ], ids=lambda case: case.id)
 def test_rule_line228_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B', 'Ascend910_93'))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B', 'Ascend910_93'), line=228, base=BASE)

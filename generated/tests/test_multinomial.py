@@ -191,4 +191,4 @@ def test_error_row10_unclassified():
     BASE.but('numsamples=0', values={'numsamples': 0}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line207_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=207, base=BASE)

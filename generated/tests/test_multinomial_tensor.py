@@ -199,4 +199,4 @@ def test_error_row11_unclassified():
     BASE.but('numsamples=0', values={'numsamples': 0}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line219_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=219, base=BASE)

@@ -155,7 +155,7 @@ def test_rule_line97_dim_equality1_accepted(op, case):
     BASE.but('target-dim2', shapes={'target': (2, 2, 3)}, out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line97_dim_equality1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=97, base=BASE)
 
 
 # line 138: when reduction in {0}: out has the shape of target
@@ -170,4 +170,4 @@ def test_rule_line138_shape_rule1_accepted(op, case):
     BASE.but('reduction=0-out[1]', out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': (1,), 'totalWeightOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line138_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=138, base=BASE)

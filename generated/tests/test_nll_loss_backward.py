@@ -163,4 +163,4 @@ def test_rule_line98_shape_rule1_accepted(op, case):
     BASE.but('reduction=1-gradOutput[3, 4]', shapes={'gradOutput': (3, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line98_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=98, base=BASE)

@@ -195,4 +195,4 @@ def test_error_row10_rank(op, case):
     BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line216_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=216, base=BASE)

@@ -197,4 +197,4 @@ def test_rule_line88_value_range1_accepted(op, case):
     BASE.but('dims=3', values={'dims': (3, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

@@ -246,4 +246,4 @@ def test_rule_line411_dtype_combination14():
     BASE.but('x1=INT32', dtypes={'x1': 'INT32'}, out={'out': 'FLOAT16'}, out_shapes={'out': '<auto>'}, none=('x1Scale', 'yScale', 'x1Offset', 'x2Offset', 'yOffset', 'x1Scale', 'x2Offset', 'yScale', 'yOffset')),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=391, base=BASE)

@@ -115,4 +115,4 @@ def test_error_row3_unclassified():
     BASE.but('n=-1', values={'n': -1}),
 ], ids=lambda case: case.id)
 def test_rule_line171_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=171, base=BASE)

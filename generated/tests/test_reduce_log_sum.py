@@ -189,4 +189,4 @@ def test_rule_line88_value_range1_accepted(op, case):
     BASE.but('axes=2', values={'axes': (2,)}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

@@ -219,4 +219,4 @@ def test_rule_line90_value_range1_accepted(op, case):
     BASE.but('dims=2', values={'dims': (2,)}),
 ], ids=lambda case: case.id)
 def test_rule_line90_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=90, base=BASE)

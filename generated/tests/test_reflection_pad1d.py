@@ -216,7 +216,7 @@ def test_rule_line181_value_range1_accepted(op, case):
     BASE.but('padding=6', values={'padding': (6, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line181_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=181, base=BASE)
 
 
 # line 95: len(padding) in {2}
@@ -224,4 +224,4 @@ def test_rule_line181_value_range1_refused(op, case):
     BASE.but('padding-length3', values={'padding': (2, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line95_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=95, base=BASE)

@@ -163,7 +163,7 @@ def test_error_row7_unclassified():
     BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
 
 
 # line 99: padding[2:4] in (-inf, size(self, -2))
@@ -171,7 +171,7 @@ def test_rule_line99_value_range1_refused(op, case):
     BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
 
 
 # line 99: padding[-2:] in (-inf, size(self, -3))
@@ -179,7 +179,7 @@ def test_rule_line99_value_range2_refused(op, case):
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
 
 
 # line 99: len(padding) in {6}
@@ -187,4 +187,4 @@ def test_rule_line99_value_range3_refused(op, case):
     BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)

@@ -213,4 +213,4 @@ def test_error_row9_unclassified():
     BASE.but('repeats=-1', values={'repeats': (-1, 1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line219_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=219, base=BASE)

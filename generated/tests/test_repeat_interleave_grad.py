@@ -143,4 +143,4 @@ def test_rule_line107_value_range1_accepted(op, case):
     BASE.but('axis=2', values={'axis': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line107_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)

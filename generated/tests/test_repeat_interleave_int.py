@@ -157,4 +157,4 @@ def test_error_row5_rank(op, case):
     BASE.but('repeats=-1', values={'repeats': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line94_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=94, base=BASE)

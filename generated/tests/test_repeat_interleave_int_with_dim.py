@@ -167,7 +167,7 @@ def test_error_row7_unclassified():
     BASE.but('repeats=-1', values={'repeats': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line96_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=96, base=BASE)
 
 
 # line 106: dim in [-rank(self), rank(self) - 1]
@@ -176,4 +176,4 @@ def test_rule_line96_value_range1_refused(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line106_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=106, base=BASE)

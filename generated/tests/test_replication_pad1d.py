@@ -204,7 +204,7 @@ def test_error_row7_value():
     BASE.but('padding=6', values={'padding': (6, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line177_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=177, base=BASE)
 
 
 # line 95: len(padding) in {2}
@@ -212,4 +212,4 @@ def test_rule_line177_value_range1_refused(op, case):
     BASE.but('padding-length3', values={'padding': (2, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line95_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=95, base=BASE)

@@ -157,7 +157,7 @@ def test_error_row6_unclassified():
     BASE.but('padding=6', values={'padding': (6, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line107_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)
 
 
 # line 107: len(padding) in {2}
@@ -165,4 +165,4 @@ def test_rule_line107_value_range1_refused(op, case):
     BASE.but('padding-length3', values={'padding': (2, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line107_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)

@@ -211,7 +211,7 @@ def test_rule_line103_value_range1_accepted(op, case):
     BASE.but('padding=6', values={'padding': (6, 3, 4, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line103_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)
 
 
 # line 103: padding[-2:] in (-inf, size(self, -2))
@@ -226,7 +226,7 @@ def test_rule_line103_value_range2_accepted(op, case):
     BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line103_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)
 
 
 # line 103: len(padding) in {4}
@@ -234,4 +234,4 @@ def test_rule_line103_value_range2_refused(op, case):
     BASE.but('padding-length5', values={'padding': (2, 3, 4, 1, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line103_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)

@@ -211,7 +211,7 @@ def test_rule_line196_value_range1_accepted(op, case):
     BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line196_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=196, base=BASE)
 
 
 # line 196: padding[2:4] in (-inf, size(self, -2))
@@ -226,7 +226,7 @@ def test_rule_line196_value_range2_accepted(op, case):
     BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line196_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=196, base=BASE)
 
 
 # line 196: padding[4:6] in (-inf, size(self, -3))
@@ -234,7 +234,7 @@ def test_rule_line196_value_range2_refused(op, case):
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line196_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=196, base=BASE)
 
 
 # line 114: len(padding) in {6}
@@ -242,4 +242,4 @@ def test_rule_line196_value_range3_refused(op, case):
     BASE.but('padding-length7', values={'padding': (2, 3, 1, 2, 0, 3, 3)}),
 ], ids=lambda case: case.id)
 def test_rule_line114_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=114, base=BASE)

@@ -200,7 +200,7 @@ def test_rule_line274_dtype_combination7_accepted(op, case):
     BASE.but('x=FLOAT', shapes={'x': (2, 3, 16), 'gamma': (16,)}, out={'yOut': 'FLOAT16', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'rstdOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=261, base=BASE)
 
 
 # line 243: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
@@ -215,7 +215,7 @@ def test_rule_line243_dim_bytes1_accepted(op, case):
     BASE.but('x-dim-1=7', shapes={'x': (2, 3, 7), 'gamma': (7,)}),
 ], ids=lambda case: case.id)
 def test_rule_line243_dim_bytes1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',), line=243, base=BASE)
 
 
 # line 243: x.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B

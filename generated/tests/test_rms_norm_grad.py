@@ -194,7 +194,7 @@ def test_rule_line289_dtype_combination7_accepted(op, case):
     BASE.but('dy=FLOAT', dtypes={'x': 'FLOAT16'}, shapes={'dy': (2, 3, 16), 'x': (2, 3, 16), 'gamma': (16,)}, out={'dxOut': 'FLOAT16', 'dgammaOut': 'FLOAT'}, out_shapes={'dxOut': '<auto>', 'dgammaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=276, base=BASE)
 
 
 # line 266: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
@@ -209,7 +209,7 @@ def test_rule_line266_dim_bytes1_accepted(op, case):
     BASE.but('x-dim-1=7', shapes={'dy': (2, 3, 7), 'x': (2, 3, 7), 'gamma': (7,)}),
 ], ids=lambda case: case.id)
 def test_rule_line266_dim_bytes1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',), line=266, base=BASE)
 
 
 # line 266: x.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B

@@ -186,7 +186,7 @@ def test_rule_line271_dtype_combination6():
     BASE.but('x=BFLOAT16', dtypes={'x': 'BFLOAT16'}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910B',))
+    t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=261, base=BASE)
 
 
 # line 254: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
@@ -201,7 +201,7 @@ def test_rule_line254_dim_bytes1_accepted(op, case):
     BASE.but('x-dim-1=15', shapes={'x': (3, 15), 'gamma': (15,), 'beta': (15,)}, out={'y': 'INT8'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line254_dim_bytes1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend310P',))
+    t.check_refused(op, case, status=161002, socs=('Ascend310P',), line=254, base=BASE)
 
 
 # line 254: x.shape[-1] * itemsize >= 32 bytes on Ascend310P: not on Ascend910B

@@ -213,4 +213,4 @@ def test_rule_line114_value_range1_accepted(op, case):
     BASE.but('dims=2', values={'dims': (2, 1)}),
 ], ids=lambda case: case.id)
 def test_rule_line114_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=114, base=BASE)

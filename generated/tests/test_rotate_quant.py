@@ -131,4 +131,4 @@ def test_rule_line437_value_set1_accepted(op, case):
     BASE.but('axis=0', values={'axis': 0}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line437_value_set1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=('Ascend910_93', 'Ascend910B'))
+    t.check_refused(op, case, status=161002, socs=('Ascend910_93', 'Ascend910B'), line=437, base=BASE)

@@ -127,4 +127,4 @@ def test_error_row5_unclassified():
     BASE.but('size=-1', values={'size': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line132_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=132, base=BASE)

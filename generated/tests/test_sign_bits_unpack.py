@@ -133,4 +133,4 @@ def test_error_row6_unclassified():
     BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line64_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=64, base=BASE)

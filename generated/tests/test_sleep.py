@@ -84,4 +84,4 @@ def test_error_row3_unclassified():
     BASE.but('cycles=0', values={'cycles': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line99_value_range1_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=99, base=BASE)

@@ -183,7 +183,7 @@ def test_rule_line114_value_range1_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line114_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=114, base=BASE)
 
 
 # line 144: step in (0, inf)
@@ -191,4 +191,4 @@ def test_rule_line114_value_range1_refused(op, case):
     BASE.but('step=0', values={'step': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line144_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=144, base=BASE)

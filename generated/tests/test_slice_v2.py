@@ -200,7 +200,7 @@ def test_rule_line132_value_range1_accepted(op, case):
     BASE.but('axes=2', values={'axes': (2, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line132_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=132, base=BASE)
 
 
 # line 142: steps in (0, inf)
@@ -215,4 +215,4 @@ def test_rule_line142_value_range2_accepted(op, case):
     BASE.but('steps=0', values={'steps': (0, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line142_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=142, base=BASE)

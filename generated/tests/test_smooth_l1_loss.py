@@ -142,7 +142,7 @@ def test_rule_line73_shape_rule1_accepted(op, case):
     BASE.but('reduction=0-result[1]', values={'reduction': 0}, out={'result': 'FLOAT'}, out_shapes={'result': (1,)}),
 ], ids=lambda case: case.id)
 def test_rule_line73_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=73, base=BASE)
 
 
 # line 73: when reduction in {1, 2}: result has one element
@@ -157,4 +157,4 @@ def test_rule_line73_shape_rule2_accepted(op, case):
     BASE.but('reduction=1-result[3, 4]', out={'result': 'FLOAT'}, out_shapes={'result': (3, 4)}),
 ], ids=lambda case: case.id)
 def test_rule_line73_shape_rule2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=73, base=BASE)

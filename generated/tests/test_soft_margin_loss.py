@@ -131,7 +131,7 @@ def test_error_row5_unclassified():
     BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)
 
 
 # line 51: when reduction in {0}: out has the shape of self
@@ -146,4 +146,4 @@ def test_rule_line51_shape_rule1_accepted(op, case):
     BASE.but('reduction=0-out[1]', values={'reduction': 0}, out={'out': 'FLOAT'}, out_shapes={'out': (1,)}),
 ], ids=lambda case: case.id)
 def test_rule_line51_shape_rule1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=51, base=BASE)

@@ -168,7 +168,7 @@ def test_error_row6_unclassified():
     BASE.but('hopLength=0', values={'hopLength': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line115_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=115, base=BASE)
 
 
 # line 125: winLength in (0, nFft]
@@ -177,7 +177,7 @@ def test_rule_line115_value_range1_refused(op, case):
     BASE.but('winLength=17', values={'winLength': 17}),
 ], ids=lambda case: case.id)
 def test_rule_line125_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=125, base=BASE)
 
 
 # line 267: winLength in (-inf, nFft]
@@ -185,4 +185,4 @@ def test_rule_line125_value_range2_refused(op, case):
     BASE.but('winLength=17', values={'winLength': 17}),
 ], ids=lambda case: case.id)
 def test_rule_line267_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=267, base=BASE)

@@ -110,4 +110,4 @@ def test_rule_line108_divisibility1_accepted(op, case):
     BASE.but('x-dim-1=33', shapes={'x': (3, 33)}),
 ], ids=lambda case: case.id)
 def test_rule_line108_divisibility1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=108, base=BASE)

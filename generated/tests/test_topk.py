@@ -185,7 +185,7 @@ def test_rule_line92_value_range1_accepted(op, case):
     BASE.but('k=6', values={'k': 6}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line92_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=92, base=BASE)
 
 
 # line 102: dim in [-rank(self), rank(self))
@@ -202,7 +202,7 @@ def test_rule_line102_value_range2_accepted(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=102, base=BASE)
 
 
 # line 209: k in [0, inf)
@@ -210,4 +210,4 @@ def test_rule_line102_value_range2_refused(op, case):
     BASE.but('k=-1', values={'k': -1}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line209_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=209, base=BASE)

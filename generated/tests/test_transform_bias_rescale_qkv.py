@@ -124,4 +124,4 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('numHeads=0', values={'numHeads': 0}, out={'qOut': 'FLOAT', 'kOut': 'FLOAT', 'vOut': 'FLOAT'}, out_shapes={'qOut': '<auto>', 'kOut': '<auto>', 'vOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)

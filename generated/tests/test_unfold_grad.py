@@ -161,7 +161,7 @@ def test_error_row9_unclassified():
     BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line136_value_range1_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=136, base=BASE)
 
 
 # line 146: step in (0, inf) (status 561002)
@@ -169,4 +169,4 @@ def test_rule_line136_value_range1_refused(op, case):
     BASE.but('step=0', values={'step': 0}),
 ], ids=lambda case: case.id)
 def test_rule_line146_value_range2_refused(op, case):
-    t.check_refused(op, case, status=561002, socs=())
+    t.check_refused(op, case, status=561002, socs=(), line=146, base=BASE)

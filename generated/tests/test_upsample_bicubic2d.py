@@ -156,7 +156,7 @@ def test_error_row6_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
 
 
 # line 69: len(outputSize) in {2}
@@ -164,4 +164,4 @@ def test_rule_line69_value_range1_refused(op, case):
     BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line69_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)

@@ -165,7 +165,7 @@ def test_error_row7_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 70: len(outputSize) in {2}
@@ -173,7 +173,7 @@ def test_rule_line70_value_range1_refused(op, case):
     BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 80: len(inputSize) in {4}
@@ -181,4 +181,4 @@ def test_rule_line70_array_length1_refused(op, case):
     BASE.but('inputSize-length5', values={'inputSize': (2, 3, 4, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line80_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=80, base=BASE)

@@ -164,7 +164,7 @@ def test_error_row7_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
 
 
 # line 69: len(outputSize) in {1}
@@ -172,7 +172,7 @@ def test_rule_line69_value_range1_refused(op, case):
     BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line69_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
 
 
 # line 79: len(inputSize) in {3}
@@ -180,4 +180,4 @@ def test_rule_line69_array_length1_refused(op, case):
     BASE.but('inputSize-length4', values={'inputSize': (2, 3, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line79_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)

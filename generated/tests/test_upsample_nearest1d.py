@@ -148,7 +148,7 @@ def test_error_row6_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line66_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=66, base=BASE)
 
 
 # line 66: len(outputSize) in {1}
@@ -156,4 +156,4 @@ def test_rule_line66_value_range1_refused(op, case):
     BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line66_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=66, base=BASE)

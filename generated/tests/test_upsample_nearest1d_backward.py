@@ -157,7 +157,7 @@ def test_error_row7_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line68_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=68, base=BASE)
 
 
 # line 68: len(outputSize) in {1}
@@ -165,7 +165,7 @@ def test_rule_line68_value_range1_refused(op, case):
     BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line68_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=68, base=BASE)
 
 
 # line 78: len(inputSize) in {3}
@@ -173,4 +173,4 @@ def test_rule_line68_array_length1_refused(op, case):
     BASE.but('inputSize-length4', values={'inputSize': (2, 3, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line78_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=78, base=BASE)

@@ -149,7 +149,7 @@ def test_error_row6_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0,)}),
 ], ids=lambda case: case.id)
 def test_rule_line67_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=67, base=BASE)
 
 
 # line 67: len(outputSize) in {1}
@@ -157,4 +157,4 @@ def test_rule_line67_value_range1_refused(op, case):
     BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
 ], ids=lambda case: case.id)
 def test_rule_line67_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=67, base=BASE)

@@ -159,7 +159,7 @@ def test_error_row7_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 6, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 70: len(outputSize) in {3}
@@ -167,7 +167,7 @@ def test_rule_line70_value_range1_refused(op, case):
     BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 80: len(inputSize) in {5}
@@ -175,4 +175,4 @@ def test_rule_line70_array_length1_refused(op, case):
     BASE.but('inputSize-length6', values={'inputSize': (1, 2, 3, 4, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line80_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=80, base=BASE)

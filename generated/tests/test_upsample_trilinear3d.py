@@ -157,7 +157,7 @@ def test_error_row6_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 6, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
 
 
 # line 70: len(outputSize) in {3}
@@ -165,4 +165,4 @@ def test_rule_line70_value_range1_refused(op, case):
     BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line70_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)

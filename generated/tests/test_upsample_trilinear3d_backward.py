@@ -166,7 +166,7 @@ def test_error_row7_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 6, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line71_value_range1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=71, base=BASE)
 
 
 # line 71: len(outputSize) in {3}
@@ -174,7 +174,7 @@ def test_rule_line71_value_range1_refused(op, case):
     BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
 ], ids=lambda case: case.id)
 def test_rule_line71_array_length1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=71, base=BASE)
 
 
 # line 81: len(inputSize) in {5}
@@ -182,4 +182,4 @@ def test_rule_line71_array_length1_refused(op, case):
     BASE.but('inputSize-length6', values={'inputSize': (1, 2, 3, 4, 5, 5)}),
 ], ids=lambda case: case.id)
 def test_rule_line81_array_length2_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=())
+    t.check_refused(op, case, status=161002, socs=(), line=81, base=BASE)
