@@ -68,10 +68,23 @@ def kernel_paths() -> list[str]:
     return found
 
 
+def route_path(route: str) -> str | None:
+    """The kernel path an engine's route ran: the path itself, a library route's ISA as a path
+    ("onednn:brg:avx512_core_amx" ran avx512; oneDNN is capped by ACLNN_SIM_ISA), or None for a library
+    that picks its kernels by its own dispatch ("openblas": the matmul family's float32 route, and its
+    16-bit one below AVX512-BF16)."""
+    library, _, isa = route.rpartition(":")
+    if not library:
+        return None if route == "openblas" else route
+    return next((path for prefix, path in (("avx512", "avx512"), ("avx2", "avx2"), ("sse41", "baseline"))
+                 if isa.startswith(prefix)), isa)
+
+
 def engines_off_path(path: str, engine_paths: dict[str, str]) -> list[str]:
     """The engines whose kernels ran another path than `path` ("softmax ran baseline"): each runs
-    the path asked for."""
-    return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items()) if ran != path]
+    the path asked for (or a narrower library route within it)."""
+    return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items())
+            if route_path(ran) not in (path, None)]
 
 
 def run_per_path(name: str, args: list[str], paths: list[str], matched: bool = False) -> dict:
