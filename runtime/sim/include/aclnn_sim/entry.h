@@ -206,10 +206,11 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
                     // kRank: a rank in [rank_min, rank_max]
   uint64_t others;  // parameter mask
   int line;
-  int8_t rank_min, rank_max;
-  // A dtype condition, as DivisibleSpec's: one of these parameters carries one of these dtypes.
-  uint64_t when_params;
-  uint64_t when_dtypes;
+  // kRank's bounds, and a dtype condition (as DivisibleSpec's: one of these parameters carries one of these
+  // dtypes): the generated tables name them where a rule has them (defaults, not a warning per rule).
+  int8_t rank_min = 0, rank_max = 0;
+  uint64_t when_params = 0;
+  uint64_t when_dtypes = 0;
 };
 
 // DimBytesSpec::axis of a rule on the whole tensor (gen.ir.DimBytes.axis None: "gamma的长度必须大于等于32 Bytes").
