@@ -7,6 +7,8 @@ and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bia
 weight. The quantised, antiquantised and activation forms and group_list_type 2 answer an error
 naming the argument, never a value."""
 
+from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
+
 
 def test_grouped_matmul_equals_matmul_per_group(run_npu):
     run_npu("""
@@ -116,38 +118,32 @@ def test_grouped_matmul_add_accumulates_each_k_group_product(run_npu):
     # npu_grouped_matmul_add(_) (aclnnGroupedMatmulAdd, a derived page): self[i] + x[rows of group i]^T @
     # weight[rows of group i], groups of x's K rows by group_list's cumulative ends: an empty group, rows
     # past the last end, the in-place form; the modes the API does not support and bad ends refused by name.
-    run_npu("""
-        torch.manual_seed(0)
-        for dtype in (torch.float16, torch.bfloat16):
-            k, m, n = 10, 3, 4
-            x, weight = torch.randn(k, m).to(dtype), torch.randn(k, n).to(dtype)
-            ends = [2, 2, 7, 9]
-            y = torch.randn(len(ends), m, n)
-            want = y.clone()
-            for i, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
-                want[i] += x[start:end].float().t() @ weight[start:end].float()
-            group_list = torch.tensor(ends).npu()
-            got = torch_npu.npu_grouped_matmul_add(y.npu(), x.npu(), weight.npu(), group_list)
-            assert got.dtype == torch.float32 and torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-5), dtype
-            inplace = y.npu()
-            torch_npu.npu_grouped_matmul_add_(inplace, x.npu(), weight.npu(), group_list)
-            assert torch.allclose(inplace.cpu(), want, rtol=1e-5, atol=1e-5), dtype
-        y, x, weight = torch.zeros(2, 3, 4).npu(), torch.randn(6, 3).half().npu(), torch.randn(6, 4).half().npu()
-        calls = [
-            ({"transpose_x": False}, torch.tensor([2, 6]), "transposeX"),
-            ({"transpose_weight": True}, torch.tensor([2, 6]), "transposeWeight"),
-            ({"group_type": 0}, torch.tensor([2, 6]), "groupType"),
-            ({}, torch.tensor([4, 2]), "groupList"),
-            ({}, torch.tensor([2, 7]), "groupList"),
-        ]
-        for options, ends, word in calls:
-            try:
-                torch_npu.npu_grouped_matmul_add(y, x, weight, ends.npu(), **options)
-                torch.npu.synchronize()
-            except RuntimeError as error:
-                assert word in str(error), (word, error)
-            else:
-                raise AssertionError(f"{word}: not refused")
+    run_npu(REFUSED_BY_NAME + """
+    torch.manual_seed(0)
+    for dtype in (torch.float16, torch.bfloat16):
+        k, m, n = 10, 3, 4
+        x, weight = torch.randn(k, m).to(dtype), torch.randn(k, n).to(dtype)
+        ends = [2, 2, 7, 9]
+        y = torch.randn(len(ends), m, n)
+        want = y.clone()
+        for i, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+            want[i] += x[start:end].float().t() @ weight[start:end].float()
+        group_list = torch.tensor(ends).npu()
+        got = torch_npu.npu_grouped_matmul_add(y.npu(), x.npu(), weight.npu(), group_list)
+        assert got.dtype == torch.float32 and torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-5), dtype
+        inplace = y.npu()
+        torch_npu.npu_grouped_matmul_add_(inplace, x.npu(), weight.npu(), group_list)
+        assert torch.allclose(inplace.cpu(), want, rtol=1e-5, atol=1e-5), dtype
+    y, x, weight = torch.zeros(2, 3, 4).npu(), torch.randn(6, 3).half().npu(), torch.randn(6, 4).half().npu()
+    calls = [
+        ({"transpose_x": False}, torch.tensor([2, 6]), "transposeX"),
+        ({"transpose_weight": True}, torch.tensor([2, 6]), "transposeWeight"),
+        ({"group_type": 0}, torch.tensor([2, 6]), "groupType"),
+        ({}, torch.tensor([4, 2]), "groupList"),
+        ({}, torch.tensor([2, 7]), "groupList"),
+    ]
+    refused_by_name([(lambda options=options, ends=ends: torch_npu.npu_grouped_matmul_add(
+        y, x, weight, ends.npu(), **options), word) for options, ends, word in calls])
     """)
 
 

@@ -8,6 +8,8 @@ and npu_moe_compute_expert_tokens (aclnnMoeComputeExpertTokens), against their R
 here element by element (derived pages: op_docs/derived/), alone and between the gating and the
 finalize routing of a MoE layer."""
 
+from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
+
 
 def test_moe_gating_top_k_equals_group_limited_routing(run_npu):
     run_npu("""
@@ -145,7 +147,7 @@ def test_moe_v1_pipeline_routes_a_layer_as_its_dense_form(run_npu):
 def test_moe_v1_routing_refuses_what_its_pages_exclude_by_name(run_npu):
     # Device data the formulas leave undefined (a rowIdx that is no permutation, unsorted or out-of-range
     # experts) fails naming the tensor; a numExperts outside (0, 2048] fails in phase 1.
-    run_npu("""
+    run_npu(REFUSED_BY_NAME + """
     x, experts = torch.randn(3, 4).npu(), torch.tensor([[0, 1], [1, 2], [2, 0]], dtype=torch.int32).npu()
     calls = [
         (lambda: torch_npu.npu_moe_init_routing(x, torch.zeros(3, 2, dtype=torch.int32).npu(), experts, 3), "rowIdx"),
@@ -157,14 +159,7 @@ def test_moe_v1_routing_refuses_what_its_pages_exclude_by_name(run_npu):
         (lambda: torch_npu.npu_moe_compute_expert_tokens(torch.tensor([0], dtype=torch.int32).npu(), 2049),
          "numExperts"),
     ]
-    for run, word in calls:
-        try:
-            run()
-            torch.npu.synchronize()
-        except RuntimeError as error:
-            assert word in str(error), (word, error)
-        else:
-            raise AssertionError(f"{word}: not refused")
+    refused_by_name(calls)
     """)
 
 
@@ -173,7 +168,7 @@ def test_moe_re_routing_moves_rank_major_blocks_expert_major(run_npu):
     # experts in order, rearranged expert by expert (each expert's ranks in order), per the README's offsets;
     # empty blocks, an expert without tokens; the modes it does not support and counts that miss the tokens
     # refused by name.
-    run_npu("""
+    run_npu(REFUSED_BY_NAME + """
     torch.manual_seed(0)
     for dtype in (torch.float16, torch.bfloat16, torch.int8):
         for count_dtype in (torch.int32, torch.int64):
@@ -202,12 +197,5 @@ def test_moe_re_routing_moves_rank_major_blocks_expert_major(run_npu):
         (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [1, 0]]).npu()), "expertTokenNumPerRank"),
         (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [3, -1]]).npu()), "expertTokenNumPerRank"),
     ]
-    for run, word in calls:
-        try:
-            run()
-            torch.npu.synchronize()
-        except RuntimeError as error:
-            assert word in str(error), (word, error)
-        else:
-            raise AssertionError(f"{word}: not refused")
+    refused_by_name(calls)
     """)

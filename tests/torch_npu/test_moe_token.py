@@ -5,6 +5,8 @@ sorted by expert, stably, sorted_indices each pair's permuted row; a token's row
 weighed by probs; the gradients of both, called directly and through autograd. And what the pages
 exclude refused by name."""
 
+from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
+
 # The formulas, pair by pair in plain Python over torch tensors.
 REFERENCES = """
     def permute_reference(tokens, indices, num_out_tokens):
@@ -158,7 +160,7 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
     # paddedMode true (unsupported by the READMEs) in phase 1; device data the formulas leave undefined
     # (an expert past the README's range, an index past the permuted rows, one held twice where the
     # gradient scatters) in phase 2, each naming its argument.
-    run_npu("""
+    run_npu(REFUSED_BY_NAME + """
     tokens, indices = torch.randn(3, 4).npu(), torch.tensor([[0, 1], [1, 2], [2, 0]]).npu()
     permuted, sorted_indices = torch_npu.npu_moe_token_permute(tokens, indices)
     dropped, dropped_indices = torch_npu.npu_moe_token_permute(tokens, indices, 4)
@@ -176,14 +178,7 @@ def test_moe_token_ops_refuse_what_their_pages_exclude_by_name(run_npu):
             tokens, dropped, indices, torch.tensor([0, 1, 2, 3, 4, 6], dtype=torch.int32).npu()), "sortedIndices"),
         (lambda: torch_npu.npu_moe_token_unpermute_grad(permuted, tokens, twice, probs=probs), "sortedIndices"),
     ]
-    for run, word in calls:
-        try:
-            run()
-            torch.npu.synchronize()
-        except RuntimeError as error:
-            assert word in str(error), (word, error)
-        else:
-            raise AssertionError(f"{word}: not refused")
+    refused_by_name(calls)
     """)
 
 
@@ -192,7 +187,7 @@ def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_for
     # (derived pages): the pairs a routing map marks, expert-major (the README's masked select of
     # routingMap.T), sorted_indices their stable argsort by token, and back weighed by the probs the map
     # selects; BOOL and INT8 maps, experts no token takes; drop-and-pad and a row without topK marks refused.
-    run_npu(REFERENCES + """
+    run_npu(REFUSED_BY_NAME + REFERENCES + """
     torch.manual_seed(0)
     for dtype in (torch.float32, torch.float16, torch.bfloat16):
         for tokens_num, experts, top_k, map_dtype in ((5, 6, 2, torch.bool), (4, 8, 3, torch.int8), (3, 4, 1, torch.bool)):
@@ -227,14 +222,7 @@ def test_moe_token_permute_and_unpermute_with_routing_map_equal_their_readme_for
         (lambda: torch_npu.npu_moe_token_unpermute_with_routing_map(permuted, sorted_indices, [3, 4], drop_and_pad=True),
          "paddedMode"),
     ]
-    for run, word in calls:
-        try:
-            run()
-            torch.npu.synchronize()
-        except RuntimeError as error:
-            assert word in str(error), (word, error)
-        else:
-            raise AssertionError(f"{word}: not refused")
+    refused_by_name(calls)
     """)
 
 
@@ -323,7 +311,7 @@ def test_moe_token_routing_map_unpermute_takes_empty_slots_as_torch_npu_document
     # torch_npu's documentation of npu_moe_token_unpermute_with_routing_map: a token holds at most topK experts
     # (a row of the map fewer marks, a token no expert takes) and -1 marks an empty slot. The forward and its
     # gradient (autograd) against the CPU reference; what stays undefined refused by name.
-    run_npu(ROUTING_MAP_REFERENCES + """
+    run_npu(REFUSED_BY_NAME + ROUTING_MAP_REFERENCES + """
     torch.manual_seed(1)
     tokens_num, experts, top_k, hidden = 5, 4, 3, 4
     routing_map = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 1, 0], [1, 1, 1, 0]], dtype=torch.int8)
@@ -374,12 +362,5 @@ def test_moe_token_routing_map_unpermute_takes_empty_slots_as_torch_npu_document
             torch.randn(6, 4).npu(), torch.randn(6).npu(), torch.arange(6, dtype=torch.int32).npu(), uneven, 3, 3,
             False), "routingMap"),
     ]
-    for run, word in calls:
-        try:
-            run()
-            torch.npu.synchronize()
-        except RuntimeError as error:
-            assert word in str(error), (word, error)
-        else:
-            raise AssertionError(f"{word}: not refused")
+    refused_by_name(calls)
     """)
