@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from gen import families
 from gen.api.calls import EXPRESSIBLE, SHAPES
@@ -177,10 +177,7 @@ class BaseCall:
                 dtypes[p.name] = (dtype if dtype in listed else listed[0]).value
         dtypes.update({s: dtypes[t] for s, t in self.bound_scalars.items() if t in dtypes})
         rows = [r for r in self.api.dtype_combinations if r.applies_to(soc)]
-        candidates = [dtypes] + [
-            {**dtypes, **{c.param: c.dtypes[0].value for c in r.cells if c.param in dtypes and c.dtypes and
-                          dtypes[c.param] not in {d.value for d in c.dtypes}}}
-            for r in rows if self.lead is not None and (cell := r.cell(self.lead.name)) and dtype in cell.dtypes]
+        candidates = [dtypes] + [moved for _, moved in self._into_rows(dtypes, rows, dtype)]
         for call in candidates:
             call.update({s: call[t] for s, t in self.bound_scalars.items() if t in call})
             if self._listed_on(soc, call) and (not rows or any(
@@ -216,18 +213,24 @@ class BaseCall:
                 DType(dtypes[self.lead.name]) is self.base_dtype or \
                 any(matches(r, {n: DType(v) for n, v in dtypes.items()}) for r in rows):
             return dtypes
-        lead = DType(dtypes[self.lead.name])
-        for row in rows:
-            cell = row.cell(self.lead.name)
-            if cell is None or lead not in cell.dtypes:
-                continue
-            chosen = dict(dtypes)
-            chosen.update({c.param: c.dtypes[0].value for c in row.cells
-                           if c.param in chosen and c.dtypes and DType(chosen[c.param]) not in c.dtypes})
-            chosen.update({s: chosen[t] for s, t in self.bound_scalars.items()})
+        for row, chosen in self._into_rows(dtypes, rows, DType(dtypes[self.lead.name])):
             if matches(row, {n: DType(v) for n, v in chosen.items()}):
                 return chosen
         return dtypes
+
+    def _into_rows(self, dtypes: dict[str, str], rows: list[DTypeCombination],
+                   lead: DType) -> Iterator[tuple[DTypeCombination, dict[str, str]]]:
+        """`dtypes` moved into each of `rows` whose lead cell has `lead`: each parameter the row names
+        takes the row's first dtype where its own is not the row's; a scalar bound to a tensor's dtype
+        follows it."""
+        for row in rows:
+            cell = row.cell(self.lead.name) if self.lead is not None else None
+            if cell is None or lead not in cell.dtypes:
+                continue
+            moved = {**dtypes, **{c.param: c.dtypes[0].value for c in row.cells
+                                  if c.param in dtypes and c.dtypes and DType(dtypes[c.param]) not in c.dtypes}}
+            moved.update({s: moved[t] for s, t in self.bound_scalars.items() if t in moved})
+            yield row, moved
 
     def at_dtype(self, dtype: DType) -> dict[str, Any]:
         """The Case arguments of the base call with its inputs in `dtype` (those the page's
