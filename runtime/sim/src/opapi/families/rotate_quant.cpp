@@ -47,16 +47,14 @@ class RotateQuantWork final : public FamilyWork {
                       y.data(), kk);
     std::vector<int64_t> q(y.size());
     std::vector<float> scales(static_cast<size_t>(rows));
+    // roundMode: "floor", or "rint" (half to even: QuantiseRow's own rounding).
+    double (*const round)(double) = floor ? static_cast<double (*)(double)>(std::floor)
+                                          : static_cast<double (*)(double)>(std::nearbyint);
     ParallelFor(rows, [&](int64_t r) {
       const float* row = y.data() + r * width;
       float offset = 0;
-      auto value = [row](int64_t j) { return row[j]; };
-      if (floor) {
-        QuantiseRow(width, value, false, -128, 127, &scales[static_cast<size_t>(r)], &offset, q.data() + r * width,
-                    static_cast<double (*)(double)>(std::floor));
-      } else {
-        QuantiseRow(width, value, false, -128, 127, &scales[static_cast<size_t>(r)], &offset, q.data() + r * width);
-      }
+      QuantiseRow(width, [row](int64_t j) { return row[j]; }, false, -128, 127, &scales[static_cast<size_t>(r)], &offset,
+                  q.data() + r * width, round);
     });
     ScatterFrom(q.data(), ComputeType::kInt64, tensor(kOut));
     ScatterFrom(scales.data(), ComputeType::kFloat32, tensor(kScaleOut));
