@@ -350,7 +350,7 @@ def call(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]]) 
 
 def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
                shapes: Optional[dict[str, tuple[int, ...]]] = None,
-               valid_call: Optional[tuple[Case, dict[str, Any]]] = None) -> Optional[list[Any]]:
+               valid_call: Optional[Case] = None) -> Optional[list[Any]]:
     """The out= arrays a case asks for (None: the bindings allocate the outputs), zero-filled in
     the case's out layout. Shapes: the case's, else `shapes` (the golden's; for a call the golden
     cannot compute, that of `valid_call`, the valid call it varies), else the broadcast of the inputs
@@ -368,7 +368,7 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
             # A call just outside a rule: the outputs of the valid call it varies, so that the rule
             # refuses it, not an output no golden could size.
             try:
-                expected = golden_results(op, *valid_call)
+                expected = golden_results(op, valid_call, make_inputs(op, valid_call, soc))
             except Exception:  # noqa: BLE001 - then the shapes below
                 expected = None
         if expected is not None:
@@ -924,9 +924,8 @@ def check_refused(op: Op, case: Case, status: int, socs: tuple[str, ...] = (), l
     with rule_chip(socs):
         soc = active_soc()
         inputs = make_inputs(op, case, soc)
-        valid = (base, make_inputs(op, base, soc)) if base is not None else None
         with pytest.raises(aclnn.AclnnError) as info:
-            call(op, case, inputs, out_arrays(op, case, inputs, soc, valid_call=valid))
+            call(op, case, inputs, out_arrays(op, case, inputs, soc, valid_call=base))
         assert (info.value.phase, info.value.status) == (PHASE1, status), \
             f"{op.api} ({case.id}): expected phase 1 to return {status}, got {info.value}"
         if line and base is not None and on_simulator():
