@@ -33,10 +33,12 @@ OPENED_AND_DONE_WITHOUT = {
     # Vendors' custom operator packages (ASCEND_CUSTOM_OPP_PATH): searched before libopapi.so, absent
     # when no custom package is installed.
     "libcust_opapi.so": "custom operator packages, none installed",
-    # Driver interfaces: device information and API version for feature checks, NPU card/CPU affinity
-    # (CPU_AFFINITY_CONF) and online hardware fault detection; torch_npu logs that the function was
-    # not found and leaves the feature off.
-    "libascend_hal.so": "the driver's device queries (feature checks fall back)",
+    # Driver interfaces: device information and API version, NPU card/CPU affinity (CPU_AFFINITY_CONF)
+    # and online hardware fault detection; torch_npu logs that the function was not found and leaves
+    # the feature off. torch_npu.profiler's start needs the driver's queries and fails naming this
+    # library (logged by the profiler, which then records nothing): the simulator writes no device
+    # profile, and refuses aclprofStart with a configuration as well (ascendcl/tooling.cpp).
+    "libascend_hal.so": "the driver's device queries (torch_npu.profiler's start fails naming it)",
     "libdcmi.so": "the device management interface (CPU affinity binding)",
     "libascend_ml.so": "online AI Core / P2P fault detection",
     # Dump of operator data (ACL dump switches), which the simulator never writes.
