@@ -27,8 +27,7 @@ class ExpertTokensWork final : public IndexedWork {
 
  private:
   aclnnStatus Compute() override {
-    std::vector<int64_t> sorted(static_cast<size_t>(tensor(kSorted).numel()));
-    if (!sorted.empty()) GatherAs(tensor(kSorted), ComputeType::kInt64, sorted.data());
+    const std::vector<int64_t> sorted = Int64s(kSorted);
     for (size_t p = 0; p < sorted.size(); ++p) {
       if (sorted[p] < 0 || sorted[p] >= experts) {
         return OutOfRange(kSorted, static_cast<int64_t>(p), sorted[p], experts, "numExperts");

@@ -28,6 +28,13 @@ class IndexedWork : public FamilyWork {
  protected:
   IndexedWork(const char* api, int tensors) : FamilyWork(api, tensors) {}
 
+  // A tensor's elements as int64 (its indices, counts or marks), row-major: all of them, as phase 1
+  // shaped the tensor to the count the kernel reads.
+  std::vector<int64_t> Int64s(int slot) const {
+    std::vector<int64_t> values(static_cast<size_t>(tensor(slot).numel()));
+    if (!values.empty()) GatherAs(tensor(slot), ComputeType::kInt64, values.data());
+    return values;
+  }
   aclnnStatus OutOfRange(int slot, int64_t at, int64_t value, int64_t bound, const std::string& what) const {
     return BadIndex(slot, at, value, "outside [0, " + std::to_string(bound) + ") (" + what + ")");
   }

@@ -30,8 +30,7 @@ class ReRoutingWork final : public IndexedWork {
 
  private:
   aclnnStatus Compute() override {
-    std::vector<int64_t> counts(static_cast<size_t>(ranks * experts));
-    if (!counts.empty()) GatherAs(tensor(kReCounts), ComputeType::kInt64, counts.data());
+    const std::vector<int64_t> counts = Int64s(kReCounts);
     int64_t total = 0;
     for (size_t i = 0; i < counts.size(); ++i) {
       if (counts[i] < 0) return BadIndex(kReCounts, static_cast<int64_t>(i), counts[i], "a negative count of tokens");

@@ -264,9 +264,7 @@ class FinalizeWork final : public IndexedWork {
  private:
   aclnnStatus Compute() override {
     const int64_t pairs = rows * k;
-    std::vector<int64_t> row_of(static_cast<size_t>(pairs)), expert(static_cast<size_t>(bias ? pairs : 0));
-    if (pairs > 0) GatherAs(tensor(kRowOf), ComputeType::kInt64, row_of.data());
-    if (!expert.empty()) GatherAs(tensor(kExperts), ComputeType::kInt64, expert.data());
+    const std::vector<int64_t> row_of = Int64s(kRowOf), expert = bias ? Int64s(kExperts) : std::vector<int64_t>();
     for (int64_t p = 0; p < pairs; ++p) {
       if (row_of[static_cast<size_t>(p)] < 0 || row_of[static_cast<size_t>(p)] >= expanded_rows) {
         return OutOfRange(kRowOf, p, row_of[static_cast<size_t>(p)], expanded_rows, "expandedX's rows");
@@ -383,11 +381,7 @@ class RoutingV1Work final : public IndexedWork {
  private:
   aclnnStatus Compute() override {
     const int64_t pairs = rows * k;
-    std::vector<int64_t> experts(static_cast<size_t>(pairs)), row_idx(static_cast<size_t>(pairs));
-    if (pairs > 0) {
-      GatherAs(tensor(kV1Experts), ComputeType::kInt64, experts.data());
-      GatherAs(tensor(kV1RowIdx), ComputeType::kInt64, row_idx.data());
-    }
+    const std::vector<int64_t> experts = Int64s(kV1Experts), row_idx = Int64s(kV1RowIdx);
     std::vector<char> seen(static_cast<size_t>(pairs));
     for (int64_t p = 0; p < pairs; ++p) {
       const int64_t v = row_idx[static_cast<size_t>(p)];

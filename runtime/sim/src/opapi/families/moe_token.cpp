@@ -66,8 +66,7 @@ class TokenWork final : public IndexedWork {
     if (op_ == M::Op::kUnpermuteMap) return UnpermuteMap(pairs);
     if (op_ == M::Op::kPermuteMapGrad) return PermuteMapGrad(pairs);
     if (op_ == M::Op::kUnpermuteMapGrad) return UnpermuteMapGrad(pairs);
-    std::vector<int64_t> idx(static_cast<size_t>(pairs));
-    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    const std::vector<int64_t> idx = Int64s(kSortedIdx);
     std::vector<char> seen(op_ == M::Op::kUnpermuteGrad ? static_cast<size_t>(permuted_rows) : 0);
     // permute_grad is the forward's adjoint: a row the forward dropped with numOutTokens (an index in
     // [M, tokens * topK), the forward's ranks past the kept ones) received no token, so its slot adds 0.
@@ -132,8 +131,7 @@ class TokenWork final : public IndexedWork {
   // npu_moe_token_unpermute_with_routing_map lets a token leave slots empty ("每个token最多预留topK_num个专家槽位，
   // routing_map中每行为1或true的个数小于等于topK_num"); another count fails naming routingMap.
   aclnnStatus MarkedCells(bool at_most, std::vector<int64_t>* cells) {
-    std::vector<int64_t> map(static_cast<size_t>(tokens * experts));
-    if (!map.empty()) GatherAs(tensor(kRoutingMap), ComputeType::kInt64, map.data());
+    const std::vector<int64_t> map = Int64s(kRoutingMap);
     for (int64_t t = 0; t < tokens; ++t) {
       int64_t marks = 0;
       for (int64_t e = 0; e < experts; ++e) marks += map[static_cast<size_t>(t * experts + e)] != 0;
@@ -192,9 +190,9 @@ class TokenWork final : public IndexedWork {
   // Slots whose sortedIndices value is -1 are empty (torch_npu's documentation: "sorted_indices中允许使用-1表示
   // 无效槽位") and add nothing.
   aclnnStatus UnpermuteMap(int64_t pairs) {
-    std::vector<int64_t> idx(static_cast<size_t>(pairs)), cells;
+    const std::vector<int64_t> idx = Int64s(kSortedIdx);
+    std::vector<int64_t> cells;
     std::vector<float> weight;
-    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
     if (probs) {
       if (aclnnStatus s = MarkedCells(true, &cells)) return s;
       weight = ProbsAt(cells);
@@ -234,8 +232,7 @@ class TokenWork final : public IndexedWork {
   // The adjoint of PermuteMap: a token's gradient is the sum of its rows' (sortedIndices[i] the row of its
   // slot i % topK), the probs' gradient the permuted probs' scattered back to the cells they were selected from.
   aclnnStatus PermuteMapGrad(int64_t pairs) {
-    std::vector<int64_t> idx(static_cast<size_t>(pairs));
-    if (pairs > 0) GatherAs(tensor(kSortedIdx), ComputeType::kInt64, idx.data());
+    const std::vector<int64_t> idx = Int64s(kSortedIdx);
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t v = idx[static_cast<size_t>(q)];
       if (v < 0 || v >= permuted_rows) return OutOfRange(kSortedIdx, q, v, permuted_rows, "the permuted rows");
@@ -266,11 +263,8 @@ class TokenWork final : public IndexedWork {
   // gradient is its token's, weighed by its permuted prob; the prob's, the dot product of its token's gradient
   // with the row, scattered back to the map's cells in expert order. A row no slot reads has gradient 0.
   aclnnStatus UnpermuteMapGrad(int64_t pairs) {
-    std::vector<int64_t> row(static_cast<size_t>(pairs)), token_id(static_cast<size_t>(pairs)), cells;
-    if (pairs > 0) {
-      GatherAs(tensor(kOutIndex), ComputeType::kInt64, row.data());
-      GatherAs(tensor(kTokenId), ComputeType::kInt64, token_id.data());
-    }
+    const std::vector<int64_t> row = Int64s(kOutIndex), token_id = Int64s(kTokenId);
+    std::vector<int64_t> cells;
     for (int64_t i = 0; i < pairs; ++i) {
       if (token_id[static_cast<size_t>(i)] != row[static_cast<size_t>(i)]) {
         return BadIndex(kTokenId, i, token_id[static_cast<size_t>(i)],
@@ -319,8 +313,7 @@ class TokenWork final : public IndexedWork {
   }
 
   aclnnStatus Permute(int64_t pairs) {
-    std::vector<int64_t> experts(static_cast<size_t>(pairs));
-    if (pairs > 0) GatherAs(tensor(kTokenIndices), ComputeType::kInt64, experts.data());
+    const std::vector<int64_t> experts = Int64s(kTokenIndices);
     for (int64_t q = 0; q < pairs; ++q) {
       const int64_t e = experts[static_cast<size_t>(q)];
       if (e < 0 || e >= kMaxTokenIndex) return OutOfRange(kTokenIndices, q, e, kMaxTokenIndex, "the README's experts");
