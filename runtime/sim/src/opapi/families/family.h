@@ -1,4 +1,5 @@
-// What the kernel families (one file each in this directory, registered in family.cpp) share:
+// What the kernel families (one file each in this directory, named as the family's module in
+// gen/families/; each API's generated spec names its planner, declared in aclnn_sim/families.h) share:
 // reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against the
 // live allocations before any is touched), and moving elements between a tensor of any dtype and
 // strides and a contiguous buffer of the compute type.
