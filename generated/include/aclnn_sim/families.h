@@ -65,6 +65,17 @@ struct AffineGridFamily {
   static constexpr const char* kOpNames[] = { "affine_grid" };
 };
 
+// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
+struct AmpFamily {
+  struct Op {
+    enum : int8_t { kUnscale, kUpdateScale };
+  };
+  struct Role {
+    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
+  };
+  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
+};
+
 // as_strided: as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), as torch.as_strided on a contiguous self.
 struct AsStridedFamily {
   struct Op {
@@ -368,17 +379,6 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
-// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
-struct MoeRoutingFamily {
-  struct Op {
-    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
-  };
-  struct Role {
-    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
-  };
-  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
-};
-
 // moe_expert_tokens: compute_expert_tokens: out[i] = the number of sorted_experts' elements <= i for i < expert_num (the end of expert i's rows, one past its last: its page's binary search), sorted_experts non-decreasing in [0, expert_num).
 struct MoeExpertTokensFamily {
   struct Op {
@@ -390,17 +390,6 @@ struct MoeExpertTokensFamily {
   static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
-// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T; a row of the map at most K ones, -1 an empty slot), token_id and out_index sorted_indices' sort. permute_map_grad and unpermute_map_grad: the adjoints of permute_map and unpermute_map (the grads' pages say where their READMEs differ): tokens[i // K] += permuted[sorted_indices[i]], probs_grad.T masked_scatter by routing_map.T of permuted_probs; permuted_grad[out_index[i]] = tokens[i // K] * permuted_probs[out_index[i]] (out_index and token_id both the forward's sorted_indices, as torch_npu passes them), probs_grad at the map's cells in expert order their rows' dot product with permuted.
-struct MoeTokenFamily {
-  struct Op {
-    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap, kPermuteMapGrad, kUnpermuteMapGrad };
-  };
-  struct Role {
-    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId, kTokensNum, kExpertsNum };
-  };
-  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map", "permute_map_grad", "unpermute_map_grad" };
-};
-
 // moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).
 struct MoeReRoutingFamily {
   struct Op {
@@ -410,6 +399,28 @@ struct MoeReRoutingFamily {
     enum : int8_t { kTokens, kCounts, kScales, kCountsType, kIdxType, kPermuted, kPermutedScales, kTokenIdx, kExpertCounts };
   };
   static constexpr const char* kOpNames[] = { "re_routing" };
+};
+
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
+struct MoeRoutingFamily {
+  struct Op {
+    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
+  };
+  struct Role {
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
+  };
+  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
+};
+
+// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T; a row of the map at most K ones, -1 an empty slot), token_id and out_index sorted_indices' sort. permute_map_grad and unpermute_map_grad: the adjoints of permute_map and unpermute_map (the grads' pages say where their READMEs differ): tokens[i // K] += permuted[sorted_indices[i]], probs_grad.T masked_scatter by routing_map.T of permuted_probs; permuted_grad[out_index[i]] = tokens[i // K] * permuted_probs[out_index[i]] (out_index and token_id both the forward's sorted_indices, as torch_npu passes them), probs_grad at the map's cells in expert order their rows' dot product with permuted.
+struct MoeTokenFamily {
+  struct Op {
+    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap, kPermuteMapGrad, kUnpermuteMapGrad };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId, kTokensNum, kExpertsNum };
+  };
+  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map", "permute_map_grad", "unpermute_map_grad" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.
@@ -449,17 +460,6 @@ struct OptimFamily {
     enum : int8_t { kStepOffset };
   };
   static constexpr const char* kOpNames[] = { "adamw", "sgd" };
-};
-
-// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
-struct AmpFamily {
-  struct Op {
-    enum : int8_t { kUnscale, kUpdateScale };
-  };
-  struct Role {
-    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
-  };
-  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
 };
 
 // order: the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every element; repeat_interleave's copies by a count or a count per element, and its gradient's sums.
@@ -744,6 +744,7 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -771,14 +772,13 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
