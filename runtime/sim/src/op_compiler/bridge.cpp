@@ -612,11 +612,7 @@ std::string Undocumented(const std::string& type) {
       {"NPUGetFloatStatusV2", kFloatStatus},
       {"NPUClearFloatStatus", kFloatStatus},
       {"NPUClearFloatStatusV2", kFloatStatus},
-      {"RotatedIou", kAngle},
-      {"RotatedOverlaps", kAngle},
       {"RotatedNMS", kAngle},
-      {"RotatedBoxEncode", kAngle},
-      {"RotatedBoxDecode", kAngle},
       {"CIoUGrad",
        ": CIoU's paper differentiates its penalty with alpha held constant and v's 1 / (w^2 + h^2) factor dropped; "
        "whether the operator does so, and what its atan_sub input holds, is not documented"},
@@ -641,6 +637,7 @@ aclError Run(const OpCall& call) {
   static const std::vector<OpEntry> entries = [] {
     std::vector<OpEntry> all = Entries();
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
+    all.insert(all.end(), RotatedEntries().begin(), RotatedEntries().end());
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     all.insert(all.end(), NnEntries().begin(), NnEntries().end());

@@ -1,0 +1,70 @@
+"""torch_npu's rotated-box operators and non-maximum suppressions on the simulator's aclop bridge
+(runtime/sim/src/op_compiler/rotated.cpp): the examples of torch_npu's own docstrings, which pin what
+the operators read (corners and an angle in degrees encoded by its tangent), and the refusals of what
+the documentation leaves open. The CPU references of every operator against random boxes are in
+custom_ops_sweep.py (their group in test_custom_ops.py)."""
+
+from pathlib import Path
+
+SWEEP = str(Path(__file__).parent)
+
+
+def test_rotated_box_encode_and_decode_give_their_docstring_examples(run_npu):
+    # torch_npu's docstrings run these in float16 on a device; the values are its outputs
+    run_npu("""
+        half = dict(dtype=torch.float16)
+        ones = torch.ones(5, **half).npu()
+        anchors = torch.tensor([[[30.69], [32.6], [45.94], [59.88], [-44.53]]], **half).npu()
+        truths = torch.tensor([[[30.44], [18.72], [33.22], [45.56], [8.5]]], **half).npu()
+        got = torch_npu.npu_rotated_box_encode(anchors, truths, ones).cpu().flatten()
+        want = torch.tensor([-0.4253, -0.5166, -1.7021, -0.0162, 1.1328], **half)
+        assert torch.allclose(got.float(), want.float(), rtol=1e-3, atol=1e-3), got
+        anchors = torch.tensor([[[4.137], [33.72], [29.4], [54.06], [41.28]]], **half).npu()
+        deltas = torch.tensor([[[0.0244], [-1.992], [0.2109], [0.315], [-37.25]]], **half).npu()
+        got = torch_npu.npu_rotated_box_decode(anchors, deltas, ones).cpu().flatten()
+        want = torch.tensor([1.7861, -10.5781, 33.0, 17.2969, -88.4375], **half)
+        assert torch.allclose(got.float(), want.float(), rtol=1e-3, atol=4e-3), got
+    """)
+
+
+def test_rotated_iou_of_a_box_with_itself_is_one_and_its_overlap_its_area(run_npu):
+    # coincident edges and corners (a box twice, the same rectangle turned by 90 degrees with its sides
+    # swapped) are where an intersection by edge crossings is fragile: the overlap is exact here
+    run_npu("""
+        box = torch.tensor([[3.0, 4.0, 6.0, 2.0, 30.0]])
+        turned = torch.tensor([[3.0, 4.0, 2.0, 6.0, 120.0]])
+        boxes = torch.cat((box, turned))[None].npu()
+        iou = torch_npu.npu_rotated_iou(boxes, boxes).cpu()
+        assert torch.allclose(iou, torch.ones(1, 2, 2), atol=1e-6), iou
+        overlaps = torch_npu.npu_rotated_overlaps(boxes, boxes).cpu()
+        assert torch.allclose(overlaps, torch.full((1, 2, 2), 12.0), rtol=1e-6), overlaps
+    """)
+
+
+def test_rotated_iou_turns_boxes_the_way_mmcv_does(run_npu):
+    # a 4 x 2 box at the origin turned by +45 degrees lies along y = x (R = [[cos, -sin], [sin, cos]]):
+    # it covers a unit box centred at (1, 1) more than the box turned by -45 degrees does
+    run_npu("""
+        boxes = torch.tensor([[[0.0, 0.0, 4.0, 0.5, 45.0], [0.0, 0.0, 4.0, 0.5, -45.0]]]).npu()
+        query = torch.tensor([[[1.0, 1.0, 1.0, 1.0, 0.0]]]).npu()
+        overlaps = torch_npu.npu_rotated_overlaps(boxes, query).cpu().flatten()
+        assert overlaps[0] > 0.5 and overlaps[1] == 0, overlaps
+    """)
+
+
+def test_what_the_rotated_operators_leave_undocumented_is_refused_by_name(run_npu):
+    output = run_npu(f"""
+        boxes = torch.rand(1, 3, 5).npu()
+        for call in (lambda: torch_npu.npu_rotated_iou(boxes, boxes, is_cross=False),
+                     lambda: torch_npu.npu_rotated_box_encode(torch.rand(1, 5, 2).npu(), torch.rand(1, 5, 2).npu(),
+                                                              torch.tensor([1.0, 1.0, 2.0, 2.0, 1.0]).npu())):
+            try:
+                call()
+                torch.npu.synchronize()
+                print("computed")
+            except RuntimeError as error:
+                print("refused:", str(error).split("the call:")[0])
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "computed" not in output, output
+    assert "(RotatedIou): the output of shape [1,3,3] (expected 3 values for is_cross false" in output, output
+    assert "(RotatedBoxEncode): attribute weight = [1.000000,1.000000,2.000000,2.000000,1.000000] is not modelled" in output, output
