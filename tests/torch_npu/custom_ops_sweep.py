@@ -1289,6 +1289,31 @@ def makers(dtype: str = "float32"):
         return (boxes, queries), {"trans": False}, want
     m["npu_rotated_overlaps"] = rotated_overlaps
 
+    def nms_rotated():
+        # greedy, by decreasing score: a box kept unless its rotated IoU with a box kept before it is
+        # above iou_threshold (MMCV's nms_rotated, whose NPU path runs RotatedNMS); boxes (centre,
+        # size, angle in degrees) crowded enough for some to go
+        boxes = rotated_boxes(g, 12, False)
+        scores = torch.rand(12, generator=g)
+        kept = []
+        for i in scores.argsort(descending=True).tolist():
+            if all(rotated_iou(boxes[k].double().tolist(), boxes[i].double().tolist()) <= 0.3 for k in kept):
+                kept.append(i)
+        return (boxes, scores, 0.3), {}, (torch.tensor(kept, dtype=torch.int32), torch.tensor([len(kept)], dtype=torch.int32))
+    m["npu_nms_rotated"] = nms_rotated
+
+    def nms_with_mask():
+        # boxes (x1, y1, x2, y2, score, three columns it does not read) in decreasing order of score; a
+        # box's mask 0 where its IoU with a box kept before it is above iou_threshold; the rows back in
+        # their order with their indices. No IoU near the threshold, with or without a +1 pixel.
+        dtype = default if default != torch.bfloat16 else torch.float32  # float16 or float32 only
+        rows = torch.tensor([[0, 0, 10, 10, 0.9], [1, 1, 11, 11, 0.8], [20, 20, 30, 30, 0.7], [21, 19, 29, 31, 0.6],
+                             [0, 20, 5, 25, 0.5], [2, 22, 7, 27, 0.4]])
+        box_scores = torch.cat((rows, torch.rand(6, 3, generator=g)), 1).to(dtype)
+        return ((box_scores, 0.5), {},
+                (box_scores[:, :5], torch.arange(6, dtype=torch.int32), torch.tensor([1, 0, 1, 0, 1, 1], dtype=torch.uint8)))
+    m["npu_nms_with_mask"] = nms_with_mask
+
     def rotated_box_pair(n):
         """Anchors (x1, y1, x2, y2, angle in degrees) [1, 5, n] and boxes near them."""
         corner, size = torch.rand(n, 2, generator=g) * 50, torch.rand(n, 2, generator=g) * 30 + 5

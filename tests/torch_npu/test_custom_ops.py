@@ -73,10 +73,10 @@ GROUPS = {
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
                                   "npu_apply_adam@nesterov", "fft_c2r_backward",
                                   "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
-    # The rotated-box operators (rotated.cpp), with references written from MMCV's kernels and
-    # torch_npu's docstring examples.
-    "rotated_boxes": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
-                      "npu_rotated_box_encode", "npu_rotated_box_decode"],
+    # The rotated-box operators and the suppressions of rotated.cpp, with references written from
+    # MMCV's kernels and torch_npu's docstrings.
+    "rotated_boxes_and_nms": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
+                              "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask"],
     # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",

@@ -68,3 +68,39 @@ def test_what_the_rotated_operators_leave_undocumented_is_refused_by_name(run_np
     assert "computed" not in output, output
     assert "(RotatedIou): the output of shape [1,3,3] (expected 3 values for is_cross false" in output, output
     assert "(RotatedBoxEncode): attribute weight = [1.000000,1.000000,2.000000,2.000000,1.000000] is not modelled" in output, output
+
+
+def test_what_the_suppressions_leave_undocumented_is_refused_by_name(run_npu):
+    # RotatedNMS's prototype has iou_threshold alone: a score_threshold or max_output_size that would
+    # change the boxes kept is refused, one that does not is computed; equal scores (which box goes
+    # first) and NMSWithMask's open questions (whether it sorts, whether areas count a +1 pixel) too
+    output = run_npu(f"""
+        import sys
+        sys.path.insert(0, {SWEEP!r})
+        from custom_ops_sweep import makers
+        (boxes, scores, _), _, (kept, count) = makers()["npu_nms_rotated"]()
+        boxes, scores = boxes.npu(), scores.npu()
+        got = torch_npu.npu_nms_rotated(boxes, scores, 0.3, 0.0, len(kept))[0].cpu()
+        assert torch.equal(got, kept), (got, kept)
+        calls = {{"limit": lambda: torch_npu.npu_nms_rotated(boxes, scores, 0.3, 0.0, len(kept) - 1),
+                  "threshold": lambda: torch_npu.npu_nms_rotated(boxes, scores, 0.3, float(scores.cpu().max()) - 1e-3),
+                  "ties": lambda: torch_npu.npu_nms_rotated(boxes, torch.ones(len(scores)).npu(), 0.3),
+                  "unsorted": lambda: torch_npu.npu_nms_with_mask(torch.tensor([[0, 0, 10, 10, 0.5], [1, 1, 11, 11, 0.8]]).npu(), 0.5),
+                  # IoU 0.49 without a pixel's offset, 0.54 with it
+                  "offset": lambda: torch_npu.npu_nms_with_mask(torch.tensor([[0, 0, 10, 10, 0.9], [0, 0, 10, 4.9, 0.8]]).npu(), 0.5)}}
+        for name, call in calls.items():
+            try:
+                call()
+                torch.npu.synchronize()
+                print(name, "computed")
+            except RuntimeError as error:
+                print(name, "refused:", " ".join(str(error).split()))
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "computed" not in output, output
+    for name, words in (("limit", "change which boxes it keeps, and whether its kernel applies them"),
+                        ("threshold", "change which boxes it keeps"),
+                        ("ties", "have the same score, and which of them it visits first is not documented"),
+                        ("unsorted", "whether it orders the boxes by score is not documented"),
+                        ("offset", "whether its areas count a +1 pixel")):
+        line = next(line for line in output.splitlines() if line.startswith(name + " "))
+        assert words in line, line

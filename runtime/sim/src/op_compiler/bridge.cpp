@@ -594,9 +594,6 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
 // bridge refuses them as it refuses any type it does not model, saying what is missing, rather
 // than compute a guess (a wrong value with no error).
 std::string Undocumented(const std::string& type) {
-  static const std::string kAngle =
-      ": the unit and sense of its boxes' angle (degrees or radians) are not documented (torch_npu's docstrings name the "
-      "field \"angle\" only)";
   // The float-status operators read and clear the device's floating-point overflow register, set
   // by whatever kernel overflowed in saturation mode; the simulator's kernels compute IEEE
   // infinities and NaNs (the mode aclrtGetDeviceSatMode and torch_npu's is_support_inf_nan report,
@@ -612,13 +609,9 @@ std::string Undocumented(const std::string& type) {
       {"NPUGetFloatStatusV2", kFloatStatus},
       {"NPUClearFloatStatus", kFloatStatus},
       {"NPUClearFloatStatusV2", kFloatStatus},
-      {"RotatedNMS", kAngle},
       {"CIoUGrad",
        ": CIoU's paper differentiates its penalty with alpha held constant and v's 1 / (w^2 + h^2) factor dropped; "
        "whether the operator does so, and what its atan_sub input holds, is not documented"},
-      {"NMSWithMask",
-       ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
-       "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},
       {"LayerNormGrad",
        ": its prototype takes the forward's variance and no epsilon, so the epsilon its kernel adds before the inverse "
        "square root is the kernel's own, which the documentation on hand does not give (torch_npu's forward passed "

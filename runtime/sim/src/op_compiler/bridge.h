@@ -216,7 +216,7 @@ const std::vector<OpEntry>& Entries();
 // BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
 const std::vector<OpEntry>& VisionEntries();
 // The rotated-box operators' (rotated.cpp): RotatedBoxEncode, RotatedBoxDecode, RotatedIou,
-// RotatedOverlaps.
+// RotatedOverlaps, RotatedNMS; and NMSWithMask.
 const std::vector<OpEntry>& RotatedEntries();
 // Those behind torch_npu's own operators that run as an aclnn API of the same operation, or as its
 // formula where the API refuses the chip (custom_ops.cpp): SignBitsPack, SignBitsUnpack,

@@ -270,6 +270,211 @@ aclError RotatedOverlaps(const OpCall& call) {
   return RotatedPairs(call, true, [](const RotatedBox& p, const RotatedBox& q) { return OverlapArea(p, q); });
 }
 
+// --- non-maximum suppressions, whose outputs the data decides ----------------------------------
+// They read their inputs on the host once the stream's earlier work is done (OpCall::ConstBytes,
+// as a kernel reads them when it runs), so that what the documentation leaves open can be checked
+// against the data: where the readings it allows give different results the call is refused
+// naming the question, and where they agree the result is written.
+
+// A floating input's values on the host (the stream's earlier work done).
+aclError HostFloats(const OpCall& call, size_t input, const char* what, Floats* values) {
+  if (aclError s = FloatsOf(call, call.inputs[input], what, values)) return s;  // dtype and size
+  const uint8_t* bytes = nullptr;
+  size_t size = 0;
+  if (aclError s = call.ConstBytes(input, what, &bytes, &size)) return s;
+  values->data = const_cast<uint8_t*>(bytes);  // read only
+  return ACL_SUCCESS;
+}
+
+// Writes the extents of an output the data sized: into its description through
+// aclopCompileAndExecuteV2 (where torch_npu reads them, as indexing.cpp's WithDataShape), else
+// the description must already hold them.
+aclError SetExtent(const OpCall& call, size_t output, const std::vector<int64_t>& dims) {
+  OpTensorDesc& desc = *call.outputs[output].desc;
+  if (call.api == "aclopCompileAndExecuteV2") {
+    desc.dims = dims;
+    desc.origin_dims = dims;
+    return ACL_SUCCESS;
+  }
+  if (desc.dims == dims) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "output " + std::to_string(output) + " is " + ListText(dims) +
+                                                      " by the data, not its description's " + ListText(desc.dims) +
+                                                      ", which only aclopCompileAndExecuteV2 could return");
+}
+
+// The indices of `scores` by decreasing score, or the call's refusal when two are equal: which of
+// two boxes of one score an NMS visits first is not documented, and it decides which is kept.
+aclError ScoreOrder(const OpCall& call, const std::vector<double>& scores, std::vector<int64_t>* order) {
+  order->resize(scores.size());
+  for (size_t i = 0; i < scores.size(); ++i) (*order)[i] = static_cast<int64_t>(i);
+  std::stable_sort(order->begin(), order->end(), [&](int64_t a, int64_t b) { return scores[a] > scores[b]; });
+  for (size_t k = 1; k < order->size(); ++k) {
+    if (scores[(*order)[k - 1]] == scores[(*order)[k]]) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "boxes " + std::to_string((*order)[k - 1]) + " and " +
+                                                         std::to_string((*order)[k]) +
+                                                         " have the same score, and which of them it visits first is not "
+                                                         "documented");
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+// Greedy NMS over `order`: a box kept unless its IoU with a box kept before it is above iou_max
+// (MMCV's nms_rotated: "if (ovr > iou_threshold) suppressed"), up to max_out boxes (negative: all).
+template <typename Iou>
+std::vector<int64_t> Greedy(const std::vector<int64_t>& order, double iou_max, int64_t max_out, Iou iou) {
+  std::vector<int64_t> kept;
+  for (int64_t i : order) {
+    if (max_out >= 0 && static_cast<int64_t>(kept.size()) >= max_out) break;
+    if (std::none_of(kept.begin(), kept.end(), [&](int64_t k) { return iou(k, i) > iou_max; })) kept.push_back(i);
+  }
+  return kept;
+}
+
+// RotatedNMS (torch_npu's npu_nms_rotated, MMCV's nms_rotated on an NPU): dets [N, 5] (centre, size,
+// angle in degrees: mode 0; mode 1's corners torch_npu documents as not supported), scores [N] ->
+// selected_detections [M, 5] (the kept boxes) and keep_indices [M] (INT32), by decreasing score,
+// the IoU of RotatedIou. Its prototype has the attribute iou_threshold alone: whether the kernel
+// applies the score_threshold and max_output_size torch_npu also sends is not documented, so the
+// result is written when they do not change it (every box above the threshold, no more kept than the
+// limit) and refused otherwise. Labels (MMCV's per-class suppression) are not modelled: torch_npu
+// sends a 0-d placeholder.
+aclError RotatedNms(const OpCall& call) {
+  if (aclError s = call.Arity(3, 3, 2)) return s;
+  if (call.Int("mode", 0) != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute mode = " + std::to_string(call.Int("mode", 0)) +
+                                                      " is not modelled (0: centre, size and angle; torch_npu documents mode 1 "
+                                                      "as not supported)");
+  }
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || dims[1] != 5) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "dets " + ListText(dims) + " is not [N, 5]");
+  const int64_t n = dims[0];
+  if (aclError s = Shape(call, call.inputs[1], "scores", {n})) return s;
+  if (!call.inputs[2].desc->dims.empty() && Elements(call.inputs[2].desc->dims) != 0) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "labels " + ListText(call.inputs[2].desc->dims) +
+                                                       ": a suppression per label is not modelled (0-d or empty labels)");
+  }
+  const Operand &detections = call.outputs[0], &indices = call.outputs[1];
+  if (indices.desc->dtype != ACL_INT32 || detections.desc->dtype != call.inputs[0].desc->dtype) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "keep_indices is not INT32 or selected_detections not of dets' dtype");
+  }
+  if (static_cast<size_t>(n) * 4 > indices.buffer->size ||
+      static_cast<size_t>(n) * 5 * DTypeSize(detections.desc->dtype) > detections.buffer->size) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "its outputs do not hold N = " + std::to_string(n) + " boxes");
+  }
+  Floats dets, score_values, out;
+  if (aclError s = HostFloats(call, 0, "dets", &dets)) return s;
+  if (aclError s = HostFloats(call, 1, "scores", &score_values)) return s;
+  if (aclError s = FloatsOf(call, detections, "selected_detections", &out)) return s;
+  std::vector<double> scores(static_cast<size_t>(n));
+  std::vector<RotatedBox> boxes(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    scores[i] = score_values[i];
+    boxes[i] = {dets[i * 5], dets[i * 5 + 1], dets[i * 5 + 2], dets[i * 5 + 3], dets[i * 5 + 4]};
+  }
+  std::vector<int64_t> order;
+  if (aclError s = ScoreOrder(call, scores, &order)) return s;
+  const double iou_max = call.Float("iou_threshold", 0.0f);
+  auto iou = [&](int64_t a, int64_t b) { return RotatedIouOf(boxes[a], boxes[b], false); };
+  const std::vector<int64_t> kept = Greedy(order, iou_max, -1, iou);
+  const double score_min = call.Float("score_threshold", 0.0f);
+  const int64_t limit = call.Int("max_output_size", -1);
+  std::vector<int64_t> candidates;
+  for (int64_t i : order) {
+    if (scores[i] > score_min) candidates.push_back(i);
+  }
+  if (Greedy(candidates, iou_max, limit, iou) != kept) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH,
+                     "score_threshold " + std::to_string(score_min) + " and max_output_size " + std::to_string(limit) +
+                         " change which boxes it keeps, and whether its kernel applies them (its prototype has "
+                         "iou_threshold alone) is not documented");
+  }
+  const auto m = static_cast<int64_t>(kept.size());
+  if (aclError s = SetExtent(call, 0, {m, 5})) return s;
+  if (aclError s = SetExtent(call, 1, {m})) return s;
+  auto* keep = static_cast<int32_t*>(indices.buffer->data);
+  for (int64_t k = 0; k < m; ++k) {
+    keep[k] = static_cast<int32_t>(kept[k]);
+    for (int f = 0; f < 5; ++f) out.Set(k * 5 + f, dets[kept[k] * 5 + f]);
+  }
+  return ACL_SUCCESS;
+}
+
+// The IoU of two axis-aligned boxes (x1, y1, x2, y2) whose widths and heights count `offset` more
+// (MMDetection's legacy +1 pixel), or -1 when their union has no area.
+double CornerIou(const double* p, const double* q, double offset) {
+  const double w = std::max(std::min(p[2], q[2]) - std::max(p[0], q[0]) + offset, 0.0);
+  const double h = std::max(std::min(p[3], q[3]) - std::max(p[1], q[1]) + offset, 0.0);
+  const double inter = w * h;
+  const double uni = (p[2] - p[0] + offset) * (p[3] - p[1] + offset) + (q[2] - q[0] + offset) * (q[3] - q[1] + offset) - inter;
+  return uni > 0 ? inter / uni : -1.0;
+}
+
+// NMSWithMask (torch_npu's npu_nms_with_mask): box_scores [N, 5 or 8] (x1, y1, x2, y2, score, and
+// columns it does not read) -> selected_boxes [N, 5] (the first five columns), selected_idx [N]
+// (INT32, each row's input index) and selected_mask [N] (UINT8: 1 for a box kept), a greedy NMS
+// whose IoU above iou_threshold suppresses (torch_npu's docstring: "超过此阈值" -- above the
+// threshold). Left open by its documentation: whether it orders the boxes by score, and whether an
+// area counts MMDetection's +1 pixel. Boxes given in strictly decreasing order of score are the same
+// under either order; the areas are computed both ways, and where that changes a box's mask the call
+// is refused naming it.
+aclError NmsWithMask(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 3)) return s;
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  if (dims.size() != 2 || (dims[1] != 5 && dims[1] != 8)) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "box_scores " + ListText(dims) + " is not [N, 5] or [N, 8]");
+  }
+  const int64_t n = dims[0], columns = dims[1];
+  const Operand &selected = call.outputs[0], &index = call.outputs[1], &mask = call.outputs[2];
+  if (aclError s = Shape(call, selected, "selected_boxes", {n, 5})) return s;
+  if (aclError s = Shape(call, index, "selected_idx", {n})) return s;
+  if (aclError s = Shape(call, mask, "selected_mask", {n})) return s;
+  if (index.desc->dtype != ACL_INT32 || mask.desc->dtype != ACL_UINT8 || index.buffer->size < static_cast<size_t>(n) * 4 ||
+      mask.buffer->size < static_cast<size_t>(n)) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "selected_idx and selected_mask are not INT32 and UINT8 [N]");
+  }
+  Floats input, out;
+  if (aclError s = HostFloats(call, 0, "box_scores", &input)) return s;
+  if (aclError s = FloatsOf(call, selected, "selected_boxes", &out)) return s;
+  std::vector<std::array<double, 5>> rows(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int f = 0; f < 5; ++f) rows[i][f] = input[i * columns + f];
+    if (i > 0 && !(rows[i][4] < rows[i - 1][4])) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "box " + std::to_string(i) + "'s score is not below box " +
+                                                         std::to_string(i - 1) + "'s: whether it orders the boxes by score "
+                                                         "is not documented (boxes in decreasing order of score are the same "
+                                                         "either way)");
+    }
+  }
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  const double iou_max = call.Float("iou_threshold", 0.5f);
+  std::vector<int64_t> kept[2];
+  for (int offset = 0; offset < 2; ++offset) {
+    bool empty_union = false;
+    kept[offset] = Greedy(order, iou_max, -1, [&](int64_t a, int64_t b) {
+      const double iou = CornerIou(rows[a].data(), rows[b].data(), offset);
+      empty_union = empty_union || iou < 0;
+      return iou;
+    });
+    if (empty_union) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "two of its boxes have a union of no area, whose IoU is not documented");
+    }
+  }
+  if (kept[0] != kept[1]) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "whether its areas count a +1 pixel (MMDetection's legacy boxes) is not "
+                                                   "documented, and it decides which of these boxes it keeps");
+  }
+  auto* idx = static_cast<int32_t*>(index.buffer->data);
+  auto* valid = static_cast<uint8_t*>(mask.buffer->data);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int f = 0; f < 5; ++f) out.Set(i * 5 + f, input[i * columns + f]);
+    idx[i] = static_cast<int32_t>(i);
+    valid[i] = std::find(kept[0].begin(), kept[0].end(), i) != kept[0].end() ? 1 : 0;
+  }
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& RotatedEntries() {
@@ -282,6 +487,11 @@ const std::vector<OpEntry>& RotatedEntries() {
         {"e_threshold", K::kFloat}, {"value", K::kFloat}},
        RotatedIou},
       {"RotatedOverlaps", {{"trans", K::kBool}}, RotatedOverlaps},
+      // The extents of its outputs are the data's (data_shaped: no private output).
+      {"RotatedNMS",
+       {{"iou_threshold", K::kFloat}, {"score_threshold", K::kFloat}, {"max_output_size", K::kInt}, {"mode", K::kInt}},
+       RotatedNms, false, true},
+      {"NMSWithMask", {{"iou_threshold", K::kFloat}}, NmsWithMask},
   };
   return entries;
 }
