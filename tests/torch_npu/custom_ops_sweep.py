@@ -1314,6 +1314,20 @@ def makers(dtype: str = "float32"):
                 (box_scores[:, :5], torch.arange(6, dtype=torch.int32), torch.tensor([1, 0, 1, 0, 1, 1], dtype=torch.uint8)))
     m["npu_nms_with_mask"] = nms_with_mask
 
+    def sub_sample():
+        # torchvision's BalancedPositiveNegativeSampler: min(#1, int(size * fraction)) positives and
+        # min(#0, size - that) negatives kept, drawn at random, -1 elsewhere. The draws are the
+        # simulator's: the check is the counts, and every kept label the input's.
+        labels = torch.tensor([1, 0, -1, 1, 0, 0, 1, 0, 1, 1, -1, 0, 0, 0, 1, 0], dtype=torch.int32)
+        size, fraction = 8, 0.25
+
+        def run(op, args, kwargs):
+            y = op(*args, **kwargs).cpu()
+            kept = y != -1
+            return torch.tensor([(y == 1).sum(), (y == 0).sum()]), torch.tensor(torch.equal(y[kept], labels[kept]))
+        return (labels, size, fraction), {}, (torch.tensor([2, 6]), torch.tensor(True)), run
+    m["npu_sub_sample"] = sub_sample
+
     def rotated_box_pair(n):
         """Anchors (x1, y1, x2, y2, angle in degrees) [1, 5, n] and boxes near them."""
         corner, size = torch.rand(n, 2, generator=g) * 50, torch.rand(n, 2, generator=g) * 30 + 5

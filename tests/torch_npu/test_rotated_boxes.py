@@ -1,5 +1,5 @@
-"""torch_npu's rotated-box operators and non-maximum suppressions on the simulator's aclop bridge
-(runtime/sim/src/op_compiler/rotated.cpp): the examples of torch_npu's own docstrings, which pin what
+"""torch_npu's rotated-box operators, non-maximum suppressions and anchor sampling on the simulator's
+aclop bridge (runtime/sim/src/op_compiler/rotated.cpp, SubSample in vision.cpp): the examples of torch_npu's own docstrings, which pin what
 the operators read (corners and an angle in degrees encoded by its tangent), and the refusals of what
 the documentation leaves open. The CPU references of every operator against random boxes are in
 custom_ops_sweep.py (their group in test_custom_ops.py)."""
@@ -104,3 +104,30 @@ def test_what_the_suppressions_leave_undocumented_is_refused_by_name(run_npu):
                         ("offset", "whether its areas count a +1 pixel")):
         line = next(line for line in output.splitlines() if line.startswith(name + " "))
         assert words in line, line
+
+
+def test_sub_sample_keeps_torchvisions_balanced_counts_and_refuses_other_labels(run_npu):
+    # npu_sub_sample (SubSample): min(#1, int(size * fraction)) positives, min(#0, size - that)
+    # negatives, drawn at random (the simulator's draws), -1 elsewhere; two calls draw differently
+    output = run_npu("""
+        torch.manual_seed(0)
+        labels = torch.randint(-1, 2, (200,), dtype=torch.int32)
+        draws = []
+        for size, fraction in ((64, 0.25), (16, 0.5), (500, 0.5), (0, 0.5)):
+            y = torch_npu.npu_sub_sample(labels.npu(), size, fraction).cpu()
+            positives = min(int((labels == 1).sum()), int(size * fraction))
+            negatives = min(int((labels == 0).sum()), size - positives)
+            assert (y == 1).sum() == positives and (y == 0).sum() == negatives, (size, fraction, y)
+            kept = y != -1
+            assert torch.equal(y[kept], labels[kept])
+            draws.append(y)
+        again = torch_npu.npu_sub_sample(labels.npu(), 64, 0.25).cpu()
+        assert not torch.equal(again, draws[0])
+        try:
+            torch_npu.npu_sub_sample(torch.tensor([1, 2, 0], dtype=torch.int32).npu(), 2, 0.5)
+            torch.npu.synchronize()
+            print("computed")
+        except RuntimeError as error:
+            print("refused:", " ".join(str(error).split()))
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "label 2 at 1 is not -1, 0 or 1 (what y holds for it is not documented)" in output, output

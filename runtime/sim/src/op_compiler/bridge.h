@@ -213,7 +213,7 @@ struct OpEntry {
 const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, GIoUGrad, DIoUGrad, NonMaxSuppressionV4,
 // BatchMultiClassNonMaxSuppression, PSROIPoolingV2, PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets,
-// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
+// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode, SubSample.
 const std::vector<OpEntry>& VisionEntries();
 // The rotated-box operators' (rotated.cpp): RotatedBoxEncode, RotatedBoxDecode, RotatedIou,
 // RotatedOverlaps, RotatedNMS; and NMSWithMask.
