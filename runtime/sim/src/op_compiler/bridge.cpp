@@ -619,6 +619,13 @@ std::string Undocumented(const std::string& type) {
       {"ApplyAdamV2",
        ": torch_npu documents npu_bert_apply_adam's arguments, not its update (how max_grad_norm, global_grad_norm, "
        "weight_decay and step_size enter it, and what adam_mode \"mbart_adam\" changes)"},
+      {"IFMR",
+       ": its search for the scale is not documented: which edge of the percentile's histogram bin starts it, "
+       "the loss it minimises, the rounding, whether the range's end is tried, and the offset's form (torch_npu's "
+       "one docstring example, with_offset false, scale 0.0080, does not tell these apart)"},
+      {"SilentCheck",
+       ": the relative jump its thresholds c_coeff_l1 and c_coeff_l2 bound is not documented (aclnnSilentCheck's "
+       "page says only that a jump above them is a fault)"},
   };
   auto it = kWhy.find(type);
   return it == kWhy.end() ? "" : it->second;
