@@ -1328,6 +1328,17 @@ def makers(dtype: str = "float32"):
         return (labels, size, fraction), {}, (torch.tensor([2, 6]), torch.tensor(True)), run
     m["npu_sub_sample"] = sub_sample
 
+    def fused_attention_qkv_grad():
+        # the backward of torch_npu's contrib fused attention's projections y_i = x kernel_i + bias_i
+        # (npu_linear(x, kernel_i.t(), bias_i)): dx = ln_dx + sum_i dy_i kernel_i^T, dw_i = x^T dy_i,
+        # dbias_i the sum of dy_i's rows; float16 only, square kernels as the contrib's
+        dq, dk, dv, wq, wk, wv, x, ln = (randn(*shape, dtype=torch.float16) for shape in [(32, 64)] * 3 + [(64, 64)] * 3 + [(32, 64)] * 2)
+        f = [t.float() for t in (dq, dk, dv, wq, wk, wv, x, ln)]
+        want = (f[7] + f[0] @ f[3].t() + f[1] @ f[4].t() + f[2] @ f[5].t(), f[6].t() @ f[0], f[6].t() @ f[1], f[6].t() @ f[2],
+                f[0].sum(0), f[1].sum(0), f[2].sum(0))
+        return (dq, dk, dv, wq, wk, wv, x, ln), {}, want
+    m["npu_fused_attention_qkv_grad"] = fused_attention_qkv_grad
+
     def rotated_box_pair(n):
         """Anchors (x1, y1, x2, y2, angle in degrees) [1, 5, n] and boxes near them."""
         corner, size = torch.rand(n, 2, generator=g) * 50, torch.rand(n, 2, generator=g) * 30 + 5

@@ -77,7 +77,7 @@ GROUPS = {
     # MMCV's kernels and torch_npu's docstrings.
     "rotated_boxes_and_nms": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
                               "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask",
-                              "npu_sub_sample"],
+                              "npu_sub_sample", "npu_fused_attention_qkv_grad"],
     # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
@@ -190,3 +190,18 @@ def test_contrib_roi_align_module_trains_as_torchvision(run_npu):
             assert torch.allclose(out.detach().cpu(), want, atol=1e-5), (aligned, (out.detach().cpu() - want).abs().max())
             assert torch.allclose(on_npu.grad.cpu(), on_cpu.grad, atol=1e-5), (aligned, (on_npu.grad.cpu() - on_cpu.grad).abs().max())
     """)
+
+
+def test_fused_attention_qkv_grad_refuses_a_projection_that_is_not_square(run_npu):
+    # torch_npu sizes the bias gradients by the kernel's first dimension, where the bias of
+    # x @ kernel + bias has the second: only the contrib's square projections are pinned
+    output = run_npu("""
+        h = lambda *shape: torch.randn(*shape, dtype=torch.float16).npu()
+        try:
+            torch_npu.npu_fused_attention_qkv_grad(h(8, 6), h(8, 6), h(8, 6), h(4, 6), h(4, 6), h(4, 6), h(8, 4), h(8, 4))
+            torch.npu.synchronize()
+            print("computed")
+        except RuntimeError as error:
+            print("refused:", " ".join(str(error).split()))
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "(AttentionQKVGradX)" in output and "a projection that is not square is not modelled" in output, output
