@@ -1339,6 +1339,11 @@ def makers(dtype: str = "float32"):
         return (dq, dk, dv, wq, wk, wv, x, ln), {}, want
     m["npu_fused_attention_qkv_grad"] = fused_attention_qkv_grad
 
+    def alloc_float_status():
+        # "a 1-D tensor of 8 zeros" (torch_npu's docstring), whatever the input
+        return (randn(1, 2, 3),), {}, torch.zeros(8)
+    m["npu_alloc_float_status"] = alloc_float_status
+
     def rotated_box_pair(n):
         """Anchors (x1, y1, x2, y2, angle in degrees) [1, 5, n] and boxes near them."""
         corner, size = torch.rand(n, 2, generator=g) * 50, torch.rand(n, 2, generator=g) * 30 + 5

@@ -77,7 +77,7 @@ GROUPS = {
     # MMCV's kernels and torch_npu's docstrings.
     "rotated_boxes_and_nms": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
                               "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask",
-                              "npu_sub_sample", "npu_fused_attention_qkv_grad"],
+                              "npu_sub_sample", "npu_fused_attention_qkv_grad", "npu_alloc_float_status"],
     # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",

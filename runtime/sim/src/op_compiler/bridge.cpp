@@ -604,7 +604,6 @@ std::string Undocumented(const std::string& type) {
       "compute IEEE infinities and NaNs, ACL_RT_OVERFLOW_MODE_INFNAN: check tensors with torch.isfinite, or let "
       "GradScaler use aclnnForeachNonFiniteCheckAndUnscale as it does on this device)";
   static const std::map<std::string, std::string> kWhy = {
-      {"NPUAllocFloatStatus", kFloatStatus},
       {"NPUGetFloatStatus", kFloatStatus},
       {"NPUGetFloatStatusV2", kFloatStatus},
       {"NPUClearFloatStatus", kFloatStatus},

@@ -220,7 +220,7 @@ const std::vector<OpEntry>& VisionEntries();
 const std::vector<OpEntry>& RotatedEntries();
 // Those behind torch_npu's own operators that run as an aclnn API of the same operation, or as its
 // formula where the API refuses the chip (custom_ops.cpp): SignBitsPack, SignBitsUnpack,
-// SoftmaxCrossEntropyWithLogits, ApplyAdamD, AttentionQKVGradX, AttentionQKVGradW.
+// SoftmaxCrossEntropyWithLogits, ApplyAdamD, NPUAllocFloatStatus, AttentionQKVGradX, AttentionQKVGradW.
 const std::vector<OpEntry>& CustomEntries();
 
 // The common math operators' (math.cpp, with norms.cpp, indexing.cpp, linalg.cpp and creation.cpp):

@@ -18,7 +18,8 @@
 //   DropOutDoMaskV3                _dropout_with_byte_mask, dropout_with_byte_mask
 //   AxpyWithSoftmaxAndDropOutDoMask  npu_dropout_with_add_softmax
 //   DropoutWithMulsAndSoftmaxGrad  its backward
-// and the fused attention's projection gradients, as aclnnMatmul, aclnnInplaceAdd and aclnnReduceSum:
+// and NPUAllocFloatStatus (npu_alloc_float_status: eight zeros), and the fused attention's
+// projection gradients, as aclnnMatmul, aclnnInplaceAdd and aclnnReduceSum:
 //   AttentionQKVGradX, AttentionQKVGradW  npu_fused_attention_qkv_grad
 #include <algorithm>
 #include <cmath>
@@ -449,6 +450,19 @@ aclError DropoutWithMulsAndSoftmaxGrad(const OpCall& call) {
   });
 }
 
+// NPUAllocFloatStatus (npu_alloc_float_status): the buffer the float-status operators read the
+// device's overflow register into, "a 1-D tensor of 8 zeros" (torch_npu's docstring): zeros. Those
+// operators themselves stay refused (bridge.cpp's Undocumented): the simulator keeps no register.
+aclError NpuAllocFloatStatus(const OpCall& call) {
+  if (aclError s = call.Arity(0, 0, 1)) return s;
+  Floats status;
+  if (aclError s = FloatsOf(call, call.outputs[0], "float_status", &status)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "float_status", {8})) return s;
+  return Launch(call, [status] {
+    for (int64_t i = 0; i < 8; ++i) status.Set(i, 0.0f);
+  });
+}
+
 // --- the fused attention's projection gradients ------------------------------------------------
 // AttentionQKVGradX and AttentionQKVGradW (npu_fused_attention_qkv_grad) are the backward of the
 // three projections y_i = x kernel_i + bias_i of torch_npu's contrib fused attention, whose forward
@@ -586,6 +600,7 @@ const std::vector<OpEntry>& CustomEntries() {
        AxpyWithSoftmaxAndDropOutDoMask},
       {"DropoutWithMulsAndSoftmaxGrad", {{"input_keep_prob", K::kFloat}, {"alpha", K::kFloat}, {"axes", K::kListInt}},
        DropoutWithMulsAndSoftmaxGrad},
+      {"NPUAllocFloatStatus", {}, NpuAllocFloatStatus},
       {"AttentionQKVGradX", {{"trans_a", K::kBool}, {"trans_b", K::kBool}}, AttentionQkvGradX},
       {"AttentionQKVGradW", {{"trans_a", K::kBool}, {"trans_b", K::kBool}, {"trans_dw", K::kBool}}, AttentionQkvGradW},
   };
