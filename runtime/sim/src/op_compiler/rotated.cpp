@@ -377,11 +377,13 @@ aclError RotatedNms(const OpCall& call) {
   const double iou_max = call.Float("iou_threshold", 0.0f);
   auto iou = [&](int64_t a, int64_t b) { return RotatedIouOf(boxes[a], boxes[b], false); };
   const std::vector<int64_t> kept = Greedy(order, iou_max, -1, iou);
+  // Unset (MMCV sends iou_threshold alone), they filter nothing.
+  const bool thresholded = call.Has("score_threshold");
   const double score_min = call.Float("score_threshold", 0.0f);
   const int64_t limit = call.Int("max_output_size", -1);
   std::vector<int64_t> candidates;
   for (int64_t i : order) {
-    if (scores[i] > score_min) candidates.push_back(i);
+    if (!thresholded || scores[i] > score_min) candidates.push_back(i);
   }
   if (Greedy(candidates, iou_max, limit, iou) != kept) {
     return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH,
