@@ -3,7 +3,8 @@
 // npu_rotated_box_decode, npu_rotated_iou, npu_rotated_overlaps and npu_nms_rotated run them by type
 // name), and NMSWithMask (npu_nms_with_mask). Host kernels as vision.cpp's: shapes, dtypes and
 // attributes checked when the call is made, the arithmetic run in stream order in double, float16
-// operands converted on the way in and out.
+// operands converted on the way in and out; the two suppressions read their boxes once the stream's
+// earlier work is done, to refuse where the data meets what their documentation leaves open.
 //
 // What the documentation on hand pins, and where from:
 // - RotatedBoxEncode/Decode read a box as (x1, y1, x2, y2, angle in degrees) and encode the angle as
