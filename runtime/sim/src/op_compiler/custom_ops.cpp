@@ -486,8 +486,17 @@ aclTensor* FloatCopy(const OpCall& call, AclnnObjects& o, const Operand& operand
   return copy;
 }
 
-// The attributes of a projection gradient: only the transposes its prototype defaults to.
-aclError DefaultTransposes(const OpCall& call, std::initializer_list<std::pair<const char*, bool>> defaults) {
+// The attributes of a projection gradient: only the transposes its prototype defaults to; and its
+// operands: float16 only, as its prototype (an absent optional input aside).
+aclError CheckProjectionGradient(const OpCall& call, std::initializer_list<std::pair<const char*, bool>> defaults) {
+  for (const std::vector<Operand>* operands : {&call.inputs, &call.outputs}) {
+    for (const Operand& operand : *operands) {
+      if (!Absent(operand) && operand.desc->dtype != ACL_FLOAT16) {
+        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("an operand of dtype ") + DTypeName(operand.desc->dtype) +
+                                                              " (its prototype takes FLOAT16 only)");
+      }
+    }
+  }
   for (const auto& [name, value] : defaults) {
     if (call.Bool(name, value) != value) {
       return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " = " + (value ? "false" : "true") +
@@ -501,7 +510,7 @@ aclError DefaultTransposes(const OpCall& call, std::initializer_list<std::pair<c
 // kernel_value [H, H]) -> dx [M, H].
 aclError AttentionQkvGradX(const OpCall& call) {
   if (aclError s = call.Arity(7, 7, 1)) return s;
-  if (aclError s = DefaultTransposes(call, {{"trans_a", false}, {"trans_b", true}})) return s;
+  if (aclError s = CheckProjectionGradient(call, {{"trans_a", false}, {"trans_b", true}})) return s;
   const std::vector<int64_t>& dx_dims = call.outputs[0].desc->dims;
   if (dx_dims.size() != 2) return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "dx " + ListText(dx_dims) + " is not [M, H]");
   for (int i = 0; i < 3; ++i) {
@@ -546,7 +555,7 @@ aclError AttentionQkvGradX(const OpCall& call) {
 // [H, H], dbias_query, dbias_key, dbias_value [H].
 aclError AttentionQkvGradW(const OpCall& call) {
   if (aclError s = call.Arity(4, 4, 6)) return s;
-  if (aclError s = DefaultTransposes(call, {{"trans_a", true}, {"trans_b", false}, {"trans_dw", false}})) return s;
+  if (aclError s = CheckProjectionGradient(call, {{"trans_a", true}, {"trans_b", false}, {"trans_dw", false}})) return s;
   const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
   if (x_dims.size() != 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not [M, H]");
   AclnnObjects o(call);
