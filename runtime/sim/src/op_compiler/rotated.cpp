@@ -250,7 +250,9 @@ aclError RotatedPairs(const OpCall& call, bool cross, Metric metric) {
 // exact, which their default 0 asks for. torch_npu sets both under the name "value" (op-plugin's
 // call, seen in every npu_rotated_iou), which the prototype does not have: its kernel runs with the
 // defaults 0 whatever the caller passes (its docstring's example runs on a device), and so does
-// this one.
+// this one. That example also shows what zero thresholds cost the device's kernel: boxes compared
+// with themselves give IoU 0.333 and 6e-8 where the overlap is the whole box. Here the overlap is
+// exact (1 for a box with itself), as MMCV's CPU kernel, which its NPU path is held to, computes it.
 aclError RotatedIou(const OpCall& call) {
   for (const char* name : {"v_threshold", "e_threshold"}) {
     if (call.Float(name, 0.0f) != 0.0f) {
