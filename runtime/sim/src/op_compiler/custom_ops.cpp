@@ -475,15 +475,15 @@ aclError NpuAllocFloatStatus(const OpCall& call) {
 // square, 1024 or 768).
 
 // A float32 copy of `operand` (seen through `perm`, a transposed view, when given), owned by `o`.
-aclTensor* FloatCopy(const OpCall& call, AclnnObjects& o, const Operand& operand, const char* what,
-                     const std::vector<int64_t>& perm = {}) {
+aclError FloatCopy(const OpCall& call, AclnnObjects& o, const Operand& operand, const char* what, aclTensor** copy,
+                   const std::vector<int64_t>& perm = {}) {
   const std::vector<int64_t>& dims = operand.desc->dims;
   std::vector<int64_t> seen = dims;
   for (size_t i = 0; i < perm.size() && perm.size() == dims.size(); ++i) seen[i] = dims[static_cast<size_t>(perm[i])];
   aclTensor* given = o.Tensor(operand, what, dims, perm);
-  aclTensor* copy = o.Scratch(ACL_FLOAT, seen);
-  if (o.status() || Aclnn<CastApi>(call, "aclnnCast", given, ACL_FLOAT, copy) != ACL_SUCCESS) return nullptr;
-  return copy;
+  *copy = o.Scratch(ACL_FLOAT, seen);
+  if (o.status()) return o.status();
+  return Aclnn<CastApi>(call, "aclnnCast", given, ACL_FLOAT, *copy);
 }
 
 // The attributes of a projection gradient: only the transposes its prototype defaults to; and its
@@ -533,17 +533,17 @@ aclError AttentionQkvGradX(const OpCall& call) {
   static const char* const kGradients[] = {"query_dx", "key_dw", "value_dw"};
   static const char* const kKernels[] = {"kernel_query", "kernel_key", "kernel_value"};
   for (int i = 0; i < 3; ++i) {
-    aclTensor* dy = FloatCopy(call, o, call.inputs[1 + i], kGradients[i]);
-    aclTensor* kernel_t = FloatCopy(call, o, call.inputs[4 + i], kKernels[i], {1, 0});
-    if (!dy || !kernel_t) return o.status() ? o.status() : ACL_ERROR_INVALID_PARAM;
+    aclTensor *dy = nullptr, *kernel_t = nullptr;
+    if (aclError s = FloatCopy(call, o, call.inputs[1 + i], kGradients[i], &dy)) return s;
+    if (aclError s = FloatCopy(call, o, call.inputs[4 + i], kKernels[i], &kernel_t, {1, 0})) return s;
     if (aclError s = Aclnn<MatmulApi>(call, "aclnnMatmul", dy, kernel_t, i == 0 ? sum : term, int8_t{0})) return s;
     if (i > 0) {
       if (aclError s = Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", sum, term, o.Scalar(1.0, ACL_FLOAT))) return s;
     }
   }
   if (with_ln) {
-    aclTensor* ln = FloatCopy(call, o, call.inputs[0], "ln_dx");
-    if (!ln) return o.status() ? o.status() : ACL_ERROR_INVALID_PARAM;
+    aclTensor* ln = nullptr;
+    if (aclError s = FloatCopy(call, o, call.inputs[0], "ln_dx", &ln)) return s;
     if (aclError s = Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", sum, ln, o.Scalar(1.0, ACL_FLOAT))) return s;
   }
   aclTensor* dx = o.Tensor(call.outputs[0], "dx");
@@ -559,8 +559,8 @@ aclError AttentionQkvGradW(const OpCall& call) {
   const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
   if (x_dims.size() != 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not [M, H]");
   AclnnObjects o(call);
-  aclTensor* x_t = FloatCopy(call, o, call.inputs[0], "x", {1, 0});
-  if (!x_t) return o.status() ? o.status() : ACL_ERROR_INVALID_PARAM;
+  aclTensor* x_t = nullptr;
+  if (aclError s = FloatCopy(call, o, call.inputs[0], "x", &x_t, {1, 0})) return s;
   static const char* const kGradients[] = {"query_dx", "key_dw", "value_dw"};
   for (int i = 0; i < 3; ++i) {
     const Operand& gradient = call.inputs[1 + i];
@@ -572,11 +572,12 @@ aclError AttentionQkvGradW(const OpCall& call) {
     }
     if (aclError s = Shape(call, call.outputs[i], "dw", {x_dims[1], dy_dims[1]})) return s;
     if (aclError s = Shape(call, call.outputs[3 + i], "dbias", {dy_dims[1]})) return s;
-    aclTensor* dy = FloatCopy(call, o, gradient, kGradients[i]);
+    aclTensor* dy = nullptr;
+    if (aclError s = FloatCopy(call, o, gradient, kGradients[i], &dy)) return s;
     aclTensor* dw_sum = o.Scratch(ACL_FLOAT, {x_dims[1], dy_dims[1]});
     aclTensor* dw = o.Tensor(call.outputs[i], "dw");
     aclTensor* dbias = o.Tensor(call.outputs[3 + i], "dbias");
-    if (!dy || o.status()) return o.status() ? o.status() : ACL_ERROR_INVALID_PARAM;
+    if (o.status()) return o.status();
     if (aclError s = Aclnn<MatmulApi>(call, "aclnnMatmul", x_t, dy, dw_sum, int8_t{0})) return s;
     if (aclError s = Aclnn<CastApi>(call, "aclnnCast", dw_sum, call.outputs[i].desc->dtype, dw)) return s;
     if (aclError s = Aclnn<ReduceSumApi>(call, "aclnnReduceSum", dy, o.Ints({0}), false, call.outputs[3 + i].desc->dtype, dbias)) {
