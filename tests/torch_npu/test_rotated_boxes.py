@@ -1,8 +1,9 @@
 """torch_npu's rotated-box operators, non-maximum suppressions and anchor sampling on the simulator's
-aclop bridge (runtime/sim/src/op_compiler/rotated.cpp, SubSample in vision.cpp): the examples of torch_npu's own docstrings, which pin what
-the operators read (corners and an angle in degrees encoded by its tangent), and the refusals of what
-the documentation leaves open. The CPU references of every operator against random boxes are in
-custom_ops_sweep.py (their group in test_custom_ops.py)."""
+aclop bridge (runtime/sim/src/op_compiler/rotated.cpp, SubSample in vision.cpp): the examples of
+torch_npu's own docstrings, which pin what the operators read (corners and an angle in degrees
+encoded by its tangent), and the refusals of what the documentation leaves open. The CPU references
+of every operator against random boxes are in custom_ops_sweep.py (their group in
+test_custom_ops.py)."""
 
 from pathlib import Path
 
