@@ -23,12 +23,7 @@ PARSING = ("gen.parse", "gen.semantics", "gen.merge", "gen.pipeline")
 # The IR's fields holding the page's own words.
 PROSE = {"condition", "description", "usage", "formula", "constraints"}
 # (file, function) of an emitter reading prose, until the parser sets the fact it looks for.
-PROSE_READS = {
-    # "输入的属性不在支持的范围内": whether an unnamed error row speaks of the attributes.
-    ("gen/emit/tests/errors.py", "_stated_by_a_check"),
-    # "小于0": whether an output-size row asks for a negative extent rather than a zero one.
-    ("gen/emit/tests/errors.py", "_output_size_cases"),
-}
+PROSE_READS: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:
