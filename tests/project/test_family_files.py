@@ -1,9 +1,6 @@
 """A kernel family is a unit on both sides: its row in gen/families/<family>.py and its engine in
 runtime/sim/src/opapi/families/<family>.cpp, the file that defines the planner its row names. A
-reader looking for a family finds it by its name on either side, and a file holds one family.
-
-The quant families still share files (a split other work is beside this round): they are listed
-in SHARED with the module and engine each has, so that the list can only shrink."""
+reader looking for a family finds it by its name on either side, and a file holds one family."""
 
 from __future__ import annotations
 
@@ -16,13 +13,8 @@ from gen.families import FAMILIES, Family
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = ROOT / "runtime" / "sim" / "src" / "opapi" / "families"
 
-# family -> (its module, its engine file), where either is not the family's own name.
-SHARED = {
-    "quant": ("quant", "quant"),
-    "norm_quant": ("quant", "quant"),
-    "weight_quant_matmul": ("quant", "quant"),
-    "rotate_quant": ("quant", "rotate_quant"),
-}
+# family -> (its module, its engine file), where either is not the family's own name: none.
+SHARED: dict[str, tuple[str, str]] = {}
 
 
 def _modules() -> dict[str, list[str]]:

@@ -448,6 +448,17 @@ struct NormGradFamily {
   static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "rms_norm_grad_quant", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
+struct NormQuantFamily {
+  struct Op {
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
+  };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
+};
+
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
 struct OptimFamily {
   struct Op {
@@ -496,39 +507,6 @@ struct QuantFamily {
     enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock, kIndices, kQuantAxis, kReduction };
   };
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant", "quant_scatter" };
-};
-
-// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
-struct NormQuantFamily {
-  struct Op {
-    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
-  };
-  struct Role {
-    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
-  };
-  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
-};
-
-// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
-struct WeightQuantMatmulFamily {
-  struct Op {
-    enum : int8_t { kWeightQuantMatmul };
-  };
-  struct Role {
-    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
-};
-
-// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
-struct RotateQuantFamily {
-  struct Op {
-    enum : int8_t { kRotateQuant };
-  };
-  struct Role {
-    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
-  };
-  static constexpr const char* kOpNames[] = { "rotate_quant" };
 };
 
 // quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
@@ -604,6 +582,17 @@ struct RotaryFamily {
     enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
   };
   static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary", "interleave_rope" };
+};
+
+// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
+struct RotateQuantFamily {
+  struct Op {
+    enum : int8_t { kRotateQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "rotate_quant" };
 };
 
 // sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.
@@ -738,6 +727,17 @@ struct VocabParallelFamily {
   static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
 };
 
+// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
+struct WeightQuantMatmulFamily {
+  struct Op {
+    enum : int8_t { kWeightQuantMatmul };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -778,19 +778,18 @@ aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -803,6 +802,7 @@ aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** 
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 
