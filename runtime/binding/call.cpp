@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "aclnn_sim.h"
 #include "binding.h"
 
 namespace aclnn_binding {
@@ -19,6 +20,14 @@ struct UncountedExecutor {
     if (executor != nullptr && Runtime::alive()) Runtime::get().abi().aclDestroyAclOpExecutor(executor);
   }
 };
+
+// What the simulator does not compute in the executor's work (aclsimExecutorNotSimulated), or null:
+// always null on CANN, which has no such function. Looked up once.
+const char* not_simulated(const aclOpExecutor* executor) {
+  static const auto query = reinterpret_cast<decltype(&aclsimExecutorNotSimulated)>(
+      Runtime::get().backend().optional_symbol("aclsimExecutorNotSimulated"));
+  return query ? query(executor) : nullptr;
+}
 
 }  // namespace
 
@@ -154,6 +163,11 @@ void Call::execute(void* phase1, Phase1Trampoline trampoline, const void* closur
       // Destroyed if phase 2 is never reached (which consumes it). Not counted in live_objects: it
       // never outlives this function, and two atomic updates per call showed in its profile.
       std::unique_ptr<aclOpExecutor, UncountedExecutor> executor(raw_executor);
+      // What the simulator does not compute fails on the stream (aclsimExecutorNotSimulated): asked
+      // here, it is refused at the call, with nothing queued.
+      if (const char* why = not_simulated(raw_executor)) {
+        throw AclnnFailure{ACLNN_ERR_INNER_FIND_KERNEL_ERROR, spec_.api, "execute", why};
+      }
       // Host arrays go up on the call's stream, after whatever the stream runs before this call
       // (the blocks they land in may have been another call's a moment ago). The arrays stay
       // alive in the slots until the call has synchronised.

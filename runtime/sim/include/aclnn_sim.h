@@ -72,6 +72,13 @@ __attribute__((visibility("default"))) int aclsimGetRuntimeStats(aclsimStats* ou
 /* The sum of the object counts (tensors .. executors): 0 when nothing leaked. */
 __attribute__((visibility("default"))) uint64_t aclsimLiveObjects(void);
 
+/* What a live executor's work does not compute, said by name ("aclnnXxx is not simulated for ..."),
+ * or NULL when it computes (or is no live executor). Such work passes phase 1 (the page's checks)
+ * and fails on the stream with 561003 (ACLNN_ERR_INNER_FIND_KERNEL_ERROR), reported by the next
+ * synchronisation; a caller that wants the refusal at the call asks before launching, as the Python
+ * bindings do. The text lives as long as the executor. Exported by libnnopbase. */
+__attribute__((visibility("default"))) const char* aclsimExecutorNotSimulated(const struct aclOpExecutor* executor);
+
 /* Switches the simulated chip (a name as ACLNN_SIM_SOC takes it) for the rest of the process,
  * overriding ACLNN_SIM_SOC. 0 on success, ACL_ERROR_INVALID_PARAM (with aclGetRecentErrMsg)
  * for an unknown name. Exported by libascendcl. */

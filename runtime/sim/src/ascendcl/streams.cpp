@@ -47,14 +47,16 @@ aclError TakeFault(StreamState& s, const char* api) {
     s.faulted.store(false, std::memory_order_release);
     s.reported = fault;
   }
+  // Work the simulator has no kernel for (opapi/work.h NotSimulatedWork) did not fail on a device.
+  const char* failed = fault.status == ACLNN_ERR_INNER_FIND_KERNEL_ERROR ? " has no kernel in the simulator"
+                                                                         : " failed on the device";
   if (fault.through_event) {
-    return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api +
-                                  " queued on another stream failed on the device, and this stream waited for it "
-                                  "through an event (work queued behind the wait was discarded): " + fault.message);
+    return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api + " queued on another stream" + failed +
+                                  ", and this stream waited for it through an event (work queued behind the wait was "
+                                  "discarded): " + fault.message);
   }
-  return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api +
-                                " queued on this stream failed on the device (work queued behind it was discarded): " +
-                                fault.message);
+  return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api + " queued on this stream" + failed +
+                                " (work queued behind it was discarded): " + fault.message);
 }
 
 namespace {

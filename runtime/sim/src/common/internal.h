@@ -129,9 +129,9 @@ class ExecutorWork : public Pooled {
   // Runs on the stream's worker (ACLNN_SIM_SYNC=1: on the launching thread). A status other than
   // success is a fault of the kernel, reported by the stream's next synchronisation.
   virtual aclnnStatus Run(aclrtStream stream) = 0;
-  // False for work that has no kernel: phase 2 returns Run's status at once, as CANN reports a
-  // kernel it cannot find when launching, not on the device.
-  virtual bool HasKernel() const { return true; }
+  // What the simulator does not compute in this work, said by name (opapi/work.h NotSimulatedWork);
+  // null for work that computes. Read by aclsimExecutorNotSimulated.
+  virtual const char* NotSimulated() const { return nullptr; }
 };
 
 // The device addresses a piece of queued work uses (its tensors' data pointers, its workspace),

@@ -647,6 +647,11 @@ int aclsimGetStats(aclsimStats* out) {
   return 0;
 }
 
+const char* aclsimExecutorNotSimulated(const aclOpExecutor* handle) {
+  std::shared_ptr<aclsim::Executor> executor = aclsim::State().executors.Find(const_cast<aclOpExecutor*>(handle));
+  return executor && executor->work ? executor->work->NotSimulated() : nullptr;
+}
+
 uint64_t aclsimLiveObjects(void) {
   aclsimStats stats;
   aclsimGetStats(&stats);

@@ -15,10 +15,7 @@
 
 namespace aclsim {
 
-aclnnStatus NotSimulatedWork::Run(aclrtStream) {
-  return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
-              std::string(api_) + " is not simulated" + (why_.empty() ? std::string() : " " + why_));
-}
+aclnnStatus NotSimulatedWork::Run(aclrtStream) { return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, message_); }
 
 ElementwiseWork::ElementwiseWork(const char* api, BoundKernel kernel, size_t inputs)
     : api_(api), kernel_(kernel), input_count_(inputs) {
@@ -145,7 +142,6 @@ aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, ac
   if (stream && !IsLiveStream(stream)) {
     return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": stream is not a live stream");
   }
-  if (!held->work->HasKernel()) return held->work->Run(stream);
   return LaunchKernel(stream, std::move(held), workspace);
 }
 

@@ -20,16 +20,22 @@ inline constexpr uint64_t kConversionWorkspace = 512;
 bool ChooseComputeType(aclDataType promoted, IntegerMath math, ComputeType* type);
 const char* ComputeTypeName(ComputeType type);
 
-// An API (or an argument combination) without a kernel: phase 1 passed, phase 2 says so.
+// An API (or an argument combination) without a kernel: phase 1 passed (its checks are the page's,
+// and CANN's unit tests judge them), and the work fails on the stream with 561003
+// (ACLNN_ERR_INNER_FIND_KERNEL_ERROR), naming what is not simulated, which the stream's next
+// synchronisation reports. Not from the execute call itself: torch_npu runs that on its task-queue
+// thread, whose queue, after one failed call, dropped every later operator without an error (their
+// outputs zeros); a fault on the stream it reports at the synchronisation, and goes on.
+// The Python bindings ask before launching (aclsimExecutorNotSimulated) and raise at the call.
 class NotSimulatedWork : public ExecutorWork {
  public:
-  NotSimulatedWork(const char* api, std::string why) : api_(api), why_(std::move(why)) {}
+  NotSimulatedWork(const char* api, const std::string& why)
+      : message_(std::string(api) + " is not simulated" + (why.empty() ? std::string() : " " + why)) {}
   aclnnStatus Run(aclrtStream stream) override;
-  bool HasKernel() const override { return false; }
+  const char* NotSimulated() const override { return message_.c_str(); }
 
  private:
-  const char* api_;
-  std::string why_;
+  std::string message_;
 };
 
 // Every element of a tensor's view (element offsets low..high from `data`) lies in one live device
