@@ -638,6 +638,7 @@ set(ACLNN_EXAMPLES
   swi_glu
   swi_glu_grad
   swi_glu_quant
+  swi_glu_quant_v2
   sync_batch_norm_gather_stats
   take
   tan

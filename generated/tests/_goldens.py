@@ -606,6 +606,42 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out
 
     @staticmethod
+    def swiglu_quant(x: Any, smooth: Any, offsets: Any, group_index: Any, activate_left: bool, quant_mode: str,
+                     group_list_type: int) -> Any:
+        """aclnnSwiGluQuant(V2)'s (yOut, scaleOut) as the page's formulas state them: Act = Swish(A) * B (A the
+        left half with activateLeft, else the right), the rows of group g times smooth_scales[g] (a row or one
+        value; row 0 without groups, 1 without smooth_scales); dynamic: scale = row_max(|Y|) / 127 (the
+        dequantisation scale, the erratum's) and y = round(Y / scale); static: y = round(Y + offsets[g]), half
+        to even, saturated to INT8, scaleOut not computed (None). Groups that do not cover x's rows refused
+        (the rows past them are left unwritten)."""
+        import torch
+
+        half = x.shape[-1] // 2
+        rows = x.float().reshape(-1, 2 * half)
+        a, b = (rows[:, :half], rows[:, half:]) if activate_left else (rows[:, half:], rows[:, :half])
+        act = torch.nn.functional.silu(a) * b
+        if group_index is None:
+            group = torch.zeros(act.shape[0], dtype=torch.long)
+        else:
+            ends = group_index.long().reshape(-1)
+            ends = ends.cumsum(0) if group_list_type == 1 else ends
+            if int(ends[-1]) != act.shape[0]:
+                exact.refused("groupIndexOptional does not end at x's rows (the rows past it are left unwritten)")
+            group = torch.searchsorted(ends, torch.arange(act.shape[0]), right=True)
+
+        def per_group(t: Any) -> Any:
+            t = t.float()
+            return t.reshape(-1, 1)[group] if t.dim() == 1 else t[group]
+
+        y = act * per_group(smooth) if smooth is not None else act
+        if quant_mode == "static":
+            q = torch.round(y + per_group(offsets))
+            return torch.clamp(q, -128, 127).to(torch.int8).reshape(*x.shape[:-1], half), None
+        scale = y.abs().amax(-1) / 127
+        q = torch.clamp(torch.round(y / scale[:, None]), -128, 127).nan_to_num(0)
+        return q.to(torch.int8).reshape(*x.shape[:-1], half), scale.reshape(x.shape[:-1])
+
+    @staticmethod
     def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
         """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
         expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the

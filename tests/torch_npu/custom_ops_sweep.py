@@ -850,6 +850,18 @@ def makers(dtype: str = "float32"):
         return (x, rotation), {}, (torch.round(y / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
     m["npu_rotate_quant"] = rotate_quant
 
+    def swiglu_quant():
+        # aclnnSwiGluQuantV2, dynamic: act = Swish(right half) * left half (activate_left False), rows of group g
+        # times smooth_scales[g] (cumulative ends 2, 5), per row scale = max|v| / 127, y = round(v / scale).
+        x, smooth = randn(5, 32, dtype=torch.float32), torch.rand(2, 16, generator=g) + 0.5
+        ends = torch.tensor([2, 5], dtype=torch.int32)
+        v = torch.nn.functional.silu(x[:, 16:]) * x[:, :16] * smooth[torch.tensor([0, 0, 1, 1, 1])]
+        scale = v.abs().amax(-1) / 127
+        return (x,), {"smooth_scales": smooth, "group_index": ends, "quant_mode": 1}, (
+            torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_swiglu_quant"] = swiglu_quant
+
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -705,6 +705,17 @@ struct StftFamily {
   static constexpr const char* kOpNames[] = { "stft" };
 };
 
+// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; in float.
+struct SwigluQuantFamily {
+  struct Op {
+    enum : int8_t { kSwigluQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "swiglu_quant" };
+};
+
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
 struct SyncBatchNormFamily {
   struct Op {
@@ -800,6 +811,7 @@ aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanSleep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
