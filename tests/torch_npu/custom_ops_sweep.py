@@ -861,6 +861,22 @@ def makers(dtype: str = "float32"):
             torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
     m["npu_swiglu_quant"] = swiglu_quant
 
+    def mrope():
+        # aclnnRopeWithSinCosCache, mrope mode: cos | sin = cos_sin_cache[positions[s]] for section s of the
+        # halves ([8, 12, 12] of 32), each head's first 64 elements rotated (rotate_half), the rest kept.
+        positions = torch.randint(0, 6, (3, 4), generator=g)
+        query, key, cache = randn(4, 2 * 128), randn(4, 128), randn(6, 64)
+        cos_sin = cache.float()[positions]
+        bounds = (0, 8, 20, 32)
+        cos = torch.cat([cos_sin[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)[:, None]
+        sin = torch.cat([cos_sin[s, :, 32 + bounds[s]:32 + bounds[s + 1]] for s in range(3)], -1)[:, None]
+
+        def rotate(x):
+            heads = x.float().reshape(4, -1, 128)
+            x1, x2 = heads[..., :32], heads[..., 32:64]
+            return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin, heads[..., 64:]), -1).reshape(x.shape)
+        return (positions, query, key, cache, 128), {"mrope_section": [8, 12, 12]}, (rotate(query), rotate(key))
+    m["npu_mrope"] = mrope
 
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5

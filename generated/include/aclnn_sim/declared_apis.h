@@ -1520,6 +1520,9 @@
 #include "aclnnop/aclnn_roll.h"
 #define ACLNN_DECLARES_aclnnRoll 1
 
+#include "aclnnop/aclnn_rope_with_sin_cos_cache.h"
+#define ACLNN_DECLARES_aclnnRopeWithSinCosCache 1
+
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbedding 1
 

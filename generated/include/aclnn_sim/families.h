@@ -595,6 +595,17 @@ struct RnnFamily {
   static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
 };
 
+// rope_cache: per token t and head, the first rotaryDim elements of query and key rotated by cos, sin = cache[positions[t]] halved (mrope: section s of the halves from positions[s, t]): rotate_half o1 = x1 cos - x2 sin, o2 = x2 cos + x1 sin over the halves x1, x2, or the same over the even and odd elements, interleaved back; the rest of each head copied; in float.
+struct RopeCacheFamily {
+  struct Op {
+    enum : int8_t { kRopeWithCache };
+  };
+  struct Role {
+    enum : int8_t { kPositions, kQuery, kKey, kCache, kSections, kHeadSize, kNeox, kQueryOut, kKeyOut };
+  };
+  static constexpr const char* kOpNames[] = { "rope_with_cache" };
+};
+
 // rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
 struct RotaryFamily {
   struct Op {
@@ -801,6 +812,7 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRopeCache(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -641,6 +641,41 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return q.to(torch.int8).reshape(*x.shape[:-1], half), scale.reshape(x.shape[:-1])
 
     @staticmethod
+    def rope_with_sin_cos_cache(positions: Any, query: Any, key: Any, cache: Any, sections: Any, head_size: int,
+                                neox: bool) -> Any:
+        """aclnnRopeWithSinCosCache's (queryOut, keyOut) as its README's formulas state them: cosSin =
+        cosSinCache[positions] halved into cos and sin (mrope, positions [3, T]: section s of the halves from row
+        s), each head's first rotaryDim elements rotated (rotate_half over the halves, rotate_interleaved over the
+        even and odd elements), the rest kept. A position outside the cache refused (the README's error)."""
+        import torch
+
+        rotary = cache.shape[1]
+        half = rotary // 2
+        index = positions.long()
+        if bool((index < 0).any()) or bool((index >= cache.shape[0]).any()):
+            exact.refused("positions outside cosSinCache's rows")
+        cos_sin = cache.float()[index]
+        cos, sin = cos_sin[..., :half], cos_sin[..., half:]
+        if positions.dim() == 2:
+            bounds = [0, *torch.tensor(list(sections)).cumsum(0).tolist()]
+            cos = torch.cat([cos[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)
+            sin = torch.cat([sin[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)
+
+        def rotate(x: Any) -> Any:
+            heads = x.float().reshape(x.shape[0], -1, head_size)
+            rot, kept = heads[..., :rotary], heads[..., rotary:]
+            c, s = cos[:, None, :], sin[:, None, :]
+            if neox:
+                x1, x2 = rot[..., :half], rot[..., half:]
+                rot = torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), -1)
+            else:
+                x1, x2 = rot[..., ::2], rot[..., 1::2]
+                rot = torch.stack((x1 * c - x2 * s, x2 * c + x1 * s), -1).flatten(-2)
+            return torch.cat((rot, kept), -1).reshape(x.shape)
+
+        return rotate(query), rotate(key)
+
+    @staticmethod
     def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
         """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
         expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the
