@@ -54,6 +54,7 @@ set(ACLNN_EXAMPLES
   addmv
   addr
   adds
+  advance_step
   affine_grid
   all_example
   amax

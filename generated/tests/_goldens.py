@@ -677,6 +677,23 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return rotate(query), rotate(key)
 
     @staticmethod
+    def advance_step(tokens: Any, sampled: Any, positions: Any, seq_lens: Any, slots: Any, block_tables: Any,
+                     num_queries: int, block_size: int) -> Any:
+        """aclnnAdvanceStep's in-place (inputPositions, seqLens, slotMapping), vLLM's advance_step_flashattn as the
+        page's formula reads with it: for each query i with n = seqLens[i] before the step, position n, length n + 1,
+        slot blockTables[i, n // blockSize] * blockSize + n % blockSize; the sequences past the queries kept. A
+        block index past blockTables' columns refused (the page bounds the columns by it)."""
+        n = seq_lens.reshape(-1)[:num_queries].long()
+        if bool((n < 0).any()) or bool((n // block_size >= block_tables.shape[1]).any()):
+            exact.refused("seqLens reach past blockTables' blocks")
+        positions, seq_lens, slots = positions.clone(), seq_lens.clone(), slots.clone()
+        positions.reshape(-1)[:num_queries] = n
+        seq_lens.reshape(-1)[:num_queries] = n + 1
+        rows = block_tables.long()[range(num_queries), n // block_size]
+        slots.reshape(-1)[:num_queries] = rows * block_size + n % block_size
+        return positions, seq_lens, slots
+
+    @staticmethod
     def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
         """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
         expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the

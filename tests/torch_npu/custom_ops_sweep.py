@@ -878,6 +878,22 @@ def makers(dtype: str = "float32"):
         return (positions, query, key, cache, 128), {"mrope_section": [8, 12, 12]}, (rotate(query), rotate(key))
     m["npu_mrope"] = mrope
 
+    def advance_step_flashattn():
+        # aclnnAdvanceStep (vLLM's advance_step_flashattn): for each query i with n = seq_lens[i], the sampled token,
+        # position n, length n + 1, slot block_tables[i, n // 4] * 4 + n % 4; the sequences past the queries kept.
+        seq_lens, tables = torch.tensor([5, 0, 9, 3, 7, 2]), torch.randint(0, 50, (6, 3), generator=g)
+        tokens, positions, slots = torch.arange(6), torch.arange(6) + 10, torch.arange(6) + 20
+        sampled = torch.tensor([[31], [32], [33], [34]])
+        n = seq_lens[:4]
+        want = (torch.cat((sampled[:, 0], tokens[4:])), torch.cat((n, positions[4:])), torch.cat((n + 1, seq_lens[4:])),
+                torch.cat((tables[torch.arange(4), n // 4] * 4 + n % 4, slots[4:])))
+
+        def run(op, args, kwargs):
+            op(*args)
+            return args[0], args[2], args[3], args[4]
+        return (tokens, sampled, positions, seq_lens, slots, tables, 6, 4, 4), {}, want, run
+    m["npu_advance_step_flashattn"] = advance_step_flashattn
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -104,6 +104,9 @@
 #define ACLNN_DECLARES_aclnnAddr 1
 #define ACLNN_DECLARES_aclnnInplaceAddr 1
 
+#include "aclnnop/aclnn_advance_step.h"
+#define ACLNN_DECLARES_aclnnAdvanceStep 1
+
 #include "aclnnop/aclnn_affine_grid.h"
 #define ACLNN_DECLARES_aclnnAffineGrid 1
 

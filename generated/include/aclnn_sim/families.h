@@ -43,6 +43,17 @@ struct AdamFamily {
   static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
 };
 
+// advance_step: for each query i < num_queries, with n = seq_lens[i]: tokens[i] = sampled[i, 0], positions[i] = n, seq_lens[i] = n + 1, slots[i] = block_tables[i, n // block_size] * block_size + n % block_size; the sequences past the queries kept (vLLM's advance_step_flashattn, which torch_npu documents the op as).
+struct AdvanceStepFamily {
+  struct Op {
+    enum : int8_t { kAdvanceStep };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kSampled, kPositions, kSeqLens, kSlots, kBlockTables, kNumSeqs, kNumQueries, kBlockSize };
+  };
+  static constexpr const char* kOpNames[] = { "advance_step" };
+};
+
 // advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
 struct AdvancedFamily {
   struct Op {
@@ -764,6 +775,7 @@ struct VocabParallelFamily {
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdvanceStep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
