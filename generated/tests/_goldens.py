@@ -694,6 +694,22 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return positions, seq_lens, slots
 
     @staticmethod
+    def moe_gating_top_k_backward(x_norm: Any, grad_y: Any, expert_idx: Any, scaling: float, eps: float) -> Any:
+        """aclnnMoeGatingTopKBackward's gradXOut: the gradient, through the forward's sigmoid (normOut * (1 -
+        normOut)), of its README's yOut = y / (ReduceSum(y) + eps) * routedScalingFactor with y = normOut at
+        expertIdx, by autograd in double. An index outside the experts refused."""
+        import torch
+
+        index = expert_idx.long()
+        if bool((index < 0).any()) or bool((index >= x_norm.shape[-1]).any()):
+            exact.refused("expertIdx outside xNorm's experts")
+        norm = x_norm.double().requires_grad_()
+        y = norm.gather(-1, index)
+        out = y / (y.sum(-1, keepdim=True) + eps) * scaling
+        (grad,) = torch.autograd.grad(out, norm, grad_y.double())
+        return grad * x_norm.double() * (1 - x_norm.double())
+
+    @staticmethod
     def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
         """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
         expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the

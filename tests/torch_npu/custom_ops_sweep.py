@@ -894,6 +894,17 @@ def makers(dtype: str = "float32"):
         return (tokens, sampled, positions, seq_lens, slots, tables, 6, 4, 4), {}, want, run
     m["npu_advance_step_flashattn"] = advance_step_flashattn
 
+    def moe_gating_top_k_backward():
+        # aclnnMoeGatingTopKBackward: the adjoint of yOut = x_norm[idx] / (sum + eps) * 2.0 through the sigmoid.
+        x_norm, grad_y = torch.rand(3, 8, generator=g), randn(3, 2, dtype=torch.float32)
+        idx = torch.tensor([[1, 4], [0, 7], [6, 2]], dtype=torch.int32)
+        norm = x_norm.double().requires_grad_()
+        y = norm.gather(-1, idx.long())
+        (y / (y.sum(-1, keepdim=True) + 1e-20) * 2.0).backward(grad_y.double())
+        want = (norm.grad * x_norm.double() * (1 - x_norm.double())).float()
+        return (x_norm, grad_y, idx), {"norm_type": 1, "routed_scaling_factor": 2.0}, want
+    m["npu_moe_gating_top_k_backward"] = moe_gating_top_k_backward
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

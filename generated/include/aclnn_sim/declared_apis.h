@@ -1255,6 +1255,9 @@
 #include "aclnnop/aclnn_moe_gating_top_k.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopK 1
 
+#include "aclnnop/aclnn_moe_gating_top_k_backward.h"
+#define ACLNN_DECLARES_aclnnMoeGatingTopKBackward 1
+
 #include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopKSoftmax 1
 

@@ -379,6 +379,17 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
+// moe_gating_grad: per row, with y_k = x_norm[expert_idx_k] and S = sum_k y_k: g_k = scaling * (grad_y_k / (S + eps) - sum_j grad_y_j y_j / (S + eps)^2), grad_x[n] = x_norm[n] (1 - x_norm[n]) * the sum of g_k over the k with expert_idx_k = n (0 for the experts not chosen): the adjoint of sigmoid, top-k and the normalisation y / (S + eps) * scaling; in float.
+struct MoeGatingGradFamily {
+  struct Op {
+    enum : int8_t { kGatingTopKGrad };
+  };
+  struct Role {
+    enum : int8_t { kXNorm, kGradY, kExpertIdx, kRenorm, kNormType, kScaling, kEps, kGradX };
+  };
+  static constexpr const char* kOpNames[] = { "gating_top_k_grad" };
+};
+
 // moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
 struct MoeRoutingFamily {
   struct Op {
@@ -805,6 +816,7 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeGatingGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
