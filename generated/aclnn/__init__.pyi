@@ -56475,7 +56475,7 @@ def swi_glu_quant(x: Tensor, smooth_scales_optional: _TensorLike | None, offsets
         - 确定性计算：
           - aclnnSwiGluQuant默认确定性实现。
 
-    Source: op_docs/aclnnSwiGluQuant.md:60 (not simulated: phase 2 fails on the simulator)
+    Source: op_docs/aclnnSwiGluQuant.md:60
     """
 @overload
 def swi_glu_quant(x: _TensorLike, smooth_scales_optional: Tensor, offsets_optional: _TensorLike | None, group_index_optional: _TensorLike | None, activate_left: bool, quant_mode_optional: str | None = None, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[Tensor, Tensor]:

@@ -1,6 +1,7 @@
-// The swiglu_quant family (aclnnSwiGluQuantV2, torch_npu.npu_swiglu_quant) as its page states it: x [..., 2N]
+// The swiglu_quant family (aclnnSwiGluQuantV2, torch_npu.npu_swiglu_quant, and its MoE-only V1 aclnnSwiGluQuant, whose
+// groups are cumulative ends) as their pages state it: x [..., 2N]
 // (FLOAT16/BFLOAT16/FLOAT, computed in float) seen as rows [A | B]; Act = Swish(A) * B with activateLeft, else
-// Swish(B) * A (aclnnDequantSwigluQuantV2's activateLeft row: false activates the right half). The rows of group
+// Swish(B) * A (V1's activateLeft row: false activates the right half). The rows of group
 // g (groupIndexOptional's cumulative ends, groupListType 0, or counts, 1; every row group 0 without it) take
 // smoothScalesOptional's row g ([G, N]) or value g ([G]), 1 without it; then
 //   dynamic: per row scaleOut = max|v| / 127 and yOut = round(v / scaleOut) (quant_row.h; the semantics' erratum
@@ -135,7 +136,8 @@ aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, Executor
     return reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType 2's INT8");
   }
   const char* given_mode = family.has(F::Role::kQuantMode) ? CallString(call, family.role(F::Role::kQuantMode)) : nullptr;
-  const std::string mode = given_mode ? given_mode : "";
+  // NULL is "dynamic": V1's page says so; V2's asks for it to be passed, and dynamic is its default elsewhere.
+  const std::string mode = given_mode ? given_mode : "dynamic";
   if (mode == "dynamic_msd") return Decline(call, work, "for quantModeOptional \"dynamic_msd\" (the page: not supported now)");
   if (mode != "dynamic" && mode != "static") {
     return reject(F::Role::kQuantMode, "\"" + mode + "\" is not \"dynamic\" or \"static\"");
