@@ -147,6 +147,7 @@ set(ACLNN_EXAMPLES
   deep_norm
   deep_norm_grad
   dequant_bias
+  dequant_swiglu_quant
   div
   div_mod
   div_mods

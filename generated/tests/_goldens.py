@@ -642,6 +642,23 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return q.to(torch.int8).reshape(*x.shape[:-1], half), scale.reshape(x.shape[:-1])
 
     @staticmethod
+    def dequant_swiglu_quant(x: Any, weight_scale: Any, activation_scale: Any, group_index: Any,
+                             activate_left: bool) -> Any:
+        """aclnnDequantSwigluQuant's (yOut, scaleOut) in dynamic mode without quant scales, as the fused
+        GroupedMatmulSwigluQuant README states its Dequant and Quant: x * weightScale (its group's row, groups as
+        counts) * activationScale (its row's value), then swiglu_quant's SwiGLU and per-row quantisation."""
+        import torch
+
+        rows = x.double().reshape(-1, x.shape[-1])
+        if weight_scale is not None:
+            w = weight_scale.double().reshape(-1, x.shape[-1])
+            if w.shape[0] > 1:
+                group = torch.repeat_interleave(torch.arange(w.shape[0]), group_index.long().reshape(-1))
+                w = torch.cat([w[group], w[-1:].expand(rows.shape[0] - group.numel(), -1)])
+            rows = rows * w * activation_scale.double().reshape(-1, 1)
+        return exact.swiglu_quant(rows.float().reshape(x.shape), None, None, group_index, activate_left, "dynamic", 1)
+
+    @staticmethod
     def rope_with_sin_cos_cache(positions: Any, query: Any, key: Any, cache: Any, sections: Any, head_size: int,
                                 neox: bool) -> Any:
         """aclnnRopeWithSinCosCache's (queryOut, keyOut) as its README's formulas state them: cosSin =

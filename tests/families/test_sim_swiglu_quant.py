@@ -50,3 +50,27 @@ refused(lambda: host(sq(mode="dynamic_msd")[0]), 561003, ["dynamic_msd"])
 refused(lambda: host(sq(index=np.array([4, 2], np.int32), list_type=0)[0]), 507015, ["groupIndexOptional", "element 1 is 2"])
 refused(lambda: host(sq(index=np.array([4, 3], np.int32))[0]), 507015, ["groupIndexOptional", "element 1 is 3"])
 ''')
+
+
+def test_dequant_swiglu_quant_dequantises_by_group_and_row_and_declines_by_name():
+    check(r'''
+x = rng.integers(-400, 400, (5, 16)).astype(np.int32)
+weight = (rng.random((2, 16)) * 0.01 + 0.001).astype(np.float32)
+act = (rng.random(5) * 0.1 + 0.01).astype(np.float32)
+counts = np.array([2, 3], np.int64)
+def dq(x=x, weight=weight, act=act, bias=None, qs=None, qo=None, index=counts, left=True, mode="dynamic"):
+    return aclnn.dequant_swiglu_quant(x, weight, act, bias, qs, qo, index, left, mode,
+                                      out=(np.zeros((x.shape[0], 8), np.int8), np.zeros(x.shape[0], np.float32)))
+d = x.astype(np.float64) * weight[[0, 0, 1, 1, 1]] * act[:, None]
+s = d[:, :8] / (1 + np.exp(-d[:, :8])) * d[:, 8:]
+scale = np.abs(s).max(-1) / 127
+y, got = dq()
+assert np.abs(host(y).astype(int) - np.round(s / scale[:, None]).astype(int)).max() <= 1
+assert np.allclose(host(got), scale, rtol=1e-5)
+refused(lambda: dq(weight=None), 161002, ["weightScaleOptional", "NULL"])
+refused(lambda: dq(weight=np.ones((3, 16), np.float32)), 161002, ["weightScaleOptional", "G 2"])
+refused(lambda: host(dq(bias=np.zeros(16, np.int32))[0]), 561003, ["biasOptional"])
+refused(lambda: host(dq(qs=np.ones(8, np.float32))[0]), 561003, ["quantScaleOptional"])
+refused(lambda: host(dq(qs=np.ones(1, np.float32), qo=np.zeros(1, np.float32), mode="static")[0]), 561003, ["static"])
+refused(lambda: host(dq(index=np.array([2, 4], np.int64))[0]), 507015, ["groupIndexOptional"])
+''')

@@ -861,6 +861,19 @@ def makers(dtype: str = "float32"):
             torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
     m["npu_swiglu_quant"] = swiglu_quant
 
+    def dequant_swiglu_quant():
+        # aclnnDequantSwigluQuant (the fused GroupedMatmulSwigluQuant README's Dequant and Quant): an INT32 x times
+        # weight_scale per column and activation_scale per row, Swish(left half) * right half, then per row scale =
+        # max|S| / 127, y = round(S / scale).
+        x = torch.randint(-300, 300, (4, 32), generator=g, dtype=torch.int32)
+        weight, act = torch.rand(32, generator=g) * 0.01 + 0.001, torch.rand(4, generator=g) * 0.1 + 0.01
+        d = x.float() * weight * act[:, None]
+        v = torch.nn.functional.silu(d[:, :16]) * d[:, 16:]
+        scale = v.abs().amax(-1) / 127
+        return (x,), {"weight_scale": weight, "activation_scale": act, "activate_left": True, "quant_mode": 1}, (
+            torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_dequant_swiglu_quant"] = dequant_swiglu_quant
+
     def mrope():
         # aclnnRopeWithSinCosCache, mrope mode: cos | sin = cos_sin_cache[positions[s]] for section s of the
         # halves ([8, 12, 12] of 32), each head's first 64 elements rotated (rotate_half), the rest kept.

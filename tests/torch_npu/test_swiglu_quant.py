@@ -112,3 +112,58 @@ def test_npu_swiglu_quant_declines_int4_by_name(run_npu):
     x = torch.randn(4, 32).npu()
     refused_by_name([(lambda: torch_npu.npu_swiglu_quant(x, quant_mode=1, dst_type=torch.quint4x2), "dstType 29")])
     """, fresh=True)
+
+
+def test_npu_dequant_swiglu_quant_follows_the_fused_readme(run_npu):
+    # npu_dequant_swiglu_quant (aclnnDequantSwigluQuant, where the library has no V2): its page names Dequant and
+    # Quant without formulas; the fused GroupedMatmulSwigluQuant README states them for the same kernel, written
+    # here in double: an INT32 x times weight_scale's row of its group (group_index counts) and activation_scale's
+    # value of its row, SwiGLU, then per row scale = max|S| / 127 and y = round(S / scale). What no page states
+    # (bias, quant_scale in dynamic mode, static mode) is refused by name.
+    run_npu(REFUSED_BY_NAME + """
+    g = torch.Generator().manual_seed(9)
+    for rows, hidden, counts, left in ((6, 32, None, True), (7, 64, [2, 0, 4], False), (5, 16, [1, 4], True)):
+        x = torch.randint(-500, 500, (rows, hidden), generator=g, dtype=torch.int32)
+        groups = len(counts) if counts else 1
+        weight = torch.rand(groups, hidden, generator=g) * 0.01 + 0.001
+        act_scale = torch.rand(rows, generator=g) * 0.1 + 0.01
+        index = None if counts is None else torch.tensor(counts, dtype=torch.int64)
+        group = torch.zeros(rows, dtype=torch.long) if counts is None else torch.repeat_interleave(
+            torch.arange(groups), index)
+        covered = group.numel()
+        d = x[:covered].double() * weight.double()[group] * act_scale.double()[:covered, None]
+        a, b = (d[:, :hidden // 2], d[:, hidden // 2:]) if left else (d[:, hidden // 2:], d[:, :hidden // 2])
+        s = a * torch.sigmoid(a) * b
+        scale = s.abs().amax(-1) / 127
+        want = torch.round(s / scale[:, None]).clamp(-128, 127)
+        y, got_scale = torch_npu.npu_dequant_swiglu_quant(
+            x.npu(), weight_scale=(weight if counts else weight[0]).npu(), activation_scale=act_scale.npu(),
+            group_index=None if index is None else index.npu(), activate_left=left, quant_mode=1)
+        assert y.dtype == torch.int8 and y.shape == (rows, hidden // 2)
+        diff = (y.cpu()[:covered].int() - want.int()).abs()
+        assert int(diff.max()) <= 1 and float((diff != 0).float().mean()) < 0.02, (rows, hidden, counts)
+        assert torch.allclose(got_scale.cpu()[:covered].double(), scale, rtol=1e-5), (rows, hidden, counts)
+    x = torch.randint(-5, 5, (4, 32), dtype=torch.int32).npu()
+    w, a = torch.rand(32).npu(), torch.rand(4).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_dequant_swiglu_quant(x, activation_scale=a, quant_mode=1), "weightScaleOptional"),
+        (lambda: torch_npu.npu_dequant_swiglu_quant(x, weight_scale=w, activation_scale=torch.rand(3).npu(),
+                                                    quant_mode=1), "activationScaleOptional"),
+        (lambda: torch_npu.npu_dequant_swiglu_quant(
+            x, weight_scale=torch.rand(2, 32).npu(), activation_scale=a,
+            group_index=torch.tensor([3, 3]).npu(), quant_mode=1), "groupIndexOptional"),
+    ])
+    """)
+
+
+def test_npu_dequant_swiglu_quant_declines_what_no_page_states_by_name(run_npu):
+    # Each in a fresh process: torch_npu's task queue drops the work queued after an execute call that failed.
+    for options, word in (("bias=torch.zeros(32, dtype=torch.int32).npu(), quant_mode=1", "biasOptional"),
+                          ("quant_scale=torch.ones(16).npu(), quant_mode=1", "quantScaleOptional"),
+                          ("quant_scale=torch.ones(1).npu(), quant_offset=torch.zeros(1).npu(), quant_mode=0", "static")):
+        run_npu(REFUSED_BY_NAME + f"""
+    x = torch.randint(-5, 5, (4, 32), dtype=torch.int32).npu()
+    w, a = torch.rand(32).npu(), torch.rand(4).npu()
+    refused_by_name([(lambda: torch_npu.npu_dequant_swiglu_quant(x, weight_scale=w, activation_scale=a, {options}),
+                      "{word}")])
+    """, fresh=True)

@@ -398,6 +398,9 @@
 #include "aclnnop/aclnn_dequant_bias.h"
 #define ACLNN_DECLARES_aclnnDequantBias 1
 
+#include "aclnnop/aclnn_dequant_swiglu_quant.h"
+#define ACLNN_DECLARES_aclnnDequantSwigluQuant 1
+
 #include "aclnnop/aclnn_div.h"
 #define ACLNN_DECLARES_aclnnDiv 1
 #define ACLNN_DECLARES_aclnnDivMod 1

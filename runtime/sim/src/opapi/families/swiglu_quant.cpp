@@ -14,6 +14,13 @@
 // "dynamic_msd", which the page lists but does not support. Refused (161002): an odd or over-8192 last
 // dimension, a scale or offset shape the page does not list, static mode without smoothScalesOptional and
 // offsetsOptional (the page's static formula reads both).
+// dequant_swiglu_quant (aclnnDequantSwigluQuant, torch_npu.npu_dequant_swiglu_quant): its page writes Dequant and
+// Quant without their formulas; the fused GroupedMatmulSwigluQuant README states them for the same kernel: an INT32
+// x (a matmul's accumulator) times weightScaleOptional's row of its group ([H] or [G, H]) and activationScaleOptional's
+// value of its row, then SwiGLU, then per row Q_scale = max|S| / 127 and Q = round(S / Q_scale). Groups are counts
+// (DequantSwigluQuantV2's constraint: the rows past the sum of groupIndexOptional's elements are left). A FLOAT16/
+// BFLOAT16 x is dequantised alike when they are given, and is not without them. Declined by name what no
+// page states: biasOptional (before or after the scales), quantScaleOptional in dynamic mode, and static mode.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -30,7 +37,7 @@ namespace {
 
 using F = SwigluQuantFamily;
 
-enum Slot { kX, kSmooth, kOffsets, kGroupIndex, kOut, kScaleOut, kSlots };
+enum Slot { kX, kSmooth, kOffsets, kGroupIndex, kOut, kScaleOut, kWeightScale, kActivationScale, kSlots };
 
 constexpr int64_t kMaxLastDim = 8192;  // the page: x's last dimension at most 8192
 
@@ -41,6 +48,8 @@ class SwigluQuantWork final : public FamilyWork {
   int64_t rows = 0, half = 0, groups = 0;  // groups 0: no groupIndexOptional
   bool left = false, dynamic = true, counts = false, smoothed = false;
   bool per_value = false;  // smooth and offsets one value per group ([G]), not a row
+  bool dequantised = false;  // x times weight_scale's row of its group and activation_scale's value of its row
+  bool weight_per_group = false;  // weight_scale [G, 2N], else one row [2N]
 
  private:
   // The end of each group's rows, after checking the device data the page constrains.
@@ -79,17 +88,26 @@ class SwigluQuantWork final : public FamilyWork {
         smoothed ? static_cast<const float*>(ContiguousAs(tensor(kSmooth), ComputeType::kFloat32, 1)) : nullptr;
     const float* offsets =
         dynamic ? nullptr : static_cast<const float*>(ContiguousAs(tensor(kOffsets), ComputeType::kFloat32, 2));
+    const float* weight_scale =
+        dequantised ? static_cast<const float*>(ContiguousAs(tensor(kWeightScale), ComputeType::kFloat32, 4)) : nullptr;
+    const float* activation_scale =
+        dequantised ? static_cast<const float*>(ContiguousAs(tensor(kActivationScale), ComputeType::kFloat32, 5)) : nullptr;
     // The outputs as they are, so that what the kernel does not write stays.
     std::vector<int64_t> q(static_cast<size_t>(rows * half));
     std::vector<float> scales(static_cast<size_t>(rows));
     GatherAs(tensor(kOut), ComputeType::kInt64, q.data());
     if (dynamic) GatherAs(tensor(kScaleOut), ComputeType::kFloat32, scales.data());
     ParallelFor(static_cast<int64_t>(ends.size()), [&](int64_t g) {
-      std::vector<float> v(static_cast<size_t>(half));
+      std::vector<float> v(static_cast<size_t>(half)), dequant(dequantised ? static_cast<size_t>(width) : 0);
       const float* s = smooth ? smooth + g * factor_width : nullptr;
       const float* o = offsets ? offsets + g * factor_width : nullptr;
+      const float* w = weight_scale ? weight_scale + (weight_per_group ? g * width : 0) : nullptr;
       for (int64_t r = g == 0 ? 0 : ends[static_cast<size_t>(g - 1)]; r < ends[static_cast<size_t>(g)]; ++r) {
         const float* row = x + r * width;
+        if (w) {
+          for (int64_t j = 0; j < width; ++j) dequant[static_cast<size_t>(j)] = row[j] * w[j] * activation_scale[r];
+          row = dequant.data();
+        }
         const float* activated = left ? row : row + half;
         const float* linear = left ? row + half : row;
         for (int64_t j = 0; j < half; ++j) {
@@ -127,6 +145,7 @@ aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, Executor
   const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
   if (!x || !out || !scale_out) return Decline(call, work, "without its tensors");
   const ParamRejecter reject(call, family);
+  const bool dequant_op = family.op == F::Op::kDequantSwigluQuant;
   const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
   if (dst == 29) {
     return Decline(call, work, "for dstType 29 (INT4 yOut: how two values share a byte no page states)");
@@ -143,7 +162,19 @@ aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, Executor
     return reject(F::Role::kQuantMode, "\"" + mode + "\" is not \"dynamic\" or \"static\"");
   }
   const bool dynamic = mode == "dynamic";
-  const int64_t list_type = RoleInt(call, family, F::Role::kGroupListType, 0);
+  const TensorDesc* weight_scale = RoleTensor(call, family, F::Role::kWeightScale);
+  const TensorDesc* activation_scale = RoleTensor(call, family, F::Role::kActivationScale);
+  if (dequant_op) {
+    if (RoleTensor(call, family, F::Role::kBias)) {
+      return Decline(call, work, "with biasOptional (no page states whether it is added before or after the scales)");
+    }
+    if (!dynamic) return Decline(call, work, "in static mode (the page states no formula for its Quant)");
+    if (smooth) {
+      return Decline(call, work, "with quantScaleOptional in dynamic mode (no page states how it scales the rows)");
+    }
+  }
+  // The page's example leaves groupListType out: dequant_swiglu_quant's groups are counts.
+  const int64_t list_type = dequant_op ? 1 : RoleInt(call, family, F::Role::kGroupListType, 0);
   if (list_type != 0 && list_type != 1) {
     return reject(F::Role::kGroupListType, std::to_string(list_type) + " is not 0 (cumsum) or 1 (count)");
   }
@@ -190,6 +221,25 @@ aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, Executor
                                            DimsText(smooth->view));
     }
   }
+  // The dequantisation reads both scales (the fused README's formula has both): one without the other, or an INT32
+  // x without them, has no formula.
+  if ((x->dtype == ACL_INT32 || weight_scale || activation_scale) && (!weight_scale || !activation_scale)) {
+    return reject(weight_scale ? F::Role::kActivationScale : F::Role::kWeightScale,
+                  "is NULL: x is dequantised by weightScaleOptional and activationScaleOptional together");
+  }
+  bool weight_per_group = false;
+  if (weight_scale) {
+    const Dims& w = weight_scale->view;
+    weight_per_group = w.size() == 2 && w[0] == factor_rows && factor_rows > 1;
+    if (!(w.size() == 1 && w[0] == width) && !(w.size() == 2 && w[1] == width && (w[0] == factor_rows || w[0] == 1))) {
+      return reject(F::Role::kWeightScale, "shape " + DimsText(w) + " is not [H] or [G, H] with H " +
+                                               std::to_string(width) + " and G " + std::to_string(factor_rows));
+    }
+    if (activation_scale->view != Dims{rows} && activation_scale->view != Dims(x->view.begin(), x->view.end() - 1)) {
+      return reject(F::Role::kActivationScale, "shape " + DimsText(activation_scale->view) + " is not x's rows " +
+                                                   DimsText(Dims(x->view.begin(), x->view.end() - 1)));
+    }
+  }
   Dims y_shape = x->view;
   y_shape.back() = half;
   const Dims scale_shape(x->view.begin(), x->view.end() - 1);
@@ -202,6 +252,12 @@ aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, Executor
   made->counts = list_type == 1;
   made->smoothed = smooth != nullptr;
   made->per_value = per_value;
+  made->dequantised = weight_scale != nullptr;
+  made->weight_per_group = weight_per_group;
+  if (weight_scale) {
+    made->tensor(kWeightScale).Set(RoleName(call, family, F::Role::kWeightScale), *weight_scale);
+    made->tensor(kActivationScale).Set(RoleName(call, family, F::Role::kActivationScale), *activation_scale);
+  }
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
   if (smooth) made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
   if (!dynamic) made->tensor(kOffsets).Set(RoleName(call, family, F::Role::kOffsets), *offsets);
