@@ -6,7 +6,8 @@ torch_npu.npu_moe_init_routing_v2's refusals (aclnnMoeInitRoutingV3, the moe_rou
 values are test_custom_ops.py's). And the V1 routing pipeline, npu_moe_init_routing (aclnnMoeInitRouting)
 and npu_moe_compute_expert_tokens (aclnnMoeComputeExpertTokens), against their READMEs' formulas written
 here element by element (derived pages: op_docs/derived/), alone and between the gating and the
-finalize routing of a MoE layer."""
+finalize routing of a MoE layer. And npu_moe_gating_top_k's backward (aclnnMoeGatingTopKBackward, a derived
+page), directly and through autograd, against CPU autograd of the forward's README formula."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
