@@ -54,6 +54,7 @@ set(ACLNN_EXAMPLES
   addmv
   addr
   adds
+  advance_step
   affine_grid
   all_example
   amax
@@ -146,6 +147,7 @@ set(ACLNN_EXAMPLES
   deep_norm
   deep_norm_grad
   dequant_bias
+  dequant_swiglu_quant
   div
   div_mod
   div_mods
@@ -638,6 +640,7 @@ set(ACLNN_EXAMPLES
   swi_glu
   swi_glu_grad
   swi_glu_quant
+  swi_glu_quant_v2
   sync_batch_norm_gather_stats
   take
   tan

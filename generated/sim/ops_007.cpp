@@ -11001,6 +11001,12 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
+// Computed by the swiglu_quant family (x=x, smooth=smoothScalesOptional, offsets=offsetsOptional, group_index=groupIndexOptional, activate_left=activateLeft, quant_mode=quantModeOptional, out=yOut, scale_out=scaleOut).
+constexpr aclsim::FamilySpec kFamily = {
+    &aclsim::PlanSwigluQuant, aclsim::SwigluQuantFamily::Op::kSwigluQuant,
+    /*roles=*/{0, 1, 2, 3, 4, 5, -1, -1, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
+
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = 0, .when_dtypes = 0, .line = 108},
@@ -11008,14 +11014,19 @@ constexpr aclsim::DivisibleSpec kDivisible[] = {
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 5, /*line=*/243, 161002},
+};
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSwiGluQuant", "aclnnSwiGluQuant.md",
     kParams, 8,
     kProducts, 6,
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
-    /*not_simulated=*/"(no semantics file states its kernel)",
-    /*family=*/nullptr, /*rules=*/&kRules};
+    /*not_simulated=*/nullptr,
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_SwiGluQuant
 }  // namespace

@@ -921,6 +921,74 @@ def makers(dtype: str = "float32"):
         return (x, rotation), {}, (torch.round(y / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
     m["npu_rotate_quant"] = rotate_quant
 
+    def swiglu_quant():
+        # aclnnSwiGluQuantV2, dynamic: act = Swish(right half) * left half (activate_left False), rows of group g
+        # times smooth_scales[g] (cumulative ends 2, 5), per row scale = max|v| / 127, y = round(v / scale).
+        x, smooth = randn(5, 32, dtype=torch.float32), torch.rand(2, 16, generator=g) + 0.5
+        ends = torch.tensor([2, 5], dtype=torch.int32)
+        v = torch.nn.functional.silu(x[:, 16:]) * x[:, :16] * smooth[torch.tensor([0, 0, 1, 1, 1])]
+        scale = v.abs().amax(-1) / 127
+        return (x,), {"smooth_scales": smooth, "group_index": ends, "quant_mode": 1}, (
+            torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_swiglu_quant"] = swiglu_quant
+
+    def dequant_swiglu_quant():
+        # aclnnDequantSwigluQuant (the fused GroupedMatmulSwigluQuant README's Dequant and Quant): an INT32 x times
+        # weight_scale per column and activation_scale per row, Swish(left half) * right half, then per row scale =
+        # max|S| / 127, y = round(S / scale).
+        x = torch.randint(-300, 300, (4, 32), generator=g, dtype=torch.int32)
+        weight, act = torch.rand(32, generator=g) * 0.01 + 0.001, torch.rand(4, generator=g) * 0.1 + 0.01
+        d = x.float() * weight * act[:, None]
+        v = torch.nn.functional.silu(d[:, :16]) * d[:, 16:]
+        scale = v.abs().amax(-1) / 127
+        return (x,), {"weight_scale": weight, "activation_scale": act, "activate_left": True, "quant_mode": 1}, (
+            torch.round(v / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
+    m["npu_dequant_swiglu_quant"] = dequant_swiglu_quant
+
+    def mrope():
+        # aclnnRopeWithSinCosCache, mrope mode: cos | sin = cos_sin_cache[positions[s]] for section s of the
+        # halves ([8, 12, 12] of 32), each head's first 64 elements rotated (rotate_half), the rest kept.
+        positions = torch.randint(0, 6, (3, 4), generator=g)
+        query, key, cache = randn(4, 2 * 128), randn(4, 128), randn(6, 64)
+        cos_sin = cache.float()[positions]
+        bounds = (0, 8, 20, 32)
+        cos = torch.cat([cos_sin[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)[:, None]
+        sin = torch.cat([cos_sin[s, :, 32 + bounds[s]:32 + bounds[s + 1]] for s in range(3)], -1)[:, None]
+
+        def rotate(x):
+            heads = x.float().reshape(4, -1, 128)
+            x1, x2 = heads[..., :32], heads[..., 32:64]
+            return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin, heads[..., 64:]), -1).reshape(x.shape)
+        return (positions, query, key, cache, 128), {"mrope_section": [8, 12, 12]}, (rotate(query), rotate(key))
+    m["npu_mrope"] = mrope
+
+    def advance_step_flashattn():
+        # aclnnAdvanceStep (vLLM's advance_step_flashattn): for each query i with n = seq_lens[i], the sampled token,
+        # position n, length n + 1, slot block_tables[i, n // 4] * 4 + n % 4; the sequences past the queries kept.
+        seq_lens, tables = torch.tensor([5, 0, 9, 3, 7, 2]), torch.randint(0, 50, (6, 3), generator=g)
+        tokens, positions, slots = torch.arange(6), torch.arange(6) + 10, torch.arange(6) + 20
+        sampled = torch.tensor([[31], [32], [33], [34]])
+        n = seq_lens[:4]
+        want = (torch.cat((sampled[:, 0], tokens[4:])), torch.cat((n, positions[4:])), torch.cat((n + 1, seq_lens[4:])),
+                torch.cat((tables[torch.arange(4), n // 4] * 4 + n % 4, slots[4:])))
+
+        def run(op, args, kwargs):
+            op(*args)
+            return args[0], args[2], args[3], args[4]
+        return (tokens, sampled, positions, seq_lens, slots, tables, 6, 4, 4), {}, want, run
+    m["npu_advance_step_flashattn"] = advance_step_flashattn
+
+    def moe_gating_top_k_backward():
+        # aclnnMoeGatingTopKBackward: the adjoint of yOut = x_norm[idx] / (sum + eps) * 2.0 through the sigmoid.
+        x_norm, grad_y = torch.rand(3, 8, generator=g), randn(3, 2, dtype=torch.float32)
+        idx = torch.tensor([[1, 4], [0, 7], [6, 2]], dtype=torch.int32)
+        norm = x_norm.double().requires_grad_()
+        y = norm.gather(-1, idx.long())
+        (y / (y.sum(-1, keepdim=True) + 1e-20) * 2.0).backward(grad_y.double())
+        want = (norm.grad * x_norm.double() * (1 - x_norm.double())).float()
+        return (x_norm, grad_y, idx), {"norm_type": 1, "routed_scaling_factor": 2.0}, want
+    m["npu_moe_gating_top_k_backward"] = moe_gating_top_k_backward
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -44,9 +44,10 @@ GROUPS = {
                              "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
-                             "npu_fused_infer_attention_score"],
+                             "npu_fused_infer_attention_score", "npu_mrope"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_dynamic_block_quant", "npu_group_quant",
-                                "npu_quant_scatter", "npu_quant_scatter_", "npu_rotate_quant",
+                                "npu_quant_scatter", "npu_quant_scatter_", "npu_rotate_quant", "npu_swiglu_quant",
+                                "npu_dequant_swiglu_quant",
                                 "npu_anti_quant", "npu_add_rms_norm_quant",
                                 "npu_quant_matmul", "npu_weight_quant_batchmatmul", "npu_grouped_matmul", "npu_linear",
                                 "npu_linear_backward",
@@ -81,14 +82,15 @@ GROUPS = {
     "rotated_boxes_and_nms": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
                               "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask",
                               "npu_sub_sample", "npu_fused_attention_qkv_grad", "npu_alloc_float_status"],
-    # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
+    # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/), and vLLM's decode step.
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
                                        "npu_moe_token_unpermute_grad", "npu_moe_token_permute_with_routing_map",
                                        "npu_moe_token_unpermute_with_routing_map",
                                        "npu_moe_token_permute_with_routing_map_grad",
                                        "npu_moe_token_unpermute_with_routing_map_grad", "npu_moe_re_routing",
-                                       "npu_grouped_matmul_add", "npu_grouped_matmul@list"],
+                                       "npu_grouped_matmul_add", "npu_grouped_matmul@list", "npu_moe_gating_top_k_backward",
+                                       "npu_advance_step_flashattn"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone

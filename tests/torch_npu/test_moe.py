@@ -6,7 +6,8 @@ torch_npu.npu_moe_init_routing_v2's refusals (aclnnMoeInitRoutingV3, the moe_rou
 values are test_custom_ops.py's). And the V1 routing pipeline, npu_moe_init_routing (aclnnMoeInitRouting)
 and npu_moe_compute_expert_tokens (aclnnMoeComputeExpertTokens), against their READMEs' formulas written
 here element by element (derived pages: op_docs/derived/), alone and between the gating and the
-finalize routing of a MoE layer."""
+finalize routing of a MoE layer. And npu_moe_gating_top_k's backward (aclnnMoeGatingTopKBackward, a derived
+page), directly and through autograd, against CPU autograd of the forward's README formula."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -198,4 +199,43 @@ def test_moe_re_routing_moves_rank_major_blocks_expert_major(run_npu):
         (lambda: torch_npu.npu_moe_re_routing(tokens, torch.tensor([[2, 1], [3, -1]]).npu()), "expertTokenNumPerRank"),
     ]
     refused_by_name(calls)
+    """)
+
+
+def test_moe_gating_top_k_backward_is_the_forwards_adjoint(run_npu):
+    # npu_moe_gating_top_k_backward (aclnnMoeGatingTopKBackward, a derived page): called directly and through
+    # autograd of npu_moe_gating_top_k, against CPU autograd in double of the forward's README formula,
+    # yOut = Sigmoid(x)[expertIdx] / (sum + eps) * routed_scaling_factor, at the experts the forward chose.
+    run_npu(REFUSED_BY_NAME + """
+    def reference(x, idx, grad_y, scaling, eps):
+        xd = x.double().requires_grad_()
+        y = torch.sigmoid(xd).gather(-1, idx.long())
+        (y / (y.sum(-1, keepdim=True) + eps) * scaling).backward(grad_y.double())
+        return xd.grad
+
+    torch.manual_seed(0)
+    for dtype, tolerance in ((torch.float32, 1e-5), (torch.float16, 2e-3), (torch.bfloat16, 1.6e-2)):
+        for rows, experts, k, k_group, groups in ((5, 64, 8, 2, 8), (3, 24, 3, 1, 1)):
+            x = torch.randn(rows, experts).to(dtype)
+            grad_y = torch.randn(rows, k).to(dtype)
+            npu_x = x.npu().requires_grad_()
+            y, idx, norm = torch_npu.npu_moe_gating_top_k(
+                npu_x, k, k_group=k_group, group_count=groups, group_select_mode=1, renorm=0, norm_type=1,
+                out_flag=True, routed_scaling_factor=2.5, eps=1e-20)
+            y.backward(grad_y.npu())
+            want = reference(x, idx.cpu(), grad_y, 2.5, 1e-20)
+            assert npu_x.grad.dtype == dtype
+            assert torch.allclose(npu_x.grad.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, experts)
+            direct = torch_npu.npu_moe_gating_top_k_backward(norm, grad_y.npu(), idx, norm_type=1,
+                                                            routed_scaling_factor=2.5, eps=1e-20)
+            assert torch.allclose(direct.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, experts)
+    norm, grad = torch.rand(2, 8).npu(), torch.randn(2, 3).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_moe_gating_top_k_backward(norm, grad, torch.tensor([[0, 1, 8], [0, 1, 2]], dtype=torch.int32).npu(),
+                                                         norm_type=1), "expertIdx"),
+        (lambda: torch_npu.npu_moe_gating_top_k_backward(norm, grad, torch.zeros(2, 3, dtype=torch.int32).npu(), norm_type=0),
+         "normType"),
+        (lambda: torch_npu.npu_moe_gating_top_k_backward(norm, grad, torch.zeros(2, 3, dtype=torch.int32).npu(), norm_type=1,
+                                                         renorm=1), "renorm"),
+    ])
     """)

@@ -104,6 +104,9 @@
 #define ACLNN_DECLARES_aclnnAddr 1
 #define ACLNN_DECLARES_aclnnInplaceAddr 1
 
+#include "aclnnop/aclnn_advance_step.h"
+#define ACLNN_DECLARES_aclnnAdvanceStep 1
+
 #include "aclnnop/aclnn_affine_grid.h"
 #define ACLNN_DECLARES_aclnnAffineGrid 1
 
@@ -394,6 +397,9 @@
 
 #include "aclnnop/aclnn_dequant_bias.h"
 #define ACLNN_DECLARES_aclnnDequantBias 1
+
+#include "aclnnop/aclnn_dequant_swiglu_quant.h"
+#define ACLNN_DECLARES_aclnnDequantSwigluQuant 1
 
 #include "aclnnop/aclnn_div.h"
 #define ACLNN_DECLARES_aclnnDiv 1
@@ -1252,6 +1258,9 @@
 #include "aclnnop/aclnn_moe_gating_top_k.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopK 1
 
+#include "aclnnop/aclnn_moe_gating_top_k_backward.h"
+#define ACLNN_DECLARES_aclnnMoeGatingTopKBackward 1
+
 #include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
 #define ACLNN_DECLARES_aclnnMoeGatingTopKSoftmax 1
 
@@ -1520,6 +1529,9 @@
 #include "aclnnop/aclnn_roll.h"
 #define ACLNN_DECLARES_aclnnRoll 1
 
+#include "aclnnop/aclnn_rope_with_sin_cos_cache.h"
+#define ACLNN_DECLARES_aclnnRopeWithSinCosCache 1
+
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbedding 1
 
@@ -1719,6 +1731,9 @@
 
 #include "aclnnop/aclnn_swi_glu_quant.h"
 #define ACLNN_DECLARES_aclnnSwiGluQuant 1
+
+#include "aclnnop/aclnn_swi_glu_quant_v2.h"
+#define ACLNN_DECLARES_aclnnSwiGluQuantV2 1
 
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #define ACLNN_DECLARES_aclnnSyncBatchNormGatherStats 1

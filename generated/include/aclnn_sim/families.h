@@ -43,6 +43,17 @@ struct AdamFamily {
   static constexpr const char* kOpNames[] = { "apply_adamw", "apply_adam", "apply_ftrl" };
 };
 
+// advance_step: for each query i < num_queries, with n = seq_lens[i]: tokens[i] = sampled[i, 0], positions[i] = n, seq_lens[i] = n + 1, slots[i] = block_tables[i, n // block_size] * block_size + n % block_size; the sequences past the queries kept (vLLM's advance_step_flashattn, which torch_npu documents the op as).
+struct AdvanceStepFamily {
+  struct Op {
+    enum : int8_t { kAdvanceStep };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kSampled, kPositions, kSeqLens, kSlots, kBlockTables, kNumSeqs, kNumQueries, kBlockSize };
+  };
+  static constexpr const char* kOpNames[] = { "advance_step" };
+};
+
 // advanced: PyTorch's advanced indexing: gathers by a list of index tensors and masks, and writes (replacing or accumulating) through them; masked_scatter, put, index_fill, scatter_nd_update and scatter_update.
 struct AdvancedFamily {
   struct Op {
@@ -390,6 +401,17 @@ struct MoeExpertTokensFamily {
   static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
+// moe_gating_grad: per row, with y_k = x_norm[expert_idx_k] and S = sum_k y_k: g_k = scaling * (grad_y_k / (S + eps) - sum_j grad_y_j y_j / (S + eps)^2), grad_x[n] = x_norm[n] (1 - x_norm[n]) * the sum of g_k over the k with expert_idx_k = n (0 for the experts not chosen): the adjoint of sigmoid, top-k and the normalisation y / (S + eps) * scaling; in float.
+struct MoeGatingGradFamily {
+  struct Op {
+    enum : int8_t { kGatingTopKGrad };
+  };
+  struct Role {
+    enum : int8_t { kXNorm, kGradY, kExpertIdx, kRenorm, kNormType, kScaling, kEps, kGradX };
+  };
+  static constexpr const char* kOpNames[] = { "gating_top_k_grad" };
+};
+
 // moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).
 struct MoeReRoutingFamily {
   struct Op {
@@ -573,6 +595,17 @@ struct RnnFamily {
   static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
 };
 
+// rope_cache: per token t and head, the first rotaryDim elements of query and key rotated by cos, sin = cache[positions[t]] halved (mrope: section s of the halves from positions[s, t]): rotate_half o1 = x1 cos - x2 sin, o2 = x2 cos + x1 sin over the halves x1, x2, or the same over the even and odd elements, interleaved back; the rest of each head copied; in float.
+struct RopeCacheFamily {
+  struct Op {
+    enum : int8_t { kRopeWithCache };
+  };
+  struct Role {
+    enum : int8_t { kPositions, kQuery, kKey, kCache, kSections, kHeadSize, kNeox, kQueryOut, kKeyOut };
+  };
+  static constexpr const char* kOpNames[] = { "rope_with_cache" };
+};
+
 // rotary: rotary position embedding of a 4-d x by cos and sin tables that broadcast to it, in four rotation modes, and its gradient (dx, and dcos and dsin summed over the tables' broadcast dimensions), in float.
 struct RotaryFamily {
   struct Op {
@@ -694,6 +727,17 @@ struct StftFamily {
   static constexpr const char* kOpNames[] = { "stft" };
 };
 
+// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; dequant_swiglu_quant: x = x * weight_scale[g] * activation_scale[row] first (an INT32 x), group_index counts, dynamic mode without quant scales; in float.
+struct SwigluQuantFamily {
+  struct Op {
+    enum : int8_t { kSwigluQuant, kDequantSwigluQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut, kWeightScale, kActivationScale, kBias };
+  };
+  static constexpr const char* kOpNames[] = { "swiglu_quant", "dequant_swiglu_quant" };
+};
+
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
 struct SyncBatchNormFamily {
   struct Op {
@@ -742,6 +786,7 @@ struct WeightQuantMatmulFamily {
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAdvanceStep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -773,6 +818,7 @@ aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, Execut
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeGatingGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -788,6 +834,7 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRopeCache(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -799,6 +846,7 @@ aclnnStatus PlanSinkhorn(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanSleep(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -605,6 +605,127 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out
 
     @staticmethod
+    def swiglu_quant(x: Any, smooth: Any, offsets: Any, group_index: Any, activate_left: bool, quant_mode: str,
+                     group_list_type: int) -> Any:
+        """aclnnSwiGluQuant(V2)'s (yOut, scaleOut) as the page's formulas state them: Act = Swish(A) * B (A the
+        left half with activateLeft, else the right), the rows of group g times smooth_scales[g] (a row or one
+        value; row 0 without groups, 1 without smooth_scales); dynamic: scale = row_max(|Y|) / 127 (the
+        dequantisation scale, the erratum's) and y = round(Y / scale); static: y = round(Y + offsets[g]), half
+        to even, saturated to INT8, scaleOut not computed (None). Groups that do not cover x's rows refused
+        (the rows past them are left unwritten)."""
+        import torch
+
+        half = x.shape[-1] // 2
+        rows = x.float().reshape(-1, 2 * half)
+        a, b = (rows[:, :half], rows[:, half:]) if activate_left else (rows[:, half:], rows[:, :half])
+        act = torch.nn.functional.silu(a) * b
+        if group_index is None:
+            group = torch.zeros(act.shape[0], dtype=torch.long)
+        else:
+            ends = group_index.long().reshape(-1)
+            ends = ends.cumsum(0) if group_list_type == 1 else ends
+            if int(ends[-1]) != act.shape[0]:
+                exact.refused("groupIndexOptional does not end at x's rows (the rows past it are left unwritten)")
+            group = torch.searchsorted(ends, torch.arange(act.shape[0]), right=True)
+
+        def per_group(t: Any) -> Any:
+            t = t.float()
+            return t.reshape(-1, 1)[group] if t.dim() == 1 else t[group]
+
+        y = act * per_group(smooth) if smooth is not None else act
+        if quant_mode == "static":
+            q = torch.round(y + per_group(offsets))
+            return torch.clamp(q, -128, 127).to(torch.int8).reshape(*x.shape[:-1], half), None
+        scale = y.abs().amax(-1) / 127
+        q = torch.clamp(torch.round(y / scale[:, None]), -128, 127).nan_to_num(0)
+        return q.to(torch.int8).reshape(*x.shape[:-1], half), scale.reshape(x.shape[:-1])
+
+    @staticmethod
+    def dequant_swiglu_quant(x: Any, weight_scale: Any, activation_scale: Any, group_index: Any,
+                             activate_left: bool) -> Any:
+        """aclnnDequantSwigluQuant's (yOut, scaleOut) in dynamic mode without quant scales, as the fused
+        GroupedMatmulSwigluQuant README states its Dequant and Quant: x * weightScale (its group's row, groups as
+        counts) * activationScale (its row's value), then swiglu_quant's SwiGLU and per-row quantisation."""
+        import torch
+
+        rows = x.double().reshape(-1, x.shape[-1])
+        if weight_scale is not None:
+            w = weight_scale.double().reshape(-1, x.shape[-1])
+            if w.shape[0] > 1:
+                group = torch.repeat_interleave(torch.arange(w.shape[0]), group_index.long().reshape(-1))
+                w = torch.cat([w[group], w[-1:].expand(rows.shape[0] - group.numel(), -1)])
+            rows = rows * w * activation_scale.double().reshape(-1, 1)
+        return exact.swiglu_quant(rows.float().reshape(x.shape), None, None, group_index, activate_left, "dynamic", 1)
+
+    @staticmethod
+    def rope_with_sin_cos_cache(positions: Any, query: Any, key: Any, cache: Any, sections: Any, head_size: int,
+                                neox: bool) -> Any:
+        """aclnnRopeWithSinCosCache's (queryOut, keyOut) as its README's formulas state them: cosSin =
+        cosSinCache[positions] halved into cos and sin (mrope, positions [3, T]: section s of the halves from row
+        s), each head's first rotaryDim elements rotated (rotate_half over the halves, rotate_interleaved over the
+        even and odd elements), the rest kept. A position outside the cache refused (the README's error)."""
+        import torch
+
+        rotary = cache.shape[1]
+        half = rotary // 2
+        index = positions.long()
+        if bool((index < 0).any()) or bool((index >= cache.shape[0]).any()):
+            exact.refused("positions outside cosSinCache's rows")
+        cos_sin = cache.float()[index]
+        cos, sin = cos_sin[..., :half], cos_sin[..., half:]
+        if positions.dim() == 2:
+            bounds = [0, *torch.tensor(list(sections)).cumsum(0).tolist()]
+            cos = torch.cat([cos[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)
+            sin = torch.cat([sin[s, :, bounds[s]:bounds[s + 1]] for s in range(3)], -1)
+
+        def rotate(x: Any) -> Any:
+            heads = x.float().reshape(x.shape[0], -1, head_size)
+            rot, kept = heads[..., :rotary], heads[..., rotary:]
+            c, s = cos[:, None, :], sin[:, None, :]
+            if neox:
+                x1, x2 = rot[..., :half], rot[..., half:]
+                rot = torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), -1)
+            else:
+                x1, x2 = rot[..., ::2], rot[..., 1::2]
+                rot = torch.stack((x1 * c - x2 * s, x2 * c + x1 * s), -1).flatten(-2)
+            return torch.cat((rot, kept), -1).reshape(x.shape)
+
+        return rotate(query), rotate(key)
+
+    @staticmethod
+    def advance_step(tokens: Any, sampled: Any, positions: Any, seq_lens: Any, slots: Any, block_tables: Any,
+                     num_queries: int, block_size: int) -> Any:
+        """aclnnAdvanceStep's in-place (inputPositions, seqLens, slotMapping), vLLM's advance_step_flashattn as the
+        page's formula reads with it: for each query i with n = seqLens[i] before the step, position n, length n + 1,
+        slot blockTables[i, n // blockSize] * blockSize + n % blockSize; the sequences past the queries kept. A
+        block index past blockTables' columns refused (the page bounds the columns by it)."""
+        n = seq_lens.reshape(-1)[:num_queries].long()
+        if bool((n < 0).any()) or bool((n // block_size >= block_tables.shape[1]).any()):
+            exact.refused("seqLens reach past blockTables' blocks")
+        positions, seq_lens, slots = positions.clone(), seq_lens.clone(), slots.clone()
+        positions.reshape(-1)[:num_queries] = n
+        seq_lens.reshape(-1)[:num_queries] = n + 1
+        rows = block_tables.long()[range(num_queries), n // block_size]
+        slots.reshape(-1)[:num_queries] = rows * block_size + n % block_size
+        return positions, seq_lens, slots
+
+    @staticmethod
+    def moe_gating_top_k_backward(x_norm: Any, grad_y: Any, expert_idx: Any, scaling: float, eps: float) -> Any:
+        """aclnnMoeGatingTopKBackward's gradXOut: the gradient, through the forward's sigmoid (normOut * (1 -
+        normOut)), of its README's yOut = y / (ReduceSum(y) + eps) * routedScalingFactor with y = normOut at
+        expertIdx, by autograd in double. An index outside the experts refused."""
+        import torch
+
+        index = expert_idx.long()
+        if bool((index < 0).any()) or bool((index >= x_norm.shape[-1]).any()):
+            exact.refused("expertIdx outside xNorm's experts")
+        norm = x_norm.double().requires_grad_()
+        y = norm.gather(-1, index)
+        out = y / (y.sum(-1, keepdim=True) + eps) * scaling
+        (grad,) = torch.autograd.grad(out, norm, grad_y.double())
+        return grad * x_norm.double() * (1 - x_norm.double())
+
+    @staticmethod
     def moe_re_routing(tokens: Any, counts: Any, scales: Any) -> Any:
         """aclnnMoeReRouting's (permuteTokensOut, permutePerTokenScalesOut, permuteTokenIdxOut,
         expertTokenNumOut): the (rank, expert) blocks of tokens, rank-major, moved expert-major; the
