@@ -138,6 +138,24 @@ def test_profiling_annotations_are_accepted_and_super_kernels_refused_by_name(ru
     """)
 
 
+def test_a_declined_operator_fails_at_the_synchronisation_and_the_next_ones_compute(run_npu):
+    # What the simulator does not compute (561003, npu_swiglu_quant's INT4 output) fails on the stream,
+    # not in the execute call torch_npu runs on its task-queue thread: a failure there made the queue
+    # drop every later operator without an error, their outputs zeros.
+    run_npu("""
+        x = torch.randn(4, 32).npu()
+        try:
+            torch_npu.npu_swiglu_quant(x, quant_mode=1, dst_type=torch.quint4x2)[0].cpu()
+        except RuntimeError as error:
+            # torch_npu's message carries the status; the simulator's (naming the API) is the recent error.
+            assert "561003" in str(error), error
+        else:
+            raise AssertionError("the declined call returned")
+        assert torch.abs(torch.tensor([-1.0, 2.0]).npu()).cpu().tolist() == [1.0, 2.0]
+        assert (torch.tensor([-1.0, 2.0]).npu() + 1).cpu().tolist() == [0.0, 3.0]
+    """, fresh=True)
+
+
 def test_memory_statistics(run_npu):
     run_npu("""
         before = torch.npu.memory_allocated()
