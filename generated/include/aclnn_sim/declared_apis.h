@@ -131,6 +131,9 @@
 #include "aclnnop/aclnn_angle_v2.h"
 #define ACLNN_DECLARES_aclnnAngleV2 1
 
+#include "aclnnop/aclnn_anti_mx_quant.h"
+#define ACLNN_DECLARES_aclnnAntiMxQuant 1
+
 #include "aclnnop/aclnn_any.h"
 #define ACLNN_DECLARES_aclnnAny 1
 
@@ -427,6 +430,15 @@
 
 #include "aclnnop/aclnn_dynamic_block_quant_v2.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuantV2 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuant 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_v2.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantV2 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_v3.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantV3 1
 
 #include "aclnnop/aclnn_dynamic_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicQuant 1
@@ -893,6 +905,9 @@
 
 #include "aclnnop/aclnn_grouped_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulV5 1
+
+#include "aclnnop/aclnn_grouped_quant_max.h"
+#define ACLNN_DECLARES_aclnnGroupedQuantMax 1
 
 #include "aclnnop/aclnn_gru.h"
 #define ACLNN_DECLARES_aclnnGRU 1
@@ -1406,6 +1421,9 @@
 
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1
+
+#include "aclnnop/aclnn_quant_max.h"
+#define ACLNN_DECLARES_aclnnQuantMax 1
 
 #include "aclnnop/aclnn_quant_scatter.h"
 #define ACLNN_DECLARES_aclnnInplaceQuantScatter 1
