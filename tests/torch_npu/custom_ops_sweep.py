@@ -850,6 +850,31 @@ def makers(dtype: str = "float32"):
         return (x, rotation), {}, (torch.round(y / scale[:, None]).clamp(-128, 127).to(torch.int8), scale)
     m["npu_rotate_quant"] = rotate_quant
 
+    def dynamic_mx_quant():
+        # aclnnDynamicMxQuantV3 (Ascend950: --soc Ascend950), scaleAlg 0: per block of 32 along the last
+        # axis, e = floor(log2 max|V|) - 8 (FLOAT8_E4M3FN's emax), y = V / 2^e; x's powers of two keep
+        # every quotient exact. mxscale [2, 1, 2]: the block's E8M0 code e + 127, then the pad block's 0.
+        x = torch.pow(2.0, torch.randint(-4, 5, (2, 32), generator=g).float()).bfloat16()
+        e = torch.floor(torch.log2(x.float().abs().amax(-1))) - 8
+        y = (x.float() / torch.pow(2.0, e)[:, None]).to(torch.float8_e4m3fn)
+        scale = torch.stack([e + 127, torch.zeros(2)], -1).reshape(2, 1, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale)
+    m["npu_dynamic_mx_quant"] = dynamic_mx_quant
+
+    def anti_mx_quant():
+        # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
+        x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)
+        codes = torch.randint(120, 135, (2, 1, 2), generator=g, dtype=torch.uint8)
+        want = x.float() * torch.pow(2.0, codes.float().reshape(2, 2) - 127).repeat_interleave(32, -1)
+        return (x, codes.view(torch.float8_e8m0fnu)), {"dst_type": torch.float32, "src_type": 292}, want
+    m["npu_anti_mx_quant"] = anti_mx_quant
+
+    def quant_max():
+        # aclnnQuantMax: y = Cast(x * scale) to FLOAT8_E5M2 half to even, amax = max|x|.
+        x, scale = randn(3, 5), torch.tensor([2.0])
+        return (x, scale), {"dst_dtype": 291}, ((x * scale).to(torch.float8_e5m2), x.abs().amax().reshape(1))
+    m["npu_quant_max"] = quant_max
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)
