@@ -163,6 +163,8 @@ set(ACLNN_EXAMPLES
   dynamic_mx_quant
   dynamic_mx_quant_v2
   dynamic_mx_quant_v3
+  dynamic_mx_quant_with_dual_axis
+  dynamic_mx_quant_with_dual_axis_v2
   dynamic_quant
   dynamic_quant_v2
   dynamic_quant_v3
@@ -311,6 +313,8 @@ set(ACLNN_EXAMPLES
   group_norm_swish_grad
   group_quant
   grouped_bias_add_grad_v2
+  grouped_dynamic_mx_quant
+  grouped_dynamic_mx_quant_v2
   grouped_quant_max
   gru
   gru_backward

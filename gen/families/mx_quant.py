@@ -10,20 +10,25 @@ MX_QUANT = Family(
     "mx_quant", "PlanMxQuant",
     # The outputs' dtypes follow dstType, an integer: the suites' valid calls take FLOAT8_E4M3FN (36) and
     # FLOAT (0); tests/families/test_sim_mx_quant.py and tests/torch_npu/test_mx_quant.py the others.
-    ops=(Op("dynamic_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0"}),
+    ops=(Op("dynamic_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "out2": "FLOAT8_E4M3FN",
+                                        "scale_out2": "FLOAT8_E8M0"}),
          # mxscale's shape follows axis (its blocks' pairs along it)
          Op("anti_mx_quant", dtypes={"out": "FLOAT"}, shape_arguments=("axis",)),
          Op("quant_max", dtypes={"out": "FLOAT8_E4M3FN"})),
     output_shape="given",
     # scale: anti_mx_quant's mxscale input; dst_max and max_low_bound: V2's dstTypeMax, V3's maxLowBound.
-    # group_list and amax: quant_max's cumulative group ends along dim 0 and its max|x| per group.
+    # group_list: the cumulative ends of groups of rows (quant_max's; dynamic_mx_quant's grouped form,
+    # whose blocks restart at each group); amax: quant_max's max|x| per group.
     roles=("x", "scale", "axis", "round_mode", "dst_type", "block_size", "scale_alg", "dst_max", "max_low_bound",
-           "group_list", "out", "scale_out", "amax"),
+           "group_list", "out", "scale_out", "amax",
+           # the dual-axis form's second quantisation (along -2; out and scale_out are along -1)
+           "out2", "scale_out2"),
     required=("x", "dst_type", "out"),
     source="x",
     doc="dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) "
         "(scale_alg 0, the OCP MX rule) or the smallest power of two not below max|V| / Amax(dst) (scale_alg 1, FP8), "
         "out = V / mxscale rounded by round_mode (rint, floor) and saturated to dst_type; scale_out FLOAT8_E8M0 "
-        "[..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k]; anti_mx_quant: out = x * 2^(scale - 127); "
+        "[..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k] (with out2 and scale_out2: also along -2, blocks of "
+        "32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); "
         "quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over "
         "the groups of rows group_list's cumulative ends make")

@@ -899,6 +899,25 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y, mxscale.float().to(torch.float8_e8m0fnu)
 
     @staticmethod
+    def grouped_mx_quant(x: Any, group_index: Any, dst_type: int, block: int, scale_alg: int) -> Any:
+        """aclnnGroupedDynamicMxQuant/V2's page: x [m, n]'s rows cut at groupIndex's cumulative ends, each
+        group quantised along dim 0 as exact.mx_quant, its pairs of blocks after the group before's in
+        mxscale [m / (block * 2) + g, n, 2], the rows past them 2^-127 (code 0, the pages' pad)."""
+        import torch
+
+        ends = [int(e) for e in group_index.tolist()]
+        ys, scales = [], []
+        for start, end in zip([0] + ends[:-1], ends):
+            if end > start:
+                y, scale = exact.mx_quant(x[start:end], 0, dst_type, block, scale_alg)
+                ys.append(y)
+                scales.append(scale.float())
+        rows = x.shape[0] // (block * 2) + len(ends)
+        used = torch.cat(scales) if scales else torch.zeros(0, x.shape[1], 2)
+        pad = torch.full((rows - used.shape[0], x.shape[1], 2), 2.0 ** -127)
+        return torch.cat(ys), torch.cat([used, pad]).to(torch.float8_e8m0fnu)
+
+    @staticmethod
     def anti_mx_quant(x: Any, mxscale: Any, axis: int) -> Any:
         """aclnnAntiMxQuant's page: y = x * 2^(sf - 127), sf the E8M0 code of x's block of 32 along axis
         (mxscale [..., pairs of blocks at axis, ..., 2]), in float."""

@@ -122,3 +122,18 @@ for fp8 in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
         assert np.array_equal(np.nan_to_num(got), np.nan_to_num(want)), (fp8, to)
 refused(lambda: aclnn.inplace_copy(np.zeros(4, np.int32), codes[:4].view(ml_dtypes.float8_e5m2)), 161002, ["FLOAT8"])
 ''')
+
+
+def test_grouped_dynamic_mx_quant_refuses_group_ends_its_page_excludes():
+    check(PROLOGUE + r'''
+x = np.ones((40, 4), np.float16)
+def gmq(ends):
+    return aclnn.grouped_dynamic_mx_quant(x, np.array(ends, np.int32), "rint", E4M3, 32,
+                                          out=(np.zeros((40, 4), ml_dtypes.float8_e4m3fn),
+                                               np.zeros((40 // 64 + len(ends), 4, 2), ml_dtypes.float8_e8m0fnu)))
+y, scale = gmq([10, 40])
+assert np.array_equal(host(y).astype(np.float32), np.full((40, 4), 256.0, np.float32))  # 1 / 2^(0 - 8)
+assert np.array_equal(host(scale).view(np.uint8), np.full((2, 4, 2), [119, 0], np.uint8))
+for bad, words in (([20, 10], "element 1 is 10"), ([10, 39], "element 1 is 39"), ([-1, 40], "element 0 is -1")):
+    refused(lambda: host(gmq(bad)[0]), 507015, ["groupIndex", words])
+''')

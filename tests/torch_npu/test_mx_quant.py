@@ -1,7 +1,8 @@
 """FLOAT8 tensors read on the device (copy_ into FLOAT, FLOAT16, BFLOAT16: aclnnInplaceCopy), and the MX
 and FLOAT8 quantisers through torch_npu's op-plugin on the simulator (Ascend950, the one chip their
-pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3) and npu_anti_mx_quant
-(aclnnAntiMxQuant), npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against a CPU reference written from the pages' formulas block by block in plain
+pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dynamic_mx_quant_with_dual_axis
+(aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
+npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
 
@@ -108,6 +109,51 @@ def test_dynamic_mx_quant_follows_its_page(run_npu):
             assert torch.equal(scale.cpu().view(torch.uint8), want_scales), case
             assert torch.equal(got, want), (case, (got != want).nonzero()[:4])
         print("dynamic_mx_quant ok")
+    """)
+
+
+def test_dynamic_mx_quant_with_dual_axis_quantises_along_both_last_axes(run_npu):
+    # aclnnDynamicMxQuantWithDualAxisV2: blocks of 32 along -1 (y1, mxscale1) and along -2 (y2, mxscale2),
+    # each as the single-axis page's formula; the leading dimensions merged.
+    on_ascend950(run_npu, """
+        torch.manual_seed(3)
+        for dtype, shape, dst, alg in ((torch.bfloat16, (2, 40, 64), E4M3, 0), (torch.float16, (70, 34), E5M2, 1),
+                                       (torch.bfloat16, (3, 33, 66), E2M1, 0)):
+            x = (torch.randn(shape) * 5).to(dtype)
+            y1, s1, y2, s2 = torch_npu.npu_dynamic_mx_quant_with_dual_axis(x.npu(), dst_type=TORCH_NPU[dst], scale_alg=alg)
+            for axis, y, s in ((-1, y1, s1), (-2, y2, s2)):
+                codes, scales = mx_quant(x, axis, dst, 32, alg)
+                want = packed(codes) if FORMATS[dst][2] else codes
+                assert torch.equal(s.cpu().view(torch.uint8), scales), (shape, dst, axis)
+                assert torch.equal(y.cpu().view(torch.uint8), want), (shape, dst, axis)
+        print("dual axis ok")
+    """)
+
+
+def test_grouped_dynamic_mx_quant_restarts_blocks_at_each_group(run_npu):
+    # aclnnGroupedDynamicMxQuantV2: x [m, n]'s rows cut at group_index's cumulative ends, each group's blocks
+    # of 32 along dim 0 from its own start, its pairs of blocks after the group before's in mxscale
+    # [m // 64 + g, n, 2] (rows past them 0); an empty group takes none.
+    on_ascend950(run_npu, """
+        torch.manual_seed(4)
+        for dtype, ends, n, dst, alg in ((torch.bfloat16, [40, 40, 105], 6, E4M3, 0), (torch.float16, [64], 4, E5M2, 1),
+                                         (torch.bfloat16, [3, 70], 8, E2M1, 0)):
+            x = (torch.randn(ends[-1], n) * 3).to(dtype)
+            y, scale = torch_npu.npu_grouped_dynamic_mx_quant(x.npu(), torch.tensor(ends, dtype=torch.int32).npu(),
+                                                              dst_type=TORCH_NPU[dst], scale_alg=alg)
+            codes, scales = [], []
+            for start, end in zip([0] + ends[:-1], ends):
+                if end > start:
+                    c, s = mx_quant(x[start:end], 0, dst, 32, alg)
+                    codes.append(c)
+                    scales.append(s)
+            rows = ends[-1] // 64 + len(ends)
+            scales = torch.cat(scales)
+            scales = torch.cat([scales, torch.zeros(rows - scales.shape[0], n, 2, dtype=torch.uint8)])
+            want = packed(torch.cat(codes)) if FORMATS[dst][2] else torch.cat(codes)
+            assert torch.equal(scale.cpu().view(torch.uint8), scales), (ends, dst)
+            assert torch.equal(y.cpu().view(torch.uint8), want), (ends, dst)
+        print("grouped ok")
     """)
 
 

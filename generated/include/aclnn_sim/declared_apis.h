@@ -440,6 +440,12 @@
 #include "aclnnop/aclnn_dynamic_mx_quant_v3.h"
 #define ACLNN_DECLARES_aclnnDynamicMxQuantV3 1
 
+#include "aclnnop/aclnn_dynamic_mx_quant_with_dual_axis.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantWithDualAxis 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_with_dual_axis_v2.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantWithDualAxisV2 1
+
 #include "aclnnop/aclnn_dynamic_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicQuant 1
 
@@ -893,6 +899,12 @@
 
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #define ACLNN_DECLARES_aclnnGroupedBiasAddGradV2 1
+
+#include "aclnnop/aclnn_grouped_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnGroupedDynamicMxQuant 1
+
+#include "aclnnop/aclnn_grouped_dynamic_mx_quant_v2.h"
+#define ACLNN_DECLARES_aclnnGroupedDynamicMxQuantV2 1
 
 #include "aclnnop/aclnn_grouped_matmul.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmul 1

@@ -1,6 +1,8 @@
 // The mx_quant family: the MX ("microscaling") quantisers of Ascend 950 as their pages state them.
 //
-// dynamic_mx_quant (aclnnDynamicMxQuant/V2/V3, torch_npu.npu_dynamic_mx_quant): x (FLOAT16, BFLOAT16,
+// dynamic_mx_quant (aclnnDynamicMxQuant/V2/V3, torch_npu.npu_dynamic_mx_quant; the dual-axis form
+// aclnnDynamicMxQuantWithDualAxis/V2, npu_dynamic_mx_quant_with_dual_axis, twice: along -1 into
+// y1Out/mxscale1Out and along -2 into y2Out/mxscale2Out, blocks of 32): x (FLOAT16, BFLOAT16,
 // FLOAT) split along axis into blocks of blocksize elements; each block's scale is a power of two,
 // mxscaleOut's FLOAT8_E8M0 code, and yOut = V / scale encoded in dstType (common/minifloat.h: rounded
 // by roundMode, saturated to the format's largest value).
@@ -45,15 +47,22 @@ namespace {
 
 using F = MxQuantFamily;
 
-enum Slot { kX, kScale, kOut, kScaleOut, kGroupList, kSlots };
+// kOut2 and kScaleOut2: the dual-axis form's quantisation along -2.
+enum Slot { kX, kScale, kOut, kScaleOut, kGroupList, kOut2, kScaleOut2, kSlots };
 
-// x's elements as [outer, length, inner] around the axis, cut into blocks along it.
+// x's elements as [outer, length, inner] around the axis, cut into blocks along it. The grouped form
+// cuts the axis into groups first (their ends, read on the device), each group's blocks restarting at
+// its start and its pairs of blocks following the group before's in mxscale.
 struct Blocking {
   int64_t outer = 1, length = 1, inner = 1, block = 32;
   int64_t blocks() const { return (length + block - 1) / block; }
   int64_t pairs() const { return (blocks() + 1) / 2; }
-  // The flat index of mxscale's code for block g at (o, i): [o, g / 2, i, g % 2].
-  int64_t ScaleIndex(int64_t o, int64_t g, int64_t i) const { return ((o * pairs() + g / 2) * inner + i) * 2 + g % 2; }
+  // The flat index of mxscale's code for block b of the pair rows from `pair_row` at (o, i), of
+  // `rows` pair rows along the axis: [o, pair_row + b / 2, i, b % 2].
+  int64_t ScaleIndex(int64_t o, int64_t rows, int64_t pair_row, int64_t b, int64_t i) const {
+    return ((o * rows + pair_row + b / 2) * inner + i) * 2 + b % 2;
+  }
+  int64_t ScaleIndex(int64_t o, int64_t b, int64_t i) const { return ScaleIndex(o, pairs(), 0, b, i); }
 };
 
 Blocking BlockingOf(const Dims& shape, int64_t axis, int64_t block) {
@@ -116,38 +125,41 @@ uint32_t GetCode(const MiniFloat& format, const char* in, int64_t i) {
   return format.bits() == 4 ? (i % 2 ? bytes[i / 2] >> 4 : bytes[i / 2] & 0x0f) : bytes[i];
 }
 
+// A block's E8M0 code (2^(code - 127) its scale) from its largest magnitude, by scaleAlg 0 or 1.
+uint8_t MxScaleCode(const MiniFloat& format, int64_t scale_alg, double low_bound, float amax) {
+  if (scale_alg == 0) {
+    if (amax == 0) return 0;
+    int e2;
+    std::frexp(amax, &e2);
+    const int64_t shared = std::min<int64_t>(std::max<int64_t>(e2 - 1 - format.emax, -127), 127);
+    return static_cast<uint8_t>(shared + 127);
+  }
+  if (low_bound > 0) amax = std::max(amax, static_cast<float>(low_bound));
+  const float s = amax / static_cast<float>(format.max);
+  uint32_t bits;
+  std::memcpy(&bits, &s, sizeof bits);
+  uint32_t e = bits >> 23 & 0xff;
+  const uint32_t m = bits & 0x7fffff;
+  if (e > 0 ? e < 254 && m > 0 : m > 0x400000) ++e;
+  return static_cast<uint8_t>(e);
+}
+
 class DynamicMxQuantWork final : public FamilyWork {
  public:
   explicit DynamicMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
 
-  Blocking blocking;
+  // One quantisation of x per pass, into (kOut, kScaleOut), then (kOut2, kScaleOut2): the dual-axis
+  // form's along -1, then -2.
+  Blocking blocking[2];
+  int passes = 1;
+  bool grouped = false;  // the first pass's axis (0) cut at kGroupList's cumulative ends
   const MiniFloat* format = nullptr;
   MiniRound round = MiniRound::kRint;
   int64_t scale_alg = 0;
   double low_bound = 0;  // V3's maxLowBound (scaleAlg 1)
 
  private:
-  // The block's E8M0 code (2^(code - 127) its scale) from its largest magnitude.
-  uint8_t ScaleCode(float amax) const {
-    if (scale_alg == 0) {
-      if (amax == 0) return 0;
-      int e2;
-      std::frexp(amax, &e2);
-      const int64_t shared = std::min<int64_t>(std::max<int64_t>(e2 - 1 - format->emax, -127), 127);
-      return static_cast<uint8_t>(shared + 127);
-    }
-    if (low_bound > 0) amax = std::max(amax, static_cast<float>(low_bound));
-    const float s = amax / static_cast<float>(format->max);
-    uint32_t bits;
-    std::memcpy(&bits, &s, sizeof bits);
-    uint32_t e = bits >> 23 & 0xff;
-    const uint32_t m = bits & 0x7fffff;
-    if (e > 0 ? e < 254 && m > 0 : m > 0x400000) ++e;
-    return static_cast<uint8_t>(e);
-  }
-
   aclnnStatus Compute() override {
-    const Blocking& b = blocking;
     const int64_t n = tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;  // and mxscaleOut is empty too
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
@@ -158,32 +170,61 @@ class DynamicMxQuantWork final : public FamilyWork {
                                          ", whose block scale the page's formula does not define");
       }
     }
-    // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes.
+    std::vector<int64_t> ends{blocking[0].length};
+    if (grouped) {
+      ends.resize(static_cast<size_t>(tensor(kGroupList).numel()));
+      GatherAs(tensor(kGroupList), ComputeType::kInt64, ends.data());
+      for (size_t g = 0; g < ends.size(); ++g) {
+        if (ends[g] < (g ? ends[g - 1] : 0) || ends[g] > blocking[0].length || (g + 1 == ends.size() && ends[g] != blocking[0].length)) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kGroupList).name + ": element " +
+                                           std::to_string(g) + " is " + std::to_string(ends[g]) +
+                                           " (the page: cumulative ends from 0, non-decreasing, the last x's " +
+                                           std::to_string(blocking[0].length) + " rows)");
+        }
+      }
+    }
+    for (int pass = 0; pass < passes; ++pass) {
+      Quantise(x, n, blocking[pass], pass ? std::vector<int64_t>{blocking[1].length} : ends, pass ? kOut2 : kOut,
+               pass ? kScaleOut2 : kScaleOut);
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // x along b's axis cut at `ends` (one group: the whole axis), each group's blocks from its start.
+  void Quantise(const float* x, int64_t n, const Blocking& b, const std::vector<int64_t>& ends, int out, int scale_out) {
+    // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes. Scale
+    // codes no block writes (a pair's missing block, the rows past the groups' pairs) are 0.
     std::vector<uint8_t> codes(static_cast<size_t>(n));
-    std::vector<uint8_t> scales(static_cast<size_t>(tensor(kScaleOut).numel()), 0);  // the pad block's 0
+    std::vector<uint8_t> scales(static_cast<size_t>(tensor(scale_out).numel()), 0);
+    const int64_t scale_rows = tensor(scale_out).numel() / (2 * b.outer * b.inner);  // n > 0: no extent is 0
     ParallelFor(b.outer * b.inner, [&](int64_t row) {
       const int64_t o = row / b.inner, i = row % b.inner;
-      for (int64_t g = 0; g < b.blocks(); ++g) {
-        const int64_t begin = g * b.block, end = std::min(b.length, begin + b.block);
-        float amax = 0;
-        for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
-        const uint8_t code = ScaleCode(amax);
-        scales[b.ScaleIndex(o, g, i)] = code;
-        for (int64_t l = begin; l < end; ++l) {
-          const int64_t at = (o * b.length + l) * b.inner + i;
-          // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
-          codes[at] = static_cast<uint8_t>(EncodeMiniFloat(*format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+      int64_t pair_row = 0;
+      for (size_t group = 0; group < ends.size(); ++group) {
+        const int64_t start = group ? ends[group - 1] : 0;
+        for (int64_t k = 0; start + k * b.block < ends[group]; ++k) {
+          const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
+          float amax = 0;
+          for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
+          const uint8_t code = MxScaleCode(*format, scale_alg, low_bound, amax);
+          scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
+          for (int64_t l = begin; l < end; ++l) {
+            const int64_t at = (o * b.length + l) * b.inner + i;
+            // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
+            codes[static_cast<size_t>(at)] =
+                static_cast<uint8_t>(EncodeMiniFloat(*format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+          }
         }
+        pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
       }
     });
     if (format->bits() == 4) {
-      uint8_t* y = reinterpret_cast<uint8_t*>(tensor(kOut).first);
+      uint8_t* y = reinterpret_cast<uint8_t*>(tensor(out).first);
       for (int64_t i = 0; i < n / 2; ++i) y[i] = static_cast<uint8_t>(codes[2 * i] | codes[2 * i + 1] << 4);
     } else {
-      StoreCodes(codes, tensor(kOut));
+      StoreCodes(codes, tensor(out));
     }
-    StoreCodes(scales, tensor(kScaleOut));
-    return ACLNN_SUCCESS;
+    StoreCodes(scales, tensor(scale_out));
   }
 };
 
@@ -284,49 +325,56 @@ std::string Text(double v) {
   return s.substr(0, s.find_last_not_of('0') + 1);
 }
 
-aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+// The MX quantisers' host arguments, read and checked against their pages.
+struct MxArguments {
+  const MiniFloat* format = nullptr;
+  int64_t block = 32, scale_alg = 0;
+  double low_bound = 0;
+  MiniRound round = MiniRound::kRint;
+};
+
+// Reads them for an x of `axis_length` elements along the quantised axis (`formats`: the dstTypes the
+// page takes); a rejection, or ACLNN_SUCCESS with *work set where the call is declined by name.
+aclnnStatus ReadMxArguments(const Call& call, const FamilySpec& family, const TensorDesc& x, int64_t axis_length,
+                            std::initializer_list<aclDataType> formats, ExecutorWork** work, MxArguments* out) {
   const ParamRejecter reject(call, family);
-  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
-  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
-  const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
-  if (!x || !out || !scale_out) return Decline(call, work, "without its tensors");
-  const int64_t rank = static_cast<int64_t>(x->view.size());
-  int64_t axis = 0;
-  if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kAxis, RoleInt(call, family, F::Role::kAxis, -1), rank, &axis)) {
-    return s;
-  }
-  if (rank == 0) return reject(F::Role::kX, "is 0-dimensional (the page takes 1 to 7 dimensions)");
   const int64_t dst = RoleInt(call, family, F::Role::kDstType, -1);
-  if (!DstTypeIn(dst, {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2})) {
-    return reject(F::Role::kDstType, std::to_string(dst) + " is not one of 35, 36, 40, 41");
+  if (!DstTypeIn(dst, formats)) {
+    std::string listed;
+    for (aclDataType f : formats) listed += (listed.empty() ? "" : ", ") + std::to_string(static_cast<int>(f));
+    return reject(F::Role::kDstType, std::to_string(dst) + " is not one of " + listed);
   }
   const MiniFloat* format = MiniFloatOf(static_cast<aclDataType>(dst));
-  if (out->dtype != format->dtype) {
-    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType's " +
-                                     DTypeName(format->dtype));
-  }
   const bool fp4 = IsFloat4(format->dtype);
   const int64_t block = RoleInt(call, family, F::Role::kBlockSize, 32);
   if (block <= 0 || block % 32 != 0 || block > 1024) {
     return reject(F::Role::kBlockSize, std::to_string(block) + " is not a multiple of 32 in [32, 1024]");
   }
-  if (x->dtype == ACL_FLOAT && (block != 32 || x->view[static_cast<size_t>(axis)] < 32)) {
+  if (x.dtype == ACL_FLOAT && (block != 32 || axis_length < 32)) {
     return reject(F::Role::kBlockSize, "a FLOAT x takes blocksize 32 (given " + std::to_string(block) +
                                            ") and an axis of at least 32 elements (given " +
-                                           std::to_string(x->view[static_cast<size_t>(axis)]) + ")");
+                                           std::to_string(axis_length) + ")");
   }
+  // The grouped form (GroupedDynamicMxQuantV2) takes blocksize 32 alone, and scaleAlg 2 and a
+  // dstTypeMax (1.75 to 3.5) for FLOAT4_E1M2 too.
+  const bool grouped = family.has(F::Role::kGroupList);
+  if (grouped && block != 32) return reject(F::Role::kBlockSize, std::to_string(block) + " is not 32");
   const int64_t alg = RoleInt(call, family, F::Role::kScaleAlg, 0);
   const bool v2 = family.has(F::Role::kDstMax);
-  const bool alg_allowed = alg == 0 || (alg == 1 && !fp4) || (alg == 2 && v2 && format->dtype == ACL_FLOAT4_E2M1);
+  const bool e1m2_too = grouped && format->dtype == ACL_FLOAT4_E1M2;
+  const bool alg_allowed =
+      alg == 0 || (alg == 1 && !fp4) || (alg == 2 && v2 && (format->dtype == ACL_FLOAT4_E2M1 || e1m2_too));
   if (!alg_allowed) {
     return reject(F::Role::kScaleAlg, std::to_string(alg) + " is not one dstType " + DTypeName(format->dtype) +
                                           " takes (FLOAT8: 0, 1; FLOAT4_E2M1: 0" + (v2 ? ", 2" : "") +
-                                          "; FLOAT4_E1M2: 0)");
+                                          "; FLOAT4_E1M2: 0" + (v2 && grouped ? ", 2" : "") + ")");
   }
   const double dst_max = RoleNumber(call, family, F::Role::kDstMax, -1, 0.0);
-  if (dst_max != 0 && !(dst_max >= 6.0 && dst_max <= 12.0 && format->dtype == ACL_FLOAT4_E2M1 && block == 32)) {
+  const bool dst_max_allowed = (format->dtype == ACL_FLOAT4_E2M1 && dst_max >= 6.0 && dst_max <= 12.0 && block == 32) ||
+                               (e1m2_too && dst_max >= 1.75 && dst_max <= 3.5);
+  if (dst_max != 0 && !dst_max_allowed) {
     return reject(F::Role::kDstMax, Text(dst_max) + " is not 0.0, nor within [6.0, 12.0] with a FLOAT4_E2M1 yOut "
-                                                    "and blocksize 32");
+                                                    "and blocksize 32" + (grouped ? " or [1.75, 3.5] with FLOAT4_E1M2" : ""));
   }
   const double low_bound = RoleNumber(call, family, F::Role::kMaxLowBound, -1, 0.0);
   if (low_bound < 0 || (low_bound != 0 && alg != 1)) {
@@ -338,9 +386,9 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
     return reject(F::Role::kRoundMode, "\"" + mode + "\" is not one dstType " + DTypeName(format->dtype) +
                                            " takes (FLOAT8: rint; FLOAT4: rint, floor, round)");
   }
-  if (fp4 && x->view.back() % 2 != 0) {
-    return reject(F::Role::kX, "last dimension " + std::to_string(x->view.back()) + " is odd (a FLOAT4 yOut holds "
-                                                                                    "two elements a byte)");
+  if (fp4 && x.view.back() % 2 != 0) {
+    return reject(F::Role::kX, "last dimension " + std::to_string(x.view.back()) + " is odd (a FLOAT4 yOut holds "
+                                                                                   "two elements a byte)");
   }
   if (alg == 2) {
     return Decline(call, work, "for scaleAlg 2 (its shared exponent's ceil condition, \"尾数位的高比特前一/两位为1\", "
@@ -350,27 +398,87 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
   if (mode == "round") {
     return Decline(call, work, "for roundMode \"round\" (the page lists it beside \"rint\" without saying how it differs)");
   }
+  *out = MxArguments{format, block, alg, low_bound, mode == "floor" ? MiniRound::kFloor : MiniRound::kRint};
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  if (!x) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  const bool dual = family.has(F::Role::kOut2);  // the dual-axis form: along -1 and -2, blocks of 32
+  if (dual && rank < 2) return reject(F::Role::kX, "has 1 dimension (the page: 2 to 7, quantised along -1 and -2)");
+  const TensorDesc* group_list = RoleTensor(call, family, F::Role::kGroupList);  // the grouped form: x [m, n]
+  if (family.has(F::Role::kGroupList) && !group_list) return Decline(call, work, "without its tensors");
+  if (group_list && rank != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [m, n]");
+  if (group_list && group_list->view.size() != 1) {
+    return reject(F::Role::kGroupList, "shape " + DimsText(group_list->view) + " is not [g]");
+  }
+  int64_t axis = 0;
+  if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kAxis,
+                                      RoleInt(call, family, F::Role::kAxis, group_list ? 0 : -1), rank, &axis)) {
+    return s;
+  }
+  if (rank == 0) return reject(F::Role::kX, "is 0-dimensional (the page takes 1 to 7 dimensions)");
+  MxArguments args;
+  // aclnnGroupedDynamicMxQuant (V1) quantises to FLOAT8 alone.
+  const bool fp8_only = group_list && !family.has(F::Role::kDstMax);
+  const aclnnStatus read =
+      fp8_only ? ReadMxArguments(call, family, *x, x->view[0], {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN}, work, &args)
+               : ReadMxArguments(call, family, *x, x->view[static_cast<size_t>(axis)],
+                                 {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args);
+  if (read) return read;
+  if (*work) return ACLNN_SUCCESS;  // declined by name
+  const MiniFloat* format = args.format;
+  const bool fp4 = IsFloat4(format->dtype);
   auto made = std::make_unique<DynamicMxQuantWork>(call.spec.name);
-  made->blocking = BlockingOf(x->view, axis, block);
   made->format = format;
-  made->round = mode == "floor" ? MiniRound::kFloor : MiniRound::kRint;
-  made->scale_alg = alg;
-  made->low_bound = low_bound;
+  made->round = args.round;
+  made->scale_alg = args.scale_alg;
+  made->low_bound = args.low_bound;
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
-  if (out->view != x->view) {
-    return reject(F::Role::kOut, "shape " + DimsText(out->view) + " is not x's " + DimsText(x->view));
+  // Each pass's outputs: x's shape (FLOAT4 packed), and its scales' pairs of blocks along its axis.
+  const struct {
+    int out_role, scale_role, out_slot, scale_slot;
+    int64_t axis;
+  } passes[2] = {{F::Role::kOut, F::Role::kScaleOut, kOut, kScaleOut, axis},
+                 {F::Role::kOut2, F::Role::kScaleOut2, kOut2, kScaleOut2, rank - 2}};
+  made->passes = dual ? 2 : 1;
+  if (group_list) {
+    made->grouped = true;
+    made->tensor(kGroupList).Set(RoleName(call, family, F::Role::kGroupList), *group_list);
   }
-  if (fp4) {
-    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *out, &made->tensor(kOut))) {
-      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+  for (int p = 0; p < made->passes; ++p) {
+    const TensorDesc* y = RoleTensor(call, family, passes[p].out_role);
+    const TensorDesc* scales = RoleTensor(call, family, passes[p].scale_role);
+    if (!y || !scales) return Decline(call, work, "without its tensors");
+    if (y->dtype != format->dtype) {
+      return reject(passes[p].out_role, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
+                                            DTypeName(format->dtype));
     }
-  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, x->view, "x's shape", kOut)) {
-    return s;
-  }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out,
-                                       ScaleShape(x->view, axis, made->blocking),
-                                       "x's shape with axis's blocks in pairs, then 2", kScaleOut)) {
-    return s;
+    if (y->view != x->view) {
+      return reject(passes[p].out_role, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
+    }
+    const char* y_name = RoleName(call, family, passes[p].out_role);
+    if (fp4) {
+      if (!KeepPacked(y_name, *y, &made->tensor(passes[p].out_slot))) {
+        return reject(passes[p].out_role, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+      }
+    } else if (aclnnStatus s = made->KeepOutput(call, family, passes[p].out_role, *y, x->view, "x's shape",
+                                                passes[p].out_slot)) {
+      return s;
+    }
+    made->blocking[p] = BlockingOf(x->view, passes[p].axis, args.block);
+    // The grouped form's pairs: m / (blocksize * 2) + g rows, room for each group's own (the page).
+    const Dims scale_shape = group_list ? Dims{x->view[0] / (args.block * 2) + group_list->view[0], x->view[1], 2}
+                                        : ScaleShape(x->view, passes[p].axis, made->blocking[p]);
+    if (aclnnStatus s = made->KeepOutput(call, family, passes[p].scale_role, *scales, scale_shape,
+                                         group_list ? "[m / (blocksize * 2) + g, n, 2]"
+                                                    : "x's shape with the axis's blocks in pairs, then 2",
+                                         passes[p].scale_slot)) {
+      return s;
+    }
   }
   *work = made.release();
   return ACLNN_SUCCESS;
