@@ -861,6 +861,33 @@ def makers(dtype: str = "float32"):
         return (x,), {"dst_type": 292}, (y, scale)
     m["npu_dynamic_mx_quant"] = dynamic_mx_quant
 
+    def dynamic_mx_quant_with_dual_axis():
+        # aclnnDynamicMxQuantWithDualAxisV2: the single-axis quantisation along -1 and along -2 (blocks
+        # of 32; x [32, 32] of powers of two: every quotient exact).
+        x = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float()).bfloat16()
+        want = []
+        for axis in (-1, -2):
+            e = torch.floor(torch.log2(x.float().abs().amax(axis, keepdim=True))) - 8
+            y = (x.float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
+            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
+                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
+            want += [y, codes]
+        return (x,), {"dst_type": 292}, tuple(want)
+    m["npu_dynamic_mx_quant_with_dual_axis"] = dynamic_mx_quant_with_dual_axis
+
+    def grouped_dynamic_mx_quant():
+        # aclnnGroupedDynamicMxQuantV2: rows [0, 8) and [8, 40) quantised along dim 0 in their own blocks
+        # of 32; mxscale [40 // 64 + 2, 3, 2]: each group's one block, then its pair's missing one (0).
+        x = torch.pow(2.0, torch.randint(-4, 5, (40, 3), generator=g).float()).bfloat16()
+        ys, codes = [], []
+        for start, end in ((0, 8), (8, 40)):
+            e = torch.floor(torch.log2(x[start:end].float().abs().amax(0))) - 8
+            ys.append((x[start:end].float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn))
+            codes.append(torch.stack([e + 127, torch.zeros(3)], -1))
+        index = torch.tensor([8, 40], dtype=torch.int32)
+        return (x, index), {"dst_type": torch.float8_e4m3fn}, (torch.cat(ys), torch.stack(codes).to(torch.uint8))
+    m["npu_grouped_dynamic_mx_quant"] = grouped_dynamic_mx_quant
+
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
         x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)
