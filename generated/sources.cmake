@@ -158,6 +158,7 @@ set(ACLNN_EXAMPLES
   dropout_gen_mask_v2_tensor
   dropout_v3
   dropout_v3_grad
+  dynamic_block_mx_quant
   dynamic_block_quant
   dynamic_block_quant_v2
   dynamic_mx_quant

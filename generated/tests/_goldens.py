@@ -918,6 +918,33 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return torch.cat(ys), torch.cat([used, pad]).to(torch.float8_e8m0fnu)
 
     @staticmethod
+    def block_mx_quant(x: Any, dst_type: int) -> Any:
+        """aclnnDynamicBlockMxQuant's page, scaleAlg 0: one scale 2^(floor(log2 max|V|) - emax) per 32 x 32
+        block of the last two axes, y = V / scale saturated and rounded half to even; scale1 [..., M,
+        pairs of column blocks, 2] holds it at each of the block's rows, scale2 [..., pairs of row blocks,
+        N, 2] at each of its columns (a pair's missing block 2^-127, code 0)."""
+        import torch
+
+        name, emax, top = exact._MX_ELEMENTS[dst_type]
+        v = x.double()
+        m, n = v.shape[-2:]
+        rows, cols = -(-m // 32), -(-n // 32)
+        padded = torch.nn.functional.pad(v, (0, cols * 32 - n, 0, rows * 32 - m))
+        blocks = padded.reshape(*v.shape[:-2], rows, 32, cols, 32)
+        exponent = (torch.floor(torch.log2(blocks.abs().amax((-3, -1)))) - emax).clamp(-127, 127)  # [..., rows, cols]
+        scale = torch.pow(2.0, exponent)
+        every = scale.repeat_interleave(32, -2).repeat_interleave(32, -1)[..., :m, :n]
+        y = (v / every).clamp(-top, top).float().to(getattr(torch, name))
+
+        def paired(s: Any) -> Any:  # [..., k] -> [..., ceil(k / 2), 2], the pad 2^-127
+            k = s.shape[-1]
+            return torch.nn.functional.pad(s, (0, 2 * (-(-k // 2)) - k), value=2.0 ** -127).reshape(*s.shape[:-1], -1, 2)
+
+        scale1 = paired(scale.repeat_interleave(32, -2)[..., :m, :])
+        scale2 = paired(scale.repeat_interleave(32, -1)[..., :, :n].transpose(-1, -2)).transpose(-2, -3)
+        return y, scale1.float().to(torch.float8_e8m0fnu), scale2.float().to(torch.float8_e8m0fnu)
+
+    @staticmethod
     def anti_mx_quant(x: Any, mxscale: Any, axis: int) -> Any:
         """aclnnAntiMxQuant's page: y = x * 2^(sf - 127), sf the E8M0 code of x's block of 32 along axis
         (mxscale [..., pairs of blocks at axis, ..., 2]), in float."""

@@ -2,6 +2,7 @@
 and FLOAT8 quantisers through torch_npu's op-plugin on the simulator (Ascend950, the one chip their
 pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dynamic_mx_quant_with_dual_axis
 (aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
+npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -154,6 +155,61 @@ def test_grouped_dynamic_mx_quant_restarts_blocks_at_each_group(run_npu):
             assert torch.equal(scale.cpu().view(torch.uint8), scales), (ends, dst)
             assert torch.equal(y.cpu().view(torch.uint8), want), (ends, dst)
         print("grouped ok")
+    """)
+
+
+def test_dynamic_block_mx_quant_shares_a_scale_per_32_by_32_block(run_npu):
+    # aclnnDynamicBlockMxQuant: one scale per 32 x 32 block of the last two axes, at each of the block's
+    # rows in scale1 ([..., M, pairs, 2]) and each of its columns in scale2 ([..., pairs, N, 2]); scaleAlg 2
+    # (FLOAT4_E2M1): amax / dst_type_max (0.0: 6.0) rounded up to a power of two by its float bits.
+    on_ascend950(run_npu, """
+        torch.manual_seed(5)
+        def block_reference(x, dst, alg, top):
+            emax, largest, table = FORMATS[dst]
+            m, n = x.shape[-2:]
+            flat = x.reshape(-1, m, n)
+            rows, cols = -(-m // 32), -(-n // 32)
+            codes = torch.zeros(flat.shape, dtype=torch.uint8)
+            scale1 = torch.zeros(flat.shape[0], m, 2 * (-(-cols // 2)), dtype=torch.uint8)
+            scale2 = torch.zeros(flat.shape[0], 2 * (-(-rows // 2)), n, dtype=torch.uint8)
+            for b in range(flat.shape[0]):
+                for br in range(rows):
+                    for bc in range(cols):
+                        block = flat[b, br * 32:(br + 1) * 32, bc * 32:(bc + 1) * 32]
+                        amax = block.double().abs().max().item()
+                        if alg == 0:
+                            e = shared_exponent(amax, emax, dst, 0, 0.0)
+                        else:
+                            s = torch.tensor(amax, dtype=torch.float32) / torch.tensor(top or largest)
+                            bits = int(s.view(torch.int32))
+                            e = (bits >> 23 & 0xFF) + (1 if 0 < (bits >> 23 & 0xFF) < 254 and bits & 0x7FFFFF else 0) - 127
+                        for r in range(block.shape[0]):
+                            for k in range(block.shape[1]):
+                                q = max(-largest, min(largest, block[r, k].item() / 2.0 ** e))
+                                if table:
+                                    code = fp4_code(q, table, "rint")
+                                else:
+                                    fp8 = torch.float8_e4m3fn if dst == E4M3 else torch.float8_e5m2
+                                    code = int(torch.tensor(q).to(fp8).view(torch.uint8))
+                                codes[b, br * 32 + r, bc * 32 + k] = code
+                        scale1[b, br * 32:br * 32 + block.shape[0], bc] = e + 127
+                        scale2[b, br, bc * 32:bc * 32 + block.shape[1]] = e + 127
+            lead = x.shape[:-2]
+            scale1 = scale1.reshape(*lead, m, -1, 2)
+            scale2 = scale2.reshape(*lead, -1, 2, n).transpose(-1, -2)
+            return codes.reshape(x.shape), scale1, scale2
+
+        for dtype, shape, dst, alg, top in ((torch.bfloat16, (40, 70), E4M3, 0, 0.0), (torch.float16, (2, 33, 64), E5M2, 0, 0.0),
+                                            (torch.bfloat16, (64, 66), E2M1, 0, 0.0), (torch.bfloat16, (40, 34), E2M1, 2, 7.0),
+                                            (torch.float16, (32, 32), E2M1, 2, 0.0)):
+            x = (torch.randn(shape) * 4).to(dtype)
+            y, s1, s2 = torch_npu.npu_dynamic_block_mx_quant(x.npu(), dst_type=TORCH_NPU[dst], scale_alg=alg, dst_type_max=top)
+            codes, scale1, scale2 = block_reference(x, dst, alg, top)
+            want = packed(codes) if FORMATS[dst][2] else codes
+            assert torch.equal(s1.cpu().view(torch.uint8), scale1), (shape, dst, alg, "scale1")
+            assert torch.equal(s2.cpu().view(torch.uint8), scale2), (shape, dst, alg, "scale2")
+            assert torch.equal(y.cpu().view(torch.uint8), want), (shape, dst, alg)
+        print("block ok")
     """)
 
 

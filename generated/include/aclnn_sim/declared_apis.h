@@ -425,6 +425,9 @@
 #include "aclnnop/aclnn_dropout_v3_grad.h"
 #define ACLNN_DECLARES_aclnnDropoutV3Grad 1
 
+#include "aclnnop/aclnn_dynamic_block_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicBlockMxQuant 1
+
 #include "aclnnop/aclnn_dynamic_block_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuant 1
 

@@ -120,27 +120,60 @@ void StoreCodes(const std::vector<uint8_t>& codes, const TensorRef& t) {
   ScatterFrom(wide.data(), ComputeType::kInt64, bytes);
 }
 
+// Element codes (one a byte, x's order) into an output of `format`: FLOAT4 packed two a byte into its
+// dense bytes, the others stored as bytes.
+void StoreElements(const MiniFloat& format, const std::vector<uint8_t>& codes, const TensorRef& out) {
+  if (format.bits() == 4) {
+    uint8_t* y = reinterpret_cast<uint8_t*>(out.first);
+    for (size_t i = 0; i + 1 < codes.size(); i += 2) y[i / 2] = static_cast<uint8_t>(codes[i] | codes[i + 1] << 4);
+  } else {
+    StoreCodes(codes, out);
+  }
+}
+
+// The phase-2 failure of a NaN or infinite element of x, whose block scale the pages do not define.
+aclnnStatus RefuseNonFinite(const char* api, const char* name, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) {
+      return Fail(ACLNN_ERR_INNER, std::string(api) + ": " + name + ": element " + std::to_string(i) + " is " +
+                                       (std::isnan(x[i]) ? "NaN" : "infinite") +
+                                       ", whose block scale the page's formula does not define");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 uint32_t GetCode(const MiniFloat& format, const char* in, int64_t i) {
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(in);
   return format.bits() == 4 ? (i % 2 ? bytes[i / 2] >> 4 : bytes[i / 2] & 0x0f) : bytes[i];
 }
 
-// A block's E8M0 code (2^(code - 127) its scale) from its largest magnitude, by scaleAlg 0 or 1.
-uint8_t MxScaleCode(const MiniFloat& format, int64_t scale_alg, double low_bound, float amax) {
-  if (scale_alg == 0) {
+// A block's E8M0 code (2^(code - 127) its scale) from its largest magnitude: the OCP MX rule
+// (`round_up` false), else the round-up of S = amax / top by its float bits (scaleAlg 1 of the
+// quantisers, with a subnormal S raised above a mantissa of one half; the block form's scaleAlg 2
+// without that clause, as its page states it).
+struct MxScaleRule {
+  bool round_up = false;
+  double top = 0;             // Amax(DType): the format's largest value, or dstTypeMax
+  bool subnormal_up = true;
+  double low_bound = 0;       // V3's maxLowBound: amax raised to it first
+};
+
+uint8_t MxScaleCode(const MiniFloat& format, const MxScaleRule& rule, float amax) {
+  if (!rule.round_up) {
     if (amax == 0) return 0;
     int e2;
     std::frexp(amax, &e2);
     const int64_t shared = std::min<int64_t>(std::max<int64_t>(e2 - 1 - format.emax, -127), 127);
     return static_cast<uint8_t>(shared + 127);
   }
-  if (low_bound > 0) amax = std::max(amax, static_cast<float>(low_bound));
-  const float s = amax / static_cast<float>(format.max);
+  if (rule.low_bound > 0) amax = std::max(amax, static_cast<float>(rule.low_bound));
+  const float s = amax / static_cast<float>(rule.top);
   uint32_t bits;
   std::memcpy(&bits, &s, sizeof bits);
   uint32_t e = bits >> 23 & 0xff;
   const uint32_t m = bits & 0x7fffff;
-  if (e > 0 ? e < 254 && m > 0 : m > 0x400000) ++e;
+  if (e > 0 ? e < 254 && m > 0 : rule.subnormal_up && m > 0x400000) ++e;
   return static_cast<uint8_t>(e);
 }
 
@@ -155,21 +188,14 @@ class DynamicMxQuantWork final : public FamilyWork {
   bool grouped = false;  // the first pass's axis (0) cut at kGroupList's cumulative ends
   const MiniFloat* format = nullptr;
   MiniRound round = MiniRound::kRint;
-  int64_t scale_alg = 0;
-  double low_bound = 0;  // V3's maxLowBound (scaleAlg 1)
+  MxScaleRule rule;
 
  private:
   aclnnStatus Compute() override {
     const int64_t n = tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;  // and mxscaleOut is empty too
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
-    for (int64_t i = 0; i < n; ++i) {
-      if (!std::isfinite(x[i])) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kX).name + ": element " + std::to_string(i) +
-                                         " is " + (std::isnan(x[i]) ? "NaN" : "infinite") +
-                                         ", whose block scale the page's formula does not define");
-      }
-    }
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, n)) return s;
     std::vector<int64_t> ends{blocking[0].length};
     if (grouped) {
       ends.resize(static_cast<size_t>(tensor(kGroupList).numel()));
@@ -206,7 +232,7 @@ class DynamicMxQuantWork final : public FamilyWork {
           const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
           float amax = 0;
           for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
-          const uint8_t code = MxScaleCode(*format, scale_alg, low_bound, amax);
+          const uint8_t code = MxScaleCode(*format, rule, amax);
           scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
           for (int64_t l = begin; l < end; ++l) {
             const int64_t at = (o * b.length + l) * b.inner + i;
@@ -218,13 +244,61 @@ class DynamicMxQuantWork final : public FamilyWork {
         pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
       }
     });
-    if (format->bits() == 4) {
-      uint8_t* y = reinterpret_cast<uint8_t*>(tensor(out).first);
-      for (int64_t i = 0; i < n / 2; ++i) y[i] = static_cast<uint8_t>(codes[2 * i] | codes[2 * i + 1] << 4);
-    } else {
-      StoreCodes(codes, tensor(out));
-    }
+    StoreElements(*format, codes, tensor(out));
     StoreCodes(scales, tensor(scale_out));
+  }
+};
+
+// x as [outer, m, n] in blocks of 32 x 32 over its last two axes: one scale per block, written at each
+// of its rows into scale1 ([outer, m, pairs of column blocks, 2]) and at each of its columns into
+// scale2 ([outer, pairs of row blocks, n, 2]).
+class BlockMxQuantWork final : public FamilyWork {
+ public:
+  explicit BlockMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t outer = 1, m = 1, n = 1;
+  const MiniFloat* format = nullptr;
+  MiniRound round = MiniRound::kRint;
+  MxScaleRule rule;
+
+ private:
+  static constexpr int64_t kSide = 32;
+
+  aclnnStatus Compute() override {
+    const int64_t count = outer * m * n;
+    if (count == 0) return ACLNN_SUCCESS;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, count)) return s;
+    const int64_t row_blocks = (m + kSide - 1) / kSide, column_blocks = (n + kSide - 1) / kSide;
+    const int64_t row_pairs = (row_blocks + 1) / 2, column_pairs = (column_blocks + 1) / 2;
+    std::vector<uint8_t> codes(static_cast<size_t>(count));
+    std::vector<uint8_t> scale1(static_cast<size_t>(outer * m * column_pairs * 2), 0);
+    std::vector<uint8_t> scale2(static_cast<size_t>(outer * row_pairs * n * 2), 0);
+    ParallelFor(outer * row_blocks, [&](int64_t task) {
+      const int64_t o = task / row_blocks, br = task % row_blocks;
+      const int64_t r0 = br * kSide, r1 = std::min(m, r0 + kSide);
+      for (int64_t bc = 0; bc < column_blocks; ++bc) {
+        const int64_t c0 = bc * kSide, c1 = std::min(n, c0 + kSide);
+        float amax = 0;
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(x[(o * m + r) * n + c]));
+        }
+        const uint8_t code = MxScaleCode(*format, rule, amax);
+        for (int64_t r = r0; r < r1; ++r) {
+          scale1[static_cast<size_t>(((o * m + r) * column_pairs + bc / 2) * 2 + bc % 2)] = code;
+          for (int64_t c = c0; c < c1; ++c) {
+            const int64_t at = (o * m + r) * n + c;
+            codes[static_cast<size_t>(at)] =
+                static_cast<uint8_t>(EncodeMiniFloat(*format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+          }
+        }
+        for (int64_t c = c0; c < c1; ++c) scale2[static_cast<size_t>(((o * row_pairs + br / 2) * n + c) * 2 + br % 2)] = code;
+      }
+    });
+    StoreElements(*format, codes, tensor(kOut));
+    StoreCodes(scale1, tensor(kScaleOut));
+    StoreCodes(scale2, tensor(kScaleOut2));
+    return ACLNN_SUCCESS;
   }
 };
 
@@ -325,6 +399,31 @@ std::string Text(double v) {
   return s.substr(0, s.find_last_not_of('0') + 1);
 }
 
+// The roundMode string (NULL or "": "rint", as the pages say): "rint" for FLOAT8, and "rint",
+// "floor" or "round" for FLOAT4 (the pages' lists; "round" is declined by DeclineRoundMode).
+std::string RoundModeOf(const Call& call, const FamilySpec& family) {
+  const char* given = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : nullptr;
+  return given && *given ? given : "rint";
+}
+
+aclnnStatus ReadRoundMode(const Call& call, const FamilySpec& family, const MiniFloat& format, MiniRound* round) {
+  const std::string mode = RoundModeOf(call, family);
+  if (mode != "rint" && !(IsFloat4(format.dtype) && (mode == "floor" || mode == "round"))) {
+    return RejectInvalid(call, family, F::Role::kRoundMode, "\"" + mode + "\" is not one dstType " +
+                                                                DTypeName(format.dtype) +
+                                                                " takes (FLOAT8: rint; FLOAT4: rint, floor, round)");
+  }
+  *round = mode == "floor" ? MiniRound::kFloor : MiniRound::kRint;
+  return ACLNN_SUCCESS;
+}
+
+// ACLNN_SUCCESS with *work declined for roundMode "round", which the pages list beside "rint" without
+// saying how it differs; *work untouched otherwise.
+aclnnStatus DeclineRoundMode(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  if (RoundModeOf(call, family) != "round") return ACLNN_SUCCESS;
+  return Decline(call, work, "for roundMode \"round\" (the page lists it beside \"rint\" without saying how it differs)");
+}
+
 // The MX quantisers' host arguments, read and checked against their pages.
 struct MxArguments {
   const MiniFloat* format = nullptr;
@@ -380,12 +479,8 @@ aclnnStatus ReadMxArguments(const Call& call, const FamilySpec& family, const Te
   if (low_bound < 0 || (low_bound != 0 && alg != 1)) {
     return reject(F::Role::kMaxLowBound, Text(low_bound) + " is not 0.0, nor a nonnegative bound with scaleAlg 1");
   }
-  const char* given_mode = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : nullptr;
-  const std::string mode = given_mode && *given_mode ? given_mode : "rint";  // the page: NULL is "rint"
-  if (mode != "rint" && !(fp4 && (mode == "floor" || mode == "round"))) {
-    return reject(F::Role::kRoundMode, "\"" + mode + "\" is not one dstType " + DTypeName(format->dtype) +
-                                           " takes (FLOAT8: rint; FLOAT4: rint, floor, round)");
-  }
+  MiniRound round = MiniRound::kRint;
+  if (aclnnStatus s = ReadRoundMode(call, family, *format, &round)) return s;
   if (fp4 && x.view.back() % 2 != 0) {
     return reject(F::Role::kX, "last dimension " + std::to_string(x.view.back()) + " is odd (a FLOAT4 yOut holds "
                                                                                    "two elements a byte)");
@@ -395,10 +490,9 @@ aclnnStatus ReadMxArguments(const Call& call, const FamilySpec& family, const Te
                                "does not say which mantissa bits)");
   }
   if (dst_max != 0) return Decline(call, work, "for a nonzero dstTypeMax (the page uses it in scaleAlg 2 alone)");
-  if (mode == "round") {
-    return Decline(call, work, "for roundMode \"round\" (the page lists it beside \"rint\" without saying how it differs)");
-  }
-  *out = MxArguments{format, block, alg, low_bound, mode == "floor" ? MiniRound::kFloor : MiniRound::kRint};
+  if (aclnnStatus s = DeclineRoundMode(call, family, work)) return s;
+  if (*work) return ACLNN_SUCCESS;
+  *out = MxArguments{format, block, alg, low_bound, round};
   return ACLNN_SUCCESS;
 }
 
@@ -435,8 +529,7 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
   auto made = std::make_unique<DynamicMxQuantWork>(call.spec.name);
   made->format = format;
   made->round = args.round;
-  made->scale_alg = args.scale_alg;
-  made->low_bound = args.low_bound;
+  made->rule = MxScaleRule{args.scale_alg == 1, format->max, true, args.low_bound};
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
   // Each pass's outputs: x's shape (FLOAT4 packed), and its scales' pairs of blocks along its axis.
   const struct {
@@ -591,6 +684,71 @@ aclnnStatus PlanQuantMax(const Call& call, const FamilySpec& family, ExecutorWor
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanBlockMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* scale1 = RoleTensor(call, family, F::Role::kScaleOut);
+  const TensorDesc* scale2 = RoleTensor(call, family, F::Role::kScaleOut2);
+  if (!x || !out || !scale1 || !scale2) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 2 || rank > 3) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 2 to 3)");
+  const int64_t dst = RoleInt(call, family, F::Role::kDstType, -1);
+  if (!DstTypeIn(dst, {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2})) {
+    return reject(F::Role::kDstType, std::to_string(dst) + " is not one of 35, 36, 40, 41");
+  }
+  const MiniFloat* format = MiniFloatOf(static_cast<aclDataType>(dst));
+  if (out->dtype != format->dtype) {
+    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType's " +
+                                     DTypeName(format->dtype));
+  }
+  const int64_t alg = RoleInt(call, family, F::Role::kScaleAlg, 0);
+  if (alg != 0 && !(alg == 2 && format->dtype == ACL_FLOAT4_E2M1)) {
+    return reject(F::Role::kScaleAlg, std::to_string(alg) + " is not 0, nor 2 with a FLOAT4_E2M1 yOut");
+  }
+  const double dst_max = RoleNumber(call, family, F::Role::kDstMax, -1, 0.0);
+  if (dst_max != 0 && dst_max != 6.0 && dst_max != 7.0) {
+    return reject(F::Role::kDstMax, Text(dst_max) + " is not 0.0, 6.0 or 7.0");
+  }
+  if (IsFloat4(format->dtype) && x->view.back() % 2 != 0) {
+    return reject(F::Role::kX, "last dimension " + std::to_string(x->view.back()) + " is odd (a FLOAT4 yOut holds "
+                                                                                    "two elements a byte)");
+  }
+  auto made = std::make_unique<BlockMxQuantWork>(call.spec.name);
+  if (aclnnStatus s = ReadRoundMode(call, family, *format, &made->round)) return s;
+  if (aclnnStatus s = DeclineRoundMode(call, family, work)) return s;
+  if (*work) return ACLNN_SUCCESS;
+  made->format = format;
+  // scaleAlg 2 (FLOAT4_E2M1): S = amax / dstTypeMax (0.0: the format's largest, 6.0), rounded up by its
+  // float bits, a subnormal S kept (the page's cases).
+  made->rule = MxScaleRule{alg == 2, dst_max != 0 ? dst_max : format->max, false, 0.0};
+  made->m = x->view[static_cast<size_t>(rank - 2)];
+  made->n = x->view[static_cast<size_t>(rank - 1)];
+  made->outer = rank == 3 ? x->view[0] : 1;
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  if (out->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(out->view) + " is not x's " + DimsText(x->view));
+  if (IsFloat4(format->dtype)) {
+    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *out, &made->tensor(kOut))) {
+      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+    }
+  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, x->view, "x's shape", kOut)) {
+    return s;
+  }
+  const struct {
+    int role, slot;
+    int64_t axis;
+  } scales[2] = {{F::Role::kScaleOut, kScaleOut, rank - 1}, {F::Role::kScaleOut2, kScaleOut2, rank - 2}};
+  for (const auto& sc : scales) {
+    const TensorDesc* t = sc.role == F::Role::kScaleOut ? scale1 : scale2;
+    if (aclnnStatus s = made->KeepOutput(call, family, sc.role, *t, ScaleShape(x->view, sc.axis, BlockingOf(x->view, sc.axis, 32)),
+                                         "x's shape with the axis's blocks of 32 in pairs, then 2", sc.slot)) {
+      return s;
+    }
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -598,6 +756,7 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
   switch (family.op) {
     case F::Op::kDynamicMxQuant: return PlanDynamicMxQuant(call, family, work);
     case F::Op::kAntiMxQuant: return PlanAntiMxQuant(call, family, work);
+    case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }
 }
