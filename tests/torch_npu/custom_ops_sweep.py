@@ -888,6 +888,18 @@ def makers(dtype: str = "float32"):
         return (x, index), {"dst_type": torch.float8_e4m3fn}, (torch.cat(ys), torch.stack(codes).to(torch.uint8))
     m["npu_grouped_dynamic_mx_quant"] = grouped_dynamic_mx_quant
 
+    def dynamic_block_mx_quant():
+        # aclnnDynamicBlockMxQuant: one scale per 32 x 32 block (x [32, 64] of powers of two: two blocks,
+        # every quotient exact), at each of the block's rows in scale1 [32, 1, 2] and each of its columns
+        # in scale2 [1, 64, 2] (the pairs' missing block 0).
+        x = torch.pow(2.0, torch.randint(-4, 5, (32, 64), generator=g).float()).bfloat16()
+        e = torch.floor(torch.log2(x.float().abs().reshape(32, 2, 32).amax((0, 2)))) - 8  # per column block
+        y = (x.float() / torch.pow(2.0, e).repeat_interleave(32)).to(torch.float8_e4m3fn)
+        scale1 = (e + 127).expand(32, 2).reshape(32, 1, 2).to(torch.uint8)
+        scale2 = torch.stack([(e + 127).repeat_interleave(32), torch.zeros(64)], -1).reshape(1, 64, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale1, scale2)
+    m["npu_dynamic_block_mx_quant"] = dynamic_block_mx_quant
+
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
         x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)
