@@ -1,8 +1,12 @@
-// The mx_quant family: the MX ("microscaling") quantisers of Ascend 950 as their pages state them.
+// The mx_quant family: the MX ("microscaling") and FLOAT8 quantisers of Ascend 950 as their pages state
+// them.
 //
 // dynamic_mx_quant (aclnnDynamicMxQuant/V2/V3, torch_npu.npu_dynamic_mx_quant; the dual-axis form
 // aclnnDynamicMxQuantWithDualAxis/V2, npu_dynamic_mx_quant_with_dual_axis, twice: along -1 into
-// y1Out/mxscale1Out and along -2 into y2Out/mxscale2Out, blocks of 32): x (FLOAT16, BFLOAT16,
+// y1Out/mxscale1Out and along -2 into y2Out/mxscale2Out, blocks of 32; the grouped form
+// aclnnGroupedDynamicMxQuant/V2, npu_grouped_dynamic_mx_quant, along dim 0 of x [m, n] with the blocks
+// restarting at each group groupIndex's cumulative ends make, read on the device, each group's pairs
+// of blocks after the group before's in mxscale [m / 64 + g, n, 2], the rows past them 0): x (FLOAT16, BFLOAT16,
 // FLOAT) split along axis into blocks of blocksize elements; each block's scale is a power of two,
 // mxscaleOut's FLOAT8_E8M0 code, and yOut = V / scale encoded in dstType (common/minifloat.h: rounded
 // by roundMode, saturated to the format's largest value).
@@ -14,6 +18,10 @@
 // mxscaleOut is x's shape with axis's dimension ceil(ceil(n / blocksize) / 2) and a trailing 2: block
 // 2j + k of a row along axis at [..., j, ..., k] (the pages' "每两行数据进行交织"; along the last axis the
 // same as the blocks in order), a missing last block 0.
+// block_mx_quant (aclnnDynamicBlockMxQuant, npu_dynamic_block_mx_quant): one scale per 32 x 32 block of
+// the last two axes (scaleAlg 0; or 2 for FLOAT4_E2M1, amax / dstTypeMax rounded up by the float bits
+// as scaleAlg 1 but for a subnormal S, which stays), written at each of the block's rows into scale1Out
+// and at each of its columns into scale2Out.
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -26,10 +34,10 @@
 // FLOAT4 tensors are packed two to a byte (minifloat.h) and must be contiguous (the pages' "FLOAT4不支持非
 // 连续"): the work keeps them as their UINT8 bytes. FLOAT8 and FLOAT8_E8M0 outputs may have any strides
 // (the page's "×" for yOut and mxscaleOut is the device's limit; writing them strided computes nothing
-// else). A NaN or infinite x, whose block scale the pages'
-// formulas do not define, fails phase 2 naming x. Declined by name (561003): scaleAlg 2 (its ceil
-// condition, "尾数位的高比特前一/两位为1", does not say which bits), a nonzero dstTypeMax (used by scaleAlg
-// 2 alone), roundMode "round" (listed beside "rint" without saying how it differs).
+// else). A NaN or infinite x, whose block scale the pages' formulas do not define, fails phase 2
+// naming x. Declined by name (561003): the quantisers' scaleAlg 2 (its ceil condition, "尾数位的高比特前
+// 一/两位为1", does not say which bits), a nonzero dstTypeMax (used by that scaleAlg 2 alone), roundMode
+// "round" (listed beside "rint" without saying how it differs).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
