@@ -52,7 +52,7 @@ from gen import abi, jsontext
 # "Atlas A2 ...：self和out不支持INT32数据类型").
 # 22: ShapeForm.RANK and ShapeRule.ranks (a tensor's ranks under a host argument's value: "当quantMode =
 # "dynamic"时，shape支持2-8维度"), ShapeRule.when_dtype (a shape under a dtype: "其他类型时，shape与x一致").
-SCHEMA_VERSION = 22
+SCHEMA_VERSION = 23
 
 
 class PageKind(str, enum.Enum):
@@ -659,6 +659,12 @@ class ErrorCase(_Json):
     category: Optional[ErrorCategory] = None  # None: the condition could not be classified
     params: tuple[str, ...] = ()  # the parameters the condition names, in page order
     line: int = 0
+    # The condition names no parameter but speaks of the op's attributes ("输入的属性不在支持的范围内":
+    # aclnnMoeInitRoutingV3, whose constraints section says which attributes and values).
+    about_attributes: bool = False
+    # The condition says a quantity is below zero ("小于0", "negative"), not merely 0: an OUTPUT_SIZE
+    # row of a window that must make an output dimension negative.
+    below_zero: bool = False
 
     def __post_init__(self) -> None:
         assert self.code >= 0, f"status code {self.code}"

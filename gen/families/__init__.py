@@ -9,8 +9,8 @@ the page's parameter of the same name, if there is one). The simulator has one e
 generated spec names the family's planner, the op and the parameter index of every role.
 
 This package is the one home of the families' names, ops, roles and options: one module per
-family (named as its engine's file; optim.py and quant.py hold the families their engine's file
-holds) with its `Family` row, an `Op` row per op that differs from the family's defaults (its
+family (named as its engine's file; quant.py still holds four, three of quant.cpp and
+rotate_quant.cpp's) with its `Family` row, an `Op` row per op that differs from the family's defaults (its
 outputs' shape rules and fixed dtypes, exactness, shape variations and arguments), and the
 `OutputShape` rules the family brought; model.py holds the types, the rules of no one family and
 what a row says about one op. The table is every module's rows, found by the package itself: a

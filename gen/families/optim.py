@@ -1,6 +1,6 @@
-"""The optim and amp families (runtime/sim/src/opapi/families/optim.cpp): their rows of gen.families."""
+"""The optim family (runtime/sim/src/opapi/families/optim.cpp): its row of gen.families."""
 
-from gen.families.model import Family, Op
+from gen.families.model import Family
 
 OPTIM = Family(
     "optim", "PlanOptim",
@@ -16,13 +16,3 @@ OPTIM = Family(
     source="var",
     doc="optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, "
         "maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists")
-
-AMP = Family(
-    "amp", "PlanAmp",
-    ops=("unscale", Op("update_scale", dtypes={"tracker_out": "INT32"})),
-    roles=("grads", "found_inf", "inv_scale", "scale", "tracker", "growth_factor", "backoff_factor",
-           "growth_interval", "scale_out", "tracker_out"),
-    required=("found_inf",),
-    source="scale",
-    doc="mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where "
-        "one is not finite, and the scale's update from that flag (torch's GradScaler)")

@@ -6,7 +6,8 @@ from gen.families.model import Family, Op
 SIGN_BITS = Family(
     "sign_bits", "PlanSignBits",
     # unpack's out has the dtype its dtype argument names, not the packed bytes' UINT8: the golden's.
-    ops=("pack", Op("unpack", result_dtype=True)),
+    # pack's out is the packed bytes whatever self's dtype.
+    ops=(Op("pack", dtypes={"out": "UINT8"}), Op("unpack", result_dtype=True)),
     output_shape="given",
     exact=True,
     roles=("self", "size", "out_dtype", "out"),

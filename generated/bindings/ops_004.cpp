@@ -4207,7 +4207,7 @@ const bind::ApiSpec kSpec_sign_bits_pack{
     },
     {
         // out: out= required (out's shape follows from the arguments by pack's rule, which the bindings do not apply)
-        {2, {}, {0}, false, {}, "out's shape follows from the arguments by pack's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
+        {2, {}, {}, false, {}, "out's shape follows from the arguments by pack's rule, which the bindings do not apply", false, aclnn_bindgen::ResultRule::kPromoted},
     },
     {2},
 };

@@ -172,7 +172,7 @@ def test_error_row9_unclassified():
 
 # line 87: len(outputSize) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
+    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line87_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=87, base=BASE)

@@ -164,7 +164,7 @@ def test_error_row8_shape_mismatch(op, case):
 
 # line 88: len(outputSize) in {3}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length4', values={'outputSize': (3, 2, 3, 3)}),
+    BASE.but('outputSize-length4', values={'outputSize': (3, 2, 3, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line88_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

@@ -195,7 +195,7 @@ def test_error_row12_unclassified():
 
 # line 187: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0, 2)}),
+    BASE.but('outputSize=0', values={'outputSize': (0, 2)}, out={'outputOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)
@@ -203,7 +203,7 @@ def test_rule_line187_value_range2_refused(op, case):
 
 # line 89: len(outputSize) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}),
+    BASE.but('outputSize-length3', values={'outputSize': (3, 2, 2)}, out={'outputOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line89_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=89, base=BASE)

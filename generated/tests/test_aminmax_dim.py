@@ -199,8 +199,8 @@ def test_rule_line90_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-4', values={'dim': -4}),
-    BASE.but('dim=3', values={'dim': 3}),
+    BASE.but('dim=-4', values={'dim': -4}, out={'minOut': '<auto>', 'maxOut': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'minOut': '<auto>', 'maxOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line90_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=90, base=BASE)

@@ -150,7 +150,7 @@ def test_error_row7_unclassified():
 
 # line 156: growthInterval in [1, inf) (status 561002)
 @pytest.mark.parametrize("case", [
-    BASE.but('growthInterval=0', values={'growthInterval': 0}),
+    BASE.but('growthInterval=0', values={'growthInterval': 0}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line156_value_range1_refused(op, case):
     t.check_refused(op, case, status=561002, socs=(), line=156, base=BASE)
@@ -158,8 +158,8 @@ def test_rule_line156_value_range1_refused(op, case):
 
 # line 231: growthInterval in [1, 2.14748e+09] (status 561002)
 @pytest.mark.parametrize("case", [
-    BASE.but('growthInterval=0', values={'growthInterval': 0}),
-    BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}),
+    BASE.but('growthInterval=0', values={'growthInterval': 0}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
+    BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line231_value_range2_refused(op, case):
     t.check_refused(op, case, status=561002, socs=(), line=231, base=BASE)

@@ -195,7 +195,7 @@ def test_error_row8_value():
 
 # line 120: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line120_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
@@ -203,7 +203,7 @@ def test_rule_line120_value_range1_refused(op, case):
 
 # line 130: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
@@ -223,7 +223,7 @@ def test_rule_line170_value_range4():
 
 # line 292: stride in [0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=-1', values={'stride': (-1, 2)}),
+    BASE.but('stride=-1', values={'stride': (-1, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line292_value_range6_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=292, base=BASE)
@@ -231,7 +231,7 @@ def test_rule_line292_value_range6_refused(op, case):
 
 # line 298: padding in (-inf, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=2', values={'padding': (2, 1)}),
+    BASE.but('padding=2', values={'padding': (2, 1)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line298_value_range7_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=298, base=BASE)
@@ -239,7 +239,7 @@ def test_rule_line298_value_range7_refused(op, case):
 
 # line 120: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line120_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
@@ -247,7 +247,7 @@ def test_rule_line120_array_length1_refused(op, case):
 
 # line 130: len(stride) in {0, 1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
@@ -255,7 +255,7 @@ def test_rule_line130_array_length2_refused(op, case):
 
 # line 140: len(padding) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line140_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=140, base=BASE)

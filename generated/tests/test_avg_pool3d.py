@@ -173,7 +173,7 @@ def test_error_row7_shape_mismatch():
 
 # line 117: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line117_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
@@ -188,7 +188,7 @@ def test_rule_line117_value_range2_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=6', values={'kernelSize': (6, 2, 3)}),
+    BASE.but('kernelSize=6', values={'kernelSize': (6, 2, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line117_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
@@ -196,7 +196,7 @@ def test_rule_line117_value_range2_refused(op, case):
 
 # line 137: padding in [0, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=2', values={'padding': (2, 0, 1)}),
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line137_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)
@@ -204,7 +204,7 @@ def test_rule_line137_value_range3_refused(op, case):
 
 # line 243: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 1, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line243_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=243, base=BASE)
@@ -212,7 +212,7 @@ def test_rule_line243_value_range4_refused(op, case):
 
 # line 117: len(kernelSize) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line117_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=117, base=BASE)
@@ -220,7 +220,7 @@ def test_rule_line117_array_length1_refused(op, case):
 
 # line 127: len(stride) in {0, 1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
+    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line127_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=127, base=BASE)
@@ -228,7 +228,7 @@ def test_rule_line127_array_length2_refused(op, case):
 
 # line 137: len(padding) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
+    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line137_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)

@@ -179,8 +179,8 @@ def test_rule_line147_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('reduction=-1', values={'reduction': -1}),
-    BASE.but('reduction=3', values={'reduction': 3}),
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line147_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=147, base=BASE)

@@ -256,7 +256,7 @@ def test_rule_line135_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'output': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line135_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=135, base=BASE)
@@ -264,7 +264,7 @@ def test_rule_line135_value_range1_refused(op, case):
 
 # line 145: padding in [0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=-1', values={'padding': (-1, 0)}),
+    BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'output': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line145_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=145, base=BASE)
@@ -272,7 +272,7 @@ def test_rule_line145_value_range2_refused(op, case):
 
 # line 155: dilation in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation=0', values={'dilation': (0, 1)}),
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'output': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line155_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=155, base=BASE)
@@ -280,7 +280,7 @@ def test_rule_line155_value_range3_refused(op, case):
 
 # line 175: outputPadding in [0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}),
+    BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}, out={'output': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line175_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=175, base=BASE)
@@ -288,8 +288,8 @@ def test_rule_line175_value_range4_refused(op, case):
 
 # line 185: groups in [1, 65535]
 @pytest.mark.parametrize("case", [
-    BASE.but('groups=0', values={'groups': 0}),
-    BASE.but('groups=65536', values={'groups': 65536}),
+    BASE.but('groups=0', values={'groups': 0}, out={'output': '<auto>'}),
+    BASE.but('groups=65536', values={'groups': 65536}, out={'output': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line185_value_range5_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=185, base=BASE)

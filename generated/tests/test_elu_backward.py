@@ -284,7 +284,7 @@ def test_rule_line244_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('alpha=-1', values={'alpha': -1}),
+    BASE.but('alpha=-1', values={'alpha': -1}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line244_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=244, base=BASE)

@@ -174,8 +174,8 @@ def test_error_row9_unclassified():
 
 # line 112: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-3', values={'dim': -3}),
-    BASE.but('dim=2', values={'dim': 2}),
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line112_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=112, base=BASE)

@@ -175,8 +175,8 @@ def test_rule_line92_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}),
-    BASE.but('interpolationMode=2', values={'interpolationMode': 2}),
+    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+    BASE.but('interpolationMode=2', values={'interpolationMode': 2}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line92_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=92, base=BASE)
@@ -191,8 +191,8 @@ def test_rule_line102_value_range2_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('paddingMode=-1', values={'paddingMode': -1}),
-    BASE.but('paddingMode=3', values={'paddingMode': 3}),
+    BASE.but('paddingMode=-1', values={'paddingMode': -1}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+    BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=102, base=BASE)
@@ -200,7 +200,7 @@ def test_rule_line102_value_range2_refused(op, case):
 
 # line 122: len(outputMask) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputMask-length3', values={'outputMask': (True, True, True)}),
+    BASE.but('outputMask-length3', values={'outputMask': (True, True, True)}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line122_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=122, base=BASE)

@@ -267,7 +267,7 @@ def test_error_row16_unclassified():
 
 # line 160: group in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('group=0', values={'group': 0}),
+    BASE.but('group=0', values={'group': 0}, out={'out': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line160_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=160, base=BASE)

@@ -273,7 +273,7 @@ def test_error_row16_value(op, case):
 
 # line 167: C in (-inf, 240000]
 @pytest.mark.parametrize("case", [
-    BASE.but('C=240001', values={'C': 240001}),
+    BASE.but('C=240001', values={'C': 240001}, out={'gradInput': '<auto>', 'gradGammaOut': '<auto>', 'gradBetaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line167_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=167, base=BASE)
@@ -281,7 +281,7 @@ def test_rule_line167_value_range1_refused(op, case):
 
 # line 187: group in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('group=0', values={'group': 0}),
+    BASE.but('group=0', values={'group': 0}, out={'gradInput': '<auto>', 'gradGammaOut': '<auto>', 'gradBetaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line187_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)
@@ -289,7 +289,7 @@ def test_rule_line187_value_range2_refused(op, case):
 
 # line 197: len(outputMask) in {3}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}),
+    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}, out={'gradInput': '<auto>', 'gradGammaOut': '<auto>', 'gradBetaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line197_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=197, base=BASE)

@@ -214,8 +214,8 @@ def test_error_row10_value():
 
 # line 109: dim in [-rank(selfRef), rank(selfRef) - 1]
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-3', values={'dim': -3}),
-    BASE.but('dim=2', values={'dim': 2}),
+    BASE.but('dim=-3', values={'dim': -3}, out={'outRef': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'outRef': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line109_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=109, base=BASE)

@@ -192,8 +192,8 @@ def test_rule_line91_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('k=-1', values={'k': -1}),
-    BASE.but('k=6', values={'k': 6}),
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('k=6', values={'k': 6}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line91_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=91, base=BASE)
@@ -209,8 +209,8 @@ def test_rule_line101_value_range2_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-3', values={'dim': -3}),
-    BASE.but('dim=2', values={'dim': 2}),
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line101_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=101, base=BASE)
@@ -218,7 +218,7 @@ def test_rule_line101_value_range2_refused(op, case):
 
 # line 203: k in [0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('k=-1', values={'k': -1}),
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line203_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=203, base=BASE)

@@ -241,7 +241,7 @@ def test_error_row15_rank(op, case):
 
 # line 187: len(outputMask) in {3}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}, out={'gradWeightOut': 'FLOAT', 'gradBiasOut': 'FLOAT'}, out_shapes={'gradWeightOut': '<auto>', 'gradBiasOut': '<auto>'}),
+    BASE.but('outputMask-length4', values={'outputMask': (True, True, True, True)}, out={'gradWeightOut': 'FLOAT', 'gradBiasOut': 'FLOAT', 'gradInputOut': '<auto>'}, out_shapes={'gradWeightOut': '<auto>', 'gradBiasOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line187_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=187, base=BASE)

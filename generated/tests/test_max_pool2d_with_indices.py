@@ -236,7 +236,7 @@ def test_error_row17_unclassified():
 
 # line 110: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line110_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
@@ -244,7 +244,7 @@ def test_rule_line110_value_range1_refused(op, case):
 
 # line 120: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line120_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
@@ -255,7 +255,7 @@ def test_rule_line120_value_range2_refused(op, case):
 
 # line 130: padding in (-inf, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=2', values={'padding': (2, 1)}),
+    BASE.but('padding=2', values={'padding': (2, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
@@ -263,7 +263,7 @@ def test_rule_line130_value_range4_refused(op, case):
 
 # line 110: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}),
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 2, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line110_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
@@ -271,7 +271,7 @@ def test_rule_line110_array_length1_refused(op, case):
 
 # line 120: len(stride) in {0, 1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line120_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)
@@ -279,7 +279,7 @@ def test_rule_line120_array_length2_refused(op, case):
 
 # line 130: len(padding) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length3', values={'padding': (1, 1, 1)}),
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line130_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
@@ -287,7 +287,7 @@ def test_rule_line130_array_length3_refused(op, case):
 
 # line 140: len(dilation) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}),
+    BASE.but('dilation-length3', values={'dilation': (1, 1, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line140_array_length4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=140, base=BASE)

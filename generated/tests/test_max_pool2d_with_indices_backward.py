@@ -218,7 +218,7 @@ def test_error_row11_unclassified():
 
 # line 265: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line265_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=265, base=BASE)
@@ -226,7 +226,7 @@ def test_rule_line265_value_range1_refused(op, case):
 
 # line 271: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line271_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=271, base=BASE)
@@ -237,7 +237,7 @@ def test_rule_line271_value_range2_refused(op, case):
 
 # line 262: len(kernelSize) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length3', values={'kernelSize': (2, 2, 2)}),
+    BASE.but('kernelSize-length3', values={'kernelSize': (2, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line262_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=262, base=BASE)
@@ -245,7 +245,7 @@ def test_rule_line262_array_length1_refused(op, case):
 
 # line 268: len(stride) in {0, 1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length3', values={'stride': (2, 2, 2)}),
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line268_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=268, base=BASE)
@@ -253,7 +253,7 @@ def test_rule_line268_array_length2_refused(op, case):
 
 # line 274: len(padding) in {1, 2}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length3', values={'padding': (0, 0, 0)}),
+    BASE.but('padding-length3', values={'padding': (0, 0, 0)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line274_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=274, base=BASE)

@@ -190,7 +190,7 @@ def test_error_row8_unclassified():
 
 # line 119: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line119_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=119, base=BASE)
@@ -198,7 +198,7 @@ def test_rule_line119_value_range1_refused(op, case):
 
 # line 129: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 1, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line129_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)
@@ -209,7 +209,7 @@ def test_rule_line129_value_range2_refused(op, case):
 
 # line 139: padding in (-inf, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=2', values={'padding': (2, 0, 1)}),
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line139_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
@@ -217,7 +217,7 @@ def test_rule_line139_value_range4_refused(op, case):
 
 # line 149: dilation in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
+    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line149_value_range5_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)
@@ -225,7 +225,7 @@ def test_rule_line149_value_range5_refused(op, case):
 
 # line 119: len(kernelSize) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}),
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 3, 3)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line119_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=119, base=BASE)
@@ -233,7 +233,7 @@ def test_rule_line119_array_length1_refused(op, case):
 
 # line 129: len(stride) in {0, 1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}),
+    BASE.but('stride-length4', values={'stride': (2, 1, 2, 2)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line129_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)
@@ -241,7 +241,7 @@ def test_rule_line129_array_length2_refused(op, case):
 
 # line 139: len(padding) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}),
+    BASE.but('padding-length4', values={'padding': (1, 0, 1, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line139_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
@@ -249,7 +249,7 @@ def test_rule_line139_array_length3_refused(op, case):
 
 # line 149: len(dilation) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
+    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line149_array_length4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)

@@ -224,8 +224,8 @@ def test_error_row12_unclassified():
 
 # line 143: dilation in [1, 1]
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}),
-    BASE.but('dilation=2', values={'dilation': (2, 1, 1)}),
+    BASE.but('dilation=0', values={'dilation': (0, 1, 1)}, out={'gradInput': '<auto>'}),
+    BASE.but('dilation=2', values={'dilation': (2, 1, 1)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line143_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)
@@ -233,7 +233,7 @@ def test_rule_line143_value_range1_refused(op, case):
 
 # line 236: kernelSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}),
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line236_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)
@@ -241,7 +241,7 @@ def test_rule_line236_value_range2_refused(op, case):
 
 # line 242: stride in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('stride=0', values={'stride': (0, 2, 2)}),
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line242_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=242, base=BASE)
@@ -252,7 +252,7 @@ def test_rule_line242_value_range3_refused(op, case):
 
 # line 248: padding in (-inf, kernelSize[i]/2]
 @pytest.mark.parametrize("case", [
-    BASE.but('padding=2', values={'padding': (2, 0, 0)}),
+    BASE.but('padding=2', values={'padding': (2, 0, 0)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line248_value_range5_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=248, base=BASE)
@@ -260,7 +260,7 @@ def test_rule_line248_value_range5_refused(op, case):
 
 # line 113: len(kernelSize) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 2, 2)}),
+    BASE.but('kernelSize-length4', values={'kernelSize': (2, 2, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line113_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)
@@ -268,7 +268,7 @@ def test_rule_line113_array_length1_refused(op, case):
 
 # line 123: len(stride) in {0, 1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}),
+    BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line123_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=123, base=BASE)
@@ -276,7 +276,7 @@ def test_rule_line123_array_length2_refused(op, case):
 
 # line 133: len(padding) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('padding-length4', values={'padding': (0, 0, 0, 0)}),
+    BASE.but('padding-length4', values={'padding': (0, 0, 0, 0)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line133_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=133, base=BASE)
@@ -284,7 +284,7 @@ def test_rule_line133_array_length3_refused(op, case):
 
 # line 143: len(dilation) in {1, 3}
 @pytest.mark.parametrize("case", [
-    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}),
+    BASE.but('dilation-length4', values={'dilation': (1, 1, 1, 1)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line143_array_length4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)

@@ -190,7 +190,7 @@ def test_error_row10_unclassified():
 
 # line 116: len(outputSize) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length3', values={'outputSize': (6, 4, 4)}),
+    BASE.but('outputSize-length3', values={'outputSize': (6, 4, 4)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line116_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=116, base=BASE)

@@ -199,8 +199,8 @@ def test_rule_line88_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('dim=-3', values={'dim': (-3,)}),
-    BASE.but('dim=2', values={'dim': (2,)}),
+    BASE.but('dim=-3', values={'dim': (-3,)}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': (2,)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line88_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=88, base=BASE)

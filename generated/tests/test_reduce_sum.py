@@ -215,8 +215,8 @@ def test_rule_line90_value_range1_accepted(op, case):
 
 
 @pytest.mark.parametrize("case", [
-    BASE.but('dims=-3', values={'dims': (-3,)}),
-    BASE.but('dims=2', values={'dims': (2,)}),
+    BASE.but('dims=-3', values={'dims': (-3,)}, out={'out': '<auto>'}),
+    BASE.but('dims=2', values={'dims': (2,)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line90_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=90, base=BASE)

@@ -35,7 +35,7 @@ OP = t.Op(
     integer_math='float',
     simulated=True,
     out_shape_from={},
-    out_dtype_from={'out': ('self',)},
+    out_dtype_from={},
     family='sign_bits',
     exact=True,
 )
@@ -90,7 +90,7 @@ def test_out_layouts(op, case):
 
 # line 121: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或out是空指针。
 @pytest.mark.parametrize("case", [
-    BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
+    BASE.but('self=None', out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}, none=('self',)),
 ], ids=lambda case: case.id)
 def test_error_row1_null_pointer(op, case):
     t.check_error(op, case, status=161001)
@@ -104,7 +104,7 @@ def test_error_row2_format():
 
 # line 129: 161002 ACLNN_ERR_PARAM_INVALID: self的维度不是一维。
 @pytest.mark.parametrize("case", [
-    BASE.but('self-rank2', shapes={'self': (1, 5)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('self-rank2', shapes={'self': (1, 5)}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)
@@ -124,7 +124,7 @@ def test_error_row5_unclassified():
 
 # line 132: size in [0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('size=-1', values={'size': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('size=-1', values={'size': -1}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line132_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=132, base=BASE)

@@ -153,7 +153,7 @@ def test_error_row6_unclassified():
 
 # line 69: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0, 9)}),
+    BASE.but('outputSize=0', values={'outputSize': (0, 9)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
@@ -161,7 +161,7 @@ def test_rule_line69_value_range1_refused(op, case):
 
 # line 69: len(outputSize) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
+    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)

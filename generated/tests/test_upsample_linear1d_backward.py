@@ -161,7 +161,7 @@ def test_error_row7_unclassified():
 
 # line 69: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0,)}),
+    BASE.but('outputSize=0', values={'outputSize': (0,)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
@@ -169,7 +169,7 @@ def test_rule_line69_value_range1_refused(op, case):
 
 # line 69: len(outputSize) in {1}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
+    BASE.but('outputSize-length2', values={'outputSize': (9, 9)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
@@ -177,7 +177,7 @@ def test_rule_line69_array_length1_refused(op, case):
 
 # line 79: len(inputSize) in {3}
 @pytest.mark.parametrize("case", [
-    BASE.but('inputSize-length4', values={'inputSize': (2, 3, 5, 5)}),
+    BASE.but('inputSize-length4', values={'inputSize': (2, 3, 5, 5)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line79_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)

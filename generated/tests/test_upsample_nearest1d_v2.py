@@ -146,7 +146,7 @@ def test_error_row6_unclassified():
 
 # line 67: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0,)}),
+    BASE.but('outputSize=0', values={'outputSize': (0,)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line67_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=67, base=BASE)
@@ -154,7 +154,7 @@ def test_rule_line67_value_range1_refused(op, case):
 
 # line 67: len(outputSize) in {1}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length2', values={'outputSize': (9, 9)}),
+    BASE.but('outputSize-length2', values={'outputSize': (9, 9)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line67_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=67, base=BASE)

@@ -155,7 +155,7 @@ def test_error_row7_unclassified():
 
 # line 69: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0, 9)}),
+    BASE.but('outputSize=0', values={'outputSize': (0, 9)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
@@ -163,7 +163,7 @@ def test_rule_line69_value_range1_refused(op, case):
 
 # line 69: len(outputSize) in {2}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}),
+    BASE.but('outputSize-length3', values={'outputSize': (7, 9, 9)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line69_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=69, base=BASE)
@@ -171,7 +171,7 @@ def test_rule_line69_array_length1_refused(op, case):
 
 # line 79: len(inputSize) in {4}
 @pytest.mark.parametrize("case", [
-    BASE.but('inputSize-length5', values={'inputSize': (2, 3, 4, 5, 5)}),
+    BASE.but('inputSize-length5', values={'inputSize': (2, 3, 4, 5, 5)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line79_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=79, base=BASE)

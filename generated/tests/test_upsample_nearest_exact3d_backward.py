@@ -156,7 +156,7 @@ def test_error_row7_unclassified():
 
 # line 70: outputSize in (0, inf)
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize=0', values={'outputSize': (0, 6, 7)}),
+    BASE.but('outputSize=0', values={'outputSize': (0, 6, 7)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line70_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
@@ -164,7 +164,7 @@ def test_rule_line70_value_range1_refused(op, case):
 
 # line 70: len(outputSize) in {3}
 @pytest.mark.parametrize("case", [
-    BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}),
+    BASE.but('outputSize-length4', values={'outputSize': (5, 6, 7, 7)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line70_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=70, base=BASE)
@@ -172,7 +172,7 @@ def test_rule_line70_array_length1_refused(op, case):
 
 # line 80: len(inputSize) in {5}
 @pytest.mark.parametrize("case", [
-    BASE.but('inputSize-length6', values={'inputSize': (1, 2, 3, 4, 5, 5)}),
+    BASE.but('inputSize-length6', values={'inputSize': (1, 2, 3, 4, 5, 5)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line80_array_length2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=80, base=BASE)

@@ -408,8 +408,8 @@ def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(si
     status, out = run_operator(sim, acl, compiler, b"Identity", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
     assert status == SUCCESS, sim.error()
     assert np.array_equal(out, x)
-    status, _ = run_operator(sim, acl, compiler, b"RotatedIou", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
-    assert status == OP_NOT_FOUND and "RotatedIou" in sim.error()
+    status, _ = run_operator(sim, acl, compiler, b"NPUGetFloatStatusV2", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
+    assert status == OP_NOT_FOUND and "NPUGetFloatStatusV2" in sim.error()
 
 
 def nc1hwc0(x: np.ndarray, c0: int) -> np.ndarray:
@@ -579,7 +579,10 @@ PERM = np.array([1, 0], np.int64)
     # ROIAlign's prototype default roi_end_mode 1 is not documented here (0 and 3 are torchvision's)
     (b"ROIAlign", X, "device", (), ATTR_NOT_MATCH, ("(ROIAlign)", "roi_end_mode = 1 is not modelled")),
     # an operator whose arithmetic the documentation on hand does not pin says what is missing
-    (b"RotatedIou", X, "device", (), OP_NOT_FOUND, ("operator type RotatedIou", "not modelled", "angle")),
+    (b"NPUGetFloatStatusV2", X, "device", (), OP_NOT_FOUND,
+     ("operator type NPUGetFloatStatusV2", "not modelled", "overflow register")),
+    # the rotated-box operators (rotated.cpp) read boxes [B, 5, N]
+    (b"RotatedOverlaps", X, "device", (), INPUT_NOT_MATCH, ("(RotatedOverlaps)", "boxes of shape [2,3] is not [B, 5, N]")),
     (b"Pad", np.array([-1, 0, 0, 2], np.int64), "host", (), INPUT_NOT_MATCH, ("(Pad)", "paddings [-1,0,0,2]", "non-negative")),
     (b"StrideAdd", X, "device", (("aclopSetAttrInt", b"c1_len", ctypes.c_int64(1)),), ATTR_NOT_MATCH,
      ("(StrideAdd)", "c1_len 1", "[N, C1, H, W, C0]")),

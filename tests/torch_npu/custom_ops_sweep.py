@@ -87,6 +87,77 @@ def roi_align_reference(x, rois, scale, pooled, samples, aligned):
     return torch.stack(out)
 
 
+def rotated_corners(cx, cy, w, h, degrees):
+    """A rotated box's corners as MMCV places them (the boxes RotatedIou, RotatedOverlaps and RotatedNMS
+    take, MMCV's NPU path sending its angle in degrees): the centre plus R (+-w/2, +-h/2), with
+    R = [[cos, -sin], [sin, cos]] of the angle."""
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return [(cx + c * x - s * y, cy + s * x + c * y) for x, y in ((-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2))]
+
+
+def rotated_overlap(p, q):
+    """The area two rotated boxes (cx, cy, w, h, degrees) share, as MMCV's CPU kernel finds it: the
+    convex hull of every corner of one inside the other and every crossing of their edges, its area by
+    the shoelace formula. A box of no area (w h below 1e-14) shares none."""
+    if p[2] * p[3] < 1e-14 or q[2] * q[3] < 1e-14:
+        return 0.0
+    a, b = rotated_corners(*p), rotated_corners(*q)
+
+    def cross(o, u, v):
+        return (u[0] - o[0]) * (v[1] - o[1]) - (u[1] - o[1]) * (v[0] - o[0])
+
+    def inside(point, polygon):  # on or inside a convex polygon
+        sides = [cross(polygon[k], polygon[(k + 1) % 4], point) for k in range(4)]
+        return all(side >= -1e-9 for side in sides) or all(side <= 1e-9 for side in sides)
+    points = [pt for pt in a if inside(pt, b)] + [pt for pt in b if inside(pt, a)]
+    for i in range(4):
+        p1, p2 = a[i], a[(i + 1) % 4]
+        for j in range(4):
+            q1, q2 = b[j], b[(j + 1) % 4]
+            det = (p2[0] - p1[0]) * (q2[1] - q1[1]) - (p2[1] - p1[1]) * (q2[0] - q1[0])
+            if abs(det) < 1e-12:
+                continue  # parallel edges: their shared points are corners, found above
+            t = ((q1[0] - p1[0]) * (q2[1] - q1[1]) - (q1[1] - p1[1]) * (q2[0] - q1[0])) / det
+            u = ((q1[0] - p1[0]) * (p2[1] - p1[1]) - (q1[1] - p1[1]) * (p2[0] - p1[0])) / det
+            if 0 <= t <= 1 and 0 <= u <= 1:
+                points.append((p1[0] + t * (p2[0] - p1[0]), p1[1] + t * (p2[1] - p1[1])))
+    points = sorted(set(points))
+    if len(points) < 3:
+        return 0.0
+    hull = []  # Andrew's monotone chain: the lower hull, then the upper
+    for sequence in (points, points[::-1]):
+        start = len(hull)
+        for pt in sequence:
+            while len(hull) >= start + 2 and cross(hull[-2], hull[-1], pt) <= 0:
+                hull.pop()
+            hull.append(pt)
+        hull.pop()
+    return abs(sum(u[0] * v[1] - v[0] * u[1] for u, v in zip(hull, hull[1:] + hull[:1]))) / 2
+
+
+def rotated_iou(p, q, over_first=False):
+    """IoU of two rotated boxes (over_first: the overlap over p's area, MMCV's "iof"); 0 when either has
+    no area, as MMCV's single_box_iou_rotated."""
+    if p[2] * p[3] < 1e-14 or q[2] * q[3] < 1e-14:
+        return 0.0
+    inter = rotated_overlap(p, q)
+    return inter / (p[2] * p[3] if over_first else p[2] * p[3] + q[2] * q[3] - inter)
+
+
+def rotated_boxes(generator, n, degenerate=True):
+    """n boxes (cx, cy, w, h, degrees) [n, 5] crowded enough to overlap, with (degenerate) a box twice,
+    the same box turned by 90 degrees with its sides swapped (the same rectangle), and one of no width."""
+    import torch
+
+    boxes = torch.cat((torch.rand(n, 2, generator=generator) * 6, torch.rand(n, 2, generator=generator) * 4 + 1,
+                       torch.rand(n, 1, generator=generator) * 180 - 90), 1)
+    if degenerate and n >= 4:
+        boxes[1] = boxes[0]
+        boxes[2] = torch.stack((boxes[0, 0], boxes[0, 1], boxes[0, 3], boxes[0, 2], boxes[0, 4] + 90))
+        boxes[3, 2] = 0
+    return boxes
+
+
 def makers(dtype: str = "float32"):
     import torch
     import torch.nn.functional as F
@@ -1250,6 +1321,130 @@ def makers(dtype: str = "float32"):
         limit = torch.tensor([image[1], image[0], image[1], image[0]]) - 1.0
         return (rois, deltas, *means, *stds, image, clip), {}, torch.minimum(boxes.clamp(min=0), limit)
     m["npu_bounding_box_decode"] = bounding_box_decode
+
+    def rotated_pairs(b, n, k, metric, cross=True):
+        """Boxes [B, N, 5] and query boxes [B, K, 5] (torch_npu's layout; the operator's is [B, 5, N]),
+        and `metric` of every pair [B, N, K] (cross) or of box i with query box i [B, N, 1]."""
+        boxes = torch.stack([rotated_boxes(g, n) for _ in range(b)])
+        queries = torch.stack([torch.cat((boxes[i, :k // 2], rotated_boxes(g, k - k // 2, False))) for i in range(b)])
+        want = torch.tensor([[[metric(p, q) for q in (qs if cross else qs[i:i + 1])] for i, p in enumerate(ps)]
+                             for ps, qs in zip(boxes.double().tolist(), queries.double().tolist())])
+        return boxes, queries, want
+
+    def rotated_iou_call(cross, mode):
+        # IoU (mode 0) or the overlap over the first box's area (mode 1, "iof"): boxes as (centre x,
+        # centre y, width, height, angle in degrees), trans=False's "xywht"
+        boxes, queries, want = rotated_pairs(2, 6, 6 if not cross else 5,
+                                             lambda p, q: rotated_iou(p, q, mode == 1), cross)
+        return (boxes, queries), {"trans": False, "mode": mode, "is_cross": cross}, want
+    m["npu_rotated_iou"] = lambda: rotated_iou_call(True, 0)
+    m["npu_rotated_iou@iof"] = lambda: rotated_iou_call(True, 1)
+
+    def rotated_iou_corners():
+        # trans=True ("xyxyt"): the corners of the box before its turn about its centre
+        boxes, queries, want = rotated_pairs(1, 5, 4, rotated_iou)
+        as_corners = [torch.cat((t[..., :2] - t[..., 2:4] / 2, t[..., :2] + t[..., 2:4] / 2, t[..., 4:]), -1)
+                      for t in (boxes, queries)]
+        return tuple(as_corners), {"trans": True}, want
+    m["npu_rotated_iou@corners"] = rotated_iou_corners
+
+    def rotated_overlaps():
+        boxes, queries, want = rotated_pairs(2, 5, 4, rotated_overlap)
+        return (boxes, queries), {"trans": False}, want
+    m["npu_rotated_overlaps"] = rotated_overlaps
+
+    def nms_rotated():
+        # greedy, by decreasing score: a box kept unless its rotated IoU with a box kept before it is
+        # above iou_threshold (MMCV's nms_rotated, whose NPU path runs RotatedNMS); boxes (centre,
+        # size, angle in degrees) crowded enough for some to go
+        boxes = rotated_boxes(g, 12, False)
+        scores = torch.rand(12, generator=g)
+        kept = []
+        for i in scores.argsort(descending=True).tolist():
+            if all(rotated_iou(boxes[k].double().tolist(), boxes[i].double().tolist()) <= 0.3 for k in kept):
+                kept.append(i)
+        return (boxes, scores, 0.3), {}, (torch.tensor(kept, dtype=torch.int32), torch.tensor([len(kept)], dtype=torch.int32))
+    m["npu_nms_rotated"] = nms_rotated
+
+    def nms_with_mask():
+        # boxes (x1, y1, x2, y2, score, three columns it does not read) in decreasing order of score; a
+        # box's mask 0 where its IoU with a box kept before it is above iou_threshold; the rows back in
+        # their order with their indices. No IoU near the threshold, with or without a +1 pixel.
+        dtype = default if default != torch.bfloat16 else torch.float32  # float16 or float32 only
+        rows = torch.tensor([[0, 0, 10, 10, 0.9], [1, 1, 11, 11, 0.8], [20, 20, 30, 30, 0.7], [21, 19, 29, 31, 0.6],
+                             [0, 20, 5, 25, 0.5], [2, 22, 7, 27, 0.4]])
+        box_scores = torch.cat((rows, torch.rand(6, 3, generator=g)), 1).to(dtype)
+        return ((box_scores, 0.5), {},
+                (box_scores[:, :5], torch.arange(6, dtype=torch.int32), torch.tensor([1, 0, 1, 0, 1, 1], dtype=torch.uint8)))
+    m["npu_nms_with_mask"] = nms_with_mask
+
+    def sub_sample():
+        # torchvision's BalancedPositiveNegativeSampler: min(#1, int(size * fraction)) positives and
+        # min(#0, size - that) negatives kept, drawn at random, -1 elsewhere. The draws are the
+        # simulator's: the check is the counts, and every kept label the input's.
+        labels = torch.tensor([1, 0, -1, 1, 0, 0, 1, 0, 1, 1, -1, 0, 0, 0, 1, 0], dtype=torch.int32)
+        size, fraction = 8, 0.25
+
+        def run(op, args, kwargs):
+            y = op(*args, **kwargs).cpu()
+            kept = y != -1
+            return torch.tensor([(y == 1).sum(), (y == 0).sum()]), torch.tensor(torch.equal(y[kept], labels[kept]))
+        return (labels, size, fraction), {}, (torch.tensor([2, 6]), torch.tensor(True)), run
+    m["npu_sub_sample"] = sub_sample
+
+    def fused_attention_qkv_grad():
+        # the backward of torch_npu's contrib fused attention's projections y_i = x kernel_i + bias_i
+        # (npu_linear(x, kernel_i.t(), bias_i)): dx = ln_dx + sum_i dy_i kernel_i^T, dw_i = x^T dy_i,
+        # dbias_i the sum of dy_i's rows; float16 only, square kernels as the contrib's
+        dq, dk, dv, wq, wk, wv, x, ln = (randn(*shape, dtype=torch.float16) for shape in [(32, 64)] * 3 + [(64, 64)] * 3 + [(32, 64)] * 2)
+        f = [t.float() for t in (dq, dk, dv, wq, wk, wv, x, ln)]
+        want = (f[7] + f[0] @ f[3].t() + f[1] @ f[4].t() + f[2] @ f[5].t(), f[6].t() @ f[0], f[6].t() @ f[1], f[6].t() @ f[2],
+                f[0].sum(0), f[1].sum(0), f[2].sum(0))
+        return (dq, dk, dv, wq, wk, wv, x, ln), {}, want
+    m["npu_fused_attention_qkv_grad"] = fused_attention_qkv_grad
+
+    def alloc_float_status():
+        # "a 1-D tensor of 8 zeros" (torch_npu's docstring), whatever the input
+        return (randn(1, 2, 3),), {}, torch.zeros(8)
+    m["npu_alloc_float_status"] = alloc_float_status
+
+    def rotated_box_pair(n):
+        """Anchors (x1, y1, x2, y2, angle in degrees) [1, 5, n] and boxes near them."""
+        corner, size = torch.rand(n, 2, generator=g) * 50, torch.rand(n, 2, generator=g) * 30 + 5
+        anchors = torch.cat((corner, corner + size, torch.rand(n, 1, generator=g) * 150 - 75), 1)
+        shift = torch.cat((torch.randn(n, 4, generator=g) * 3, torch.randn(n, 1, generator=g) * 20), 1)
+        return anchors, anchors + shift
+
+    def rotated_encoding(p, q):
+        """The deltas taking box p to q, both (x1, y1, x2, y2, degrees) [N, 5] (torch_npu's docstring
+        examples: centres over sizes, log size ratios, tan(angle) differences)."""
+        pw, ph, qw, qh = p[:, 2] - p[:, 0], p[:, 3] - p[:, 1], q[:, 2] - q[:, 0], q[:, 3] - q[:, 1]
+        return torch.stack(((q[:, 0] + q[:, 2] - p[:, 0] - p[:, 2]) / 2 / pw, (q[:, 1] + q[:, 3] - p[:, 1] - p[:, 3]) / 2 / ph,
+                            torch.log(qw / pw), torch.log(qh / ph),
+                            torch.tan(torch.deg2rad(q[:, 4])) - torch.tan(torch.deg2rad(p[:, 4]))), 1)
+
+    def rotated_box_encode():
+        dtype = default if default != torch.bfloat16 else torch.float32  # float16 or float32 only
+        anchors, truths = rotated_box_pair(6)
+        anchors, truths = anchors.to(dtype), truths.to(dtype)
+        want = rotated_encoding(anchors.double(), truths.double())
+        return (anchors.t()[None], truths.t()[None], torch.ones(5, dtype=dtype)), {}, want.t()[None].float()
+    m["npu_rotated_box_encode"] = rotated_box_encode
+
+    def rotated_box_decode():
+        # RotatedBoxEncode's inverse: the boxes the reference's encoding takes back to the deltas
+        dtype = default if default != torch.bfloat16 else torch.float32
+        anchors, truths = rotated_box_pair(6)
+        anchors = anchors.to(dtype)
+        deltas = rotated_encoding(anchors.double(), truths.double()).to(dtype)
+        d, a = deltas.double(), anchors.double()
+        w, h = a[:, 2] - a[:, 0], a[:, 3] - a[:, 1]
+        centre = torch.stack(((a[:, 0] + a[:, 2]) / 2 + d[:, 0] * w, (a[:, 1] + a[:, 3]) / 2 + d[:, 1] * h), 1)
+        size = torch.stack((w * d[:, 2].exp(), h * d[:, 3].exp()), 1)
+        angle = torch.rad2deg(torch.atan(torch.tan(torch.deg2rad(a[:, 4])) + d[:, 4]))
+        want = torch.cat((centre - size / 2, centre + size / 2, angle[:, None]), 1)
+        return (anchors.t()[None], deltas.t()[None], torch.ones(5, dtype=dtype)), {}, want.t()[None].float()
+    m["npu_rotated_box_decode"] = rotated_box_decode
 
     def sign_bits_pack():
         # bit k of byte j is element 8 j + k's sign (set for >= 0), from the lowest bit; the last byte

@@ -2,12 +2,12 @@
 gives the same, since the host code, not the device, decides them. Shared by the sweeps' classifiers,
 so that a result equal to one of these is told apart from a wrong value of the simulator's.
 
-Each entry holds a CPU function with the operator's signature (the OpInfo sample's arguments) whose
-result is the one torch_npu defines, and the evidence for it. Every one applies with JIT compilation
-on (Ascend910 and Ascend310P by default, `torch.npu.set_compile_mode(jit_compile=True)` elsewhere),
-where op-plugin runs the operator through aclop by type name, and only to the samples its `applies`
-selects: elsewhere the operator's result must equal PyTorch's. A result that equals neither stays a
-wrong value.
+Each entry of HOST_CODE (for the OpInfo sweep) is an `Explained` holding a CPU function with the
+operator's signature (the OpInfo sample's arguments) whose result is the one torch_npu defines, and
+the evidence for it. Every one applies with JIT compilation on (Ascend910 and Ascend310P by default,
+`torch.npu.set_compile_mode(jit_compile=True)` elsewhere), where op-plugin runs the operator through
+aclop by type name, and only to the samples its `samples` selects: elsewhere the operator's result
+must equal PyTorch's. A result that equals neither stays a wrong value.
 
 NN_SUITE and TENSOR_SUITE (below) do the same for the per-op suites' sweeps, whose cases are not
 OpInfo samples: each explanation (torch_npu's host code, or an aclnn page's own formula) carries the
@@ -17,6 +17,7 @@ test_suite_explanations.py pins each on Ascend910.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -25,14 +26,29 @@ import torch.nn.functional as F
 
 
 @dataclass(frozen=True)
-class HostCode:
+class Explained:
+    """A result torch_npu gives where PyTorch gives another, explained: why, where it holds, and the
+    CPU function computing it. One type for the three tables (HOST_CODE for the OpInfo sweep,
+    NN_SUITE and TENSOR_SUITE for the per-op suites' sweeps): they differ in how their sweep calls
+    `model` and selects the calls it applies to, not in what an entry is."""
+
+    # "torch_npu": torch_npu's host code decides the result; "page": the aclnn page's own formula.
+    kind: str
     why: str
-    modes: frozenset[str]
-    # (op, sample) -> whether the sample takes the path `why` describes.
-    applies: Callable[[Any, Any], bool]
-    # (op, got) -> the CPU function whose result torch_npu gives, called as op is; got (the npu
-    # result, on the CPU) for an entry whose host code decides something no documentation pins.
-    result: Callable[[Any, Any], Callable[..., Any]]
+    # The chips (ACLNN_SIM_SOC) and the dtypes it holds for (the OpInfo sweep's modes: its dtypes and
+    # "backward"); None: every one.
+    chips: frozenset[str] | None
+    dtypes: frozenset[str] | None
+    # The CPU computation giving the explained result, called as its table's sweep calls it:
+    # HOST_CODE's (op, got) -> the function called as op is (got: the npu result, on the CPU, for an
+    # entry whose host code decides something no documentation pins); NN_SUITE's as the case's op;
+    # TENSOR_SUITE's with the failing check's function first, then its inputs.
+    model: Callable[..., Any]
+    # (op, sample) -> whether an OpInfo sample takes the path `why` describes (HOST_CODE's entries).
+    samples: Callable[[Any, Any], bool] = lambda op, sample: True
+
+    def applies(self, soc: str, dtype: str) -> bool:
+        return (self.chips is None or soc in self.chips) and (self.dtypes is None or dtype in self.dtypes)
 
 
 FORWARD = frozenset({"float32", "float16", "bfloat16"})
@@ -118,90 +134,65 @@ def _kwarg_or_arg(sample, name: str, position: int, default):
     return sample.args[position] if len(sample.args) > position else default
 
 
-HOST_CODE: dict[str, HostCode] = {
-    "index_fill": HostCode(
-        "index_fill with a negative dim: acl_op::index_fill builds IndexFillD's assist tensors "
+HOST_CODE: dict[str, Explained] = {
+    "index_fill": Explained(
+        "torch_npu", "index_fill with a negative dim: acl_op::index_fill builds IndexFillD's assist tensors "
         "(y = x * assist1 + assist2) without wrapping the dim, so other elements than the index's are "
         "filled (each element is x's or the value)",
-        FORWARD | {"backward"},
-        lambda op, s: s.args[0] < 0,
-        _index_fill_unwrapped),
-    "addr": HostCode(
-        "addr with beta 0 runs Mul, Mul and AxpyV2: self is multiplied by 0, so its NaN and inf stay, "
+        None, FORWARD | {"backward"}, _index_fill_unwrapped,
+        samples=lambda op, s: s.args[0] < 0),
+    "addr": Explained(
+        "torch_npu", "addr with beta 0 runs Mul, Mul and AxpyV2: self is multiplied by 0, so its NaN and inf stay, "
         "where aten ignores self",
-        FORWARD,
-        lambda op, s: s.kwargs.get("beta", 1) == 0,
-        _addr_without_beta_zero_rule),
-    "addbmm": HostCode(
-        "addbmm runs Mul (beta * self), BatchMatMul, ReduceSum over the batch and AxpyV2, each writing "
+        None, FORWARD, _addr_without_beta_zero_rule,
+        samples=lambda op, s: s.kwargs.get("beta", 1) == 0),
+    "addbmm": Explained(
+        "torch_npu", "addbmm runs Mul (beta * self), BatchMatMul, ReduceSum over the batch and AxpyV2, each writing "
         "its output in the operands' dtype (seen with gdb on aclopCompileAndExecute): in float16 the "
         "products are rounded before they are summed, where aten rounds once",
-        frozenset({"float16", "bfloat16"}),
-        lambda op, s: True,
-        _addbmm_by_steps),
-    "native_layer_norm": HostCode(
-        "native_layer_norm through LayerNorm returns its outputs as they are: mean and variance (not "
+        None, frozenset({"float16", "bfloat16"}), _addbmm_by_steps),
+    "native_layer_norm": Explained(
+        "torch_npu", "native_layer_norm through LayerNorm returns its outputs as they are: mean and variance (not "
         "rstd), each flattened to [M]",
-        FORWARD,
-        lambda op, s: True,
-        _layer_norm_variance),
-    "nn.functional.adaptive_max_pool1d": HostCode(
-        "adaptive_max_pool1d runs MaxPoolWithArgmaxV1 on a batched 4-d view: its indices are the "
+        None, FORWARD, _layer_norm_variance),
+    "nn.functional.adaptive_max_pool1d": Explained(
+        "torch_npu", "adaptive_max_pool1d runs MaxPoolWithArgmaxV1 on a batched 4-d view: its indices are the "
         "operator's int16 mask, and an unbatched input's result stays batched",
-        FORWARD,
-        lambda op, s: True,
-        _adaptive_max_pool1d_mask),
-    "nn.functional.interpolate.nearest": HostCode(
-        "nearest interpolation with a scale_factor gives ResizeNearestNeighborV2 the output size only: "
+        None, FORWARD, _adaptive_max_pool1d_mask),
+    "nn.functional.interpolate.nearest": Explained(
+        "torch_npu", "nearest interpolation with a scale_factor gives ResizeNearestNeighborV2 the output size only: "
         "its source index is floor(dst * in / out), not floor(dst / scale_factor)",
-        FORWARD | {"backward"},
-        lambda op, s: _kwarg_or_arg(s, "scale_factor", 1, None) is not None,
-        _nearest_by_size),
-    "nn.functional.upsample_nearest": HostCode(
-        "upsample_nearest with a scale_factor gives ResizeNearestNeighborV2 the output size only: "
+        None, FORWARD | {"backward"}, _nearest_by_size,
+        samples=lambda op, s: _kwarg_or_arg(s, "scale_factor", 1, None) is not None),
+    "nn.functional.upsample_nearest": Explained(
+        "torch_npu", "upsample_nearest with a scale_factor gives ResizeNearestNeighborV2 the output size only: "
         "its source index is floor(dst * in / out), not floor(dst / scale_factor)",
-        FORWARD | {"backward"},
-        lambda op, s: _kwarg_or_arg(s, "scale_factor", 1, None) is not None,
-        _nearest_by_size),
-    "nn.functional.avg_pool2d": HostCode(
-        "avg_pool2d's gradient with a divisor_override divides by the window's count: op-plugin sets "
+        None, FORWARD | {"backward"}, _nearest_by_size,
+        samples=lambda op, s: _kwarg_or_arg(s, "scale_factor", 1, None) is not None),
+    "nn.functional.avg_pool2d": Explained(
+        "torch_npu", "avg_pool2d's gradient with a divisor_override divides by the window's count: op-plugin sets "
         "divisor_override on AvgPoolV2 only, and AvgPoolV2Grad's prototype has no such attribute",
-        frozenset({"backward"}),
-        lambda op, s: _kwarg_or_arg(s, "divisor_override", 5, None) is not None,
-        _avg_pool2d_grad_by_count),
+        None, frozenset({"backward"}), _avg_pool2d_grad_by_count,
+        samples=lambda op, s: _kwarg_or_arg(s, "divisor_override", 5, None) is not None),
 }
 
 
-def host_code(name: str, mode: str, op, sample) -> HostCode | None:
+def host_code(name: str, mode: str, op, sample) -> Explained | None:
     """The host-code result this sample of operator `name` takes on the aclop path, or None."""
     import torch_npu
 
     entry = HOST_CODE.get(name)
-    if entry is None or mode not in entry.modes or torch_npu.npu.is_jit_compile_false():
+    if entry is None or not entry.applies(os.environ.get("ACLNN_SIM_SOC", ""), mode):
         return None
-    return entry if entry.applies(op, sample) else None
+    if torch_npu.npu.is_jit_compile_false():
+        return None
+    return entry if entry.samples(op, sample) else None
 
 
 # ---------------------------------------------------------------------------------------------------
 # The per-op suites' sweeps (nn_suite_sweep.py, tensor_suite_sweep.py): each explained difference
 # carries the CPU function that computes the explained result, called in place of the suite's own
 # computation on the same inputs; a result is counted explained only when it equals that function's.
-
-@dataclass(frozen=True)
-class Explained:
-    # "torch_npu": torch_npu's host code decides the result; "page": the aclnn page's own formula.
-    kind: str
-    why: str
-    # The chips (ACLNN_SIM_SOC) and the test's dtypes the explanation holds for; None: every one.
-    chips: frozenset[str] | None
-    dtypes: frozenset[str] | None
-    # The CPU computation giving the explained result: the nn suite calls it as the case's op, the
-    # tensor suite with the failing check's function first, then its inputs.
-    model: Callable[..., Any]
-
-    def applies(self, soc: str, dtype: str) -> bool:
-        return (self.chips is None or soc in self.chips) and (self.dtypes is None or dtype in self.dtypes)
-
 
 # The chips where op-plugin runs plain tensors through aclop by default (JIT compilation on).
 ACLOP_CHIPS = frozenset({"Ascend910", "Ascend310P"})

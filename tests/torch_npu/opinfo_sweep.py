@@ -193,7 +193,7 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
     def torch_npu_gives(known, op, sample, dtype, mode, got, ties):
         """Whether got is the result torch_npu's host code defines for the sample (host_code.py)."""
         try:
-            wants = reference(known.result(op, got), sample, dtype, mode)
+            wants = reference(known.model(op, got), sample, dtype, mode)
         except Exception:
             return False
         return wants[0] is not None and difference(wants, got, dtype, ties, set()) is None

@@ -4,6 +4,10 @@
   itself nor the C/C++ runtime provide: the CANN libraries a toolkit must hold;
 - `imports`: the dynamic symbols its binaries import that those same providers do not define:
   torch_npu is linked with BIND_NOW, so every one must resolve when it is loaded;
+- `opened`: the libraries it opens by name at run time (dlopen) without linking them: the C strings
+  in its binaries that name a library (`libascendsk`, `libmsprofiler.so`, `/lib64/libms_tools_ext.so`),
+  less what it links and what torch, the wheel and the C runtime provide. Each must be in the
+  toolkit, or be one torch_npu does without (tests/torch_npu/test_surface.py says why, for each);
 - `lookups`: the functions it finds by name at run time (dlsym): the C strings in its binaries that
   name a function declared in the CANN headers the wheel ships (`include/third_party/acl/inc` and
   `hccl/inc`). Intersecting with the declarations leaves out fragments and torch_npu's own strings
@@ -30,6 +34,9 @@ SYSTEM_LIBRARIES = re.compile(r"^(libc|libm|libdl|librt|libpthread|libstdc\+\+|l
 # Where a prototype declares a function in the shipped headers: a name in front of "(" at the
 # start of a declaration (after the return type and the visibility macro).
 DECLARATION = re.compile(r"\b((?:acl|rt|Msprof|Hccl|hccl)[A-Za-z0-9_]*)\s*\(")
+# A library named by a C string, with or without its suffix: torch_npu's loader appends ".so" to
+# the names it registers. The look-behind keeps out names inside longer words and paths' middles.
+LIBRARY_STRING = re.compile(rb"(?<![A-Za-z0-9_/.])(?:/lib64/)?(lib[a-z0-9_]*[a-z0-9])(?:\.so)?\x00")
 C_STRING = re.compile(rb"(?<![A-Za-z0-9_])((?:acl|rt|Msprof|Hccl)[A-Za-z0-9_]{2,})\x00")
 
 
@@ -38,6 +45,7 @@ class Surface:
     package_dir: Path
     libraries: frozenset[str]
     imports: frozenset[str]
+    opened: frozenset[str]
     lookups: frozenset[str]
 
 
@@ -92,4 +100,9 @@ def derive(package_dir: Path) -> Surface:
     for b in binaries:
         strings |= {m.decode() for m in C_STRING.findall(b.read_bytes())}
     lookups = {name for name in strings & declared if not name.startswith("aclnn")}
-    return Surface(package_dir, frozenset(libraries), frozenset(imports), frozenset(lookups))
+    linked = {name for b in binaries for name in needed(b)}
+    opened = {f"{stem}.so" for b in binaries for stem in (m.decode() for m in LIBRARY_STRING.findall(b.read_bytes()))}
+    opened = {name for name in opened
+              if name not in linked | provided_names and not SYSTEM_LIBRARIES.match(name)
+              and not name.startswith(("libtorch", "libc10"))}
+    return Surface(package_dir, frozenset(libraries), frozenset(imports), frozenset(opened), frozenset(lookups))

@@ -16,14 +16,17 @@ npu_scaled_masked_softmax_backward as ScaledMaskedSoftmaxGrad, npu_pad, npu_stri
 npu_view_copy, npu_dropout_do_mask as DropOutDoMask; and the vision operators no aclnn API computes, npu_iou and npu_ptiou as Iou, npu_giou, npu_diou, npu_ciou,
 npu_giou_backward and npu_diou_backward as GIoUGrad and DIoUGrad, npu_nms_v4, npu_batch_nms as BatchMultiClassNonMaxSuppression, npu_ps_roi_pooling and its backward (PSROIPoolingGradV2D), npu_roi_align and npu_roi_alignbk as
 ROIAlign and ROIAlignGrad, npu_deformable_conv2d as DeformableOffsets and Conv2D,
-npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode; npu_sign_bits_pack and npu_sign_bits_unpack,
+npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, npu_yolo_boxes_encode, npu_sub_sample as
+SubSample; the rotated-box operators (rotated.cpp) npu_rotated_iou, npu_rotated_overlaps, npu_rotated_box_encode and
+npu_rotated_box_decode, npu_nms_rotated as RotatedNMS, npu_nms_with_mask as NMSWithMask; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
-npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses;
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses; npu_fused_attention_qkv_grad as
+AttentionQKVGradX and AttentionQKVGradW; npu_alloc_float_status as NPUAllocFloatStatus;
 npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
 npu_fast_gelu and its backward as FastGelu and FastGeluGrad, npu_quantize as Quantize (through
 aclnnQuantize) and npu_sign_bits_unpack, whose
 operators' READMEs list that chip where their aclnn pages do not) run
-through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
+through the simulator's aclop bridge (runtime/sim/src/op_compiler/ops.cpp, vision.cpp, rotated.cpp, custom_ops.cpp); in float16 op-plugin asks for npu_bmmV2's output in
 FRACTAL_NZ, which the bridge computes in the plain layout and transforms."""
 
 from pathlib import Path
@@ -73,6 +76,11 @@ GROUPS = {
                                   "npu_softmax_cross_entropy_with_logits_backward", "npu_apply_adam",
                                   "npu_apply_adam@nesterov", "fft_c2r_backward",
                                   "_npu_dtype_cast_backward", "npu_dtype_cast_", "copy_memory_", "npu_sort_v2.out"],
+    # The rotated-box operators and the suppressions of rotated.cpp, with references written from
+    # MMCV's kernels and torch_npu's docstrings.
+    "rotated_boxes_and_nms": ["npu_rotated_iou", "npu_rotated_iou@iof", "npu_rotated_iou@corners", "npu_rotated_overlaps",
+                              "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask",
+                              "npu_sub_sample", "npu_fused_attention_qkv_grad", "npu_alloc_float_status"],
     # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/).
     "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
@@ -185,3 +193,18 @@ def test_contrib_roi_align_module_trains_as_torchvision(run_npu):
             assert torch.allclose(out.detach().cpu(), want, atol=1e-5), (aligned, (out.detach().cpu() - want).abs().max())
             assert torch.allclose(on_npu.grad.cpu(), on_cpu.grad, atol=1e-5), (aligned, (on_npu.grad.cpu() - on_cpu.grad).abs().max())
     """)
+
+
+def test_fused_attention_qkv_grad_refuses_a_projection_that_is_not_square(run_npu):
+    # torch_npu sizes the bias gradients by the kernel's first dimension, where the bias of
+    # x @ kernel + bias has the second: only the contrib's square projections are pinned
+    output = run_npu("""
+        h = lambda *shape: torch.randn(*shape, dtype=torch.float16).npu()
+        try:
+            torch_npu.npu_fused_attention_qkv_grad(h(8, 6), h(8, 6), h(8, 6), h(4, 6), h(4, 6), h(4, 6), h(8, 4), h(8, 4))
+            torch.npu.synchronize()
+            print("computed")
+        except RuntimeError as error:
+            print("refused:", " ".join(str(error).split()))
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "(AttentionQKVGradX)" in output and "a projection that is not square is not modelled" in output, output

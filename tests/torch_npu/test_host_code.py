@@ -43,11 +43,11 @@ SCRIPT = f"""
     for name, op, args, kwargs, backward in CALLS:
         if backward:
             want, got = (grads(op, args, kwargs, device) for device in ("cpu", "npu"))
-            host = grads(HOST_CODE[name].result(op, got), args, kwargs, "cpu")
+            host = grads(HOST_CODE[name].model(op, got), args, kwargs, "cpu")
         else:
             want = op(*args, **kwargs)
             got = to(op(*to(list(args), "npu"), **kwargs), "cpu")
-            host = HOST_CODE[name].result(op, got)(*args, **kwargs)
+            host = HOST_CODE[name].model(op, got)(*args, **kwargs)
         assert differs(want, got, 1e-4), f"{{name}}: torch_npu now gives PyTorch's result: the entry is stale"
         assert not differs(host, got, 1e-4), f"{{name}}: not host_code.py's result: {{differs(host, got, 1e-4)}}"
         print("host code:", name)

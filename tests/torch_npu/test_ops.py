@@ -220,20 +220,21 @@ def test_module_forward(run_npu):
 
 
 def test_an_operator_the_simulator_cannot_run_raises_naming_it_in_asynchronous_mode(run_npu):
-    # torch_npu.npu_rotated_iou: op-plugin runs it as its aclop operator RotatedIou (there is no
-    # aclnn API for it), which the simulator's aclop bridge does not model and refuses by name, saying
-    # what is not documented (its boxes' angle unit): a wrong value would be the failure. In torch_npu's default asynchronous mode the refusal happens on its task queue's
+    # torch_npu.npu_get_float_status: op-plugin runs it as its aclop operator NPUGetFloatStatusV2
+    # (there is no aclnn API for it), which the simulator's aclop bridge does not model and refuses by
+    # name, saying why (the device's overflow register, which the simulator does not keep): a wrong
+    # value would be the failure. In torch_npu's default asynchronous mode the refusal happens on its task queue's
     # thread and still reaches the caller as an exception. After it, by torch_npu's design, the
     # queue drops the work queued behind it (the process is meant to exit), so the script stops there.
     output = run_npu("""
         import os
         assert "ASCEND_LAUNCH_BLOCKING" not in os.environ
         try:
-            torch_npu.npu_rotated_iou(torch.rand(1, 2, 5).npu(), torch.rand(1, 3, 5).npu())
+            torch_npu.npu_get_float_status(torch.rand(8).npu())
             torch.npu.synchronize()
         except RuntimeError as error:
-            print("raised:", "operator type RotatedIou" in str(error) and "not modelled by the simulator's aclop bridge" in str(error)
-                  and "angle" in str(error))
+            print("raised:", "operator type NPUGetFloatStatusV2" in str(error)
+                  and "not modelled by the simulator's aclop bridge" in str(error) and "overflow register" in str(error))
     """, fresh=True)
     assert "raised: True" in output, output
 

@@ -115,6 +115,29 @@ def test_sleep_holds_the_stream(run_npu):
     """, env={"ACLNN_SIM_SOC": "Ascend950"})
 
 
+def test_profiling_annotations_are_accepted_and_super_kernels_refused_by_name(run_npu):
+    # torch_npu.npu.mstx opens libmsprofiler.so by name: its marks and ranges are profiling calls, which
+    # the simulator accepts as the no-ops of a tool that is not collecting (torch_npu hands out range
+    # id 0 while no profiler runs). torch_npu's Python wrappers swallow and log a failure, so the
+    # bindings under them are called directly. Graph-mode super kernels need libascendsk.so, which
+    # the toolkit does not hold: the call raises naming it (tests/torch_npu/test_surface.py).
+    run_npu("""
+        mstx = torch_npu._C._mstx
+        stream = torch.npu.current_stream()
+        mstx._mark_on_host("mark", "default")
+        mstx._mark("mark", stream.stream_id, stream.device_index, stream.device_type, "default")
+        mstx._range_end(mstx._range_start_on_host("range", "default"), "default")
+        mstx._range_end(mstx._range_start("range", stream.stream_id, stream.device_index, stream.device_type,
+                                          "mine"), "mine")
+        try:
+            torch.ops.npu.super_kernel_scope_begin("scope")
+        except RuntimeError as error:
+            assert "libascendsk.so" in str(error), error
+        else:
+            raise AssertionError("super_kernel_scope_begin ran without libascendsk.so")
+    """)
+
+
 def test_memory_statistics(run_npu):
     run_npu("""
         before = torch.npu.memory_allocated()

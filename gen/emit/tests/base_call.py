@@ -473,10 +473,13 @@ class BaseCall:
             role = next((r for r, q in roles.items() if q == name), None)
             fixed = families.fixed_dtype(family, semantics.op, role) if role else None
             listed = plan.param.documented_dtypes()
-            if plan.dtype_from:
+            # A dtype the family fixes beats the page's "same as" relation (sign packing's UINT8 bytes).
+            if fixed:
+                out[name] = fixed
+            elif plan.dtype_from:
                 out[name] = self.base.dtypes.get(self.api.params[plan.dtype_from[0]].name, self.base_dtype.value)
-            elif fixed or len(listed) == 1:
-                out[name] = fixed or listed[0].value
+            elif len(listed) == 1:
+                out[name] = listed[0].value
             else:
                 continue
             out_shapes[name] = AUTO

@@ -3,7 +3,6 @@ the row's status; a row that cannot be provoked from Python is a skipped test wh
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -116,8 +115,7 @@ class ErrorPlanner:
         """A value check of the row's status whose violating values set parameters the row names, all of
         them; or any, when the row names none but speaks of the attributes (aclnnMoeInitRoutingV3's
         "输入的属性不在支持的范围内", whose constraints section says which attributes and values)."""
-        any_attribute = not row.params and any(word in row.condition for word in ("属性", "attribute"))
-        return any(c.status == row.code and c.violation and (any_attribute or set(violation(c)) <= set(row.params))
+        return any(c.status == row.code and c.violation and (row.about_attributes or set(violation(c)) <= set(row.params))
                    for c in self.call.semantics_checks)
 
     def _named(self, row: ErrorCase) -> list[Param]:
@@ -299,8 +297,7 @@ class ErrorPlanner:
         padding = base.values.get(roles.get("padding", ""), ())
         pad = int(padding[0]) if isinstance(padding, (tuple, list)) and padding else 0
         values: dict[str, Any] = dict(base.values)
-        negative = bool(re.search(r"小于\s*0|less\s+than\s+0|negative", row.condition, re.I))
-        if negative:
+        if row.below_zero:
             stride = roles.get("stride")
             if stride is None or stride not in base.values:
                 return [], "a negative output size needs a stride of 1, and the call has no stride argument"
@@ -311,7 +308,7 @@ class ErrorPlanner:
         if ceil_mode is not None and ceil_mode in base.values:
             values[ceil_mode] = False
         first = shape[len(shape) - int(spatial)]  # the window's first element pools the first spatial dimension
-        values[kernel] = (first + 2 * pad + (2 if negative else 1),) + tuple(window[1:])
+        values[kernel] = (first + 2 * pad + (2 if row.below_zero else 1),) + tuple(window[1:])
         outs = [plan for plan in self.call.plans if plan.param.direction is Direction.OUT]
         given = {plan.param.name: self.call.out_dtype(plan.param) for plan in outs if plan.required_reason}
         return [replace(base, id=f"{kernel}-wider-than-input", values=values, out=given,

@@ -106,6 +106,20 @@ def _says_both(text: str) -> bool:
     return False
 
 
+_ATTRIBUTES = re.compile(r"属性|attribute", re.I)
+_BELOW_ZERO = re.compile(r"小于\s*0|less\s+than\s+0|negative", re.I)
+
+
+def speaks_of_attributes(condition: str) -> bool:
+    """The condition speaks of the op's attributes ("输入的属性不在支持的范围内")."""
+    return bool(_ATTRIBUTES.search(condition))
+
+
+def says_below_zero(condition: str) -> bool:
+    """The condition says a quantity is below zero ("小于0", "negative"), not 0."""
+    return bool(_BELOW_ZERO.search(condition))
+
+
 def classify(condition: str) -> Optional[ErrorCategory]:
     text = condition.strip()
     if not text:

@@ -118,8 +118,11 @@ def _case(name: str, code: int, condition: str, api_params: Sequence[str], line:
     condition = condition.strip()
     # A name that differs from a parameter's by a plural or a suffix is that parameter (api_page warns of it).
     named = names_in(condition, api_params) + tuple(param for _, param in near_names(condition, api_params))
+    params = tuple(dict.fromkeys(named))
     return ErrorCase(name=name, code=code, condition=condition, category=conditions.classify(condition),
-                     params=tuple(dict.fromkeys(named)), line=line)
+                     params=params, line=line,
+                     about_attributes=not params and conditions.speaks_of_attributes(condition),
+                     below_zero=conditions.says_below_zero(condition))
 
 
 def errors_from_text(lines: Iterable[tuple[int, str, bool]], api_params: Sequence[str]) -> list[ErrorCase]:

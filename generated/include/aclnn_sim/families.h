@@ -65,6 +65,17 @@ struct AffineGridFamily {
   static constexpr const char* kOpNames[] = { "affine_grid" };
 };
 
+// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
+struct AmpFamily {
+  struct Op {
+    enum : int8_t { kUnscale, kUpdateScale };
+  };
+  struct Role {
+    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
+  };
+  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
+};
+
 // as_strided: as_strided: out[i] = self's elements in row-major order at storage_offset + sum(i[d] * stride[d]), as torch.as_strided on a contiguous self.
 struct AsStridedFamily {
   struct Op {
@@ -368,17 +379,6 @@ struct MoeFamily {
   static constexpr const char* kOpNames[] = { "gating_top_k", "gating_top_k_softmax" };
 };
 
-// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
-struct MoeRoutingFamily {
-  struct Op {
-    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
-  };
-  struct Role {
-    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
-  };
-  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
-};
-
 // moe_expert_tokens: compute_expert_tokens: out[i] = the number of sorted_experts' elements <= i for i < expert_num (the end of expert i's rows, one past its last: its page's binary search), sorted_experts non-decreasing in [0, expert_num).
 struct MoeExpertTokensFamily {
   struct Op {
@@ -390,17 +390,6 @@ struct MoeExpertTokensFamily {
   static constexpr const char* kOpNames[] = { "compute_expert_tokens" };
 };
 
-// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T; a row of the map at most K ones, -1 an empty slot), token_id and out_index sorted_indices' sort. permute_map_grad and unpermute_map_grad: the adjoints of permute_map and unpermute_map (the grads' pages say where their READMEs differ): tokens[i // K] += permuted[sorted_indices[i]], probs_grad.T masked_scatter by routing_map.T of permuted_probs; permuted_grad[out_index[i]] = tokens[i // K] * permuted_probs[out_index[i]] (out_index and token_id both the forward's sorted_indices, as torch_npu passes them), probs_grad at the map's cells in expert order their rows' dot product with permuted.
-struct MoeTokenFamily {
-  struct Op {
-    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap, kPermuteMapGrad, kUnpermuteMapGrad };
-  };
-  struct Role {
-    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId, kTokensNum, kExpertsNum };
-  };
-  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map", "permute_map_grad", "unpermute_map_grad" };
-};
-
 // moe_re_routing: re_routing: counts [N, E] tokens per (rank, expert), the blocks of tokens [A, H] in rank-major order moved to expert-major order (permuted, and scales alike; 0 without scales), token_idx each moved row's source row (gather), expert_counts the count per expert (count mode 1).
 struct MoeReRoutingFamily {
   struct Op {
@@ -410,6 +399,28 @@ struct MoeReRoutingFamily {
     enum : int8_t { kTokens, kCounts, kScales, kCountsType, kIdxType, kPermuted, kPermutedScales, kTokenIdx, kExpertCounts };
   };
   static constexpr const char* kOpNames[] = { "re_routing" };
+};
+
+// moe_routing: init_routing: the N*K (row, slot) pairs of expert_idx [N, K] sorted by expert, stably (then by row * K + slot), those of experts in active_range [start, end) kept; expanded_x[i] the row of x the i-th kept pair reads (quant_mode 1: dynamically quantised to INT8, scale by expert as smooth, its scale in expanded_scale), expanded_row_idx its gather (0) or scatter (1) index, expert_tokens the count per expert (1) or the (expert, count) pairs of the non-empty ones (2). finalize_routing: out[i] = x1[i] + x2[i] + sum over k < K of scales[i, k] * (expanded_x[expanded_row_idx[i + k * N]] + bias[expert_idx[i, k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the first min(N, active_num) * K.
+struct MoeRoutingFamily {
+  struct Op {
+    enum : int8_t { kInitRouting, kFinalizeRouting, kInitRoutingV1 };
+  };
+  struct Role {
+    enum : int8_t { kX, kExpertIdx, kScale, kOffset, kActiveNum, kExpertCapacity, kExpertNum, kDropPadMode, kTokensNumType, kTokensNumFlag, kQuantMode, kActiveRange, kRowIdxType, kExpandedX, kExpandedRowIdx, kExpertTokens, kExpandedScale, kX1, kX2, kBias, kScales, kOut, kRowIdx, kExpandedExpertIdx };
+  };
+  static constexpr const char* kOpNames[] = { "init_routing", "finalize_routing", "init_routing_v1" };
+};
+
+// moe_token: pairs q < N*K of (token q // K, slot q % K), sorted_indices[q] the permuted row of pair q. permute: sorted_indices the rank of q in a stable sort of indices by expert, permuted[sorted_indices[q]] = tokens[q // K] for the first num_out rows (0: all; < 0: N*K + num_out). permute_grad: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]]. unpermute: tokens[t] = sum over k of permuted[sorted_indices[t*K + k]] * probs[t, k] (K = 1 and no weight without probs). unpermute_grad: permuted_grad[sorted_indices[q]] = tokens[q // K] * probs[q // K, q % K], rows no index reaches 0; probs_grad[t, k] = tokens[t] . permuted[sorted_indices[t*K + k]]; in float. permute_map: the pairs a routing_map [T, E] with K ones a row (K = num_out // T) marks, expert-major: permuted[p] = tokens[token of p], permuted_probs[p] = probs[token, expert], sorted_indices the stable argsort of the pairs' tokens. unpermute_map: tokens[i // K] += permuted[sorted_indices[i]] * permuted_probs[sorted_indices[i]] (probs.T masked by routing_map.T; a row of the map at most K ones, -1 an empty slot), token_id and out_index sorted_indices' sort. permute_map_grad and unpermute_map_grad: the adjoints of permute_map and unpermute_map (the grads' pages say where their READMEs differ): tokens[i // K] += permuted[sorted_indices[i]], probs_grad.T masked_scatter by routing_map.T of permuted_probs; permuted_grad[out_index[i]] = tokens[i // K] * permuted_probs[out_index[i]] (out_index and token_id both the forward's sorted_indices, as torch_npu passes them), probs_grad at the map's cells in expert order their rows' dot product with permuted.
+struct MoeTokenFamily {
+  struct Op {
+    enum : int8_t { kPermute, kPermuteGrad, kUnpermute, kUnpermuteGrad, kPermuteMap, kUnpermuteMap, kPermuteMapGrad, kUnpermuteMapGrad };
+  };
+  struct Role {
+    enum : int8_t { kTokens, kIndices, kNumOut, kPadded, kPermuted, kSortedIndices, kTopK, kProbs, kRestoreShape, kPermutedGrad, kProbsGrad, kRoutingMap, kPermutedProbs, kOutIndex, kTokenId, kTokensNum, kExpertsNum };
+  };
+  static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map", "permute_map_grad", "unpermute_map_grad" };
 };
 
 // mx_quant: dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) (scale_alg 0, the OCP MX rule) or the smallest power of two not below max|V| / Amax(dst) (scale_alg 1, FP8), out = V / mxscale rounded by round_mode (rint, floor) and saturated to dst_type; scale_out FLOAT8_E8M0 [..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k] (with out2 and scale_out2: also along -2, blocks of 32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); block_mx_quant: one scale per 32 x 32 block of the last two axes (scale_alg 0, or 2: max / dst_max rounded up to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over the groups of rows group_list's cumulative ends make.
@@ -448,6 +459,17 @@ struct NormGradFamily {
   static constexpr const char* kOpNames[] = { "layer_norm_backward", "rms_norm_grad", "rms_norm_grad_quant", "group_norm_backward", "batch_norm_backward", "add_layer_norm_grad", "deep_norm_grad", "group_norm_swish_backward" };
 };
 
+// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
+struct NormQuantFamily {
+  struct Op {
+    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
+  };
+  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
+};
+
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
 struct OptimFamily {
   struct Op {
@@ -460,17 +482,6 @@ struct OptimFamily {
     enum : int8_t { kStepOffset };
   };
   static constexpr const char* kOpNames[] = { "adamw", "sgd" };
-};
-
-// amp: mixed precision's loss scaling: gradients multiplied by the inverse scale with a flag set where one is not finite, and the scale's update from that flag (torch's GradScaler).
-struct AmpFamily {
-  struct Op {
-    enum : int8_t { kUnscale, kUpdateScale };
-  };
-  struct Role {
-    enum : int8_t { kGrads, kFoundInf, kInvScale, kScale, kTracker, kGrowthFactor, kBackoffFactor, kGrowthInterval, kScaleOut, kTrackerOut };
-  };
-  static constexpr const char* kOpNames[] = { "unscale", "update_scale" };
 };
 
 // order: the k-th smallest value and the (lower) median along a dimension with their indices as aten's CPU kernels choose them (NaN largest; median: NaN wins, nanmedian: NaN skipped), the median of every element; repeat_interleave's copies by a count or a count per element, and its gradient's sums.
@@ -507,39 +518,6 @@ struct QuantFamily {
     enum : int8_t { kX, kScale, kOffset, kSqrtMode, kRoundMode, kDstType, kAxis, kSmooth, kGroupIndex, kQuantMin, kQuantMax, kEnabled, kOut, kScaleOut, kOffsetOut, kMask, kSymmetric, kQuantMode, kDstMax, kApproximate, kMinScale, kRowBlock, kColBlock, kIndices, kQuantAxis, kReduction };
   };
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant", "quant_scatter" };
-};
-
-// norm_quant: y = x * rstd * gamma + beta over x's last dimension (x = x1 + x2 rounded to x1's dtype for the add_ ops, the sum in sum_out, x * rstd * gamma in norm_out), then round(y * scale + offset) (y / scale with div_mode) half to even, saturated to INT8, once per scale given; the dynamic ops per row v = y * smooth, scale_out = max|v| / 127, out = round(v / scale_out); add_layer_norm_quant: y = (x - mean) * rstd * gamma + beta of x = x1 + x2 + bias, then either; in float, the statistics in double.
-struct NormQuantFamily {
-  struct Op {
-    enum : int8_t { kRmsNormQuant, kAddRmsNormQuant, kRmsNormDynamicQuant, kAddRmsNormDynamicQuant, kAddLayerNormQuant };
-  };
-  struct Role {
-    enum : int8_t { kX, kX2, kGamma, kBeta, kScale, kOffset, kScale2, kOffset2, kEpsilon, kDivMode, kAxis, kOut, kOut2, kSumOut, kNormOut, kSmooth, kSmooth2, kScaleOut, kScaleOut2, kRstd, kOutputRstd, kOutputMask, kDstType, kBias, kQuantMode, kAdditionalOutput };
-  };
-  static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
-};
-
-// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
-struct WeightQuantMatmulFamily {
-  struct Op {
-    enum : int8_t { kWeightQuantMatmul };
-  };
-  struct Role {
-    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
-  };
-  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
-};
-
-// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
-struct RotateQuantFamily {
-  struct Op {
-    enum : int8_t { kRotateQuant };
-  };
-  struct Role {
-    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
-  };
-  static constexpr const char* kOpNames[] = { "rotate_quant" };
 };
 
 // quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
@@ -615,6 +593,17 @@ struct RotaryFamily {
     enum : int8_t { kX, kCos, kSin, kMode, kDy, kOut, kDx, kDcos, kDsin, kKey, kLayout, kRotaryMode };
   };
   static constexpr const char* kOpNames[] = { "rotary", "rotary_grad", "apply_rotary", "interleave_rope" };
+};
+
+// rotate_quant: Y = (x.reshape(-1, K) @ rotation).reshape(M, N) for x [M, N] and rotation [K, K], then per row scale_out = max|Y| / 127 and out = round(Y / scale_out) by round_mode (rint: half to even, floor), saturated to INT8; in float.
+struct RotateQuantFamily {
+  struct Op {
+    enum : int8_t { kRotateQuant };
+  };
+  struct Role {
+    enum : int8_t { kX, kRotation, kAlpha, kAxis, kRoundMode, kScaleAlg, kDstMax, kTrans, kOut, kScaleOut };
+  };
+  static constexpr const char* kOpNames[] = { "rotate_quant" };
 };
 
 // sample_affine: modulate: self [B, L, D] * (1 + scale) + shift, scale and shift [B, 1, D] or [B, D] (absent: 0); instance_norm: x [N, C, H, W] (NCHW) normalised per (n, c) plane by its mean and biased variance, times gamma plus beta per channel, the statistics [N, C, 1, 1]; ada_layer_norm_backward: the gradients of layer_norm(x) * (1 + scale) + shift from the forward's mean and rstd; in float, sums in double.
@@ -749,12 +738,24 @@ struct VocabParallelFamily {
   static constexpr const char* kOpNames[] = { "linear_online_max_sum", "cross_entropy_with_max_sum", "linear_cross_entropy_grad", "sum_exp_and_index_logit" };
 };
 
+// weight_quant_matmul: y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and offset one value, one per column n, or one per group of group_size rows of k; in float, the products summed in double.
+struct WeightQuantMatmulFamily {
+  struct Op {
+    enum : int8_t { kWeightQuantMatmul };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
+};
+
 // The planners: phase 1's last step for an API of the family (its work and workspace, or a
 // rejection), as FamilySpec::plan points to them.
 aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -782,27 +783,25 @@ aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeReRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMoeToken(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
-aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -815,6 +814,7 @@ aclnnStatus PlanStft(const Call& call, const FamilySpec& family, ExecutorWork** 
 aclnnStatus PlanSyncBatchNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanTopKTopP(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanVocabParallel(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 
 }  // namespace aclsim
 

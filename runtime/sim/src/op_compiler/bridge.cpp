@@ -594,9 +594,6 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
 // bridge refuses them as it refuses any type it does not model, saying what is missing, rather
 // than compute a guess (a wrong value with no error).
 std::string Undocumented(const std::string& type) {
-  static const std::string kAngle =
-      ": the unit and sense of its boxes' angle (degrees or radians) are not documented (torch_npu's docstrings name the "
-      "field \"angle\" only)";
   // The float-status operators read and clear the device's floating-point overflow register, set
   // by whatever kernel overflowed in saturation mode; the simulator's kernels compute IEEE
   // infinities and NaNs (the mode aclrtGetDeviceSatMode and torch_npu's is_support_inf_nan report,
@@ -607,22 +604,13 @@ std::string Undocumented(const std::string& type) {
       "compute IEEE infinities and NaNs, ACL_RT_OVERFLOW_MODE_INFNAN: check tensors with torch.isfinite, or let "
       "GradScaler use aclnnForeachNonFiniteCheckAndUnscale as it does on this device)";
   static const std::map<std::string, std::string> kWhy = {
-      {"NPUAllocFloatStatus", kFloatStatus},
       {"NPUGetFloatStatus", kFloatStatus},
       {"NPUGetFloatStatusV2", kFloatStatus},
       {"NPUClearFloatStatus", kFloatStatus},
       {"NPUClearFloatStatusV2", kFloatStatus},
-      {"RotatedIou", kAngle},
-      {"RotatedOverlaps", kAngle},
-      {"RotatedNMS", kAngle},
-      {"RotatedBoxEncode", kAngle},
-      {"RotatedBoxDecode", kAngle},
       {"CIoUGrad",
        ": CIoU's paper differentiates its penalty with alpha held constant and v's 1 / (w^2 + h^2) factor dropped; "
        "whether the operator does so, and what its atan_sub input holds, is not documented"},
-      {"NMSWithMask",
-       ": whether it orders the boxes by score and whether an area counts MMDetection's +1 pixel are not documented "
-       "(torch_npu's npu_nms_with_mask docstring gives no formula and its example does not tell them apart)"},
       {"LayerNormGrad",
        ": its prototype takes the forward's variance and no epsilon, so the epsilon its kernel adds before the inverse "
        "square root is the kernel's own, which the documentation on hand does not give (torch_npu's forward passed "
@@ -630,6 +618,13 @@ std::string Undocumented(const std::string& type) {
       {"ApplyAdamV2",
        ": torch_npu documents npu_bert_apply_adam's arguments, not its update (how max_grad_norm, global_grad_norm, "
        "weight_decay and step_size enter it, and what adam_mode \"mbart_adam\" changes)"},
+      {"IFMR",
+       ": its search for the scale is not documented: which edge of the percentile's histogram bin starts it, "
+       "the loss it minimises, the rounding, whether the range's end is tried, and the offset's form (torch_npu's "
+       "one docstring example, with_offset false, scale 0.0080, does not tell these apart)"},
+      {"SilentCheck",
+       ": the relative jump its thresholds c_coeff_l1 and c_coeff_l2 bound is not documented (aclnnSilentCheck's "
+       "page says only that a jump above them is a fault)"},
   };
   auto it = kWhy.find(type);
   return it == kWhy.end() ? "" : it->second;
@@ -641,6 +636,7 @@ aclError Run(const OpCall& call) {
   static const std::vector<OpEntry> entries = [] {
     std::vector<OpEntry> all = Entries();
     all.insert(all.end(), VisionEntries().begin(), VisionEntries().end());
+    all.insert(all.end(), RotatedEntries().begin(), RotatedEntries().end());
     all.insert(all.end(), MathEntries().begin(), MathEntries().end());
     all.insert(all.end(), CustomEntries().begin(), CustomEntries().end());
     all.insert(all.end(), NnEntries().begin(), NnEntries().end());

@@ -213,11 +213,14 @@ struct OpEntry {
 const std::vector<OpEntry>& Entries();
 // The vision operators' (vision.cpp): Iou, GIoU, DIoU, CIoU, GIoUGrad, DIoUGrad, NonMaxSuppressionV4,
 // BatchMultiClassNonMaxSuppression, PSROIPoolingV2, PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets,
-// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode.
+// BoundingBoxEncode, BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode, SubSample.
 const std::vector<OpEntry>& VisionEntries();
+// The rotated-box operators' (rotated.cpp): RotatedBoxEncode, RotatedBoxDecode, RotatedIou,
+// RotatedOverlaps, RotatedNMS; and NMSWithMask.
+const std::vector<OpEntry>& RotatedEntries();
 // Those behind torch_npu's own operators that run as an aclnn API of the same operation, or as its
 // formula where the API refuses the chip (custom_ops.cpp): SignBitsPack, SignBitsUnpack,
-// SoftmaxCrossEntropyWithLogits, ApplyAdamD.
+// SoftmaxCrossEntropyWithLogits, ApplyAdamD, NPUAllocFloatStatus, AttentionQKVGradX, AttentionQKVGradW.
 const std::vector<OpEntry>& CustomEntries();
 
 // The common math operators' (math.cpp, with norms.cpp, indexing.cpp, linalg.cpp and creation.cpp):

@@ -18,6 +18,9 @@
 //   DropOutDoMaskV3                _dropout_with_byte_mask, dropout_with_byte_mask
 //   AxpyWithSoftmaxAndDropOutDoMask  npu_dropout_with_add_softmax
 //   DropoutWithMulsAndSoftmaxGrad  its backward
+// and NPUAllocFloatStatus (npu_alloc_float_status: eight zeros), and the fused attention's
+// projection gradients, as aclnnMatmul, aclnnInplaceAdd and aclnnReduceSum:
+//   AttentionQKVGradX, AttentionQKVGradW  npu_fused_attention_qkv_grad
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -53,6 +56,10 @@ using AddLayerNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTens
                                const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*>;
 using DeepNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, double, const aclTensor*,
                            const aclTensor*, const aclTensor*>;
+using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
+using MatmulApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*, int8_t>;
+using InplaceAddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*>;
+using ReduceSumApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -443,6 +450,143 @@ aclError DropoutWithMulsAndSoftmaxGrad(const OpCall& call) {
   });
 }
 
+// NPUAllocFloatStatus (npu_alloc_float_status): the buffer the float-status operators read the
+// device's overflow register into, "a 1-D tensor of 8 zeros" (torch_npu's docstring): zeros. Those
+// operators themselves stay refused (bridge.cpp's Undocumented): the simulator keeps no register.
+aclError NpuAllocFloatStatus(const OpCall& call) {
+  if (aclError s = call.Arity(0, 0, 1)) return s;
+  Floats status;
+  if (aclError s = FloatsOf(call, call.outputs[0], "float_status", &status)) return s;
+  if (aclError s = Shape(call, call.outputs[0], "float_status", {8})) return s;
+  return Launch(call, [status] {
+    for (int64_t i = 0; i < 8; ++i) status.Set(i, 0.0f);
+  });
+}
+
+// --- the fused attention's projection gradients ------------------------------------------------
+// AttentionQKVGradX and AttentionQKVGradW (npu_fused_attention_qkv_grad) are the backward of the
+// three projections y_i = x kernel_i + bias_i of torch_npu's contrib fused attention, whose forward
+// computes each as npu_linear(x, kernel_i.t(), bias_i): dx = ln_dx + sum_i dy_i kernel_i^T (GradX's
+// trans_b), dw_i = x^T dy_i (GradW's trans_a), dbias_i = the sum of dy_i's rows. Their prototypes
+// take float16 only; the products and sums run on aclnnMatmul, aclnnInplaceAdd and aclnnReduceSum in
+// float32, each output rounded once, as a kernel accumulating in float32 would. Other transposes are
+// refused naming them, and so are projections that are not square (N != H: torch_npu sizes dbias by
+// the kernel's first dimension, H, where the bias of x kernel + bias has N; the contrib's are
+// square, 1024 or 768).
+
+// A float32 copy of `operand` (seen through `perm`, a transposed view, when given), owned by `o`.
+aclError FloatCopy(const OpCall& call, AclnnObjects& o, const Operand& operand, const char* what, aclTensor** copy,
+                   const std::vector<int64_t>& perm = {}) {
+  const std::vector<int64_t>& dims = operand.desc->dims;
+  std::vector<int64_t> seen = dims;
+  for (size_t i = 0; i < perm.size() && perm.size() == dims.size(); ++i) seen[i] = dims[static_cast<size_t>(perm[i])];
+  aclTensor* given = o.Tensor(operand, what, dims, perm);
+  *copy = o.Scratch(ACL_FLOAT, seen);
+  if (o.status()) return o.status();
+  return Aclnn<CastApi>(call, "aclnnCast", given, ACL_FLOAT, *copy);
+}
+
+// The attributes of a projection gradient: only the transposes its prototype defaults to; and its
+// operands: float16 only, as its prototype (an absent optional input aside).
+aclError CheckProjectionGradient(const OpCall& call, std::initializer_list<std::pair<const char*, bool>> defaults) {
+  for (const std::vector<Operand>* operands : {&call.inputs, &call.outputs}) {
+    for (const Operand& operand : *operands) {
+      if (!Absent(operand) && operand.desc->dtype != ACL_FLOAT16) {
+        return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, std::string("an operand of dtype ") + DTypeName(operand.desc->dtype) +
+                                                              " (its prototype takes FLOAT16 only)");
+      }
+    }
+  }
+  for (const auto& [name, value] : defaults) {
+    if (call.Bool(name, value) != value) {
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, std::string("attribute ") + name + " = " + (value ? "false" : "true") +
+                                                        " is not modelled (" + (value ? "true" : "false") + ")");
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+// AttentionQKVGradX (ln_dx optional, query_dx, key_dw, value_dw [M, H], kernel_query, kernel_key,
+// kernel_value [H, H]) -> dx [M, H].
+aclError AttentionQkvGradX(const OpCall& call) {
+  if (aclError s = call.Arity(7, 7, 1)) return s;
+  if (aclError s = CheckProjectionGradient(call, {{"trans_a", false}, {"trans_b", true}})) return s;
+  const std::vector<int64_t>& dx_dims = call.outputs[0].desc->dims;
+  if (dx_dims.size() != 2) return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "dx " + ListText(dx_dims) + " is not [M, H]");
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<int64_t>& dy = call.inputs[1 + i].desc->dims;
+    const std::vector<int64_t>& kernel = call.inputs[4 + i].desc->dims;
+    if (dy != dx_dims || kernel != std::vector<int64_t>{dx_dims[1], dx_dims[1]}) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "gradient " + ListText(dy) + " and kernel " + ListText(kernel) +
+                                                         " are not [M, H] and [H, H] for dx " + ListText(dx_dims) +
+                                                         " (a projection that is not square is not modelled)");
+    }
+  }
+  const bool with_ln = !Absent(call.inputs[0]);
+  if (with_ln) {
+    if (aclError s = Shape(call, call.inputs[0], "ln_dx", dx_dims)) return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* sum = o.Scratch(ACL_FLOAT, dx_dims);
+  aclTensor* term = o.Scratch(ACL_FLOAT, dx_dims);
+  if (o.status()) return o.status();
+  static const char* const kGradients[] = {"query_dx", "key_dw", "value_dw"};
+  static const char* const kKernels[] = {"kernel_query", "kernel_key", "kernel_value"};
+  for (int i = 0; i < 3; ++i) {
+    aclTensor *dy = nullptr, *kernel_t = nullptr;
+    if (aclError s = FloatCopy(call, o, call.inputs[1 + i], kGradients[i], &dy)) return s;
+    if (aclError s = FloatCopy(call, o, call.inputs[4 + i], kKernels[i], &kernel_t, {1, 0})) return s;
+    if (aclError s = Aclnn<MatmulApi>(call, "aclnnMatmul", dy, kernel_t, i == 0 ? sum : term, int8_t{0})) return s;
+    if (i > 0) {
+      if (aclError s = Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", sum, term, o.Scalar(1.0, ACL_FLOAT))) return s;
+    }
+  }
+  if (with_ln) {
+    aclTensor* ln = nullptr;
+    if (aclError s = FloatCopy(call, o, call.inputs[0], "ln_dx", &ln)) return s;
+    if (aclError s = Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", sum, ln, o.Scalar(1.0, ACL_FLOAT))) return s;
+  }
+  aclTensor* dx = o.Tensor(call.outputs[0], "dx");
+  if (o.status()) return o.status();
+  return Aclnn<CastApi>(call, "aclnnCast", sum, call.outputs[0].desc->dtype, dx);
+}
+
+// AttentionQKVGradW (x [M, H], query_dx, key_dw, value_dw [M, H]) -> dw_query, dw_key, dw_value
+// [H, H], dbias_query, dbias_key, dbias_value [H].
+aclError AttentionQkvGradW(const OpCall& call) {
+  if (aclError s = call.Arity(4, 4, 6)) return s;
+  if (aclError s = CheckProjectionGradient(call, {{"trans_a", true}, {"trans_b", false}, {"trans_dw", false}})) return s;
+  const std::vector<int64_t>& x_dims = call.inputs[0].desc->dims;
+  if (x_dims.size() != 2) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + " is not [M, H]");
+  AclnnObjects o(call);
+  aclTensor* x_t = nullptr;
+  if (aclError s = FloatCopy(call, o, call.inputs[0], "x", &x_t, {1, 0})) return s;
+  static const char* const kGradients[] = {"query_dx", "key_dw", "value_dw"};
+  for (int i = 0; i < 3; ++i) {
+    const Operand& gradient = call.inputs[1 + i];
+    if (Absent(gradient)) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(kGradients[i]) + " absent is not modelled");
+    const std::vector<int64_t>& dy_dims = gradient.desc->dims;
+    if (dy_dims.size() != 2 || dy_dims[0] != x_dims[0] || dy_dims[1] != x_dims[1]) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(kGradients[i]) + " " + ListText(dy_dims) + " is not [M, H] for x " +
+                                                         ListText(x_dims) + " (a projection that is not square is not modelled)");
+    }
+    if (aclError s = Shape(call, call.outputs[i], "dw", {x_dims[1], dy_dims[1]})) return s;
+    if (aclError s = Shape(call, call.outputs[3 + i], "dbias", {dy_dims[1]})) return s;
+    aclTensor* dy = nullptr;
+    if (aclError s = FloatCopy(call, o, gradient, kGradients[i], &dy)) return s;
+    aclTensor* dw_sum = o.Scratch(ACL_FLOAT, {x_dims[1], dy_dims[1]});
+    aclTensor* dw = o.Tensor(call.outputs[i], "dw");
+    aclTensor* dbias = o.Tensor(call.outputs[3 + i], "dbias");
+    if (o.status()) return o.status();
+    if (aclError s = Aclnn<MatmulApi>(call, "aclnnMatmul", x_t, dy, dw_sum, int8_t{0})) return s;
+    if (aclError s = Aclnn<CastApi>(call, "aclnnCast", dw_sum, call.outputs[i].desc->dtype, dw)) return s;
+    if (aclError s = Aclnn<ReduceSumApi>(call, "aclnnReduceSum", dy, o.Ints({0}), false, call.outputs[3 + i].desc->dtype, dbias)) {
+      return s;
+    }
+  }
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& CustomEntries() {
@@ -466,6 +610,9 @@ const std::vector<OpEntry>& CustomEntries() {
        AxpyWithSoftmaxAndDropOutDoMask},
       {"DropoutWithMulsAndSoftmaxGrad", {{"input_keep_prob", K::kFloat}, {"alpha", K::kFloat}, {"axes", K::kListInt}},
        DropoutWithMulsAndSoftmaxGrad},
+      {"NPUAllocFloatStatus", {}, NpuAllocFloatStatus},
+      {"AttentionQKVGradX", {{"trans_a", K::kBool}, {"trans_b", K::kBool}}, AttentionQkvGradX},
+      {"AttentionQKVGradW", {{"trans_a", K::kBool}, {"trans_b", K::kBool}, {"trans_dw", K::kBool}}, AttentionQkvGradW},
   };
   return entries;
 }
@@ -481,3 +628,7 @@ ACLOP_SAME(aclnnRmsNormGrad, RmsNormGradApi);
 ACLOP_SAME(aclnnAddRmsNorm, AddRmsNormApi);
 ACLOP_SAME(aclnnAddLayerNorm, AddLayerNormApi);
 ACLOP_SAME(aclnnDeepNorm, DeepNormApi);
+ACLOP_SAME(aclnnCast, CastApi);
+ACLOP_SAME(aclnnMatmul, MatmulApi);
+ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
+ACLOP_SAME(aclnnReduceSum, ReduceSumApi);

@@ -1,11 +1,11 @@
 // The aclop bridge's vision operators, which no aclnn API computes: Iou, GIoU, DIoU, CIoU, GIoUGrad,
 // DIoUGrad, NonMaxSuppressionV4, BatchMultiClassNonMaxSuppression, PSROIPoolingV2,
 // PSROIPoolingGradV2D, ROIAlign, ROIAlignGrad, DeformableOffsets, BoundingBoxEncode,
-// BoundingBoxDecode, AnchorResponseFlags and YoloBoxesEncode (torch_npu's npu_iou, npu_ptiou,
+// BoundingBoxDecode, AnchorResponseFlags, YoloBoxesEncode and SubSample (torch_npu's npu_iou, npu_ptiou,
 // npu_giou, npu_diou, npu_ciou, the backward of npu_giou and npu_diou, npu_nms_v4, npu_batch_nms,
 // npu_ps_roi_pooling and its backward, npu_roi_align, npu_roi_alignbk, npu_deformable_conv2d,
-// npu_bounding_box_encode, npu_bounding_box_decode, npu_anchor_response_flags and
-// npu_yolo_boxes_encode run them by type name).
+// npu_bounding_box_encode, npu_bounding_box_decode, npu_anchor_response_flags,
+// npu_yolo_boxes_encode and npu_sub_sample run them by type name).
 // Their shapes, dtypes and attributes are checked when the call is made; the arithmetic runs in
 // stream order (aclrtLaunchHostFunc) in float, the float16 and bfloat16 operands converted on the
 // way in and out. The formulas are the operators' documented ones (CANN's operator prototypes, the
@@ -17,7 +17,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <random>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -1006,6 +1009,59 @@ aclError YoloBoxesEncode(const OpCall& call) {
   });
 }
 
+// SubSample: Faster R-CNN's balanced sampling of anchors (torchvision's
+// BalancedPositiveNegativeSampler, whose batch_size_per_image and positive_fraction the prototype
+// names): of labels [N] (INT32: 1 positive, 0 negative, -1 ignored), min(#positive,
+// int(batch_size_per_images * positive_fraction)) positives and min(#negative, batch_size_per_images
+// - that) negatives are kept, drawn uniformly without replacement; y [N] holds their labels and -1
+// elsewhere. A label outside {-1, 0, 1} is refused: what y holds for it is not documented. The draws
+// are the simulator's random stream (a process-wide generator), not a device's.
+aclError SubSample(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  const int64_t batch = call.Int("batch_size_per_images", 0);
+  const float fraction = call.Float("positive_fraction", 0.0f);
+  if (batch < 0 || !(fraction >= 0.0f && fraction <= 1.0f)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "batch_size_per_images " + std::to_string(batch) + " or positive_fraction " +
+                                                      std::to_string(fraction) + " is outside its range");
+  }
+  const Operand& y = call.outputs[0];
+  const int64_t n = Elements(call.inputs[0].desc->dims);
+  if (call.inputs[0].desc->dtype != ACL_INT32 || y.desc->dtype != ACL_INT32) {
+    return call.Fail(ACL_ERROR_UNSUPPORTED_DATA_TYPE, "labels and y must be INT32 (the prototype's)");
+  }
+  if (aclError s = Shape(call, y, "y", call.inputs[0].desc->dims)) return s;
+  if (y.buffer->size < static_cast<size_t>(n) * 4) return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y does not fit its data buffer");
+  std::vector<int64_t> labels;  // read once the stream's earlier work is done, to check them
+  if (aclError s = call.ConstInts(0, "labels", &labels)) return s;
+  std::vector<int64_t> positive, negative;
+  for (int64_t i = 0; i < n; ++i) {
+    if (labels[i] < -1 || labels[i] > 1) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "label " + std::to_string(labels[i]) + " at " + std::to_string(i) +
+                                                         " is not -1, 0 or 1 (what y holds for it is not documented)");
+    }
+    if (labels[i] == 1) positive.push_back(i);
+    if (labels[i] == 0) negative.push_back(i);
+  }
+  const auto quota = static_cast<int64_t>(static_cast<double>(batch) * static_cast<double>(fraction));
+  const int64_t positives = std::min<int64_t>(static_cast<int64_t>(positive.size()), quota);
+  const int64_t negatives = std::min<int64_t>(static_cast<int64_t>(negative.size()), batch - positives);
+  static std::mutex mutex;
+  static std::mt19937_64 generator(0x5eed);
+  std::vector<int32_t> out(static_cast<size_t>(n), -1);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto [pool, count] : {std::pair{&positive, positives}, std::pair{&negative, negatives}}) {
+      for (int64_t k = 0; k < count; ++k) {  // a partial Fisher-Yates shuffle: the first `count` drawn
+        std::uniform_int_distribution<int64_t> pick(k, static_cast<int64_t>(pool->size()) - 1);
+        std::swap((*pool)[k], (*pool)[pick(generator)]);
+        out[(*pool)[k]] = static_cast<int32_t>(labels[(*pool)[k]]);
+      }
+    }
+  }
+  std::copy(out.begin(), out.end(), static_cast<int32_t*>(y.buffer->data));
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& VisionEntries() {
@@ -1045,6 +1101,7 @@ const std::vector<OpEntry>& VisionEntries() {
       {"AnchorResponseFlags", {{"featmap_size", K::kListInt}, {"strides", K::kListInt}, {"num_base_anchors", K::kInt}},
        AnchorResponseFlags},
       {"YoloBoxesEncode", {{"performance_mode", K::kString}}, YoloBoxesEncode},
+      {"SubSample", {{"batch_size_per_images", K::kInt}, {"positive_fraction", K::kFloat}}, SubSample},
   };
   return entries;
 }

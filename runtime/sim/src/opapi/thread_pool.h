@@ -3,6 +3,7 @@
 #ifndef ACLNN_SIM_OPAPI_THREAD_POOL_H_
 #define ACLNN_SIM_OPAPI_THREAD_POOL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -14,6 +15,19 @@ int ParallelThreads();
 // Runs fn(task) for every task in [0, tasks), spread over the pool; returns when all are done.
 // When the pool is busy with another caller's work, runs them on the calling thread instead.
 void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn);
+
+// fn(begin, end) over [0, count) in parallel chunks when count * cost (elements times the work
+// of each) is worth spreading, on the calling thread otherwise.
+template <typename Fn>
+void ParallelRange(int64_t count, int64_t cost, Fn&& fn) {
+  constexpr int64_t kGrain = 1 << 15;  // the work a parallel task does at least
+  const int64_t tasks = count * cost < kGrain ? 1 : std::min<int64_t>(count, ParallelThreads() * 4);
+  if (tasks <= 1) {
+    fn(int64_t{0}, count);
+    return;
+  }
+  ParallelFor(tasks, [&](int64_t task) { fn(count * task / tasks, count * (task + 1) / tasks); });
+}
 
 // Marks, while it lives, a kernel whose parallel part runs on another library's threads (oneDNN's
 // OpenMP team, opapi/onednn.h). A thread lent to the pool meanwhile (a synchronising caller's,

@@ -51,17 +51,6 @@ constexpr int64_t kUseFp16 = 2;
 // Elements a parallel task handles at least.
 constexpr int64_t kGrain = 1 << 15;
 
-// fn(begin, end) over [0, count) in parallel chunks when count * cost is worth it.
-template <typename Fn>
-void ParallelRange(int64_t count, int64_t cost, Fn&& fn) {
-  const int64_t tasks = count * cost < kGrain ? 1 : std::min<int64_t>(count, ParallelThreads() * 4);
-  if (tasks <= 1) {
-    fn(int64_t{0}, count);
-    return;
-  }
-  ParallelFor(tasks, [&](int64_t task) { fn(count * task / tasks, count * (task + 1) / tasks); });
-}
-
 void Sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
            float beta, float* c, int64_t ldc) {
   scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),

@@ -163,6 +163,16 @@ const std::vector<TensorDesc>* RoleTensorList(const Call& call, const FamilySpec
   return &p->tensors;
 }
 
+std::vector<const TensorDesc*> RoleMembers(const Call& call, const FamilySpec& family, int role) {
+  std::vector<const TensorDesc*> members;
+  if (const std::vector<TensorDesc>* list = RoleTensorList(call, family, role)) {
+    for (const TensorDesc& t : *list) members.push_back(&t);
+  } else if (const TensorDesc* t = RoleTensor(call, family, role)) {
+    members.push_back(t);
+  }
+  return members;
+}
+
 bool WrapDim(int64_t dim, int64_t rank, int64_t* out) {
   const int64_t extent = std::max<int64_t>(rank, 1);
   if (dim < -extent || dim >= extent) return false;
@@ -270,6 +280,11 @@ aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, con
                        const char* what) {
   if (t->view == shape) return ACLNN_SUCCESS;
   return RejectParam(call, family, role, ShapeStatus(call.spec), "shape " + DimsText(t->view) + " is not " + what + " " + DimsText(shape));
+}
+
+aclnnStatus CheckOneElement(const Call& call, const FamilySpec& family, int role, const TensorDesc* t) {
+  if (t == nullptr || t->numel() == 1) return ACLNN_SUCCESS;
+  return RejectInvalid(call, family, role, "shape " + DimsText(t->view) + " is not one element");
 }
 
 aclnnStatus FamilyWork::KeepOutput(const Call& call, const FamilySpec& family, int role, const TensorDesc& t,
@@ -403,6 +418,12 @@ void ScatterFrom(const void* src, ComputeType type, const TensorRef& t) {
     store(in + static_cast<size_t>(r * rows.length) * size, rows.RowAddress(t.first, r), rows.strides.back(),
           rows.length);
   });
+}
+
+double OneValue(const TensorRef& t) {
+  double v = 0;
+  GatherAs(t, ComputeType::kFloat64, &v);
+  return v;
 }
 
 const void* ContiguousAs(const TensorRef& t, ComputeType type, int scratch) {

@@ -1,4 +1,5 @@
-// What the kernel families (one file each in this directory, registered in family.cpp) share:
+// What the kernel families (one file each in this directory, named as the family's module in
+// gen/families/; each API's generated spec names its planner, declared in aclnn_sim/families.h) share:
 // reading their roles in phase 1, the tensors their work keeps for phase 2 (checked against the
 // live allocations before any is touched), and moving elements between a tensor of any dtype and
 // strides and a contiguous buffer of the compute type.
@@ -77,6 +78,9 @@ bool RoleBool(const Call& call, const FamilySpec& family, int role, bool fallbac
 double RoleNumber(const Call& call, const FamilySpec& family, int role, int option, double fallback);
 aclDataType RoleDType(const Call& call, const FamilySpec& family, int role, aclDataType fallback);
 const std::vector<TensorDesc>* RoleTensorList(const Call& call, const FamilySpec& family, int role);
+// The tensors of a role member by member: a tensor list's, or one tensor as a list of one; empty
+// when absent (the optim and amp families' lists, where a single tensor is a list of one).
+std::vector<const TensorDesc*> RoleMembers(const Call& call, const FamilySpec& family, int role);
 
 // A dimension in [-rank, rank) (a scalar accepts -1 and 0) as its index; false outside.
 bool WrapDim(int64_t dim, int64_t rank, int64_t* out);
@@ -146,6 +150,9 @@ aclnnStatus CheckOneRankGroup(const Call& call, const FamilySpec& family, int gr
 // (`what`: "the input's shape", "normalizedShape").
 aclnnStatus CheckShape(const Call& call, const FamilySpec& family, int role, const TensorDesc* t, const Dims& shape,
                        const char* what);
+// ACLNN_SUCCESS when `t` is absent or holds one element (a step, a scale, a flag), else the rejection
+// "shape [..] is not one element" (ACLNN_ERR_PARAM_INVALID).
+aclnnStatus CheckOneElement(const Call& call, const FamilySpec& family, int role, const TensorDesc* t);
 
 // What a planner computes from and writes to: the tensors of its source and output roles, and the
 // source's rank.
@@ -222,6 +229,8 @@ class FamilyWork : public ExecutorWork {
 // `src` into `t`, converting; any strides (0, negative), multithreaded for large tensors.
 void GatherAs(const TensorRef& t, ComputeType type, void* dst);
 void ScatterFrom(const void* src, ComputeType type, const TensorRef& t);
+// The value of a one-element tensor (a step, a scale, a flag), as double.
+double OneValue(const TensorRef& t);
 // The elements of `t` as a contiguous buffer of `type`: its own memory when it already is one,
 // else `scratch` filled by GatherAs.
 const void* ContiguousAs(const TensorRef& t, ComputeType type, int scratch);

@@ -1,18 +1,16 @@
-// The optim family (optimizer steps) and the amp family (mixed precision's loss scaling): they
-// update parameters, their state and gradients in place, member by member of their lists.
-//
-// optim: adamw (aclnnApplyAdamWV2: one parameter, its m, v and amsgrad maximum) and sgd
-// (aclnnFusedSgd: lists of parameters, gradients and momentum buffers), as torch.optim's fused
-// steps compute them (torch._fused_adamw_, torch._fused_sgd_), in float whatever the storage
-// dtype (FLOAT16, BFLOAT16 are read into float and rounded once when stored).
-// amp: unscale (aclnnForeachNonFiniteCheckAndUnscale: every gradient times invScale, foundInf set
-// to 1 where one is not finite) and update_scale (aclnnAmpUpdateScale: torch._amp_update_scale_).
+// The optim family (optimizer steps): adamw (aclnnApplyAdamWV2: one parameter, its m, v and amsgrad
+// maximum) and sgd (aclnnFusedSgd: lists of parameters, gradients and momentum buffers), as
+// torch.optim's fused steps compute them (torch._fused_adamw_, torch._fused_sgd_), updating
+// parameters and their state in place, member by member of their lists, in float whatever the
+// storage dtype (FLOAT16, BFLOAT16 are read into float and rounded once when stored). Mixed
+// precision's loss scaling is the amp family's (amp.cpp).
 //
 // Each member's tensors are gathered into float buffers, stepped, and scattered back: any strides,
 // and a tensor may be the same memory as no other (each is written once, after all are read).
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
@@ -21,9 +19,6 @@ namespace aclsim {
 namespace {
 
 using O = OptimFamily;
-using A = AmpFamily;
-
-// --- optim ----------------------------------------------------------------------------------------
 
 // Per member: its parameter, gradient, state and step (a list of steps: aclnnFusedAdamw's
 // stateSteps); then the step, gradient scale and found-inf tensors shared by every member.
@@ -49,13 +44,6 @@ class OptimWork final : public FamilyWork {
  private:
   bool Has(int slot) const { return tensor(slot).dtype != ACL_DT_UNDEFINED; }
 
-  // One value of a one-element tensor, as double.
-  double Value(int slot) const {
-    double v = 0;
-    GatherAs(tensor(slot), ComputeType::kFloat64, &v);
-    return v;
-  }
-
   float* Load(int slot, int scratch) const {
     float* buffer = static_cast<float*>(Scratch(scratch, sizeof(float) * std::max<int64_t>(tensor(slot).numel(), 1)));
     GatherAs(tensor(slot), ComputeType::kFloat32, buffer);
@@ -63,10 +51,10 @@ class OptimWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
-    const double step = Has(step_slot()) ? Value(step_slot()) : 0;
-    const double grad_scale = Has(scale_slot()) ? Value(scale_slot()) : 1;
+    const double step = Has(step_slot()) ? OneValue(tensor(step_slot())) : 0;
+    const double grad_scale = Has(scale_slot()) ? OneValue(tensor(scale_slot())) : 1;
     // torch._fused_adamw_'s found_inf: exactly 1 skips the step (nothing is written).
-    if (op_ == O::Op::kAdamw && Has(found_inf_slot()) && Value(found_inf_slot()) == 1) return ACLNN_SUCCESS;
+    if (op_ == O::Op::kAdamw && Has(found_inf_slot()) && OneValue(tensor(found_inf_slot())) == 1) return ACLNN_SUCCESS;
     for (int i = 0; i < members_; ++i) {
       const int base = i * kPerMember;
       const int64_t n = tensor(base + kVar).numel();
@@ -77,7 +65,7 @@ class OptimWork final : public FamilyWork {
         if (Has(scale_slot())) {  // the gradients divided by the scale, not written back
           for (int64_t k = 0; k < n; ++k) grad[k] /= static_cast<float>(grad_scale);
         }
-        AdamW(base, n, Has(base + kMemberStep) ? Value(base + kMemberStep) : step, var, grad);
+        AdamW(base, n, Has(base + kMemberStep) ? OneValue(tensor(base + kMemberStep)) : step, var, grad);
       } else {
         Sgd(base, n, grad_scale, var, grad);
       }
@@ -141,37 +129,16 @@ class OptimWork final : public FamilyWork {
   OptimArgs args_;
 };
 
-// The members of a role: a list's, or one tensor as a list of one; empty when absent.
-std::vector<const TensorDesc*> Members(const Call& call, const FamilySpec& family, int role) {
-  std::vector<const TensorDesc*> members;
-  if (const std::vector<TensorDesc>* list = RoleTensorList(call, family, role)) {
-    for (const TensorDesc& t : *list) members.push_back(&t);
-  } else if (const TensorDesc* t = RoleTensor(call, family, role)) {
-    members.push_back(t);
-  }
-  return members;
-}
-
-bool Floating(aclDataType dtype) {
-  return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16;
-}
-
-// A one-element tensor of a role; else the rejection naming it.
-aclnnStatus CheckOneElement(const Call& call, const FamilySpec& family, int role, const TensorDesc* t) {
-  if (t == nullptr || t->numel() == 1) return ACLNN_SUCCESS;
-  return RejectInvalid(call, family, role, "shape " + DimsText(t->view) + " is not one element");
-}
-
 }  // namespace
 
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t*) {
   const int op = family.op;
-  const std::vector<const TensorDesc*> var = Members(call, family, O::Role::kVar);
+  const std::vector<const TensorDesc*> var = RoleMembers(call, family, O::Role::kVar);
   const int roles[] = {O::Role::kVar, O::Role::kM, O::Role::kV, O::Role::kMaxV, O::Role::kGrad, O::Role::kStep};
   std::vector<const TensorDesc*> state[kPerMember];
-  for (int s = 0; s < kStateSlots; ++s) state[s] = Members(call, family, roles[s]);
+  for (int s = 0; s < kStateSlots; ++s) state[s] = RoleMembers(call, family, roles[s]);
   // A list of steps is one per member; a single step tensor is every member's (step_slot).
-  if (RoleTensorList(call, family, O::Role::kStep)) state[kMemberStep] = Members(call, family, O::Role::kStep);
+  if (RoleTensorList(call, family, O::Role::kStep)) state[kMemberStep] = RoleMembers(call, family, O::Role::kStep);
   OptimArgs args;
   args.lr = RoleNumber(call, family, O::Role::kLr, -1, 0);
   args.beta1 = RoleNumber(call, family, O::Role::kBeta1, -1, 0);
@@ -202,7 +169,7 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
     for (int s = 0; s < kStateSlots; ++s) {
       if (state[s].empty()) continue;
       const TensorDesc& t = *state[s][i];
-      if (!Floating(t.dtype)) return DeclineDtype(call, work, t.dtype);
+      if (!ComputesInFloat32(t.dtype)) return DeclineDtype(call, work, t.dtype);
       if (t.view != var[i]->view) {
         return RejectInvalid(call, family, roles[s],
                              "member " + std::to_string(i) + ": shape " + DimsText(t.view) + " is not the parameter's " +
@@ -225,99 +192,6 @@ aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork**
   if (step) made->tensor(made->step_slot()).Set(RoleName(call, family, O::Role::kStep), *step);
   if (scale) made->tensor(made->scale_slot()).Set(RoleName(call, family, O::Role::kGradScale), *scale);
   if (found_inf) made->tensor(made->found_inf_slot()).Set(RoleName(call, family, O::Role::kFoundInf), *found_inf);
-  *work = made;
-  return ACLNN_SUCCESS;
-}
-
-// --- amp ------------------------------------------------------------------------------------------
-
-namespace {
-
-enum AmpSlot { kFoundInf, kInvScale, kScale, kTracker, kScaleOut, kTrackerOut, kAmpSlots };
-
-class AmpWork final : public FamilyWork {
- public:
-  AmpWork(const char* api, int op, int grads, double growth, double backoff, int64_t interval)
-      : FamilyWork(api, kAmpSlots + grads), op_(op), grads_(grads), growth_(growth), backoff_(backoff),
-        interval_(interval) {}
-
- private:
-  double Value(int slot) const {
-    double v = 0;
-    GatherAs(tensor(slot), ComputeType::kFloat64, &v);
-    return v;
-  }
-  void Store(int slot, double v) { ScatterFrom(&v, ComputeType::kFloat64, tensor(slot)); }
-
-  aclnnStatus Compute() override {
-    if (op_ == A::Op::kUnscale) {
-      const float inv = static_cast<float>(Value(kInvScale));
-      bool found = false;
-      for (int i = 0; i < grads_; ++i) {
-        const TensorRef& g = tensor(kAmpSlots + i);
-        const int64_t n = g.numel();
-        if (n == 0) continue;
-        float* x = static_cast<float*>(Scratch(0, sizeof(float) * static_cast<size_t>(n)));
-        GatherAs(g, ComputeType::kFloat32, x);
-        for (int64_t k = 0; k < n; ++k) {
-          found |= !std::isfinite(x[k]);
-          x[k] *= inv;
-        }
-        ScatterFrom(x, ComputeType::kFloat32, g);
-      }
-      if (found) Store(kFoundInf, 1.0);
-      return ACLNN_SUCCESS;
-    }
-    // torch._amp_update_scale_: back off on an overflow; grow after `interval` clean steps, unless
-    // the grown scale is not finite.
-    const float scale = static_cast<float>(Value(kScale));
-    const double tracker = Value(kTracker);
-    float updated = scale;
-    double count = 0;
-    if (Value(kFoundInf) != 0) {
-      updated = scale * static_cast<float>(backoff_);
-    } else if (tracker + 1 == static_cast<double>(interval_)) {
-      const float grown = scale * static_cast<float>(growth_);
-      if (std::isfinite(grown)) updated = grown;
-    } else {
-      count = tracker + 1;
-    }
-    Store(kScaleOut, updated);
-    Store(kTrackerOut, count);
-    return ACLNN_SUCCESS;
-  }
-
-  int op_;
-  int grads_;
-  double growth_, backoff_;
-  int64_t interval_;
-};
-
-}  // namespace
-
-aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t*) {
-  const int op = family.op;
-  const std::vector<const TensorDesc*> grads = Members(call, family, A::Role::kGrads);
-  const int singles[] = {A::Role::kFoundInf, A::Role::kInvScale, A::Role::kScale, A::Role::kTracker,
-                         A::Role::kScaleOut, A::Role::kTrackerOut};
-  for (int role : singles) {
-    if (aclnnStatus s = CheckOneElement(call, family, role, RoleTensor(call, family, role))) return s;
-  }
-  for (const TensorDesc* g : grads) {
-    if (!Floating(g->dtype)) return DeclineDtype(call, work, g->dtype);
-  }
-  const double growth = RoleNumber(call, family, A::Role::kGrowthFactor, -1, 1);
-  const double backoff = RoleNumber(call, family, A::Role::kBackoffFactor, -1, 1);
-  const int64_t interval = RoleInt(call, family, A::Role::kGrowthInterval, 1);
-  AmpWork* made = new AmpWork(call.spec.name, op, static_cast<int>(grads.size()), growth, backoff, interval);
-  for (int slot = 0; slot < kAmpSlots; ++slot) {
-    if (const TensorDesc* t = RoleTensor(call, family, singles[slot])) {
-      made->tensor(slot).Set(RoleName(call, family, singles[slot]), *t);
-    }
-  }
-  for (size_t i = 0; i < grads.size(); ++i) {
-    made->tensor(kAmpSlots + static_cast<int>(i)).Set(RoleName(call, family, A::Role::kGrads), *grads[i]);
-  }
   *work = made;
   return ACLNN_SUCCESS;
 }
