@@ -64,6 +64,7 @@ set(ACLNN_EXAMPLES
   aminmax_dim
   amp_update_scale
   angle_v2
+  anti_mx_quant
   any
   apply_adam
   apply_adam_w
@@ -159,8 +160,14 @@ set(ACLNN_EXAMPLES
   dropout_gen_mask_v2_tensor
   dropout_v3
   dropout_v3_grad
+  dynamic_block_mx_quant
   dynamic_block_quant
   dynamic_block_quant_v2
+  dynamic_mx_quant
+  dynamic_mx_quant_v2
+  dynamic_mx_quant_v3
+  dynamic_mx_quant_with_dual_axis
+  dynamic_mx_quant_with_dual_axis_v2
   dynamic_quant
   dynamic_quant_v2
   dynamic_quant_v3
@@ -309,6 +316,9 @@ set(ACLNN_EXAMPLES
   group_norm_swish_grad
   group_quant
   grouped_bias_add_grad_v2
+  grouped_dynamic_mx_quant
+  grouped_dynamic_mx_quant_v2
+  grouped_quant_max
   gru
   gru_backward
   gt_scalar
@@ -551,6 +561,7 @@ set(ACLNN_EXAMPLES
   prod_dim
   prompt_flash_attention_v3
   quant_matmul_v5
+  quant_max
   quantize
   randperm
   range

@@ -291,14 +291,19 @@ def dtype_name(dtype: Any) -> str:
 
 
 def promote(dtypes: list[str]) -> Optional[str]:
-    """The promoted dtype (CANN's 互推导关系, which is PyTorch's type promotion)."""
+    """The promoted dtype (CANN's 互推导关系, which is PyTorch's type promotion); None for none, or
+    for a mix PyTorch does not promote (a float8 format with another: aclnnAntiMxQuant's FLOAT8_E4M3FN
+    x and FLOAT8_E8M0 scales, which its golden takes in float)."""
     import torch
 
     if not dtypes:
         return None
     promoted = torch_dtype(dtypes[0])
     for d in dtypes[1:]:
-        promoted = torch.promote_types(promoted, torch_dtype(d))
+        try:
+            promoted = torch.promote_types(promoted, torch_dtype(d))
+        except RuntimeError:
+            return None
     return next(name for name in NUMPY_DTYPES if torch_dtype(name) == promoted)
 
 
@@ -576,8 +581,10 @@ def assert_close(actual: np.ndarray, expected: Any, tol: float, what: str) -> No
         import torch
 
         expected = expected.detach()
-        # A golden rounded to BFLOAT16, which NumPy has not: widened (exactly) to float.
-        expected = (expected.float() if expected.dtype == torch.bfloat16 else expected).numpy()
+        # A golden rounded to BFLOAT16 or a float8 format, which torch hands NumPy none of: widened
+        # (exactly) to float.
+        narrow = expected.dtype == torch.bfloat16 or (expected.dtype.is_floating_point and expected.dtype.itemsize == 1)
+        expected = (expected.float() if narrow else expected).numpy()
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
     if tol == 0.0:

@@ -26,7 +26,7 @@ OP = t.Op(
     dtypes={
         '*': {
             'selfRef': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'FLOAT16', 'FLOAT', 'BOOL', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64', 'BFLOAT16'),
-            'src': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'FLOAT16', 'FLOAT', 'BOOL', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64', 'BFLOAT16'),
+            'src': ('INT8', 'INT16', 'INT32', 'INT64', 'UINT8', 'FLOAT16', 'FLOAT', 'BOOL', 'DOUBLE', 'COMPLEX64', 'COMPLEX128', 'UINT16', 'UINT32', 'UINT64', 'BFLOAT16', 'FLOAT8_E5M2', 'FLOAT8_E4M3FN'),
         },
     },
     unsupported_socs=(),
@@ -59,6 +59,8 @@ DTYPES = [
     pytest.param(BASE.but('UINT16'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT16')),
     pytest.param(BASE.but('UINT32'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT32')),
     pytest.param(BASE.but('UINT64'), marks=pytest.mark.skip(reason='NumPy cannot hold UINT64')),
+    pytest.param(BASE.but('FLOAT8_E5M2'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT8_E5M2')),
+    pytest.param(BASE.but('FLOAT8_E4M3FN'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT8_E4M3FN')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

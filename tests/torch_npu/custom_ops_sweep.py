@@ -989,6 +989,70 @@ def makers(dtype: str = "float32"):
         return (x_norm, grad_y, idx), {"norm_type": 1, "routed_scaling_factor": 2.0}, want
     m["npu_moe_gating_top_k_backward"] = moe_gating_top_k_backward
 
+    def dynamic_mx_quant():
+        # aclnnDynamicMxQuantV3 (Ascend950: --soc Ascend950), scaleAlg 0: per block of 32 along the last
+        # axis, e = floor(log2 max|V|) - 8 (FLOAT8_E4M3FN's emax), y = V / 2^e; x's powers of two keep
+        # every quotient exact. mxscale [2, 1, 2]: the block's E8M0 code e + 127, then the pad block's 0.
+        x = torch.pow(2.0, torch.randint(-4, 5, (2, 32), generator=g).float()).bfloat16()
+        e = torch.floor(torch.log2(x.float().abs().amax(-1))) - 8
+        y = (x.float() / torch.pow(2.0, e)[:, None]).to(torch.float8_e4m3fn)
+        scale = torch.stack([e + 127, torch.zeros(2)], -1).reshape(2, 1, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale)
+    m["npu_dynamic_mx_quant"] = dynamic_mx_quant
+
+    def dynamic_mx_quant_with_dual_axis():
+        # aclnnDynamicMxQuantWithDualAxisV2: the single-axis quantisation along -1 and along -2 (blocks
+        # of 32; x [32, 32] of powers of two: every quotient exact).
+        x = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float()).bfloat16()
+        want = []
+        for axis in (-1, -2):
+            e = torch.floor(torch.log2(x.float().abs().amax(axis, keepdim=True))) - 8
+            y = (x.float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
+            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
+                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
+            want += [y, codes]
+        return (x,), {"dst_type": 292}, tuple(want)
+    m["npu_dynamic_mx_quant_with_dual_axis"] = dynamic_mx_quant_with_dual_axis
+
+    def grouped_dynamic_mx_quant():
+        # aclnnGroupedDynamicMxQuantV2: rows [0, 8) and [8, 40) quantised along dim 0 in their own blocks
+        # of 32; mxscale [40 // 64 + 2, 3, 2]: each group's one block, then its pair's missing one (0).
+        x = torch.pow(2.0, torch.randint(-4, 5, (40, 3), generator=g).float()).bfloat16()
+        ys, codes = [], []
+        for start, end in ((0, 8), (8, 40)):
+            e = torch.floor(torch.log2(x[start:end].float().abs().amax(0))) - 8
+            ys.append((x[start:end].float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn))
+            codes.append(torch.stack([e + 127, torch.zeros(3)], -1))
+        index = torch.tensor([8, 40], dtype=torch.int32)
+        return (x, index), {"dst_type": torch.float8_e4m3fn}, (torch.cat(ys), torch.stack(codes).to(torch.uint8))
+    m["npu_grouped_dynamic_mx_quant"] = grouped_dynamic_mx_quant
+
+    def dynamic_block_mx_quant():
+        # aclnnDynamicBlockMxQuant: one scale per 32 x 32 block (x [32, 64] of powers of two: two blocks,
+        # every quotient exact), at each of the block's rows in scale1 [32, 1, 2] and each of its columns
+        # in scale2 [1, 64, 2] (the pairs' missing block 0).
+        x = torch.pow(2.0, torch.randint(-4, 5, (32, 64), generator=g).float()).bfloat16()
+        e = torch.floor(torch.log2(x.float().abs().reshape(32, 2, 32).amax((0, 2)))) - 8  # per column block
+        y = (x.float() / torch.pow(2.0, e).repeat_interleave(32)).to(torch.float8_e4m3fn)
+        scale1 = (e + 127).expand(32, 2).reshape(32, 1, 2).to(torch.uint8)
+        scale2 = torch.stack([(e + 127).repeat_interleave(32), torch.zeros(64)], -1).reshape(1, 64, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale1, scale2)
+    m["npu_dynamic_block_mx_quant"] = dynamic_block_mx_quant
+
+    def anti_mx_quant():
+        # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
+        x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)
+        codes = torch.randint(120, 135, (2, 1, 2), generator=g, dtype=torch.uint8)
+        want = x.float() * torch.pow(2.0, codes.float().reshape(2, 2) - 127).repeat_interleave(32, -1)
+        return (x, codes.view(torch.float8_e8m0fnu)), {"dst_type": torch.float32, "src_type": 292}, want
+    m["npu_anti_mx_quant"] = anti_mx_quant
+
+    def quant_max():
+        # aclnnQuantMax: y = Cast(x * scale) to FLOAT8_E5M2 half to even, amax = max|x|.
+        x, scale = randn(3, 5), torch.tensor([2.0])
+        return (x, scale), {"dst_dtype": 291}, ((x * scale).to(torch.float8_e5m2), x.abs().amax().reshape(1))
+    m["npu_quant_max"] = quant_max
+
     def quantize():
         x, scales = randn(3, 5), torch.rand(5, generator=g) + 0.5
         return (x, scales, None, torch.qint8), {"axis": -1}, torch.round(x / scales).clamp(-128, 127).to(torch.int8)

@@ -134,6 +134,9 @@
 #include "aclnnop/aclnn_angle_v2.h"
 #define ACLNN_DECLARES_aclnnAngleV2 1
 
+#include "aclnnop/aclnn_anti_mx_quant.h"
+#define ACLNN_DECLARES_aclnnAntiMxQuant 1
+
 #include "aclnnop/aclnn_any.h"
 #define ACLNN_DECLARES_aclnnAny 1
 
@@ -428,11 +431,29 @@
 #include "aclnnop/aclnn_dropout_v3_grad.h"
 #define ACLNN_DECLARES_aclnnDropoutV3Grad 1
 
+#include "aclnnop/aclnn_dynamic_block_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicBlockMxQuant 1
+
 #include "aclnnop/aclnn_dynamic_block_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuant 1
 
 #include "aclnnop/aclnn_dynamic_block_quant_v2.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuantV2 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuant 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_v2.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantV2 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_v3.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantV3 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_with_dual_axis.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantWithDualAxis 1
+
+#include "aclnnop/aclnn_dynamic_mx_quant_with_dual_axis_v2.h"
+#define ACLNN_DECLARES_aclnnDynamicMxQuantWithDualAxisV2 1
 
 #include "aclnnop/aclnn_dynamic_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicQuant 1
@@ -888,6 +909,12 @@
 #include "aclnnop/aclnn_grouped_bias_add_grad.h"
 #define ACLNN_DECLARES_aclnnGroupedBiasAddGradV2 1
 
+#include "aclnnop/aclnn_grouped_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnGroupedDynamicMxQuant 1
+
+#include "aclnnop/aclnn_grouped_dynamic_mx_quant_v2.h"
+#define ACLNN_DECLARES_aclnnGroupedDynamicMxQuantV2 1
+
 #include "aclnnop/aclnn_grouped_matmul.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmul 1
 
@@ -899,6 +926,9 @@
 
 #include "aclnnop/aclnn_grouped_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulV5 1
+
+#include "aclnnop/aclnn_grouped_quant_max.h"
+#define ACLNN_DECLARES_aclnnGroupedQuantMax 1
 
 #include "aclnnop/aclnn_gru.h"
 #define ACLNN_DECLARES_aclnnGRU 1
@@ -1415,6 +1445,9 @@
 
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1
+
+#include "aclnnop/aclnn_quant_max.h"
+#define ACLNN_DECLARES_aclnnQuantMax 1
 
 #include "aclnnop/aclnn_quant_scatter.h"
 #define ACLNN_DECLARES_aclnnInplaceQuantScatter 1

@@ -983,6 +983,114 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
             grad_y = dx
         return (grad_y.transpose(0, 1) if batch_first else grad_y, *prev, dparams)
 
+    # The MX pages' FLOAT8 element types by dstType: torch's dtype, emax, largest value (FLOAT4 has
+    # no torch dtype an array of the bindings holds; torch_npu's tests check it).
+    _MX_ELEMENTS = {35: ("float8_e5m2", 15, 57344.0), 36: ("float8_e4m3fn", 8, 448.0)}
+
+    @staticmethod
+    def mx_quant(x: Any, axis: int, dst_type: int, block: int, scale_alg: int, low_bound: float = 0.0) -> Any:
+        """aclnnDynamicMxQuant's page (V2, V3 alike for scaleAlg 0 and 1): blocks of `block` along axis,
+        scaleAlg 0 mxscale = 2^(floor(log2 max|V|) - emax) (within E8M0's 2^-127..2^127, as the OCP MX
+        specification clamps it), scaleAlg 1 the power of two S = max(max|V|, maxLowBound) / Amax(DType)
+        rounds up to by its float bits; y = V / mxscale saturated to +-Amax(DType), rounded half to even
+        ("rint"); mxscale [..., pairs of blocks at axis, ..., 2], a missing last block 2^-127 (code 0)."""
+        import torch
+
+        name, emax, top = exact._MX_ELEMENTS[dst_type]
+        v = x.double().movedim(axis, -1)
+        n = v.shape[-1]
+        groups = -(-n // block)
+        blocks = torch.nn.functional.pad(v, (0, groups * block - n)).reshape(*v.shape[:-1], groups, block)
+        amax = blocks.abs().amax(-1)
+        if scale_alg == 0:
+            exponent = (torch.floor(torch.log2(amax)) - emax).clamp(-127, 127)
+        else:
+            s = torch.maximum(amax.float(), torch.tensor(float(low_bound))) / torch.tensor(top, dtype=torch.float32)
+            bits = s.view(torch.int32).long()
+            biased, mantissa = bits >> 23 & 0xFF, bits & 0x7FFFFF
+            up = torch.where(biased > 0, (biased < 254) & (mantissa > 0), mantissa > 0x400000)
+            exponent = (biased + up.long() - 127).double()
+        scale = torch.pow(2.0, exponent)
+        q = (blocks / scale.unsqueeze(-1)).clamp(-top, top).float().to(getattr(torch, name))
+        y = q.reshape(*v.shape[:-1], groups * block)[..., :n].movedim(-1, axis)
+        pairs = -(-groups // 2)
+        padded = torch.nn.functional.pad(scale, (0, 2 * pairs - groups), value=2.0 ** -127)
+        mxscale = padded.reshape(*scale.shape[:-1], pairs, 2).movedim(-2, axis % x.dim())
+        return y, mxscale.float().to(torch.float8_e8m0fnu)
+
+    @staticmethod
+    def grouped_mx_quant(x: Any, group_index: Any, dst_type: int, block: int, scale_alg: int) -> Any:
+        """aclnnGroupedDynamicMxQuant/V2's page: x [m, n]'s rows cut at groupIndex's cumulative ends, each
+        group quantised along dim 0 as exact.mx_quant, its pairs of blocks after the group before's in
+        mxscale [m / (block * 2) + g, n, 2], the rows past them 2^-127 (code 0, the pages' pad)."""
+        import torch
+
+        ends = [int(e) for e in group_index.tolist()]
+        ys, scales = [], []
+        for start, end in zip([0] + ends[:-1], ends):
+            if end > start:
+                y, scale = exact.mx_quant(x[start:end], 0, dst_type, block, scale_alg)
+                ys.append(y)
+                scales.append(scale.float())
+        rows = x.shape[0] // (block * 2) + len(ends)
+        used = torch.cat(scales) if scales else torch.zeros(0, x.shape[1], 2)
+        pad = torch.full((rows - used.shape[0], x.shape[1], 2), 2.0 ** -127)
+        return torch.cat(ys), torch.cat([used, pad]).to(torch.float8_e8m0fnu)
+
+    @staticmethod
+    def block_mx_quant(x: Any, dst_type: int) -> Any:
+        """aclnnDynamicBlockMxQuant's page, scaleAlg 0: one scale 2^(floor(log2 max|V|) - emax) per 32 x 32
+        block of the last two axes, y = V / scale saturated and rounded half to even; scale1 [..., M,
+        pairs of column blocks, 2] holds it at each of the block's rows, scale2 [..., pairs of row blocks,
+        N, 2] at each of its columns (a pair's missing block 2^-127, code 0)."""
+        import torch
+
+        name, emax, top = exact._MX_ELEMENTS[dst_type]
+        v = x.double()
+        m, n = v.shape[-2:]
+        rows, cols = -(-m // 32), -(-n // 32)
+        padded = torch.nn.functional.pad(v, (0, cols * 32 - n, 0, rows * 32 - m))
+        blocks = padded.reshape(*v.shape[:-2], rows, 32, cols, 32)
+        exponent = (torch.floor(torch.log2(blocks.abs().amax((-3, -1)))) - emax).clamp(-127, 127)  # [..., rows, cols]
+        scale = torch.pow(2.0, exponent)
+        every = scale.repeat_interleave(32, -2).repeat_interleave(32, -1)[..., :m, :n]
+        y = (v / every).clamp(-top, top).float().to(getattr(torch, name))
+
+        def paired(s: Any) -> Any:  # [..., k] -> [..., ceil(k / 2), 2], the pad 2^-127
+            k = s.shape[-1]
+            return torch.nn.functional.pad(s, (0, 2 * (-(-k // 2)) - k), value=2.0 ** -127).reshape(*s.shape[:-1], -1, 2)
+
+        scale1 = paired(scale.repeat_interleave(32, -2)[..., :m, :])
+        scale2 = paired(scale.repeat_interleave(32, -1)[..., :, :n].transpose(-1, -2)).transpose(-2, -3)
+        return y, scale1.float().to(torch.float8_e8m0fnu), scale2.float().to(torch.float8_e8m0fnu)
+
+    @staticmethod
+    def anti_mx_quant(x: Any, mxscale: Any, axis: int) -> Any:
+        """aclnnAntiMxQuant's page: y = x * 2^(sf - 127), sf the E8M0 code of x's block of 32 along axis
+        (mxscale [..., pairs of blocks at axis, ..., 2]), in float."""
+        v = x.float().movedim(axis, -1)
+        n = v.shape[-1]
+        scale = mxscale.float().movedim(axis % x.dim(), -2)
+        scale = scale.reshape(*scale.shape[:-2], -1).repeat_interleave(32, -1)[..., :n]
+        return (v * scale).movedim(-1, axis)
+
+    @staticmethod
+    def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
+        """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
+        the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one
+        group without it). The pages' Cast leaves an overflow open: a product past the format's largest
+        value is refused."""
+        import torch
+
+        name, _, top = exact._MX_ELEMENTS[dst_type]
+        ends = [x.shape[0]] if group_list is None else [int(e) for e in group_list.tolist()]
+        spans = list(zip([0] + ends[:-1], ends))
+        along = torch.cat([scale.float()[g].expand(e - s) for g, (s, e) in enumerate(spans)])
+        product = x.float() * along.reshape([-1] + [1] * (x.dim() - 1))
+        if bool((product.abs() > top).any()):
+            exact.refused("x * scale beyond the FLOAT8 format's largest value, an overflow the page leaves open")
+        return product.to(getattr(torch, name)), torch.stack([x[s:e].abs().amax() for s, e in spans])
+
     @staticmethod
     def sinkhorn(cost: Any, tol: Any) -> Any:
         """aclnnSinkhorn's page: the row and column scalings of exp(cost), iterated in float from

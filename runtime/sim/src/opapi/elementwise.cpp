@@ -21,6 +21,7 @@
 
 #include "aclnn_sim/complex.h"  // IsComplex for std::complex
 #include "common/dtypes.h"
+#include "common/minifloat.h"
 #include "opapi/thread_pool.h"
 
 
@@ -41,6 +42,14 @@ constexpr int64_t kTasksPerThread = 8;
 struct Half { uint16_t bits; };
 struct BFloat { uint16_t bits; };
 struct Bool8 { uint8_t byte; };  // any nonzero byte is true, as in PyTorch
+// The MX element and scale formats (common/minifloat.h): loaded exactly, never stored, since a plain
+// cast's overflow to them is a conversion no page defines (their quantisers encode them: mx_quant.cpp).
+struct Float8E4M3Fn { uint8_t bits; };
+struct Float8E5M2 { uint8_t bits; };
+struct Float8E8M0 { uint8_t bits; };
+template <typename S>
+constexpr bool kLoadOnly = std::is_same<S, Float8E4M3Fn>::value || std::is_same<S, Float8E5M2>::value ||
+                           std::is_same<S, Float8E8M0>::value;
 // COMPLEX32 (PyTorch's chalf): two FLOAT16 halves, computed in complex<float>.
 struct ComplexHalf { uint16_t real, imag; };
 
@@ -78,6 +87,12 @@ template <typename T>
 T Decode(BFloat v) { return CastValue<T>(BFloat16ToFloat(v.bits)); }
 template <typename T>
 T Decode(Bool8 v) { return static_cast<T>(v.byte != 0); }
+template <typename T>
+T Decode(Float8E4M3Fn v) { return CastValue<T>(DecodeMiniFloat(kFloat8E4M3Fn, v.bits)); }
+template <typename T>
+T Decode(Float8E5M2 v) { return CastValue<T>(DecodeMiniFloat(kFloat8E5M2, v.bits)); }
+template <typename T>
+T Decode(Float8E8M0 v) { return CastValue<T>(DecodeE8M0(v.bits)); }
 template <typename T>
 T Decode(ComplexHalf v) {
   return CastValue<T>(std::complex<float>(HalfToFloat(v.real), HalfToFloat(v.imag)));
@@ -330,6 +345,9 @@ bool WithStorage(aclDataType dtype, Fn&& fn) {
     case ACL_COMPLEX64: fn(std::complex<float>{}); return true;
     case ACL_COMPLEX128: fn(std::complex<double>{}); return true;
     case ACL_COMPLEX32: fn(ComplexHalf{}); return true;
+    case ACL_FLOAT8_E4M3FN: fn(Float8E4M3Fn{}); return true;
+    case ACL_FLOAT8_E5M2: fn(Float8E5M2{}); return true;
+    case ACL_FLOAT8_E8M0: fn(Float8E8M0{}); return true;
     default: return false;
   }
 }
@@ -528,10 +546,12 @@ StoreFn Storer(ComputeType type, aclDataType dtype) {
   StoreFn store = nullptr;
   WithCompute(type, [&](auto t) {
     WithStorage(dtype, [&](auto s) {
-      store = &StoreRow<decltype(t), decltype(s)>;
+      if constexpr (!kLoadOnly<decltype(s)>) {
+        store = &StoreRow<decltype(t), decltype(s)>;
 #if defined(__x86_64__)
-      if (UseAvx2()) store = &StoreRowAvx2<decltype(t), decltype(s)>;
+        if (UseAvx2()) store = &StoreRowAvx2<decltype(t), decltype(s)>;
 #endif
+      }
     });
   });
   return store;
@@ -561,8 +581,12 @@ aclDataType StorageOf(ComputeType type) {
 }
 
 bool Convertible(aclDataType dtype) {
-  return WithStorage(dtype, [](auto) {});
+  bool both = false;
+  WithStorage(dtype, [&](auto s) { both = !kLoadOnly<decltype(s)>; });
+  return both;
 }
+
+bool Loadable(aclDataType dtype) { return WithStorage(dtype, [](auto) {}); }
 
 bool IsDirect(const Dims& shape, const Operand& out, const Operand* inputs, size_t count, ComputeType type) {
   Layout layout;

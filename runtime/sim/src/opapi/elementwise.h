@@ -35,6 +35,8 @@ aclDataType StorageOf(ComputeType type);
 
 // Whether the engine can load `dtype` into a compute type and store it back.
 bool Convertible(aclDataType dtype);
+// Whether it can load `dtype` (every Convertible dtype, and the FLOAT8 formats it only reads).
+bool Loadable(aclDataType dtype);
 
 // out[i] = kernel(inputs[0][i], ...) for every index i of `shape` (the output's view shape), for
 // at most kMaxOperands - 1 inputs. The views must have been checked against their allocations:

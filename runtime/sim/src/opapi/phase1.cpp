@@ -677,7 +677,7 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
     type = ComputeType::kFloat32;
   }
   for (size_t k = 0; k < given_count; ++k) {
-    if (!Convertible(call.params[given[k]].tensor.dtype)) {
+    if (!Loadable(call.params[given[k]].tensor.dtype)) {
       return not_simulated(std::string("for dtype ") + DTypeName(call.params[given[k]].tensor.dtype) + " of " +
                            spec.params[given[k]].name);
     }

@@ -1,0 +1,40 @@
+"""The MX ("microscaling") and FLOAT8 quantisers of Ascend 950 (runtime/sim/src/opapi/families/mx_quant.cpp)."""
+
+from gen.families.model import Family, Op
+
+# aclnnDynamicMxQuant/V2/V3 (torch_npu.npu_dynamic_mx_quant): each block of block_size elements
+# along axis shares one FLOAT8_E8M0 scale, its elements divided by it and encoded in FLOAT8_E4M3FN,
+# FLOAT8_E5M2, FLOAT4_E2M1 or FLOAT4_E1M2; aclnnAntiMxQuant (npu_anti_mx_quant) multiplies them back;
+# aclnnQuantMax and aclnnGroupedQuantMax (npu_quant_max) cast x * scale to FLOAT8 with max|x|;
+# aclnnDynamicBlockMxQuant (npu_dynamic_block_mx_quant) shares one scale per 32 x 32 block.
+MX_QUANT = Family(
+    "mx_quant", "PlanMxQuant",
+    # The outputs' dtypes follow dstType, an integer: the suites' valid calls take FLOAT8_E4M3FN (36) and
+    # FLOAT (0); tests/families/test_sim_mx_quant.py and tests/torch_npu/test_mx_quant.py the others.
+    ops=(Op("dynamic_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "out2": "FLOAT8_E4M3FN",
+                                        "scale_out2": "FLOAT8_E8M0"}),
+         # 32 x 32 blocks over the last two axes, the block's scale at each of its rows (scale_out) and
+         # columns (scale_out2)
+         Op("block_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "scale_out2": "FLOAT8_E8M0"}),
+         # mxscale's shape follows axis (its blocks' pairs along it)
+         Op("anti_mx_quant", dtypes={"out": "FLOAT"}, shape_arguments=("axis",)),
+         Op("quant_max", dtypes={"out": "FLOAT8_E4M3FN"})),
+    output_shape="given",
+    # scale: anti_mx_quant's mxscale input; dst_max and max_low_bound: V2's dstTypeMax, V3's maxLowBound.
+    # group_list: the cumulative ends of groups of rows (quant_max's; dynamic_mx_quant's grouped form,
+    # whose blocks restart at each group); amax: quant_max's max|x| per group.
+    roles=("x", "scale", "axis", "round_mode", "dst_type", "block_size", "scale_alg", "dst_max", "max_low_bound",
+           "group_list", "out", "scale_out", "amax",
+           # the dual-axis form's second quantisation (along -2; out and scale_out are along -1)
+           "out2", "scale_out2"),
+    required=("x", "dst_type", "out"),
+    source="x",
+    doc="dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) "
+        "(scale_alg 0, the OCP MX rule) or the smallest power of two not below max|V| / Amax(dst) (scale_alg 1, FP8), "
+        "out = V / mxscale rounded by round_mode (rint, floor) and saturated to dst_type; scale_out FLOAT8_E8M0 "
+        "[..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k] (with out2 and scale_out2: also along -2, blocks of "
+        "32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); "
+        "block_mx_quant: one scale per 32 x 32 block of the last two axes (scale_alg 0, or 2: max / dst_max rounded up "
+        "to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; "
+        "quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over "
+        "the groups of rows group_list's cumulative ends make")
