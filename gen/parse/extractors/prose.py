@@ -349,14 +349,17 @@ _PROSE_AT_MOST = lazy_pattern(
     r"not\s+(?:exceed|be\s+greater\s+than|greater\s+than|more\s+than)|cannot\s+exceed|at\s+most|up\s+to|"
     r"no\s+more\s+than|no\s+greater\s+than|less\s+than\s+or\s+equal\s+to)\s*(\d+)", re.I)
 _PROSE_AT_MOST_REV = lazy_pattern(r"(?:最多|不超过|至多|不大于|up\s+to|at\s+most)\s*(\d+)\s*(?:维|dimensions?|D\b)", re.I)
+# "数据维度不支持8维以上": 以上 read as "beyond" (N itself allowed), the reading no stricter than the page,
+# and CANN's (CHECK_MAX_DIM accepts 8 dimensions); "及以上" would take N away, and is not read.
+_PROSE_NONE_ABOVE = lazy_pattern(r"不支持\s*(\d+)\s*维以上")
 
 
 def rank_in_prose(text: str) -> Optional[tuple[int, int]]:
-    """"维度不超过8维", "支持1-8维", "The dimension cannot exceed 8" as inclusive bounds."""
+    """"维度不超过8维", "支持1-8维", "不支持8维以上", "The dimension cannot exceed 8" as inclusive bounds."""
     match = _PROSE_RANGE.search(text)
     if match:
         return _clamp(int(match.group(1)), int(match.group(2)))
-    match = _PROSE_AT_MOST.search(text) or _PROSE_AT_MOST_REV.search(text)
+    match = _PROSE_AT_MOST.search(text) or _PROSE_AT_MOST_REV.search(text) or _PROSE_NONE_ABOVE.search(text)
     if match:
         return _clamp(0, int(match.group(1)))
     return None
