@@ -28,6 +28,9 @@ def ranks(condition, params=None):
     ("self的数据维度超过了8维。", ("self",)),
     ("x或out中的Tensor维度超过8维。", ("x", "out")),            # a foreach page's lists
     ("self和out的维度大于8时。", ("self", "out")),
+    ("The number of dimensions of self is greater than eight.", ("self",)),  # the English pages
+    ("The number of dimensions of self or out is greater than 8.", ("self", "out")),
+    ("self has more than 8 dimensions.", ("self",)),
 ])
 def test_a_row_bounding_ranks_from_above_bounds_each_tensor_it_names(condition, named):
     params = [tensor(n) for n in ("self", "other", "input", "out")] + [tensor("x", kind=ParamKind.TENSOR_LIST)]
@@ -47,6 +50,7 @@ def test_a_lower_bound_beside_the_upper_one_is_read():
     "self的维度不等于4。",                             # not a bound
     "selfRef的维度大于8。",                            # a name the API does not have
     "输入维度超过 8 维。",                             # names no tensor
+    "self has no more than one dimension or has more than eight dimensions.",
 ])
 def test_a_row_that_says_more_or_less_bounds_nothing(condition):
     assert all(rank is None for rank, _ in ranks(condition).values())
