@@ -47311,7 +47311,7 @@ def pow_scalar_tensor(self: _Scalar, exponent: Tensor, *, out: _OutArray | None 
         数据类型与exponent满足TensorScalar互推导关系。
     exponent : array_like or aclnn.Tensor
         exponent (const aclTensor*, in): pow运算中的指数，公式中的exponent
-        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self满足TensorScalar互推导关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -47322,7 +47322,7 @@ def pow_scalar_tensor(self: _Scalar, exponent: Tensor, *, out: _OutArray | None 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (const aclTensor*, out): pow运算中的指数输出，公式中的out
-        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是self的数据类型与exponent的数据类型推导之后可转换的数据类型（参见互转换关系）。
 
     Raises
@@ -53282,7 +53282,7 @@ def sign(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): Device侧的tensor，支持1维~8维。支持非连续Tensor，数据格式支持ND。
-        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write result; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -53292,7 +53292,7 @@ def sign(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     result : numpy.ndarray or aclnn.Tensor
         result (aclTensor*, out): Device侧的tensor，支持1维~8维。支持非连续Tensor，数据格式支持ND，且类型与shape需要与self一致，dtype要与self一致。
-        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
