@@ -52,7 +52,10 @@ from gen import abi, jsontext
 # "Atlas A2 ...：self和out不支持INT32数据类型").
 # 22: ShapeForm.RANK and ShapeRule.ranks (a tensor's ranks under a host argument's value: "当quantMode =
 # "dynamic"时，shape支持2-8维度"), ShapeRule.when_dtype (a shape under a dtype: "其他类型时，shape与x一致").
-SCHEMA_VERSION = 23
+# 23: ErrorCase.about_attributes and ErrorCase.below_zero (what an error row's prose says, set by the parser
+# so that no emitter reads it: "输入的属性不在支持的范围内", "小于0").
+# 24: Param.rank_line (the error row that gives a tensor its ranks where its own row is silent: "input或out的维数大于8").
+SCHEMA_VERSION = 24
 
 
 class PageKind(str, enum.Enum):
@@ -599,6 +602,9 @@ class Param(_Json):
     dtype_note_lines: tuple[ProductLine, ...] = field(default=(), metadata={"mapping": ("soc", "line")})
     formats: tuple[str, ...] = ()
     rank: Optional[tuple[int, int]] = None  # inclusive [lo, hi]
+    # The error row that gives `rank` where the parameter's own row is silent ("input或out的维数大于8"):
+    # a rank refused cites it; 0, the parameter's row gives it.
+    rank_line: int = 0
     noncontiguous: Optional[bool] = None  # None: the page does not say
     empty_tensor: Optional[bool] = None
     description: str = ""

@@ -112,6 +112,7 @@ class SpecRow:
     # Param.negative_indices as the simulator reads it: 1, an index whose negative values count from the
     # end; -1, one whose page says they are not supported; 0, the page says nothing.
     negative_indices: int = 0
+    rank_line: int = 0  # Param.rank_line: the error row a rank refusal cites; 0, the row's own line
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
@@ -120,7 +121,8 @@ class SpecRow:
         return _trailing((("null_status", str(self.null_status), self.null_status != 0),
                           ("dtype_status", str(self.dtype_status), self.dtype_status != 0),
                           ("tensor_for_list", "true" if self.tensor_for_list else "false", self.tensor_for_list),
-                          ("negative_indices", str(self.negative_indices), self.negative_indices != 0)))
+                          ("negative_indices", str(self.negative_indices), self.negative_indices != 0),
+                          ("rank_line", str(self.rank_line), self.rank_line != 0)))
 
 
 def _trailing(fields: tuple[tuple[str, str, bool], ...]) -> tuple[tuple[str, str], ...]:
@@ -193,6 +195,7 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         null_status=null_status,
         dtype_status=dtype_status,
         negative_indices={True: 1, False: -1, None: 0}[param.negative_indices],
+        rank_line=param.rank_line,
     )
 
 

@@ -34,6 +34,7 @@ from gen.parse.param_dtypes import (dtype_relations_the_combinations_keep, dtype
                                     scalar_dtypes_from_tensors)
 from gen.parse.param_entries import (constraint_entries, diagnose_coverage, documented_entries, match_entry,
                                      pair_leftovers)
+from gen.parse.param_ranks import ranks_from_errors
 from gen.parse.param_roles import (in_place_target, optional_where_errors_refuse_only_all_null,
                                    optional_where_errors_say_non_null, read_before_outputs, with_reserved)
 from gen.parse.product_tables import per_product_tables, product_table_notes
@@ -123,6 +124,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     errors: list[ErrorCase] = guarded(error_diags, section.line if section else 1, f"the errors of {pair.api}",
                                       lambda: _errors(doc, sections, section, scope, names, pairs, error_diags), [])
     params = dtypes_from_errors(pair.api, params, matched, errors, diags)
+    params = ranks_from_errors(params, errors)
     params = scalar_dtypes_from_tensors(pair.api, params, matched, diags)
     for param, entry in zip(params, matched):
         diagnose_coverage(pair.api, param, entry, diags, pair.workspace.line, errors)

@@ -350,7 +350,7 @@ def acos(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     input : array_like or aclnn.Tensor
         input (const aclTensor*, in)
-        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE; on Ascend910_93: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: INT8, INT16, INT32, INT64, UINT8, BOOL, FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         当类型为INT8、INT16、INT32、INT64、UINT8、BOOL时，转化为FLOAT进行运算，输出FLOAT类型。shape需要与out一致。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -361,7 +361,7 @@ def acos(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与input一致。
 
     Raises
@@ -2589,15 +2589,15 @@ def addcdiv(self: Tensor, tensor1: _TensorLike, tensor2: _TensorLike, value: _Sc
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的self。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         self与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的类型需要在支持的输入类型里。 self与tensor1、tensor2的shape满足broadcast关系。
     tensor1 : array_like or aclnn.Tensor
         tensor1 (const aclTensor*, in): 公式中的输入tensor1。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         self与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的类型需要在支持的输入类型里。 self与tensor1、tensor2的shape满足broadcast关系。
     tensor2 : array_like or aclnn.Tensor
         tensor2 (const aclTensor*, in): 公式中的输入tensor2。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         self与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的类型需要在支持的输入类型里。 self与tensor1、tensor2的shape满足broadcast关系。
     value : number
         value (const aclScalar*, in): 公式中的输入value。
@@ -3132,7 +3132,7 @@ def adds(self: Tensor, other: _Scalar, alpha: _Scalar, *, out: _OutArray | None 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入self。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
     other : number
         other (const aclScalar*, in): 公式中的other。
         dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16.
@@ -3149,7 +3149,7 @@ def adds(self: Tensor, other: _Scalar, alpha: _Scalar, *, out: _OutArray | None 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的out。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是self与other推导之后可转换的数据类型（参见互转换关系）。
 
     Raises
@@ -3430,7 +3430,7 @@ def amax(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_dim: 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in)
-        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     dim : sequence of int
         dim (const aclIntArray*, in)
         dtypes INT64.
@@ -3446,7 +3446,7 @@ def amax(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_dim: 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out)
-        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         要与self数据类型相同。
 
     Raises
@@ -3494,7 +3494,7 @@ def amin(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_dim: 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     dim : sequence of int
         dim (const aclIntArray*, in): 输入维度。
         dtypes INT64.
@@ -3510,7 +3510,7 @@ def amin(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_dim: 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         需要与self数据类型相同。
 
     Raises
@@ -3558,7 +3558,7 @@ def aminmax(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_di
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     dim : sequence of int
         dim (const aclIntArray*, in): 指定要缩减的维度。
         dtypes INT64.
@@ -3574,11 +3574,11 @@ def aminmax(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], keep_di
     -------
     minOut : numpy.ndarray or aclnn.Tensor
         minOut (aclTensor*, out): 输出的最小值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
     maxOut : numpy.ndarray or aclnn.Tensor
         maxOut (aclTensor*, out): 输出的最大值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
 
     Raises
@@ -3626,7 +3626,7 @@ def aminmax_all(self: Tensor, *, out: tuple[_OutArray | None, _OutArray | None] 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor or tuple of them (minOut, maxOut), optional, keyword-only
         Where to write minOut, maxOut; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -3636,11 +3636,11 @@ def aminmax_all(self: Tensor, *, out: tuple[_OutArray | None, _OutArray | None] 
     -------
     minOut : numpy.ndarray or aclnn.Tensor
         minOut (aclTensor*, out): 输出的最小值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
     maxOut : numpy.ndarray or aclnn.Tensor
         maxOut (aclTensor*, out): 输出的最大值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
 
     Raises
@@ -3685,7 +3685,7 @@ def aminmax_dim(self: Tensor, dim: int, keep_dim: bool, *, out: tuple[_OutArray 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     dim : int
         dim (const int64_t, in): 指定要缩减的维度。
         取值范围为[-self.dim(), self.dim()-1]。
@@ -3700,11 +3700,11 @@ def aminmax_dim(self: Tensor, dim: int, keep_dim: bool, *, out: tuple[_OutArray 
     -------
     minOut : numpy.ndarray or aclnn.Tensor
         minOut (aclTensor*, out): 输出的最小值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
     maxOut : numpy.ndarray or aclnn.Tensor
         maxOut (aclTensor*, out): 输出的最大值tensor。
-        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, BFLOAT16, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self一致。
 
     Raises
@@ -4840,7 +4840,7 @@ def arg_max(self: Tensor, dim: int, keepdim: bool, *, out: _OutArray | None = No
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8; rank 0-8; formats ND; non-contiguous allowed.
     dim : int
         dim (int64_t, in): 指定了要进行最大值计算的维度。
         取值范围在[-self.dim(), self.dim())。
@@ -5633,7 +5633,7 @@ def atanh(input: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出tensor，存储计算结果。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与input一致。
 
     Raises
@@ -8031,7 +8031,7 @@ def bitwise_or_scalar(self: Tensor, other: _Scalar, *, out: _OutArray | None = N
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出tensor，存储计算结果。
-        dtypes BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16, UINT32, UINT64, COMPLEX64, COMPLEX128; on Ascend910_93: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE; on Ascend310P: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16, UINT32, UINT64, COMPLEX64, COMPLEX128; on Ascend910_93: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE; on Ascend310P: BOOL, INT8, INT16, UINT16, INT32, INT64, UINT8, FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与self一致。
 
     Raises
@@ -9459,11 +9459,11 @@ def complex(real: Tensor, imag: _TensorLike, *, out: _OutArray | None = None) ->
     ----------
     real : array_like or aclnn.Tensor
         real (const aclTensor*, in): 公式中的输入real，代表复数的实部。
-        dtypes FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与imag满足broadcast关系。
     imag : array_like or aclnn.Tensor
         imag (const aclTensor*, in): 公式中的输入imag，代表复数的虚部。
-        dtypes FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与real满足broadcast关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -10988,11 +10988,11 @@ def cummax(self: Tensor, dim: int, *, out: tuple[_OutArray | None, _OutArray | N
     -------
     valuesOut : numpy.ndarray or aclnn.Tensor
         valuesOut (aclTensor*, out): 表示self中的累积最大值。
-        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL, BFLOAT16; on Ascend910_93: FLOAT16, FLOAT, DOUBLE, UINT8, INT8, INT16, INT32, INT64, BOOL; rank 0-8; formats ND; non-contiguous allowed.
         shape必须与self、indicesOut一致。
     indicesOut : numpy.ndarray or aclnn.Tensor
         indicesOut (aclTensor*, out): 表示valuesOut对应的索引。
-        dtypes INT32, INT64; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64; rank 0-8; formats ND; non-contiguous allowed.
         shape必须与self、valuesOut一致。
 
     Raises
@@ -11211,7 +11211,7 @@ def cumsum(self: Tensor, dim: int, dtype: DTypeLike, *, out: _OutArray | None = 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要能转换成out的数据类型，数据维度不支持8维以上。
     dim : int
         dim (int64_t, in): 进行操作的维度。
@@ -11228,7 +11228,7 @@ def cumsum(self: Tensor, dim: int, dtype: DTypeLike, *, out: _OutArray | None = 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要与传入的dtype一致，shape需要与self一致，数据维度不支持8维以上。
 
     Raises
@@ -11280,7 +11280,7 @@ def cumsum_v2(self: Tensor, dim: int, exclusive: bool, reverse: bool, *, out: _O
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据维度不支持8维以上。
     dim : int
         dim (int64_t, in): 进行操作的维度。
@@ -11300,7 +11300,7 @@ def cumsum_v2(self: Tensor, dim: int, exclusive: bool, reverse: bool, *, out: _O
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, INT32, DOUBLE, UINT8, INT8, INT16, INT64, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         shape及dtype需要与self一致，数据维度不支持8维以上。
 
     Raises
@@ -11814,11 +11814,11 @@ def div(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None) -> Te
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入input。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的输入other。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与self满足broadcast关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -14718,7 +14718,7 @@ def eq_scalar(self: Tensor, other: _Scalar, *, out: _OutArray | None = None) -> 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的self。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
     other : number
         other (const aclScalar*, in): 公式中的other。
         dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128.
@@ -14731,7 +14731,7 @@ def eq_scalar(self: Tensor, other: _Scalar, *, out: _OutArray | None = None) -> 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的out。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64, UINT32, UINT16; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64, UINT32, UINT16; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型BOOL可转换的数据类型（参见互转换关系）。
 
     Raises
@@ -14781,11 +14781,11 @@ def eq_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None)
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入tensor。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要与other满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 输入tensor。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要与self满足数据类型推导规则（参见互推导关系）。 shape需要与self的shape满足broadcast关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -14796,7 +14796,7 @@ def eq_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None)
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出tensor。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64, UINT32, UINT16; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64, UINT32, UINT16; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是BOOL可转换的数据类型互转换关系。 shape与self、other广播之后的shape（参见broadcast关系）一致。
 
     Raises
@@ -14850,11 +14850,11 @@ def equal(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None) -> 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 表示第一个输入。
-        dtypes FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; on Ascend310P: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; on Ascend310P: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         self与other的数据类型满足数据类型推导规则（参见互推导关系）。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 表示第二个输入。
-        dtypes FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; on Ascend310P: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64, BFLOAT16; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; on Ascend310P: FLOAT16, FLOAT, INT32, INT8, UINT8, BOOL, DOUBLE, INT64, INT16, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         other与self的数据类型满足数据类型推导规则（参见互推导关系）。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -14865,7 +14865,7 @@ def equal(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None) -> 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 表示输出。输出一个数据类型为BOOL，一维包含一个元素的Tensor。
-        dtypes BOOL.
+        dtypes BOOL; rank 0-8.
 
     Raises
     ------
@@ -15100,7 +15100,7 @@ def exp(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BOOL, INT64, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BOOL, INT64, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -15110,7 +15110,7 @@ def exp(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是self可转换的数据类型。 当self为BOOL或INT64时，out需要是浮点类型。 其shape需要与self一致。
 
     Raises
@@ -15159,7 +15159,7 @@ def exp2(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入self。
-        dtypes BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, DOUBLE; on Ascend310B: BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, DOUBLE; on Ascend310B: BOOL, INT8, UINT8, INT16, INT32, INT64, FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -15169,7 +15169,7 @@ def exp2(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的输出out。
-        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是self可转换的数据类型。
 
     Raises
@@ -25528,7 +25528,7 @@ def gather_nd(self: Tensor, indices: _TensorLike, negative_index_support: bool, 
         dtypes INT64, INT32, INT8, UINT8, BOOL, FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT16, UINT16, UINT32, UINT64; on Ascend910_93: INT64, INT32, INT8, UINT8, BOOL, FLOAT, FLOAT16, BFLOAT16; on Ascend910B: INT64, INT32, INT8, UINT8, BOOL, FLOAT, FLOAT16, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
     indices : array_like or aclnn.Tensor
         indices (const aclTensor*, in): 输入aclTensor。
-        dtypes INT32, INT64; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64; rank 1-8; formats ND; non-contiguous allowed.
     negative_index_support : bool
         negativeIndexSupport (bool, in): onnx模型是否存在负索引。
         当值为True时，表示onnx模型存在负索引；当值为False时，表示索引在合理范围内，且不存在负索引。
@@ -26928,11 +26928,11 @@ def glu_backward(grad_out: Tensor, self: _TensorLike, dim: int, *, out: _OutArra
     ----------
     grad_out : array_like or aclnn.Tensor
         gradOut (const aclTensor*, in): 表示梯度更新系数，公式中的grad_out。
-        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; formats ND; non-contiguous allowed; empty allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed; empty allowed.
         支持空Tensor。 数据类型必须与self的数据类型一致，shape为$(*_1,M,*_2)$其中$*$表示self中对应维度，$M = N /2$。
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 待进行GluBackward计算的入参。
-        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         tensor的维度必须大于0，且shape必须在入参dim对应的维度上可以整除2，shape表示为$(*_1,N,*_2)$其中$*$表示任何数量的附加维，$N$表示dim指定的维度大小。
     dim : int
         dim (int64_t, in): 表示要拆分输入self的维度。
@@ -26946,7 +26946,7 @@ def glu_backward(grad_out: Tensor, self: _TensorLike, dim: int, *, out: _OutArra
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (const aclTensor*, out): 计算出参。
-        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, BFLOAT16; on Ascend910: DOUBLE, FLOAT, FLOAT16; on Ascend310P: DOUBLE, FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型和shape必须与self的一致。
 
     Raises
@@ -30345,7 +30345,7 @@ def index_copy(self_ref: Tensor, dim: int, index: _TensorLike, source: _TensorLi
         在[-selfRef.dim(), selfRef.dim() - 1]范围内。
     index : array_like or aclnn.Tensor
         index (const aclTensor*, in): 输入aclTensor。
-        dtypes INT32, INT64; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64; rank 0-1; formats ND; non-contiguous allowed.
         维度不能大于1，元素个数要求和张量source中dim轴的大小相同。 当index有重复索引值的时候，结果不保序。 index中的索引数据不支持越界。
     source : array_like or aclnn.Tensor
         source (const aclTensor*, in): 输入aclTensor。
@@ -30664,7 +30664,7 @@ def index_select(self: Tensor, dim: int, index: _TensorLike, *, out: _OutArray |
         范围[-self.dim(), self.dim() - 1]。
     index : array_like or aclnn.Tensor
         index (const aclTensor*, in): 索引。只能是0D或1D（零维的情况：当成是size为1的一维）。
-        dtypes INT64, INT32; formats ND, NCHW, NHWC, HWCN, NDHWC, NCDHW.
+        dtypes INT64, INT32; rank 0-1; formats ND, NCHW, NHWC, HWCN, NDHWC, NCDHW.
         index中的索引数据的取值范围在0 ~ self.shape[dim]内（包含0，不包含self.shape[dim]）。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -30728,13 +30728,13 @@ def inplace_acos(input_ref: _InOut1) -> _InOut1:
     ----------
     input_ref : array_like or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出Tensor，即公式中的input与out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     input_ref : numpy.ndarray or aclnn.Tensor
         inputRef (aclTensor*, inout): 输入输出Tensor，即公式中的input与out。
-        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE; on Ascend910_93: FLOAT, FLOAT16, DOUBLE, BFLOAT16; on Ascend910B: FLOAT, FLOAT16, DOUBLE, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -31188,15 +31188,15 @@ def inplace_addcdiv(self_ref: _InOut1, tensor1: _TensorLike, tensor2: _TensorLik
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (const aclTensor*, inout): 公式中的self与out。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         selfRef与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的数据类型可以转换为selfRef的数据类型（参见互转换关系），且推导后的类型需要在支持的输入类型里。 selfRef与tensor1和tensor2 broadcast之后的tensor的shape满足broadcast关系。
     tensor1 : array_like or aclnn.Tensor
         tensor1 (const aclTensor*, in): 公式中的输入tensor1。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         selfRef与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的类型需要在支持的输入类型里。 tensor1与tensor2的shape满足broadcast关系。
     tensor2 : array_like or aclnn.Tensor
         tensor2 (const aclTensor*, in): 公式中的输入tensor2。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         selfRef与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的类型需要在支持的输入类型里。 tensor1与tensor2的shape满足broadcast关系。
     value : number
         value (const aclScalar*, in): 公式中的输入value。
@@ -31207,7 +31207,7 @@ def inplace_addcdiv(self_ref: _InOut1, tensor1: _TensorLike, tensor2: _TensorLik
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (const aclTensor*, inout): 公式中的self与out。
-        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; formats ND; non-contiguous allowed.
+        dtypes BFLOAT16, FLOAT16, FLOAT, DOUBLE, INT64; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT64; rank 0-8; formats ND; non-contiguous allowed.
         selfRef与tensor1、tensor2的数据类型满足数据类型推导规则（参见互推导关系），且推导后的数据类型可以转换为selfRef的数据类型（参见互转换关系），且推导后的类型需要在支持的输入类型里。 selfRef与tensor1和tensor2 broadcast之后的tensor的shape满足broadcast关系。
 
     Raises
@@ -32886,18 +32886,18 @@ def inplace_div(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入input/out。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend950: FLOAT, FLOAT16, DOUBLE, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend950: FLOAT, FLOAT16, DOUBLE, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 数据类型需要是selfRef与other推导之后可转换的数据类型（参见互转换关系）。 shape需要与other满足broadcast关系。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的输入other。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与selfRef的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与selfRef满足broadcast关系。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 公式中的输入input/out。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend950: FLOAT, FLOAT16, DOUBLE, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend950: FLOAT, FLOAT16, DOUBLE, COMPLEX128, COMPLEX64, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT16, INT8, UINT8, BOOL, COMPLEX128, COMPLEX64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 数据类型需要是selfRef与other推导之后可转换的数据类型（参见互转换关系）。 shape需要与other满足broadcast关系。
 
     Raises
@@ -33190,7 +33190,7 @@ def inplace_eq_scalar(self_ref: _InOut1, other: _Scalar) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (const aclTensor*, inout): 公式中的selfRef。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
     other : number
         other (const aclScalar*, in): 公式中的other。
         dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128.
@@ -33199,7 +33199,7 @@ def inplace_eq_scalar(self_ref: _InOut1, other: _Scalar) -> _InOut1:
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (const aclTensor*, inout): 公式中的selfRef。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -33243,18 +33243,18 @@ def inplace_eq_tensor(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出tensor，即公式中的self与out。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的other。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与selfRef的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与selfRef满足broadcast关系。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出tensor，即公式中的self与out。
-        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; on Ascend950: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT64; on Ascend910_93: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910B: DOUBLE, FLOAT16, FLOAT, BFLOAT16, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128; on Ascend910: DOUBLE, FLOAT16, FLOAT, INT64, INT32, INT8, UINT8, BOOL, INT16, COMPLEX64, COMPLEX128, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。
 
     Raises
@@ -33452,13 +33452,13 @@ def inplace_exp(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入Tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入Tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -33500,13 +33500,13 @@ def inplace_exp2(self_ref: _InOut1) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor，即公式中的输入self与out。
-        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor，即公式中的输入self与out。
-        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; on Ascend910: FLOAT, FLOAT16, DOUBLE; on Ascend310B: FLOAT, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -33651,7 +33651,7 @@ def inplace_fill_scalar(self_ref: _InOut1, value: _Scalar) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor。
-        dtypes FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; on Ascend310P: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; on Ascend310P: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     value : number
         value (const aclScalar*, in): 指定填充selfRef的标量值。
         dtypes FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL, BFLOAT16, UINT16, UINT32, UINT64.
@@ -33661,7 +33661,7 @@ def inplace_fill_scalar(self_ref: _InOut1, value: _Scalar) -> _InOut1:
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor。
-        dtypes FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; on Ascend310P: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; on Ascend310P: FLOAT, FLOAT16, UINT8, INT8, INT16, INT32, INT64, DOUBLE, COMPLEX64, COMPLEX128, BOOL; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -33700,17 +33700,17 @@ def inplace_fill_tensor(self_ref: _InOut1, value: _TensorLike) -> _InOut1:
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor
-        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; formats ND; non-contiguous allowed.
+        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.
     value : array_like or aclnn.Tensor
         value (const aclTensor*, in): 指定填充selfRef的张量值。
-        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16.
+        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; rank 0-1.
         数据类型需要可以推导到selfRef的数据类型（参见互转换关系）。
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor
-        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; formats ND; non-contiguous allowed.
+        dtypes INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, BFLOAT16, FLOAT, FLOAT16; on Ascend910: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; on Ascend310P: INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, BOOL, FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -34471,7 +34471,7 @@ def inplace_index_copy(self_ref: _InOut1, dim: int, index: _TensorLike, source: 
         在[-selfRef.dim(), selfRef.dim() - 1]范围内。
     index : array_like or aclnn.Tensor
         index (const aclTensor*, in): 输入aclTensor。
-        dtypes INT32, INT64; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64; rank 0-1; formats ND; non-contiguous allowed.
         维度不能大于1，元素个数要求和张量source中dim轴的大小相同。 当index有重复索引值的时候，结果不保序。
     source : array_like or aclnn.Tensor
         source (const aclTensor*, in): 输入aclTensor。
@@ -35364,7 +35364,7 @@ def inplace_lt_tensor(self_ref: _InOut1, other: _TensorLike) -> _InOut1:
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。 broadcast后的shape需要与selfRef的shape一致。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 输入张量。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend310B: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend310B: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; rank 0-8.
         数据类型与selfRef的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与self满足broadcast关系。 broadcast后的shape需要与selfRef的shape一致。
 
     Returns
@@ -35982,7 +35982,7 @@ def inplace_normal(self_ref: _InOut1, mean: float, std: float, seed: int, offset
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出tensor。
-        dtypes FLOAT, INT32, INT64, BFLOAT16, FLOAT16, INT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910_93: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910B: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910: FLOAT, BFLOAT16, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, INT32, INT64, BFLOAT16, FLOAT16, INT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910_93: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910B: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910: FLOAT, BFLOAT16, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         当selfRef为空tensor时，直接返回成功，不执行计算。
     mean : float
         mean (float, in): 表示随机均值。
@@ -35997,7 +35997,7 @@ def inplace_normal(self_ref: _InOut1, mean: float, std: float, seed: int, offset
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (const aclTensor*, inout): 输入输出tensor。
-        dtypes FLOAT, INT32, INT64, BFLOAT16, FLOAT16, INT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910_93: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910B: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910: FLOAT, BFLOAT16, FLOAT16, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, INT32, INT64, BFLOAT16, FLOAT16, INT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910_93: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910B: FLOAT, BFLOAT16, FLOAT16, DOUBLE; on Ascend910: FLOAT, BFLOAT16, FLOAT16, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
         当selfRef为空tensor时，直接返回成功，不执行计算。
 
     Raises
@@ -36217,18 +36217,18 @@ def inplace_pow_tensor_tensor(self: _InOut1, exponent: _TensorLike) -> _InOut1:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, inout): 公式中的x和out，pow运算的底数，计算结果写回此tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型是self与exponent推导之后可转换的数据类型，shape需要与exponent满足broadcast关系。
     exponent : array_like or aclnn.Tensor
         exponent (const aclTensor*, in): 公式中的exponent，pow运算的指数。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型是self与exponent推导之后可转换的数据类型（参见互推导关系），shape需要与exponent满足broadcast关系。
 
     Returns
     -------
     self : numpy.ndarray or aclnn.Tensor
         self (const aclTensor*, inout): 公式中的x和out，pow运算的底数，计算结果写回此tensor。
-        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, INT16; rank 0-8; formats ND; non-contiguous allowed.
         数据类型是self与exponent推导之后可转换的数据类型，shape需要与exponent满足broadcast关系。
 
     Raises
@@ -37000,16 +37000,16 @@ def inplace_remainder_tensor_tensor(self_ref: _InOut1, other: _TensorLike) -> _I
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的输入other，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。shape需要与selfRef满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
 
     Returns
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 输入输出tensor，selfRef的数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），且需要是推导之后可转换的数据类型。shape需要与other满足broadcast关系，且broadcast后的shape需要与selfRef的shape一致。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -38145,7 +38145,7 @@ def inplace_threshold(self_ref: _InOut1, threshold: _Scalar, value: _Scalar) -> 
     ----------
     self_ref : array_like or aclnn.Tensor
         selfRef (aclTensor*, inout): 表示输入/输出张量，公式中的x/out。
-        dtypes BFLOAT16, FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; formats ND.
+        dtypes BFLOAT16, FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; rank 0-8; formats ND.
     threshold : number
         threshold (const aclScalar*, in): 表示阈值，公式中的输入threshold。
         dtypes BFLOAT16, FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64.
@@ -38157,7 +38157,7 @@ def inplace_threshold(self_ref: _InOut1, threshold: _Scalar, value: _Scalar) -> 
     -------
     self_ref : numpy.ndarray or aclnn.Tensor
         selfRef (aclTensor*, inout): 表示输入/输出张量，公式中的x/out。
-        dtypes BFLOAT16, FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; formats ND.
+        dtypes BFLOAT16, FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; on Ascend910: FLOAT16, FLOAT, INT32, INT8, UINT8, INT16, INT64; rank 0-8; formats ND.
 
     Raises
     ------
@@ -42878,7 +42878,7 @@ def lt_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray | None = None)
         数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与other满足broadcast关系。
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 输入张量。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend310B: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; on Ascend310B: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, DOUBLE, BOOL; rank 0-8.
         数据类型与self的数据类型需满足数据类型推导规则（参见互推导关系）。 shape需要与self满足broadcast关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -48977,7 +48977,7 @@ def pow_scalar_tensor(self: _Scalar, exponent: Tensor, *, out: _OutArray | None 
         数据类型与exponent满足TensorScalar互推导关系。
     exponent : array_like or aclnn.Tensor
         exponent (const aclTensor*, in): pow运算中的指数，公式中的exponent
-        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与self满足TensorScalar互推导关系。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
@@ -48988,7 +48988,7 @@ def pow_scalar_tensor(self: _Scalar, exponent: Tensor, *, out: _OutArray | None 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (const aclTensor*, out): pow运算中的指数输出，公式中的out
-        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, BFLOAT16, UINT16, UINT32, UINT64; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT16, INT32, INT64, INT8, UINT8, COMPLEX64, COMPLEX128, UINT16, UINT32, UINT64; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是self的数据类型与exponent的数据类型推导之后可转换的数据类型（参见互转换关系）。
 
     Raises
@@ -49038,7 +49038,7 @@ def pow_tensor_scalar(self: Tensor, exponent: _Scalar, *, out: _OutArray | None 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入self
-        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; on Ascend310B: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, BOOL, UINT8, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型需要是与exponent的数据类型推导之后可转换的数据类型。
     exponent : number
         exponent (const aclScalar*, in): 公式中的输入exponent
@@ -49358,7 +49358,7 @@ def prod(self: Tensor, dtype: DTypeLike, *, out: _OutArray | None = None) -> Ten
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出的tensor。
-        dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT16, FLOAT, DOUBLE, INT8, UINT8, INT16, INT32, INT64, BOOL, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         数据类型与dtype一致。 输出shape为(1)。
 
     Raises
@@ -51207,10 +51207,10 @@ def remainder_tensor_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray 
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的self，其数据类型与other需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与other满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的other，其数据类型与self需满足互推导关系，且互推导后的数据类型必须在如下范围内。shape需要与self满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes INT32, INT64, FLOAT16, FLOAT, DOUBLE, BFLOAT16; on Ascend910: INT32, INT64, FLOAT16, FLOAT, DOUBLE; on Ascend310P: INT32, INT64, FLOAT16, FLOAT, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -51220,7 +51220,7 @@ def remainder_tensor_tensor(self: Tensor, other: _TensorLike, *, out: _OutArray 
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的输出out，数据类型需要是self与other推导之后可转换的数据类型。shape需要是self与other broadcast之后的shape。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; on Ascend310P: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; on Ascend310P: UINT8, INT8, INT16, INT32, INT64, FLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -54046,13 +54046,13 @@ def s_where(condition: Tensor, self: _TensorLike, other: _TensorLike, *, out: _O
     ----------
     condition : array_like or aclnn.Tensor
         condition (const aclTensor*, in): 公式中的输入condition，Device侧的aclTensor，数据类型支持UINT8、BOOL，支持非连续的Tensor，shape需要与self和other满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes UINT8, BOOL; formats ND; non-contiguous allowed.
+        dtypes UINT8, BOOL; rank 0-8; formats ND; non-contiguous allowed.
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的输入self，数据类型与other的数据类型需满足数据类型推导规则（参见互推导关系），Device侧的aclTensor，shape需要与other和condition满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
     other : array_like or aclnn.Tensor
         other (const aclTensor*, in): 公式中的输入other，数据类型与self的数据类型需满足数据类型推导规则（参见互推导关系），Device侧的aclTensor，shape需要与self和condition满足broadcast关系。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -54062,7 +54062,7 @@ def s_where(condition: Tensor, self: _TensorLike, other: _TensorLike, *, out: _O
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的输出out，支持非连续的Tensor，Device侧的aclTensor，shape需要是self与other和condition broadcast之后的shape。支持非连续的Tensor，数据格式支持ND，数据维度不支持8维以上。
-        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; on Ascend310P: FLOAT, INT32, UINT64, INT64, UINT32, FLOAT16, UINT16, INT16, INT8, UINT8, DOUBLE, BOOL, COMPLEX64, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -55199,7 +55199,7 @@ def sign(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): Device侧的tensor，支持1维~8维。支持非连续Tensor，数据格式支持ND。
-        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write result; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -55209,7 +55209,7 @@ def sign(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     result : numpy.ndarray or aclnn.Tensor
         result (aclTensor*, out): Device侧的tensor，支持1维~8维。支持非连续Tensor，数据格式支持ND，且类型与shape需要与self一致，dtype要与self一致。
-        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; formats ND; non-contiguous allowed.
+        dtypes DOUBLE, FLOAT, FLOAT16, INT32, INT64, COMPLEX64, COMPLEX128, BOOL, BFLOAT16; rank 1-8; formats ND; non-contiguous allowed.
 
     Raises
     ------
@@ -55371,7 +55371,7 @@ def signbit(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 输入Tensor。
-        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, BOOL, DOUBLE; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, BOOL, DOUBLE; on Ascend910: FLOAT, FLOAT16, INT32, UINT32, INT64, UINT64, INT16, UINT16, INT8, UINT8, BOOL, DOUBLE; rank 0-8; formats ND; non-contiguous allowed.
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -55381,7 +55381,7 @@ def signbit(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 输出Tensor。
-        dtypes BOOL, DOUBLE; formats ND.
+        dtypes BOOL, DOUBLE; rank 0-8; formats ND.
 
     Raises
     ------
@@ -58384,7 +58384,7 @@ def tan(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的out。
-        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, COMPLEX128; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, DOUBLE, COMPLEX64, COMPLEX128, BFLOAT16; on Ascend910: FLOAT, FLOAT16, DOUBLE, COMPLEX128; on Ascend310P: FLOAT, FLOAT16, DOUBLE, COMPLEX128; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与self一致，和self的数据类型满足互推导关系。
 
     Raises
@@ -58445,7 +58445,7 @@ def tanh(self: Tensor, *, out: _OutArray | None = None) -> Tensor:
     -------
     out : numpy.ndarray or aclnn.Tensor
         out (aclTensor*, out): 公式中的out。
-        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; formats ND; non-contiguous allowed.
+        dtypes FLOAT, FLOAT16, BFLOAT16; on Ascend910: FLOAT, FLOAT16; rank 0-8; formats ND; non-contiguous allowed.
         shape需要与self一致，和self的数据类型满足互推导关系。
 
     Raises
@@ -59624,7 +59624,7 @@ def triu(self: Tensor, diagonal: int, *, out: _OutArray | None = None) -> Tensor
     ----------
     self : array_like or aclnn.Tensor
         self (const aclTensor*, in): 公式中的self。
-        dtypes UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, COMPLEX32, COMPLEX64; formats ND, NCHW, NHWC, HWCN, NDHWC, NCDHW.
+        dtypes UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, BFLOAT16, COMPLEX32, COMPLEX64; on Ascend950: COMPLEX32, COMPLEX64; on Ascend910: UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, COMPLEX32, COMPLEX64; on Ascend310P: UINT64, INT64, UINT32, INT32, UINT16, INT16, UINT8, INT8, FLOAT16, FLOAT, DOUBLE, BOOL, COMPLEX32, COMPLEX64; rank 2-8; formats ND, NCHW, NHWC, HWCN, NDHWC, NCDHW.
     diagonal : int
         diagonal (int64_t, in): 对角线偏移量。
     out : array or aclnn.Tensor, optional, keyword-only

@@ -71,11 +71,16 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'input': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'input': 'FLOAT16'}, shapes={'input': ()}),
     BASE.but('rank1-FLOAT', shapes={'input': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'input': 'FLOAT16'}, shapes={'input': (5,)}),
+    BASE.but('rank1-DOUBLE', dtypes={'input': 'DOUBLE'}, shapes={'input': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'input': (2, 3, 4)}),
-    BASE.but('rank3-DOUBLE', dtypes={'input': 'DOUBLE'}, shapes={'input': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'input': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'input': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'input': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'input': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'input': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -163,6 +168,9 @@ def test_error_row3_shape_mismatch(op, case):
 
 
 # line 178: 161002 ACLNN_ERR_PARAM_INVALID: input或out的维数大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 178: 161002 ACLNN_ERR_PARAM_INVALID: input或out的维数大于8。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('input-rank9', shapes={'input': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -82,13 +82,18 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'self': (), 'tensor1': (), 'tensor2': ()}),
+    BASE.but('rank0-BFLOAT16', dtypes={'self': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'self': (), 'tensor1': (), 'tensor2': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
-    BASE.but('rank1-BFLOAT16', dtypes={'self': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'self': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
-    BASE.but('rank1-INT64', dtypes={'self': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'self': (5,), 'tensor1': (5,), 'tensor2': (5,)}, values={'value': 2}),
+    BASE.but('rank1-FLOAT16', dtypes={'self': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'self': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
-    BASE.but('rank3-FLOAT16', dtypes={'self': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}),
-    BASE.but('rank4-DOUBLE', dtypes={'self': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'self': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'self': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'self': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}, values={'value': 2}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2), 'tensor1': (2, 1, 3, 2, 2), 'tensor2': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2), 'tensor1': (2, 1, 2, 3, 1, 2), 'tensor2': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'tensor1': (1, 2, 1, 3, 2, 1, 2), 'tensor2': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'tensor1': (2, 1, 2, 1, 3, 1, 2, 2), 'tensor2': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -119,6 +124,8 @@ BROADCAST = [
     BASE.but('1x4-with-3x1', shapes={'self': (1, 4), 'tensor1': (3, 1)}),
     BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'tensor1': (4,), 'tensor2': (2, 3, 4)}),
     BASE.but('4-with-2x3x4', shapes={'self': (4,), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'self': ()}),
+    BASE.but('3x4-with-scalar', shapes={'tensor1': ()}),
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'tensor1': (3, 1), 'tensor2': (2, 3, 4)}),
 ]
 
@@ -220,9 +227,13 @@ def test_error_row4_not_castable(op, case):
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: self或tensor1、tensor2的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 239: 161002 ACLNN_ERR_PARAM_INVALID: self或tensor1、tensor2的shape超过8维。)')
-def test_error_row5_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('tensor1-rank9', shapes={'tensor1': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('tensor2-rank9', shapes={'tensor2': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 242: 161002 ACLNN_ERR_PARAM_INVALID: self和tensor1、tensor2的shape不满足broadcast推导关系。

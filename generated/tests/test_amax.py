@@ -172,9 +172,12 @@ def test_error_row3_format():
 
 
 # line 176: 161002 ACLNN_ERR_PARAM_INVALID: self和out的维度超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 176: 161002 ACLNN_ERR_PARAM_INVALID: self和out的维度超过8维。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 179: 161002 ACLNN_ERR_PARAM_INVALID: dim数组中的维度超出输入Tensor的维度范围。

@@ -172,9 +172,13 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: self、minOut或maxOut的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 188: 161002 ACLNN_ERR_PARAM_INVALID: self、minOut或maxOut的shape超过8维。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('minOut-rank9', out={'minOut': 'FLOAT'}, out_shapes={'minOut': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('maxOut-rank9', out={'maxOut': 'FLOAT'}, out_shapes={'maxOut': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。

@@ -162,9 +162,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: self的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 174: 161002 ACLNN_ERR_PARAM_INVALID: self的shape超过8维。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。

@@ -174,6 +174,7 @@ def test_error_row3_shape_mismatch(op, case):
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: input或out的维数大于8。
 @pytest.mark.parametrize("case", [
     BASE.but('input-rank9', shapes={'input': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row4_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -225,6 +225,7 @@ def test_error_row5_shape_mismatch(op, case):
 # line 209: 161002 ACLNN_ERR_PARAM_INVALID: self或out的维数大于8。
 @pytest.mark.parametrize("case", [
     BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'BOOL'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row6_rank(op, case):
     t.check_error(op, case, status=161002)

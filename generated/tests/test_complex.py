@@ -57,9 +57,14 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'real': (), 'imag': ()}),
     BASE.but('rank1-FLOAT', shapes={'real': (5,), 'imag': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'real': (2, 3, 4), 'imag': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'real': (2, 3, 1, 4), 'imag': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'real': (2, 1, 3, 2, 2), 'imag': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'real': (2, 1, 2, 3, 1, 2), 'imag': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'real': (1, 2, 1, 3, 2, 1, 2), 'imag': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'real': (2, 1, 2, 1, 3, 1, 2, 2), 'imag': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -79,6 +84,8 @@ BROADCAST = [
     BASE.but('1x4-with-3x1', shapes={'real': (1, 4), 'imag': (3, 1)}),
     BASE.but('2x3x4-with-4', shapes={'real': (2, 3, 4), 'imag': (4,)}),
     BASE.but('4-with-2x3x4', shapes={'real': (4,), 'imag': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'real': ()}),
+    BASE.but('3x4-with-scalar', shapes={'imag': ()}),
     BASE.but('2x1x4-with-3x1', shapes={'real': (2, 1, 4), 'imag': (3, 1)}),
 ]
 
@@ -153,9 +160,12 @@ def test_error_row3_broadcast(op, case):
 
 
 # line 170: 161002 ACLNN_ERR_PARAM_INVALID: real和imag的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 170: 161002 ACLNN_ERR_PARAM_INVALID: real和imag的维度大于8。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('real-rank9', shapes={'real': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('imag-rank9', shapes={'imag': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 173: 161002 ACLNN_ERR_PARAM_INVALID: real和imag的数据类型不一样。

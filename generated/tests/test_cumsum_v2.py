@@ -183,9 +183,12 @@ def test_error_row4_shape_mismatch(op, case):
 
 
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 197: 161002 ACLNN_ERR_PARAM_INVALID: 参数self、out的维度大于8。)')
-def test_error_row5_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 96: dim in [-rank(self), rank(self) - 1]

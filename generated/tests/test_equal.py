@@ -147,9 +147,13 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 168: 161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 168: 161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度大于8。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不是[1]。

@@ -71,12 +71,17 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'self': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'self': 'FLOAT16'}, shapes={'self': (5,)}),
+    BASE.but('rank1-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
-    BASE.but('rank3-BFLOAT16', dtypes={'self': 'BFLOAT16'}, shapes={'self': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
-    BASE.but('rank4-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -163,9 +168,12 @@ def test_error_row3_not_castable(op, case):
 
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: 参数self或者out的维度超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 180: 161002 ACLNN_ERR_PARAM_INVALID: 参数self或者out的维度超过8维。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 183: 161002 ACLNN_ERR_PARAM_INVALID: 参数self或者out的shape不一致。

@@ -157,6 +157,7 @@ def test_error_row2_unsupported_dtype(op, case):
 # line 201: 161002 ACLNN_ERR_PARAM_INVALID: self或indices的维数小于1或超过8。
 @pytest.mark.parametrize("case", [
     BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('indices-rank9', shapes={'indices': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)

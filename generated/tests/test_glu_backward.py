@@ -161,9 +161,13 @@ def test_error_row7_unclassified():
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: gradOut、self、out的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 203: 161002 ACLNN_ERR_PARAM_INVALID: gradOut、self、out的维度大于8。)')
-def test_error_row8_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOut-rank9', shapes={'gradOut': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row8_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 206: 161002 ACLNN_ERR_PARAM_INVALID: self的维度等于0。

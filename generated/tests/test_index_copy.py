@@ -180,9 +180,11 @@ def test_error_row5_shape_mismatch(op, case):
 
 
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: index的维度大于1时。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 212: 161002 ACLNN_ERR_PARAM_INVALID: index的维度大于1时。)')
-def test_error_row6_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank2', shapes={'index': (3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row6_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 215: 161002 ACLNN_ERR_PARAM_INVALID: 当source为scalar时，index元素数量不为1。

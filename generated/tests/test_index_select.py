@@ -160,9 +160,11 @@ def test_error_row3_unclassified():
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: index维度大于1。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 190: 161002 ACLNN_ERR_PARAM_INVALID: index维度大于1。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank2', shapes={'index': (3, 4)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: self维度大于8。

@@ -54,12 +54,17 @@ DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'inputRef': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'inputRef': 'FLOAT16'}, shapes={'inputRef': ()}),
     BASE.but('rank1-FLOAT', shapes={'inputRef': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'inputRef': 'FLOAT16'}, shapes={'inputRef': (5,)}),
+    BASE.but('rank1-DOUBLE', dtypes={'inputRef': 'DOUBLE'}, shapes={'inputRef': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'inputRef': (2, 3, 4)}),
-    BASE.but('rank3-DOUBLE', dtypes={'inputRef': 'DOUBLE'}, shapes={'inputRef': (2, 3, 4)}),
+    BASE.but('rank3-BFLOAT16', dtypes={'inputRef': 'BFLOAT16'}, shapes={'inputRef': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'inputRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-BFLOAT16', dtypes={'inputRef': 'BFLOAT16'}, shapes={'inputRef': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'inputRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'inputRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'inputRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'inputRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -122,6 +127,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 317: 161002 ACLNN_ERR_PARAM_INVALID: inputRef的维数大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 317: 161002 ACLNN_ERR_PARAM_INVALID: inputRef的维数大于8。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('inputRef-rank9', shapes={'inputRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)

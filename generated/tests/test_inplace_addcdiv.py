@@ -71,13 +71,18 @@ PROMOTION = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': (), 'tensor1': (), 'tensor2': ()}),
+    BASE.but('rank0-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'selfRef': (), 'tensor1': (), 'tensor2': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
-    BASE.but('rank1-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'tensor1': 'BFLOAT16', 'tensor2': 'BFLOAT16'}, shapes={'selfRef': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
-    BASE.but('rank1-INT64', dtypes={'selfRef': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'selfRef': (5,), 'tensor1': (5,), 'tensor2': (5,)}, values={'value': 2}),
+    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'selfRef': (5,), 'tensor1': (5,), 'tensor2': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
-    BASE.but('rank3-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'tensor1': 'FLOAT16', 'tensor2': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4), 'tensor1': (2, 3, 4), 'tensor2': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}),
-    BASE.but('rank4-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'tensor1': 'DOUBLE', 'tensor2': 'DOUBLE'}, shapes={'selfRef': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'selfRef': 'INT64', 'tensor1': 'INT64', 'tensor2': 'INT64', 'value': 'INT64'}, shapes={'selfRef': (2, 3, 1, 4), 'tensor1': (2, 3, 1, 4), 'tensor2': (2, 3, 1, 4)}, values={'value': 2}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2), 'tensor1': (2, 1, 3, 2, 2), 'tensor2': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'tensor1': (2, 1, 2, 3, 1, 2), 'tensor2': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'tensor1': (1, 2, 1, 3, 2, 1, 2), 'tensor2': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'tensor1': (2, 1, 2, 1, 3, 1, 2, 2), 'tensor2': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -99,6 +104,7 @@ LAYOUTS = [
 # Inputs whose shapes broadcast.
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'tensor1': (4,), 'tensor2': (2, 3, 4)}),
+    BASE.but('3x4-with-scalar', shapes={'tensor1': ()}),
 ]
 
 # NumPy scalars of each documented scalar dtype.
@@ -187,9 +193,13 @@ def test_error_row4_not_castable():
 
 
 # line 438: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和tensor1、tensor2的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 438: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和tensor1、tensor2的shape超过8维。)')
-def test_error_row5_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('tensor1-rank9', shapes={'tensor1': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('tensor2-rank9', shapes={'tensor2': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 441: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和tensor1、tensor2的shape不满足broadcast推导关系。

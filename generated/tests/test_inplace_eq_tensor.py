@@ -101,20 +101,25 @@ PROMOTION = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': (), 'other': ()}),
+    BASE.but('rank0-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (), 'other': ()}),
+    BASE.but('rank0-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16'}, shapes={'selfRef': (), 'other': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8'}, shapes={'selfRef': (5,), 'other': (5,)}),
+    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (5,), 'other': (5,)}),
     BASE.but('rank1-COMPLEX64', dtypes={'selfRef': 'COMPLEX64', 'other': 'COMPLEX64'}, shapes={'selfRef': (5,), 'other': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank3-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank3-COMPLEX128', dtypes={'selfRef': 'COMPLEX128', 'other': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT16', dtypes={'selfRef': 'INT16', 'other': 'INT16'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT8', dtypes={'selfRef': 'INT8', 'other': 'INT8'}, shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-UINT8', dtypes={'selfRef': 'UINT8', 'other': 'UINT8'}, shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
+    BASE.but('rank8-BOOL', dtypes={'selfRef': 'BOOL', 'other': 'BOOL'}, shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -147,6 +152,7 @@ LAYOUTS = [
 # Inputs whose shapes broadcast.
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'other': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -230,9 +236,12 @@ def test_error_row5_broadcast(op, case):
 
 
 # line 373: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 373: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度大于8。)')
-def test_error_row6_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row6_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 376: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和other有且仅有一个为空Tensor。

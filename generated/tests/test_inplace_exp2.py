@@ -54,12 +54,17 @@ DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (5,)}),
+    BASE.but('rank1-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}),
+    BASE.but('rank3-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -122,6 +127,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 324: 161002 ACLNN_ERR_PARAM_INVALID: 参数selfRef的维度超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 324: 161002 ACLNN_ERR_PARAM_INVALID: 参数selfRef的维度超过8维。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)

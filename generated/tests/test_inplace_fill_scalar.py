@@ -66,20 +66,25 @@ DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': ()}),
+    BASE.but('rank0-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (5,)}),
-    BASE.but('rank1-INT16', dtypes={'selfRef': 'INT16'}, shapes={'selfRef': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (5,)}),
+    BASE.but('rank1-UINT8', dtypes={'selfRef': 'UINT8'}, shapes={'selfRef': (5,)}),
     BASE.but('rank1-BOOL', dtypes={'selfRef': 'BOOL', 'value': 'BOOL'}, shapes={'selfRef': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-UINT8', dtypes={'selfRef': 'UINT8'}, shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, shapes={'selfRef': (2, 3, 4)}),
+    BASE.but('rank3-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 4)}),
     BASE.but('rank3-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT8', dtypes={'selfRef': 'INT8'}, shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT64', dtypes={'selfRef': 'INT64'}, shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-COMPLEX128', dtypes={'selfRef': 'COMPLEX128'}, shapes={'selfRef': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT16', dtypes={'selfRef': 'INT16'}, shapes={'selfRef': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT32', dtypes={'selfRef': 'INT32'}, shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT64', dtypes={'selfRef': 'INT64'}, shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-DOUBLE', dtypes={'selfRef': 'DOUBLE'}, shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
+    BASE.but('rank8-COMPLEX64', dtypes={'selfRef': 'COMPLEX64'}, shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -174,6 +179,8 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 152: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape维度超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 152: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape维度超过8维。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)

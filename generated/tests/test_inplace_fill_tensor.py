@@ -108,9 +108,11 @@ def test_error_row3_unsupported_dtype(op, case):
 
 
 # line 154: 161002 ACLNN_ERR_PARAM_INVALID: 参数value的数据维度大于1维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 154: 161002 ACLNN_ERR_PARAM_INVALID: 参数value的数据维度大于1维。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('value-rank2', shapes={'value': (3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 157: 161002 ACLNN_ERR_PARAM_INVALID: 参数value的数据维度=1，但size!=1。
@@ -120,6 +122,8 @@ def test_error_row5_unclassified():
 
 
 # line 160: 161002 ACLNN_ERR_PARAM_INVALID: 参数selfRef的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 160: 161002 ACLNN_ERR_PARAM_INVALID: 参数selfRef的维度大于8。)')
-def test_error_row6_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row6_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -135,6 +135,7 @@ LAYOUTS = [
 # Inputs whose shapes broadcast.
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'other': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -220,6 +221,7 @@ def test_error_row5_broadcast(op, case):
 # line 382: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度大于8。
 @pytest.mark.parametrize("case", [
     BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row6_rank(op, case):
     t.check_error(op, case, status=161002)

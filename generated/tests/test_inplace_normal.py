@@ -143,9 +143,11 @@ def test_error_row4_unclassified():
 
 
 # line 192: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 192: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。)')
-def test_error_row5_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 100: std in [0, inf)

@@ -68,19 +68,24 @@ DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'self': (), 'exponent': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'self': 'FLOAT16', 'exponent': 'FLOAT16'}, shapes={'self': (), 'exponent': ()}),
+    BASE.but('rank0-INT16', dtypes={'self': 'INT16', 'exponent': 'INT16'}, shapes={'self': (), 'exponent': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,), 'exponent': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'self': 'FLOAT16', 'exponent': 'FLOAT16'}, shapes={'self': (5,), 'exponent': (5,)}),
-    BASE.but('rank1-INT64', dtypes={'self': 'INT64', 'exponent': 'INT64'}, shapes={'self': (5,), 'exponent': (5,)}),
-    BASE.but('rank1-COMPLEX64', dtypes={'self': 'COMPLEX64', 'exponent': 'COMPLEX64'}, shapes={'self': (5,), 'exponent': (5,)}),
+    BASE.but('rank1-DOUBLE', dtypes={'self': 'DOUBLE', 'exponent': 'DOUBLE'}, shapes={'self': (5,), 'exponent': (5,)}),
     BASE.but('rank1-BFLOAT16', dtypes={'self': 'BFLOAT16', 'exponent': 'BFLOAT16'}, shapes={'self': (5,), 'exponent': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4), 'exponent': (2, 3, 4)}),
-    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE', 'exponent': 'DOUBLE'}, shapes={'self': (2, 3, 4), 'exponent': (2, 3, 4)}),
-    BASE.but('rank3-INT8', dtypes={'self': 'INT8', 'exponent': 'INT8'}, shapes={'self': (2, 3, 4), 'exponent': (2, 3, 4)}),
-    BASE.but('rank3-COMPLEX128', dtypes={'self': 'COMPLEX128', 'exponent': 'COMPLEX128'}, shapes={'self': (2, 3, 4), 'exponent': (2, 3, 4)}),
+    BASE.but('rank3-INT32', dtypes={'self': 'INT32', 'exponent': 'INT32'}, shapes={'self': (2, 3, 4), 'exponent': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4), 'exponent': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT32', dtypes={'self': 'INT32', 'exponent': 'INT32'}, shapes={'self': (2, 3, 1, 4), 'exponent': (2, 3, 1, 4)}),
-    BASE.but('rank4-UINT8', dtypes={'self': 'UINT8', 'exponent': 'UINT8'}, shapes={'self': (2, 3, 1, 4), 'exponent': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT16', dtypes={'self': 'INT16', 'exponent': 'INT16'}, shapes={'self': (2, 3, 1, 4), 'exponent': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT64', dtypes={'self': 'INT64', 'exponent': 'INT64'}, shapes={'self': (2, 3, 1, 4), 'exponent': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2), 'exponent': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT8', dtypes={'self': 'INT8', 'exponent': 'INT8'}, shapes={'self': (2, 1, 3, 2, 2), 'exponent': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2), 'exponent': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-UINT8', dtypes={'self': 'UINT8', 'exponent': 'UINT8'}, shapes={'self': (2, 1, 2, 3, 1, 2), 'exponent': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'exponent': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-COMPLEX64', dtypes={'self': 'COMPLEX64', 'exponent': 'COMPLEX64'}, shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'exponent': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'exponent': (2, 1, 2, 1, 3, 1, 2, 2)}),
+    BASE.but('rank8-COMPLEX128', dtypes={'self': 'COMPLEX128', 'exponent': 'COMPLEX128'}, shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'exponent': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -112,6 +117,7 @@ LAYOUTS = [
 # Inputs whose shapes broadcast.
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'exponent': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'exponent': ()}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -162,9 +168,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 354: 161002 ACLNN_ERR_PARAM_INVALID: self和exponent的shape大于8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 354: 161002 ACLNN_ERR_PARAM_INVALID: self和exponent的shape大于8维。)')
-def test_error_row3_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('exponent-rank9', shapes={'exponent': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row3_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 357: 161002 ACLNN_ERR_PARAM_INVALID: self和exponent无法满足数据类型推导规则。

@@ -73,14 +73,19 @@ PROMOTION = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': (), 'other': ()}),
+    BASE.but('rank0-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (), 'other': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-INT32', dtypes={'selfRef': 'INT32', 'other': 'INT32'}, shapes={'selfRef': (5,), 'other': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (5,), 'other': (5,)}),
+    BASE.but('rank1-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (5,), 'other': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-INT64', dtypes={'selfRef': 'INT64', 'other': 'INT64'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank3-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-FLOAT16', dtypes={'selfRef': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank4-DOUBLE', dtypes={'selfRef': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'selfRef': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-BFLOAT16', dtypes={'selfRef': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'selfRef': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -103,6 +108,7 @@ LAYOUTS = [
 # Inputs whose shapes broadcast.
 BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'selfRef': (2, 3, 4), 'other': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
 ]
 
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
@@ -189,6 +195,9 @@ def test_error_row6_broadcast(op, case):
 
 
 # line 258: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度数大于8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 258: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、other的维度数大于8维。)')
-def test_error_row7_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row7_rank(op, case):
+    t.check_error(op, case, status=161002)

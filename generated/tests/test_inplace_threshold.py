@@ -56,16 +56,21 @@ DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'selfRef': ()}),
+    BASE.but('rank0-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': ()}),
     BASE.but('rank1-FLOAT', shapes={'selfRef': (5,)}),
-    BASE.but('rank1-BFLOAT16', dtypes={'selfRef': 'BFLOAT16'}, shapes={'selfRef': (5,)}),
-    BASE.but('rank1-INT8', dtypes={'selfRef': 'INT8', 'threshold': 'INT8'}, shapes={'selfRef': (5,)}, values={'threshold': 2}),
-    BASE.but('rank1-INT64', dtypes={'selfRef': 'INT64', 'threshold': 'INT64'}, shapes={'selfRef': (5,)}, values={'threshold': 2}),
+    BASE.but('rank1-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-FLOAT16', dtypes={'selfRef': 'FLOAT16'}, shapes={'selfRef': (2, 3, 4)}),
-    BASE.but('rank3-UINT8', dtypes={'selfRef': 'UINT8', 'threshold': 'UINT8'}, shapes={'selfRef': (2, 3, 4)}, values={'threshold': 2}),
+    BASE.but('rank3-INT32', dtypes={'selfRef': 'INT32', 'threshold': 'INT32'}, shapes={'selfRef': (2, 3, 4)}, values={'threshold': 2}),
     BASE.but('rank4-FLOAT', shapes={'selfRef': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT32', dtypes={'selfRef': 'INT32', 'threshold': 'INT32'}, shapes={'selfRef': (2, 3, 1, 4)}, values={'threshold': 2}),
-    BASE.but('rank4-INT16', dtypes={'selfRef': 'INT16', 'threshold': 'INT16'}, shapes={'selfRef': (2, 3, 1, 4)}, values={'threshold': 2}),
+    BASE.but('rank4-INT8', dtypes={'selfRef': 'INT8', 'threshold': 'INT8'}, shapes={'selfRef': (2, 3, 1, 4)}, values={'threshold': 2}),
+    BASE.but('rank5-FLOAT', shapes={'selfRef': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-UINT8', dtypes={'selfRef': 'UINT8', 'threshold': 'UINT8'}, shapes={'selfRef': (2, 1, 3, 2, 2)}, values={'threshold': 2}),
+    BASE.but('rank6-FLOAT', shapes={'selfRef': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT16', dtypes={'selfRef': 'INT16', 'threshold': 'INT16'}, shapes={'selfRef': (2, 1, 2, 3, 1, 2)}, values={'threshold': 2}),
+    BASE.but('rank7-FLOAT', shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-INT64', dtypes={'selfRef': 'INT64', 'threshold': 'INT64'}, shapes={'selfRef': (1, 2, 1, 3, 2, 1, 2)}, values={'threshold': 2}),
+    BASE.but('rank8-FLOAT', shapes={'selfRef': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -154,6 +159,8 @@ def test_error_row3_not_castable(op, case):
 
 
 # line 334: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 334: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。)')
-def test_error_row4_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank9', shapes={'selfRef': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row4_rank(op, case):
+    t.check_error(op, case, status=161002)

@@ -171,6 +171,7 @@ BROADCAST = [
     BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'other': (4,)}),
     BASE.but('4-with-2x3x4', shapes={'self': (4,), 'other': (2, 3, 4)}),
     BASE.but('scalar-with-3x4', shapes={'self': ()}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
 ]
 
@@ -244,6 +245,7 @@ def test_error_row2_unsupported_dtype(op, case):
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: self、other或out的维度大于8。
 @pytest.mark.parametrize("case", [
     BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
     BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):

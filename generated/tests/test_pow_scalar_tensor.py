@@ -78,19 +78,24 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'exponent': ()}),
+    BASE.but('rank0-FLOAT16', dtypes={'exponent': 'FLOAT16'}, shapes={'exponent': ()}),
+    BASE.but('rank0-COMPLEX128', dtypes={'exponent': 'COMPLEX128'}, shapes={'exponent': ()}),
     BASE.but('rank1-FLOAT', shapes={'exponent': (5,)}),
-    BASE.but('rank1-FLOAT16', dtypes={'exponent': 'FLOAT16'}, shapes={'exponent': (5,)}),
-    BASE.but('rank1-INT32', dtypes={'exponent': 'INT32', 'self': 'INT32'}, shapes={'exponent': (5,)}, values={'self': 2}),
-    BASE.but('rank1-UINT8', dtypes={'exponent': 'UINT8', 'self': 'UINT8'}, shapes={'exponent': (5,)}, values={'self': 2}),
+    BASE.but('rank1-DOUBLE', dtypes={'exponent': 'DOUBLE'}, shapes={'exponent': (5,)}),
     BASE.but('rank1-BFLOAT16', dtypes={'exponent': 'BFLOAT16'}, shapes={'exponent': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'exponent': (2, 3, 4)}),
-    BASE.but('rank3-DOUBLE', dtypes={'exponent': 'DOUBLE'}, shapes={'exponent': (2, 3, 4)}),
-    BASE.but('rank3-INT64', dtypes={'exponent': 'INT64', 'self': 'INT64'}, shapes={'exponent': (2, 3, 4)}, values={'self': 2}),
-    BASE.but('rank3-COMPLEX64', dtypes={'exponent': 'COMPLEX64'}, shapes={'exponent': (2, 3, 4)}),
+    BASE.but('rank3-INT16', dtypes={'exponent': 'INT16', 'self': 'INT16'}, shapes={'exponent': (2, 3, 4)}, values={'self': 2}),
     BASE.but('rank4-FLOAT', shapes={'exponent': (2, 3, 1, 4)}),
-    BASE.but('rank4-INT16', dtypes={'exponent': 'INT16', 'self': 'INT16'}, shapes={'exponent': (2, 3, 1, 4)}, values={'self': 2}),
-    BASE.but('rank4-INT8', dtypes={'exponent': 'INT8', 'self': 'INT8'}, shapes={'exponent': (2, 3, 1, 4)}, values={'self': 2}),
-    BASE.but('rank4-COMPLEX128', dtypes={'exponent': 'COMPLEX128'}, shapes={'exponent': (2, 3, 1, 4)}),
+    BASE.but('rank4-INT32', dtypes={'exponent': 'INT32', 'self': 'INT32'}, shapes={'exponent': (2, 3, 1, 4)}, values={'self': 2}),
+    BASE.but('rank5-FLOAT', shapes={'exponent': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-INT64', dtypes={'exponent': 'INT64', 'self': 'INT64'}, shapes={'exponent': (2, 1, 3, 2, 2)}, values={'self': 2}),
+    BASE.but('rank6-FLOAT', shapes={'exponent': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank6-INT8', dtypes={'exponent': 'INT8', 'self': 'INT8'}, shapes={'exponent': (2, 1, 2, 3, 1, 2)}, values={'self': 2}),
+    BASE.but('rank7-FLOAT', shapes={'exponent': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank7-UINT8', dtypes={'exponent': 'UINT8', 'self': 'UINT8'}, shapes={'exponent': (1, 2, 1, 3, 2, 1, 2)}, values={'self': 2}),
+    BASE.but('rank8-FLOAT', shapes={'exponent': (2, 1, 2, 1, 3, 1, 2, 2)}),
+    BASE.but('rank8-COMPLEX64', dtypes={'exponent': 'COMPLEX64'}, shapes={'exponent': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -89,14 +89,19 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'self': (), 'other': ()}),
+    BASE.but('rank0-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, shapes={'self': (), 'other': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,), 'other': (5,)}),
-    BASE.but('rank1-INT32', dtypes={'self': 'INT32', 'other': 'INT32'}, shapes={'self': (5,), 'other': (5,)}),
-    BASE.but('rank1-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (5,), 'other': (5,)}),
+    BASE.but('rank1-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, shapes={'self': (5,), 'other': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-INT64', dtypes={'self': 'INT64', 'other': 'INT64'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
-    BASE.but('rank3-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
+    BASE.but('rank3-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 4), 'other': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
-    BASE.but('rank4-FLOAT16', dtypes={'self': 'FLOAT16', 'other': 'FLOAT16'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank4-DOUBLE', dtypes={'self': 'DOUBLE', 'other': 'DOUBLE'}, shapes={'self': (2, 3, 1, 4), 'other': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank5-BFLOAT16', dtypes={'self': 'BFLOAT16', 'other': 'BFLOAT16'}, shapes={'self': (2, 1, 3, 2, 2), 'other': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2), 'other': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2), 'other': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2), 'other': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -128,6 +133,8 @@ BROADCAST = [
     BASE.but('1x4-with-3x1', shapes={'self': (1, 4), 'other': (3, 1)}),
     BASE.but('2x3x4-with-4', shapes={'self': (2, 3, 4), 'other': (4,)}),
     BASE.but('4-with-2x3x4', shapes={'self': (4,), 'other': (2, 3, 4)}),
+    BASE.but('scalar-with-3x4', shapes={'self': ()}),
+    BASE.but('3x4-with-scalar', shapes={'other': ()}),
     BASE.but('2x1x4-with-3x1', shapes={'self': (2, 1, 4), 'other': (3, 1)}),
 ]
 
@@ -228,6 +235,10 @@ def test_error_row6_broadcast(op, case):
 
 
 # line 143: 161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度数大于8维。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 143: 161002 ACLNN_ERR_PARAM_INVALID: self、other、out的维度数大于8维。)')
-def test_error_row7_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row7_rank(op, case):
+    t.check_error(op, case, status=161002)

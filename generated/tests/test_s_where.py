@@ -90,11 +90,14 @@ BROADCAST = [
     BASE.but('condition-3', shapes={'condition': (3,)}),
     BASE.but('condition-1x3', shapes={'condition': (1, 3)}),
     BASE.but('condition-2x1', shapes={'condition': (2, 1)}),
+    BASE.but('condition-scalar', shapes={'condition': ()}),
     BASE.but('self-3', shapes={'self': (3,)}),
     BASE.but('self-1x3', shapes={'self': (1, 3)}),
     BASE.but('self-2x1', shapes={'self': (2, 1)}),
+    BASE.but('self-scalar', shapes={'self': ()}),
     BASE.but('other-3', shapes={'other': (3,)}),
     BASE.but('other-2x1', shapes={'other': (2, 1)}),
+    BASE.but('other-scalar', shapes={'other': ()}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -179,9 +182,13 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 106: 161002 ACLNN_ERR_PARAM_INVALID: self或other或condition的数据类型和维度不在支持的范围之内。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 106: 161002 ACLNN_ERR_PARAM_INVALID: self或other或condition的数据类型和维度不在支持的范围之内。)')
-def test_error_row2_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('other-rank9', shapes={'other': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('condition-rank9', shapes={'condition': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row2_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 109: 161002 ACLNN_ERR_PARAM_INVALID: self和other无法做数据类型推导。

@@ -69,11 +69,16 @@ OUT_DTYPES = [
 
 # Every documented rank, in every dtype.
 RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'self': ()}),
+    BASE.but('rank0-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': ()}),
     BASE.but('rank1-FLOAT', shapes={'self': (5,)}),
-    BASE.but('rank1-BOOL', dtypes={'self': 'BOOL'}, shapes={'self': (5,)}),
+    BASE.but('rank1-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (5,)}),
     BASE.but('rank3-FLOAT', shapes={'self': (2, 3, 4)}),
-    BASE.but('rank3-DOUBLE', dtypes={'self': 'DOUBLE'}, shapes={'self': (2, 3, 4)}),
     BASE.but('rank4-FLOAT', shapes={'self': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'self': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'self': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'self': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'self': (2, 1, 2, 1, 3, 1, 2, 2)}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -129,9 +134,12 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 154: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型和维度不在支持的范围之内。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 154: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型和维度不在支持的范围之内。)')
-def test_error_row2_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row2_rank(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 157: 161002 ACLNN_ERR_PARAM_INVALID: 推导出的数据类型无法转换为指定输出out的类型。
@@ -150,6 +158,9 @@ def test_error_row4_shape_mismatch(op, case):
 
 
 # line 163: 161002 ACLNN_ERR_PARAM_INVALID: self与out的维度大于8。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 163: 161002 ACLNN_ERR_PARAM_INVALID: self与out的维度大于8。)')
-def test_error_row5_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rank(op, case):
+    t.check_error(op, case, status=161002)

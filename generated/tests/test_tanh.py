@@ -176,6 +176,7 @@ def test_error_row3_not_castable(op, case):
 # line 179: 161002 ACLNN_ERR_PARAM_INVALID: self和out的维度大于8。
 @pytest.mark.parametrize("case", [
     BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row4_rank(op, case):
     t.check_error(op, case, status=161002)

@@ -181,6 +181,8 @@ def test_error_row6_unclassified():
 
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: self维度大于8，或小于2。
-@pytest.mark.skip(reason='it names no tensor with a documented rank bound (line 210: 161002 ACLNN_ERR_PARAM_INVALID: self维度大于8，或小于2。)')
-def test_error_row7_rank():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank9', shapes={'self': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+], ids=lambda case: case.id)
+def test_error_row7_rank(op, case):
+    t.check_error(op, case, status=161002)

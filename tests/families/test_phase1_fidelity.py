@@ -225,6 +225,13 @@ PROBES = [
     # "多个输入tensor之间的shape信息不匹配" is 561002.
     ("AddLora-y-rows", "aclnnAddLora", add_lora(y_rows=5), TILING, "the shape rows' 561002"),
     ("AddLora-rows-agree", "aclnnAddLora", add_lora(y_rows=4), OK, "dimension 0 of y and x"),
+    # More than 8 dimensions, where only an error row bounds the ranks (the table's 维度 column is "-" or
+    # absent) or the row's prose says "不支持8维以上" (gen.parse.param_ranks, CANN's CHECK_MAX_DIM).
+    ("Acos-rank9", "aclnnAcos", [tensor([1] * 8 + [2]), tensor([1] * 8 + [2])], INVALID, "input或out的维数大于8"),
+    ("Acos-rank8", "aclnnAcos", [tensor([1] * 7 + [2]), tensor([1] * 7 + [2])], OK, "8 dimensions pass"),
+    ("Cumsum-rank9", "aclnnCumsum", [tensor([1] * 8 + [2]), 0, 0, tensor([1] * 8 + [2])], INVALID,
+     "数据维度不支持8维以上"),
+    ("Triu-vector", "aclnnTriu", [tensor([4]), 0, tensor([4])], INVALID, "self维度大于8，或小于2"),
     # A NULL output CANN's CheckNotNull leaves out (gen.conventions 3).
     ("Min-null-out", "aclnnMin", [tensor([2, 3]), None], INNER_NULL, "convention 3"),
     # PyTorch's calls that a family refuses by a page's rule, each citing its line (the OpInfo sweep's
@@ -281,7 +288,9 @@ def test_the_output_size_refusal_cites_its_page_row():
                                          ("ConstantPadNd-zero-extent", "aclnnConstantPadNd.md:247"),
                                          ("Gather-0d-self", "aclnnGather.md:127"),
                                          ("MultilabelMarginLoss-0d-self", "aclnnMultilabelMarginLoss.md:112"),
-                                         ("UnfoldGrad-leading-dim", "aclnnUnfoldGrad.md:229")])
+                                         ("UnfoldGrad-leading-dim", "aclnnUnfoldGrad.md:229"),
+                                         ("Acos-rank9", "aclnnAcos&aclnnInplaceAcos.md:178"),
+                                         ("Triu-vector", "aclnnTriu&aclnnInplaceTriu.md:210")])
 def test_a_refusal_cites_the_page_line_it_enforces(name, cited):
     message = answers()[name][1]
     assert message.endswith(f"({cited})"), message

@@ -33,13 +33,16 @@ def test_dtype_cell_with_per_product_lines():
 
 @pytest.mark.parametrize("cell,rank", [("0-8", (0, 8)), ("1-8", (1, 8)), ("0–8", (0, 8)), ("2", (2, 2)),
                                        ("4-5", (4, 5)), ("1~8", (1, 8)), ("≤8", (0, 8)), ("-", None),
-                                       ("与self一致", None), ("(m, k)", None)])
+                                       ("不高于8维", (0, 8)), ("与self一致", None), ("(m, k)", None)])
 def test_rank_cells(cell, rank):
     assert prose.rank_cell(cell) == rank
 
 
 @pytest.mark.parametrize("text,rank", [("shape维度不高于8维", (0, 8)), ("维度支持1-8维", (1, 8)),
-                                       ("The dimension cannot exceed 8.", (0, 8)), ("shape与self一致", None)])
+                                       ("The dimension cannot exceed 8.", (0, 8)), ("shape与self一致", None),
+                                       # 以上 as "beyond": 8 itself is allowed (aclnnCumsum.md:88); 及以上 is not read.
+                                       ("数据维度不支持8维以上。", (0, 8)), ("数据维度不支持8维及以上。", None),
+                                       ("Device侧的tensor，支持1维~8维。", (1, 8))])
 def test_rank_in_prose(text, rank):
     assert prose.rank_in_prose(text) == rank
 

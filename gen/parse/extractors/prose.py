@@ -325,7 +325,8 @@ def names_in(text: str, names: Collection[str]) -> tuple[str, ...]:
 
 _RANGE = lazy_pattern(r"^\s*(\d+)\s*(?:-|–|—|~|～|至|到|to)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
 _SINGLE = lazy_pattern(r"^\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
-_AT_MOST = lazy_pattern(r"^\s*(?:≤|<=|不超过|不大于|小于等于|最多|最大|up\s+to|at\s+most)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$", re.I)
+_AT_MOST = lazy_pattern(r"^\s*(?:≤|<=|不超过|不大于|不高于|小于等于|最多|最大|up\s+to|at\s+most)\s*(\d+)\s*(?:维|D|dims?|dimensions?)?\s*$",
+                        re.I)
 _MAX_RANK = 64
 
 
@@ -344,19 +345,25 @@ def rank_cell(text: str) -> Optional[tuple[int, int]]:
 
 _PROSE_RANGE = lazy_pattern(r"(?:维度|shape|dimensions?|rank)[^。；;\n,，]{0,12}?(\d+)\s*(?:-|–|~|～|至|到|to)\s*(\d+)\s*(?:维|D\b|dims?\b|dimensions?)",
                           re.I)
+# "Device侧的tensor，支持1维~8维" (aclnnSign.md:87): a range whose numbers each say 维, with no 维度 before it.
+_PROSE_SUPPORTED_RANGE = lazy_pattern(r"支持\s*(\d+)\s*维\s*(?:-|–|~|～|至|到)\s*(\d+)\s*维")
 _PROSE_AT_MOST = lazy_pattern(
     r"(?:维度|shape(?:的)?维度|dimensions?|rank)[^。；;\n,，]{0,10}?(?:不超过|不大于|小于等于|不高于|最多|最大为?|≤|<=|"
     r"not\s+(?:exceed|be\s+greater\s+than|greater\s+than|more\s+than)|cannot\s+exceed|at\s+most|up\s+to|"
     r"no\s+more\s+than|no\s+greater\s+than|less\s+than\s+or\s+equal\s+to)\s*(\d+)", re.I)
 _PROSE_AT_MOST_REV = lazy_pattern(r"(?:最多|不超过|至多|不大于|up\s+to|at\s+most)\s*(\d+)\s*(?:维|dimensions?|D\b)", re.I)
+# "数据维度不支持8维以上": 以上 read as "beyond" (N itself allowed), the reading no stricter than the page,
+# and CANN's (CHECK_MAX_DIM accepts 8 dimensions); "及以上" would take N away, and is not read.
+_PROSE_NONE_ABOVE = lazy_pattern(r"不支持\s*(\d+)\s*维以上")
 
 
 def rank_in_prose(text: str) -> Optional[tuple[int, int]]:
-    """"维度不超过8维", "支持1-8维", "The dimension cannot exceed 8" as inclusive bounds."""
-    match = _PROSE_RANGE.search(text)
+    """"维度不超过8维", "支持1-8维", "支持1维~8维", "不支持8维以上", "The dimension cannot exceed 8" as inclusive
+    bounds."""
+    match = _PROSE_RANGE.search(text) or _PROSE_SUPPORTED_RANGE.search(text)
     if match:
         return _clamp(int(match.group(1)), int(match.group(2)))
-    match = _PROSE_AT_MOST.search(text) or _PROSE_AT_MOST_REV.search(text)
+    match = _PROSE_AT_MOST.search(text) or _PROSE_AT_MOST_REV.search(text) or _PROSE_NONE_ABOVE.search(text)
     if match:
         return _clamp(0, int(match.group(1)))
     return None

@@ -94,6 +94,9 @@ struct ParamSpec {
   // count from the end of the dimension it indexes (aclnnGather's "取值范围[-self.shape[dim],
   // self.shape[dim] - 1]"); -1, they are not supported (aclnnTake's "不支持负索引"); 0, nothing.
   int negative_indices = 0;
+  // The error row that gives rank_min/rank_max where the parameter's row states none (gen.ir.Param.rank_line:
+  // "input或out的维数大于8"): a rank refused cites it; 0, `line`.
+  int rank_line = 0;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

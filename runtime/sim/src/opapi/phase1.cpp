@@ -308,7 +308,7 @@ aclnnStatus CheckRanks(const Call& call) {
     const aclnnStatus status = call.spec.rank_status ? call.spec.rank_status : ACLNN_ERR_PARAM_INVALID;
     return call.Fail(status, who.str() + ": rank " + std::to_string(rank) + " is outside [" +
                                                   std::to_string(p.rank_min) + ", " + std::to_string(p.rank_max) + "]" +
-                                                  Where(call.spec, p.line));
+                                                  Where(call.spec, p.rank_line ? p.rank_line : p.line));
   });
 }
 
