@@ -124,6 +124,10 @@ for name, dt in (("bfloat16", ml_dtypes.bfloat16), ("float16", np.float16)):
     results[f"addmm_{name}"] = aclnn.addmm(mm_bias.astype(dt), mm_a.astype(dt), mm_b.astype(dt), 0.5, 1.5, 0).astype(np.float32)
     results[f"bmm_{name}"] = aclnn.batch_mat_mul(bmm_a.astype(dt), np.broadcast_to(bmm_b.astype(dt), (3, 70, 30)), 0).astype(np.float32)
     results[f"mm_exact_{name}"] = aclnn.mm(exact_a.astype(dt), exact_b.astype(dt), 0).view(np.uint16)
+# float32 on OpenBLAS, whose kernels (its core) the path chooses: the same integers (exact sums:
+# the same bits on every core) and the operands as they are.
+results["mm_float32"] = aclnn.mm(mm_a, mm_b, 0)
+results["mm_exact_float32"] = aclnn.mm(exact_a, exact_b, 0)
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
 stats = aclnn.sim_stats()
 print(json.dumps([stats["kernel_path"], stats["engine_paths"]]))
@@ -187,10 +191,37 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
                 "norm": taken(path)}
     engines = dict(by_path[path][2])
-    # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose.
+    # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose,
+    # OpenBLAS's with its core.
     for dtype in ("bfloat16", "float16"):
-        assert engines.pop(f"matmul.{dtype}").split(":")[0] == matmul_route(path, dtype)
+        route = engines.pop(f"matmul.{dtype}")
+        assert route.split(":")[0] == matmul_route(path, dtype)
+        if route.startswith("openblas:"):
+            assert route == engines["blas"]
+    assert engines.pop("blas").startswith("openblas:")
     assert engines == expected
+
+
+# OpenBLAS's core on the paths below AVX-512; on that path (and auto) the library's own choice.
+OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Nehalem"}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_path_chooses_openblas_kernels(by_path, path):
+    core = by_path[path][2]["blas"].removeprefix("openblas:")
+    assert core == OPENBLAS_CORES.get(taken(path), by_path["auto"][2]["blas"].removeprefix("openblas:"))
+
+
+def test_float32_products_are_accurate_on_each_core(by_path):
+    namespace = {"np": np}
+    exec(_MATMUL_INPUT, namespace)
+    mm_a, mm_b = namespace["mm_a"].astype(np.float64), namespace["mm_b"].astype(np.float64)
+    exact, bound = mm_a @ mm_b, (np.abs(mm_a) @ np.abs(mm_b)) * 300 * 2.0 ** -24
+    reference = by_path["baseline"][1]["mm_exact_float32"]
+    for path in PATHS + ("auto",):
+        got = by_path[path][1]["mm_float32"].astype(np.float64)
+        assert np.all(np.abs(got - exact) <= bound), (path, float(np.max(np.abs(got - exact) - bound)))
+        assert reference.tobytes() == by_path[path][1]["mm_exact_float32"].tobytes(), path
 
 
 @pytest.mark.parametrize("path", PATHS)
