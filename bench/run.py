@@ -26,6 +26,22 @@ KERNEL_PATHS = ("avx512", "avx2", "baseline")  # widest first
 # PyTorch's own kernels for the CPUs each path serves (ATEN_CPU_CAPABILITY), for --torch-kernels
 # matched: a CPU without AVX2 runs PyTorch's "default" build, not its AVX-512 one.
 TORCH_CAPABILITY = {"avx512": "avx512", "avx2": "avx2", "baseline": "default"}
+# ATEN_CPU_CAPABILITY chooses aten's own kernels only: PyTorch's oneDNN (its GELU, its bfloat16 GEMM)
+# and MKL (its float32 GEMM) pick theirs from the CPU, AVX-512 and AMX here whatever it says. Their
+# documented caps hold them to the path too (ONEDNN_VERBOSE=1 shows jit:avx2 for the GELU under
+# ONEDNN_MAX_CPU_ISA=AVX2, jit:sse41 under SSE41); the AVX-512 path leaves both to the CPU, as the
+# simulator's oneDNN and OpenBLAS are left there. The simulator's oneDNN is capped the same by its
+# own call (opapi/onednn.cpp), which takes precedence over these variables in its process.
+TORCH_LIBRARY_CAPS = {
+    "avx512": {},
+    "avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    "baseline": {"ONEDNN_MAX_CPU_ISA": "SSE41", "DNNL_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"},
+}
+
+
+def torch_kernels_for(path: str) -> dict[str, str]:
+    """The environment that holds PyTorch to `path`'s CPUs: aten's capability and its libraries' caps."""
+    return {"ATEN_CPU_CAPABILITY": TORCH_CAPABILITY[path], **TORCH_LIBRARY_CAPS[path]}
 
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
@@ -105,12 +121,12 @@ def engines_off_path(path: str, engine_paths: dict[str, str]) -> list[str]:
 def run_per_path(name: str, args: list[str], paths: list[str], matched: bool = False) -> dict:
     """The section on each path: the first path's result, with the others' in its "other_paths".
     `matched`: PyTorch runs its kernels for the path's CPUs too, instead of this CPU's widest."""
-    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path,
-                                              **({"ATEN_CPU_CAPABILITY": TORCH_CAPABILITY[path]} if matched else {})})
+    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path, **(torch_kernels_for(path) if matched else {})})
                for path in paths}
     for path, result in results.items():
         if matched:
             result["torch_kernels_matched"] = True
+            result["torch_library_caps"] = TORCH_LIBRARY_CAPS[path]
         if "error" not in result and result.get("kernel_path") != path:
             result["error"] = f"asked for the {path} path, the simulator ran {result.get('kernel_path')}"
         elif "error" not in result and (strays := engines_off_path(path, result.get("engine_paths") or {})):
@@ -148,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                         + " on (default: every path this CPU runs, of " + ", ".join(KERNEL_PATHS) + ")")
     parser.add_argument("--torch-kernels", choices=("widest", "matched"), default="widest",
                         help="PyTorch's kernels on each path: this CPU's widest (default), or its build for the "
-                             "path's CPUs (ATEN_CPU_CAPABILITY default for baseline, avx2 for avx2)")
+                             "path's CPUs (ATEN_CPU_CAPABILITY default for baseline, avx2 for avx2; its oneDNN and "
+                             "MKL capped at SSE4 and AVX2)")
     args = parser.parse_args(argv)
     mode_name = "quick" if args.quick else "full" if args.full else "default"
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]

@@ -156,3 +156,12 @@ def test_a_path_measured_against_pytorchs_own_build_for_it_says_so():
     section = {"kernel_path": "baseline", "torch_kernels_matched": True, "torch_capability": "DEFAULT", "rows": [row]}
     assert targets({"kernels": section})[0]["target"] == (
         "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype) [baseline path, PyTorch's DEFAULT kernels]")
+    # PyTorch's oneDNN and MKL are held to the path too (they ignore ATEN_CPU_CAPABILITY), and the lines say so.
+    from bench.run import TORCH_LIBRARY_CAPS, torch_kernels_for
+
+    assert set(TORCH_LIBRARY_CAPS) == set(KERNEL_PATHS) and TORCH_LIBRARY_CAPS["avx512"] == {}
+    assert torch_kernels_for("avx2") == {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                                         "DNNL_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+    capped = {**section, "torch_library_caps": TORCH_LIBRARY_CAPS["baseline"]}
+    assert targets({"kernels": capped})[0]["target"].endswith(
+        "[baseline path, PyTorch's DEFAULT kernels, its oneDNN at SSE41, MKL at SSE4_2]")
