@@ -65,6 +65,8 @@ to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), fini
 # path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
 nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
                     * 2 + [0x7f800001, 0xffc00001], np.uint32)
+high = np.arange(1 << 16, dtype=np.uint32) << 16
+to_bfloat16_bits = np.concatenate([high, high | 0x8000, high | 0x7fff, high | 0x8001])
 norm_x = rng.standard_normal((2, 64, 6, 6)).astype(np.float32)
 norm_w = rng.uniform(0.5, 1.5, 64).astype(np.float32)
 def norm_in_place():
@@ -101,6 +103,10 @@ results = {
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
     "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
     "nan_to_half": aclnn.cast(nan_bits.view(np.float32), np.float16).view(np.uint16),
+    # float32 -> BFLOAT16 through the engine's rows (8 at a time on the AVX2 path, a NaN-free step
+    # without the NaN's blend): every BFLOAT16's float, the halfway cases above it and either side
+    # of them (ties to even, carries into the exponent, overflow to infinity), NaNs with payloads.
+    "to_bfloat16": aclnn.cast(to_bfloat16_bits.view(np.float32), ml_dtypes.bfloat16).view(np.uint16),
     # The norm family writes a dense out directly: an out that is the input itself is read row by
     # row before it is written there.
     "norm_elsewhere": aclnn.group_norm_silu(norm_x, norm_w, norm_w[::-1].copy(), 8, 1e-5)[0],
@@ -271,6 +277,13 @@ def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16).astype(np.float32)
     expected = np.stack([bfloat16_bits(every * np.float32(factor)) for factor in BFLOAT16_FACTORS])
     np.testing.assert_array_equal(by_path[path][1]["mul_every_bfloat16"], expected)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_float32_to_bfloat16_rounds_to_nearest_even_on_each_path(by_path, path):
+    high = np.arange(1 << 16, dtype=np.uint32) << 16
+    values = np.concatenate([high, high | 0x8000, high | 0x7fff, high | 0x8001]).view(np.float32)
+    np.testing.assert_array_equal(by_path[path][1]["to_bfloat16"], bfloat16_bits(values))
 
 
 @pytest.mark.parametrize("path", PATHS)
