@@ -386,3 +386,35 @@ def test_transcendental_activations_are_accurate_on_each_path(by_path, path):
             with np.errstate(over="ignore"):
                 np.testing.assert_allclose(results[name + suffix], reference.astype(dtype), rtol=rtol, atol=atol,
                                            equal_nan=True, err_msg=f"{name}{suffix} on the {path} path")
+
+
+_CORE_SCRIPT = """
+import ctypes, json
+import numpy as np
+import aclnn
+aclnn.mm(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), 0)
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+left = libc.getenv(b"OPENBLAS_CORETYPE")
+print(json.dumps([aclnn.sim_stats()["engine_paths"]["blas"], left and left.decode()]))
+"""
+
+
+@pytest.mark.parametrize("own", [None, "Nehalem"])
+def test_openblas_core_is_set_for_the_load_alone_and_a_users_own_wins(own):
+    # The simulator sets OPENBLAS_CORETYPE while OpenBLAS loads and puts the environment back as it
+    # was (a subprocess's NumPy is not capped); one the user set is OpenBLAS's documented switch
+    # and is left to decide.
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    if taken("avx2") != "avx2":
+        pytest.skip("this CPU has no AVX2 path")
+    env = subprocess_env(ACLNN_SIM_ISA="avx2")
+    env.pop("OPENBLAS_CORETYPE", None)
+    if own:
+        env["OPENBLAS_CORETYPE"] = own
+    proc = subprocess.run([sys.executable, "-c", _CORE_SCRIPT], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    route, left = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert route == f"openblas:{own or 'Haswell'}"
+    assert left == own
