@@ -66,10 +66,14 @@ def by_path(section: dict) -> list[tuple[str, dict]]:
 
 
 def _on(path: str, result: dict | None = None) -> str:
-    """" [avx2 path]"; " [avx2 path, PyTorch's AVX2 kernels]" where PyTorch ran its build for that
-    path's CPUs (bench.run --torch-kernels matched) rather than this CPU's widest."""
+    """" [avx2 path]"; " [avx2 path, PyTorch's avx2 kernels, its oneDNN at AVX2, MKL at AVX2]" where
+    PyTorch ran its build for that path's CPUs, its libraries capped to them (bench.run --torch-kernels
+    matched), rather than this CPU's widest."""
     if result and result.get("torch_kernels_matched"):
-        return f" [{path} path, PyTorch's {result.get('torch_capability')} kernels]"
+        caps = result.get("torch_library_caps") or {}
+        capped = (f", its oneDNN at {caps['ONEDNN_MAX_CPU_ISA']}, MKL at {caps['MKL_ENABLE_INSTRUCTIONS']}"
+                  if caps else "")
+        return f" [{path} path, PyTorch's {result.get('torch_capability')} kernels{capped}]"
     return f" [{path} path]" if path else ""
 
 

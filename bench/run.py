@@ -26,6 +26,22 @@ KERNEL_PATHS = ("avx512", "avx2", "baseline")  # widest first
 # PyTorch's own kernels for the CPUs each path serves (ATEN_CPU_CAPABILITY), for --torch-kernels
 # matched: a CPU without AVX2 runs PyTorch's "default" build, not its AVX-512 one.
 TORCH_CAPABILITY = {"avx512": "avx512", "avx2": "avx2", "baseline": "default"}
+# ATEN_CPU_CAPABILITY chooses aten's own kernels only: PyTorch's oneDNN (its GELU, its bfloat16 GEMM)
+# and MKL (its float32 GEMM) pick theirs from the CPU, AVX-512 and AMX here whatever it says. Their
+# documented caps hold them to the path too (ONEDNN_VERBOSE=1 shows jit:avx2 for the GELU under
+# ONEDNN_MAX_CPU_ISA=AVX2, jit:sse41 under SSE41); the AVX-512 path leaves both to the CPU, as the
+# simulator's oneDNN and OpenBLAS are left there. The simulator's oneDNN is capped the same by its
+# own call (opapi/onednn.cpp), which takes precedence over these variables in its process.
+TORCH_LIBRARY_CAPS = {
+    "avx512": {},
+    "avx2": {"ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    "baseline": {"ONEDNN_MAX_CPU_ISA": "SSE41", "DNNL_MAX_CPU_ISA": "SSE41", "MKL_ENABLE_INSTRUCTIONS": "SSE4_2"},
+}
+
+
+def torch_kernels_for(path: str) -> dict[str, str]:
+    """The environment that holds PyTorch to `path`'s CPUs: aten's capability and its libraries' caps."""
+    return {"ATEN_CPU_CAPABILITY": TORCH_CAPABILITY[path], **TORCH_LIBRARY_CAPS[path]}
 
 # Arguments of each section per mode. The default fits `make bench` in its 10 minutes on two
 # shared cores; --full is the whole corpus; --quick checks the plumbing in seconds.
@@ -68,34 +84,49 @@ def kernel_paths() -> list[str]:
     return found
 
 
+# OpenBLAS's cores by the kernel path whose instructions they use (the simulator tells it Haswell on
+# the AVX2 path, Nehalem on the baseline one; on the AVX-512 path it chooses).
+OPENBLAS_CORE_PATHS = {"Nehalem": "baseline", "Haswell": "avx2", "Zen": "avx2", "SkylakeX": "avx512",
+                       "Cooperlake": "avx512", "SapphireRapids": "avx512"}
+PATH_ORDER = ("baseline", "avx2", "avx512")
+
+
 def route_path(route: str) -> str | None:
-    """The kernel path an engine's route ran: the path itself, a library route's ISA as a path
-    ("onednn:brg:avx512_core_amx" ran avx512; oneDNN is capped by ACLNN_SIM_ISA), or None for a library
-    that picks its kernels by its own dispatch ("openblas": the matmul family's float32 route, and its
-    16-bit one below AVX512-BF16)."""
+    """The kernel path an engine's route ran: the path itself, or a library route's ISA as a path
+    ("onednn:brg:avx512_core_amx" ran avx512, "openblas:Haswell" avx2: ACLNN_SIM_ISA caps both), or
+    None for a route that names no ISA (an "openblas" of an older simulator); an ISA or core this
+    table does not know is returned as it is (a path of its own)."""
     library, _, isa = route.rpartition(":")
     if not library:
         return None if route == "openblas" else route
+    if library == "openblas":
+        return OPENBLAS_CORE_PATHS.get(isa, isa)
     return next((path for prefix, path in (("avx512", "avx512"), ("avx2", "avx2"), ("sse41", "baseline"))
                  if isa.startswith(prefix)), isa)
 
 
 def engines_off_path(path: str, engine_paths: dict[str, str]) -> list[str]:
     """The engines whose kernels ran another path than `path` ("softmax ran baseline"): each runs
-    the path asked for (or a narrower library route within it)."""
-    return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items())
-            if route_path(ran) not in (path, None)]
+    the path asked for, a library route within it (OpenBLAS's own choice on the AVX-512 path may
+    be an AVX2 core)."""
+    def off(route: str) -> bool:
+        ran = route_path(route)
+        if ran is None or ran == path:
+            return False
+        library = ":" in route
+        return not (library and ran in PATH_ORDER and PATH_ORDER.index(ran) < PATH_ORDER.index(path))
+    return [f"{engine} ran {ran}" for engine, ran in sorted(engine_paths.items()) if off(ran)]
 
 
 def run_per_path(name: str, args: list[str], paths: list[str], matched: bool = False) -> dict:
     """The section on each path: the first path's result, with the others' in its "other_paths".
     `matched`: PyTorch runs its kernels for the path's CPUs too, instead of this CPU's widest."""
-    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path,
-                                              **({"ATEN_CPU_CAPABILITY": TORCH_CAPABILITY[path]} if matched else {})})
+    results = {path: run_section(name, args, {"ACLNN_SIM_ISA": path, **(torch_kernels_for(path) if matched else {})})
                for path in paths}
     for path, result in results.items():
         if matched:
             result["torch_kernels_matched"] = True
+            result["torch_library_caps"] = TORCH_LIBRARY_CAPS[path]
         if "error" not in result and result.get("kernel_path") != path:
             result["error"] = f"asked for the {path} path, the simulator ran {result.get('kernel_path')}"
         elif "error" not in result and (strays := engines_off_path(path, result.get("engine_paths") or {})):
@@ -133,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                         + " on (default: every path this CPU runs, of " + ", ".join(KERNEL_PATHS) + ")")
     parser.add_argument("--torch-kernels", choices=("widest", "matched"), default="widest",
                         help="PyTorch's kernels on each path: this CPU's widest (default), or its build for the "
-                             "path's CPUs (ATEN_CPU_CAPABILITY default for baseline, avx2 for avx2)")
+                             "path's CPUs (ATEN_CPU_CAPABILITY default for baseline, avx2 for avx2; its oneDNN and "
+                             "MKL capped at SSE4 and AVX2)")
     args = parser.parse_args(argv)
     mode_name = "quick" if args.quick else "full" if args.full else "default"
     chosen = [s.strip() for s in args.sections.split(",") if s.strip()]

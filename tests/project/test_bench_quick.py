@@ -84,11 +84,16 @@ def test_a_run_whose_engines_took_another_path_than_asked_is_an_error():
     assert engines_off_path("avx512", {"elementwise": "avx2", "softmax": "avx512"}) == ["elementwise ran avx2"]
     assert engines_off_path("avx2", {"elementwise": "avx2", "softmax": "baseline"}) == ["softmax ran baseline"]
     assert engines_off_path("baseline", {"elementwise": "avx2"}) == ["elementwise ran avx2"]
-    # A library route by the ISA it ran (oneDNN's, capped by the path); OpenBLAS dispatches by itself.
+    # A library route by the ISA it ran (oneDNN's, capped by the path).
     assert engines_off_path("avx512", {"matmul.bfloat16": "onednn:brg:avx512_core_amx"}) == []
     assert engines_off_path("avx2", {"matmul.bfloat16": "onednn:brg:avx512_core_amx"}) == \
         ["matmul.bfloat16 ran onednn:brg:avx512_core_amx"]
     assert engines_off_path("avx2", {"matmul.bfloat16": "openblas", "softmax": "avx2"}) == []
+    # OpenBLAS by its core: the path's, or a narrower one; never a wider one.
+    assert engines_off_path("avx2", {"blas": "openblas:Haswell", "matmul.float16": "openblas:Haswell"}) == []
+    assert engines_off_path("avx512", {"blas": "openblas:Haswell"}) == []
+    assert engines_off_path("avx2", {"blas": "openblas:SkylakeX"}) == ["blas ran openblas:SkylakeX"]
+    assert engines_off_path("baseline", {"blas": "openblas:Bogus"}) == ["blas ran openblas:Bogus"]
 
 
 def test_the_table_says_which_cpu_it_was_measured_on(quick_results):
@@ -151,3 +156,12 @@ def test_a_path_measured_against_pytorchs_own_build_for_it_says_so():
     section = {"kernel_path": "baseline", "torch_kernels_matched": True, "torch_capability": "DEFAULT", "rows": [row]}
     assert targets({"kernels": section})[0]["target"] == (
         "kernels at 16M at least as fast as PyTorch CPU (worst op/dtype) [baseline path, PyTorch's DEFAULT kernels]")
+    # PyTorch's oneDNN and MKL are held to the path too (they ignore ATEN_CPU_CAPABILITY), and the lines say so.
+    from bench.run import TORCH_LIBRARY_CAPS, torch_kernels_for
+
+    assert set(TORCH_LIBRARY_CAPS) == set(KERNEL_PATHS) and TORCH_LIBRARY_CAPS["avx512"] == {}
+    assert torch_kernels_for("avx2") == {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                                         "DNNL_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+    capped = {**section, "torch_library_caps": TORCH_LIBRARY_CAPS["baseline"]}
+    assert targets({"kernels": capped})[0]["target"].endswith(
+        "[baseline path, PyTorch's DEFAULT kernels, its oneDNN at SSE41, MKL at SSE4_2]")

@@ -65,6 +65,8 @@ to_half = np.concatenate([finite, np.nextafter(finite, np.float32(np.inf)), fini
 # path's, 8 at a time and in the row's tail) gives 0x7e00 with the sign.
 nan_bits = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff, 0x7fa00000, 0xffe01234]
                     * 2 + [0x7f800001, 0xffc00001], np.uint32)
+high = np.arange(1 << 16, dtype=np.uint32) << 16
+to_bfloat16_bits = np.concatenate([high, high | 0x8000, high | 0x7fff, high | 0x8001])
 norm_x = rng.standard_normal((2, 64, 6, 6)).astype(np.float32)
 norm_w = rng.uniform(0.5, 1.5, 64).astype(np.float32)
 def norm_in_place():
@@ -101,6 +103,10 @@ results = {
     "every_half": aclnn.cast(every_half, np.float32).view(np.uint32),
     "to_half": aclnn.cast(to_half, np.float16).view(np.uint16),
     "nan_to_half": aclnn.cast(nan_bits.view(np.float32), np.float16).view(np.uint16),
+    # float32 -> BFLOAT16 through the engine's rows (8 at a time on the AVX2 path, a NaN-free step
+    # without the NaN's blend): every BFLOAT16's float, the halfway cases above it and either side
+    # of them (ties to even, carries into the exponent, overflow to infinity), NaNs with payloads.
+    "to_bfloat16": aclnn.cast(to_bfloat16_bits.view(np.float32), ml_dtypes.bfloat16).view(np.uint16),
     # The norm family writes a dense out directly: an out that is the input itself is read row by
     # row before it is written there.
     "norm_elsewhere": aclnn.group_norm_silu(norm_x, norm_w, norm_w[::-1].copy(), 8, 1e-5)[0],
@@ -124,6 +130,10 @@ for name, dt in (("bfloat16", ml_dtypes.bfloat16), ("float16", np.float16)):
     results[f"addmm_{name}"] = aclnn.addmm(mm_bias.astype(dt), mm_a.astype(dt), mm_b.astype(dt), 0.5, 1.5, 0).astype(np.float32)
     results[f"bmm_{name}"] = aclnn.batch_mat_mul(bmm_a.astype(dt), np.broadcast_to(bmm_b.astype(dt), (3, 70, 30)), 0).astype(np.float32)
     results[f"mm_exact_{name}"] = aclnn.mm(exact_a.astype(dt), exact_b.astype(dt), 0).view(np.uint16)
+# float32 on OpenBLAS, whose kernels (its core) the path chooses: the same integers (exact sums:
+# the same bits on every core) and the operands as they are.
+results["mm_float32"] = aclnn.mm(mm_a, mm_b, 0)
+results["mm_exact_float32"] = aclnn.mm(exact_a, exact_b, 0)
 np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in results.items()})
 stats = aclnn.sim_stats()
 print(json.dumps([stats["kernel_path"], stats["engine_paths"]]))
@@ -187,10 +197,37 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
                 "norm": taken(path)}
     engines = dict(by_path[path][2])
-    # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose.
+    # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose,
+    # OpenBLAS's with its core.
     for dtype in ("bfloat16", "float16"):
-        assert engines.pop(f"matmul.{dtype}").split(":")[0] == matmul_route(path, dtype)
+        route = engines.pop(f"matmul.{dtype}")
+        assert route.split(":")[0] == matmul_route(path, dtype)
+        if route.startswith("openblas:"):
+            assert route == engines["blas"]
+    assert engines.pop("blas").startswith("openblas:")
     assert engines == expected
+
+
+# OpenBLAS's core on the paths below AVX-512; on that path (and auto) the library's own choice.
+OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Nehalem"}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_path_chooses_openblas_kernels(by_path, path):
+    core = by_path[path][2]["blas"].removeprefix("openblas:")
+    assert core == OPENBLAS_CORES.get(taken(path), by_path["auto"][2]["blas"].removeprefix("openblas:"))
+
+
+def test_float32_products_are_accurate_on_each_core(by_path):
+    namespace = {"np": np}
+    exec(_MATMUL_INPUT, namespace)
+    mm_a, mm_b = namespace["mm_a"].astype(np.float64), namespace["mm_b"].astype(np.float64)
+    exact, bound = mm_a @ mm_b, (np.abs(mm_a) @ np.abs(mm_b)) * 300 * 2.0 ** -24
+    reference = by_path["baseline"][1]["mm_exact_float32"]
+    for path in PATHS + ("auto",):
+        got = by_path[path][1]["mm_float32"].astype(np.float64)
+        assert np.all(np.abs(got - exact) <= bound), (path, float(np.max(np.abs(got - exact) - bound)))
+        assert reference.tobytes() == by_path[path][1]["mm_exact_float32"].tobytes(), path
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -240,6 +277,13 @@ def test_bfloat16_products_round_to_nearest_even_on_each_path(by_path, path):
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16).astype(np.float32)
     expected = np.stack([bfloat16_bits(every * np.float32(factor)) for factor in BFLOAT16_FACTORS])
     np.testing.assert_array_equal(by_path[path][1]["mul_every_bfloat16"], expected)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_float32_to_bfloat16_rounds_to_nearest_even_on_each_path(by_path, path):
+    high = np.arange(1 << 16, dtype=np.uint32) << 16
+    values = np.concatenate([high, high | 0x8000, high | 0x7fff, high | 0x8001]).view(np.float32)
+    np.testing.assert_array_equal(by_path[path][1]["to_bfloat16"], bfloat16_bits(values))
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -342,3 +386,35 @@ def test_transcendental_activations_are_accurate_on_each_path(by_path, path):
             with np.errstate(over="ignore"):
                 np.testing.assert_allclose(results[name + suffix], reference.astype(dtype), rtol=rtol, atol=atol,
                                            equal_nan=True, err_msg=f"{name}{suffix} on the {path} path")
+
+
+_CORE_SCRIPT = """
+import ctypes, json
+import numpy as np
+import aclnn
+aclnn.mm(np.ones((8, 8), np.float32), np.ones((8, 8), np.float32), 0)
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+left = libc.getenv(b"OPENBLAS_CORETYPE")
+print(json.dumps([aclnn.sim_stats()["engine_paths"]["blas"], left and left.decode()]))
+"""
+
+
+@pytest.mark.parametrize("own", [None, "Nehalem"])
+def test_openblas_core_is_set_for_the_load_alone_and_a_users_own_wins(own):
+    # The simulator sets OPENBLAS_CORETYPE while OpenBLAS loads and puts the environment back as it
+    # was (a subprocess's NumPy is not capped); one the user set is OpenBLAS's documented switch
+    # and is left to decide.
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    if taken("avx2") != "avx2":
+        pytest.skip("this CPU has no AVX2 path")
+    env = subprocess_env(ACLNN_SIM_ISA="avx2")
+    env.pop("OPENBLAS_CORETYPE", None)
+    if own:
+        env["OPENBLAS_CORETYPE"] = own
+    proc = subprocess.run([sys.executable, "-c", _CORE_SCRIPT], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    route, left = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert route == f"openblas:{own or 'Haswell'}"
+    assert left == own

@@ -575,8 +575,26 @@ struct BFloat16Lanes {  // 8 at a time, in order: the engine's converted rows
   __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Int8 Round(Float8 v) {
     ACLSIM_BFLOAT16_ROUND(UInt8, Int8, v);
   }
+  // Round's result where no lane is a NaN: the Stores test a step for one first. The NaN's blend
+  // costs about what the rounding does (a compare, an or and a vblendvps, 2-3 uops on Intel's
+  // cores) and a NaN is rare: a step that has one takes Round, so every result is Round's.
+  // Measured in a loop of a multiply-add over 16K BFLOAT16 on one core of this Sapphire Rapids:
+  // 0.157 -> 0.120 ns an element; in a rational like GELU's erf, 0.602 -> 0.558 (F16C's FLOAT16:
+  // 0.065 and 0.445). Taking the elements' halves by shifts and masks instead of unpacks and a pack
+  // measured the same (0.602 -> 0.596), and was not kept.
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline Int8 RoundNumber(Float8 v) {
+    const UInt8 bits = (UInt8)v;
+    return (Int8)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  }
+  // Whether any lane of a comparison's mask is set (vmovmskps).
+  __attribute__((target("avx2,f16c,fma"), always_inline)) static inline bool Any(Int8 lanes) {
+    return __builtin_expect(__builtin_ia32_movmskps256((Float8)lanes) != 0, 0);
+  }
   __attribute__((target("avx2,f16c,fma"), always_inline)) static inline void Store(uint16_t* p, const Float8* v) {
-    const Short16 packed = (Short16)__builtin_ia32_packusdw256(Round(v[0]), Int8{});
+    Int8 rounded;
+    if (Any(v[0] != v[0])) rounded = Round(v[0]);
+    else rounded = RoundNumber(v[0]);
+    const Short16 packed = (Short16)__builtin_ia32_packusdw256(rounded, Int8{});
     *reinterpret_cast<StoredShort8*>(p) = __builtin_shufflevector(packed, packed, 0, 1, 2, 3, 8, 9, 10, 11);
   }
 };
@@ -595,8 +613,13 @@ struct BFloat16Pairs {
     v[1] = (Float8)__builtin_shufflevector(zero, halves, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31);
   }
   __attribute__((target("avx2,f16c,fma"), always_inline)) static inline void Store(uint16_t* p, const Float8* v) {
-    *reinterpret_cast<StoredShort16*>(p) =
-        (Short16)__builtin_ia32_packusdw256(BFloat16Lanes::Round(v[0]), BFloat16Lanes::Round(v[1]));
+    using L = BFloat16Lanes;
+    if (L::Any((v[0] != v[0]) | (v[1] != v[1]))) {
+      *reinterpret_cast<StoredShort16*>(p) = (Short16)__builtin_ia32_packusdw256(L::Round(v[0]), L::Round(v[1]));
+    } else {
+      *reinterpret_cast<StoredShort16*>(p) =
+          (Short16)__builtin_ia32_packusdw256(L::RoundNumber(v[0]), L::RoundNumber(v[1]));
+    }
   }
 };
 

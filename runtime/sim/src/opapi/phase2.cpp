@@ -11,6 +11,7 @@
 #include "aclnn_sim/entry.h"
 #include "common/dtypes.h"
 #include "common/internal.h"
+#include "opapi/blas.h"
 #include "opapi/work.h"
 
 namespace aclsim {
@@ -142,6 +143,9 @@ aclnnStatus Run(const ApiSpec& spec, void* workspace, uint64_t workspaceSize, ac
   if (stream && !IsLiveStream(stream)) {
     return Fail(ACLNN_ERR_PARAM_INVALID, std::string(api) + ": stream is not a live stream");
   }
+  // OpenBLAS opens for the kernel path before the first launch registers the fork handlers.
+  std::string why;
+  if (!LoadBlas(&why)) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(api) + ": " + why);
   return LaunchKernel(stream, std::move(held), workspace);
 }
 

@@ -35,22 +35,6 @@
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
-extern "C" {
-int scipy_LAPACKE_sgetrf(int matrix_layout, int m, int n, float* a, int lda, int* ipiv);
-int scipy_LAPACKE_dgetrf(int matrix_layout, int m, int n, double* a, int lda, int* ipiv);
-int scipy_LAPACKE_sgetri(int matrix_layout, int n, float* a, int lda, const int* ipiv);
-int scipy_LAPACKE_dgetri(int matrix_layout, int n, double* a, int lda, const int* ipiv);
-int scipy_LAPACKE_spotrf(int matrix_layout, char uplo, int n, float* a, int lda);
-int scipy_LAPACKE_dpotrf(int matrix_layout, char uplo, int n, double* a, int lda);
-int scipy_LAPACKE_sgeqrf(int matrix_layout, int m, int n, float* a, int lda, float* tau);
-int scipy_LAPACKE_dgeqrf(int matrix_layout, int m, int n, double* a, int lda, double* tau);
-int scipy_LAPACKE_sorgqr(int matrix_layout, int m, int n, int k, float* a, int lda, const float* tau);
-int scipy_LAPACKE_dorgqr(int matrix_layout, int m, int n, int k, double* a, int lda, const double* tau);
-int scipy_LAPACKE_sgesdd(int matrix_layout, char jobz, int m, int n, float* a, int lda, float* s, float* u, int ldu,
-                         float* vt, int ldvt);
-int scipy_LAPACKE_dgesdd(int matrix_layout, char jobz, int m, int n, double* a, int lda, double* s, double* u, int ldu,
-                         double* vt, int ldvt);
-}
 #include <cblas.h>
 
 namespace aclsim {

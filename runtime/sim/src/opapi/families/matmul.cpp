@@ -247,7 +247,8 @@ class MatmulWork final : public FamilyWork {
   }
 
   // sim_stats' engine_paths["matmul.bfloat16"] and ["matmul.float16"]: the route the last product of
-  // such operands took, oneDNN's kernel or OpenBLAS.
+  // such operands took, oneDNN's kernel or OpenBLAS's ("openblas:Haswell"; every family's BLAS calls
+  // show as the "blas" engine's).
   static void TookRoute(aclDataType operands, const char* route) {
     static EnginePath bfloat16(__FILE__, "bfloat16"), float16(__FILE__, "float16");
     (operands == ACL_BF16 ? bfloat16 : float16).TookRoute(route);
@@ -286,7 +287,7 @@ class MatmulWork final : public FamilyWork {
       out16 = false;
       routed = PlanProduct16(operands, false, nb * k, static_cast<float>(beta_c), &product16, &a16, &b16);
     }
-    if (operands != ACL_DT_UNDEFINED) TookRoute(operands, routed ? product16.route() : "openblas");
+    if (operands != ACL_DT_UNDEFINED) TookRoute(operands, routed ? product16.route() : BlasRoute());
     // C: the output's own memory when it is a dense array of the compute type (or the 16-bit out
     // oneDNN writes), else a contiguous buffer scattered into it at the end.
     const bool direct = out16 || (out.dtype == StorageOf(type) && out.Contiguous());
