@@ -989,6 +989,16 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     _MX_ELEMENTS = {35: ("float8_e5m2", 15, 57344.0), 36: ("float8_e4m3fn", 8, 448.0)}
 
     @staticmethod
+    def _finite_for_mx(x: Any) -> None:
+        """The MX pages define a block's shared scale from its largest magnitude: a NaN or infinite
+        element leaves it undefined (the OCP specification's NaN scale is not the pages'), which the
+        kernels refuse by name; so does the golden, as PyTorch refusing the inputs."""
+        import torch
+
+        if not bool(torch.isfinite(x.float()).all()):
+            exact.refused("a NaN or infinite element: the page's formula does not define its block's scale")
+
+    @staticmethod
     def mx_quant(x: Any, axis: int, dst_type: int, block: int, scale_alg: int, low_bound: float = 0.0) -> Any:
         """aclnnDynamicMxQuant's page (V2, V3 alike for scaleAlg 0 and 1): blocks of `block` along axis,
         scaleAlg 0 mxscale = 2^(floor(log2 max|V|) - emax) (within E8M0's 2^-127..2^127, as the OCP MX
@@ -997,6 +1007,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         ("rint"); mxscale [..., pairs of blocks at axis, ..., 2], a missing last block 2^-127 (code 0)."""
         import torch
 
+        exact._finite_for_mx(x)
         name, emax, top = exact._MX_ELEMENTS[dst_type]
         v = x.double().movedim(axis, -1)
         n = v.shape[-1]
@@ -1046,6 +1057,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         N, 2] at each of its columns (a pair's missing block 2^-127, code 0)."""
         import torch
 
+        exact._finite_for_mx(x)
         name, emax, top = exact._MX_ELEMENTS[dst_type]
         v = x.double()
         m, n = v.shape[-2:]

@@ -106,6 +106,10 @@ ACCUMULATING = ("matmul", "reduce", "norm", "norm_grad", "sync_batch_norm", "sof
 # their moderate magnitudes stop at 2, where x * rstd * w still has the digits that PyTorch's form
 # (x * alpha + beta, alpha = w * rstd) and the simulator's ((x - mean) * rstd * w + b) share.
 NORMALISING = ("norm", "norm_grad", "sync_batch_norm")
+# The MX quantisers define nothing for a NaN or infinite element (a block's shared scale) nor for a
+# product past the FLOAT8 format's largest value: the kernels and the goldens refuse both, so their
+# edge values are finite and small, for calls the golden compares.
+FINITE_ONLY = ("mx_quant",)
 # Disagreements this campaign found in APIs that landed in one stop (issue 23's closing note lists
 # them as open): tallied and printed as known, not counted as new bugs, so that the campaign keeps
 # failing on any other. Remove an entry once its API agrees; each says what is wrong.
@@ -179,6 +183,9 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     "aclnnApplyTopKTopP": "edge-valued logits (NaN, infinities, ties) in reversed and strided layouts: other "
                           "logits kept than the golden's",
     "aclnnGcd": "a UINT8 self with an INT64 other holding -1: one element differs from PyTorch's bits",
+    # Open: found when the MX families' APIs shifted the seed's cases (this stop).
+    "aclStft": "edge values whose products overflow: the imaginary parts' NaN positions differ from PyTorch's FFT's "
+               "(the order of the DFT's operations)",
     # Open: found with the quant family. The goldens receive the INT32 zero point in the suite's
     # compute dtype (FLOAT for a FLOAT self), which rounds 2147483646 to 2^31.
     "aclnnFakeQuantPerTensorAffineCachemask": "zero points beyond 2^24: the golden's float zero point is not the "
@@ -200,13 +207,15 @@ class EdgeSet:
     limit: float = MODERATE
     complex_parts: bool = False  # the call computes in complex arithmetic: no zero or tiny part
     distribution: bool = False  # a random op judged by its law: its parameters stay in their domain's sign
+    finite: bool = False  # no NaN either
 
     @staticmethod
     def of_call(op: Any, dtypes: Any, complex_dtypes: tuple) -> "EdgeSet":
         complex_call = not op.exact and any(d in complex_dtypes for d in dtypes)
-        return EdgeSet(moderate=complex_call or (op.family in ACCUMULATING and not op.exact),
-                       limit=2.0 if op.family in NORMALISING else MODERATE, complex_parts=complex_call,
-                       distribution=bool(op.law))
+        finite = op.family in FINITE_ONLY
+        return EdgeSet(moderate=complex_call or finite or (op.family in ACCUMULATING and not op.exact),
+                       limit=2.0 if op.family in NORMALISING or finite else MODERATE, complex_parts=complex_call,
+                       distribution=bool(op.law), finite=finite)
 
 
 def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
@@ -236,6 +245,8 @@ def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
         if edges.complex_parts:  # no zero, subnormal or tiny part: a division by one
             magnitudes = [m for m in magnitudes if m >= 1e-3]
         magnitudes = [m for m in magnitudes if m <= big or math.isinf(m)]  # 1e7 is no FLOAT16
+        if edges.finite:
+            return np.array(magnitudes + [-m for m in magnitudes], np.float64).astype(numpy_dtype)
         array = np.array([math.nan] + magnitudes + [-m for m in magnitudes], np.float64).astype(numpy_dtype)
         negative_nan = np.array([math.nan], numpy_dtype)
         bits = negative_nan.view(f"u{numpy_dtype.itemsize}")
