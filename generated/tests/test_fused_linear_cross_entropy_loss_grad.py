@@ -20,9 +20,9 @@ OP = t.Op(
     function='fused_linear_cross_entropy_loss_grad',
     source='op_docs/aclnnFusedLinearCrossEntropyLossGrad.md:118',
     params=(
-        Param('grad', 'grad', 'tensor', 'in'),
-        Param('input', 'input', 'tensor', 'in'),
-        Param('weight', 'weight', 'tensor', 'in'),
+        Param('grad', 'grad', 'tensor', 'in', domain=(-1.0, 1.0)),
+        Param('input', 'input', 'tensor', 'in', domain=(-1.0, 1.0)),
+        Param('weight', 'weight', 'tensor', 'in', domain=(-1.0, 1.0)),
         Param('targetMask', 'target_mask', 'tensor', 'in'),
         Param('maskedTarget', 'masked_target', 'tensor', 'in', domain=(0.0, 127.0)),
         Param('labelSmoothing', 'label_smoothing', 'float', 'in'),
