@@ -265,7 +265,9 @@ FLOAT8 = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu)
 
 
 def numpy_dtype(name: str) -> np.dtype:
-    """A dtype's NumPy type from its dotted name ("int32", "ml_dtypes.bfloat16", "ml_dtypes.float8_e4m3fn")."""
+    """A dtype's NumPy type from its dotted name in the IR (gen.ir.DType.numpy: "int32",
+    "ml_dtypes.bfloat16"). Not aclnn._dtypes.numpy_dtype: importing the generated package here would
+    pin it in the worker that runs tests/bindings, whose fixture loads the seed pages' package."""
     module, _, attr = name.rpartition(".")
     return np.dtype(getattr(ml_dtypes, attr) if module == "ml_dtypes" else attr)
 

@@ -647,9 +647,14 @@ int aclsimGetStats(aclsimStats* out) {
   return 0;
 }
 
+// Asked by the Python bindings before every launch: a look under the registry's lock, without the
+// two atomic updates of a shared_ptr copy (Find).
 const char* aclsimExecutorNotSimulated(const aclOpExecutor* handle) {
-  std::shared_ptr<aclsim::Executor> executor = aclsim::State().executors.Find(const_cast<aclOpExecutor*>(handle));
-  return executor && executor->work ? executor->work->NotSimulated() : nullptr;
+  const char* why = nullptr;
+  aclsim::State().executors.With(handle, [&](aclsim::Executor& executor) {
+    if (executor.work) why = executor.work->NotSimulated();
+  });
+  return why;
 }
 
 uint64_t aclsimLiveObjects(void) {
