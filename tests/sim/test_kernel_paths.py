@@ -9,6 +9,7 @@ its own process: the path is decided once per process."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -418,3 +419,39 @@ def test_openblas_core_is_set_for_the_load_alone_and_a_users_own_wins(own):
     route, left = json.loads(proc.stdout.strip().splitlines()[-1])
     assert route == f"openblas:{own or 'Haswell'}"
     assert left == own
+
+
+_NO_BLAS_SCRIPT = """
+import json
+import os
+import numpy as np
+import aclnn
+ones = np.ones((8, 8), np.float32)
+calls = [lambda: aclnn.mm(ones, ones, 0), lambda: aclnn.mm(ones, ones, 0), lambda: aclnn.add(ones, ones, 1)]
+answers = []
+for call in calls:
+    try:
+        answers.append(["returned", call().tolist()])
+    except aclnn.AclnnRuntimeError as error:
+        answers.append(["raised", str(error)])
+print(json.dumps(answers))
+"""
+
+
+def test_a_simulator_whose_openblas_cannot_open_refuses_every_launch_naming_it(tmp_path):
+    # A file by OpenBLAS's name that is no library, first on the loader's path: dlopen fails as it
+    # would where the wheel is missing or broken. Every launch (the simulator opens OpenBLAS before
+    # the first, whether or not it multiplies) answers ACLNN_ERR_RUNTIME_ERROR naming the library,
+    # the second as the first: no crash, no value.
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    (tmp_path / "libscipy_openblas.so").write_text("not a library\n")
+    env = subprocess_env()
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("LD_LIBRARY_PATH")]))
+    proc = subprocess.run([sys.executable, "-c", _NO_BLAS_SCRIPT], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    answers = json.loads(proc.stdout.strip().splitlines()[-1])
+    for (kind, message), api in zip(answers, ("aclnnMm", "aclnnMm", "aclnnAdd")):
+        assert kind == "raised", f"{api} returned {message} without OpenBLAS"
+        assert "ACLNN_ERR_RUNTIME_ERROR" in message and f"{api}: the simulator cannot open OpenBLAS" in message
+        assert str(tmp_path / "libscipy_openblas.so") in message
