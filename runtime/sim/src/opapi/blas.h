@@ -41,8 +41,9 @@ namespace aclsim {
 // stream workers' (ascendcl/stream_worker.cpp: theirs must run first).
 bool LoadBlas(std::string* why);
 
-// Once per process: OpenBLAS splits a product over as many threads as the simulator's pool has
-// (ACLNN_SIM_THREADS).
+// Once per process: OpenBLAS computes on the calling thread alone. The sgemm and dgemm the
+// families call are split by blas.cpp into pieces over the simulator's pool (ACLNN_SIM_THREADS);
+// LAPACK's routines run on one thread.
 void UseBlas();
 
 // "openblas:<core>" ("openblas:Haswell"): the kernels OpenBLAS runs, as engine_paths reports them.
