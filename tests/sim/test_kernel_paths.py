@@ -210,7 +210,7 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
 
 
 # OpenBLAS's core on the paths below AVX-512; on that path (and auto) the library's own choice.
-OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Nehalem"}
+OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Katmai"}  # Prescott's kernels, by OpenBLAS's name for them
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -7,7 +7,7 @@
 // go through blas.cpp's definitions of those names to the library's. The kernel path's core:
 //   avx512  OpenBLAS's own choice (oneDNN's AVX-512 path is uncapped too)
 //   avx2    Haswell (AVX2 and FMA)
-//   baseline Nehalem (SSE up to 4.2: oneDNN's cap there is SSE4.1)
+//   baseline Prescott (SSE3; OpenBLAS names its kernel set "Katmai"), faster here than Nehalem's
 // ACLNN_SIM_ISA=auto, or an OPENBLAS_CORETYPE the user set, leaves the choice to OpenBLAS.
 #ifndef ACLNN_SIM_OPAPI_BLAS_H_
 #define ACLNN_SIM_OPAPI_BLAS_H_
