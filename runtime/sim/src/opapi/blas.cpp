@@ -134,11 +134,11 @@ constexpr int64_t kPieceAlign = 32;
 // C = alpha * op(A) @ op(B) + beta * C in independent blocks of C's rows or columns (the longer
 // side), one OpenBLAS call each, spread over the pool, with no wait but the last. The pieces
 // depend on the shape and the thread count alone, so a result does not vary from call to call;
-// it equals one call's on the Prescott, Nehalem and SkylakeX cores, while Haswell's kernels round some
-// elements of a split product differently (as they did under OpenBLAS's own threads: those
-// differed from one thread too). Twice as many pieces as threads, so that a thread that loses its
-// core leaves its second piece to the others. A product the pool cannot take (one inside a
-// parallel task) is one call.
+// an element may round differently from one unsplit call's where another of OpenBLAS's kernels
+// (Haswell's, an edge kernel) sums it, as under OpenBLAS's own threads, whose results differed
+// from one thread's too. Twice as many pieces as threads, so that a thread that loses its core
+// leaves its second piece to the others. A product the pool cannot take (one inside a parallel
+// task) is one call.
 template <typename T, typename Gemm>
 void SplitGemm(Gemm gemm, CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
                blasint k, T alpha, const T* a, blasint lda, const T* b, blasint ldb, T beta, T* c, blasint ldc) {

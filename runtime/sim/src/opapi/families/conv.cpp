@@ -335,7 +335,8 @@ class ConvWork final : public FamilyWork {
         // and then its output lines, with no wait between products (one GEMM at a time over the pool
         // waited nine times a call for its slowest thread).
         const int64_t rows = (sh.columns + e[2] - 1) / e[2];
-        const int64_t chunks = std::min<int64_t>(rows, 2 * ParallelThreads());
+        const int threads = ParallelThreads();
+        const int64_t chunks = threads < 2 ? 1 : std::min<int64_t>(rows, 2 * threads);
         float* yg = y + (i * g.cy + grp * cyg) * ys;
         ParallelFor(chunks, [&](int64_t chunk) {
           const int64_t first = rows * chunk / chunks, last = rows * (chunk + 1) / chunks;
