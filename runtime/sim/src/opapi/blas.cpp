@@ -184,11 +184,11 @@ void SplitGemm(Gemm gemm, CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE
   extern "C" Return name Params { return aclsim::Called().name Args; }
 
 // The products, split over the pool (SplitGemm).
-#define ACLSIM_BLAS_SPLIT(T, name)                                                                          \
-  extern "C" void name(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,                        \
-                       const enum CBLAS_TRANSPOSE tb, const blasint m, const blasint n, const blasint k,  \
-                       const T alpha, const T* a, const blasint lda, const T* b, const blasint ldb,       \
-                       const T beta, T* c, const blasint ldc) {                                          \
+#define ACLSIM_BLAS_SPLIT(T, name)                                                                            \
+  extern "C" void name(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,                           \
+                       const enum CBLAS_TRANSPOSE tb, const blasint m, const blasint n, const blasint k,      \
+                       const T alpha, const T* a, const blasint lda, const T* b, const blasint ldb,           \
+                       const T beta, T* c, const blasint ldc) {                                               \
     aclsim::SplitGemm<T>(aclsim::Called().name, order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); \
   }
 ACLSIM_BLAS_SPLIT(float, scipy_cblas_sgemm)
