@@ -12,8 +12,8 @@ float32 and a sort of 1M float32 with int64 indices (GB/s read + written).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
-simulator's BLAS (OpenBLAS) and pool use ACLNN_SIM_THREADS threads (default: the hardware's),
-PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
+simulator's pool uses ACLNN_SIM_THREADS threads (default: the hardware's), its BLAS products
+(OpenBLAS, one thread a piece) split over them, PyTorch torch.get_num_threads(). OMP_WAIT_POLICY=PASSIVE as in bench.kernels.
 
     python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112]
                           [--upsample 8,64,56,56] [--sort 1M] [--group-norm 2,320,64,64] [--rounds R]

@@ -235,7 +235,8 @@ def table(results: dict) -> str:
                                    f"({_range(row['sim_speed_vs_torch'])})"))
         if dense.get("rows"):
             lines.append(f"| dense{_on(path, dense)}: peak RSS | {dense['peak_rss_mb']:.0f} | | MiB | process; "
-                         f"threads: torch {dense['torch_threads']}, simulator and OpenBLAS {dense['sim_threads']} |")
+                         f"threads: torch {dense['torch_threads']}, simulator {dense['sim_threads']} "
+                         "(its OpenBLAS products split over them) |")
     npu = s.get("torch_npu", {})
     if "chain_us" in npu:
         lines += [

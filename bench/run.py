@@ -85,9 +85,10 @@ def kernel_paths() -> list[str]:
 
 
 # OpenBLAS's cores by the kernel path whose instructions they use (the simulator tells it Haswell on
-# the AVX2 path, Nehalem on the baseline one; on the AVX-512 path it chooses).
-OPENBLAS_CORE_PATHS = {"Nehalem": "baseline", "Haswell": "avx2", "Zen": "avx2", "SkylakeX": "avx512",
-                       "Cooperlake": "avx512", "SapphireRapids": "avx512"}
+# the AVX2 path, Prescott on the baseline one, which OpenBLAS names Katmai, Nehalem before; on the
+# AVX-512 path it chooses).
+OPENBLAS_CORE_PATHS = {"Katmai": "baseline", "Nehalem": "baseline", "Haswell": "avx2", "Zen": "avx2",
+                       "SkylakeX": "avx512", "Cooperlake": "avx512", "SapphireRapids": "avx512"}
 PATH_ORDER = ("baseline", "avx2", "avx512")
 
 

@@ -92,6 +92,7 @@ def test_a_run_whose_engines_took_another_path_than_asked_is_an_error():
     # OpenBLAS by its core: the path's, or a narrower one; never a wider one.
     assert engines_off_path("avx2", {"blas": "openblas:Haswell", "matmul.float16": "openblas:Haswell"}) == []
     assert engines_off_path("avx512", {"blas": "openblas:Haswell"}) == []
+    assert engines_off_path("baseline", {"blas": "openblas:Katmai"}) == []  # Prescott's kernels, by OpenBLAS's name
     assert engines_off_path("avx2", {"blas": "openblas:SkylakeX"}) == ["blas ran openblas:SkylakeX"]
     assert engines_off_path("baseline", {"blas": "openblas:Bogus"}) == ["blas ran openblas:Bogus"]
 

@@ -9,6 +9,7 @@ its own process: the path is decided once per process."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 import subprocess
 import sys
@@ -209,7 +210,7 @@ def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
 
 
 # OpenBLAS's core on the paths below AVX-512; on that path (and auto) the library's own choice.
-OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Nehalem"}
+OPENBLAS_CORES = {"avx2": "Haswell", "baseline": "Katmai"}  # Prescott's kernels, by OpenBLAS's name for them
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -418,3 +419,110 @@ def test_openblas_core_is_set_for_the_load_alone_and_a_users_own_wins(own):
     route, left = json.loads(proc.stdout.strip().splitlines()[-1])
     assert route == f"openblas:{own or 'Haswell'}"
     assert left == own
+
+
+_NO_BLAS_SCRIPT = """
+import json
+import os
+import numpy as np
+import aclnn
+ones = np.ones((8, 8), np.float32)
+calls = [lambda: aclnn.mm(ones, ones, 0), lambda: aclnn.mm(ones, ones, 0), lambda: aclnn.add(ones, ones, 1)]
+answers = []
+for call in calls:
+    try:
+        answers.append(["returned", call().tolist()])
+    except aclnn.AclnnRuntimeError as error:
+        answers.append(["raised", str(error)])
+print(json.dumps(answers))
+"""
+
+
+def test_a_simulator_whose_openblas_cannot_open_refuses_every_launch_naming_it(tmp_path):
+    # A file by OpenBLAS's name that is no library, first on the loader's path: dlopen fails as it
+    # would where the wheel is missing or broken. Every launch (the simulator opens OpenBLAS before
+    # the first, whether or not it multiplies) answers ACLNN_ERR_RUNTIME_ERROR naming the library,
+    # the second as the first: no crash, no value.
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    (tmp_path / "libscipy_openblas.so").write_text("not a library\n")
+    env = subprocess_env()
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("LD_LIBRARY_PATH")]))
+    proc = subprocess.run([sys.executable, "-c", _NO_BLAS_SCRIPT], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    answers = json.loads(proc.stdout.strip().splitlines()[-1])
+    for (kind, message), api in zip(answers, ("aclnnMm", "aclnnMm", "aclnnAdd")):
+        assert kind == "raised", f"{api} returned {message} without OpenBLAS"
+        assert "ACLNN_ERR_RUNTIME_ERROR" in message and f"{api}: the simulator cannot open OpenBLAS" in message
+        assert str(tmp_path / "libscipy_openblas.so") in message
+
+
+# Products large enough to be split over the pool (opapi/blas.cpp: 2^21 multiply-adds and more), by
+# C's rows and by its columns, operands stored transposed, C added to (addmm's beta), tails that
+# are no multiple of a piece's 32; and stride-1 convolutions whose shifted products run in chunks
+# of the padded rows, a 3d one with padding rows between its depths.
+_SPLIT_INPUT = """
+split_rng = np.random.default_rng(17)
+def split_uniform(*shape):
+    return split_rng.uniform(-1, 1, shape).astype(np.float32)
+rows_a, rows_b = split_uniform(300, 517), split_uniform(517, 200)
+cols_a, cols_bt = split_uniform(40, 700), split_uniform(1100, 700)
+split_bias = split_uniform(200)
+conv2d_x, conv2d_w = split_uniform(2, 8, 40, 43), split_uniform(6, 8, 3, 3)
+conv3d_x, conv3d_w = split_uniform(1, 4, 5, 20, 20), split_uniform(3, 4, 3, 3, 3)
+"""
+
+_SPLIT_SCRIPT = """
+import sys
+import numpy as np
+import aclnn
+""" + _SPLIT_INPUT + """
+def products():
+    return {
+        "rows": aclnn.mm(rows_a, rows_b, 0),
+        "rows_at": aclnn.mm(np.ascontiguousarray(rows_a.T).T, rows_b, 0),
+        "cols_bt": aclnn.mm(cols_a, cols_bt.T, 0),
+        "addmm": aclnn.addmm(split_bias, rows_a, rows_b, 0.5, 1.5, 0),
+        "conv2d": aclnn.convolution(conv2d_x, conv2d_w, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, 0),
+        "conv3d": aclnn.convolution(conv3d_x, conv3d_w, None, [1, 1, 1], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1, 0),
+    }
+first, again = products(), products()
+np.savez(sys.argv[1], **first, **{"again_" + name: value for name, value in again.items()})
+"""
+
+
+def _conv_reference(x, w):
+    """A stride-1 convolution padded by 1 on every side, in float64: the value and its bound's |x| |w|."""
+    spatial = x.ndim - 2
+    padded = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(1, 1)] * spatial)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, w.shape[2:], axis=tuple(range(2, x.ndim)))
+    letters = "defgh"[:spatial]
+    spec = f"nc{letters}{letters.upper()},oc{letters.upper()}->no{letters}"
+    return np.einsum(spec, windows, w.astype(np.float64)), np.einsum(spec, np.abs(windows), np.abs(w.astype(np.float64)))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_products_split_over_the_pool_are_accurate_and_repeatable(tmp_path, path):
+    pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
+    file = tmp_path / "split.npz"
+    proc = subprocess.run([sys.executable, "-c", _SPLIT_SCRIPT, str(file)],
+                          env=subprocess_env(ACLNN_SIM_ISA=path, ACLNN_SIM_THREADS="2"), cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = dict(np.load(file))
+    namespace = {"np": np}
+    exec(_SPLIT_INPUT, namespace)
+    f64 = {name: value.astype(np.float64) for name, value in namespace.items() if isinstance(value, np.ndarray)}
+    product = (f64["rows_a"] @ f64["rows_b"], np.abs(f64["rows_a"]) @ np.abs(f64["rows_b"]), 517)
+    cases = {
+        "rows": product, "rows_at": product,
+        "cols_bt": (f64["cols_a"] @ f64["cols_bt"].T, np.abs(f64["cols_a"]) @ np.abs(f64["cols_bt"].T), 700),
+        "addmm": (0.5 * f64["split_bias"] + 1.5 * product[0], 0.5 * np.abs(f64["split_bias"]) + 1.5 * product[1], 518),
+        "conv2d": (*_conv_reference(namespace["conv2d_x"], namespace["conv2d_w"]), 8 * 9),
+        "conv3d": (*_conv_reference(namespace["conv3d_x"], namespace["conv3d_w"]), 4 * 27),
+    }
+    for name, (exact, magnitude, terms) in cases.items():
+        assert got[name].shape == exact.shape, name
+        error = np.abs(got[name].astype(np.float64) - exact)
+        assert np.all(error <= magnitude * terms * 2.0 ** -24), (name, float(np.max(error - magnitude * terms * 2.0 ** -24)))
+        assert got[name].tobytes() == got["again_" + name].tobytes(), f"{name} differs from one call to the next"

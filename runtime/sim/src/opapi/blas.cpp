@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 
 #include <cblas.h>
 
@@ -33,13 +34,17 @@ struct Library {
 };
 
 // The core OpenBLAS is told to run on the kernel path, or null for its own choice: the AVX-512
-// path's (uncapped, as oneDNN's), auto's, and a CPU's without SSE4.2 (Nehalem's kernels would not run
-// there; no such CPU runs the AVX2 path, which needs AVX2, FMA and F16C).
+// path's (uncapped, as oneDNN's), auto's, and a CPU's without SSE3 (Prescott's kernels would not run
+// there; no such CPU runs the AVX2 path, which needs AVX2, FMA and F16C). The baseline path takes
+// Prescott's SSE3 kernels rather than Nehalem's: on this Sapphire Rapids they were the faster, one
+// thread's CPU time for an sgemm at 1024^3 47 ms against 63.5 (MKL's SSE4.2 kernel, PyTorch's: 49),
+// the stride-1 conv2d's 5.7 against 7.6 ms, a double QR of 600x600 34 against 42. OpenBLAS
+// 0.3.34's build has one kernel set for Katmai to Dunnington, Prescott's, and names it "Katmai".
 const char* CoreForPath() {
   if (Settings().isa == Isa::kAuto) return nullptr;
   switch (KernelPath()) {
     case Isa::kAvx2: return "Haswell";
-    case Isa::kBaseline: return __builtin_cpu_supports("sse4.2") ? "Nehalem" : nullptr;
+    case Isa::kBaseline: return __builtin_cpu_supports("sse3") ? "Prescott" : nullptr;
     default: return nullptr;
   }
 }
@@ -103,16 +108,73 @@ bool LoadBlas(std::string* why) {
 
 const char* BlasRoute() { return Blas().route.c_str(); }
 
-// OpenBLAS keeps its own threads. Its threads callback (scipy_openblas_set_threads_callback_function)
-// would run a product's jobs on the simulator's pool instead; measured on the stride-1 conv2d (nine
-// products a call) on 2 cores under a load average of 14-17, it was slower, not faster: best of 10,
-// three alternated processes each, 37-148 ms a call against 10-28 ms with OpenBLAS's threads (its
-// jobs wait for one another's panels, and a pool thread asleep wakes later than OpenBLAS's, which
-// spin between products).
+// OpenBLAS runs on the calling thread alone; SplitGemm spreads a product over the simulator's pool.
+// OpenBLAS's own threads share packed panels and wait for one another between them, spinning: on
+// 2 cores shared with other processes, a product waited whenever one of them was preempted. perf
+// of the stride-1 conv2d ([1, 64, 56, 56] 3x3, nine products a call) under a load average of 8:
+// 88% of the cycles in inner_thread, exec_blas_async_wait and blas_thread_server, 3% in
+// sgemm_kernel, 20-136 ms a call at the median against 5-7 on one thread. Its threads callback
+// (scipy_openblas_set_threads_callback_function) ran the same jobs, waits included, on the pool:
+// slower still. LAPACK's routines run on one thread too (OpenBLAS has no per-call setting).
 void UseBlas() {
   static std::once_flag once;
-  std::call_once(once, [] { Called().scipy_openblas_set_num_threads(std::max(1, ParallelThreads())); });
+  std::call_once(once, [] { Called().scipy_openblas_set_num_threads(1); });
 }
+
+namespace {
+
+// A product worth splitting (OpenBLAS's own threshold is 2^18 multiply-adds; a pool's hand-off
+// costs about what 2^20 do on one core), and the least a piece does.
+constexpr int64_t kSplitWork = int64_t{1} << 21;
+constexpr int64_t kPieceWork = int64_t{1} << 19;
+// Piece boundaries fall on multiples of this, so that every piece but the last fills OpenBLAS's
+// register blocks (16 wide at most on the paths it runs here).
+constexpr int64_t kPieceAlign = 32;
+
+// C = alpha * op(A) @ op(B) + beta * C in independent blocks of C's rows or columns (the longer
+// side), one OpenBLAS call each, spread over the pool, with no wait but the last. The pieces
+// depend on the shape and the thread count alone, so a result does not vary from call to call;
+// an element may round differently from one unsplit call's where another of OpenBLAS's kernels
+// (Haswell's, an edge kernel) sums it, as under OpenBLAS's own threads, whose results differed
+// from one thread's too. Twice as many pieces as threads, so that a thread that loses its core
+// leaves its second piece to the others. A product the pool cannot take (one inside a parallel
+// task) is one call.
+template <typename T, typename Gemm>
+void SplitGemm(Gemm gemm, CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n,
+               blasint k, T alpha, const T* a, blasint lda, const T* b, blasint ldb, T beta, T* c, blasint ldc) {
+  if (order == CblasColMajor) {  // C^T = op(B)^T @ op(A)^T, row-major
+    std::swap(m, n);
+    std::swap(a, b);
+    std::swap(lda, ldb);
+    std::swap(ta, tb);
+  }
+  const int64_t work = int64_t{m} * n * std::max<blasint>(k, 1);
+  const bool by_rows = m >= n;
+  const int64_t extent = by_rows ? m : n;
+  const int threads = ParallelThreads();
+  const int64_t pieces = std::min({int64_t{2} * threads, work / kPieceWork, extent / kPieceAlign});
+  if (threads < 2 || work < kSplitWork || pieces < 2) {
+    gemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  const int64_t blocks = (extent + kPieceAlign - 1) / kPieceAlign;
+  const auto piece_of = [&](int64_t piece) {
+    const int64_t begin = std::min(extent, blocks * piece / pieces * kPieceAlign);
+    const int64_t end = std::min(extent, blocks * (piece + 1) / pieces * kPieceAlign);
+    if (end <= begin) return;
+    const auto size = static_cast<blasint>(end - begin);
+    if (by_rows) {
+      gemm(CblasRowMajor, ta, tb, size, n, k, alpha, a + begin * (ta == CblasNoTrans ? lda : 1), lda, b, ldb, beta,
+           c + begin * ldc, ldc);
+    } else {
+      gemm(CblasRowMajor, ta, tb, m, size, k, alpha, a, lda, b + begin * (tb == CblasNoTrans ? 1 : ldb), ldb, beta,
+           c + begin, ldc);
+    }
+  };
+  if (!TryParallelFor(pieces, piece_of)) gemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+}  // namespace
 
 }  // namespace aclsim
 
@@ -121,18 +183,17 @@ void UseBlas() {
 #define ACLSIM_BLAS_FORWARD(Return, name, Params, Args) \
   extern "C" Return name Params { return aclsim::Called().name Args; }
 
-ACLSIM_BLAS_FORWARD(void, scipy_cblas_sgemm,
-                    (const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta, const enum CBLAS_TRANSPOSE tb,
-                     const blasint m, const blasint n, const blasint k, const float alpha, const float* a,
-                     const blasint lda, const float* b, const blasint ldb, const float beta, float* c,
-                     const blasint ldc),
-                    (order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
-ACLSIM_BLAS_FORWARD(void, scipy_cblas_dgemm,
-                    (const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta, const enum CBLAS_TRANSPOSE tb,
-                     const blasint m, const blasint n, const blasint k, const double alpha, const double* a,
-                     const blasint lda, const double* b, const blasint ldb, const double beta, double* c,
-                     const blasint ldc),
-                    (order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+// The products, split over the pool (SplitGemm).
+#define ACLSIM_BLAS_SPLIT(T, name)                                                                            \
+  extern "C" void name(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,                           \
+                       const enum CBLAS_TRANSPOSE tb, const blasint m, const blasint n, const blasint k,      \
+                       const T alpha, const T* a, const blasint lda, const T* b, const blasint ldb,           \
+                       const T beta, T* c, const blasint ldc) {                                               \
+    aclsim::SplitGemm<T>(aclsim::Called().name, order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); \
+  }
+ACLSIM_BLAS_SPLIT(float, scipy_cblas_sgemm)
+ACLSIM_BLAS_SPLIT(double, scipy_cblas_dgemm)
+#undef ACLSIM_BLAS_SPLIT
 ACLSIM_BLAS_FORWARD(void, scipy_cblas_strsm,
                     (const enum CBLAS_ORDER order, const enum CBLAS_SIDE side, const enum CBLAS_UPLO uplo,
                      const enum CBLAS_TRANSPOSE trans, const enum CBLAS_DIAG diag, const blasint m, const blasint n,

@@ -7,7 +7,7 @@
 // go through blas.cpp's definitions of those names to the library's. The kernel path's core:
 //   avx512  OpenBLAS's own choice (oneDNN's AVX-512 path is uncapped too)
 //   avx2    Haswell (AVX2 and FMA)
-//   baseline Nehalem (SSE up to 4.2: oneDNN's cap there is SSE4.1)
+//   baseline Prescott (SSE3; OpenBLAS names its kernel set "Katmai"), faster here than Nehalem's
 // ACLNN_SIM_ISA=auto, or an OPENBLAS_CORETYPE the user set, leaves the choice to OpenBLAS.
 #ifndef ACLNN_SIM_OPAPI_BLAS_H_
 #define ACLNN_SIM_OPAPI_BLAS_H_
@@ -41,8 +41,9 @@ namespace aclsim {
 // stream workers' (ascendcl/stream_worker.cpp: theirs must run first).
 bool LoadBlas(std::string* why);
 
-// Once per process: OpenBLAS splits a product over as many threads as the simulator's pool has
-// (ACLNN_SIM_THREADS).
+// Once per process: OpenBLAS computes on the calling thread alone. The sgemm and dgemm the
+// families call are split by blas.cpp into pieces over the simulator's pool (ACLNN_SIM_THREADS);
+// LAPACK's routines run on one thread.
 void UseBlas();
 
 // "openblas:<core>" ("openblas:Haswell"): the kernels OpenBLAS runs, as engine_paths reports them.

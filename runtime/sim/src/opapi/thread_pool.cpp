@@ -203,6 +203,11 @@ ForeignTeam::~ForeignTeam() {
   g_foreign_ended.notify_all();
 }
 
+bool TryParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn) {
+  Pool* pool = Instance();
+  return pool && pool->TryRun(tasks, fn);
+}
+
 void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn) {
   Pool* pool = tasks > 1 ? Instance() : nullptr;
   if (pool && pool->TryRun(tasks, fn)) return;

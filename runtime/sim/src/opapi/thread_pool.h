@@ -16,6 +16,10 @@ int ParallelThreads();
 // When the pool is busy with another caller's work, runs them on the calling thread instead.
 void ParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn);
 
+// ParallelFor's run on the pool alone: false, having run nothing, when the pool is busy with
+// another caller's work (a task of it included) or there is none (one thread).
+bool TryParallelFor(int64_t tasks, const std::function<void(int64_t)>& fn);
+
 // fn(begin, end) over [0, count) in parallel chunks when count * cost (elements times the work
 // of each) is worth spreading, on the calling thread otherwise.
 template <typename Fn>
