@@ -43,6 +43,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_dynamic_mx_quant
   add_rms_norm_dynamic_quant_v2
   add_rms_norm_quant
   add_rms_norm_quant_v2
@@ -595,6 +596,7 @@ set(ACLNN_EXAMPLES
   replication_pad3d_backward
   right_shift
   rms_norm
+  rms_norm_dynamic_mx_quant
   rms_norm_grad
   rms_norm_grad_quant
   rms_norm_quant

@@ -6,7 +6,9 @@ from gen.families.model import Family, Op
 # along axis shares one FLOAT8_E8M0 scale, its elements divided by it and encoded in FLOAT8_E4M3FN,
 # FLOAT8_E5M2, FLOAT4_E2M1 or FLOAT4_E1M2; aclnnAntiMxQuant (npu_anti_mx_quant) multiplies them back;
 # aclnnQuantMax and aclnnGroupedQuantMax (npu_quant_max) cast x * scale to FLOAT8 with max|x|;
-# aclnnDynamicBlockMxQuant (npu_dynamic_block_mx_quant) shares one scale per 32 x 32 block.
+# aclnnDynamicBlockMxQuant (npu_dynamic_block_mx_quant) shares one scale per 32 x 32 block;
+# aclnnRmsNormDynamicMxQuant and aclnnAddRmsNormDynamicMxQuant (npu_rms_norm_dynamic_mx_quant,
+# npu_add_rms_norm_dynamic_mx_quant) quantise an rms norm's rows as aclnnDynamicMxQuant along -1.
 MX_QUANT = Family(
     "mx_quant", "PlanMxQuant",
     # The outputs' dtypes follow dstType, an integer: the suites' valid calls take FLOAT8_E4M3FN (36) and
@@ -18,7 +20,9 @@ MX_QUANT = Family(
          Op("block_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "scale_out2": "FLOAT8_E8M0"}),
          # mxscale's shape follows axis (its blocks' pairs along it)
          Op("anti_mx_quant", dtypes={"out": "FLOAT"}, shape_arguments=("axis",)),
-         Op("quant_max", dtypes={"out": "FLOAT8_E4M3FN"})),
+         Op("quant_max", dtypes={"out": "FLOAT8_E4M3FN"}),
+         # an rms norm over the last axis (of x = x1 + x2 for the add form, sum_out), quantised along it
+         Op("rms_norm_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "rstd": "FLOAT"})),
     output_shape="given",
     # scale: anti_mx_quant's mxscale input; dst_max and max_low_bound: V2's dstTypeMax, V3's maxLowBound.
     # group_list: the cumulative ends of groups of rows (quant_max's; dynamic_mx_quant's grouped form,
@@ -26,7 +30,10 @@ MX_QUANT = Family(
     roles=("x", "scale", "axis", "round_mode", "dst_type", "block_size", "scale_alg", "dst_max", "max_low_bound",
            "group_list", "out", "scale_out", "amax",
            # the dual-axis form's second quantisation (along -2; out and scale_out are along -1)
-           "out2", "scale_out2"),
+           "out2", "scale_out2",
+           # rms_norm_mx_quant's norm: x2 added to x (sum_out their sum), gamma, beta, epsilon, and rstd
+           # written when output_rstd says so
+           "x2", "gamma", "beta", "epsilon", "output_rstd", "sum_out", "rstd"),
     required=("x", "dst_type", "out"),
     source="x",
     doc="dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) "
@@ -36,5 +43,7 @@ MX_QUANT = Family(
         "32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); "
         "block_mx_quant: one scale per 32 x 32 block of the last two axes (scale_alg 0, or 2: max / dst_max rounded up "
         "to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; "
+        "rms_norm_mx_quant: y = x * rstd * gamma + beta over x's last axis, rstd = 1 / sqrt(mean(x^2) + epsilon) (x = x1 + x2 "
+        "rounded to x1's dtype, sum_out, for the add form), then dynamic_mx_quant's along it; "
         "quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over "
         "the groups of rows group_list's cumulative ends make")

@@ -158,7 +158,7 @@ def test_error_row4_rank(op, case):
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与self的shape不匹配。
 @pytest.mark.parametrize("case", [
-    BASE.but('out-shape', out={'out': 'INT32'}, out_shapes={'out': (4, 5)}),
+    BASE.but('out-shape', out={'out': 'INT64'}, out_shapes={'out': (4, 5)}),
 ], ids=lambda case: case.id)
 def test_error_row5_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)

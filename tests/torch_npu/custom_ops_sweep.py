@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import math
 import os
@@ -1038,6 +1039,23 @@ def makers(dtype: str = "float32"):
         scale2 = torch.stack([(e + 127).repeat_interleave(32), torch.zeros(64)], -1).reshape(1, 64, 2).to(torch.uint8)
         return (x,), {"dst_type": 292}, (y, scale1, scale2)
     m["npu_dynamic_block_mx_quant"] = dynamic_block_mx_quant
+
+    def rms_norm_dynamic_mx_quant(add):
+        # aclnnRmsNormDynamicMxQuant / aclnnAddRmsNormDynamicMxQuant (Ascend950): x of +-1 (x1 + x2 for the
+        # add form), epsilon 0, so Rms(x) is 1 and y = x * gamma, gamma's powers of two: then as
+        # dynamic_mx_quant along the last axis, blocks of 32, every quotient exact; rstd empty (no grad).
+        x = torch.where(torch.rand(2, 64, generator=g) < 0.5, -1.0, 1.0).bfloat16()
+        gamma = torch.pow(2.0, torch.randint(-4, 5, (64,), generator=g).float()).bfloat16()
+        v = (x.float() * gamma.float()).reshape(2, 2, 32)
+        e = torch.floor(torch.log2(v.abs().amax(-1))) - 8
+        y = (v / torch.pow(2.0, e)[..., None]).reshape(2, 64).to(torch.float8_e4m3fn)
+        scale = (e + 127).reshape(2, 1, 2).to(torch.uint8)
+        kwargs = {"epsilon": 0.0, "dst_type": 292}
+        if add:
+            return (x / 2, x / 2, gamma), kwargs, (y, x, scale, torch.zeros(0))
+        return (x, gamma), kwargs, (y, scale, torch.zeros(0))
+    m["npu_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, False)
+    m["npu_add_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, True)
 
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.

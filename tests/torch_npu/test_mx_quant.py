@@ -2,7 +2,8 @@
 and FLOAT8 quantisers through torch_npu's op-plugin on the simulator (Ascend950, the one chip their
 pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dynamic_mx_quant_with_dual_axis
 (aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
-npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant),
+npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
+npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -128,6 +129,58 @@ def test_dynamic_mx_quant_with_dual_axis_quantises_along_both_last_axes(run_npu)
                 assert torch.equal(s.cpu().view(torch.uint8), scales), (shape, dst, axis)
                 assert torch.equal(y.cpu().view(torch.uint8), want), (shape, dst, axis)
         print("dual axis ok")
+    """)
+
+
+def test_rms_norm_dynamic_mx_quant_quantises_the_norm_along_the_last_axis(run_npu):
+    # aclnnRmsNormDynamicMxQuant and aclnnAddRmsNormDynamicMxQuant: y = x / Rms(x) * gamma + beta, Rms(x) =
+    # sqrt(mean(x^2) + epsilon), the add form's x = x1 + x2 held in x1's dtype (x_out); y quantised along -1
+    # in blocks of 32 as the single-axis page's formula; rstd [..., 1] when x requires grad (torch_npu's
+    # outputRstd), else empty.
+    on_ascend950(run_npu, """
+        torch.manual_seed(5)
+        cases = [
+            # dtype, gamma's dtype, shape, dstType, scaleAlg, roundMode, beta
+            (torch.float16, torch.float16, (3, 96), E4M3, 0, "rint", True),
+            (torch.bfloat16, torch.float32, (2, 5, 70), E5M2, 1, "rint", False),  # a last block of 6
+            (torch.float16, torch.float32, (4, 64), E2M1, 0, "floor", True),
+            (torch.bfloat16, torch.bfloat16, (2, 34), E1M2, 0, "rint", True),
+        ]
+        for dtype, gamma_dtype, shape, dst, alg, mode, with_beta in cases:
+            x1 = (torch.randn(shape) * 3).to(dtype)
+            x2 = torch.randn(shape).to(dtype)
+            gamma = (torch.rand(shape[-1]) + 0.5).to(gamma_dtype)
+            beta = (torch.rand(shape[-1]) - 0.5).to(gamma_dtype) if with_beta else None
+            kwargs = dict(beta=beta.npu() if with_beta else None, epsilon=1e-5, scale_alg=alg, round_mode=mode,
+                          dst_type=TORCH_NPU[dst])
+            for add in (False, True):
+                x = (x1.float() + x2.float()).to(dtype) if add else x1
+                rows = x.float().reshape(-1, shape[-1])
+                rstd = torch.tensor([1 / math.sqrt(float(torch.tensor(sum(v * v for v in r) / shape[-1] + 1e-5,
+                                                                       dtype=torch.float32)))
+                                     for r in rows.double().tolist()], dtype=torch.float32)
+                y = rows * rstd[:, None] * gamma.float() + (beta.float() if with_beta else 0)
+                codes, scales = mx_quant(y.reshape(shape), -1, dst, 32, alg, mode)
+                want = packed(codes) if FORMATS[dst][2] else codes
+                if add:
+                    got_y, x_out, got_scale, got_rstd = torch_npu.npu_add_rms_norm_dynamic_mx_quant(
+                        x1.npu(), x2.npu(), gamma.npu(), **kwargs)
+                    assert torch.equal(x_out.cpu(), x), (shape, "x_out")
+                else:
+                    got_y, got_scale, got_rstd = torch_npu.npu_rms_norm_dynamic_mx_quant(x1.npu(), gamma.npu(), **kwargs)
+                case = (add, dtype, gamma_dtype, shape, dst, alg, mode)
+                assert got_rstd.numel() == 0, case  # no grad: the invalid output torch_npu leaves empty
+                assert torch.equal(got_scale.cpu().view(torch.uint8), scales), case
+                got = got_y.cpu().view(torch.uint8)
+                assert torch.equal(got, want), (case, (got != want).nonzero()[:4])
+        # outputRstd: x requiring grad asks for rstd [..., 1].
+        x = torch.randn(4, 64, dtype=torch.float16)
+        gamma = torch.ones(64, dtype=torch.float16)
+        _, _, rstd = torch_npu.npu_rms_norm_dynamic_mx_quant(x.npu().requires_grad_(), gamma.npu(),
+                                                              dst_type=TORCH_NPU[E4M3])
+        want = 1 / torch.sqrt(x.double().pow(2).mean(-1, keepdim=True).float() + 1e-6)
+        assert rstd.shape == (4, 1) and torch.allclose(rstd.cpu(), want, rtol=1e-6), (rstd.cpu(), want)
+        print("rms norm mx quant ok")
     """)
 
 

@@ -67,6 +67,9 @@
 #include "aclnnop/aclnn_add_rms_norm_cast.h"
 #define ACLNN_DECLARES_aclnnAddRmsNormCast 1
 
+#include "aclnnop/aclnn_add_rms_norm_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnAddRmsNormDynamicMxQuant 1
+
 #include "aclnnop/aclnn_add_rms_norm_dynamic_quant_v2.h"
 #define ACLNN_DECLARES_aclnnAddRmsNormDynamicQuantV2 1
 
@@ -1546,6 +1549,9 @@
 
 #include "aclnnop/aclnn_rms_norm.h"
 #define ACLNN_DECLARES_aclnnRmsNorm 1
+
+#include "aclnnop/aclnn_rms_norm_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnRmsNormDynamicMxQuant 1
 
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #define ACLNN_DECLARES_aclnnRmsNormGrad 1

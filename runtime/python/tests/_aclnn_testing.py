@@ -395,8 +395,10 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
             arrays.append(None)
             continue
         dtype = case.out[p.name]
-        if dtype == AUTO:  # no golden: the dtype of the first tensor input
-            dtype = next((dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
+        if dtype == AUTO:  # no golden: the one dtype the page lists for it, else the first tensor input's
+            listed = op.documented(soc, p.name)
+            dtype = listed[0] if listed and len(listed) == 1 else next(
+                (dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
         dtype = resolve_dtype(op, soc, p.name, dtype)
         shape = case.out_shapes.get(p.name)
         if shape is None or shape == AUTO:  # AUTO: the golden's shape

@@ -1087,6 +1087,29 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return (v * scale).movedim(-1, axis)
 
     @staticmethod
+    def rms_norm_mx_quant(x: Any, gamma: Any, beta: Any, epsilon: float, dst_type: int, scale_alg: int,
+                          output_rstd: bool) -> Any:
+        """aclnnRmsNormDynamicMxQuant's page: y = x / Rms(x) * gamma + beta over the last axis, Rms(x) =
+        sqrt(mean(x^2) + epsilon) (the mean square in double, the rest in float), quantised along -1 as
+        exact.mx_quant in blocks of 32; rstdOut = 1 / Rms(x) [..., 1] where outputRstd says so, else
+        the page's invalid output, empty as torch_npu passes it (at::empty({0}))."""
+        import torch
+
+        exact._finite_for_mx(x)
+        rstd = 1 / torch.sqrt((x.double().pow(2).mean(-1, keepdim=True) + epsilon).float())
+        y = x.float() * rstd * gamma.float() + (beta.float() if beta is not None else 0)
+        return (*exact.mx_quant(y, -1, dst_type, 32, scale_alg), rstd if output_rstd else torch.zeros(0))
+
+    @staticmethod
+    def add_rms_norm_mx_quant(x1: Any, x2: Any, gamma: Any, beta: Any, epsilon: float, dst_type: int,
+                              scale_alg: int, output_rstd: bool, held: Any) -> Any:
+        """aclnnAddRmsNormDynamicMxQuant's page: x = x1 + x2 held in x1's dtype `held` (xOut), then
+        exact.rms_norm_mx_quant of it: (yOut, xOut, mxscaleOut, rstdOut)."""
+        x = (x1.float() + x2.float()).to(held)
+        y, mxscale, rstd = exact.rms_norm_mx_quant(x, gamma, beta, epsilon, dst_type, scale_alg, output_rstd)
+        return y, x, mxscale, rstd
+
+    @staticmethod
     def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
         """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
         the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one

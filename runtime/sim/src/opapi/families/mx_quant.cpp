@@ -22,6 +22,12 @@
 // the last two axes (scaleAlg 0; or 2 for FLOAT4_E2M1, amax / dstTypeMax rounded up by the float bits
 // as scaleAlg 1 but for a subnormal S, which stays), written at each of the block's rows into scale1Out
 // and at each of its columns into scale2Out.
+// rms_norm_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant: npu_rms_norm_dynamic_mx_quant,
+// npu_add_rms_norm_dynamic_mx_quant): the rms norm's rows (rms_rows.h, as norm_quant.cpp's), x = x1 + x2
+// held in x1's dtype for the add form (xOut), y = x * rstd * gamma + beta in float, quantised along the
+// last axis as dynamic_mx_quant in blocks of 32; rstdOut [..., 1] where outputRstd is true. The pages'
+// "边界值场景" (an Inf or NaN x gives y 0 and mxscale 255) do not say which blocks take 255 (the row's
+// other elements normalise to 0 by an infinite rms): a non-finite x, sum or y fails phase 2 by name.
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -48,6 +54,7 @@
 #include "common/dtypes.h"
 #include "common/minifloat.h"
 #include "opapi/families/family.h"
+#include "opapi/families/rms_rows.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -185,6 +192,41 @@ uint8_t MxScaleCode(const MiniFloat& format, const MxScaleRule& rule, float amax
   return static_cast<uint8_t>(e);
 }
 
+// The quantisation of x (n floats) along b's axis cut at `ends` (one group: the whole axis), each
+// group's blocks from its start, into `out` (elements of `format`) and `scale_out` (E8M0 codes).
+void QuantiseBlocks(const float* x, int64_t n, const Blocking& b, const std::vector<int64_t>& ends,
+                    const MiniFloat& format, const MxScaleRule& rule, MiniRound round, const TensorRef& out,
+                    const TensorRef& scale_out) {
+  // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes. Scale
+  // codes no block writes (a pair's missing block, the rows past the groups' pairs) are 0.
+  std::vector<uint8_t> codes(static_cast<size_t>(n));
+  std::vector<uint8_t> scales(static_cast<size_t>(scale_out.numel()), 0);
+  const int64_t scale_rows = scale_out.numel() / (2 * b.outer * b.inner);  // n > 0: no extent is 0
+  ParallelFor(b.outer * b.inner, [&](int64_t row) {
+    const int64_t o = row / b.inner, i = row % b.inner;
+    int64_t pair_row = 0;
+    for (size_t group = 0; group < ends.size(); ++group) {
+      const int64_t start = group ? ends[group - 1] : 0;
+      for (int64_t k = 0; start + k * b.block < ends[group]; ++k) {
+        const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
+        float amax = 0;
+        for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
+        const uint8_t code = MxScaleCode(format, rule, amax);
+        scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
+        for (int64_t l = begin; l < end; ++l) {
+          const int64_t at = (o * b.length + l) * b.inner + i;
+          // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
+          codes[static_cast<size_t>(at)] =
+              static_cast<uint8_t>(EncodeMiniFloat(format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+        }
+      }
+      pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
+    }
+  });
+  StoreElements(format, codes, out);
+  StoreCodes(scales, scale_out);
+}
+
 class DynamicMxQuantWork final : public FamilyWork {
  public:
   explicit DynamicMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
@@ -218,42 +260,64 @@ class DynamicMxQuantWork final : public FamilyWork {
       }
     }
     for (int pass = 0; pass < passes; ++pass) {
-      Quantise(x, n, blocking[pass], pass ? std::vector<int64_t>{blocking[1].length} : ends, pass ? kOut2 : kOut,
-               pass ? kScaleOut2 : kScaleOut);
+      QuantiseBlocks(x, n, blocking[pass], pass ? std::vector<int64_t>{blocking[1].length} : ends, *format, rule, round,
+                     tensor(pass ? kOut2 : kOut), tensor(pass ? kScaleOut2 : kScaleOut));
     }
     return ACLNN_SUCCESS;
   }
+};
 
-  // x along b's axis cut at `ends` (one group: the whole axis), each group's blocks from its start.
-  void Quantise(const float* x, int64_t n, const Blocking& b, const std::vector<int64_t>& ends, int out, int scale_out) {
-    // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes. Scale
-    // codes no block writes (a pair's missing block, the rows past the groups' pairs) are 0.
-    std::vector<uint8_t> codes(static_cast<size_t>(n));
-    std::vector<uint8_t> scales(static_cast<size_t>(tensor(scale_out).numel()), 0);
-    const int64_t scale_rows = tensor(scale_out).numel() / (2 * b.outer * b.inner);  // n > 0: no extent is 0
-    ParallelFor(b.outer * b.inner, [&](int64_t row) {
-      const int64_t o = row / b.inner, i = row % b.inner;
-      int64_t pair_row = 0;
-      for (size_t group = 0; group < ends.size(); ++group) {
-        const int64_t start = group ? ends[group - 1] : 0;
-        for (int64_t k = 0; start + k * b.block < ends[group]; ++k) {
-          const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
-          float amax = 0;
-          for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
-          const uint8_t code = MxScaleCode(*format, rule, amax);
-          scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
-          for (int64_t l = begin; l < end; ++l) {
-            const int64_t at = (o * b.length + l) * b.inner + i;
-            // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
-            codes[static_cast<size_t>(at)] =
-                static_cast<uint8_t>(EncodeMiniFloat(*format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
-          }
-        }
-        pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
+// rms_norm_mx_quant: x's rows (x = x1 + x2 held in x1's dtype for the add form, written to xOut)
+// normalised, y = x * rstd * gamma + beta in float, and y quantised along the last axis as
+// dynamic_mx_quant's blocks of 32; rstd written where outputRstd says so.
+enum RmsSlot { kRmsX2 = kSlots, kRmsGamma, kRmsBeta, kRmsSum, kRmsRstd, kRmsSlots };
+
+class RmsNormMxQuantWork final : public FamilyWork {
+ public:
+  explicit RmsNormMxQuantWork(const char* api) : FamilyWork(api, kRmsSlots) {}
+
+  double epsilon = 1e-6;
+  bool add = false, has_beta = false, write_rstd = false;
+  Blocking blocking;
+  const MiniFloat* format = nullptr;
+  MiniRound round = MiniRound::kRint;
+  MxScaleRule rule;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const int64_t width = blocking.length, rows = n / width;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, n)) return s;
+    std::vector<float> sum;
+    if (add) {
+      const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kRmsX2), ComputeType::kFloat32, 1));
+      if (aclnnStatus s = RefuseNonFinite(api_, tensor(kRmsX2).name, x2, n)) return s;
+      sum.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
+      RoundThrough(&sum, tensor(kX).dtype);
+      // A sum past x1's dtype (FLOAT16's 65504) is infinite: its block's scale is undefined too.
+      if (aclnnStatus s = RefuseNonFinite(api_, tensor(kRmsSum).name, sum.data(), n)) return s;
+      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kRmsSum));
+      x = sum.data();
+    }
+    std::vector<float> gamma(static_cast<size_t>(width)), beta(static_cast<size_t>(width), 0.0f);
+    GatherAs(tensor(kRmsGamma), ComputeType::kFloat32, gamma.data());
+    if (has_beta) GatherAs(tensor(kRmsBeta), ComputeType::kFloat32, beta.data());
+    std::vector<float> y(static_cast<size_t>(n)), rstds(static_cast<size_t>(rows));
+    ParallelRange(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        const float rstd = RmsRstd(row, width, epsilon);
+        rstds[r] = rstd;
+        for (int64_t j = 0; j < width; ++j) y[r * width + j] = row[j] * rstd * gamma[j] + beta[j];
       }
     });
-    StoreElements(*format, codes, tensor(out));
-    StoreCodes(scales, tensor(scale_out));
+    if (aclnnStatus s = RefuseNonFinite(api_, "y (x's rms norm, gamma and beta applied)", y.data(), n)) return s;
+    QuantiseBlocks(y.data(), n, blocking, {width}, *format, rule, round, tensor(kOut), tensor(kScaleOut));
+    if (write_rstd) ScatterFrom(rstds.data(), ComputeType::kFloat32, tensor(kRmsRstd));
+    return ACLNN_SUCCESS;
   }
 };
 
@@ -757,6 +821,84 @@ aclnnStatus PlanBlockMxQuant(const Call& call, const FamilySpec& family, Executo
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanRmsNormMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* gamma = RoleTensor(call, family, F::Role::kGamma);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* scales = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !gamma || !y || !scales) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 1 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 1 to 7)");
+  const int64_t width = x->view.back();
+  MxArguments args;
+  if (aclnnStatus s = ReadMxArguments(call, family, *x, width,
+                                      {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args)) {
+    return s;
+  }
+  if (*work) return ACLNN_SUCCESS;  // declined by name
+  auto made = std::make_unique<RmsNormMxQuantWork>(call.spec.name);
+  made->format = args.format;
+  made->round = args.round;
+  made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
+  made->blocking = BlockingOf(x->view, rank - 1, 32);
+  made->epsilon = RoleNumber(call, family, F::Role::kEpsilon, -1, 1e-6);
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  // gamma and beta: one dimension, x's last (the page's "shape只能为一维"), beta gamma's dtype.
+  if (aclnnStatus s = CheckShape(call, family, F::Role::kGamma, gamma, Dims{width}, "[x's last dimension]")) return s;
+  made->tensor(kRmsGamma).Set(RoleName(call, family, F::Role::kGamma), *gamma);
+  if (const TensorDesc* beta = RoleTensor(call, family, F::Role::kBeta)) {
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kBeta, beta, Dims{width}, "gamma's shape")) return s;
+    if (beta->dtype != gamma->dtype) {
+      return reject(F::Role::kBeta, std::string("dtype ") + DTypeName(beta->dtype) + " is not gamma's " +
+                                        DTypeName(gamma->dtype));
+    }
+    made->tensor(kRmsBeta).Set(RoleName(call, family, F::Role::kBeta), *beta);
+    made->has_beta = true;
+  }
+  if (family.has(F::Role::kX2)) {
+    const TensorDesc* x2 = RoleTensor(call, family, F::Role::kX2);
+    const TensorDesc* sum = RoleTensor(call, family, F::Role::kSumOut);
+    if (!x2 || !sum) return Decline(call, work, "without its tensors");
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kX2, x2, x->view, "x1's shape")) return s;
+    made->add = true;
+    made->tensor(kRmsX2).Set(RoleName(call, family, F::Role::kX2), *x2);
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kSumOut, *sum, x->view, "x1's shape", kRmsSum)) return s;
+  }
+  if (y->dtype != args.format->dtype) {
+    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
+                                     DTypeName(args.format->dtype));
+  }
+  if (y->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
+  if (IsFloat4(args.format->dtype)) {
+    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
+      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+    }
+  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, x->view, "x's shape", kOut)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scales,
+                                       ScaleShape(x->view, rank - 1, made->blocking),
+                                       "x's shape with the last axis's blocks of 32 in pairs, then 2", kScaleOut)) {
+    return s;
+  }
+  // rstdOut: x's shape with a last dimension of 1, written when outputRstd is true (else the page's
+  // invalid output, left as it is).
+  made->write_rstd = RoleBool(call, family, F::Role::kOutputRstd, false);
+  if (made->write_rstd) {
+    const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
+    if (!rstd) return Decline(call, work, "without rstdOut while outputRstd is true");
+    Dims kept = x->view;
+    kept.back() = 1;
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kRstd, *rstd, kept, "x's shape with a last dimension of 1",
+                                         kRmsRstd)) {
+      return s;
+    }
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -765,6 +907,7 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
     case F::Op::kDynamicMxQuant: return PlanDynamicMxQuant(call, family, work);
     case F::Op::kAntiMxQuant: return PlanAntiMxQuant(call, family, work);
     case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
+    case F::Op::kRmsNormMxQuant: return PlanRmsNormMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }
 }
