@@ -654,6 +654,7 @@ set(ACLNN_EXAMPLES
   swi_glu_grad
   swi_glu_quant
   swi_glu_quant_v2
+  swiglu_mx_quant
   sync_batch_norm_gather_stats
   take
   tan

@@ -8,7 +8,8 @@ from gen.families.model import Family, Op
 # aclnnQuantMax and aclnnGroupedQuantMax (npu_quant_max) cast x * scale to FLOAT8 with max|x|;
 # aclnnDynamicBlockMxQuant (npu_dynamic_block_mx_quant) shares one scale per 32 x 32 block;
 # aclnnRmsNormDynamicMxQuant and aclnnAddRmsNormDynamicMxQuant (npu_rms_norm_dynamic_mx_quant,
-# npu_add_rms_norm_dynamic_mx_quant) quantise an rms norm's rows as aclnnDynamicMxQuant along -1.
+# npu_add_rms_norm_dynamic_mx_quant) quantise an rms norm's rows as aclnnDynamicMxQuant along -1;
+# aclnnSwigluMxQuant (npu_swiglu_mx_quant) a SwiGLU's output along -1 or -2.
 MX_QUANT = Family(
     "mx_quant", "PlanMxQuant",
     # The outputs' dtypes follow dstType, an integer: the suites' valid calls take FLOAT8_E4M3FN (36) and
@@ -22,7 +23,10 @@ MX_QUANT = Family(
          Op("anti_mx_quant", dtypes={"out": "FLOAT"}, shape_arguments=("axis",)),
          Op("quant_max", dtypes={"out": "FLOAT8_E4M3FN"}),
          # an rms norm over the last axis (of x = x1 + x2 for the add form, sum_out), quantised along it
-         Op("rms_norm_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "rstd": "FLOAT"})),
+         Op("rms_norm_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "rstd": "FLOAT"}),
+         # SwiGLU of x's halves along activate_dim (or its even and odd elements, swiglu_mode 1), quantised
+         # along axis; groups of rows by group_list (counts or cumulative ends by group_mode)
+         Op("swiglu_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0"})),
     output_shape="given",
     # scale: anti_mx_quant's mxscale input; dst_max and max_low_bound: V2's dstTypeMax, V3's maxLowBound.
     # group_list: the cumulative ends of groups of rows (quant_max's; dynamic_mx_quant's grouped form,
@@ -33,7 +37,10 @@ MX_QUANT = Family(
            "out2", "scale_out2",
            # rms_norm_mx_quant's norm: x2 added to x (sum_out their sum), gamma, beta, epsilon, and rstd
            # written when output_rstd says so
-           "x2", "gamma", "beta", "epsilon", "output_rstd", "sum_out", "rstd"),
+           "x2", "gamma", "beta", "epsilon", "output_rstd", "sum_out", "rstd",
+           # swiglu_mx_quant's activation: the axis halved, which half is activated, the variant (1: even
+           # and odd elements, clamped, with an alpha and a bias) and group_list's meaning (0 counts, 1 ends)
+           "activate_dim", "activate_left", "swiglu_mode", "clamp_limit", "glu_alpha", "glu_bias", "group_mode"),
     required=("x", "dst_type", "out"),
     source="x",
     doc="dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) "
@@ -45,5 +52,8 @@ MX_QUANT = Family(
         "to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; "
         "rms_norm_mx_quant: y = x * rstd * gamma + beta over x's last axis, rstd = 1 / sqrt(mean(x^2) + epsilon) (x = x1 + x2 "
         "rounded to x1's dtype, sum_out, for the add form), then dynamic_mx_quant's along it; "
+        "swiglu_mx_quant: Swish(A) * B of x's halves along activate_dim (swiglu_mode 1: A, B the even and odd elements "
+        "of the last axis, A.clamp(max=limit) * sigmoid(alpha * A) * (B.clamp(-limit, limit) + bias)), then "
+        "dynamic_mx_quant's along axis; "
         "quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over "
         "the groups of rows group_list's cumulative ends make")

@@ -1111,6 +1111,37 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y, x, mxscale, rstd
 
     @staticmethod
+    def swiglu_mx_quant(x: Any, group_index: Any, activate_dim: int, activate_left: bool, swiglu_mode: int,
+                        clamp_limit: float, glu_alpha: float, glu_bias: float, group_mode: int, axis: int,
+                        dst_type: int, scale_alg: int) -> Any:
+        """aclnnSwigluMxQuant's page: swigluMode 0 Swish(A) * B of x's halves A, B along activateDim
+        (activateLeft; else Swish(B) * A), mode 1 A.clamp(max=limit) * sigmoid(alpha * A) *
+        (B.clamp(-limit, limit) + bias) of the last axis's even and odd elements (whatever activateLeft:
+        the page's "默认对x的偶数块做激活"), in double rounded to float, then exact.mx_quant along axis; with
+        groupIndexOptional (counts, or ends with groupMode 1) along the last axis, the rows past its sum 0
+        (the page: garbage; the simulator's zeros)."""
+        import torch
+
+        v = x.double()
+        if swiglu_mode == 1:
+            a, b = v[..., 0::2].clamp(max=clamp_limit), v[..., 1::2].clamp(-clamp_limit, clamp_limit)
+            y = a * torch.sigmoid(glu_alpha * a) * (b + glu_bias)
+        else:
+            first, second = v.chunk(2, activate_dim)
+            active, other = (first, second) if activate_left else (second, first)
+            y = active / (1 + torch.exp(-active)) * other
+        y = y.float()
+        if group_index is not None:
+            if axis % x.dim() != x.dim() - 1:
+                exact.refused("groups along a non-last axis: tests/torch_npu/test_mx_quant.py checks them")
+            total = int(group_index.sum()) if group_mode == 0 else int(group_index[-1])
+            rows = y.reshape(-1, y.shape[-1])
+            rows[total:] = 0
+            exact._finite_for_mx(rows[:total])
+            return exact.mx_quant(rows.reshape(y.shape), axis, dst_type, 32, scale_alg)
+        return exact.mx_quant(y, axis, dst_type, 32, scale_alg)
+
+    @staticmethod
     def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
         """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
         the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one

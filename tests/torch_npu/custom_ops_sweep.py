@@ -1057,6 +1057,19 @@ def makers(dtype: str = "float32"):
     m["npu_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, False)
     m["npu_add_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, True)
 
+    def swiglu_mx_quant():
+        # aclnnSwigluMxQuant (Ascend950): Swish(B) * A of x's halves (activate_left False), A of powers of two
+        # and B = 20: Swish(20) = 20 * (1 - 2e-9), so each value rounds to 20 * A in float; then quantised
+        # along the last axis, e = floor(log2 max|V|) - 8, V / 2^e = 5 * 2^k (exact in FLOAT8_E4M3FN).
+        a = torch.pow(2.0, torch.randint(-4, 5, (2, 32), generator=g).float())
+        x = torch.cat([a, torch.full((2, 32), 20.0)], -1).bfloat16()
+        v = 20 * a
+        e = torch.floor(torch.log2(v.abs().amax(-1))) - 8
+        y = (v / torch.pow(2.0, e)[:, None]).to(torch.float8_e4m3fn)
+        scale = torch.stack([e + 127, torch.zeros(2)], -1).reshape(2, 1, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale)
+    m["npu_swiglu_mx_quant"] = swiglu_mx_quant
+
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
         x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)

@@ -3,7 +3,8 @@ and FLOAT8 quantisers through torch_npu's op-plugin on the simulator (Ascend950,
 pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dynamic_mx_quant_with_dual_axis
 (aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
 npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
-npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant),
+npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant), npu_swiglu_mx_quant
+(aclnnSwigluMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -181,6 +182,67 @@ def test_rms_norm_dynamic_mx_quant_quantises_the_norm_along_the_last_axis(run_np
         want = 1 / torch.sqrt(x.double().pow(2).mean(-1, keepdim=True).float() + 1e-6)
         assert rstd.shape == (4, 1) and torch.allclose(rstd.cpu(), want, rtol=1e-6), (rstd.cpu(), want)
         print("rms norm mx quant ok")
+    """)
+
+
+def test_swiglu_mx_quant_quantises_the_swiglu_along_either_last_axis(run_npu):
+    # aclnnSwigluMxQuant: swiglu_mode 0 Swish(A) * B of x's halves along activate_dim (Swish(B) * A without
+    # activate_left), mode 1 the clamped variant of the last axis's even and odd elements; the result
+    # quantised along axis (-1 or -2) in blocks of 32; group_index bounds the rows (counts, or ends with
+    # group_mode 1) and, along -2, restarts the blocks at each group (its pairs after the group before's).
+    on_ascend950(run_npu, """
+        torch.manual_seed(7)
+
+        def swiglu(x, dim, left, mode, limit=7.0, alpha=1.702, bias=1.0):
+            v = x.double()
+            if mode == 1:
+                a, b = v[..., 0::2].clamp(max=limit), v[..., 1::2].clamp(-limit, limit)
+                return (a * torch.sigmoid(alpha * a) * (b + bias)).float()
+            first, second = v.chunk(2, dim)
+            active, other = (first, second) if left else (second, first)
+            return (active * torch.sigmoid(active) * other).float()
+
+        cases = [
+            # dtype, shape, activate_dim, activate_left, swiglu_mode, axis, dstType, scaleAlg, roundMode
+            (torch.bfloat16, (4, 128), -1, False, 0, -1, E4M3, 0, "rint"),
+            (torch.float16, (128, 40), 0, True, 0, -2, E5M2, 1, "rint"),
+            (torch.bfloat16, (2, 3, 96), 2, False, 1, -1, E2M1, 0, "floor"),
+            (torch.float16, (2, 66, 68), -1, True, 0, -2, E1M2, 0, "rint"),  # a last block of 2 rows
+        ]
+        for dtype, shape, dim, left, mode, axis, dst, alg, rmode in cases:
+            x = (torch.randn(shape) * 3).to(dtype)
+            y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), activate_dim=dim, activate_left=left, swiglu_mode=mode,
+                                                     axis=axis, dst_type=TORCH_NPU[dst], round_mode=rmode, scale_alg=alg)
+            codes, scales = mx_quant(swiglu(x, dim, left, mode), axis, dst, 32, alg, rmode)
+            want = packed(codes) if FORMATS[dst][2] else codes
+            case = (dtype, shape, dim, left, mode, axis, dst)
+            assert torch.equal(scale.cpu().view(torch.uint8), scales), case
+            got = y.cpu().view(torch.uint8)
+            assert torch.equal(got, want), (case, (got != want).nonzero()[:4])
+        # Groups of rows: along -1 only the rows within their sum are defined; along -2 each group's
+        # blocks start at its first row.
+        x = (torch.randn(70, 64) * 3).bfloat16()
+        s = swiglu(x, -1, False, 0)
+        y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([20, 30]).npu(),
+                                                 dst_type=TORCH_NPU[E4M3])
+        codes, scales = mx_quant(s[:50], -1, E4M3, 32)
+        assert torch.equal(y.cpu().view(torch.uint8)[:50], codes)
+        assert torch.equal(scale.cpu().view(torch.uint8)[:50], scales)
+        y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([10, 50]).npu(), group_mode=1, axis=-2,
+                                                 dst_type=TORCH_NPU[E4M3])
+        assert scale.shape == (70 // 64 + 2, 32, 2), scale.shape
+        for (start, end), row in (((0, 10), 0), ((10, 50), 1)):
+            codes, scales = mx_quant(s[start:end], 0, E4M3, 32)
+            assert torch.equal(y.cpu().view(torch.uint8)[start:end], codes), (start, end)
+            assert torch.equal(scale.cpu().view(torch.uint8)[row:row + 1], scales), (start, end)
+        # Counts past x's rows are device data: phase 2 fails naming group_index.
+        try:
+            torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([60, 30]).npu(), dst_type=TORCH_NPU[E4M3])
+            torch.npu.synchronize()
+            raise AssertionError("counts past x's rows computed")
+        except RuntimeError as error:
+            assert "groupIndexOptional" in str(error), error
+        print("swiglu mx quant ok")
     """)
 
 

@@ -1774,6 +1774,9 @@
 #include "aclnnop/aclnn_swi_glu_quant_v2.h"
 #define ACLNN_DECLARES_aclnnSwiGluQuantV2 1
 
+#include "aclnnop/aclnn_swiglu_mx_quant.h"
+#define ACLNN_DECLARES_aclnnSwigluMxQuant 1
+
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #define ACLNN_DECLARES_aclnnSyncBatchNormGatherStats 1
 

@@ -28,6 +28,12 @@
 // last axis as dynamic_mx_quant in blocks of 32; rstdOut [..., 1] where outputRstd is true. The pages'
 // "边界值场景" (an Inf or NaN x gives y 0 and mxscale 255) do not say which blocks take 255 (the row's
 // other elements normalise to 0 by an infinite rms): a non-finite x, sum or y fails phase 2 by name.
+// swiglu_mx_quant (aclnnSwigluMxQuant, npu_swiglu_mx_quant): SwiGLU of x's halves along activateDim (swigluMode
+// 1: the even and odd elements of the last axis, clamped, with gluAlpha and gluBias), rounded to float, quantised
+// along axis (one of the last two) as dynamic_mx_quant; groupIndexOptional's rows (counts or cumulative ends)
+// bound the rows computed, the others 0 (the page: garbage), and along a non-last axis restart the blocks
+// (mxscaleOut [rows / 64 + groupNum, n, 2]). Declined by name: groups with activateDim 0 (which rows they
+// count the page does not say).
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -317,6 +323,85 @@ class RmsNormMxQuantWork final : public FamilyWork {
     if (aclnnStatus s = RefuseNonFinite(api_, "y (x's rms norm, gamma and beta applied)", y.data(), n)) return s;
     QuantiseBlocks(y.data(), n, blocking, {width}, *format, rule, round, tensor(kOut), tensor(kScaleOut));
     if (write_rstd) ScatterFrom(rstds.data(), ComputeType::kFloat32, tensor(kRmsRstd));
+    return ACLNN_SUCCESS;
+  }
+};
+
+// swiglu_mx_quant: x [outer, 2 * half, inner] around activateDim; swigluMode 0 takes its halves A, B
+// (Swish(A) * B with activateLeft, else Swish(B) * A), mode 1 the even and odd elements of the last axis
+// (A.clamp(max=limit) * sigmoid(alpha * A.clamp(max=limit)) * (B.clamp(-limit, limit) + bias)), in double
+// rounded to float;
+// the result quantised along axis as dynamic_mx_quant. With groupIndexOptional (counts, or cumulative
+// ends by groupMode) only the rows within its sum are computed, the others 0 (the page: not cleared,
+// garbage), and along a non-last axis each group's blocks restart at its start.
+class SwigluMxQuantWork final : public FamilyWork {
+ public:
+  explicit SwigluMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t outer = 1, half = 1, inner = 1;
+  bool left = false, interleaved = false, grouped = false, counts = true, along_groups = false;
+  double limit = 0, alpha = 1, bias = 0;
+  Blocking blocking;
+  const MiniFloat* format = nullptr;
+  MiniRound round = MiniRound::kRint;
+  MxScaleRule rule;
+
+ private:
+  // The rows' cumulative ends (groupIndexOptional's counts summed, or its ends), checked as the page
+  // constrains them: each count above 0, ends non-decreasing, the sum within x's rows.
+  aclnnStatus GroupEnds(std::vector<int64_t>* ends) {
+    std::vector<int64_t> given(static_cast<size_t>(tensor(kGroupList).numel()));
+    GatherAs(tensor(kGroupList), ComputeType::kInt64, given.data());
+    int64_t end = 0;
+    for (size_t g = 0; g < given.size(); ++g) {
+      const int64_t next = counts ? end + given[g] : given[g];
+      if ((counts && given[g] <= 0) || next < end || next > outer) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kGroupList).name + ": element " +
+                                         std::to_string(g) + " is " + std::to_string(given[g]) + " (the page: " +
+                                         (counts ? "counts above 0" : "non-decreasing cumulative ends") +
+                                         " whose sum is within x's " + std::to_string(outer) + " rows)");
+      }
+      end = next;
+      ends->push_back(end);
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Compute() override {
+    const int64_t n = outer * half * inner;
+    if (n == 0) return ACLNN_SUCCESS;
+    std::vector<int64_t> ends;
+    if (grouped) {
+      if (aclnnStatus s = GroupEnds(&ends)) return s;
+    }
+    // Rows of x past the groups' sum hold no data the page reads (they may be anything).
+    const int64_t rows = grouped ? (ends.empty() ? 0 : ends.back()) : outer;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, rows * 2 * half * inner)) return s;
+    std::vector<float> y(static_cast<size_t>(n), 0.0f);
+    // In double, rounded once to float: the result's one rounding, whichever exp computes it.
+    const double l = limit;
+    ParallelRange(rows, 2 * half * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        for (int64_t h = 0; h < half; ++h) {
+          for (int64_t i = 0; i < inner; ++i) {
+            float& out = y[static_cast<size_t>((o * half + h) * inner + i)];
+            if (interleaved) {  // inner is 1: the last axis
+              const double a = std::min<double>(x[o * 2 * half + 2 * h], l);
+              const double b = std::min<double>(std::max<double>(x[o * 2 * half + 2 * h + 1], -l), l);
+              out = static_cast<float>(a / (1.0 + std::exp(-alpha * a)) * (b + bias));
+              continue;
+            }
+            const double first = x[(o * 2 * half + h) * inner + i], second = x[(o * 2 * half + half + h) * inner + i];
+            const double active = left ? first : second, other = left ? second : first;
+            out = static_cast<float>(active / (1.0 + std::exp(-active)) * other);
+          }
+        }
+      }
+    });
+    if (aclnnStatus s = RefuseNonFinite(api_, "the swiglu of x", y.data(), n)) return s;
+    QuantiseBlocks(y.data(), n, blocking, along_groups ? ends : std::vector<int64_t>{blocking.length}, *format, rule,
+                   round, tensor(kOut), tensor(kScaleOut));
     return ACLNN_SUCCESS;
   }
 };
@@ -899,6 +984,114 @@ aclnnStatus PlanRmsNormMxQuant(const Call& call, const FamilySpec& family, Execu
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* scales = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !y || !scales) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 2 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 2 to 7)");
+  // activateDim and axis: one of the last two axes, as -1, -2, rank - 2 or rank - 1.
+  const auto last_two = [&](int role, int64_t given, int64_t* out) -> aclnnStatus {
+    if (given != -1 && given != -2 && given != rank - 2 && given != rank - 1) {
+      return reject(role, std::to_string(given) + " is not one of -1, -2, " + std::to_string(rank - 2) + ", " +
+                              std::to_string(rank - 1));
+    }
+    *out = given < 0 ? given + rank : given;
+    return ACLNN_SUCCESS;
+  };
+  int64_t act = 0, axis = 0;
+  if (aclnnStatus s = last_two(F::Role::kActivateDim, RoleInt(call, family, F::Role::kActivateDim, -1), &act)) return s;
+  if (aclnnStatus s = last_two(F::Role::kAxis, RoleInt(call, family, F::Role::kAxis, -1), &axis)) return s;
+  const int64_t mode = RoleInt(call, family, F::Role::kSwigluMode, 0);
+  if (mode != 0 && mode != 1) return reject(F::Role::kSwigluMode, std::to_string(mode) + " is not 0 or 1");
+  if (mode == 1 && act != rank - 1) {
+    return reject(F::Role::kSwigluMode, "is 1 with activateDim not the last axis (the page: mode 0 there)");
+  }
+  const double limit = RoleNumber(call, family, F::Role::kClampLimit, -1, 7.0);
+  if (!(limit > 0) || !std::isfinite(limit)) return reject(F::Role::kClampLimit, Text(limit) + " is not positive and finite");
+  if (x->view[static_cast<size_t>(act)] % 2 != 0) {
+    return reject(F::Role::kX, "dimension " + std::to_string(act) + " (activateDim) is odd: it has no halves");
+  }
+  Dims y_shape = x->view;
+  y_shape[static_cast<size_t>(act)] /= 2;
+  const TensorDesc* group_list = RoleTensor(call, family, F::Role::kGroupList);
+  const int64_t group_mode = RoleInt(call, family, F::Role::kGroupMode, 0);
+  if (group_mode != 0 && group_mode != 1) return reject(F::Role::kGroupMode, std::to_string(group_mode) + " is not 0 or 1");
+  if (group_list) {
+    if (group_list->view.size() != 1 || group_list->view[0] < 1 || group_list->view[0] > 256) {
+      return reject(F::Role::kGroupList, "shape " + DimsText(group_list->view) + " is not [groupNum], 1 to 256");
+    }
+    if ((act != rank - 1 || axis != rank - 1) && rank != 2) {
+      return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions with groupIndexOptional and activateDim "
+                                                                  "or axis not the last (the page: 2)");
+    }
+    if (act != rank - 1) {
+      return Decline(call, work, "for groupIndexOptional with activateDim 0 (the page does not say whether its groups "
+                                 "count x's rows or the halved result's)");
+    }
+  }
+  MxArguments args;
+  if (aclnnStatus s = ReadMxArguments(call, family, *x, y_shape[static_cast<size_t>(axis)],
+                                      {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args)) {
+    return s;
+  }
+  if (*work) return ACLNN_SUCCESS;  // declined by name
+  if (y->dtype != args.format->dtype) {
+    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
+                                     DTypeName(args.format->dtype));
+  }
+  if (y->view != y_shape) {
+    return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's with activateDim halved, " + DimsText(y_shape));
+  }
+  auto made = std::make_unique<SwigluMxQuantWork>(call.spec.name);
+  if (IsFloat4(args.format->dtype)) {
+    if (y_shape.back() % 2 != 0) {
+      return reject(F::Role::kOut, "last dimension " + std::to_string(y_shape.back()) + " is odd (FLOAT4 holds two "
+                                                                                        "elements a byte)");
+    }
+    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
+      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+    }
+  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, y_shape, "x's shape with activateDim halved",
+                                              kOut)) {
+    return s;
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < act) made->outer *= x->view[static_cast<size_t>(d)];
+    if (d > act) made->inner *= x->view[static_cast<size_t>(d)];
+  }
+  made->half = y_shape[static_cast<size_t>(act)];
+  made->left = RoleBool(call, family, F::Role::kActivateLeft, false);
+  // Mode 1 activates the even elements whatever activateLeft says (the page: "如果swigluMode为1，默认对x的偶数块
+  // 做激活"; its formula does not read activateLeft, and its example passes true).
+  made->interleaved = mode == 1;
+  made->limit = limit;
+  made->alpha = RoleNumber(call, family, F::Role::kGluAlpha, -1, 1.0);
+  made->bias = RoleNumber(call, family, F::Role::kGluBias, -1, 0.0);
+  made->format = args.format;
+  made->round = args.round;
+  made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
+  made->blocking = BlockingOf(y_shape, axis, 32);
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  Dims scale_shape = ScaleShape(y_shape, axis, made->blocking);
+  if (group_list) {
+    made->grouped = true;
+    made->counts = group_mode == 0;
+    made->along_groups = axis != rank - 1;
+    made->tensor(kGroupList).Set(RoleName(call, family, F::Role::kGroupList), *group_list);
+    // Along rows: room for each group's own pairs of blocks (op-plugin's floor(rows / 64) + groupNum).
+    if (made->along_groups) scale_shape[0] = y_shape[0] / 64 + group_list->view[0];
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scales, scale_shape,
+                                       "the result's shape with axis's blocks of 32 in pairs, then 2", kScaleOut)) {
+    return s;
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -908,6 +1101,7 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
     case F::Op::kAntiMxQuant: return PlanAntiMxQuant(call, family, work);
     case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
     case F::Op::kRmsNormMxQuant: return PlanRmsNormMxQuant(call, family, work);
+    case F::Op::kSwigluMxQuant: return PlanSwigluMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }
 }
