@@ -26,7 +26,9 @@ MX_QUANT = Family(
          Op("rms_norm_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "rstd": "FLOAT"}),
          # SwiGLU of x's halves along activate_dim (or its even and odd elements, swiglu_mode 1), quantised
          # along axis; groups of rows by group_list (counts or cumulative ends by group_mode)
-         Op("swiglu_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0"})),
+         # (with out2 and scale_out2: the dual-axis form, along -1 and -2)
+         Op("swiglu_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "out2": "FLOAT8_E4M3FN",
+                                       "scale_out2": "FLOAT8_E8M0"})),
     output_shape="given",
     # scale: anti_mx_quant's mxscale input; dst_max and max_low_bound: V2's dstTypeMax, V3's maxLowBound.
     # group_list: the cumulative ends of groups of rows (quant_max's; dynamic_mx_quant's grouped form,

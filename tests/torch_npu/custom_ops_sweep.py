@@ -1001,18 +1001,24 @@ def makers(dtype: str = "float32"):
         return (x,), {"dst_type": 292}, (y, scale)
     m["npu_dynamic_mx_quant"] = dynamic_mx_quant
 
+    def dual_axis_quantised(v):
+        # v [32, 32] (its quotients exact) quantised along -1 and along -2 in one block of 32 each:
+        # (y1, mxscale1 [32, 1, 2], y2, mxscale2 [1, 32, 2]), e = floor(log2 max|V|) - 8 (FLOAT8_E4M3FN's
+        # emax), y = V / 2^e; each pair's missing block 0.
+        want = []
+        for axis in (-1, -2):
+            e = torch.floor(torch.log2(v.abs().amax(axis, keepdim=True))) - 8
+            y = (v / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
+            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
+                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
+            want += [y, codes]
+        return tuple(want)
+
     def dynamic_mx_quant_with_dual_axis():
         # aclnnDynamicMxQuantWithDualAxisV2: the single-axis quantisation along -1 and along -2 (blocks
         # of 32; x [32, 32] of powers of two: every quotient exact).
         x = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float()).bfloat16()
-        want = []
-        for axis in (-1, -2):
-            e = torch.floor(torch.log2(x.float().abs().amax(axis, keepdim=True))) - 8
-            y = (x.float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
-            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
-                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
-            want += [y, codes]
-        return (x,), {"dst_type": 292}, tuple(want)
+        return (x,), {"dst_type": 292}, dual_axis_quantised(x.float())
     m["npu_dynamic_mx_quant_with_dual_axis"] = dynamic_mx_quant_with_dual_axis
 
     def grouped_dynamic_mx_quant():
@@ -1069,6 +1075,16 @@ def makers(dtype: str = "float32"):
         scale = torch.stack([e + 127, torch.zeros(2)], -1).reshape(2, 1, 2).to(torch.uint8)
         return (x,), {"dst_type": 292}, (y, scale)
     m["npu_swiglu_mx_quant"] = swiglu_mx_quant
+
+    def swiglu_mx_quant_with_dual_axis():
+        # aclnnSwigluMxQuantWithDualAxis: Swish(A) * B (activate_left) of x [32, 64]'s halves, A = 20 and B of
+        # powers of two (each value 20 * B in float), quantised along -1 and along -2 as
+        # dynamic_mx_quant_with_dual_axis's (scale_alg 0).
+        b = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float())
+        x = torch.cat([torch.full((32, 32), 20.0), b], -1).bfloat16()
+        v = 20 * b
+        return (x,), {"dst_type": 292, "scale_alg": 0}, dual_axis_quantised(v)
+    m["npu_swiglu_mx_quant_with_dual_axis"] = swiglu_mx_quant_with_dual_axis
 
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.

@@ -4,7 +4,7 @@ pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dyna
 (aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
 npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
 npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant), npu_swiglu_mx_quant
-(aclnnSwigluMxQuant),
+(aclnnSwigluMxQuant), npu_swiglu_mx_quant_with_dual_axis (aclnnSwigluMxQuantWithDualAxis),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -242,6 +242,25 @@ def test_swiglu_mx_quant_quantises_the_swiglu_along_either_last_axis(run_npu):
             raise AssertionError("counts past x's rows computed")
         except RuntimeError as error:
             assert "groupIndexOptional" in str(error), error
+        # The dual-axis form (aclnnSwigluMxQuantWithDualAxis): x [M, 2N]'s swiglu along -1 and along -2, the
+        # latter's blocks restarting at group_index's cumulative ends.
+        for dst, alg, left, ends in ((E4M3, 1, True, None), (E2M1, 0, False, None), (E5M2, 0, True, [30, 30, 70])):
+            index = None if ends is None else torch.tensor(ends).npu()
+            y1, s1, y2, s2 = torch_npu.npu_swiglu_mx_quant_with_dual_axis(x.npu(), group_index=index, activate_left=left,
+                                                                         scale_alg=alg, dst_type=TORCH_NPU[dst])
+            s = swiglu(x, -1, left, 0)
+            case = (dst, alg, left, ends)
+            codes, scales = mx_quant(s, -1, dst, 32, alg)
+            assert torch.equal(y1.cpu().view(torch.uint8), packed(codes) if FORMATS[dst][2] else codes), case
+            assert torch.equal(s1.cpu().view(torch.uint8), scales), case
+            starts, row = [0] + (ends or [70])[:-1], 0
+            for start, end in zip(starts, ends or [70]):
+                if end == start:
+                    continue
+                codes, scales = mx_quant(s[start:end], 0, dst, 32, alg)
+                assert torch.equal(y2.cpu().view(torch.uint8)[start:end], packed(codes) if FORMATS[dst][2] else codes)
+                assert torch.equal(s2.cpu().view(torch.uint8)[row:row + scales.shape[0]], scales), (case, start)
+                row += scales.shape[0]
         print("swiglu mx quant ok")
     """)
 

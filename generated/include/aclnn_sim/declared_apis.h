@@ -1777,6 +1777,9 @@
 #include "aclnnop/aclnn_swiglu_mx_quant.h"
 #define ACLNN_DECLARES_aclnnSwigluMxQuant 1
 
+#include "aclnnop/aclnn_swiglu_mx_quant_with_dual_axis.h"
+#define ACLNN_DECLARES_aclnnSwigluMxQuantWithDualAxis 1
+
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #define ACLNN_DECLARES_aclnnSyncBatchNormGatherStats 1
 

@@ -1141,6 +1141,22 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return exact.mx_quant(y, axis, dst_type, 32, scale_alg)
 
     @staticmethod
+    def swiglu_mx_quant_with_dual_axis(x: Any, group_index: Any, activate_left: bool, dst_type: int,
+                                       scale_alg: int) -> Any:
+        """aclnnSwigluMxQuantWithDualAxis's page: the swiglu of exact.swiglu_mx_quant (mode 0 along the last
+        axis) quantised along -1 (y1Out, mxscale1Out) and along -2 (y2Out, mxscale2Out), the latter by
+        groupIndexOptional's cumulative ends as exact.grouped_mx_quant where it is given."""
+        y = exact.swiglu_mx_quant(x, None, -1, activate_left, 0, 7.0, 1.0, 0.0, 0, -1, dst_type, scale_alg)
+        if group_index is None:
+            return y + exact.swiglu_mx_quant(x, None, -1, activate_left, 0, 7.0, 1.0, 0.0, 0, -2, dst_type, scale_alg)
+        first, second = x.double().chunk(2, -1)
+        active, other = (first, second) if activate_left else (second, first)
+        import torch
+
+        swiglu = (active / (1 + torch.exp(-active)) * other).float()
+        return y + exact.grouped_mx_quant(swiglu, group_index, dst_type, 32, scale_alg)
+
+    @staticmethod
     def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
         """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
         the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one

@@ -32,8 +32,10 @@
 // 1: the even and odd elements of the last axis, clamped, with gluAlpha and gluBias), rounded to float, quantised
 // along axis (one of the last two) as dynamic_mx_quant; groupIndexOptional's rows (counts or cumulative ends)
 // bound the rows computed, the others 0 (the page: garbage), and along a non-last axis restart the blocks
-// (mxscaleOut [rows / 64 + groupNum, n, 2]). Declined by name: groups with activateDim 0 (which rows they
-// count the page does not say).
+// (mxscaleOut [rows / 64 + groupNum, n, 2]); the dual-axis form (aclnnSwigluMxQuantWithDualAxis,
+// npu_swiglu_mx_quant_with_dual_axis: x [M, 2N]) quantises the result along -1 into y1Out/mxscale1Out and
+// along -2 into y2Out/mxscale2Out, its groups cumulative ends of the -2 pass ending at M. Declined by name:
+// groups with activateDim 0 (which rows they count the page does not say).
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -333,15 +335,20 @@ class RmsNormMxQuantWork final : public FamilyWork {
 // rounded to float;
 // the result quantised along axis as dynamic_mx_quant. With groupIndexOptional (counts, or cumulative
 // ends by groupMode) only the rows within its sum are computed, the others 0 (the page: not cleared,
-// garbage), and along a non-last axis each group's blocks restart at its start.
+// garbage), and along a non-last axis each group's blocks restart at its start. The dual-axis form
+// quantises the result twice: along -1 (every row) into kOut/kScaleOut, along -2 into kOut2/kScaleOut2.
 class SwigluMxQuantWork final : public FamilyWork {
  public:
   explicit SwigluMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
 
   int64_t outer = 1, half = 1, inner = 1;
-  bool left = false, interleaved = false, grouped = false, counts = true, along_groups = false;
+  bool left = false, interleaved = false, grouped = false, counts = true;
+  bool dual = false;  // groups cut the second pass's axis, whose last end is x's last row
   double limit = 0, alpha = 1, bias = 0;
-  Blocking blocking;
+  // Each pass's blocks, and whether its axis is cut at the groups' ends (a non-last axis).
+  Blocking blocking[2];
+  bool along_groups[2] = {false, false};
+  int passes = 1;
   const MiniFloat* format = nullptr;
   MiniRound round = MiniRound::kRint;
   MxScaleRule rule;
@@ -355,11 +362,13 @@ class SwigluMxQuantWork final : public FamilyWork {
     int64_t end = 0;
     for (size_t g = 0; g < given.size(); ++g) {
       const int64_t next = counts ? end + given[g] : given[g];
-      if ((counts && given[g] <= 0) || next < end || next > outer) {
+      const bool short_of_rows = dual && g + 1 == given.size() && next != outer;
+      if ((counts && given[g] <= 0) || next < end || next > outer || short_of_rows) {
         return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kGroupList).name + ": element " +
                                          std::to_string(g) + " is " + std::to_string(given[g]) + " (the page: " +
                                          (counts ? "counts above 0" : "non-decreasing cumulative ends") +
-                                         " whose sum is within x's " + std::to_string(outer) + " rows)");
+                                         (dual ? " whose last is" : " whose sum is within") + " x's " +
+                                         std::to_string(outer) + " rows)");
       }
       end = next;
       ends->push_back(end);
@@ -375,7 +384,7 @@ class SwigluMxQuantWork final : public FamilyWork {
       if (aclnnStatus s = GroupEnds(&ends)) return s;
     }
     // Rows of x past the groups' sum hold no data the page reads (they may be anything).
-    const int64_t rows = grouped ? (ends.empty() ? 0 : ends.back()) : outer;
+    const int64_t rows = grouped && !dual ? (ends.empty() ? 0 : ends.back()) : outer;
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
     if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, rows * 2 * half * inner)) return s;
     std::vector<float> y(static_cast<size_t>(n), 0.0f);
@@ -400,8 +409,10 @@ class SwigluMxQuantWork final : public FamilyWork {
       }
     });
     if (aclnnStatus s = RefuseNonFinite(api_, "the swiglu of x", y.data(), n)) return s;
-    QuantiseBlocks(y.data(), n, blocking, along_groups ? ends : std::vector<int64_t>{blocking.length}, *format, rule,
-                   round, tensor(kOut), tensor(kScaleOut));
+    for (int p = 0; p < passes; ++p) {
+      QuantiseBlocks(y.data(), n, blocking[p], along_groups[p] ? ends : std::vector<int64_t>{blocking[p].length},
+                     *format, rule, round, tensor(p ? kOut2 : kOut), tensor(p ? kScaleOut2 : kScaleOut));
+    }
     return ACLNN_SUCCESS;
   }
 };
@@ -987,11 +998,18 @@ aclnnStatus PlanRmsNormMxQuant(const Call& call, const FamilySpec& family, Execu
 aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
   const ParamRejecter reject(call, family);
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
-  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
-  const TensorDesc* scales = RoleTensor(call, family, F::Role::kScaleOut);
-  if (!x || !y || !scales) return Decline(call, work, "without its tensors");
+  // The dual-axis form (aclnnSwigluMxQuantWithDualAxis): x [M, 2N], its result quantised along -1 and -2.
+  const bool dual = family.has(F::Role::kOut2);
+  const TensorDesc* outs[2] = {RoleTensor(call, family, F::Role::kOut), RoleTensor(call, family, F::Role::kOut2)};
+  const TensorDesc* scales[2] = {RoleTensor(call, family, F::Role::kScaleOut),
+                                 RoleTensor(call, family, F::Role::kScaleOut2)};
+  if (!x || !outs[0] || !scales[0] || (dual && (!outs[1] || !scales[1]))) {
+    return Decline(call, work, "without its tensors");
+  }
   const int64_t rank = static_cast<int64_t>(x->view.size());
-  if (rank < 2 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 2 to 7)");
+  if (rank < 2 || rank > (dual ? 2 : 7)) {
+    return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: " + (dual ? "2" : "2 to 7") + ")");
+  }
   // activateDim and axis: one of the last two axes, as -1, -2, rank - 2 or rank - 1.
   const auto last_two = [&](int role, int64_t given, int64_t* out) -> aclnnStatus {
     if (given != -1 && given != -2 && given != rank - 2 && given != rank - 1) {
@@ -1038,26 +1056,7 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
     return s;
   }
   if (*work) return ACLNN_SUCCESS;  // declined by name
-  if (y->dtype != args.format->dtype) {
-    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
-                                     DTypeName(args.format->dtype));
-  }
-  if (y->view != y_shape) {
-    return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's with activateDim halved, " + DimsText(y_shape));
-  }
   auto made = std::make_unique<SwigluMxQuantWork>(call.spec.name);
-  if (IsFloat4(args.format->dtype)) {
-    if (y_shape.back() % 2 != 0) {
-      return reject(F::Role::kOut, "last dimension " + std::to_string(y_shape.back()) + " is odd (FLOAT4 holds two "
-                                                                                        "elements a byte)");
-    }
-    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
-      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-    }
-  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, y_shape, "x's shape with activateDim halved",
-                                              kOut)) {
-    return s;
-  }
   for (int64_t d = 0; d < rank; ++d) {
     if (d < act) made->outer *= x->view[static_cast<size_t>(d)];
     if (d > act) made->inner *= x->view[static_cast<size_t>(d)];
@@ -1073,20 +1072,49 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   made->format = args.format;
   made->round = args.round;
   made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
-  made->blocking = BlockingOf(y_shape, axis, 32);
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
-  Dims scale_shape = ScaleShape(y_shape, axis, made->blocking);
+  made->dual = dual;
+  made->passes = dual ? 2 : 1;
   if (group_list) {
     made->grouped = true;
-    made->counts = group_mode == 0;
-    made->along_groups = axis != rank - 1;
+    made->counts = !dual && group_mode == 0;  // the dual-axis page's groups are cumulative ends
     made->tensor(kGroupList).Set(RoleName(call, family, F::Role::kGroupList), *group_list);
-    // Along rows: room for each group's own pairs of blocks (op-plugin's floor(rows / 64) + groupNum).
-    if (made->along_groups) scale_shape[0] = y_shape[0] / 64 + group_list->view[0];
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scales, scale_shape,
-                                       "the result's shape with axis's blocks of 32 in pairs, then 2", kScaleOut)) {
-    return s;
+  const int64_t pass_axes[2] = {dual ? rank - 1 : axis, rank - 2};
+  const int out_roles[2] = {F::Role::kOut, F::Role::kOut2}, scale_roles[2] = {F::Role::kScaleOut, F::Role::kScaleOut2};
+  const int out_slots[2] = {kOut, kOut2}, scale_slots[2] = {kScaleOut, kScaleOut2};
+  for (int p = 0; p < made->passes; ++p) {
+    const TensorDesc* y = outs[p];
+    if (y->dtype != args.format->dtype) {
+      return reject(out_roles[p], std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
+                                      DTypeName(args.format->dtype));
+    }
+    if (y->view != y_shape) {
+      return reject(out_roles[p], "shape " + DimsText(y->view) + " is not x's with activateDim halved, " +
+                                      DimsText(y_shape));
+    }
+    if (IsFloat4(args.format->dtype)) {
+      if (y_shape.back() % 2 != 0) {
+        return reject(out_roles[p], "last dimension " + std::to_string(y_shape.back()) +
+                                        " is odd (FLOAT4 holds two elements a byte)");
+      }
+      if (!KeepPacked(RoleName(call, family, out_roles[p]), *y, &made->tensor(out_slots[p]))) {
+        return reject(out_roles[p], "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+      }
+    } else if (aclnnStatus s = made->KeepOutput(call, family, out_roles[p], *y, y_shape,
+                                                "x's shape with activateDim halved", out_slots[p])) {
+      return s;
+    }
+    made->blocking[p] = BlockingOf(y_shape, pass_axes[p], 32);
+    made->along_groups[p] = group_list && pass_axes[p] != rank - 1;
+    Dims scale_shape = ScaleShape(y_shape, pass_axes[p], made->blocking[p]);
+    // Along rows: room for each group's own pairs of blocks (the pages' floor(rows / 64) + groupNum).
+    if (made->along_groups[p]) scale_shape[0] = y_shape[0] / 64 + group_list->view[0];
+    if (aclnnStatus s = made->KeepOutput(call, family, scale_roles[p], *scales[p], scale_shape,
+                                         "the result's shape with the axis's blocks of 32 in pairs, then 2",
+                                         scale_slots[p])) {
+      return s;
+    }
   }
   *work = made.release();
   return ACLNN_SUCCESS;
