@@ -164,6 +164,7 @@ set(ACLNN_EXAMPLES
   dynamic_block_mx_quant
   dynamic_block_quant
   dynamic_block_quant_v2
+  dynamic_dual_level_mx_quant
   dynamic_mx_quant
   dynamic_mx_quant_v2
   dynamic_mx_quant_v3

@@ -1158,6 +1158,30 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y + exact.grouped_mx_quant(swiglu, group_index, dst_type, 32, scale_alg)
 
     @staticmethod
+    def dual_level_mx_quant(x: Any, smooth: Any, held: Any) -> Any:
+        """aclnnDynamicDualLevelMxQuant's page: x (times smooth, the product in x's dtype `held`) per block
+        of 512 along the last axis divided by level0Scale = max|x| / 6 in float and cast to `held`, then
+        the OCP MX scale of FLOAT4_E2M1 (emax 2) per block of 32 (level1ScaleOut [..., pairs, 2]); yOut
+        None: no array of the bindings holds FLOAT4 (tests/torch_npu/test_mx_quant.py checks it)."""
+        import torch
+
+        v = (x.float() * smooth.float()).to(held).float() if smooth is not None else x.float()
+        exact._finite_for_mx(v)
+        n = v.shape[-1]
+        blocks = -(-n // 512)
+        padded = torch.nn.functional.pad(v, (0, blocks * 512 - n)).reshape(*v.shape[:-1], blocks, 512)
+        level0 = padded.abs().amax(-1) / 6.0
+        if bool((level0 == 0).any()):
+            exact.refused("a block of 512 zeros: level0Scale 0, which the page divides by")
+        temp = (padded / level0.unsqueeze(-1)).reshape(*v.shape[:-1], blocks * 512)[..., :n].to(held).float()
+        groups = -(-n // 32)
+        amax = torch.nn.functional.pad(temp.double(), (0, groups * 32 - n)).reshape(*v.shape[:-1], groups, 32).abs().amax(-1)
+        scale = torch.pow(2.0, (torch.floor(torch.log2(amax)) - 2).clamp(-127, 127))
+        pairs = -(-groups // 2)
+        level1 = torch.nn.functional.pad(scale, (0, 2 * pairs - groups), value=2.0 ** -127).reshape(*v.shape[:-1], pairs, 2)
+        return None, level0, level1.float().to(torch.float8_e8m0fnu)
+
+    @staticmethod
     def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
         """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
         the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one

@@ -1086,6 +1086,17 @@ def makers(dtype: str = "float32"):
         return (x,), {"dst_type": 292, "scale_alg": 0}, dual_axis_quantised(v)
     m["npu_swiglu_mx_quant_with_dual_axis"] = swiglu_mx_quant_with_dual_axis
 
+    def dynamic_dual_level_mx_quant():
+        # aclnnDynamicDualLevelMxQuant: x [2, 512] of +-1, level0 = max|x| / 6 = 1/6 in float, x / level0 cast
+        # to bfloat16 is +-6, level1's exponent floor(log2 6) - 2 = 0 (code 127), y FLOAT4_E2M1's +-6 (codes 7,
+        # 15), two a byte, element 2i in the low bits.
+        x = torch.where(torch.rand(2, 512, generator=g) < 0.5, -1.0, 1.0)
+        codes = torch.where(x < 0, 15, 7).to(torch.uint8)
+        level0 = torch.full((2, 1), 1.0) / 6.0
+        level1 = torch.full((2, 8, 2), 127, dtype=torch.uint8)
+        return (x.bfloat16(),), {}, (codes[:, 0::2] | (codes[:, 1::2] << 4), level0, level1)
+    m["npu_dynamic_dual_level_mx_quant"] = dynamic_dual_level_mx_quant
+
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
         x = torch.randn(2, 64, generator=g).to(torch.float8_e4m3fn)

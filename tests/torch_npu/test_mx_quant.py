@@ -5,6 +5,7 @@ pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dyna
 npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
 npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant), npu_swiglu_mx_quant
 (aclnnSwigluMxQuant), npu_swiglu_mx_quant_with_dual_axis (aclnnSwigluMxQuantWithDualAxis),
+npu_dynamic_dual_level_mx_quant (aclnnDynamicDualLevelMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -262,6 +263,40 @@ def test_swiglu_mx_quant_quantises_the_swiglu_along_either_last_axis(run_npu):
                 assert torch.equal(s2.cpu().view(torch.uint8)[row:row + scales.shape[0]], scales), (case, start)
                 row += scales.shape[0]
         print("swiglu mx quant ok")
+    """)
+
+
+def test_dynamic_dual_level_mx_quant_scales_twice(run_npu):
+    # aclnnDynamicDualLevelMxQuant: x (times smooth_scale, the product in x's dtype) per block of 512 along
+    # the last axis divided by level0 = max|x| / 6 and cast to x's dtype, then the OCP MX quantisation to
+    # FLOAT4_E2M1 in blocks of 32 (level1); a block of 512 zeros (level0 0, divided by) fails by name.
+    on_ascend950(run_npu, """
+        torch.manual_seed(11)
+        for dtype, shape, smoothed, mode in ((torch.bfloat16, (3, 1024), False, "rint"),
+                                             (torch.float16, (2, 2, 600), True, "floor"), (torch.float16, (70,), True, "rint")):
+            x = (torch.randn(shape) * torch.logspace(-2, 2, shape[-1])).to(dtype)
+            smooth = (torch.rand(shape[-1]) + 0.5).to(dtype) if smoothed else None
+            y, level0, level1 = torch_npu.npu_dynamic_dual_level_mx_quant(
+                x.npu(), smooth_scale=smooth.npu() if smoothed else None, round_mode=mode)
+            v = (x.float() * smooth.float()).to(dtype).float() if smoothed else x.float()
+            n = shape[-1]
+            want0 = torch.stack([v[..., b:b + 512].abs().amax(-1) / 6.0 for b in range(0, n, 512)], -1)
+            temp = torch.cat([v[..., b:b + 512] / want0[..., b // 512:b // 512 + 1] for b in range(0, n, 512)], -1)
+            codes, scales = mx_quant(temp.to(dtype), -1, E2M1, 32, 0, mode)
+            case = (dtype, shape, smoothed, mode)
+            assert torch.equal(level0.cpu(), want0), case
+            assert torch.equal(level1.cpu().view(torch.uint8), scales), case
+            got = y.cpu().view(torch.uint8)
+            assert torch.equal(got, packed(codes)), (case, (got != packed(codes)).nonzero()[:4])
+        x = torch.randn(2, 1024, dtype=torch.bfloat16)
+        x[1, 512:] = 0
+        try:
+            torch_npu.npu_dynamic_dual_level_mx_quant(x.npu())
+            torch.npu.synchronize()
+            raise AssertionError("a block of zeros quantised")
+        except RuntimeError as error:
+            assert "all zeros" in str(error), error
+        print("dual level ok")
     """)
 
 

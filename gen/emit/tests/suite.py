@@ -163,7 +163,7 @@ def suite(bound: BoundAPI) -> Suite:
         base=call.base, groups=groups,
         golden_skip=golden_skip, runs_skip=call.base_known or "", errors=tuple(ErrorPlanner(call).tests()),
         rules=tuple(RulePlanner(call).tests()),
-        product_check=bool(unsupported) and not call.unallocated and not any(
+        product_check=bool(unsupported) and not call.unallocated and not call.unheld_output and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),
         notes=tuple(notes),
     )

@@ -443,6 +443,9 @@
 #include "aclnnop/aclnn_dynamic_block_quant_v2.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuantV2 1
 
+#include "aclnnop/aclnn_dynamic_dual_level_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicDualLevelMxQuant 1
+
 #include "aclnnop/aclnn_dynamic_mx_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicMxQuant 1
 

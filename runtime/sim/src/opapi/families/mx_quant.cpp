@@ -36,6 +36,11 @@
 // npu_swiglu_mx_quant_with_dual_axis: x [M, 2N]) quantises the result along -1 into y1Out/mxscale1Out and
 // along -2 into y2Out/mxscale2Out, its groups cumulative ends of the -2 pass ending at M. Declined by name:
 // groups with activateDim 0 (which rows they count the page does not say).
+// dual_level_mx_quant (aclnnDynamicDualLevelMxQuant, npu_dynamic_dual_level_mx_quant): x (times
+// smoothScaleOptional, the product in x's dtype) per block of 512 along the last axis divided by
+// level0ScaleOut = max|x| / 6 in float and rounded to x's dtype, then quantised to FLOAT4_E2M1 by the OCP
+// rule in blocks of 32 (level1ScaleOut). A block of 512 zeros, whose level0Scale 0 the page divides by,
+// fails phase 2 naming x.
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -413,6 +418,59 @@ class SwigluMxQuantWork final : public FamilyWork {
       QuantiseBlocks(y.data(), n, blocking[p], along_groups[p] ? ends : std::vector<int64_t>{blocking[p].length},
                      *format, rule, round, tensor(p ? kOut2 : kOut), tensor(p ? kScaleOut2 : kScaleOut));
     }
+    return ACLNN_SUCCESS;
+  }
+};
+
+// dual_level_mx_quant: x's rows (times smoothScaleOptional, rounded to x's dtype) in blocks of 512 along
+// the last axis, each divided by level0Scale = max|x| / 6 (FLOAT4_E2M1's largest) and rounded to x's dtype
+// (the page's cast_to_x_type), then the OCP MX quantisation of those values to FLOAT4_E2M1 in blocks of 32.
+enum DualLevelSlot { kLevel0Scale = kSlots, kSmooth, kDualLevelSlots };
+
+class DualLevelMxQuantWork final : public FamilyWork {
+ public:
+  explicit DualLevelMxQuantWork(const char* api) : FamilyWork(api, kDualLevelSlots) {}
+
+  static constexpr int64_t kLevel0Block = 512;
+  bool smoothed = false;
+  Blocking blocking;  // the second level's blocks of 32 along the last axis
+  MiniRound round = MiniRound::kRint;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const aclDataType held = tensor(kX).dtype;
+    const int64_t width = blocking.length, rows = n / width;
+    const int64_t blocks = (width + kLevel0Block - 1) / kLevel0Block;
+    std::vector<float> x(static_cast<size_t>(n));
+    GatherAs(tensor(kX), ComputeType::kFloat32, x.data());
+    if (smoothed) {
+      std::vector<float> smooth(static_cast<size_t>(width));
+      GatherAs(tensor(kSmooth), ComputeType::kFloat32, smooth.data());
+      for (int64_t i = 0; i < n; ++i) x[i] *= smooth[static_cast<size_t>(i % width)];
+      RoundThrough(&x, held);  // x * smooth_scale, a product of two tensors of x's dtype
+    }
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x.data(), n)) return s;
+    std::vector<float> level0(static_cast<size_t>(rows * blocks));
+    for (int64_t b = 0; b < rows * blocks; ++b) {
+      const int64_t begin = (b / blocks) * width + (b % blocks) * kLevel0Block;
+      const int64_t end = (b / blocks) * width + std::min(width, (b % blocks + 1) * kLevel0Block);
+      float amax = 0;
+      for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(x[i]));
+      if (amax == 0) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kX).name + ": the block of " +
+                                         std::to_string(kLevel0Block) + " at element " + std::to_string(begin) +
+                                         " is all zeros, whose level0Scale 0 the page's x / level0Scale divides by");
+      }
+      level0[static_cast<size_t>(b)] = amax / 6.0f;
+      for (int64_t i = begin; i < end; ++i) x[i] /= level0[static_cast<size_t>(b)];
+    }
+    RoundThrough(&x, held);  // the page's cast_to_x_type
+    const MxScaleRule ocp;
+    QuantiseBlocks(x.data(), n, blocking, {width}, *MiniFloatOf(ACL_FLOAT4_E2M1), ocp, round, tensor(kOut),
+                   tensor(kScaleOut));
+    ScatterFrom(level0.data(), ComputeType::kFloat32, tensor(kLevel0Scale));
     return ACLNN_SUCCESS;
   }
 };
@@ -1120,6 +1178,62 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanDualLevelMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* level0 = RoleTensor(call, family, F::Role::kLevel0ScaleOut);
+  const TensorDesc* level1 = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !y || !level0 || !level1) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 1 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 1 to 7)");
+  const int64_t width = x->view.back();
+  if (width % 2 != 0) return reject(F::Role::kX, "last dimension " + std::to_string(width) + " is odd (the page: even)");
+  if (RoleInt(call, family, F::Role::kLevel0BlockSize, -1) != DualLevelMxQuantWork::kLevel0Block) {
+    return reject(F::Role::kLevel0BlockSize,
+                  std::to_string(RoleInt(call, family, F::Role::kLevel0BlockSize, -1)) + " is not 512");
+  }
+  if (RoleInt(call, family, F::Role::kBlockSize, -1) != 32) {
+    return reject(F::Role::kBlockSize, std::to_string(RoleInt(call, family, F::Role::kBlockSize, -1)) + " is not 32");
+  }
+  const MiniFloat& format = *MiniFloatOf(ACL_FLOAT4_E2M1);
+  auto made = std::make_unique<DualLevelMxQuantWork>(call.spec.name);
+  if (aclnnStatus s = ReadRoundMode(call, family, format, &made->round)) return s;
+  if (aclnnStatus s = DeclineRoundMode(call, family, work)) return s;
+  if (*work) return ACLNN_SUCCESS;
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  if (const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth)) {
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kSmooth, smooth, Dims{width}, "[x's last dimension]")) return s;
+    if (smooth->dtype != x->dtype) {
+      return reject(F::Role::kSmooth, std::string("dtype ") + DTypeName(smooth->dtype) + " is not x's " +
+                                          DTypeName(x->dtype));
+    }
+    made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
+    made->smoothed = true;
+  }
+  if (y->dtype != ACL_FLOAT4_E2M1) {
+    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not FLOAT4_E2M1");
+  }
+  if (y->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
+  if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
+    return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+  }
+  made->blocking = BlockingOf(x->view, rank - 1, 32);
+  Dims level0_shape = x->view;
+  level0_shape.back() = (width + DualLevelMxQuantWork::kLevel0Block - 1) / DualLevelMxQuantWork::kLevel0Block;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kLevel0ScaleOut, *level0, level0_shape,
+                                       "x's shape with the last axis's blocks of 512", kLevel0Scale)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *level1,
+                                       ScaleShape(x->view, rank - 1, made->blocking),
+                                       "x's shape with the last axis's blocks of 32 in pairs, then 2", kScaleOut)) {
+    return s;
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -1130,6 +1244,7 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
     case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
     case F::Op::kRmsNormMxQuant: return PlanRmsNormMxQuant(call, family, work);
     case F::Op::kSwigluMxQuant: return PlanSwigluMxQuant(call, family, work);
+    case F::Op::kDualLevelMxQuant: return PlanDualLevelMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }
 }
