@@ -47,6 +47,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden="exact.add_rms_norm_mx_quant(x1, x2, gamma, beta, epsilon, dstType, scaleAlg, outputRstd, dtype_of['x1'])",
     integer_math='float',
     simulated=True,

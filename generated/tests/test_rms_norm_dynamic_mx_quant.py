@@ -43,6 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.rms_norm_mx_quant(x, gamma, beta, epsilon, dstType, scaleAlg, outputRstd)',
     integer_math='float',
     simulated=True,

@@ -46,6 +46,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.swiglu_mx_quant(x, groupIndexOptional, activateDim, activateLeft, swigluMode, clampLimit, gluAlpha, gluBias, groupMode, axis, dstType, scaleAlg)',
     integer_math='float',
     simulated=True,

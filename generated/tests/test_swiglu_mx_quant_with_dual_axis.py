@@ -43,6 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.swiglu_mx_quant_with_dual_axis(x, groupIndexOptional, activateLeft, dstType, scaleAlg)',
     integer_math='float',
     simulated=True,

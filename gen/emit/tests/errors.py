@@ -105,8 +105,7 @@ class ErrorPlanner:
                 status, note = NULLPTR, f"the page lists it under {row.code}; CANN reports a null pointer as {NULLPTR}"
             # A call without an output the tests cannot pass fails in the bindings, before any row's check.
             needs_base = row.category not in (ErrorCategory.NULL_POINTER, ErrorCategory.UNSUPPORTED_DTYPE,
-                                              ErrorCategory.RANK) or bool(self.call.unheld_output and
-                                                                          row.category is not ErrorCategory.NULL_POINTER)
+                                              ErrorCategory.RANK) or bool(self.call.unheld_output)
             if cases and needs_base and self.call.base_known:
                 cases, reason = [], self.call.base_known
             tests.append(ErrorTest(function, row, cases=tuple(cases),
