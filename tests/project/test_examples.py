@@ -431,8 +431,6 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "add_rms_norm_dynamic_mx_quant": "passes a null rstdOut with outputRstd false, which the page's second null row "
                                      "admits (161001 only when outputRstd is true); phase 1 reads rstdOut as required "
                                      "(gen/parse does not read the row's condition): refused 161001",
-    "advance_step": "the golden refuses the example's seqLens (they reach past blockTables' blocks) where the kernel "
-                    "runs it: which reads the page right is open (miss21's errata settle the slot formula only)",
 }
 
 
