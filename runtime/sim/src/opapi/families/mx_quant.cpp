@@ -139,6 +139,26 @@ bool KeepPacked(const char* name, const TensorDesc& t, TensorRef* ref) {
   return true;
 }
 
+// Keeps the quantised elements' output `y` of `role` in `slot` once it is of `format`'s dtype and `shape`
+// (`what` names it): FLOAT4 as its dense bytes (an even last dimension), the others of any strides.
+aclnnStatus KeepElements(const Call& call, const FamilySpec& family, FamilyWork* made, int role, const TensorDesc& y,
+                         const MiniFloat& format, const Dims& shape, const char* what, int slot) {
+  const ParamRejecter reject(call, family);
+  if (y.dtype != format.dtype) {
+    return reject(role, std::string("dtype ") + DTypeName(y.dtype) + " is not the quantised elements' " +
+                            DTypeName(format.dtype));
+  }
+  if (y.view != shape) return reject(role, "shape " + DimsText(y.view) + " is not " + what + ", " + DimsText(shape));
+  if (!IsFloat4(format.dtype)) return made->KeepOutput(call, family, role, y, shape, what, slot);
+  if (shape.back() % 2 != 0) {
+    return reject(role, "last dimension " + std::to_string(shape.back()) + " is odd (FLOAT4 holds two elements a byte)");
+  }
+  if (!KeepPacked(RoleName(call, family, role), y, &made->tensor(slot))) {
+    return reject(role, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Codes (one a byte, row-major) into a one-byte tensor of any strides: the engine moves them as the
 // UINT8 values they are, as it stores no FLOAT8 (common/minifloat.h).
 void StoreCodes(const std::vector<uint8_t>& codes, const TensorRef& t) {
@@ -751,7 +771,6 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
   if (read) return read;
   if (*work) return ACLNN_SUCCESS;  // declined by name
   const MiniFloat* format = args.format;
-  const bool fp4 = IsFloat4(format->dtype);
   auto made = std::make_unique<DynamicMxQuantWork>(call.spec.name);
   made->format = format;
   made->round = args.round;
@@ -772,20 +791,8 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
     const TensorDesc* y = RoleTensor(call, family, passes[p].out_role);
     const TensorDesc* scales = RoleTensor(call, family, passes[p].scale_role);
     if (!y || !scales) return Decline(call, work, "without its tensors");
-    if (y->dtype != format->dtype) {
-      return reject(passes[p].out_role, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
-                                            DTypeName(format->dtype));
-    }
-    if (y->view != x->view) {
-      return reject(passes[p].out_role, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
-    }
-    const char* y_name = RoleName(call, family, passes[p].out_role);
-    if (fp4) {
-      if (!KeepPacked(y_name, *y, &made->tensor(passes[p].out_slot))) {
-        return reject(passes[p].out_role, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-      }
-    } else if (aclnnStatus s = made->KeepOutput(call, family, passes[p].out_role, *y, x->view, "x's shape",
-                                                passes[p].out_slot)) {
+    if (aclnnStatus s = KeepElements(call, family, made.get(), passes[p].out_role, *y, *format, x->view, "x's shape",
+                                      passes[p].out_slot)) {
       return s;
     }
     made->blocking[p] = BlockingOf(x->view, passes[p].axis, args.block);
@@ -952,12 +959,7 @@ aclnnStatus PlanBlockMxQuant(const Call& call, const FamilySpec& family, Executo
   made->n = x->view[static_cast<size_t>(rank - 1)];
   made->outer = rank == 3 ? x->view[0] : 1;
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
-  if (out->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(out->view) + " is not x's " + DimsText(x->view));
-  if (IsFloat4(format->dtype)) {
-    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *out, &made->tensor(kOut))) {
-      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-    }
-  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, x->view, "x's shape", kOut)) {
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *out, *format, x->view, "x's shape", kOut)) {
     return s;
   }
   const struct {
@@ -1019,16 +1021,8 @@ aclnnStatus PlanRmsNormMxQuant(const Call& call, const FamilySpec& family, Execu
     made->tensor(kRmsX2).Set(RoleName(call, family, F::Role::kX2), *x2);
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kSumOut, *sum, x->view, "x1's shape", kRmsSum)) return s;
   }
-  if (y->dtype != args.format->dtype) {
-    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
-                                     DTypeName(args.format->dtype));
-  }
-  if (y->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
-  if (IsFloat4(args.format->dtype)) {
-    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
-      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-    }
-  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *y, x->view, "x's shape", kOut)) {
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *y, *args.format, x->view, "x's shape",
+                                    kOut)) {
     return s;
   }
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scales,
@@ -1142,25 +1136,8 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   const int out_roles[2] = {F::Role::kOut, F::Role::kOut2}, scale_roles[2] = {F::Role::kScaleOut, F::Role::kScaleOut2};
   const int out_slots[2] = {kOut, kOut2}, scale_slots[2] = {kScaleOut, kScaleOut2};
   for (int p = 0; p < made->passes; ++p) {
-    const TensorDesc* y = outs[p];
-    if (y->dtype != args.format->dtype) {
-      return reject(out_roles[p], std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
-                                      DTypeName(args.format->dtype));
-    }
-    if (y->view != y_shape) {
-      return reject(out_roles[p], "shape " + DimsText(y->view) + " is not x's with activateDim halved, " +
-                                      DimsText(y_shape));
-    }
-    if (IsFloat4(args.format->dtype)) {
-      if (y_shape.back() % 2 != 0) {
-        return reject(out_roles[p], "last dimension " + std::to_string(y_shape.back()) +
-                                        " is odd (FLOAT4 holds two elements a byte)");
-      }
-      if (!KeepPacked(RoleName(call, family, out_roles[p]), *y, &made->tensor(out_slots[p]))) {
-        return reject(out_roles[p], "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-      }
-    } else if (aclnnStatus s = made->KeepOutput(call, family, out_roles[p], *y, y_shape,
-                                                "x's shape with activateDim halved", out_slots[p])) {
+    if (aclnnStatus s = KeepElements(call, family, made.get(), out_roles[p], *outs[p], *args.format, y_shape,
+                                      "x's shape with activateDim halved", out_slots[p])) {
       return s;
     }
     made->blocking[p] = BlockingOf(y_shape, pass_axes[p], 32);
@@ -1211,12 +1188,8 @@ aclnnStatus PlanDualLevelMxQuant(const Call& call, const FamilySpec& family, Exe
     made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
     made->smoothed = true;
   }
-  if (y->dtype != ACL_FLOAT4_E2M1) {
-    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(y->dtype) + " is not FLOAT4_E2M1");
-  }
-  if (y->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
-  if (!KeepPacked(RoleName(call, family, F::Role::kOut), *y, &made->tensor(kOut))) {
-    return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *y, format, x->view, "x's shape", kOut)) {
+    return s;
   }
   made->blocking = BlockingOf(x->view, rank - 1, 32);
   Dims level0_shape = x->view;
