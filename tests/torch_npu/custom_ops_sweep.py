@@ -3,7 +3,8 @@ torch_npu on the simulator, as torch_npu's per-operator tests call them. Not par
 hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
-        [--op-api] [--hand] [--soc Ascend950] [--dtype float16] [--toolkit DIR (another build, for a baseline)]
+        [--op-api] [--hand] [--soc Ascend950 (every operator on it; else CHIP_OF's on theirs)] [--dtype float16]
+        [--toolkit DIR (another build, for a baseline)]
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
 
 The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
@@ -49,6 +50,14 @@ from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
 OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN") or
                  Path(__file__).resolve().parents[3] / "shared" / "reference" / "op-plugin") / "op_plugin"
 HANG = 120
+# The hand-made operators whose pages support one chip other than the simulator's default (the MX
+# quantisers: Ascend950 alone): a sweep without --soc runs them on it, in workers of their own (torch_npu
+# reads the chip once, at its start), the others on the toolkit's default.
+CHIP_OF = {op: "Ascend950" for op in (
+    "npu_dynamic_mx_quant", "npu_dynamic_mx_quant_with_dual_axis", "npu_grouped_dynamic_mx_quant",
+    "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
+    "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
+    "npu_dynamic_dual_level_mx_quant")}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -2062,7 +2071,11 @@ def main() -> None:
         customs = op_plugin_customs()
         names = [n for n in names if n.split(".")[0] in customs]
     names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
-    drive(names, args.out, env, args.dtype)
+    by_chip = collections.defaultdict(list)  # "": the --soc given, else the toolkit's default
+    for name in names:
+        by_chip["" if args.soc else CHIP_OF.get(name.split("@")[0].split(".")[0], "")].append(name)
+    for chip, group in sorted(by_chip.items()):
+        drive(group, args.out, {**env, "ACLNN_SIM_SOC": chip} if chip else env, args.dtype)
     summary(args.out)
 
 
