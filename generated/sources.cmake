@@ -43,6 +43,7 @@ set(ACLNN_EXAMPLES
   add_relu
   add_rms_norm
   add_rms_norm_cast
+  add_rms_norm_dynamic_mx_quant
   add_rms_norm_dynamic_quant_v2
   add_rms_norm_quant
   add_rms_norm_quant_v2
@@ -163,6 +164,7 @@ set(ACLNN_EXAMPLES
   dynamic_block_mx_quant
   dynamic_block_quant
   dynamic_block_quant_v2
+  dynamic_dual_level_mx_quant
   dynamic_mx_quant
   dynamic_mx_quant_v2
   dynamic_mx_quant_v3
@@ -595,6 +597,7 @@ set(ACLNN_EXAMPLES
   replication_pad3d_backward
   right_shift
   rms_norm
+  rms_norm_dynamic_mx_quant
   rms_norm_grad
   rms_norm_grad_quant
   rms_norm_quant
@@ -652,6 +655,8 @@ set(ACLNN_EXAMPLES
   swi_glu_grad
   swi_glu_quant
   swi_glu_quant_v2
+  swiglu_mx_quant
+  swiglu_mx_quant_with_dual_axis
   sync_batch_norm_gather_stats
   take
   tan

@@ -78,6 +78,9 @@ class Op:
     # list differs. A parameter absent from the table has no documented list.
     dtypes: dict[str, dict[str, tuple[str, ...]]]
     unsupported_socs: tuple[str, ...] = ()
+    # The chip the computing tests run on where the page marks the simulator's default one unsupported
+    # (computing_chip); "" where the default chip serves.
+    computes_on: str = ""
     # Per chip whose lists lack a dtype of the base call: the dtypes a call valid there takes instead
     # (those that differ), None where the page lists no such call.
     on_chips: dict[str, Optional[dict[str, str]]] = field(default_factory=dict)
@@ -171,6 +174,20 @@ def simulated_chip(soc: str) -> Iterator[None]:
         yield
     finally:
         aclnn.sim_set_soc(before)
+
+
+@contextmanager
+def computing_chip(op: Optional[Op]) -> Iterator[None]:
+    """The simulator as the chip the op's page supports (Op.computes_on) inside the block, where its
+    page marks the active one unsupported and no one chose the chip (ACLNN_SIM_SOC unset): the MX
+    pages' suites compute on Ascend950 in a plain run, not only prove their refusal on the default
+    chip (check_unsupported still does, switching back for its call). Anywhere else, nothing changes."""
+    if (op is None or not op.computes_on or os.environ.get("ACLNN_SIM_SOC") or not on_simulator()
+            or active_soc() not in op.unsupported_socs):
+        yield
+        return
+    with simulated_chip(op.computes_on):
+        yield
 
 
 def bind(op: Op) -> Op:
@@ -396,8 +413,10 @@ def out_arrays(op: Op, case: Case, inputs: dict[str, Any], soc: str,
             arrays.append(None)
             continue
         dtype = case.out[p.name]
-        if dtype == AUTO:  # no golden: the dtype of the first tensor input
-            dtype = next((dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
+        if dtype == AUTO:  # no golden: the one dtype the page lists for it (NumPy's), else the first tensor input's
+            listed = op.documented(soc, p.name)
+            dtype = listed[0] if listed and len(listed) == 1 and listed[0] in NUMPY_DTYPES else next(
+                (dtype_name(v.dtype) for v in inputs.values() if isinstance(v, np.ndarray)), "FLOAT")
         dtype = resolve_dtype(op, soc, p.name, dtype)
         shape = case.out_shapes.get(p.name)
         if shape is None or shape == AUTO:  # AUTO: the golden's shape

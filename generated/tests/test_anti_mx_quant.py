@@ -34,6 +34,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.anti_mx_quant(x, mxscale, axis)',
     integer_math='float',
     simulated=True,

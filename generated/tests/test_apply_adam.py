@@ -48,6 +48,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='(lambda m1, v1: varRef - lr * (1 - beta2Power).sqrt() / (1 - beta1Power) * ((beta1 * m1 + (1 - beta1) * grad) if useNesterov else m1) / (v1.sqrt() + epsilon))(beta1 * m + (1 - beta1) * grad, beta2 * v + (1 - beta2) * grad * grad)',
     integer_math='float',
     simulated=True,

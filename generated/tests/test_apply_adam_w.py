@@ -52,6 +52,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='(lambda g: (lambda m, v: (lambda vv: (varRef - lr * weightDecay * varRef - lr * (m / (1 - beta1Power * beta1)) / ((vv / (1 - beta2Power * beta2)).sqrt() + eps), m, vv))(torch.maximum(maxGradNormOptional, v) if amsgrad else v))(beta1 * mRef + (1 - beta1) * g, beta2 * vRef + (1 - beta2) * g * g))(-grad if maximize else grad)',
     integer_math='float',
     simulated=True,

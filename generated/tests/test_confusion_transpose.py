@@ -35,6 +35,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='x.permute(perm).reshape(shape) if transposeFirst else x.reshape(shape).permute(perm)',
     integer_math='exact',
     simulated=True,

@@ -37,6 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='(lambda keep: (torch.where(keep, input / (1 - p), 0.0), exact.packed_mask(keep)))(torch.rand(input.shape) >= p)',
     integer_math='float',
     simulated=True,

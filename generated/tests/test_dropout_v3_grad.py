@@ -33,6 +33,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='gradY * exact.mask_bits(mask, gradY.shape) * scale',
     integer_math='float',
     simulated=True,

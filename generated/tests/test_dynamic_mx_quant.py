@@ -37,6 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.mx_quant(x, axis, dstType, blocksize, scaleAlg)',
     integer_math='float',
     simulated=True,

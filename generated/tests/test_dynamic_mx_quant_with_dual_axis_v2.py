@@ -40,6 +40,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='exact.mx_quant(x, -1, dstType, 32, scaleAlg) + exact.mx_quant(x, -2, dstType, 32, scaleAlg)',
     integer_math='float',
     simulated=True,

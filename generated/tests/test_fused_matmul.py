@@ -38,6 +38,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden="(lambda r: r + x3 if fusedOpType == 'add' else r * x3 if fusedOpType == 'mul' else torch.nn.functional.gelu(r, approximate='tanh') if fusedOpType == 'gelu_tanh' else torch.nn.functional.gelu(r) if fusedOpType == 'gelu_erf' else torch.relu(r) if fusedOpType == 'relu' else r)(torch.matmul(x1, x2) + (bias if bias is not None else 0))",
     integer_math='float',
     simulated=True,

@@ -40,6 +40,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden="(lambda g: (torch.clamp(torch.round(g * inputScaleOptional.float() + (inputOffsetOptional.float() if inputOffsetOptional is not None else 0)), -128, 127).to(torch.int8), None) if quantMode == 'static' else (lambda v: (lambda s: (torch.clamp(torch.round(v / s.unsqueeze(-1)), -128, 127).to(torch.int8), s))(v.abs().amax(-1) / 127))(g * (inputScaleOptional.float() if inputScaleOptional is not None else 1)))(torch.nn.functional.gelu(self.float(), approximate=approximate))",
     integer_math='float',
     simulated=True,

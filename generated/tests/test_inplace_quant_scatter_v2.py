@@ -40,6 +40,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='(lambda out, q: [out.select(0, i).narrow(axis % selfRef.dim() - 1, int(indices.reshape(-1)[i]), updates.shape[axis]).copy_(q.select(0, i)) for i in range(updates.shape[0])] and out)(selfRef.clone(), torch.clamp(torch.round(updates.float() / quantScales.float().reshape(-1) + (quantZeroPoints.float().reshape(-1) if quantZeroPoints is not None else 0)), -128, 127).to(torch.int8))',
     integer_math='float',
     simulated=True,

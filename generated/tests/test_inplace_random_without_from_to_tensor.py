@@ -33,6 +33,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden="torch.empty_like(selfRef, dtype=dtype_of['selfRef']).random_()",
     integer_math='float',
     simulated=True,

@@ -153,7 +153,7 @@ def test_error_row2_unsupported_dtype(op, case):
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: testElements和out的维度超过8维。
 @pytest.mark.parametrize("case", [
     BASE.but('testElements-rank9', shapes={'testElements': (1, 1, 1, 1, 1, 1, 1, 3, 4)}, out={'out': 'BOOL'}, out_shapes={'out': '<auto>'}),
-    BASE.but('out-rank9', out={'out': 'FLOAT'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('out-rank9', out={'out': 'BOOL'}, out_shapes={'out': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)

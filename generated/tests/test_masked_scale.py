@@ -32,6 +32,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='self * mask.to(self.dtype) * scale',
     integer_math='float',
     simulated=True,

@@ -119,8 +119,8 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('x-rank4', shapes={'x': (1, 1, 3, 4)}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
     BASE.but('finishedOptional-rank3', shapes={'finishedOptional': (1, 3, 4)}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
     BASE.but('yOut-rank4', out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': (1, 1, 3, 4), 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
-    BASE.but('expertIdxOut-rank4', out={'yOut': 'FLOAT', 'expertIdxOut': 'FLOAT', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': (1, 1, 3, 4), 'rowIdxOut': '<auto>'}),
-    BASE.but('rowIdxOut-rank4', out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': (1, 1, 3, 4)}),
+    BASE.but('expertIdxOut-rank4', out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': (1, 1, 3, 4), 'rowIdxOut': '<auto>'}),
+    BASE.but('rowIdxOut-rank4', out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': (1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row3_rank(op, case):
     t.check_error(op, case, status=161002)

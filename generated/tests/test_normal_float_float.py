@@ -32,6 +32,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='torch.normal(mean, std, size=(64, 64))',
     integer_math='float',
     simulated=True,

@@ -34,6 +34,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='torch.normal(mean, std)',
     integer_math='float',
     simulated=True,

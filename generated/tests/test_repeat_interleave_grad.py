@@ -33,6 +33,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='torch.stack([g.sum(axis) for g in yGrad.split(repeats.long().tolist(), axis)], axis) if repeats.numel() > 1 else yGrad.unflatten(axis, (-1, int(repeats.reshape(-1)[0]))).sum(axis + 1)',
     integer_math='float',
     simulated=True,

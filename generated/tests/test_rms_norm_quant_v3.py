@@ -52,6 +52,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='(lambda r: (torch.clamp(torch.round((lambda v: v / scale.float().reshape(-1) if divMode else v * scale.float().reshape(-1))(x.float() * r * gamma.float().reshape(-1) + (betaOptional.float().reshape(-1) if betaOptional is not None else 0)) + (offsetOptional.float().reshape(-1) if offsetOptional is not None else 0)), -128, 127).to(torch.int8), r if outputRstd else None))(torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + epsilon).float()))',
     integer_math='float',
     simulated=True,

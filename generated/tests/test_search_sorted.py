@@ -164,7 +164,7 @@ def test_error_row5_unclassified():
 
 # line 216: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同。
 @pytest.mark.parametrize("case", [
-    BASE.but('out-shape', out={'out': 'INT32'}, out_shapes={'out': (4, 5)}),
+    BASE.but('out-shape', out={'out': 'INT64'}, out_shapes={'out': (4, 5)}),
     BASE.but('self-shape', shapes={'self': (4, 5)}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
     BASE.but('sorter-shape', shapes={'sorter': (4, 5)}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
     BASE.but('sortedSequence-shape', shapes={'sortedSequence': (4, 5)}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),

@@ -41,6 +41,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='self[tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides))]',
     integer_math='exact',
     simulated=True,

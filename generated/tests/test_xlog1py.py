@@ -31,6 +31,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
+    computes_on='Ascend950',
     golden='torch.special.xlog1py(x, y)',
     integer_math='float',
     simulated=True,

@@ -1,7 +1,8 @@
 """What the generated suites' valid calls leave out of the mx_quant family (aclnnDynamicMxQuant/V2/V3,
 aclnnAntiMxQuant on Ascend950): FLOAT8_E5M2 outputs, a non-last axis with a padded pair of blocks,
 the saturation of V / mxscale past the format's largest value, strided FLOAT8 outputs, FLOAT8 inputs of
-the inverse read through the engine (strided too); and the refusals. The reference: the pages' formulas
+the inverse read through the engine (strided too); and the refusals, the fused quantisers' too
+(aclnnRmsNormDynamicMxQuant, aclnnSwigluMxQuant and its dual-axis form). The reference: the pages' formulas
 in NumPy with ml_dtypes' float8 types (round half to even), each block's scale from math.frexp."""
 
 from __future__ import annotations
@@ -136,4 +137,52 @@ assert np.array_equal(host(y).astype(np.float32), np.full((40, 4), 256.0, np.flo
 assert np.array_equal(host(scale).view(np.uint8), np.full((2, 4, 2), [119, 0], np.uint8))
 for bad, words in (([20, 10], "element 1 is 10"), ([10, 39], "element 1 is 39"), ([-1, 40], "element 0 is -1")):
     refused(lambda: host(gmq(bad)[0]), 507015, ["groupIndex", words])
+''')
+
+
+def test_the_fused_mx_quantisers_refuse_by_name():
+    # aclnnRmsNormDynamicMxQuant, aclnnSwigluMxQuant and its dual-axis form: what their pages rule out at
+    # phase 1, and the device data (groupIndexOptional, a NaN x) at phase 2.
+    check(PROLOGUE + r'''
+x = (rng.standard_normal((4, 64)) * 2).astype(np.float16)
+def rms(gamma=np.ones(64, np.float16), beta=None, alg=0, dst=E4M3, x=x):
+    return aclnn.rms_norm_dynamic_mx_quant(x, gamma, beta, 1e-6, alg, "rint", dst, True,
+                                           out=(np.zeros(x.shape, TYPES[dst][0]), np.zeros((4, 1, 2), ml_dtypes.float8_e8m0fnu),
+                                                np.zeros((4, 1), np.float32)))
+y, scale, rstd = rms()
+want_rstd = 1 / np.sqrt((x.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6)
+assert np.allclose(host(rstd), want_rstd, rtol=1e-6)
+want_y, want_scale = reference((x.astype(np.float32) * host(rstd)).astype(np.float32), -1, E4M3, 32)
+assert np.array_equal(host(y).view(np.uint8), want_y.view(np.uint8))
+assert np.array_equal(host(scale).view(np.uint8), want_scale.view(np.uint8))
+refused(lambda: rms(gamma=np.ones(32, np.float16)), 161002, ["gamma", "[32]"])
+refused(lambda: rms(beta=np.ones(64, np.float32)), 161002, ["beta", "FLOAT"])
+refused(lambda: rms(alg=2), 161002, ["scaleAlg", "2"])
+nan = x.copy()
+nan[2, 3] = np.nan
+refused(lambda: host(rms(x=nan)[0]), 507015, ["x", "element 131 is NaN"])
+
+x = (rng.standard_normal((70, 64)) * 2).astype(np.float16)
+def swiglu(group=None, dim=-1, mode=0, limit=7.0, axis=-1, y_shape=(70, 32), scale_shape=(70, 1, 2), group_mode=0):
+    return aclnn.swiglu_mx_quant(x, group, dim, False, mode, limit, 1.702, 1.0, group_mode, axis, E4M3, "rint", 0, 0.0,
+                                 out=(np.zeros(y_shape, ml_dtypes.float8_e4m3fn),
+                                      np.zeros(scale_shape, ml_dtypes.float8_e8m0fnu)))
+swiglu()
+refused(lambda: swiglu(mode=1, dim=0, y_shape=(35, 64), scale_shape=(35, 1, 2)), 161002, ["swigluMode", "activateDim"])
+refused(lambda: swiglu(limit=0.0), 161002, ["clampLimit", "0"])
+refused(lambda: swiglu(dim=1, axis=3), 161002, ["axis", "3"])
+refused(lambda: swiglu(np.array([10, 20], np.int64), dim=0, y_shape=(35, 64), scale_shape=(35, 1, 2)), 561003,
+        ["groupIndexOptional", "activateDim 0"])
+refused(lambda: host(swiglu(np.array([60, 20], np.int64))[0]), 507015, ["groupIndexOptional", "element 1 is 20"])
+refused(lambda: host(swiglu(np.array([60, 50], np.int64), group_mode=1)[0]), 507015,
+        ["groupIndexOptional", "element 1 is 50"])
+
+def dual(ends):
+    return aclnn.swiglu_mx_quant_with_dual_axis(x, np.array(ends, np.int64), True, "rint", 0, E4M3, 0.0,
+                                                out=(np.zeros((70, 32), ml_dtypes.float8_e4m3fn),
+                                                     np.zeros((70, 1, 2), ml_dtypes.float8_e8m0fnu),
+                                                     np.zeros((70, 32), ml_dtypes.float8_e4m3fn),
+                                                     np.zeros((70 // 64 + len(ends), 32, 2), ml_dtypes.float8_e8m0fnu)))
+dual([30, 70])
+refused(lambda: host(dual([30, 60])[0]), 507015, ["groupIndexOptional", "element 1 is 60", "whose last is"])
 ''')

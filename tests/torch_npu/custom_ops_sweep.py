@@ -3,7 +3,8 @@ torch_npu on the simulator, as torch_npu's per-operator tests call them. Not par
 hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
-        [--op-api] [--hand] [--soc Ascend950] [--dtype float16] [--toolkit DIR (another build, for a baseline)]
+        [--op-api] [--hand] [--soc Ascend950 (every operator on it; else CHIP_OF's on theirs)] [--dtype float16]
+        [--toolkit DIR (another build, for a baseline)]
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
 
 The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import math
 import os
@@ -48,6 +50,14 @@ from opinfo_sweep import TOOLKIT, environment, reason_of  # noqa: E402
 OP_PLUGIN = Path(os.environ.get("ACLNN_OP_PLUGIN") or
                  Path(__file__).resolve().parents[3] / "shared" / "reference" / "op-plugin") / "op_plugin"
 HANG = 120
+# The hand-made operators whose pages support one chip other than the simulator's default (the MX
+# quantisers: Ascend950 alone): a sweep without --soc runs them on it, in workers of their own (torch_npu
+# reads the chip once, at its start), the others on the toolkit's default.
+CHIP_OF = {op: "Ascend950" for op in (
+    "npu_dynamic_mx_quant", "npu_dynamic_mx_quant_with_dual_axis", "npu_grouped_dynamic_mx_quant",
+    "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
+    "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
+    "npu_dynamic_dual_level_mx_quant")}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1000,18 +1010,24 @@ def makers(dtype: str = "float32"):
         return (x,), {"dst_type": 292}, (y, scale)
     m["npu_dynamic_mx_quant"] = dynamic_mx_quant
 
+    def dual_axis_quantised(v):
+        # v [32, 32] (its quotients exact) quantised along -1 and along -2 in one block of 32 each:
+        # (y1, mxscale1 [32, 1, 2], y2, mxscale2 [1, 32, 2]), e = floor(log2 max|V|) - 8 (FLOAT8_E4M3FN's
+        # emax), y = V / 2^e; each pair's missing block 0.
+        want = []
+        for axis in (-1, -2):
+            e = torch.floor(torch.log2(v.abs().amax(axis, keepdim=True))) - 8
+            y = (v / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
+            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
+                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
+            want += [y, codes]
+        return tuple(want)
+
     def dynamic_mx_quant_with_dual_axis():
         # aclnnDynamicMxQuantWithDualAxisV2: the single-axis quantisation along -1 and along -2 (blocks
         # of 32; x [32, 32] of powers of two: every quotient exact).
         x = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float()).bfloat16()
-        want = []
-        for axis in (-1, -2):
-            e = torch.floor(torch.log2(x.float().abs().amax(axis, keepdim=True))) - 8
-            y = (x.float() / torch.pow(2.0, e)).to(torch.float8_e4m3fn)
-            codes = torch.stack([(e + 127).expand(32, 1) if axis == -1 else (e + 127).expand(1, 32), torch.zeros_like(e)
-                                 .expand(32, 1) if axis == -1 else torch.zeros(1, 32)], -1).to(torch.uint8)
-            want += [y, codes]
-        return (x,), {"dst_type": 292}, tuple(want)
+        return (x,), {"dst_type": 292}, dual_axis_quantised(x.float())
     m["npu_dynamic_mx_quant_with_dual_axis"] = dynamic_mx_quant_with_dual_axis
 
     def grouped_dynamic_mx_quant():
@@ -1038,6 +1054,57 @@ def makers(dtype: str = "float32"):
         scale2 = torch.stack([(e + 127).repeat_interleave(32), torch.zeros(64)], -1).reshape(1, 64, 2).to(torch.uint8)
         return (x,), {"dst_type": 292}, (y, scale1, scale2)
     m["npu_dynamic_block_mx_quant"] = dynamic_block_mx_quant
+
+    def rms_norm_dynamic_mx_quant(add):
+        # aclnnRmsNormDynamicMxQuant / aclnnAddRmsNormDynamicMxQuant (Ascend950): x of +-1 (x1 + x2 for the
+        # add form), epsilon 0, so Rms(x) is 1 and y = x * gamma, gamma's powers of two: then as
+        # dynamic_mx_quant along the last axis, blocks of 32, every quotient exact; rstd empty (no grad).
+        x = torch.where(torch.rand(2, 64, generator=g) < 0.5, -1.0, 1.0).bfloat16()
+        gamma = torch.pow(2.0, torch.randint(-4, 5, (64,), generator=g).float()).bfloat16()
+        v = (x.float() * gamma.float()).reshape(2, 2, 32)
+        e = torch.floor(torch.log2(v.abs().amax(-1))) - 8
+        y = (v / torch.pow(2.0, e)[..., None]).reshape(2, 64).to(torch.float8_e4m3fn)
+        scale = (e + 127).reshape(2, 1, 2).to(torch.uint8)
+        kwargs = {"epsilon": 0.0, "dst_type": 292}
+        if add:
+            return (x / 2, x / 2, gamma), kwargs, (y, x, scale, torch.zeros(0))
+        return (x, gamma), kwargs, (y, scale, torch.zeros(0))
+    m["npu_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, False)
+    m["npu_add_rms_norm_dynamic_mx_quant"] = functools.partial(rms_norm_dynamic_mx_quant, True)
+
+    def swiglu_mx_quant():
+        # aclnnSwigluMxQuant (Ascend950): Swish(B) * A of x's halves (activate_left False), A of powers of two
+        # and B = 20: Swish(20) = 20 * (1 - 2e-9), so each value rounds to 20 * A in float; then quantised
+        # along the last axis, e = floor(log2 max|V|) - 8, V / 2^e = 5 * 2^k (exact in FLOAT8_E4M3FN).
+        a = torch.pow(2.0, torch.randint(-4, 5, (2, 32), generator=g).float())
+        x = torch.cat([a, torch.full((2, 32), 20.0)], -1).bfloat16()
+        v = 20 * a
+        e = torch.floor(torch.log2(v.abs().amax(-1))) - 8
+        y = (v / torch.pow(2.0, e)[:, None]).to(torch.float8_e4m3fn)
+        scale = torch.stack([e + 127, torch.zeros(2)], -1).reshape(2, 1, 2).to(torch.uint8)
+        return (x,), {"dst_type": 292}, (y, scale)
+    m["npu_swiglu_mx_quant"] = swiglu_mx_quant
+
+    def swiglu_mx_quant_with_dual_axis():
+        # aclnnSwigluMxQuantWithDualAxis: Swish(A) * B (activate_left) of x [32, 64]'s halves, A = 20 and B of
+        # powers of two (each value 20 * B in float), quantised along -1 and along -2 as
+        # dynamic_mx_quant_with_dual_axis's (scale_alg 0).
+        b = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float())
+        x = torch.cat([torch.full((32, 32), 20.0), b], -1).bfloat16()
+        v = 20 * b
+        return (x,), {"dst_type": 292, "scale_alg": 0}, dual_axis_quantised(v)
+    m["npu_swiglu_mx_quant_with_dual_axis"] = swiglu_mx_quant_with_dual_axis
+
+    def dynamic_dual_level_mx_quant():
+        # aclnnDynamicDualLevelMxQuant: x [2, 512] of +-1, level0 = max|x| / 6 = 1/6 in float, x / level0 cast
+        # to bfloat16 is +-6, level1's exponent floor(log2 6) - 2 = 0 (code 127), y FLOAT4_E2M1's +-6 (codes 7,
+        # 15), two a byte, element 2i in the low bits.
+        x = torch.where(torch.rand(2, 512, generator=g) < 0.5, -1.0, 1.0)
+        codes = torch.where(x < 0, 15, 7).to(torch.uint8)
+        level0 = torch.full((2, 1), 1.0) / 6.0
+        level1 = torch.full((2, 8, 2), 127, dtype=torch.uint8)
+        return (x.bfloat16(),), {}, (codes[:, 0::2] | (codes[:, 1::2] << 4), level0, level1)
+    m["npu_dynamic_dual_level_mx_quant"] = dynamic_dual_level_mx_quant
 
     def anti_mx_quant():
         # aclnnAntiMxQuant: y = x * 2^(mxscale - 127), x's block of 32 along the last axis.
@@ -2004,7 +2071,11 @@ def main() -> None:
         customs = op_plugin_customs()
         names = [n for n in names if n.split(".")[0] in customs]
     names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
-    drive(names, args.out, env, args.dtype)
+    by_chip = collections.defaultdict(list)  # "": the --soc given, else the toolkit's default
+    for name in names:
+        by_chip["" if args.soc else CHIP_OF.get(name.split("@")[0].split(".")[0], "")].append(name)
+    for chip, group in sorted(by_chip.items()):
+        drive(group, args.out, {**env, "ACLNN_SIM_SOC": chip} if chip else env, args.dtype)
     summary(args.out)
 
 

@@ -2,7 +2,10 @@
 and FLOAT8 quantisers through torch_npu's op-plugin on the simulator (Ascend950, the one chip their
 pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dynamic_mx_quant_with_dual_axis
 (aclnnDynamicMxQuantWithDualAxisV2), npu_grouped_dynamic_mx_quant (aclnnGroupedDynamicMxQuantV2),
-npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant),
+npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
+npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant), npu_swiglu_mx_quant
+(aclnnSwigluMxQuant), npu_swiglu_mx_quant_with_dual_axis (aclnnSwigluMxQuantWithDualAxis),
+npu_dynamic_dual_level_mx_quant (aclnnDynamicDualLevelMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
 float8 dtypes for FLOAT8); and the refusals by name of what the pages leave undefined."""
@@ -128,6 +131,172 @@ def test_dynamic_mx_quant_with_dual_axis_quantises_along_both_last_axes(run_npu)
                 assert torch.equal(s.cpu().view(torch.uint8), scales), (shape, dst, axis)
                 assert torch.equal(y.cpu().view(torch.uint8), want), (shape, dst, axis)
         print("dual axis ok")
+    """)
+
+
+def test_rms_norm_dynamic_mx_quant_quantises_the_norm_along_the_last_axis(run_npu):
+    # aclnnRmsNormDynamicMxQuant and aclnnAddRmsNormDynamicMxQuant: y = x / Rms(x) * gamma + beta, Rms(x) =
+    # sqrt(mean(x^2) + epsilon), the add form's x = x1 + x2 held in x1's dtype (x_out); y quantised along -1
+    # in blocks of 32 as the single-axis page's formula; rstd [..., 1] when x requires grad (torch_npu's
+    # outputRstd), else empty.
+    on_ascend950(run_npu, """
+        torch.manual_seed(5)
+        cases = [
+            # dtype, gamma's dtype, shape, dstType, scaleAlg, roundMode, beta
+            (torch.float16, torch.float16, (3, 96), E4M3, 0, "rint", True),
+            (torch.bfloat16, torch.float32, (2, 5, 70), E5M2, 1, "rint", False),  # a last block of 6
+            (torch.float16, torch.float32, (4, 64), E2M1, 0, "floor", True),
+            (torch.bfloat16, torch.bfloat16, (2, 34), E1M2, 0, "rint", True),
+        ]
+        for dtype, gamma_dtype, shape, dst, alg, mode, with_beta in cases:
+            x1 = (torch.randn(shape) * 3).to(dtype)
+            x2 = torch.randn(shape).to(dtype)
+            gamma = (torch.rand(shape[-1]) + 0.5).to(gamma_dtype)
+            beta = (torch.rand(shape[-1]) - 0.5).to(gamma_dtype) if with_beta else None
+            kwargs = dict(beta=beta.npu() if with_beta else None, epsilon=1e-5, scale_alg=alg, round_mode=mode,
+                          dst_type=TORCH_NPU[dst])
+            for add in (False, True):
+                x = (x1.float() + x2.float()).to(dtype) if add else x1
+                rows = x.float().reshape(-1, shape[-1])
+                rstd = torch.tensor([1 / math.sqrt(float(torch.tensor(sum(v * v for v in r) / shape[-1] + 1e-5,
+                                                                       dtype=torch.float32)))
+                                     for r in rows.double().tolist()], dtype=torch.float32)
+                y = rows * rstd[:, None] * gamma.float() + (beta.float() if with_beta else 0)
+                codes, scales = mx_quant(y.reshape(shape), -1, dst, 32, alg, mode)
+                want = packed(codes) if FORMATS[dst][2] else codes
+                if add:
+                    got_y, x_out, got_scale, got_rstd = torch_npu.npu_add_rms_norm_dynamic_mx_quant(
+                        x1.npu(), x2.npu(), gamma.npu(), **kwargs)
+                    assert torch.equal(x_out.cpu(), x), (shape, "x_out")
+                else:
+                    got_y, got_scale, got_rstd = torch_npu.npu_rms_norm_dynamic_mx_quant(x1.npu(), gamma.npu(), **kwargs)
+                case = (add, dtype, gamma_dtype, shape, dst, alg, mode)
+                assert got_rstd.numel() == 0, case  # no grad: the invalid output torch_npu leaves empty
+                assert torch.equal(got_scale.cpu().view(torch.uint8), scales), case
+                got = got_y.cpu().view(torch.uint8)
+                assert torch.equal(got, want), (case, (got != want).nonzero()[:4])
+        # outputRstd: x requiring grad asks for rstd [..., 1].
+        x = torch.randn(4, 64, dtype=torch.float16)
+        gamma = torch.ones(64, dtype=torch.float16)
+        _, _, rstd = torch_npu.npu_rms_norm_dynamic_mx_quant(x.npu().requires_grad_(), gamma.npu(),
+                                                              dst_type=TORCH_NPU[E4M3])
+        want = 1 / torch.sqrt(x.double().pow(2).mean(-1, keepdim=True).float() + 1e-6)
+        assert rstd.shape == (4, 1) and torch.allclose(rstd.cpu(), want, rtol=1e-6), (rstd.cpu(), want)
+        print("rms norm mx quant ok")
+    """)
+
+
+def test_swiglu_mx_quant_quantises_the_swiglu_along_either_last_axis(run_npu):
+    # aclnnSwigluMxQuant: swiglu_mode 0 Swish(A) * B of x's halves along activate_dim (Swish(B) * A without
+    # activate_left), mode 1 the clamped variant of the last axis's even and odd elements; the result
+    # quantised along axis (-1 or -2) in blocks of 32; group_index bounds the rows (counts, or ends with
+    # group_mode 1) and, along -2, restarts the blocks at each group (its pairs after the group before's).
+    on_ascend950(run_npu, """
+        torch.manual_seed(7)
+
+        def swiglu(x, dim, left, mode, limit=7.0, alpha=1.702, bias=1.0):
+            v = x.double()
+            if mode == 1:
+                a, b = v[..., 0::2].clamp(max=limit), v[..., 1::2].clamp(-limit, limit)
+                return (a * torch.sigmoid(alpha * a) * (b + bias)).float()
+            first, second = v.chunk(2, dim)
+            active, other = (first, second) if left else (second, first)
+            return (active * torch.sigmoid(active) * other).float()
+
+        cases = [
+            # dtype, shape, activate_dim, activate_left, swiglu_mode, axis, dstType, scaleAlg, roundMode
+            (torch.bfloat16, (4, 128), -1, False, 0, -1, E4M3, 0, "rint"),
+            (torch.float16, (128, 40), 0, True, 0, -2, E5M2, 1, "rint"),
+            (torch.bfloat16, (2, 3, 96), 2, False, 1, -1, E2M1, 0, "floor"),
+            (torch.float16, (2, 66, 68), -1, True, 0, -2, E1M2, 0, "rint"),  # a last block of 2 rows
+        ]
+        for dtype, shape, dim, left, mode, axis, dst, alg, rmode in cases:
+            x = (torch.randn(shape) * 3).to(dtype)
+            y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), activate_dim=dim, activate_left=left, swiglu_mode=mode,
+                                                     axis=axis, dst_type=TORCH_NPU[dst], round_mode=rmode, scale_alg=alg)
+            codes, scales = mx_quant(swiglu(x, dim, left, mode), axis, dst, 32, alg, rmode)
+            want = packed(codes) if FORMATS[dst][2] else codes
+            case = (dtype, shape, dim, left, mode, axis, dst)
+            assert torch.equal(scale.cpu().view(torch.uint8), scales), case
+            got = y.cpu().view(torch.uint8)
+            assert torch.equal(got, want), (case, (got != want).nonzero()[:4])
+        # Groups of rows: along -1 only the rows within their sum are defined; along -2 each group's
+        # blocks start at its first row.
+        x = (torch.randn(70, 64) * 3).bfloat16()
+        s = swiglu(x, -1, False, 0)
+        y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([20, 30]).npu(),
+                                                 dst_type=TORCH_NPU[E4M3])
+        codes, scales = mx_quant(s[:50], -1, E4M3, 32)
+        assert torch.equal(y.cpu().view(torch.uint8)[:50], codes)
+        assert torch.equal(scale.cpu().view(torch.uint8)[:50], scales)
+        y, scale = torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([10, 50]).npu(), group_mode=1, axis=-2,
+                                                 dst_type=TORCH_NPU[E4M3])
+        assert scale.shape == (70 // 64 + 2, 32, 2), scale.shape
+        for (start, end), row in (((0, 10), 0), ((10, 50), 1)):
+            codes, scales = mx_quant(s[start:end], 0, E4M3, 32)
+            assert torch.equal(y.cpu().view(torch.uint8)[start:end], codes), (start, end)
+            assert torch.equal(scale.cpu().view(torch.uint8)[row:row + 1], scales), (start, end)
+        # Counts past x's rows are device data: phase 2 fails naming group_index.
+        try:
+            torch_npu.npu_swiglu_mx_quant(x.npu(), group_index=torch.tensor([60, 30]).npu(), dst_type=TORCH_NPU[E4M3])
+            torch.npu.synchronize()
+            raise AssertionError("counts past x's rows computed")
+        except RuntimeError as error:
+            assert "groupIndexOptional" in str(error), error
+        # The dual-axis form (aclnnSwigluMxQuantWithDualAxis): x [M, 2N]'s swiglu along -1 and along -2, the
+        # latter's blocks restarting at group_index's cumulative ends.
+        for dst, alg, left, ends in ((E4M3, 1, True, None), (E2M1, 0, False, None), (E5M2, 0, True, [30, 30, 70])):
+            index = None if ends is None else torch.tensor(ends).npu()
+            y1, s1, y2, s2 = torch_npu.npu_swiglu_mx_quant_with_dual_axis(x.npu(), group_index=index, activate_left=left,
+                                                                         scale_alg=alg, dst_type=TORCH_NPU[dst])
+            s = swiglu(x, -1, left, 0)
+            case = (dst, alg, left, ends)
+            codes, scales = mx_quant(s, -1, dst, 32, alg)
+            assert torch.equal(y1.cpu().view(torch.uint8), packed(codes) if FORMATS[dst][2] else codes), case
+            assert torch.equal(s1.cpu().view(torch.uint8), scales), case
+            starts, row = [0] + (ends or [70])[:-1], 0
+            for start, end in zip(starts, ends or [70]):
+                if end == start:
+                    continue
+                codes, scales = mx_quant(s[start:end], 0, dst, 32, alg)
+                assert torch.equal(y2.cpu().view(torch.uint8)[start:end], packed(codes) if FORMATS[dst][2] else codes)
+                assert torch.equal(s2.cpu().view(torch.uint8)[row:row + scales.shape[0]], scales), (case, start)
+                row += scales.shape[0]
+        print("swiglu mx quant ok")
+    """)
+
+
+def test_dynamic_dual_level_mx_quant_scales_twice(run_npu):
+    # aclnnDynamicDualLevelMxQuant: x (times smooth_scale, the product in x's dtype) per block of 512 along
+    # the last axis divided by level0 = max|x| / 6 and cast to x's dtype, then the OCP MX quantisation to
+    # FLOAT4_E2M1 in blocks of 32 (level1); a block of 512 zeros (level0 0, divided by) fails by name.
+    on_ascend950(run_npu, """
+        torch.manual_seed(11)
+        for dtype, shape, smoothed, mode in ((torch.bfloat16, (3, 1024), False, "rint"),
+                                             (torch.float16, (2, 2, 600), True, "floor"), (torch.float16, (70,), True, "rint")):
+            x = (torch.randn(shape) * torch.logspace(-2, 2, shape[-1])).to(dtype)
+            smooth = (torch.rand(shape[-1]) + 0.5).to(dtype) if smoothed else None
+            y, level0, level1 = torch_npu.npu_dynamic_dual_level_mx_quant(
+                x.npu(), smooth_scale=smooth.npu() if smoothed else None, round_mode=mode)
+            v = (x.float() * smooth.float()).to(dtype).float() if smoothed else x.float()
+            n = shape[-1]
+            want0 = torch.stack([v[..., b:b + 512].abs().amax(-1) / 6.0 for b in range(0, n, 512)], -1)
+            temp = torch.cat([v[..., b:b + 512] / want0[..., b // 512:b // 512 + 1] for b in range(0, n, 512)], -1)
+            codes, scales = mx_quant(temp.to(dtype), -1, E2M1, 32, 0, mode)
+            case = (dtype, shape, smoothed, mode)
+            assert torch.equal(level0.cpu(), want0), case
+            assert torch.equal(level1.cpu().view(torch.uint8), scales), case
+            got = y.cpu().view(torch.uint8)
+            assert torch.equal(got, packed(codes)), (case, (got != packed(codes)).nonzero()[:4])
+        x = torch.randn(2, 1024, dtype=torch.bfloat16)
+        x[1, 512:] = 0
+        try:
+            torch_npu.npu_dynamic_dual_level_mx_quant(x.npu())
+            torch.npu.synchronize()
+            raise AssertionError("a block of zeros quantised")
+        except RuntimeError as error:
+            assert "all zeros" in str(error), error
+        print("dual level ok")
     """)
 
 

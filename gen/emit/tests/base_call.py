@@ -392,7 +392,17 @@ class BaseCall:
             return "the page states no shapes for the members of " + ", ".join(p.name for p in self.list_inputs)
         if not self.shapes_free and self._example_shapes() is None:
             return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
-        return self.unallocated
+        return self.unheld_output or self.unallocated
+
+    @property
+    def unheld_output(self) -> str:
+        """Why the tests cannot pass an output: no dtype its page lists is one NumPy holds
+        (aclnnDynamicDualLevelMxQuant's FLOAT4_E2M1 yOut), nor can the bindings allocate it; else ""."""
+        for plan in self.plans:
+            listed = plan.param.documented_dtypes()
+            if plan.param.kind is ParamKind.TENSOR and listed and not any(d.numpy for d in listed):
+                return f"NumPy cannot hold {plan.param.name}'s {'/'.join(d.value for d in listed)}, its page's only dtypes"
+        return ""
 
     # -- the valid calls every API has: each documented dtype, each value of a bool attribute --------------
 

@@ -67,6 +67,9 @@
 #include "aclnnop/aclnn_add_rms_norm_cast.h"
 #define ACLNN_DECLARES_aclnnAddRmsNormCast 1
 
+#include "aclnnop/aclnn_add_rms_norm_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnAddRmsNormDynamicMxQuant 1
+
 #include "aclnnop/aclnn_add_rms_norm_dynamic_quant_v2.h"
 #define ACLNN_DECLARES_aclnnAddRmsNormDynamicQuantV2 1
 
@@ -439,6 +442,9 @@
 
 #include "aclnnop/aclnn_dynamic_block_quant_v2.h"
 #define ACLNN_DECLARES_aclnnDynamicBlockQuantV2 1
+
+#include "aclnnop/aclnn_dynamic_dual_level_mx_quant.h"
+#define ACLNN_DECLARES_aclnnDynamicDualLevelMxQuant 1
 
 #include "aclnnop/aclnn_dynamic_mx_quant.h"
 #define ACLNN_DECLARES_aclnnDynamicMxQuant 1
@@ -1547,6 +1553,9 @@
 #include "aclnnop/aclnn_rms_norm.h"
 #define ACLNN_DECLARES_aclnnRmsNorm 1
 
+#include "aclnnop/aclnn_rms_norm_dynamic_mx_quant.h"
+#define ACLNN_DECLARES_aclnnRmsNormDynamicMxQuant 1
+
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #define ACLNN_DECLARES_aclnnRmsNormGrad 1
 
@@ -1767,6 +1776,12 @@
 
 #include "aclnnop/aclnn_swi_glu_quant_v2.h"
 #define ACLNN_DECLARES_aclnnSwiGluQuantV2 1
+
+#include "aclnnop/aclnn_swiglu_mx_quant.h"
+#define ACLNN_DECLARES_aclnnSwigluMxQuant 1
+
+#include "aclnnop/aclnn_swiglu_mx_quant_with_dual_axis.h"
+#define ACLNN_DECLARES_aclnnSwigluMxQuantWithDualAxis 1
 
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #define ACLNN_DECLARES_aclnnSyncBatchNormGatherStats 1

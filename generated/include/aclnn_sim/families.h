@@ -445,15 +445,15 @@ struct MoeTokenFamily {
   static constexpr const char* kOpNames[] = { "permute", "permute_grad", "unpermute", "unpermute_grad", "permute_map", "unpermute_map", "permute_map_grad", "unpermute_map_grad" };
 };
 
-// mx_quant: dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) (scale_alg 0, the OCP MX rule) or the smallest power of two not below max|V| / Amax(dst) (scale_alg 1, FP8), out = V / mxscale rounded by round_mode (rint, floor) and saturated to dst_type; scale_out FLOAT8_E8M0 [..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k] (with out2 and scale_out2: also along -2, blocks of 32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); block_mx_quant: one scale per 32 x 32 block of the last two axes (scale_alg 0, or 2: max / dst_max rounded up to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over the groups of rows group_list's cumulative ends make.
+// mx_quant: dynamic_mx_quant: per block of block_size elements along axis, mxscale = 2^(floor(log2(max|V|)) - emax) (scale_alg 0, the OCP MX rule) or the smallest power of two not below max|V| / Amax(dst) (scale_alg 1, FP8), out = V / mxscale rounded by round_mode (rint, floor) and saturated to dst_type; scale_out FLOAT8_E8M0 [..., ceil(blocks / 2), ..., 2], block 2j + k at [j, k] (with out2 and scale_out2: also along -2, blocks of 32, and along -1 into out and scale_out); anti_mx_quant: out = x * 2^(scale - 127); block_mx_quant: one scale per 32 x 32 block of the last two axes (scale_alg 0, or 2: max / dst_max rounded up to a power of two), written at the block's rows into scale_out and at its columns into scale_out2; rms_norm_mx_quant: y = x * rstd * gamma + beta over x's last axis, rstd = 1 / sqrt(mean(x^2) + epsilon) (x = x1 + x2 rounded to x1's dtype, sum_out, for the add form), then dynamic_mx_quant's along it; swiglu_mx_quant: Swish(A) * B of x's halves along activate_dim (swiglu_mode 1: A, B the even and odd elements of the last axis, A.clamp(max=limit) * sigmoid(alpha * A) * (B.clamp(-limit, limit) + bias)), then dynamic_mx_quant's along axis; dual_level_mx_quant: x (times smooth, in x's dtype) per block of level0_block_size along the last axis divided by level0_scale_out = max|x| / 6 and rounded to x's dtype, then the OCP MX quantisation to FLOAT4_E2M1 in blocks of block_size; quant_max: out = x * scale[g] rounded half to even to FLOAT8 (an overflow refused), amax[g] = max|x_g| over the groups of rows group_list's cumulative ends make.
 struct MxQuantFamily {
   struct Op {
-    enum : int8_t { kDynamicMxQuant, kBlockMxQuant, kAntiMxQuant, kQuantMax };
+    enum : int8_t { kDynamicMxQuant, kBlockMxQuant, kAntiMxQuant, kQuantMax, kRmsNormMxQuant, kSwigluMxQuant, kDualLevelMxQuant };
   };
   struct Role {
-    enum : int8_t { kX, kScale, kAxis, kRoundMode, kDstType, kBlockSize, kScaleAlg, kDstMax, kMaxLowBound, kGroupList, kOut, kScaleOut, kAmax, kOut2, kScaleOut2 };
+    enum : int8_t { kX, kScale, kAxis, kRoundMode, kDstType, kBlockSize, kScaleAlg, kDstMax, kMaxLowBound, kGroupList, kOut, kScaleOut, kAmax, kOut2, kScaleOut2, kX2, kGamma, kBeta, kEpsilon, kOutputRstd, kSumOut, kRstd, kActivateDim, kActivateLeft, kSwigluMode, kClampLimit, kGluAlpha, kGluBias, kGroupMode, kSmooth, kLevel0BlockSize, kLevel0ScaleOut };
   };
-  static constexpr const char* kOpNames[] = { "dynamic_mx_quant", "block_mx_quant", "anti_mx_quant", "quant_max" };
+  static constexpr const char* kOpNames[] = { "dynamic_mx_quant", "block_mx_quant", "anti_mx_quant", "quant_max", "rms_norm_mx_quant", "swiglu_mx_quant", "dual_level_mx_quant" };
 };
 
 // norm: statistics over the trailing (layer/rms), group or batch dimensions, computed in float (double for DOUBLE); mean/rstd outputs.

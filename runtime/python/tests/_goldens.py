@@ -1087,6 +1087,100 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return (v * scale).movedim(-1, axis)
 
     @staticmethod
+    def rms_norm_mx_quant(x: Any, gamma: Any, beta: Any, epsilon: float, dst_type: int, scale_alg: int,
+                          output_rstd: bool) -> Any:
+        """aclnnRmsNormDynamicMxQuant's page: y = x / Rms(x) * gamma + beta over the last axis, Rms(x) =
+        sqrt(mean(x^2) + epsilon) (the mean square in double, the rest in float), quantised along -1 as
+        exact.mx_quant in blocks of 32; rstdOut = 1 / Rms(x) [..., 1] where outputRstd says so, else
+        the page's invalid output, empty as torch_npu passes it (at::empty({0}))."""
+        import torch
+
+        exact._finite_for_mx(x)
+        rstd = 1 / torch.sqrt((x.double().pow(2).mean(-1, keepdim=True) + epsilon).float())
+        y = x.float() * rstd * gamma.float() + (beta.float() if beta is not None else 0)
+        return (*exact.mx_quant(y, -1, dst_type, 32, scale_alg), rstd if output_rstd else torch.zeros(0))
+
+    @staticmethod
+    def add_rms_norm_mx_quant(x1: Any, x2: Any, gamma: Any, beta: Any, epsilon: float, dst_type: int,
+                              scale_alg: int, output_rstd: bool, held: Any) -> Any:
+        """aclnnAddRmsNormDynamicMxQuant's page: x = x1 + x2 held in x1's dtype `held` (xOut), then
+        exact.rms_norm_mx_quant of it: (yOut, xOut, mxscaleOut, rstdOut)."""
+        x = (x1.float() + x2.float()).to(held)
+        y, mxscale, rstd = exact.rms_norm_mx_quant(x, gamma, beta, epsilon, dst_type, scale_alg, output_rstd)
+        return y, x, mxscale, rstd
+
+    @staticmethod
+    def swiglu_mx_quant(x: Any, group_index: Any, activate_dim: int, activate_left: bool, swiglu_mode: int,
+                        clamp_limit: float, glu_alpha: float, glu_bias: float, group_mode: int, axis: int,
+                        dst_type: int, scale_alg: int) -> Any:
+        """aclnnSwigluMxQuant's page: swigluMode 0 Swish(A) * B of x's halves A, B along activateDim
+        (activateLeft; else Swish(B) * A), mode 1 A.clamp(max=limit) * sigmoid(alpha * A) *
+        (B.clamp(-limit, limit) + bias) of the last axis's even and odd elements (whatever activateLeft:
+        the page's "默认对x的偶数块做激活"), in double rounded to float, then exact.mx_quant along axis; with
+        groupIndexOptional (counts, or ends with groupMode 1) along the last axis, the rows past its sum 0
+        (the page: garbage; the simulator's zeros)."""
+        import torch
+
+        v = x.double()
+        if swiglu_mode == 1:
+            a, b = v[..., 0::2].clamp(max=clamp_limit), v[..., 1::2].clamp(-clamp_limit, clamp_limit)
+            y = a * torch.sigmoid(glu_alpha * a) * (b + glu_bias)
+        else:
+            first, second = v.chunk(2, activate_dim)
+            active, other = (first, second) if activate_left else (second, first)
+            y = active / (1 + torch.exp(-active)) * other
+        y = y.float()
+        if group_index is not None:
+            if axis % x.dim() != x.dim() - 1:
+                exact.refused("groups along a non-last axis: tests/torch_npu/test_mx_quant.py checks them")
+            total = int(group_index.sum()) if group_mode == 0 else int(group_index[-1])
+            rows = y.reshape(-1, y.shape[-1])
+            rows[total:] = 0
+            exact._finite_for_mx(rows[:total])
+            return exact.mx_quant(rows.reshape(y.shape), axis, dst_type, 32, scale_alg)
+        return exact.mx_quant(y, axis, dst_type, 32, scale_alg)
+
+    @staticmethod
+    def swiglu_mx_quant_with_dual_axis(x: Any, group_index: Any, activate_left: bool, dst_type: int,
+                                       scale_alg: int) -> Any:
+        """aclnnSwigluMxQuantWithDualAxis's page: the swiglu of exact.swiglu_mx_quant (mode 0 along the last
+        axis) quantised along -1 (y1Out, mxscale1Out) and along -2 (y2Out, mxscale2Out), the latter by
+        groupIndexOptional's cumulative ends as exact.grouped_mx_quant where it is given."""
+        y = exact.swiglu_mx_quant(x, None, -1, activate_left, 0, 7.0, 1.0, 0.0, 0, -1, dst_type, scale_alg)
+        if group_index is None:
+            return y + exact.swiglu_mx_quant(x, None, -1, activate_left, 0, 7.0, 1.0, 0.0, 0, -2, dst_type, scale_alg)
+        first, second = x.double().chunk(2, -1)
+        active, other = (first, second) if activate_left else (second, first)
+        import torch
+
+        swiglu = (active / (1 + torch.exp(-active)) * other).float()
+        return y + exact.grouped_mx_quant(swiglu, group_index, dst_type, 32, scale_alg)
+
+    @staticmethod
+    def dual_level_mx_quant(x: Any, smooth: Any, held: Any) -> Any:
+        """aclnnDynamicDualLevelMxQuant's page: x (times smooth, the product in x's dtype `held`) per block
+        of 512 along the last axis divided by level0Scale = max|x| / 6 in float and cast to `held`, then
+        the OCP MX scale of FLOAT4_E2M1 (emax 2) per block of 32 (level1ScaleOut [..., pairs, 2]); yOut
+        None: no array of the bindings holds FLOAT4 (tests/torch_npu/test_mx_quant.py checks it)."""
+        import torch
+
+        v = (x.float() * smooth.float()).to(held).float() if smooth is not None else x.float()
+        exact._finite_for_mx(v)
+        n = v.shape[-1]
+        blocks = -(-n // 512)
+        padded = torch.nn.functional.pad(v, (0, blocks * 512 - n)).reshape(*v.shape[:-1], blocks, 512)
+        level0 = padded.abs().amax(-1) / 6.0
+        if bool((level0 == 0).any()):
+            exact.refused("a block of 512 zeros: level0Scale 0, which the page divides by")
+        temp = (padded / level0.unsqueeze(-1)).reshape(*v.shape[:-1], blocks * 512)[..., :n].to(held).float()
+        groups = -(-n // 32)
+        amax = torch.nn.functional.pad(temp.double(), (0, groups * 32 - n)).reshape(*v.shape[:-1], groups, 32).abs().amax(-1)
+        scale = torch.pow(2.0, (torch.floor(torch.log2(amax)) - 2).clamp(-127, 127))
+        pairs = -(-groups // 2)
+        level1 = torch.nn.functional.pad(scale, (0, 2 * pairs - groups), value=2.0 ** -127).reshape(*v.shape[:-1], pairs, 2)
+        return None, level0, level1.float().to(torch.float8_e8m0fnu)
+
+    @staticmethod
     def quant_max(x: Any, scale: Any, dst_type: int, group_list: Any = None) -> Any:
         """aclnnQuantMax's and aclnnGroupedQuantMax's pages: y = Cast(x_g * scale[g]) half to even ("rint"),
         the product in float, amax[g] = max|x_g|, over x's rows cut at group_list's cumulative ends (one

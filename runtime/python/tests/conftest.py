@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 
 # torch is the golden here (PyTorch on the CPU). With torch_npu installed, `import torch` would load
@@ -30,3 +32,12 @@ def pytest_report_header(config):
 
     info = aclnn.backend()
     return f"aclnn: {aclnn.__file__}, backend {info!r}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def chip_the_page_supports(request):
+    """Each suite's tests on a chip its page supports (_aclnn_testing.computing_chip)."""
+    import _aclnn_testing
+
+    with _aclnn_testing.computing_chip(getattr(request.module, "OP", None)):
+        yield

@@ -22,6 +22,25 @@
 // the last two axes (scaleAlg 0; or 2 for FLOAT4_E2M1, amax / dstTypeMax rounded up by the float bits
 // as scaleAlg 1 but for a subnormal S, which stays), written at each of the block's rows into scale1Out
 // and at each of its columns into scale2Out.
+// rms_norm_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant: npu_rms_norm_dynamic_mx_quant,
+// npu_add_rms_norm_dynamic_mx_quant): the rms norm's rows (rms_rows.h, as norm_quant.cpp's), x = x1 + x2
+// held in x1's dtype for the add form (xOut), y = x * rstd * gamma + beta in float, quantised along the
+// last axis as dynamic_mx_quant in blocks of 32; rstdOut [..., 1] where outputRstd is true. The pages'
+// "边界值场景" (an Inf or NaN x gives y 0 and mxscale 255) do not say which blocks take 255 (the row's
+// other elements normalise to 0 by an infinite rms): a non-finite x, sum or y fails phase 2 by name.
+// swiglu_mx_quant (aclnnSwigluMxQuant, npu_swiglu_mx_quant): SwiGLU of x's halves along activateDim (swigluMode
+// 1: the even and odd elements of the last axis, clamped, with gluAlpha and gluBias), rounded to float, quantised
+// along axis (one of the last two) as dynamic_mx_quant; groupIndexOptional's rows (counts or cumulative ends)
+// bound the rows computed, the others 0 (the page: garbage), and along a non-last axis restart the blocks
+// (mxscaleOut [rows / 64 + groupNum, n, 2]); the dual-axis form (aclnnSwigluMxQuantWithDualAxis,
+// npu_swiglu_mx_quant_with_dual_axis: x [M, 2N]) quantises the result along -1 into y1Out/mxscale1Out and
+// along -2 into y2Out/mxscale2Out, its groups cumulative ends of the -2 pass ending at M. Declined by name:
+// groups with activateDim 0 (which rows they count the page does not say).
+// dual_level_mx_quant (aclnnDynamicDualLevelMxQuant, npu_dynamic_dual_level_mx_quant): x (times
+// smoothScaleOptional, the product in x's dtype) per block of 512 along the last axis divided by
+// level0ScaleOut = max|x| / 6 in float and rounded to x's dtype, then quantised to FLOAT4_E2M1 by the OCP
+// rule in blocks of 32 (level1ScaleOut). A block of 512 zeros, whose level0Scale 0 the page divides by,
+// fails phase 2 naming x.
 // anti_mx_quant (aclnnAntiMxQuant, npu_anti_mx_quant): y = x * 2^(mxscale - 127), blocks of 32 along
 // axis, in float, rounded once to y's FLOAT16/BFLOAT16/FLOAT.
 // quant_max (aclnnQuantMax, aclnnGroupedQuantMax: torch_npu.npu_quant_max): y = Cast(x * scale[g],
@@ -48,6 +67,7 @@
 #include "common/dtypes.h"
 #include "common/minifloat.h"
 #include "opapi/families/family.h"
+#include "opapi/families/rms_rows.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -119,6 +139,26 @@ bool KeepPacked(const char* name, const TensorDesc& t, TensorRef* ref) {
   return true;
 }
 
+// Keeps the quantised elements' output `y` of `role` in `slot` once it is of `format`'s dtype and `shape`
+// (`what` names it): FLOAT4 as its dense bytes (an even last dimension), the others of any strides.
+aclnnStatus KeepElements(const Call& call, const FamilySpec& family, FamilyWork* made, int role, const TensorDesc& y,
+                         const MiniFloat& format, const Dims& shape, const char* what, int slot) {
+  const ParamRejecter reject(call, family);
+  if (y.dtype != format.dtype) {
+    return reject(role, std::string("dtype ") + DTypeName(y.dtype) + " is not the quantised elements' " +
+                            DTypeName(format.dtype));
+  }
+  if (y.view != shape) return reject(role, "shape " + DimsText(y.view) + " is not " + what + ", " + DimsText(shape));
+  if (!IsFloat4(format.dtype)) return made->KeepOutput(call, family, role, y, shape, what, slot);
+  if (shape.back() % 2 != 0) {
+    return reject(role, "last dimension " + std::to_string(shape.back()) + " is odd (FLOAT4 holds two elements a byte)");
+  }
+  if (!KeepPacked(RoleName(call, family, role), y, &made->tensor(slot))) {
+    return reject(role, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Codes (one a byte, row-major) into a one-byte tensor of any strides: the engine moves them as the
 // UINT8 values they are, as it stores no FLOAT8 (common/minifloat.h).
 void StoreCodes(const std::vector<uint8_t>& codes, const TensorRef& t) {
@@ -185,6 +225,41 @@ uint8_t MxScaleCode(const MiniFloat& format, const MxScaleRule& rule, float amax
   return static_cast<uint8_t>(e);
 }
 
+// The quantisation of x (n floats) along b's axis cut at `ends` (one group: the whole axis), each
+// group's blocks from its start, into `out` (elements of `format`) and `scale_out` (E8M0 codes).
+void QuantiseBlocks(const float* x, int64_t n, const Blocking& b, const std::vector<int64_t>& ends,
+                    const MiniFloat& format, const MxScaleRule& rule, MiniRound round, const TensorRef& out,
+                    const TensorRef& scale_out) {
+  // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes. Scale
+  // codes no block writes (a pair's missing block, the rows past the groups' pairs) are 0.
+  std::vector<uint8_t> codes(static_cast<size_t>(n));
+  std::vector<uint8_t> scales(static_cast<size_t>(scale_out.numel()), 0);
+  const int64_t scale_rows = scale_out.numel() / (2 * b.outer * b.inner);  // n > 0: no extent is 0
+  ParallelFor(b.outer * b.inner, [&](int64_t row) {
+    const int64_t o = row / b.inner, i = row % b.inner;
+    int64_t pair_row = 0;
+    for (size_t group = 0; group < ends.size(); ++group) {
+      const int64_t start = group ? ends[group - 1] : 0;
+      for (int64_t k = 0; start + k * b.block < ends[group]; ++k) {
+        const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
+        float amax = 0;
+        for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
+        const uint8_t code = MxScaleCode(format, rule, amax);
+        scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
+        for (int64_t l = begin; l < end; ++l) {
+          const int64_t at = (o * b.length + l) * b.inner + i;
+          // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
+          codes[static_cast<size_t>(at)] =
+              static_cast<uint8_t>(EncodeMiniFloat(format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+        }
+      }
+      pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
+    }
+  });
+  StoreElements(format, codes, out);
+  StoreCodes(scales, scale_out);
+}
+
 class DynamicMxQuantWork final : public FamilyWork {
  public:
   explicit DynamicMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
@@ -218,42 +293,205 @@ class DynamicMxQuantWork final : public FamilyWork {
       }
     }
     for (int pass = 0; pass < passes; ++pass) {
-      Quantise(x, n, blocking[pass], pass ? std::vector<int64_t>{blocking[1].length} : ends, pass ? kOut2 : kOut,
-               pass ? kScaleOut2 : kScaleOut);
+      QuantiseBlocks(x, n, blocking[pass], pass ? std::vector<int64_t>{blocking[1].length} : ends, *format, rule, round,
+                     tensor(pass ? kOut2 : kOut), tensor(pass ? kScaleOut2 : kScaleOut));
+    }
+    return ACLNN_SUCCESS;
+  }
+};
+
+// rms_norm_mx_quant: x's rows (x = x1 + x2 held in x1's dtype for the add form, written to xOut)
+// normalised, y = x * rstd * gamma + beta in float, and y quantised along the last axis as
+// dynamic_mx_quant's blocks of 32; rstd written where outputRstd says so.
+enum RmsSlot { kRmsX2 = kSlots, kRmsGamma, kRmsBeta, kRmsSum, kRmsRstd, kRmsSlots };
+
+class RmsNormMxQuantWork final : public FamilyWork {
+ public:
+  explicit RmsNormMxQuantWork(const char* api) : FamilyWork(api, kRmsSlots) {}
+
+  double epsilon = 1e-6;
+  bool add = false, has_beta = false, write_rstd = false;
+  Blocking blocking;
+  const MiniFloat* format = nullptr;
+  MiniRound round = MiniRound::kRint;
+  MxScaleRule rule;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const int64_t width = blocking.length, rows = n / width;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, n)) return s;
+    std::vector<float> sum;
+    if (add) {
+      const float* x2 = static_cast<const float*>(ContiguousAs(tensor(kRmsX2), ComputeType::kFloat32, 1));
+      if (aclnnStatus s = RefuseNonFinite(api_, tensor(kRmsX2).name, x2, n)) return s;
+      sum.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sum[i] = x[i] + x2[i];
+      RoundThrough(&sum, tensor(kX).dtype);
+      // A sum past x1's dtype (FLOAT16's 65504) is infinite: its block's scale is undefined too.
+      if (aclnnStatus s = RefuseNonFinite(api_, tensor(kRmsSum).name, sum.data(), n)) return s;
+      ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kRmsSum));
+      x = sum.data();
+    }
+    std::vector<float> gamma(static_cast<size_t>(width)), beta(static_cast<size_t>(width), 0.0f);
+    GatherAs(tensor(kRmsGamma), ComputeType::kFloat32, gamma.data());
+    if (has_beta) GatherAs(tensor(kRmsBeta), ComputeType::kFloat32, beta.data());
+    std::vector<float> y(static_cast<size_t>(n)), rstds(static_cast<size_t>(rows));
+    ParallelRange(rows, width, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * width;
+        const float rstd = RmsRstd(row, width, epsilon);
+        rstds[r] = rstd;
+        for (int64_t j = 0; j < width; ++j) y[r * width + j] = row[j] * rstd * gamma[j] + beta[j];
+      }
+    });
+    if (aclnnStatus s = RefuseNonFinite(api_, "y (x's rms norm, gamma and beta applied)", y.data(), n)) return s;
+    QuantiseBlocks(y.data(), n, blocking, {width}, *format, rule, round, tensor(kOut), tensor(kScaleOut));
+    if (write_rstd) ScatterFrom(rstds.data(), ComputeType::kFloat32, tensor(kRmsRstd));
+    return ACLNN_SUCCESS;
+  }
+};
+
+// swiglu_mx_quant: x [outer, 2 * half, inner] around activateDim; swigluMode 0 takes its halves A, B
+// (Swish(A) * B with activateLeft, else Swish(B) * A), mode 1 the even and odd elements of the last axis
+// (A.clamp(max=limit) * sigmoid(alpha * A.clamp(max=limit)) * (B.clamp(-limit, limit) + bias)), in double
+// rounded to float;
+// the result quantised along axis as dynamic_mx_quant. With groupIndexOptional (counts, or cumulative
+// ends by groupMode) only the rows within its sum are computed, the others 0 (the page: not cleared,
+// garbage), and along a non-last axis each group's blocks restart at its start. The dual-axis form
+// quantises the result twice: along -1 (every row) into kOut/kScaleOut, along -2 into kOut2/kScaleOut2.
+class SwigluMxQuantWork final : public FamilyWork {
+ public:
+  explicit SwigluMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t outer = 1, half = 1, inner = 1;
+  bool left = false, interleaved = false, grouped = false, counts = true;
+  bool dual = false;  // groups cut the second pass's axis, whose last end is x's last row
+  double limit = 0, alpha = 1, bias = 0;
+  // Each pass's blocks, and whether its axis is cut at the groups' ends (a non-last axis).
+  Blocking blocking[2];
+  bool along_groups[2] = {false, false};
+  int passes = 1;
+  const MiniFloat* format = nullptr;
+  MiniRound round = MiniRound::kRint;
+  MxScaleRule rule;
+
+ private:
+  // The rows' cumulative ends (groupIndexOptional's counts summed, or its ends), checked as the page
+  // constrains them: each count above 0, ends non-decreasing, the sum within x's rows.
+  aclnnStatus GroupEnds(std::vector<int64_t>* ends) {
+    std::vector<int64_t> given(static_cast<size_t>(tensor(kGroupList).numel()));
+    GatherAs(tensor(kGroupList), ComputeType::kInt64, given.data());
+    int64_t end = 0;
+    for (size_t g = 0; g < given.size(); ++g) {
+      const int64_t next = counts ? end + given[g] : given[g];
+      const bool short_of_rows = dual && g + 1 == given.size() && next != outer;
+      if ((counts && given[g] <= 0) || next < end || next > outer || short_of_rows) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kGroupList).name + ": element " +
+                                         std::to_string(g) + " is " + std::to_string(given[g]) + " (the page: " +
+                                         (counts ? "counts above 0" : "non-decreasing cumulative ends") +
+                                         (dual ? " whose last is" : " whose sum is within") + " x's " +
+                                         std::to_string(outer) + " rows)");
+      }
+      end = next;
+      ends->push_back(end);
     }
     return ACLNN_SUCCESS;
   }
 
-  // x along b's axis cut at `ends` (one group: the whole axis), each group's blocks from its start.
-  void Quantise(const float* x, int64_t n, const Blocking& b, const std::vector<int64_t>& ends, int out, int scale_out) {
-    // One code a byte, in x's order; FLOAT4's are packed after, the others stored as bytes. Scale
-    // codes no block writes (a pair's missing block, the rows past the groups' pairs) are 0.
-    std::vector<uint8_t> codes(static_cast<size_t>(n));
-    std::vector<uint8_t> scales(static_cast<size_t>(tensor(scale_out).numel()), 0);
-    const int64_t scale_rows = tensor(scale_out).numel() / (2 * b.outer * b.inner);  // n > 0: no extent is 0
-    ParallelFor(b.outer * b.inner, [&](int64_t row) {
-      const int64_t o = row / b.inner, i = row % b.inner;
-      int64_t pair_row = 0;
-      for (size_t group = 0; group < ends.size(); ++group) {
-        const int64_t start = group ? ends[group - 1] : 0;
-        for (int64_t k = 0; start + k * b.block < ends[group]; ++k) {
-          const int64_t begin = start + k * b.block, end = std::min(ends[group], begin + b.block);
-          float amax = 0;
-          for (int64_t l = begin; l < end; ++l) amax = std::max(amax, std::fabs(x[(o * b.length + l) * b.inner + i]));
-          const uint8_t code = MxScaleCode(*format, rule, amax);
-          scales[static_cast<size_t>(b.ScaleIndex(o, scale_rows, pair_row, k, i))] = code;
-          for (int64_t l = begin; l < end; ++l) {
-            const int64_t at = (o * b.length + l) * b.inner + i;
-            // V / 2^(code - 127) in double: exact, so the one rounding is the encoding's.
-            codes[static_cast<size_t>(at)] =
-                static_cast<uint8_t>(EncodeMiniFloat(*format, std::ldexp(static_cast<double>(x[at]), 127 - code), round));
+  aclnnStatus Compute() override {
+    const int64_t n = outer * half * inner;
+    if (n == 0) return ACLNN_SUCCESS;
+    std::vector<int64_t> ends;
+    if (grouped) {
+      if (aclnnStatus s = GroupEnds(&ends)) return s;
+    }
+    // Rows of x past the groups' sum hold no data the page reads (they may be anything).
+    const int64_t rows = grouped && !dual ? (ends.empty() ? 0 : ends.back()) : outer;
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, rows * 2 * half * inner)) return s;
+    std::vector<float> y(static_cast<size_t>(n), 0.0f);
+    // In double, rounded once to float: the result's one rounding, whichever exp computes it.
+    const double l = limit;
+    ParallelRange(rows, 2 * half * inner, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        for (int64_t h = 0; h < half; ++h) {
+          for (int64_t i = 0; i < inner; ++i) {
+            float& out = y[static_cast<size_t>((o * half + h) * inner + i)];
+            if (interleaved) {  // inner is 1: the last axis
+              const double a = std::min<double>(x[o * 2 * half + 2 * h], l);
+              const double b = std::min<double>(std::max<double>(x[o * 2 * half + 2 * h + 1], -l), l);
+              out = static_cast<float>(a / (1.0 + std::exp(-alpha * a)) * (b + bias));
+              continue;
+            }
+            const double first = x[(o * 2 * half + h) * inner + i], second = x[(o * 2 * half + half + h) * inner + i];
+            const double active = left ? first : second, other = left ? second : first;
+            out = static_cast<float>(active / (1.0 + std::exp(-active)) * other);
           }
         }
-        pair_row += ((ends[group] - start + b.block - 1) / b.block + 1) / 2;
       }
     });
-    StoreElements(*format, codes, tensor(out));
-    StoreCodes(scales, tensor(scale_out));
+    if (aclnnStatus s = RefuseNonFinite(api_, "the swiglu of x", y.data(), n)) return s;
+    for (int p = 0; p < passes; ++p) {
+      QuantiseBlocks(y.data(), n, blocking[p], along_groups[p] ? ends : std::vector<int64_t>{blocking[p].length},
+                     *format, rule, round, tensor(p ? kOut2 : kOut), tensor(p ? kScaleOut2 : kScaleOut));
+    }
+    return ACLNN_SUCCESS;
+  }
+};
+
+// dual_level_mx_quant: x's rows (times smoothScaleOptional, rounded to x's dtype) in blocks of 512 along
+// the last axis, each divided by level0Scale = max|x| / 6 (FLOAT4_E2M1's largest) and rounded to x's dtype
+// (the page's cast_to_x_type), then the OCP MX quantisation of those values to FLOAT4_E2M1 in blocks of 32.
+enum DualLevelSlot { kLevel0Scale = kSlots, kSmooth, kDualLevelSlots };
+
+class DualLevelMxQuantWork final : public FamilyWork {
+ public:
+  explicit DualLevelMxQuantWork(const char* api) : FamilyWork(api, kDualLevelSlots) {}
+
+  static constexpr int64_t kLevel0Block = 512;
+  bool smoothed = false;
+  Blocking blocking;  // the second level's blocks of 32 along the last axis
+  MiniRound round = MiniRound::kRint;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t n = tensor(kX).numel();
+    if (n == 0) return ACLNN_SUCCESS;
+    const aclDataType held = tensor(kX).dtype;
+    const int64_t width = blocking.length, rows = n / width;
+    const int64_t blocks = (width + kLevel0Block - 1) / kLevel0Block;
+    std::vector<float> x(static_cast<size_t>(n));
+    GatherAs(tensor(kX), ComputeType::kFloat32, x.data());
+    if (smoothed) {
+      std::vector<float> smooth(static_cast<size_t>(width));
+      GatherAs(tensor(kSmooth), ComputeType::kFloat32, smooth.data());
+      for (int64_t i = 0; i < n; ++i) x[i] *= smooth[static_cast<size_t>(i % width)];
+      RoundThrough(&x, held);  // x * smooth_scale, a product of two tensors of x's dtype
+    }
+    if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x.data(), n)) return s;
+    std::vector<float> level0(static_cast<size_t>(rows * blocks));
+    for (int64_t b = 0; b < rows * blocks; ++b) {
+      const int64_t begin = (b / blocks) * width + (b % blocks) * kLevel0Block;
+      const int64_t end = (b / blocks) * width + std::min(width, (b % blocks + 1) * kLevel0Block);
+      float amax = 0;
+      for (int64_t i = begin; i < end; ++i) amax = std::max(amax, std::fabs(x[i]));
+      if (amax == 0) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kX).name + ": the block of " +
+                                         std::to_string(kLevel0Block) + " at element " + std::to_string(begin) +
+                                         " is all zeros, whose level0Scale 0 the page's x / level0Scale divides by");
+      }
+      level0[static_cast<size_t>(b)] = amax / 6.0f;
+      for (int64_t i = begin; i < end; ++i) x[i] /= level0[static_cast<size_t>(b)];
+    }
+    RoundThrough(&x, held);  // the page's cast_to_x_type
+    const MxScaleRule ocp;
+    QuantiseBlocks(x.data(), n, blocking, {width}, *MiniFloatOf(ACL_FLOAT4_E2M1), ocp, round, tensor(kOut),
+                   tensor(kScaleOut));
+    ScatterFrom(level0.data(), ComputeType::kFloat32, tensor(kLevel0Scale));
+    return ACLNN_SUCCESS;
   }
 };
 
@@ -533,7 +771,6 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
   if (read) return read;
   if (*work) return ACLNN_SUCCESS;  // declined by name
   const MiniFloat* format = args.format;
-  const bool fp4 = IsFloat4(format->dtype);
   auto made = std::make_unique<DynamicMxQuantWork>(call.spec.name);
   made->format = format;
   made->round = args.round;
@@ -554,20 +791,8 @@ aclnnStatus PlanDynamicMxQuant(const Call& call, const FamilySpec& family, Execu
     const TensorDesc* y = RoleTensor(call, family, passes[p].out_role);
     const TensorDesc* scales = RoleTensor(call, family, passes[p].scale_role);
     if (!y || !scales) return Decline(call, work, "without its tensors");
-    if (y->dtype != format->dtype) {
-      return reject(passes[p].out_role, std::string("dtype ") + DTypeName(y->dtype) + " is not dstType's " +
-                                            DTypeName(format->dtype));
-    }
-    if (y->view != x->view) {
-      return reject(passes[p].out_role, "shape " + DimsText(y->view) + " is not x's " + DimsText(x->view));
-    }
-    const char* y_name = RoleName(call, family, passes[p].out_role);
-    if (fp4) {
-      if (!KeepPacked(y_name, *y, &made->tensor(passes[p].out_slot))) {
-        return reject(passes[p].out_role, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-      }
-    } else if (aclnnStatus s = made->KeepOutput(call, family, passes[p].out_role, *y, x->view, "x's shape",
-                                                passes[p].out_slot)) {
+    if (aclnnStatus s = KeepElements(call, family, made.get(), passes[p].out_role, *y, *format, x->view, "x's shape",
+                                      passes[p].out_slot)) {
       return s;
     }
     made->blocking[p] = BlockingOf(x->view, passes[p].axis, args.block);
@@ -734,12 +959,7 @@ aclnnStatus PlanBlockMxQuant(const Call& call, const FamilySpec& family, Executo
   made->n = x->view[static_cast<size_t>(rank - 1)];
   made->outer = rank == 3 ? x->view[0] : 1;
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
-  if (out->view != x->view) return reject(F::Role::kOut, "shape " + DimsText(out->view) + " is not x's " + DimsText(x->view));
-  if (IsFloat4(format->dtype)) {
-    if (!KeepPacked(RoleName(call, family, F::Role::kOut), *out, &made->tensor(kOut))) {
-      return reject(F::Role::kOut, "is not contiguous (a FLOAT4 tensor holds two elements a byte)");
-    }
-  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, x->view, "x's shape", kOut)) {
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *out, *format, x->view, "x's shape", kOut)) {
     return s;
   }
   const struct {
@@ -757,6 +977,236 @@ aclnnStatus PlanBlockMxQuant(const Call& call, const FamilySpec& family, Executo
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus PlanRmsNormMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* gamma = RoleTensor(call, family, F::Role::kGamma);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* scales = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !gamma || !y || !scales) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 1 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 1 to 7)");
+  const int64_t width = x->view.back();
+  MxArguments args;
+  if (aclnnStatus s = ReadMxArguments(call, family, *x, width,
+                                      {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args)) {
+    return s;
+  }
+  if (*work) return ACLNN_SUCCESS;  // declined by name
+  auto made = std::make_unique<RmsNormMxQuantWork>(call.spec.name);
+  made->format = args.format;
+  made->round = args.round;
+  made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
+  made->blocking = BlockingOf(x->view, rank - 1, 32);
+  made->epsilon = RoleNumber(call, family, F::Role::kEpsilon, -1, 1e-6);
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  // gamma and beta: one dimension, x's last (the page's "shape只能为一维"), beta gamma's dtype.
+  if (aclnnStatus s = CheckShape(call, family, F::Role::kGamma, gamma, Dims{width}, "[x's last dimension]")) return s;
+  made->tensor(kRmsGamma).Set(RoleName(call, family, F::Role::kGamma), *gamma);
+  if (const TensorDesc* beta = RoleTensor(call, family, F::Role::kBeta)) {
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kBeta, beta, Dims{width}, "gamma's shape")) return s;
+    if (beta->dtype != gamma->dtype) {
+      return reject(F::Role::kBeta, std::string("dtype ") + DTypeName(beta->dtype) + " is not gamma's " +
+                                        DTypeName(gamma->dtype));
+    }
+    made->tensor(kRmsBeta).Set(RoleName(call, family, F::Role::kBeta), *beta);
+    made->has_beta = true;
+  }
+  if (family.has(F::Role::kX2)) {
+    const TensorDesc* x2 = RoleTensor(call, family, F::Role::kX2);
+    const TensorDesc* sum = RoleTensor(call, family, F::Role::kSumOut);
+    if (!x2 || !sum) return Decline(call, work, "without its tensors");
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kX2, x2, x->view, "x1's shape")) return s;
+    made->add = true;
+    made->tensor(kRmsX2).Set(RoleName(call, family, F::Role::kX2), *x2);
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kSumOut, *sum, x->view, "x1's shape", kRmsSum)) return s;
+  }
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *y, *args.format, x->view, "x's shape",
+                                    kOut)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scales,
+                                       ScaleShape(x->view, rank - 1, made->blocking),
+                                       "x's shape with the last axis's blocks of 32 in pairs, then 2", kScaleOut)) {
+    return s;
+  }
+  // rstdOut: x's shape with a last dimension of 1, written when outputRstd is true (else the page's
+  // invalid output, left as it is).
+  made->write_rstd = RoleBool(call, family, F::Role::kOutputRstd, false);
+  if (made->write_rstd) {
+    const TensorDesc* rstd = RoleTensor(call, family, F::Role::kRstd);
+    if (!rstd) return Decline(call, work, "without rstdOut while outputRstd is true");
+    Dims kept = x->view;
+    kept.back() = 1;
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kRstd, *rstd, kept, "x's shape with a last dimension of 1",
+                                         kRmsRstd)) {
+      return s;
+    }
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  // The dual-axis form (aclnnSwigluMxQuantWithDualAxis): x [M, 2N], its result quantised along -1 and -2.
+  const bool dual = family.has(F::Role::kOut2);
+  const TensorDesc* outs[2] = {RoleTensor(call, family, F::Role::kOut), RoleTensor(call, family, F::Role::kOut2)};
+  const TensorDesc* scales[2] = {RoleTensor(call, family, F::Role::kScaleOut),
+                                 RoleTensor(call, family, F::Role::kScaleOut2)};
+  if (!x || !outs[0] || !scales[0] || (dual && (!outs[1] || !scales[1]))) {
+    return Decline(call, work, "without its tensors");
+  }
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 2 || rank > (dual ? 2 : 7)) {
+    return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: " + (dual ? "2" : "2 to 7") + ")");
+  }
+  // activateDim and axis: one of the last two axes, as -1, -2, rank - 2 or rank - 1.
+  const auto last_two = [&](int role, int64_t given, int64_t* out) -> aclnnStatus {
+    if (given != -1 && given != -2 && given != rank - 2 && given != rank - 1) {
+      return reject(role, std::to_string(given) + " is not one of -1, -2, " + std::to_string(rank - 2) + ", " +
+                              std::to_string(rank - 1));
+    }
+    *out = given < 0 ? given + rank : given;
+    return ACLNN_SUCCESS;
+  };
+  int64_t act = 0, axis = 0;
+  if (aclnnStatus s = last_two(F::Role::kActivateDim, RoleInt(call, family, F::Role::kActivateDim, -1), &act)) return s;
+  if (aclnnStatus s = last_two(F::Role::kAxis, RoleInt(call, family, F::Role::kAxis, -1), &axis)) return s;
+  const int64_t mode = RoleInt(call, family, F::Role::kSwigluMode, 0);
+  if (mode != 0 && mode != 1) return reject(F::Role::kSwigluMode, std::to_string(mode) + " is not 0 or 1");
+  if (mode == 1 && act != rank - 1) {
+    return reject(F::Role::kSwigluMode, "is 1 with activateDim not the last axis (the page: mode 0 there)");
+  }
+  const double limit = RoleNumber(call, family, F::Role::kClampLimit, -1, 7.0);
+  if (!(limit > 0) || !std::isfinite(limit)) return reject(F::Role::kClampLimit, Text(limit) + " is not positive and finite");
+  if (x->view[static_cast<size_t>(act)] % 2 != 0) {
+    return reject(F::Role::kX, "dimension " + std::to_string(act) + " (activateDim) is odd: it has no halves");
+  }
+  Dims y_shape = x->view;
+  y_shape[static_cast<size_t>(act)] /= 2;
+  const TensorDesc* group_list = RoleTensor(call, family, F::Role::kGroupList);
+  const int64_t group_mode = RoleInt(call, family, F::Role::kGroupMode, 0);
+  if (group_mode != 0 && group_mode != 1) return reject(F::Role::kGroupMode, std::to_string(group_mode) + " is not 0 or 1");
+  if (group_list) {
+    if (group_list->view.size() != 1 || group_list->view[0] < 1 || group_list->view[0] > 256) {
+      return reject(F::Role::kGroupList, "shape " + DimsText(group_list->view) + " is not [groupNum], 1 to 256");
+    }
+    if ((act != rank - 1 || axis != rank - 1) && rank != 2) {
+      return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions with groupIndexOptional and activateDim "
+                                                                  "or axis not the last (the page: 2)");
+    }
+    if (act != rank - 1) {
+      return Decline(call, work, "for groupIndexOptional with activateDim 0 (the page does not say whether its groups "
+                                 "count x's rows or the halved result's)");
+    }
+  }
+  MxArguments args;
+  if (aclnnStatus s = ReadMxArguments(call, family, *x, y_shape[static_cast<size_t>(axis)],
+                                      {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args)) {
+    return s;
+  }
+  if (*work) return ACLNN_SUCCESS;  // declined by name
+  auto made = std::make_unique<SwigluMxQuantWork>(call.spec.name);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < act) made->outer *= x->view[static_cast<size_t>(d)];
+    if (d > act) made->inner *= x->view[static_cast<size_t>(d)];
+  }
+  made->half = y_shape[static_cast<size_t>(act)];
+  made->left = RoleBool(call, family, F::Role::kActivateLeft, false);
+  // Mode 1 activates the even elements whatever activateLeft says (the page: "如果swigluMode为1，默认对x的偶数块
+  // 做激活"; its formula does not read activateLeft, and its example passes true).
+  made->interleaved = mode == 1;
+  made->limit = limit;
+  made->alpha = RoleNumber(call, family, F::Role::kGluAlpha, -1, 1.0);
+  made->bias = RoleNumber(call, family, F::Role::kGluBias, -1, 0.0);
+  made->format = args.format;
+  made->round = args.round;
+  made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->dual = dual;
+  made->passes = dual ? 2 : 1;
+  if (group_list) {
+    made->grouped = true;
+    made->counts = !dual && group_mode == 0;  // the dual-axis page's groups are cumulative ends
+    made->tensor(kGroupList).Set(RoleName(call, family, F::Role::kGroupList), *group_list);
+  }
+  const int64_t pass_axes[2] = {dual ? rank - 1 : axis, rank - 2};
+  const int out_roles[2] = {F::Role::kOut, F::Role::kOut2}, scale_roles[2] = {F::Role::kScaleOut, F::Role::kScaleOut2};
+  const int out_slots[2] = {kOut, kOut2}, scale_slots[2] = {kScaleOut, kScaleOut2};
+  for (int p = 0; p < made->passes; ++p) {
+    if (aclnnStatus s = KeepElements(call, family, made.get(), out_roles[p], *outs[p], *args.format, y_shape,
+                                      "x's shape with activateDim halved", out_slots[p])) {
+      return s;
+    }
+    made->blocking[p] = BlockingOf(y_shape, pass_axes[p], 32);
+    made->along_groups[p] = group_list && pass_axes[p] != rank - 1;
+    Dims scale_shape = ScaleShape(y_shape, pass_axes[p], made->blocking[p]);
+    // Along rows: room for each group's own pairs of blocks (the pages' floor(rows / 64) + groupNum).
+    if (made->along_groups[p]) scale_shape[0] = y_shape[0] / 64 + group_list->view[0];
+    if (aclnnStatus s = made->KeepOutput(call, family, scale_roles[p], *scales[p], scale_shape,
+                                         "the result's shape with the axis's blocks of 32 in pairs, then 2",
+                                         scale_slots[p])) {
+      return s;
+    }
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanDualLevelMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* y = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* level0 = RoleTensor(call, family, F::Role::kLevel0ScaleOut);
+  const TensorDesc* level1 = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !y || !level0 || !level1) return Decline(call, work, "without its tensors");
+  const int64_t rank = static_cast<int64_t>(x->view.size());
+  if (rank < 1 || rank > 7) return reject(F::Role::kX, "has " + std::to_string(rank) + " dimensions (the page: 1 to 7)");
+  const int64_t width = x->view.back();
+  if (width % 2 != 0) return reject(F::Role::kX, "last dimension " + std::to_string(width) + " is odd (the page: even)");
+  if (RoleInt(call, family, F::Role::kLevel0BlockSize, -1) != DualLevelMxQuantWork::kLevel0Block) {
+    return reject(F::Role::kLevel0BlockSize,
+                  std::to_string(RoleInt(call, family, F::Role::kLevel0BlockSize, -1)) + " is not 512");
+  }
+  if (RoleInt(call, family, F::Role::kBlockSize, -1) != 32) {
+    return reject(F::Role::kBlockSize, std::to_string(RoleInt(call, family, F::Role::kBlockSize, -1)) + " is not 32");
+  }
+  const MiniFloat& format = *MiniFloatOf(ACL_FLOAT4_E2M1);
+  auto made = std::make_unique<DualLevelMxQuantWork>(call.spec.name);
+  if (aclnnStatus s = ReadRoundMode(call, family, format, &made->round)) return s;
+  if (aclnnStatus s = DeclineRoundMode(call, family, work)) return s;
+  if (*work) return ACLNN_SUCCESS;
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  if (const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth)) {
+    if (aclnnStatus s = CheckShape(call, family, F::Role::kSmooth, smooth, Dims{width}, "[x's last dimension]")) return s;
+    if (smooth->dtype != x->dtype) {
+      return reject(F::Role::kSmooth, std::string("dtype ") + DTypeName(smooth->dtype) + " is not x's " +
+                                          DTypeName(x->dtype));
+    }
+    made->tensor(kSmooth).Set(RoleName(call, family, F::Role::kSmooth), *smooth);
+    made->smoothed = true;
+  }
+  if (aclnnStatus s = KeepElements(call, family, made.get(), F::Role::kOut, *y, format, x->view, "x's shape", kOut)) {
+    return s;
+  }
+  made->blocking = BlockingOf(x->view, rank - 1, 32);
+  Dims level0_shape = x->view;
+  level0_shape.back() = (width + DualLevelMxQuantWork::kLevel0Block - 1) / DualLevelMxQuantWork::kLevel0Block;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kLevel0ScaleOut, *level0, level0_shape,
+                                       "x's shape with the last axis's blocks of 512", kLevel0Scale)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *level1,
+                                       ScaleShape(x->view, rank - 1, made->blocking),
+                                       "x's shape with the last axis's blocks of 32 in pairs, then 2", kScaleOut)) {
+    return s;
+  }
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -765,6 +1215,9 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
     case F::Op::kDynamicMxQuant: return PlanDynamicMxQuant(call, family, work);
     case F::Op::kAntiMxQuant: return PlanAntiMxQuant(call, family, work);
     case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
+    case F::Op::kRmsNormMxQuant: return PlanRmsNormMxQuant(call, family, work);
+    case F::Op::kSwigluMxQuant: return PlanSwigluMxQuant(call, family, work);
+    case F::Op::kDualLevelMxQuant: return PlanDualLevelMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }
 }

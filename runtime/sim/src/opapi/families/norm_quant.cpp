@@ -31,6 +31,7 @@
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/quant_row.h"
+#include "opapi/families/rms_rows.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -77,12 +78,7 @@ class NormQuantWork final : public FamilyWork {
         const bool by_column = tensor(kNBias).numel() != n;
         for (int64_t i = 0; i < n; ++i) sum[i] += bias[by_column ? i % width : i];
       }
-      const aclDataType held = tensor(kNx).dtype;
-      if (held != ACL_FLOAT) {
-        std::vector<char> rounded(static_cast<size_t>(n) * DTypeSize(held));
-        Storer(ComputeType::kFloat32, held)(sum.data(), rounded.data(), static_cast<int64_t>(DTypeSize(held)), n);
-        Loader(ComputeType::kFloat32, held)(rounded.data(), static_cast<int64_t>(DTypeSize(held)), n, sum.data());
-      }
+      RoundThrough(&sum, tensor(kNx).dtype);
       if (write_sum) ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kNSum));
       x = sum.data();
     }
@@ -116,9 +112,7 @@ class NormQuantWork final : public FamilyWork {
           mean = static_cast<float>(m);
           rstd = static_cast<float>(1.0 / std::sqrt(var / static_cast<double>(width) + epsilon));
         } else {
-          double squares = 0;
-          for (int64_t j = 0; j < width; ++j) squares += static_cast<double>(row[j]) * row[j];
-          rstd = 1.0f / std::sqrt(static_cast<float>(squares / static_cast<double>(width) + epsilon));
+          rstd = RmsRstd(row, width, epsilon);
         }
         rstds[r] = rstd;
         for (int64_t j = 0; j < width; ++j) {
