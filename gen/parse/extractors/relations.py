@@ -33,12 +33,19 @@ _CAST = lazy_pattern(r"推导(?:之后|后)(?:的数据类型)?可转换|推导�
 _CAST_TO = lazy_pattern(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
 _PROMOTE = lazy_pattern(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
 _BROADCAST = lazy_pattern(r"broadcast|广播", re.I)
+# "A和self满足broadcast关系之后的维度，最后一根轴dim=self[-1]" (aclnnTriangularSolve's xOut): dimensions taken
+# from the broadcast shape, the rest the sentence's next clause states; "shape需要与broadcast后的A、b满足AX=b
+# 约束": a shape an equation of the broadcast operands gives; "broadcast后A的上三角（下三角）拷贝" (its mOut):
+# part of a broadcast operand. None is a shape that broadcasts.
+_DERIVED_FROM_BROADCAST = lazy_pattern(r"(?:broadcast|广播)\s*(?:关系)?\s*(?:之)?后(?:的维度|\s*[A-Za-z]\w*\s*的)|"
+                                       r"满足\s*\w+\s*=\s*\w+\s*约束")
 # "元素个数为mask和self广播后的shapesize": a count taken from the broadcast shape, not a shape that broadcasts.
 _ELEMENT_COUNT = lazy_pattern(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
 _SAME = lazy_pattern(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
 _NEGATED = lazy_pattern(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
-# "数据类型与输入input一致或为FLOAT类型": the same dtype is one alternative, not the rule.
-_ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)")
+# "数据类型与输入input一致或为FLOAT类型": the same dtype is one alternative, not the rule; so is a shape
+# the tensor may have ("shape可以和`gamma`/`beta`或`x1`/`x2`一致": aclnnAddLayerNorm's biasOptional, of either).
+_ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)|可以\s*(?:和|与|跟)")
 _DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = lazy_pattern(r"shape|形状|维度", re.I)
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
@@ -47,7 +54,13 @@ _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
                             r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
-                            r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
+                            r"维(?:度)?(?:数|数量|值)|维数|总维度?|\.(?:size|shape|dim)\s*[(\[]|"
+                            # "the dimension to be normalized in x1" (aclnnAddRmsNormQuantV2's gamma); "the
+                            # batch dimension must meet the broadcast relationship with the batch dimension of x"
+                            # (aclnnWeightQuantBatchMatmulV2's weight: the matrices' dimensions need not); "shape
+                            # 与self的batch一致" (aclnnSlogdet's signOut: self is (*, n, n), signOut (*))
+                            r"\b(?:dimensions?|axes|axis)\s+to\s+be\s+normali[sz]ed|to-be-normali[sz]ed|"
+                            r"\bbatch\s*(?:dimensions?|dims?|axes|axis|维度?|轴)|的\s*`?batch(?![A-Za-z_])|"
                             # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
                             r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
@@ -62,7 +75,8 @@ PRODUCT = lazy_pattern(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bma
 # "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
 # "时" ends a condition before a comma, or before the statement's first name ("其他数据类型时shape和x保持
 # 一致": aclnnDynamicQuantV3's yOut, whose dtype is never x's).
-CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
+# "renorm为0且outputSoftmaxResultFlag为true时输出，shape与x一致": an output given only then.
+CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:输出)?(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
                        r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
                        re.I)
 # A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
@@ -169,13 +183,13 @@ def _kinds(sentence: str) -> list[RelationKind]:
         return [RelationKind.PROMOTE]
     if _BROADCAST.search(sentence):
         return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) or _ELEMENT_COUNT.search(sentence) \
-            else [RelationKind.BROADCAST]
+            or _DERIVED_FROM_BROADCAST.search(sentence) else [RelationKind.BROADCAST]
     if _SAME.search(sentence) and not _NEGATED.search(sentence):
         kinds = []
         if _DTYPE_WORD.search(sentence) and not _ALTERNATIVE.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
         if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence) \
-                and not _NOT_THE_SHAPE.search(sentence):
+                and not _NOT_THE_SHAPE.search(sentence) and not _ALTERNATIVE.search(sentence):
             kinds.append(RelationKind.SAME_SHAPE)
         if _FORMAT_WORD.search(sentence):
             kinds.append(RelationKind.SAME_FORMAT)
