@@ -321,6 +321,14 @@ def test_weight_quant_batch_matmul_relates_no_shapes_by_broadcasting():
     assert all(not p.related(K.BROADCAST) for p in api.params)
 
 
+def test_a_shape_relation_the_pages_example_breaks_is_not_read():
+    # aclnnMaxPool2dWithMaskBackward.md:225 "gradOutput与indices的shape不一致" against its example (:382, :384):
+    # gradOutput {1, 1, 2, 1}, indices {1, 1, 4, 64} (the packed mask, whose data std::fill_n writes).
+    api = _page_api("aclnnMaxPool2dWithMaskBackward.md")
+    assert api.param("gradOutput").related(K.SAME_SHAPE) == () and api.param("indices").related(K.SAME_SHAPE) == ()
+    assert api.param("gradInput").related(K.SAME_SHAPE) == ("self",)  # the example keeps this one: {1, 1, 4, 3} both
+
+
 def test_a_shape_equal_to_anothers_batch_is_no_same_shape():
     # aclnnSlogdet.md:100, signOut: "shape与<code>self</code>的batch一致" (self (*, n, n), signOut (*)).
     assert rel("shape与self的batch一致。", own="out") == []

@@ -18,7 +18,7 @@ import dataclasses
 import re
 from typing import Collection, Sequence
 
-from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
+from gen.ir import API, Diagnostic, ErrorCase, ErrorCategory, Level, Param, ParamKind, Relation, RelationKind
 from gen.parse.extractors.prose import name_set, names_in
 from gen.parse.extractors.vocab import WHEN
 from gen.parse.patterns import lazy_pattern
@@ -353,6 +353,50 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
     relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
     relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
     return dataclasses.replace(param, relations=tuple(relations))
+
+
+def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...]], diags: list[Diagnostic]) -> API:
+    """`api` without the shape relations (same shape, broadcast) its page's own example breaks, both
+    ways (`shapes`: the tensors' shapes in the example's call): the example is a program the page's authors ran, and a call the page shows is never refused
+    (as `comparisons.ranges_the_example_keeps` does for values). aclnnMaxPool2dWithMaskBackward's error
+    row says "gradOutput与indices的shape不一致" while its example passes a gradOutput of [1, 1, 2, 1] and
+    the packed mask indices of [1, 1, 4, 64], as the row of indices describes it ("最大值在求mask的kernel
+    位置的bit值组成的Tensor")."""
+    broken: dict[frozenset[str], RelationKind] = {}
+    for param in api.params:
+        for relation in param.relations:
+            if relation.kind not in _SHAPE_KINDS or param.name not in shapes:
+                continue
+            for other in relation.others:
+                if other in shapes and not _shapes_fit(relation.kind, shapes[param.name], shapes[other]):
+                    broken.setdefault(frozenset((param.name, other)), relation.kind)
+    if not broken:
+        return api
+    line_of = {p.name: p.line for p in api.params}
+    for pair, kind in broken.items():
+        a, b = sorted(pair, key=lambda name: line_of.get(name, 0))
+        diags.append(Diagnostic(Level.INFO, line_of.get(a, api.line), "example-breaks-relation",
+                                f"{api.name}: the page's example passes {a} of {list(shapes[a])} and {b} of "
+                                f"{list(shapes[b])}, which break the page's {kind.value} relation between them: "
+                                f"the simulator does not check it"))
+
+    def kept(param: Param) -> Param:
+        relations = []
+        for relation in param.relations:
+            others = tuple(o for o in relation.others
+                           if relation.kind not in _SHAPE_KINDS or frozenset((param.name, o)) not in broken)
+            if others:
+                relations.append(relation if others == relation.others else Relation(relation.kind, others))
+        return param if len(relations) == len(param.relations) and all(
+            r is o for r, o in zip(relations, param.relations)) else dataclasses.replace(param, relations=tuple(relations))
+
+    return dataclasses.replace(api, params=tuple(kept(p) for p in api.params))
+
+
+def _shapes_fit(kind: RelationKind, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    if kind is RelationKind.SAME_SHAPE:
+        return a == b
+    return all(x == y or 1 in (x, y) for x, y in zip(reversed(a), reversed(b)))
 
 
 # An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
