@@ -211,7 +211,9 @@ def test_a_shape_row_between_tensors_of_ranks_that_cannot_meet_relates_nothing()
 
 
 @pytest.mark.parametrize("condition", ["参数gradOutput、self的shape不一致。", "self和other的shape无法做broadcast。",
-                                       "The shapes of self and other are not the same."])
+                                       "The shapes of self and other are not the same.",
+                                       # aclnnAddLayerNorm.md:289 (a 561002 row)
+                                       "（self、other）的shape不是完全相同的shape。", "输入self和输出gradOutput的shape不一致。"])
 def test_plain_shape_rows_in_their_usual_wordings_relate(condition):
     params = (make_param("self"), make_param("other"), make_param("gradOutput"))
     named = tuple(p.name for p in params if p.name in condition)
@@ -294,8 +296,8 @@ def test_the_same_total_rank_is_no_same_shape():
     # meanOut is [A, 1] for an x1 of [A, D]; the clause "总维度与x1维度相同" speaks of its rank.
     assert rel("后面的维度为1，总维度与`self`维度相同。") == []
     api = _page_api("aclnnAddLayerNorm.md")
-    assert api.param("meanOut").related(K.SAME_SHAPE) == () and api.param("rstdOut").related(K.SAME_SHAPE) == ()
-    assert api.param("yOut").related(K.SAME_SHAPE) == ("x1",)
+    assert "x1" not in api.param("meanOut").related(K.SAME_SHAPE) + api.param("rstdOut").related(K.SAME_SHAPE)
+    assert "x1" in api.param("yOut").related(K.SAME_SHAPE)
 
 
 def test_the_dimensions_to_be_normalized_are_part_of_a_shape():
@@ -350,3 +352,13 @@ def test_an_output_given_only_under_a_condition_relates_under_it():
     # derived/aclnnMoeGatingTopKSoftmaxV2.md:152: "renorm为0且outputSoftmaxResultFlag为true时输出，shape与x一致；
     # 否则不输出（可传空Tensor）": op-plugin passes an empty tensor when the flag is false.
     assert rel("renorm为0且flag为true时输出，shape与self一致；否则不输出（可传空Tensor）。", own="out") == []
+
+
+def test_a_row_saying_shapes_are_not_all_the_same_is_a_shape_row_with_its_status():
+    # aclnnAddLayerNorm.md:286-292, 561002: "（x1、x2、yOut、xOut）的shape不是完全相同的shape。", "（gamma、beta）...",
+    # "（meanOut、rstdOut）...": the tiling's checks, the status phase 1 gives its shape checks.
+    api = _page_api("aclnnAddLayerNorm.md")
+    rows = [row for row in api.errors if "完全相同" in row.condition]
+    assert len(rows) == 3 and all(row.category is ErrorCategory.SHAPE_MISMATCH for row in rows)
+    assert api.param("beta").related(K.SAME_SHAPE) == ("gamma",) and api.param("rstdOut").related(K.SAME_SHAPE) == ("meanOut",)
+    assert api.shape_status() == 561002

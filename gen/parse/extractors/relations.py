@@ -212,7 +212,8 @@ _SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
 # "与参数说明中不一致" (each as its own row describes), "out和mat1@mat2 shape不一致" (a product),
 # "shape长度与input shape中channel轴的长度不相等" (one axis), "shape乘积" (a product of extents).
 _PLAIN_SHAPE_ROW = lazy_pattern(
-    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|输入|输出|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"完全相同|"
     r"broadcast(?:ed|ing)?|之后|后|关系|无法|不能|做|进行|不满足|满足|the|of|and|or|are|is|not|same|different|"
     r"inconsistent|mismatch(?:ed)?|do|does|match|from|that|those|with|each|other|can|cannot|be|satisfy|"
     r"relationship|after|to)*", re.I)
