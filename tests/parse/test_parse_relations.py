@@ -362,3 +362,14 @@ def test_a_row_saying_shapes_are_not_all_the_same_is_a_shape_row_with_its_status
     assert len(rows) == 3 and all(row.category is ErrorCategory.SHAPE_MISMATCH for row in rows)
     assert api.param("beta").related(K.SAME_SHAPE) == ("gamma",) and api.param("rstdOut").related(K.SAME_SHAPE) == ("meanOut",)
     assert api.shape_status() == 561002
+
+
+@pytest.mark.parametrize("text", [
+    # the corpus's aclnnBatchNorm_en.md:96, weight: (C,) beside an input (N, C, ...)
+    "The shape length is the same as the length of the channel axis of the input parameter self.",
+    "shape长度与入参self中channel轴的长度相等。",
+    # the corpus's aclnnRmsNorm_en.md:117, rstdOut
+    "The shape must be the same as the first several dimensions of the input `self`.",
+])
+def test_a_shape_equal_to_some_dimensions_of_another_is_no_same_shape(text):
+    assert rel(text, own="out") == []

@@ -61,6 +61,11 @@ _ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七�
                             # 与self的batch一致" (aclnnSlogdet's signOut: self is (*, n, n), signOut (*))
                             r"\b(?:dimensions?|axes|axis)\s+to\s+be\s+normali[sz]ed|to-be-normali[sz]ed|"
                             r"\bbatch\s*(?:dimensions?|dims?|axes|axis|维度?|轴)|的\s*`?batch(?![A-Za-z_])|"
+                            # "The shape length is the same as the length of the channel axis of the input
+                            # parameter input" (the corpus's aclnnBatchNorm_en: weight is (C,))
+                            r"\bchannel\s*(?:axis|axes|dimensions?|dims?|维度?|轴)|"
+                            # "the same as the first several dimensions of the input x" (aclnnRmsNorm_en's rstdOut)
+                            r"\b(?:first|last)\s+(?:several|few|two|three|four|\d+)\s+(?:dimensions|dims|axes)\b|"
                             # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
                             r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
