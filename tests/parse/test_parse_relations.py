@@ -373,3 +373,12 @@ def test_a_row_saying_shapes_are_not_all_the_same_is_a_shape_row_with_its_status
 ])
 def test_a_shape_equal_to_some_dimensions_of_another_is_no_same_shape(text):
     assert rel(text, own="out") == []
+
+
+@pytest.mark.parametrize("text", [
+    "除最后一维外，shape与self一致。",
+    # the corpus's aclnnGeGlu_en.md:109, out: half of self along dim
+    "Except the axis specified by dim, the shape of out must be the same as that of self.",
+])
+def test_an_exception_opening_the_sentence_governs_its_relation(text):
+    assert rel(text, own="gradInput") == []

@@ -124,13 +124,20 @@ def _clauses(text: str, names: Collection[str], own_name: str) -> list[tuple[str
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
-        conditions = [bool(CONDITION.search(_before_aside(without_presence(clause, own_name)))) for clause in clauses]
+        conditions = [bool(CONDITION.search(_before_aside(without_presence(clause, own_name))) or _EXCEPTION.match(clause))
+                      for clause in clauses]
         excepted = any(conditions)
         conditional = False
         for clause, condition in zip(clauses, conditions):
             conditional = conditional or condition
             out.append((clause, conditional or (excepted and bool(_DEFAULT.search(clause)))))
     return out
+
+
+# An exception that opens a sentence ("除最后一维外，shape与grad一致", "Except the axis specified by dim, the
+# shape of out must be the same as that of self": aclnnGeGlu_en's out) governs the clauses after it, as a
+# condition does: the relation holds of part of the shape.
+_EXCEPTION = lazy_pattern(r"\s*(?:除(?:了)?\S|except\b)", re.I)
 
 
 # A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
