@@ -387,9 +387,10 @@ class FamilyView:
 
 _NO_OPTION = "std::numeric_limits<double>::quiet_NaN()"
 
-# A family's planner derives and checks its outputs' shapes (a reduction's, a product's): the
-# page's generic shape relations, which prose often states loosely ("其余维度的shape需要与self
-# 保持一致" of a reduced output), are its to apply, not phase 1's generic check.
+# The shape relations of a tensor the operator does not read go unchecked (spec_rows). A family's
+# planner derives and checks its outputs' shapes too, but phase 1 checks the page's relations first
+# and cites their rows: the parser reads none from a shape stated loosely ("其余维度的shape需要与self
+# 保持一致", "shape与self的batch一致"), nor one the page's own example breaks.
 _SHAPE_RELATIONS = frozenset({RelationKind.SAME_SHAPE.value, RelationKind.BROADCAST.value})
 
 
@@ -756,8 +757,6 @@ def sim_api(bound: BoundAPI) -> SimAPI:
     if applies_kernel and family is None:  # the family's kernel without the family: not an elementwise API
         kernel, reason = None, family_reason
     rows = spec_rows(api)
-    if family is not None:
-        rows = tuple(_without_shape_relations(row) for row in rows)
     if semantics is not None and semantics.client_tensor_for_list:
         rows = tuple(replace(row, tensor_for_list=row.kind == "kTensorList" and row.name in semantics.client_tensor_for_list)
                      for row in rows)

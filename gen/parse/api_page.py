@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from gen import conventions
 from gen.ir import API, DTypeCombination, Diagnostic, ErrorCase, Level, Page, PageKind, Param, Product, RelationKind, ShapeForm
 from gen.parse.declarations import caller_params, diagnose_no_api, page_declarations
-from gen.parse.example import example_block, example_header, with_example_call
+from gen.parse.example import example_block, example_header, example_shapes, with_example_call
 from gen.parse.extractors import prose
 from gen.parse.extractors.combinations import combinations_in
 from gen.parse.extractors.comparisons import ranges_the_example_keeps
@@ -25,7 +25,8 @@ from gen.parse.extractors.errors import errors_in_blocks
 from gen.parse.extractors.params import ParamContext, build_param
 from gen.parse.extractors.products import find_products
 from gen.parse.extractors.prototypes import Declaration, Pairing, pair_declarations
-from gen.parse.extractors.relations import speaks_of_broadcasting, with_error_table_relations, without_product_shapes
+from gen.parse.extractors.relations import (shape_relations_the_example_keeps, speaks_of_broadcasting,
+                                             with_error_table_relations, without_product_shapes)
 from gen.parse.extractors.rules import Rules, UNREAD, counts_from_zero, limits_the_example_keeps, read_rules, texts_of
 from gen.parse.formula import formula_of, section_text
 from gen.parse.guarded import guarded
@@ -164,6 +165,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
                               zero_d_addends=conventions.zero_d_addends(api))
     if example:
         api = limits_the_example_keeps(ranges_the_example_keeps(with_example_call(api, diags), diags), diags)
+        api = shape_relations_the_example_keeps(api, example_shapes(api), diags)
     return api
 
 

@@ -51,3 +51,13 @@ def with_example_call(api: API, diags: list[Diagnostic]) -> API:
                                 f"{api.name}: the example's call could not be traced ({type(exc).__name__})"))
         return api
     return dataclasses.replace(api, example_call=call) if call is not None else api
+
+
+def example_shapes(api: API) -> dict[str, tuple[int, ...]]:
+    """The shapes the example's call gives `api`'s tensors; none where it cannot be traced."""
+    from gen.parse.extractors.example_call import example_tensor_shapes
+
+    try:
+        return example_tensor_shapes(api.example, api)
+    except Exception:  # noqa: BLE001 - the example is page content; with_example_call diagnoses it
+        return {}

@@ -52,9 +52,26 @@ def ranks_from_errors(params: Sequence[Param], errors: Sequence[ErrorCase]) -> l
             if p.name in bounds and p.rank is None else p for p in params]
 
 
+# A row of alternatives ("self和out的shape超过8维，或者两者shape不一致"): CANN refuses a call for either,
+# so an alternative that is a whole rank row bounds the ranks on its own.
+_ALTERNATIVES = lazy_pattern(r"[，,；;]\s*(?:或者|或|or\s+)")
+
+
 def _bounds_of(condition: str) -> Optional[tuple[str, tuple[int, int]]]:
     """The tensors a rank row names (their words, unsplit) and the ranks it leaves them; None for
-    another row."""
+    another row. A row of alternatives bounds by its first alternative that is a rank row (aclnnRelu's
+    "self和out的shape超过8维，或者两者shape不一致"), unless the whole row is one ("self维度大于8，或小于2")."""
+    whole = _rank_row_bounds(condition)
+    if whole is not None:
+        return whole
+    for alternative in _ALTERNATIVES.split(condition) if _ALTERNATIVES.search(condition) else ():
+        found = _rank_row_bounds(alternative)
+        if found is not None:
+            return found
+    return None
+
+
+def _rank_row_bounds(condition: str) -> Optional[tuple[str, tuple[int, int]]]:
     match = _RANK_ROW.match(condition)
     if match is not None:
         refused = [(word, int(n)) for word, n in _COMPARISON.findall(match.group("bounds"))]

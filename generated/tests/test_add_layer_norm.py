@@ -157,7 +157,7 @@ def test_error_row3_unclassified():
 # line 274: 561002 ACLNN_ERR_INNER_TILING_ERROR: （x1、gamma）的shape维数大于8或小于0。
 @pytest.mark.parametrize("case", [
     BASE.but('x1-rank9', shapes={'x1': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
-    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'beta': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row4_rank(op, case):
     t.check_error(op, case, status=561002)
@@ -172,7 +172,7 @@ def test_error_row5_unclassified():
 # line 280: 561002 ACLNN_ERR_INNER_TILING_ERROR: x1的维数小于gamma。
 @pytest.mark.parametrize("case", [
     BASE.but('x1-rank9', shapes={'x1': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
-    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'beta': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row6_rank(op, case):
     t.check_error(op, case, status=561002)
@@ -185,26 +185,37 @@ def test_error_row7_unclassified():
 
 
 # line 286: 561002 ACLNN_ERR_INNER_TILING_ERROR: （x1、x2、yOut、xOut）的shape不是完全相同的shape。
-@pytest.mark.skip(reason='unclassified error-table row (line 286: 561002 ACLNN_ERR_INNER_TILING_ERROR: （x1、x2、yOut、xOut）的shape不是完全相同的shape。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-shape', shapes={'x1': (4, 5)}),
+    BASE.but('x2-shape', shapes={'x2': (4, 5)}),
+    BASE.but('yOut-shape', out={'yOut': 'FLOAT'}, out_shapes={'yOut': (4, 5)}),
+    BASE.but('xOut-shape', out={'xOut': 'FLOAT'}, out_shapes={'xOut': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row8_shape_mismatch(op, case):
+    t.check_error(op, case, status=561002)
 
 
 # line 289: 561002 ACLNN_ERR_INNER_TILING_ERROR: （gamma、beta）的shape不是完全相同的shape。
-@pytest.mark.skip(reason='unclassified error-table row (line 289: 561002 ACLNN_ERR_INNER_TILING_ERROR: （gamma、beta）的shape不是完全相同的shape。)')
-def test_error_row9_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('gamma-shape', shapes={'gamma': (4, 5)}),
+    BASE.but('beta-shape', shapes={'beta': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row9_shape_mismatch(op, case):
+    t.check_error(op, case, status=561002)
 
 
 # line 292: 561002 ACLNN_ERR_INNER_TILING_ERROR: （meanOut、rstdOut）的shape不是完全相同的shape。
-@pytest.mark.skip(reason='unclassified error-table row (line 292: 561002 ACLNN_ERR_INNER_TILING_ERROR: （meanOut、rstdOut）的shape不是完全相同的shape。)')
-def test_error_row10_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('meanOut-shape', out={'meanOut': 'FLOAT'}, out_shapes={'meanOut': (4, 5)}),
+    BASE.but('rstdOut-shape', out={'rstdOut': 'FLOAT'}, out_shapes={'rstdOut': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row10_shape_mismatch(op, case):
+    t.check_error(op, case, status=561002)
 
 
 # line 295: 561002 ACLNN_ERR_INNER_TILING_ERROR: gamma的维度和x的需要作norm的维度不相同，或meanOut的维度和x的不需要norm的维度不相同，或meanOut的需要norm的维度不为1。
 @pytest.mark.parametrize("case", [
-    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
+    BASE.but('gamma-rank9', shapes={'gamma': (1, 1, 1, 1, 1, 1, 1, 3, 4), 'beta': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
     BASE.but('meanOut-rank9', out={'meanOut': 'FLOAT'}, out_shapes={'meanOut': (1, 1, 1, 1, 1, 1, 1, 3, 4)}),
 ], ids=lambda case: case.id)
 def test_error_row11_rank(op, case):

@@ -169,9 +169,11 @@ def test_error_row6_unclassified():
 
 
 # line 267: 561103 ACLNN_ERR_INNER_NULLPTR: 输入x和输出y的shape不是完全相同的shape。
-@pytest.mark.skip(reason='unclassified error-table row (line 267: 561103 ACLNN_ERR_INNER_NULLPTR: 输入x和输出y的shape不是完全相同的shape。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y-shape', out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': (4, 5), 'rstd': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_shape_mismatch(op, case):
+    t.check_error(op, case, status=561103)
 
 
 # line 270: 561103 ACLNN_ERR_INNER_NULLPTR: 当输出yDtype为int4时，x的尾轴大小不是偶数。
@@ -195,9 +197,13 @@ def test_error_row10_shape_mismatch(op, case):
 
 
 # line 279: 561103 ACLNN_ERR_INNER_NULLPTR: scale、offsetOptional(若存在)的shape不是完全相同的shape，或轴长不等于1或x的尾轴大小，或者类型不满足下列约束说明。
-@pytest.mark.skip(reason='unclassified error-table row (line 279: 561103 ACLNN_ERR_INNER_NULLPTR: scale、offsetOptional(若存在)的shape不是完全相同的shape，或轴长不等于1或x的尾轴大小，或者类型不满足下列约束说明。)')
-def test_error_row11_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('scale-shape', shapes={'scale': (4, 5)}, out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': '<auto>', 'rstd': '<auto>'}),
+    BASE.but('offsetOptional-shape', shapes={'offsetOptional': (4, 5)}, out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': '<auto>', 'rstd': '<auto>'}),
+    BASE.but('x-shape', shapes={'x': (4, 5)}, out={'y': 'INT8', 'rstd': 'FLOAT'}, out_shapes={'y': '<auto>', 'rstd': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row11_shape_mismatch(op, case):
+    t.check_error(op, case, status=561103)
 
 
 # line 342: dtype combination on Ascend950: x FLOAT16, gamma FLOAT16, scale FLOAT16, offsetOptional INT8, betaOptional FLOAT16, y INT8/INT4/FLOAT8_E4M3FN/FLOAT8_E5M2/HIFLOAT8, rstd FLOAT

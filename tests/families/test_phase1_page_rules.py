@@ -30,3 +30,22 @@ def test_a_divisibility_holds_under_the_outputs_dtype_it_names():
         ("aclnnDynamicQuant", dynamic_quant(16, [2, 2], "INT32"))])
     assert int32 == INVALID and "x: dimension -1 (12) is not a multiple of 8 (aclnnDynamicQuant_en.md:246)" in message
     assert (int8, int32_of_16) == (OK, OK)
+
+
+def add_layer_norm(x2: list[int], bias: list[int] | None = None) -> list:
+    """aclnnAddLayerNorm's arguments over an x1 of [2, 3] normalised over its last dimension."""
+    return [tensor([2, 3]), tensor(x2), tensor([3]), tensor([3]), tensor(bias) if bias else None, 1e-5, True,
+            tensor([2, 3]), tensor([2, 1]), tensor([2, 1]), tensor([2, 3])]
+
+
+def test_a_family_computed_api_checks_its_pages_shape_relations_citing_them():
+    # aclnnAddLayerNorm.md:114, x2: "shape和`x1`保持一致"; :144, biasOptional: "shape可以和`gamma`/`beta`或`x1`/`x2`一致"
+    # (either); :184, meanOut: [2, 1] beside an x1 of [2, 3] ("总维度与`x1`维度相同": its rank, not x1's shape).
+    (wrong, message), (ok, _), (of_gamma, _), (of_x1, _) = phase1_probe.statuses([
+        ("aclnnAddLayerNorm", add_layer_norm([2, 4])),
+        ("aclnnAddLayerNorm", add_layer_norm([2, 3])),
+        ("aclnnAddLayerNorm", add_layer_norm([2, 3], bias=[3])),
+        ("aclnnAddLayerNorm", add_layer_norm([2, 3], bias=[2, 3]))])
+    assert wrong != OK and "x2: shape [2,4] differs from x1's shape [2,3]" in message
+    assert "(aclnnAddLayerNorm.md:1" in message
+    assert (ok, of_gamma, of_x1) == (OK, OK, OK)

@@ -39,13 +39,24 @@ def test_a_row_bounding_ranks_from_above_bounds_each_tensor_it_names(condition, 
     assert all(found[n] == ((0, 8), 50) for n in named)
 
 
+@pytest.mark.parametrize("condition, named, bound", [
+    ("self和out的shape超过8维，或者两者shape不一致。", ("self", "out"), (0, 8)),  # aclnnRelu (relu.md), aclnnThreshold
+    ("self 或 out 的维度大于 8，或 betaOptional 无法转换为 FLOAT。", ("self", "out"), (0, 8)),
+    ("self维度大于8，或小于2且不是0。", ("self",), (0, 8)),  # the ranks 0 and 2-8: read as at most 8
+])
+def test_an_alternative_that_bounds_ranks_bounds_them_on_its_own(condition, named, bound):
+    # CANN refuses a call for either alternative of a row, so the rank alternative refuses alone.
+    found = ranks(condition)
+    assert {n for n, (rank, _) in found.items() if rank is not None} == set(named)
+    assert all(found[n] == (bound, 50) for n in named)
+
+
 def test_a_lower_bound_beside_the_upper_one_is_read():
     assert ranks("self维度大于8，或小于2。")["self"] == ((2, 8), 50)  # aclnnTriu.md:210
     assert ranks("self的维度小于2维，或者大于8维。")["self"] == ((2, 8), 50)
 
 
 @pytest.mark.parametrize("condition", [
-    "self和out的shape超过8维，或者两者shape不一致。",  # says more than ranks
     "self的维度小于2。",                               # no upper bound
     "self的维度不等于4。",                             # not a bound
     "selfRef的维度大于8。",                            # a name the API does not have

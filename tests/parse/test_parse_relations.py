@@ -211,7 +211,9 @@ def test_a_shape_row_between_tensors_of_ranks_that_cannot_meet_relates_nothing()
 
 
 @pytest.mark.parametrize("condition", ["参数gradOutput、self的shape不一致。", "self和other的shape无法做broadcast。",
-                                       "The shapes of self and other are not the same."])
+                                       "The shapes of self and other are not the same.",
+                                       # aclnnAddLayerNorm.md:289 (a 561002 row)
+                                       "（self、other）的shape不是完全相同的shape。", "输入self和输出gradOutput的shape不一致。"])
 def test_plain_shape_rows_in_their_usual_wordings_relate(condition):
     params = (make_param("self"), make_param("other"), make_param("gradOutput"))
     named = tuple(p.name for p in params if p.name in condition)
@@ -274,3 +276,109 @@ def test_a_result_the_error_table_calls_the_operands_broadcast_broadcasts_whatev
                       category=ErrorCategory.SHAPE_MISMATCH)
     kept = {p.name: p for p in with_error_table_relations(params, [after])}
     assert kept["out"].related(K.SAME_SHAPE) == () and kept["out"].related(K.BROADCAST) == ("self",)
+
+
+def _page_api(page):
+    return parse_bytes((REPOSITORY / "op_docs" / page).read_bytes(), page).apis[0]
+
+
+def test_a_shape_the_tensor_may_have_is_no_relation():
+    # aclnnAddLayerNorm.md:144, biasOptional: "shape可以和`gamma`/`beta`或`x1`/`x2`一致" (either of two shapes).
+    assert rel("shape可以和`self`/`out`或`result`/`gradInput`一致。") == []
+    # aclnnAddLayerNormQuantV2 (corpus), scales1Optional: "shape可以与`gamma`保持一致或为[1]".
+    assert rel("shape可以与`self`保持一致或为[1]。") == []
+    api = _page_api("aclnnAddLayerNorm.md")
+    assert api.param("biasOptional").related(K.SAME_SHAPE) == ()
+
+
+def test_the_same_total_rank_is_no_same_shape():
+    # aclnnAddLayerNorm.md:184, meanOut: "（前几维的维度和`x1`前几维的维度相同，后面的维度为1，总维度与`x1`维度相同，...)":
+    # meanOut is [A, 1] for an x1 of [A, D]; the clause "总维度与x1维度相同" speaks of its rank.
+    assert rel("后面的维度为1，总维度与`self`维度相同。") == []
+    api = _page_api("aclnnAddLayerNorm.md")
+    assert "x1" not in api.param("meanOut").related(K.SAME_SHAPE) + api.param("rstdOut").related(K.SAME_SHAPE)
+    assert "x1" in api.param("yOut").related(K.SAME_SHAPE)
+
+
+def test_the_dimensions_to_be_normalized_are_part_of_a_shape():
+    # aclnnAddRmsNormQuantV2_en.md:136, gamma: "The shape must be the same as the dimension to be normalized in `x1`."
+    assert rel("The shape must be the same as the dimension to be normalized in `self`.") == []
+    assert rel("The shape is the same as the to-be-normalized dimension of self.") == []
+    gamma = _page_api("aclnnAddRmsNormQuantV2_en.md").param("gamma")
+    assert gamma.related(K.SAME_SHAPE) == () and gamma.related(K.SAME_DTYPE) == ("x1",)
+
+
+@pytest.mark.parametrize("text", [
+    # aclnnWeightQuantBatchMatmulV2_en.md:66, weight: the matrices' own dimensions (k, n) need not broadcast.
+    "The batch dimension must meet the [broadcast relationship] with the batch dimension of `self`.",
+    "The batch dimensions of **self** and **out** can be broadcast.",  # :102, y
+    "batch维度需要与`self`的batch维度满足broadcast关系。",  # the Chinese page (corpus)
+])
+def test_a_broadcast_of_the_batch_dimensions_only_is_no_broadcast_relation(text):
+    assert rel(text, own="result") == []
+
+
+def test_weight_quant_batch_matmul_relates_no_shapes_by_broadcasting():
+    api = _page_api("aclnnWeightQuantBatchMatmulV2_en.md")
+    assert all(not p.related(K.BROADCAST) for p in api.params)
+
+
+def test_a_shape_relation_the_pages_example_breaks_is_not_read():
+    # aclnnMaxPool2dWithMaskBackward.md:225 "gradOutput与indices的shape不一致" against its example (:382, :384):
+    # gradOutput {1, 1, 2, 1}, indices {1, 1, 4, 64} (the packed mask, whose data std::fill_n writes).
+    api = _page_api("aclnnMaxPool2dWithMaskBackward.md")
+    assert api.param("gradOutput").related(K.SAME_SHAPE) == () and api.param("indices").related(K.SAME_SHAPE) == ()
+    assert api.param("gradInput").related(K.SAME_SHAPE) == ("self",)  # the example keeps this one: {1, 1, 4, 3} both
+
+
+def test_a_shape_equal_to_anothers_batch_is_no_same_shape():
+    # aclnnSlogdet.md:100, signOut: "shape与<code>self</code>的batch一致" (self (*, n, n), signOut (*)).
+    assert rel("shape与self的batch一致。", own="out") == []
+    api = _page_api("aclnnSlogdet.md")
+    assert api.param("signOut").related(K.SAME_SHAPE) == () and api.param("logOut").related(K.SAME_SHAPE) == ()
+
+
+@pytest.mark.parametrize("text", [
+    # aclnnTriangularSolve.md:143, xOut: the batch dimensions of the broadcast, its last axis self's
+    "A和self满足broadcast关系之后的维度，最后一根轴dim=self[-1]。",
+    "shape需要与broadcast后的A、b满足AX=b约束。",  # :143: an equation of the broadcast operands
+    "broadcast后A的上三角（下三角）拷贝。",  # :152, mOut's description: part of the broadcast A
+])
+def test_a_shape_derived_from_a_broadcast_is_no_broadcast_relation(text):
+    assert rel(text, own="xOut", names=["self", "A", "xOut", "mOut"]) == []
+
+
+def test_an_output_given_only_under_a_condition_relates_under_it():
+    # derived/aclnnMoeGatingTopKSoftmaxV2.md:152: "renorm为0且outputSoftmaxResultFlag为true时输出，shape与x一致；
+    # 否则不输出（可传空Tensor）": op-plugin passes an empty tensor when the flag is false.
+    assert rel("renorm为0且flag为true时输出，shape与self一致；否则不输出（可传空Tensor）。", own="out") == []
+
+
+def test_a_row_saying_shapes_are_not_all_the_same_is_a_shape_row_with_its_status():
+    # aclnnAddLayerNorm.md:286-292, 561002: "（x1、x2、yOut、xOut）的shape不是完全相同的shape。", "（gamma、beta）...",
+    # "（meanOut、rstdOut）...": the tiling's checks, the status phase 1 gives its shape checks.
+    api = _page_api("aclnnAddLayerNorm.md")
+    rows = [row for row in api.errors if "完全相同" in row.condition]
+    assert len(rows) == 3 and all(row.category is ErrorCategory.SHAPE_MISMATCH for row in rows)
+    assert api.param("beta").related(K.SAME_SHAPE) == ("gamma",) and api.param("rstdOut").related(K.SAME_SHAPE) == ("meanOut",)
+    assert api.shape_status() == 561002
+
+
+@pytest.mark.parametrize("text", [
+    # the corpus's aclnnBatchNorm_en.md:96, weight: (C,) beside an input (N, C, ...)
+    "The shape length is the same as the length of the channel axis of the input parameter self.",
+    "shape长度与入参self中channel轴的长度相等。",
+    # the corpus's aclnnRmsNorm_en.md:117, rstdOut
+    "The shape must be the same as the first several dimensions of the input `self`.",
+])
+def test_a_shape_equal_to_some_dimensions_of_another_is_no_same_shape(text):
+    assert rel(text, own="out") == []
+
+
+@pytest.mark.parametrize("text", [
+    "除最后一维外，shape与self一致。",
+    # the corpus's aclnnGeGlu_en.md:109, out: half of self along dim
+    "Except the axis specified by dim, the shape of out must be the same as that of self.",
+])
+def test_an_exception_opening_the_sentence_governs_its_relation(text):
+    assert rel(text, own="gradInput") == []

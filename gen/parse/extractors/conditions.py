@@ -54,7 +54,8 @@ _RULES: tuple[tuple[ErrorCategory, re.Pattern[str]], ...] = tuple((cat, lazy_pat
                          r"(?:more|greater)\s+than\s+\d+\s+dimensions|exceeds?\s+\d+\s+dimensions|"
                          r"number\s+of\s+dimensions\s+of\s+\S+\s+is\s+(?:greater|less|more)\s+than|"
                          r"shape[^.;]{0,10}(?:exceeds?|greater\s+than)\s+\d+\s*(?:D\b|dimensions)"),
-    (ErrorCategory.SHAPE_MISMATCH, r"(?:shape|形状)[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等)|"
+    # "（x1、x2、yOut、xOut）的shape不是完全相同的shape" (aclnnAddLayerNorm): not all one shape.
+    (ErrorCategory.SHAPE_MISMATCH, r"(?:shape|形状)[^。；]{0,12}(?:不一致|不相同|不同|不匹配|不相等|(?:不是|并非)完全相同)|"
                                    r"shapes?\s+(?:of\s+.{1,40}?\s+)?(?:are|is)\s+(?:not\s+the\s+same|different|inconsistent|mismatched)|"
                                    r"shapes?\s+(?:do\s+not|does\s+not|don't)\s+match|shape\s+mismatch"),
     # A row opening on a parameter's name compared ("step小于等于0", "dim不等于len(inputSizes)-1且...",

@@ -361,6 +361,32 @@ def _assigned(right_side: re.Pattern, source: str) -> Iterator[tuple[str, tuple[
             yield source[start:end], found.groups()
 
 
+def _shape(dims: Optional[tuple[Number, ...]]) -> Optional[tuple[int, ...]]:
+    if dims is None or not all(math.isfinite(d) and d == int(d) and d >= 0 for d in dims):
+        return None  # a shape of NAN, 1e400 or -1 is no shape
+    return tuple(int(d) for d in dims)
+
+
+def example_tensor_shapes(code: str, api: API) -> dict[str, tuple[int, ...]]:
+    """The shapes the example's call of `api` gives its tensors, data traced or not (aclnnMaxPool2dWithMaskBackward's
+    indices, whose host data `std::fill_n` writes, has the shape indicesShape = {1, 1, 4, 64})."""
+    facts = _facts(code)
+    opening = find_call(facts.source, api.workspace_fn)
+    args = split_arguments(facts.source, opening) if opening >= 0 else None
+    if args is None or len(args) < len(api.params):
+        return {}
+    before = facts.source[:opening]
+    shapes = {}
+    for param, arg in zip(api.params, args):
+        name = arg.strip().lstrip("&")
+        if param.kind is ParamKind.TENSOR and name in facts.tensors:
+            vector = facts.tensors[name][1]
+            dims = _shape(None if _written(before, vector) else facts.vectors.get(vector))
+            if dims is not None:
+                shapes[param.name] = dims
+    return shapes
+
+
 def extract_example_call(code: str, api: API, line: int = 0) -> Optional[ExampleCall]:
     """The example's call of `api`'s first phase, with every argument it can trace."""
     facts = _facts(code)
@@ -387,10 +413,10 @@ def extract_example_call(code: str, api: API, line: int = 0) -> Optional[Example
         if named is None:
             return None
         acl = named.group(1)
-        data, dims = current(host), current(shape)
-        if data is None or dims is None or not all(math.isfinite(d) and d == int(d) and d >= 0 for d in dims):
-            return None  # a shape of NAN, 1e400 or -1 is no shape
-        return ExampleArg(param, _dtype(acl), tuple(int(d) for d in dims), tuple(float(v) for v in data))
+        data, dims = current(host), _shape(current(shape))
+        if data is None or dims is None:
+            return None
+        return ExampleArg(param, _dtype(acl), dims, tuple(float(v) for v in data))
 
     def scalar(param: str, name: str) -> Optional[ExampleArg]:
         if name not in scalars:

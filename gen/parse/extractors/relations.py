@@ -18,7 +18,7 @@ import dataclasses
 import re
 from typing import Collection, Sequence
 
-from gen.ir import ErrorCase, ErrorCategory, Param, ParamKind, Relation, RelationKind
+from gen.ir import API, Diagnostic, ErrorCase, ErrorCategory, Level, Param, ParamKind, Relation, RelationKind
 from gen.parse.extractors.prose import name_set, names_in
 from gen.parse.extractors.vocab import WHEN
 from gen.parse.patterns import lazy_pattern
@@ -33,12 +33,19 @@ _CAST = lazy_pattern(r"推导(?:之后|后)(?:的数据类型)?可转换|推导�
 _CAST_TO = lazy_pattern(r"可转换(?:成|为)|可以转换(?:成|为)|convertible\s+to|converted\s+to|cast\s+to", re.I)
 _PROMOTE = lazy_pattern(r"推导规则|互推导|推导关系|类型推导|type\s+promotion|deduction|promot", re.I)
 _BROADCAST = lazy_pattern(r"broadcast|广播", re.I)
+# "A和self满足broadcast关系之后的维度，最后一根轴dim=self[-1]" (aclnnTriangularSolve's xOut): dimensions taken
+# from the broadcast shape, the rest the sentence's next clause states; "shape需要与broadcast后的A、b满足AX=b
+# 约束": a shape an equation of the broadcast operands gives; "broadcast后A的上三角（下三角）拷贝" (its mOut):
+# part of a broadcast operand. None is a shape that broadcasts.
+_DERIVED_FROM_BROADCAST = lazy_pattern(r"(?:broadcast|广播)\s*(?:关系)?\s*(?:之)?后(?:的维度|\s*[A-Za-z]\w*\s*的)|"
+                                       r"满足\s*\w+\s*=\s*\w+\s*约束")
 # "元素个数为mask和self广播后的shapesize": a count taken from the broadcast shape, not a shape that broadcasts.
 _ELEMENT_COUNT = lazy_pattern(r"元素个数|元素数量|shapesize|number\s+of\s+elements", re.I)
 _SAME = lazy_pattern(r"一致|相同|\bmust\s+match\b|\bmatch(?:es)?\b|(?:数据类型|dtype|shape)\s*(?:与|和)?同(?!时|样|步)|same\s+as|the\s+same|consistent\s+with|identical|equal\s+to", re.I)
 _NEGATED = lazy_pattern(r"不一致|不相同|不同|not\s+the\s+same|inconsistent|different", re.I)
-# "数据类型与输入input一致或为FLOAT类型": the same dtype is one alternative, not the rule.
-_ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)")
+# "数据类型与输入input一致或为FLOAT类型": the same dtype is one alternative, not the rule; so is a shape
+# the tensor may have ("shape可以和`gamma`/`beta`或`x1`/`x2`一致": aclnnAddLayerNorm's biasOptional, of either).
+_ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)|可以\s*(?:和|与|跟)")
 _DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = lazy_pattern(r"shape|形状|维度", re.I)
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
@@ -47,7 +54,18 @@ _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
                             r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
-                            r"维(?:度)?(?:数|数量|值)|维数|\.(?:size|shape|dim)\s*[(\[]|"
+                            r"维(?:度)?(?:数|数量|值)|维数|总维度?|\.(?:size|shape|dim)\s*[(\[]|"
+                            # "the dimension to be normalized in x1" (aclnnAddRmsNormQuantV2's gamma); "the
+                            # batch dimension must meet the broadcast relationship with the batch dimension of x"
+                            # (aclnnWeightQuantBatchMatmulV2's weight: the matrices' dimensions need not); "shape
+                            # 与self的batch一致" (aclnnSlogdet's signOut: self is (*, n, n), signOut (*))
+                            r"\b(?:dimensions?|axes|axis)\s+to\s+be\s+normali[sz]ed|to-be-normali[sz]ed|"
+                            r"\bbatch\s*(?:dimensions?|dims?|axes|axis|维度?|轴)|的\s*`?batch(?![A-Za-z_])|"
+                            # "The shape length is the same as the length of the channel axis of the input
+                            # parameter input" (the corpus's aclnnBatchNorm_en: weight is (C,))
+                            r"\bchannel\s*(?:axis|axes|dimensions?|dims?|维度?|轴)|"
+                            # "the same as the first several dimensions of the input x" (aclnnRmsNorm_en's rstdOut)
+                            r"\b(?:first|last)\s+(?:several|few|two|three|four|\d+)\s+(?:dimensions|dims|axes)\b|"
                             # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
                             r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
@@ -62,7 +80,8 @@ PRODUCT = lazy_pattern(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bma
 # "In the conv3d scenario, ..." / "for the pertensor mode": the English "场景下".
 # "时" ends a condition before a comma, or before the statement's first name ("其他数据类型时shape和x保持
 # 一致": aclnnDynamicQuantV3's yOut, whose dtype is never x's).
-CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
+# "renorm为0且outputSoftmaxResultFlag为true时输出，shape与x一致": an output given only then.
+CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:输出)?(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
                        r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
                        re.I)
 # A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
@@ -105,13 +124,20 @@ def _clauses(text: str, names: Collection[str], own_name: str) -> list[tuple[str
                 clauses[-1] += "，" + clause
             else:
                 clauses.append(clause)
-        conditions = [bool(CONDITION.search(_before_aside(without_presence(clause, own_name)))) for clause in clauses]
+        conditions = [bool(CONDITION.search(_before_aside(without_presence(clause, own_name))) or _EXCEPTION.match(clause))
+                      for clause in clauses]
         excepted = any(conditions)
         conditional = False
         for clause, condition in zip(clauses, conditions):
             conditional = conditional or condition
             out.append((clause, conditional or (excepted and bool(_DEFAULT.search(clause)))))
     return out
+
+
+# An exception that opens a sentence ("除最后一维外，shape与grad一致", "Except the axis specified by dim, the
+# shape of out must be the same as that of self": aclnnGeGlu_en's out) governs the clauses after it, as a
+# condition does: the relation holds of part of the shape.
+_EXCEPTION = lazy_pattern(r"\s*(?:除(?:了)?\S|except\b)", re.I)
 
 
 # A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
@@ -169,13 +195,13 @@ def _kinds(sentence: str) -> list[RelationKind]:
         return [RelationKind.PROMOTE]
     if _BROADCAST.search(sentence):
         return [] if _ONE_DIMENSION.search(sentence) or PRODUCT.search(sentence) or _ELEMENT_COUNT.search(sentence) \
-            else [RelationKind.BROADCAST]
+            or _DERIVED_FROM_BROADCAST.search(sentence) else [RelationKind.BROADCAST]
     if _SAME.search(sentence) and not _NEGATED.search(sentence):
         kinds = []
         if _DTYPE_WORD.search(sentence) and not _ALTERNATIVE.search(sentence):
             kinds.append(RelationKind.SAME_DTYPE)
         if _SHAPE_WORD.search(sentence) and not _ONE_DIMENSION.search(sentence) and not PRODUCT.search(sentence) \
-                and not _NOT_THE_SHAPE.search(sentence):
+                and not _NOT_THE_SHAPE.search(sentence) and not _ALTERNATIVE.search(sentence):
             kinds.append(RelationKind.SAME_SHAPE)
         if _FORMAT_WORD.search(sentence):
             kinds.append(RelationKind.SAME_FORMAT)
@@ -198,7 +224,8 @@ _SHAPE_KINDS = (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)
 # "与参数说明中不一致" (each as its own row describes), "out和mat1@mat2 shape不一致" (a product),
 # "shape长度与input shape中channel轴的长度不相等" (one axis), "shape乘积" (a product of extents).
 _PLAIN_SHAPE_ROW = lazy_pattern(
-    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"(?:[\s、，,;；:：。.()（）和与及或跟都之间的]|参数|输入|输出|shapes?|形状|不一致|不相同|不相等|不等于|不同|不匹配|不是|"
+    r"完全相同|"
     r"broadcast(?:ed|ing)?|之后|后|关系|无法|不能|做|进行|不满足|满足|the|of|and|or|are|is|not|same|different|"
     r"inconsistent|mismatch(?:ed)?|do|does|match|from|that|those|with|each|other|can|cannot|be|satisfy|"
     r"relationship|after|to)*", re.I)
@@ -339,6 +366,50 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
     relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
     relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
     return dataclasses.replace(param, relations=tuple(relations))
+
+
+def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...]], diags: list[Diagnostic]) -> API:
+    """`api` without the shape relations (same shape, broadcast) its page's own example breaks, both
+    ways (`shapes`: the tensors' shapes in the example's call): the example is a program the page's authors ran, and a call the page shows is never refused
+    (as `comparisons.ranges_the_example_keeps` does for values). aclnnMaxPool2dWithMaskBackward's error
+    row says "gradOutput与indices的shape不一致" while its example passes a gradOutput of [1, 1, 2, 1] and
+    the packed mask indices of [1, 1, 4, 64], as the row of indices describes it ("最大值在求mask的kernel
+    位置的bit值组成的Tensor")."""
+    broken: dict[frozenset[str], RelationKind] = {}
+    for param in api.params:
+        for relation in param.relations:
+            if relation.kind not in _SHAPE_KINDS or param.name not in shapes:
+                continue
+            for other in relation.others:
+                if other in shapes and not _shapes_fit(relation.kind, shapes[param.name], shapes[other]):
+                    broken.setdefault(frozenset((param.name, other)), relation.kind)
+    if not broken:
+        return api
+    line_of = {p.name: p.line for p in api.params}
+    for pair, kind in broken.items():
+        a, b = sorted(pair, key=lambda name: line_of.get(name, 0))
+        diags.append(Diagnostic(Level.INFO, line_of.get(a, api.line), "example-breaks-relation",
+                                f"{api.name}: the page's example passes {a} of {list(shapes[a])} and {b} of "
+                                f"{list(shapes[b])}, which break the page's {kind.value} relation between them: "
+                                f"the simulator does not check it"))
+
+    def kept(param: Param) -> Param:
+        relations = []
+        for relation in param.relations:
+            others = tuple(o for o in relation.others
+                           if relation.kind not in _SHAPE_KINDS or frozenset((param.name, o)) not in broken)
+            if others:
+                relations.append(relation if others == relation.others else Relation(relation.kind, others))
+        return param if len(relations) == len(param.relations) and all(
+            r is o for r, o in zip(relations, param.relations)) else dataclasses.replace(param, relations=tuple(relations))
+
+    return dataclasses.replace(api, params=tuple(kept(p) for p in api.params))
+
+
+def _shapes_fit(kind: RelationKind, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    if kind is RelationKind.SAME_SHAPE:
+        return a == b
+    return all(x == y or 1 in (x, y) for x, y in zip(reversed(a), reversed(b)))
 
 
 # An operand of a product in the formula: "vec1 \otimes vec2", "mat @ vec", "batch1@batch2". The
