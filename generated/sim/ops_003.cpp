@@ -390,7 +390,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/150},
+     /*same_shape=*/aclsim::Bits(0, 9, 10), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/150},
     // gamma (line 160)
     {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT),
@@ -402,7 +402,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/170},
+     /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/170},
     // epsilon (line 180)
     {"epsilon", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -438,13 +438,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(7), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/230},
+     /*same_shape=*/aclsim::Bits(0, 1, 10), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(7), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/230},
     // xOut (line 240)
     {"xOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/240},
+     /*same_shape=*/aclsim::Bits(0, 1, 9), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/240},
     // mxscaleOut (line 250)
     {"mxscaleOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT8_E8M0),
@@ -666,7 +666,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103, /*empty_status=*/0, /*shape_status=*/561103};
 
 }  // namespace sim_AddRmsNormDynamicMxQuant
 }  // namespace
@@ -9110,7 +9110,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/159},
+     /*same_shape=*/aclsim::Bits(1), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/159},
     // epsilon (line 169)
     {"epsilon", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -9146,7 +9146,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(6), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/219},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(6), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/219},
     // mxscaleOut (line 229)
     {"mxscaleOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT8_E8M0),
@@ -9336,7 +9336,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561103, /*empty_status=*/0, /*shape_status=*/561103};
 
 }  // namespace sim_RmsNormDynamicMxQuant
 }  // namespace

@@ -2022,7 +2022,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT4_E2M1),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 7, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/170, /*null_status=*/561103},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/170, /*null_status=*/561103},
     // level0ScaleOut (line 180)
     {"level0ScaleOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),

@@ -141,9 +141,14 @@ def test_error_row3_dtype_mismatch():
 
 
 # line 325: 561103 ACLNN_ERR_INNER_NULLPTR: 输入x1、x2和输出yOut、xOut的shape不是完全相同的shape。
-@pytest.mark.skip(reason='unclassified error-table row (line 325: 561103 ACLNN_ERR_INNER_NULLPTR: 输入x1、x2和输出yOut、xOut的shape不是完全相同的shape。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-shape', shapes={'x1': (4, 5)}, out={'yOut': 'FLOAT8_E4M3FN', 'xOut': 'FLOAT16', 'mxscaleOut': 'FLOAT8_E8M0', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>', 'mxscaleOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('x2-shape', shapes={'x2': (4, 5)}, out={'yOut': 'FLOAT8_E4M3FN', 'xOut': 'FLOAT16', 'mxscaleOut': 'FLOAT8_E8M0', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': '<auto>', 'mxscaleOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('yOut-shape', out={'yOut': 'FLOAT8_E4M3FN', 'xOut': 'FLOAT16', 'mxscaleOut': 'FLOAT8_E8M0', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': (4, 5), 'xOut': '<auto>', 'mxscaleOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('xOut-shape', out={'yOut': 'FLOAT8_E4M3FN', 'xOut': 'FLOAT16', 'mxscaleOut': 'FLOAT8_E8M0', 'rstdOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'xOut': (4, 5), 'mxscaleOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_shape_mismatch(op, case):
+    t.check_error(op, case, status=561103)
 
 
 # line 328: 561103 ACLNN_ERR_INNER_NULLPTR: gamma、beta(若存在)的shape不是完全相同的shape，或二者的维度数不为1，或轴长不等于x1的尾轴大小，或者类型不相同。
