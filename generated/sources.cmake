@@ -549,6 +549,7 @@ set(ACLNN_EXAMPLES
   normal_float_tensor
   normal_tensor_float
   normal_tensor_tensor
+  nsa_selected_attention
   one_hot
   pdist
   permute

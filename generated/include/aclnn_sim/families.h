@@ -492,6 +492,17 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
+// nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; TND only, in float with double accumulation.
+struct NsaSelectFamily {
+  struct Op {
+    enum : int8_t { kSelectedAttention };
+  };
+  struct Role {
+    enum : int8_t { kQuery, kKey, kValue, kTopkIndices, kAttenMask, kActualQ, kActualKv, kScale, kHeadNum, kLayout, kSparseMode, kBlockSize, kBlockCount, kSoftmaxMax, kSoftmaxSum, kAttention };
+  };
+  static constexpr const char* kOpNames[] = { "selected_attention" };
+};
+
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
 struct OptimFamily {
   struct Op {
@@ -837,6 +848,7 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNsaSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

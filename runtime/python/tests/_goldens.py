@@ -216,6 +216,38 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
 
     @staticmethod
+    def nsa_selected_attention(query: Any, key: Any, value: Any, topk_indices: Any, actual_q: Any, actual_kv: Any,
+                               scale: float, block_size: int, block_count: int) -> Any:
+        """aclnnNsaSelectedAttention's (softmaxMaxOut, softmaxSumOut, attentionOut) by its page's formula in
+        double, TND: per sequence b (actual_q, actual_kv its cumulative ends), query token t and query head n,
+        selected_key / selected_value the rows i * block_size .. (i + 1) * block_size - 1 of b's keys for each
+        block i = topk_indices[t, n // G, c], c < block_count (G = Nq / Nkv), attention_out = softmax(scale *
+        q @ selected_key^T) @ selected_value; the statistics [T, Nq, 8]: the row's max and sum of exp(S - max),
+        8 times. A block past b's keys refused."""
+        import torch
+
+        t_q, heads = query.shape[0], query.shape[1]
+        group = heads // key.shape[1]
+        q, k, v = query.double(), key.double(), value.double()
+        out = torch.zeros(t_q, heads, value.shape[-1], dtype=torch.float64)
+        stats = torch.zeros(2, t_q, heads, 8, dtype=torch.float64)
+        qe, ke = [0, *actual_q], [0, *actual_kv]
+        for b in range(len(actual_q)):
+            blocks = (ke[b + 1] - ke[b]) // block_size
+            for t in range(qe[b], qe[b + 1]):
+                for n in range(heads):
+                    chosen = topk_indices[t, n // group, :block_count].long()
+                    if bool((chosen < 0).any()) or bool((chosen >= blocks).any()):
+                        exact.refused(f"topkIndices names a block outside sequence {b}'s {blocks}")
+                    rows = ke[b] + (chosen.reshape(-1, 1) * block_size + torch.arange(block_size)).reshape(-1)
+                    s = scale * (k[rows, n // group] @ q[t, n])
+                    mx = s.max()
+                    e = torch.exp(s - mx)
+                    out[t, n] = (e / e.sum()) @ v[rows, n // group]
+                    stats[0, t, n], stats[1, t, n] = mx, e.sum()
+        return stats[0].float(), stats[1].float(), out.to(query.dtype)
+
+    @staticmethod
     def incre_flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
                               atten_mask: Any = None, lengths: Any = None, block_table: Any = None) -> Any:
         """aclnnIncreFlashAttentionV4's attentionOut: one query position per batch over the keys below

@@ -1,0 +1,79 @@
+"""torch_npu.npu_nsa_select_attention (op-plugin's aclnnNsaSelectedAttention, layout TND: the nsa_select
+family) against its page's formula written here in PyTorch on the CPU: each query token's selected key and
+value blocks gathered from its own sequence, softmax(scale * q K_sel^T) V_sel per query head, the
+statistics [T, N, 8] the row's max and sum of exp(S - max); and what the page or torch_npu leave open or
+exclude refused by name."""
+
+from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
+
+
+def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
+    run_npu(REFUSED_BY_NAME + """
+    def reference(q, k, v, idx, scale, block, q_ends, kv_ends):
+        # selected_key = Gather(key, topk_indices[i]): block i is rows i * block .. (i + 1) * block - 1 of
+        # the token's own sequence; attention_out = Softmax(scale * (query @ selected_key^T)) @ selected_value.
+        t_q, n = q.shape[0], q.shape[1]
+        group = n // k.shape[1]
+        starts = torch.zeros(t_q, dtype=torch.long)
+        for b in range(len(q_ends)):
+            starts[(q_ends[b - 1] if b else 0):q_ends[b]] = kv_ends[b - 1] if b else 0
+        per_head = idx.long().repeat_interleave(group, 1)                              # [T, N, count]
+        rows = (per_head.unsqueeze(-1) * block + torch.arange(block)).flatten(2)       # [T, N, count * block]
+        rows = rows + starts.reshape(-1, 1, 1)
+        heads = torch.arange(n).reshape(1, -1, 1) // group
+        keys, values = k.double()[rows, heads], v.double()[rows, heads]                # [T, N, keys, D]
+        s = scale * (keys @ q.double().unsqueeze(-1)).squeeze(-1)
+        mx = s.amax(-1, keepdim=True)
+        total = torch.exp(s - mx).sum(-1, keepdim=True)
+        out = (torch.softmax(s, -1).unsqueeze(-2) @ values).squeeze(-2)
+        return out, mx.expand(-1, -1, 8), total.expand(-1, -1, 8)
+
+    cases = (
+        # heads, kv heads, block, count, query lengths, key lengths
+        (4, 2, 16, 2, [3, 2], [48, 32]),
+        (2, 2, 64, 2, [2], [192]),
+        (8, 1, 32, 3, [1, 2, 1], [96, 128, 96]),
+    )
+    for dtype, tolerance in ((torch.float16, 2e-3), (torch.bfloat16, 1.6e-2)):
+        for heads, kv_heads, block, count, q_lens, kv_lens in cases:
+            q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+            kv_ends = torch.tensor(kv_lens).cumsum(0).tolist()
+            q = torch.randn(q_ends[-1], heads, 192).to(dtype)
+            k = torch.randn(kv_ends[-1], kv_heads, 192).to(dtype)
+            v = torch.randn(kv_ends[-1], kv_heads, 128).to(dtype)
+            idx = torch.empty(q_ends[-1], kv_heads, count, dtype=torch.int32)
+            for b in range(len(q_lens)):
+                for t in range(q_ends[b] - q_lens[b], q_ends[b]):
+                    for h in range(kv_heads):  # distinct blocks, in no particular order
+                        idx[t, h] = torch.randperm(kv_lens[b] // block)[:count].int()
+            scale = 192 ** -0.5
+            out, mx, total = torch_npu.npu_nsa_select_attention(
+                q.npu(), k.npu(), v.npu(), idx.npu(), scale, heads, block, count,
+                actual_seq_qlen=q_ends, actual_seq_kvlen=kv_ends)
+            want, want_max, want_sum = reference(q, k, v, idx, scale, block, q_ends, kv_ends)
+            assert out.dtype == dtype and out.shape == (q_ends[-1], heads, 128)
+            assert torch.allclose(out.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
+            assert mx.dtype == torch.float32 and mx.shape == (q_ends[-1], heads, 8)
+            assert torch.allclose(mx.cpu().double(), want_max, rtol=1e-4, atol=1e-4)
+            assert torch.allclose(total.cpu().double(), want_sum, rtol=1e-4, atol=1e-4)
+
+    q = torch.randn(2, 2, 192, dtype=torch.float16).npu()
+    k, v = torch.randn(64, 1, 192, dtype=torch.float16).npu(), torch.randn(64, 1, 128, dtype=torch.float16).npu()
+    idx = torch.zeros(2, 1, 2, dtype=torch.int32)
+    past = idx.clone()
+    past[1, 0, 1] = 4
+    def select(**kw):
+        args = dict(query=q, key=k, value=v, topk_indices=idx.npu(), scale_value=0.1, head_num=2,
+                    select_block_size=16, select_block_count=2, actual_seq_qlen=[2], actual_seq_kvlen=[64])
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_select_attention(**args)
+    refused_by_name([
+        (select(topk_indices=past.npu()), "topkIndices"),
+        (select(atten_mask=torch.zeros(2, 64, dtype=torch.bool).npu()), "attenMaskOptional"),
+        (select(select_block_size=24), "selectedBlockSize"),
+        (select(select_block_size=64), "actualSeqKvLenOptional"),
+        (select(head_num=4), "headNum"),
+        (select(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "192"),
+        (select(actual_seq_qlen=[1], actual_seq_kvlen=[64]), "actualSeqQLenOptional"),
+    ])
+    """)
