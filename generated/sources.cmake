@@ -10,6 +10,14 @@ set(ACLNN_SIM_OP_SOURCES
   "${ACLNN_GENERATED_DIR}/sim/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/sim/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/sim/ops_015.cpp"
 )
 
 set(ACLNN_BINDING_SOURCES
@@ -21,6 +29,14 @@ set(ACLNN_BINDING_SOURCES
   "${ACLNN_GENERATED_DIR}/bindings/ops_005.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_006.cpp"
   "${ACLNN_GENERATED_DIR}/bindings/ops_007.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_008.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_009.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_010.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_011.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_012.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_013.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_014.cpp"
+  "${ACLNN_GENERATED_DIR}/bindings/ops_015.cpp"
 )
 
 # The pages' examples: generated/examples/<name>.cpp
@@ -550,6 +566,7 @@ set(ACLNN_EXAMPLES
   normal_tensor_float
   normal_tensor_tensor
   nsa_selected_attention
+  nsa_selected_attention_grad
   one_hot
   pdist
   permute

@@ -591,21 +591,41 @@ def makers(dtype: str = "float32"):
         return (q, k, v, 2, "BSH"), {"scale": 0.35}, (want, None, None, None, None, None, None)
     m["npu_fusion_attention"] = fusion_attention
 
-    def nsa_select_attention():
-        # aclnnNsaSelectedAttention (TND): token t of query head n attends to the key/value blocks of
-        # 16 rows that topk_indices[t, n // 2] names within its own sequence (the page's D_qk 192, D_v 128).
-        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the page's dtypes
-        q, k, v = randn(3, 4, 192, dtype=low), randn(80, 2, 192, dtype=low), randn(80, 2, 128, dtype=low)
-        idx = torch.tensor([[[1, 0], [0, 1]], [[2, 0], [1, 2]], [[1, 0], [0, 1]]], dtype=torch.int32)
+    def nsa_select(q, k, v, idx):
+        # aclnnNsaSelectedAttention (TND; sequences of 2 and 1 tokens over 48 and 32 keys): token t of query
+        # head n attends to the key/value blocks of 16 rows that idx[t, n // 2] names within its own sequence.
         start = torch.tensor([0, 0, 48]).reshape(3, 1, 1)
         rows = (idx.long().repeat_interleave(2, 1).unsqueeze(-1) * 16 + torch.arange(16)).flatten(2) + start
         n = torch.arange(4).reshape(1, 4, 1) // 2
-        s = (k.float()[rows, n] @ q.float().unsqueeze(-1)).squeeze(-1) * 0.07
-        want = (s.softmax(-1).unsqueeze(-2) @ v.float()[rows, n]).squeeze(-2).to(low)
-        stats = (s.amax(-1, keepdim=True).expand(-1, -1, 8), torch.exp(s - s.amax(-1, keepdim=True)).sum(-1, keepdim=True).expand(-1, -1, 8))
+        s = (k[rows, n] @ q.unsqueeze(-1)).squeeze(-1) * 0.07
+        mx = s.amax(-1, keepdim=True)
+        out = (s.softmax(-1).unsqueeze(-2) @ v[rows, n]).squeeze(-2)
+        return out, mx.expand(-1, -1, 8), torch.exp(s - mx).sum(-1, keepdim=True).expand(-1, -1, 8)
+
+    def nsa_inputs():
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the pages' dtypes
+        q, k, v = randn(3, 4, 192, dtype=low), randn(80, 2, 192, dtype=low), randn(80, 2, 128, dtype=low)
+        idx = torch.tensor([[[1, 0], [0, 1]], [[2, 0], [1, 2]], [[1, 0], [0, 1]]], dtype=torch.int32)
+        return low, q, k, v, idx
+
+    def nsa_select_attention():
+        low, q, k, v, idx = nsa_inputs()
+        out, mx, total = nsa_select(q.float(), k.float(), v.float(), idx)
         return ((q, k, v, idx, 0.07, 4, 16, 2), {"actual_seq_qlen": [2, 3], "actual_seq_kvlen": [48, 80]},
-                (want, *stats))
+                (out.to(low), mx, total))
     m["npu_nsa_select_attention"] = nsa_select_attention
+
+    def nsa_select_attention_grad():
+        # aclnnNsaSelectedAttentionGrad: CPU autograd of the forward above, from its statistics.
+        low, q, k, v, idx = nsa_inputs()
+        grad = randn(3, 4, 128, dtype=low)
+        qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+        out, mx, total = nsa_select(qd, kd, vd, idx)
+        out.backward(grad.double())
+        return ((grad, q, k, v, out.detach().to(low), mx.detach().float(), total.detach().float(), idx, 0.07, 4, 16, 2),
+                {"actual_seq_qlen": [2, 3], "actual_seq_kvlen": [48, 80]},
+                tuple(x.grad.to(low) for x in (qd, kd, vd)))
+    m["npu_nsa_select_attention_grad"] = nsa_select_attention_grad
 
     def fusion_attention_bnsd_masked():
         # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form

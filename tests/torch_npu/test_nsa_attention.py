@@ -2,13 +2,14 @@
 family) against its page's formula written here in PyTorch on the CPU: each query token's selected key and
 value blocks gathered from its own sequence, softmax(scale * q K_sel^T) V_sel per query head, the
 statistics [T, N, 8] the row's max and sum of exp(S - max); and what the page or torch_npu leave open or
-exclude refused by name."""
+exclude refused by name. And torch_npu.npu_nsa_select_attention_grad (aclnnNsaSelectedAttentionGrad, a derived
+page) from the forward's statistics against CPU autograd of that formula."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
 
-def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
-    run_npu(REFUSED_BY_NAME + """
+# reference(...) is the forward page's formula in double on the CPU; blocks(...) draws distinct blocks per token.
+REFERENCE = """
     def reference(q, k, v, idx, scale, block, q_ends, kv_ends):
         # selected_key = Gather(key, topk_indices[i]): block i is rows i * block .. (i + 1) * block - 1 of
         # the token's own sequence; attention_out = Softmax(scale * (query @ selected_key^T)) @ selected_value.
@@ -28,6 +29,19 @@ def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
         out = (torch.softmax(s, -1).unsqueeze(-2) @ values).squeeze(-2)
         return out, mx.expand(-1, -1, 8), total.expand(-1, -1, 8)
 
+    def blocks(q_lens, kv_lens, kv_heads, block, count):
+        q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+        idx = torch.empty(q_ends[-1], kv_heads, count, dtype=torch.int32)
+        for b in range(len(q_lens)):
+            for t in range(q_ends[b] - q_lens[b], q_ends[b]):
+                for h in range(kv_heads):  # distinct blocks, in no particular order
+                    idx[t, h] = torch.randperm(kv_lens[b] // block)[:count].int()
+        return idx
+"""
+
+
+def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
+    run_npu(REFUSED_BY_NAME + REFERENCE + """
     cases = (
         # heads, kv heads, block, count, query lengths, key lengths
         (4, 2, 16, 2, [3, 2], [48, 32]),
@@ -41,11 +55,7 @@ def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
             q = torch.randn(q_ends[-1], heads, 192).to(dtype)
             k = torch.randn(kv_ends[-1], kv_heads, 192).to(dtype)
             v = torch.randn(kv_ends[-1], kv_heads, 128).to(dtype)
-            idx = torch.empty(q_ends[-1], kv_heads, count, dtype=torch.int32)
-            for b in range(len(q_lens)):
-                for t in range(q_ends[b] - q_lens[b], q_ends[b]):
-                    for h in range(kv_heads):  # distinct blocks, in no particular order
-                        idx[t, h] = torch.randperm(kv_lens[b] // block)[:count].int()
+            idx = blocks(q_lens, kv_lens, kv_heads, block, count)
             scale = 192 ** -0.5
             out, mx, total = torch_npu.npu_nsa_select_attention(
                 q.npu(), k.npu(), v.npu(), idx.npu(), scale, heads, block, count,
@@ -75,5 +85,56 @@ def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
         (select(head_num=4), "headNum"),
         (select(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "192"),
         (select(actual_seq_qlen=[1], actual_seq_kvlen=[64]), "actualSeqQLenOptional"),
+    ])
+    """)
+
+
+def test_nsa_select_attention_grad_is_the_forwards_adjoint(run_npu):
+    run_npu(REFUSED_BY_NAME + REFERENCE + """
+    cases = (
+        # heads, kv heads, D_qk, D_v, block, count, query lengths, key lengths (a block chosen by several tokens)
+        (4, 2, 192, 128, 16, 2, [3, 2], [48, 32]),
+        (2, 1, 128, 128, 32, 3, [4], [96]),
+    )
+    for dtype, tolerance in ((torch.float16, 4e-3), (torch.bfloat16, 3e-2)):
+        for heads, kv_heads, dqk, dv, block, count, q_lens, kv_lens in cases:
+            q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+            kv_ends = torch.tensor(kv_lens).cumsum(0).tolist()
+            q = torch.randn(q_ends[-1], heads, dqk).to(dtype)
+            k = torch.randn(kv_ends[-1], kv_heads, dqk).to(dtype)
+            v = torch.randn(kv_ends[-1], kv_heads, dv).to(dtype)
+            grad = torch.randn(q_ends[-1], heads, dv).to(dtype)
+            idx = blocks(q_lens, kv_lens, kv_heads, block, count)
+            scale = dqk ** -0.5
+            qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+            out, mx, total = reference(qd, kd, vd, idx, scale, block, q_ends, kv_ends)
+            out.backward(grad.double())
+            # The forward's outputs as the gradient's inputs: computed on the CPU, in the dtypes op-plugin gives.
+            dq, dk, dv_ = torch_npu.npu_nsa_select_attention_grad(
+                grad.npu(), q.npu(), k.npu(), v.npu(), out.detach().to(dtype).npu(), mx.detach().float().npu(),
+                total.detach().float().npu(), idx.npu(), scale, heads, block, count,
+                actual_seq_qlen=q_ends, actual_seq_kvlen=kv_ends)
+            for got, want, name in ((dq, qd.grad, "dq"), (dk, kd.grad, "dk"), (dv_, vd.grad, "dv")):
+                assert got.dtype == dtype and got.shape == want.shape, name
+                assert torch.allclose(got.cpu().double(), want, rtol=tolerance, atol=tolerance), (name, dtype, heads)
+
+    q, k, v = (torch.randn(2, 2, 128, dtype=torch.float16).npu(), torch.randn(64, 1, 128, dtype=torch.float16).npu(),
+               torch.randn(64, 1, 128, dtype=torch.float16).npu())
+    stats = torch.ones(2, 2, 8).npu()
+    idx = torch.zeros(2, 1, 2, dtype=torch.int32)
+    past = idx.clone()
+    past[0, 0, 0] = -1
+    def grad_of(**kw):
+        args = dict(grad=q, query=q, key=k, value=v, attention_out=q, softmax_max=stats, softmax_sum=stats,
+                    topk_indices=idx.npu(), scale_value=0.1, head_num=2, select_block_size=16, select_block_count=2,
+                    actual_seq_qlen=[2], actual_seq_kvlen=[64])
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_select_attention_grad(**args)
+    refused_by_name([
+        (grad_of(topk_indices=past.npu()), "topkIndices"),
+        (grad_of(atten_mask=torch.zeros(2, 64, dtype=torch.bool).npu()), "attenMaskOptional"),
+        (grad_of(softmax_max=torch.ones(2, 2, 1).npu()), "softmaxMax"),
+        (grad_of(select_block_size=48), "actualSeqKvLenOptional"),
+        (grad_of(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "key"),
     ])
     """)

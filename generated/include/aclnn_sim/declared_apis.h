@@ -1402,6 +1402,9 @@
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #define ACLNN_DECLARES_aclnnNsaSelectedAttention 1
 
+#include "aclnnop/aclnn_nsa_selected_attention_grad.h"
+#define ACLNN_DECLARES_aclnnNsaSelectedAttentionGrad 1
+
 #include "aclnnop/aclnn_one_hot.h"
 #define ACLNN_DECLARES_aclnnOneHot 1
 

@@ -492,15 +492,15 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
-// nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; TND only, in float with double accumulation.
+// nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; the gradient from those statistics, dK and dV added to the rows the blocks gathered; TND only, in float with double accumulation.
 struct NsaSelectFamily {
   struct Op {
-    enum : int8_t { kSelectedAttention };
+    enum : int8_t { kSelectedAttention, kSelectedAttentionGrad };
   };
   struct Role {
-    enum : int8_t { kQuery, kKey, kValue, kTopkIndices, kAttenMask, kActualQ, kActualKv, kScale, kHeadNum, kLayout, kSparseMode, kBlockSize, kBlockCount, kSoftmaxMax, kSoftmaxSum, kAttention };
+    enum : int8_t { kQuery, kKey, kValue, kTopkIndices, kAttenMask, kActualQ, kActualKv, kScale, kHeadNum, kLayout, kSparseMode, kBlockSize, kBlockCount, kSoftmaxMax, kSoftmaxSum, kAttention, kDy, kDq, kDk, kDv };
   };
-  static constexpr const char* kOpNames[] = { "selected_attention" };
+  static constexpr const char* kOpNames[] = { "selected_attention", "selected_attention_grad" };
 };
 
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.

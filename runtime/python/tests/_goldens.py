@@ -248,6 +248,38 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return stats[0].float(), stats[1].float(), out.to(query.dtype)
 
     @staticmethod
+    def nsa_selected_attention_grad(query: Any, key: Any, value: Any, attention: Any, dy: Any, softmax_max: Any,
+                                    softmax_sum: Any, topk_indices: Any, actual_q: Any, actual_kv: Any, scale: float,
+                                    block_size: int, block_count: int) -> Any:
+        """aclnnNsaSelectedAttentionGrad's (dqOut, dkOut, dvOut) by its derived page's formula in double: per query
+        token t and head n, the blocks of nsa_selected_attention, P = exp(scale * q K_sel^T - softmaxMax) /
+        softmaxSum (column 0 of the statistics), dS = P * (dY V_sel^T - rowsum(dY * attentionOut)), dQ = scale
+        dS K_sel, dK_sel = scale dS^T q and dV_sel = P^T dY added to the key/value rows the blocks gathered."""
+        import torch
+
+        heads = query.shape[1]
+        group = heads // key.shape[1]
+        q, k, v, o, g = (x.double() for x in (query, key, value, attention, dy))
+        mx, total = softmax_max.double()[..., 0], softmax_sum.double()[..., 0]
+        dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        qe, ke = [0, *actual_q], [0, *actual_kv]
+        for b in range(len(actual_q)):
+            blocks = (ke[b + 1] - ke[b]) // block_size
+            for t in range(qe[b], qe[b + 1]):
+                for n in range(heads):
+                    h = n // group
+                    chosen = topk_indices[t, h, :block_count].long()
+                    if bool((chosen < 0).any()) or bool((chosen >= blocks).any()):
+                        exact.refused(f"topkIndices names a block outside sequence {b}'s {blocks}")
+                    rows = ke[b] + (chosen.reshape(-1, 1) * block_size + torch.arange(block_size)).reshape(-1)
+                    p = torch.exp(scale * (k[rows, h] @ q[t, n]) - mx[t, n]) / total[t, n]
+                    ds = p * (v[rows, h] @ g[t, n] - (g[t, n] * o[t, n]).sum())
+                    dq[t, n] = scale * (ds @ k[rows, h])
+                    dk[:, h].index_add_(0, rows, scale * ds.reshape(-1, 1) * q[t, n])
+                    dv[:, h].index_add_(0, rows, p.reshape(-1, 1) * g[t, n])
+        return dq.to(query.dtype), dk.to(key.dtype), dv.to(value.dtype)
+
+    @staticmethod
     def incre_flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
                               atten_mask: Any = None, lengths: Any = None, block_table: Any = None) -> Any:
         """aclnnIncreFlashAttentionV4's attentionOut: one query position per batch over the keys below
