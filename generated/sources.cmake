@@ -565,6 +565,7 @@ set(ACLNN_EXAMPLES
   normal_float_tensor
   normal_tensor_float
   normal_tensor_tensor
+  nsa_compress
   nsa_selected_attention
   nsa_selected_attention_grad
   one_hot

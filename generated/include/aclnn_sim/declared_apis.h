@@ -1399,6 +1399,9 @@
 #define ACLNN_DECLARES_aclnnNormalTensorFloat 1
 #define ACLNN_DECLARES_aclnnNormalTensorTensor 1
 
+#include "aclnnop/aclnn_nsa_compress.h"
+#define ACLNN_DECLARES_aclnnNsaCompress 1
+
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #define ACLNN_DECLARES_aclnnNsaSelectedAttention 1
 

@@ -216,6 +216,22 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
 
     @staticmethod
+    def nsa_compress(x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+        """aclnnNsaCompress's output in double: per sequence (seq_ends its cumulative ends) of s tokens, the windows
+        k[i * stride : i * stride + block_size] for 0 <= i <= (s - block_size) // stride (the page's formula, none
+        when s < block_size), each the sum of its rows weighed per head by weight [block_size, N], the sequences'
+        windows one after another."""
+        import torch
+
+        rows = []
+        for start, end in zip([0, *seq_ends[:-1]], seq_ends):
+            for i in range((end - start - block_size) // stride + 1 if end - start >= block_size else 0):
+                window = x[start + i * stride:start + i * stride + block_size].double()  # [l, N, D]
+                rows.append((window * weight.double().unsqueeze(-1)).sum(0))
+        out = torch.stack(rows) if rows else torch.zeros(0, *x.shape[1:], dtype=torch.float64)
+        return out.to(x.dtype)
+
+    @staticmethod
     def nsa_selected_attention(query: Any, key: Any, value: Any, topk_indices: Any, actual_q: Any, actual_kv: Any,
                                scale: float, block_size: int, block_count: int) -> Any:
         """aclnnNsaSelectedAttention's (softmaxMaxOut, softmaxSumOut, attentionOut) by its page's formula in

@@ -3,7 +3,8 @@ family) against its page's formula written here in PyTorch on the CPU: each quer
 value blocks gathered from its own sequence, softmax(scale * q K_sel^T) V_sel per query head, the
 statistics [T, N, 8] the row's max and sum of exp(S - max); and what the page or torch_npu leave open or
 exclude refused by name. And torch_npu.npu_nsa_select_attention_grad (aclnnNsaSelectedAttentionGrad, a derived
-page) from the forward's statistics against CPU autograd of that formula."""
+page) from the forward's statistics against CPU autograd of that formula. And torch_npu.npu_nsa_compress
+(aclnnNsaCompress: the nsa_compress family) against its windows weighed and summed, written here."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -136,5 +137,47 @@ def test_nsa_select_attention_grad_is_the_forwards_adjoint(run_npu):
         (grad_of(softmax_max=torch.ones(2, 2, 1).npu()), "softmaxMax"),
         (grad_of(select_block_size=48), "actualSeqKvLenOptional"),
         (grad_of(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "key"),
+    ])
+    """)
+
+
+def test_nsa_compress_weighs_and_sums_each_window(run_npu):
+    run_npu(REFUSED_BY_NAME + """
+    def reference(x, w, ends, block, stride):
+        # K_cmp = { phi(k[i*d : i*d+l]) | 0 <= i <= floor((s - l) / d) } per sequence, phi the window's rows
+        # weighed per head by w [l, N] and summed (aclnnNsaCompressWithCache's input[...]*weight[:]).
+        rows = []
+        for start, end in zip([0] + ends[:-1], ends):
+            first = start
+            while first + block <= end:
+                rows.append(torch.einsum("lnd,ln->nd", x[first:first + block].double(), w.double()))
+                first += stride
+        return torch.stack(rows)
+
+    cases = (
+        # heads, D, block, stride, sequence lengths (one shorter than a window: no row)
+        (2, 32, 32, 16, [48, 32]),
+        (4, 64, 64, 32, [200]),
+        (1, 16, 16, 16, [5, 40, 17]),
+        (3, 128, 48, 16, [100, 63]),
+    )
+    for dtype, tolerance in ((torch.float16, 1e-2), (torch.bfloat16, 6e-2)):
+        for heads, dim, block, stride, lengths in cases:
+            ends = torch.tensor(lengths).cumsum(0).tolist()
+            x = torch.randn(ends[-1], heads, dim).to(dtype)
+            w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
+            out = torch_npu.npu_nsa_compress(x.npu(), w.npu(), block, stride, actual_seq_len=ends)
+            want = reference(x, w, ends, block, stride)
+            assert out.dtype == dtype and out.shape == want.shape, (out.shape, want.shape)
+            assert torch.allclose(out.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
+
+    x, w = torch.randn(64, 2, 32, dtype=torch.float16).npu(), torch.randn(32, 2, dtype=torch.float16).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_nsa_compress(x, torch.randn(32, 3, dtype=torch.float16).npu(), 32, 16, actual_seq_len=[64]),
+         "weight"),
+        (lambda: torch_npu.npu_nsa_compress(x, w[:24], 24, 16, actual_seq_len=[64]), "compressBlockSize"),
+        # The page's compressBlockSize>=compressStride (a rule phase 1 reads from its 约束说明).
+        (lambda: torch_npu.npu_nsa_compress(x, w, 32, 48, actual_seq_len=[64]), "aclnnNsaCompress.md:301"),
+        (lambda: torch_npu.npu_nsa_compress(x, w, 32, 16, actual_seq_len=[40, 60]), "actSeqLenOptional"),
     ])
     """)
