@@ -222,15 +222,17 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         k[i * stride : i * stride + block_size] for 0 <= i <= (s - block_size) // stride (the page's formula, none
         when s < block_size), each the sum of its rows weighed per head by weight [block_size, N], the sequences'
         windows one after another."""
+        return _nsa_windows(x.double(), weight.double(), seq_ends, block_size, stride).to(x.dtype)
+
+    @staticmethod
+    def nsa_compress_grad(grad: Any, x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+        """aclnnNsaCompressGrad's (inputGradOut, weightGradOut): the gradients of nsa_compress's weighed window sums
+        by autograd in double (its page's dk = W^T dk_cmp and dw = dk_cmp K^T)."""
         import torch
 
-        rows = []
-        for start, end in zip([0, *seq_ends[:-1]], seq_ends):
-            for i in range((end - start - block_size) // stride + 1 if end - start >= block_size else 0):
-                window = x[start + i * stride:start + i * stride + block_size].double()  # [l, N, D]
-                rows.append((window * weight.double().unsqueeze(-1)).sum(0))
-        out = torch.stack(rows) if rows else torch.zeros(0, *x.shape[1:], dtype=torch.float64)
-        return out.to(x.dtype)
+        xd, wd = x.double().requires_grad_(), weight.double().requires_grad_()
+        dx, dw = torch.autograd.grad(_nsa_windows(xd, wd, seq_ends, block_size, stride), (xd, wd), grad.double())
+        return dx.to(x.dtype), dw.to(weight.dtype)
 
     @staticmethod
     def nsa_selected_attention(query: Any, key: Any, value: Any, topk_indices: Any, actual_q: Any, actual_kv: Any,
@@ -1284,6 +1286,17 @@ def _unheads(t: Any, layout: str, like: Any) -> Any:
     back = {"BSH": lambda: t.transpose(1, 2), "SBH": lambda: t.permute(2, 0, 1, 3), "BSND": lambda: t.transpose(1, 2),
             "BNSD": lambda: t, "TND": lambda: t[0].transpose(0, 1)}[layout]()
     return back.reshape(like.shape).to(like.dtype)
+
+
+def _nsa_windows(x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+    """NSA compression's windows (exact.nsa_compress) of x [T, N, D] weighed by weight [block_size, N], summed."""
+    import torch
+
+    rows = []
+    for start, end in zip([0, *seq_ends[:-1]], seq_ends):
+        for i in range((end - start - block_size) // stride + 1 if end - start >= block_size else 0):
+            rows.append((x[start + i * stride:start + i * stride + block_size] * weight.unsqueeze(-1)).sum(0))
+    return torch.stack(rows) if rows else x.new_zeros(0, *x.shape[1:])
 
 
 def _attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float, *, keep_prob: float = 1.0,

@@ -627,15 +627,28 @@ def makers(dtype: str = "float32"):
                 tuple(x.grad.to(low) for x in (qd, kd, vd)))
     m["npu_nsa_select_attention_grad"] = nsa_select_attention_grad
 
-    def nsa_compress():
+    def nsa_compress_inputs():
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the pages' dtypes
+        return low, randn(88, 2, 16, dtype=low), (randn(32, 2, dtype=torch.float32) / 6).to(low)
+
+    def nsa_windows(x, w):
         # aclnnNsaCompress: per sequence (48 and 40 tokens), the windows of 32 rows every 16, each weighed
-        # per head by weight [32, N] and summed (the pages' phi).
-        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the page's dtypes
-        x, w = randn(88, 2, 16, dtype=low), (randn(32, 2, dtype=torch.float32) / 6).to(low)
-        starts = [0, 16, 48]  # (48 - 32) // 16 + 1 windows, then (40 - 32) // 16 + 1
-        want = torch.stack([torch.einsum("lnd,ln->nd", x[s:s + 32].float(), w.float()) for s in starts]).to(low)
-        return (x, w, 32, 16), {"actual_seq_len": [48, 88]}, want
+        # per head by weight [32, N] and summed (the pages' phi): (48 - 32) // 16 + 1 windows, then (40 - 32) // 16 + 1.
+        return torch.stack([torch.einsum("lnd,ln->nd", x[s:s + 32], w) for s in (0, 16, 48)])
+
+    def nsa_compress():
+        low, x, w = nsa_compress_inputs()
+        return (x, w, 32, 16), {"actual_seq_len": [48, 88]}, nsa_windows(x.float(), w.float()).to(low)
     m["npu_nsa_compress"] = nsa_compress
+
+    def nsa_compress_grad():
+        # aclnnNsaCompressGrad: CPU autograd of the windows above.
+        low, x, w = nsa_compress_inputs()
+        grad = randn(3, 2, 16, dtype=low)
+        xd, wd = x.double().requires_grad_(), w.double().requires_grad_()
+        nsa_windows(xd, wd).backward(grad.double())
+        return (grad, x, w, 32, 16), {"actual_seq_len": [48, 88]}, (xd.grad.to(low), wd.grad.to(low))
+    m["npu_nsa_compress_grad"] = nsa_compress_grad
 
     def fusion_attention_bnsd_masked():
         # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form

@@ -45,7 +45,7 @@ GROUPS = {
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
                              "npu_fused_infer_attention_score", "npu_mrope", "npu_nsa_select_attention",
-                             "npu_nsa_select_attention_grad", "npu_nsa_compress"],
+                             "npu_nsa_select_attention_grad", "npu_nsa_compress", "npu_nsa_compress_grad"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_dynamic_block_quant", "npu_group_quant",
                                 "npu_quant_scatter", "npu_quant_scatter_", "npu_rotate_quant", "npu_swiglu_quant",
                                 "npu_dequant_swiglu_quant",

@@ -4,7 +4,8 @@ value blocks gathered from its own sequence, softmax(scale * q K_sel^T) V_sel pe
 statistics [T, N, 8] the row's max and sum of exp(S - max); and what the page or torch_npu leave open or
 exclude refused by name. And torch_npu.npu_nsa_select_attention_grad (aclnnNsaSelectedAttentionGrad, a derived
 page) from the forward's statistics against CPU autograd of that formula. And torch_npu.npu_nsa_compress
-(aclnnNsaCompress: the nsa_compress family) against its windows weighed and summed, written here."""
+(aclnnNsaCompress: the nsa_compress family) against its windows weighed and summed, written here, and
+npu_nsa_compress_grad (aclnnNsaCompressGrad) against CPU autograd of that sum."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -141,19 +142,23 @@ def test_nsa_select_attention_grad_is_the_forwards_adjoint(run_npu):
     """)
 
 
-def test_nsa_compress_weighs_and_sums_each_window(run_npu):
-    run_npu(REFUSED_BY_NAME + """
-    def reference(x, w, ends, block, stride):
+# compress(...) is NSA compression written from the pages, in the inputs' dtype (double for autograd).
+COMPRESS = """
+    def compress(x, w, ends, block, stride):
         # K_cmp = { phi(k[i*d : i*d+l]) | 0 <= i <= floor((s - l) / d) } per sequence, phi the window's rows
         # weighed per head by w [l, N] and summed (aclnnNsaCompressWithCache's input[...]*weight[:]).
         rows = []
         for start, end in zip([0] + ends[:-1], ends):
             first = start
             while first + block <= end:
-                rows.append(torch.einsum("lnd,ln->nd", x[first:first + block].double(), w.double()))
+                rows.append(torch.einsum("lnd,ln->nd", x[first:first + block], w))
                 first += stride
         return torch.stack(rows)
+"""
 
+
+def test_nsa_compress_weighs_and_sums_each_window(run_npu):
+    run_npu(REFUSED_BY_NAME + COMPRESS + """
     cases = (
         # heads, D, block, stride, sequence lengths (one shorter than a window: no row)
         (2, 32, 32, 16, [48, 32]),
@@ -167,7 +172,7 @@ def test_nsa_compress_weighs_and_sums_each_window(run_npu):
             x = torch.randn(ends[-1], heads, dim).to(dtype)
             w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
             out = torch_npu.npu_nsa_compress(x.npu(), w.npu(), block, stride, actual_seq_len=ends)
-            want = reference(x, w, ends, block, stride)
+            want = compress(x.double(), w.double(), ends, block, stride)
             assert out.dtype == dtype and out.shape == want.shape, (out.shape, want.shape)
             assert torch.allclose(out.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
 
@@ -179,5 +184,33 @@ def test_nsa_compress_weighs_and_sums_each_window(run_npu):
         # The page's compressBlockSize>=compressStride (a rule phase 1 reads from its 约束说明).
         (lambda: torch_npu.npu_nsa_compress(x, w, 32, 48, actual_seq_len=[64]), "aclnnNsaCompress.md:301"),
         (lambda: torch_npu.npu_nsa_compress(x, w, 32, 16, actual_seq_len=[40, 60]), "actSeqLenOptional"),
+    ])
+    """)
+
+
+def test_nsa_compress_grad_is_the_window_sums_gradient(run_npu):
+    run_npu(REFUSED_BY_NAME + COMPRESS + """
+    for dtype, tolerance in ((torch.float16, 1e-2), (torch.bfloat16, 6e-2)):
+        # heads, D, block, stride (overlapping windows and rows no window covers), sequence lengths
+        for heads, dim, block, stride, lengths in ((2, 32, 32, 16, [48, 40]), (3, 64, 48, 32, [130, 20, 90])):
+            ends = torch.tensor(lengths).cumsum(0).tolist()
+            x = torch.randn(ends[-1], heads, dim).to(dtype)
+            w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
+            xd, wd = x.double().requires_grad_(), w.double().requires_grad_()
+            out = compress(xd, wd, ends, block, stride)
+            grad = torch.randn(out.shape).to(dtype)
+            out.backward(grad.double())
+            dx, dw = torch_npu.npu_nsa_compress_grad(grad.npu(), x.npu(), w.npu(), block, stride, actual_seq_len=ends)
+            assert dx.dtype == dtype and dx.shape == x.shape and dw.shape == w.shape
+            assert torch.allclose(dx.cpu().double(), xd.grad, rtol=tolerance, atol=tolerance), (dtype, heads)
+            # weight's gradient sums over every window and D: relative to its size.
+            assert torch.allclose(dw.cpu().double(), wd.grad, rtol=tolerance, atol=tolerance * wd.grad.abs().max()), (dtype, heads)
+
+    x, w = torch.randn(64, 2, 32, dtype=torch.float16).npu(), torch.randn(32, 2, dtype=torch.float16).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_nsa_compress_grad(torch.randn(2, 2, 32, dtype=torch.float16).npu(), x, w, 32, 16,
+                                                 actual_seq_len=[64]), "outputGrad"),
+        (lambda: torch_npu.npu_nsa_compress_grad(torch.randn(3, 2, 32, dtype=torch.float16).npu(), x, w, 32, 16,
+                                                 actual_seq_len=[40, 60]), "actSeqLenOptional"),
     ])
     """)

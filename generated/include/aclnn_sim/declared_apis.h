@@ -1402,6 +1402,9 @@
 #include "aclnnop/aclnn_nsa_compress.h"
 #define ACLNN_DECLARES_aclnnNsaCompress 1
 
+#include "aclnnop/aclnn_nsa_compress_grad.h"
+#define ACLNN_DECLARES_aclnnNsaCompressGrad 1
+
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #define ACLNN_DECLARES_aclnnNsaSelectedAttention 1
 

@@ -492,15 +492,15 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
-// nsa_compress: per sequence of s tokens (seq_lens' cumulative ends) and head n, window i in [0, (s - l) / d] (none when s < l): out[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :], l compressBlockSize and d compressStride, the sequences' windows one after another; TND only, in float with double accumulation.
+// nsa_compress: per sequence of s tokens (seq_lens' cumulative ends) and head n, window i in [0, (s - l) / d] (none when s < l): out[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :], l compressBlockSize and d compressStride, the sequences' windows one after another; its gradient: grad's row i weighed by weight[j, n] added to input row i * d + j, and weight_grad[j, n] the sum of grad[i, n, :] . input[i * d + j, n, :]; TND only, in float with double accumulation.
 struct NsaCompressFamily {
   struct Op {
-    enum : int8_t { kCompress };
+    enum : int8_t { kCompress, kCompressGrad };
   };
   struct Role {
-    enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut };
+    enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut, kGrad, kInputGrad, kWeightGrad };
   };
-  static constexpr const char* kOpNames[] = { "compress" };
+  static constexpr const char* kOpNames[] = { "compress", "compress_grad" };
 };
 
 // nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; the gradient from those statistics, dK and dV added to the rows the blocks gathered; TND only, in float with double accumulation.
