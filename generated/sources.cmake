@@ -580,6 +580,7 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
+  quant_matmul_dequant
   quant_matmul_v5
   quant_max
   quantize

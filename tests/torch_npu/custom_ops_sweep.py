@@ -929,6 +929,18 @@ def makers(dtype: str = "float32"):
         return (a, b, scale), {"output_dtype": torch.float16}, want
     m["npu_quant_matmul"] = quant_matmul
 
+    def quant_matmul_dequant():
+        # aclnnQuantMatmulDequant (Ascend310P only): x * smooth quantised per row by max|x| / 127, round half
+        # to even, times weight^T exactly, then * weight_scale[n] * the row's scale.
+        x, smooth = randn(4, 32, dtype=torch.float16), (torch.rand(32, generator=g) + 0.5).half()
+        weight = torch.randint(-127, 128, (16, 32), generator=g, dtype=torch.int8)
+        scale = (torch.rand(16, generator=g) + 0.5) / 100
+        xs = x.float() * smooth.float()
+        row = xs.abs().amax(-1, keepdim=True) / 127
+        want = ((torch.round(xs / row) @ weight.float().t()).double() * scale.double() * row.double()).half()
+        return (x, weight, scale), {"smooth_scale": smooth}, want
+    m["npu_quant_matmul_dequant"] = quant_matmul_dequant
+
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)
         w = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)

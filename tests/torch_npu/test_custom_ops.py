@@ -142,7 +142,8 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
 # and DeepNorm, whose ops-nn READMEs list Atlas inference series products (and mark Atlas training
 # series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
 ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
-ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward"]
+# And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone.
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant"]
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):

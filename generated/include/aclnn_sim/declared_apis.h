@@ -1455,6 +1455,9 @@
 #include "aclnnop/aclnn_put.h"
 #define ACLNN_DECLARES_aclnnInplacePut 1
 
+#include "aclnnop/aclnn_quant_matmul_dequant.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulDequant 1
+
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1
 

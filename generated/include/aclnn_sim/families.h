@@ -578,6 +578,17 @@ struct QuantMatmulFamily {
   static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
 };
 
+// quant_matmul_dequant: x times smooth (when given) quantised to INT8 per row (pertoken) or whole (pertensor): by x_scale, or without it per row by max|x| / 127, round half to even; out = (x_q @ weight^T) * weight_scale[n] * x_scale, or with INT64 weight_scale words (x_scale already folded in) * the float of their low 32 bits; exact INT32 products, the epilogue in float.
+struct QuantMatmulDequantFamily {
+  struct Op {
+    enum : int8_t { kQuantMatmulDequant };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kWeightScale, kBias, kXScale, kXOffset, kSmooth, kMode, kTranspose, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "quant_matmul_dequant" };
+};
+
 // random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, offset) under key seed.
 struct RandomFamily {
   struct Op {
@@ -866,6 +877,7 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanQuantMatmulDequant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

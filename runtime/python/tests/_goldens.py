@@ -216,6 +216,29 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
 
     @staticmethod
+    def quant_matmul_dequant(x: Any, weight: Any, weight_scale: Any, x_scale: Any, smooth: Any, mode: str) -> Any:
+        """aclnnQuantMatmulDequant's out by its page's formula: x * smooth (when given); without x_scale the row's
+        max|x| / 127 (pertoken); x_q = round(x / scale_x) half to even, refused outside INT8 (the page does not say
+        how it saturates); out = (x_q @ weight^T) * weight_scale * scale_x, or for INT64 weight_scale (x_scale
+        folded in by the caller) * the float whose bits are each word's low 32."""
+        import numpy as np
+        import torch
+
+        xf = x.float() * (smooth.float() if smooth is not None else 1.0)
+        if x_scale is None:
+            scale = xf.abs().amax(-1, keepdim=True) / 127.0
+        else:
+            scale = x_scale.float().reshape(-1, 1) if mode == "pertoken" else x_scale.float().reshape(1, 1)
+        q = torch.round(xf / scale)
+        if bool(((q < -128) | (q > 127)).any()):
+            exact.refused("x / xScale outside INT8")
+        acc = q.double() @ weight.double().T
+        if weight_scale.dtype == torch.int64:
+            words = weight_scale.numpy().astype(np.int64).astype(np.int32)
+            return (acc * torch.from_numpy(words.view(np.float32).astype(np.float64))).to(x.dtype)
+        return (acc * weight_scale.double() * scale.double()).to(x.dtype)
+
+    @staticmethod
     def nsa_compress(x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
         """aclnnNsaCompress's output in double: per sequence (seq_ends its cumulative ends) of s tokens, the windows
         k[i * stride : i * stride + block_size] for 0 <= i <= (s - block_size) // stride (the page's formula, none
