@@ -52,7 +52,7 @@ class NsaSelectWork final : public FamilyWork {
 
  private:
   aclnnStatus Compute() override {
-    if (tokens == 0) return ACLNN_SUCCESS;
+    if (tokens == 0 && !grad_) return ACLNN_SUCCESS;  // no query: nothing to attend (the gradient still zeroes dK, dV)
     idx_ = IndexValues(tensor(kIdx), 3);
     // Each token's sequence: its first key row and its number of blocks.
     key0_.assign(static_cast<size_t>(tokens), 0);
