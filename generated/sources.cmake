@@ -551,6 +551,10 @@ set(ACLNN_EXAMPLES
   normal_float_tensor
   normal_tensor_float
   normal_tensor_tensor
+  nsa_compress
+  nsa_compress_grad
+  nsa_selected_attention
+  nsa_selected_attention_grad
   one_hot
   pdist
   permute
@@ -562,6 +566,7 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
+  quant_matmul_dequant
   quant_matmul_v5
   quant_max
   quantize

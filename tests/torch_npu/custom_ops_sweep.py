@@ -601,6 +601,65 @@ def makers(dtype: str = "float32"):
         return (q, k, v, 2, "BSH"), {"scale": 0.35}, (want, None, None, None, None, None, None)
     m["npu_fusion_attention"] = fusion_attention
 
+    def nsa_select(q, k, v, idx):
+        # aclnnNsaSelectedAttention (TND; sequences of 2 and 1 tokens over 48 and 32 keys): token t of query
+        # head n attends to the key/value blocks of 16 rows that idx[t, n // 2] names within its own sequence.
+        start = torch.tensor([0, 0, 48]).reshape(3, 1, 1)
+        rows = (idx.long().repeat_interleave(2, 1).unsqueeze(-1) * 16 + torch.arange(16)).flatten(2) + start
+        n = torch.arange(4).reshape(1, 4, 1) // 2
+        s = (k[rows, n] @ q.unsqueeze(-1)).squeeze(-1) * 0.07
+        mx = s.amax(-1, keepdim=True)
+        out = (s.softmax(-1).unsqueeze(-2) @ v[rows, n]).squeeze(-2)
+        return out, mx.expand(-1, -1, 8), torch.exp(s - mx).sum(-1, keepdim=True).expand(-1, -1, 8)
+
+    def nsa_inputs():
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the pages' dtypes
+        q, k, v = randn(3, 4, 192, dtype=low), randn(80, 2, 192, dtype=low), randn(80, 2, 128, dtype=low)
+        idx = torch.tensor([[[1, 0], [0, 1]], [[2, 0], [1, 2]], [[1, 0], [0, 1]]], dtype=torch.int32)
+        return low, q, k, v, idx
+
+    def nsa_select_attention():
+        low, q, k, v, idx = nsa_inputs()
+        out, mx, total = nsa_select(q.float(), k.float(), v.float(), idx)
+        return ((q, k, v, idx, 0.07, 4, 16, 2), {"actual_seq_qlen": [2, 3], "actual_seq_kvlen": [48, 80]},
+                (out.to(low), mx, total))
+    m["npu_nsa_select_attention"] = nsa_select_attention
+
+    def nsa_select_attention_grad():
+        # aclnnNsaSelectedAttentionGrad: CPU autograd of the forward above, from its statistics.
+        low, q, k, v, idx = nsa_inputs()
+        grad = randn(3, 4, 128, dtype=low)
+        qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+        out, mx, total = nsa_select(qd, kd, vd, idx)
+        out.backward(grad.double())
+        return ((grad, q, k, v, out.detach().to(low), mx.detach().float(), total.detach().float(), idx, 0.07, 4, 16, 2),
+                {"actual_seq_qlen": [2, 3], "actual_seq_kvlen": [48, 80]},
+                tuple(x.grad.to(low) for x in (qd, kd, vd)))
+    m["npu_nsa_select_attention_grad"] = nsa_select_attention_grad
+
+    def nsa_compress_inputs():
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the pages' dtypes
+        return low, randn(88, 2, 16, dtype=low), (randn(32, 2, dtype=torch.float32) / 6).to(low)
+
+    def nsa_windows(x, w):
+        # aclnnNsaCompress: per sequence (48 and 40 tokens), the windows of 32 rows every 16, each weighed
+        # per head by weight [32, N] and summed (the pages' phi): (48 - 32) // 16 + 1 windows, then (40 - 32) // 16 + 1.
+        return torch.stack([torch.einsum("lnd,ln->nd", x[s:s + 32], w) for s in (0, 16, 48)])
+
+    def nsa_compress():
+        low, x, w = nsa_compress_inputs()
+        return (x, w, 32, 16), {"actual_seq_len": [48, 88]}, nsa_windows(x.float(), w.float()).to(low)
+    m["npu_nsa_compress"] = nsa_compress
+
+    def nsa_compress_grad():
+        # aclnnNsaCompressGrad: CPU autograd of the windows above.
+        low, x, w = nsa_compress_inputs()
+        grad = randn(3, 2, 16, dtype=low)
+        xd, wd = x.double().requires_grad_(), w.double().requires_grad_()
+        nsa_windows(xd, wd).backward(grad.double())
+        return (grad, x, w, 32, 16), {"actual_seq_len": [48, 88]}, (xd.grad.to(low), wd.grad.to(low))
+    m["npu_nsa_compress_grad"] = nsa_compress_grad
+
     def fusion_attention_bnsd_masked():
         # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form
         q, k, v = (randn(2, 2, 6, 16, dtype=torch.float16) for _ in range(3))
@@ -879,6 +938,18 @@ def makers(dtype: str = "float32"):
         want = (a.float() @ b.float() * scale).half()
         return (a, b, scale), {"output_dtype": torch.float16}, want
     m["npu_quant_matmul"] = quant_matmul
+
+    def quant_matmul_dequant():
+        # aclnnQuantMatmulDequant (Ascend310P only): x * smooth quantised per row by max|x| / 127, round half
+        # to even, times weight^T exactly, then * weight_scale[n] * the row's scale.
+        x, smooth = randn(4, 32, dtype=torch.float16), (torch.rand(32, generator=g) + 0.5).half()
+        weight = torch.randint(-127, 128, (16, 32), generator=g, dtype=torch.int8)
+        scale = (torch.rand(16, generator=g) + 0.5) / 100
+        xs = x.float() * smooth.float()
+        row = xs.abs().amax(-1, keepdim=True) / 127
+        want = ((torch.round(xs / row) @ weight.float().t()).double() * scale.double() * row.double()).half()
+        return (x, weight, scale), {"smooth_scale": smooth}, want
+    m["npu_quant_matmul_dequant"] = quant_matmul_dequant
 
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)

@@ -44,7 +44,8 @@ GROUPS = {
                              "npu_fusion_attention", "npu_fusion_attention@BNSD_masked", "npu_fusion_attention_grad",
                              "npu_prompt_flash_attention", "npu_prompt_flash_attention@defaults",
                              "npu_incre_flash_attention",
-                             "npu_fused_infer_attention_score", "npu_mrope"],
+                             "npu_fused_infer_attention_score", "npu_mrope", "npu_nsa_select_attention",
+                             "npu_nsa_select_attention_grad", "npu_nsa_compress", "npu_nsa_compress_grad"],
     "quantisation_and_matmul": ["npu_quantize", "npu_dynamic_quant", "npu_dynamic_block_quant", "npu_group_quant",
                                 "npu_quant_scatter", "npu_quant_scatter_", "npu_rotate_quant", "npu_swiglu_quant",
                                 "npu_dequant_swiglu_quant",
@@ -141,7 +142,8 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
 # and DeepNorm, whose ops-nn READMEs list Atlas inference series products (and mark Atlas training
 # series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
 ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
-ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward"]
+# And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone.
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant"]
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):

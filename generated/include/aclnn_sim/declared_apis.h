@@ -1405,6 +1405,18 @@
 #define ACLNN_DECLARES_aclnnNormalTensorFloat 1
 #define ACLNN_DECLARES_aclnnNormalTensorTensor 1
 
+#include "aclnnop/aclnn_nsa_compress.h"
+#define ACLNN_DECLARES_aclnnNsaCompress 1
+
+#include "aclnnop/aclnn_nsa_compress_grad.h"
+#define ACLNN_DECLARES_aclnnNsaCompressGrad 1
+
+#include "aclnnop/aclnn_nsa_selected_attention.h"
+#define ACLNN_DECLARES_aclnnNsaSelectedAttention 1
+
+#include "aclnnop/aclnn_nsa_selected_attention_grad.h"
+#define ACLNN_DECLARES_aclnnNsaSelectedAttentionGrad 1
+
 #include "aclnnop/aclnn_one_hot.h"
 #define ACLNN_DECLARES_aclnnOneHot 1
 
@@ -1448,6 +1460,9 @@
 
 #include "aclnnop/aclnn_put.h"
 #define ACLNN_DECLARES_aclnnInplacePut 1
+
+#include "aclnnop/aclnn_quant_matmul_dequant.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulDequant 1
 
 #include "aclnnop/aclnn_quant_matmul_v5.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulV5 1

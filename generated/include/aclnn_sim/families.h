@@ -492,6 +492,28 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
+// nsa_compress: per sequence of s tokens (seq_lens' cumulative ends) and head n, window i in [0, (s - l) / d] (none when s < l): out[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :], l compressBlockSize and d compressStride, the sequences' windows one after another; its gradient: grad's row i weighed by weight[j, n] added to input row i * d + j, and weight_grad[j, n] the sum of grad[i, n, :] . input[i * d + j, n, :]; TND only, in float with double accumulation.
+struct NsaCompressFamily {
+  struct Op {
+    enum : int8_t { kCompress, kCompressGrad };
+  };
+  struct Role {
+    enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut, kGrad, kInputGrad, kWeightGrad };
+  };
+  static constexpr const char* kOpNames[] = { "compress", "compress_grad" };
+};
+
+// nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; the gradient from those statistics, dK and dV added to the rows the blocks gathered; TND only, in float with double accumulation.
+struct NsaSelectFamily {
+  struct Op {
+    enum : int8_t { kSelectedAttention, kSelectedAttentionGrad };
+  };
+  struct Role {
+    enum : int8_t { kQuery, kKey, kValue, kTopkIndices, kAttenMask, kActualQ, kActualKv, kScale, kHeadNum, kLayout, kSparseMode, kBlockSize, kBlockCount, kSoftmaxMax, kSoftmaxSum, kAttention, kDy, kDq, kDk, kDv };
+  };
+  static constexpr const char* kOpNames[] = { "selected_attention", "selected_attention_grad" };
+};
+
 // optim: optimizer steps updating parameters and their state in place, computed in float: AdamW (amsgrad, maximize), SGD with momentum, dampening, Nesterov and weight decay over tensor lists.
 struct OptimFamily {
   struct Op {
@@ -554,6 +576,17 @@ struct QuantMatmulFamily {
     enum : int8_t { kScaleAlign };
   };
   static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
+};
+
+// quant_matmul_dequant: x times smooth (when given) quantised to INT8 per row (pertoken) or whole (pertensor): by x_scale, or without it per row by max|x| / 127, round half to even; out = (x_q @ weight^T) * weight_scale[n] * x_scale, or with INT64 weight_scale words (x_scale already folded in) * the float of their low 32 bits; exact INT32 products, the epilogue in float.
+struct QuantMatmulDequantFamily {
+  struct Op {
+    enum : int8_t { kQuantMatmulDequant };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight, kWeightScale, kBias, kXScale, kXOffset, kSmooth, kMode, kTranspose, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "quant_matmul_dequant" };
 };
 
 // random: normal, uniform, random integers, bernoulli draws, multinomial samples, permutations, dropout masks and their application, randomized leaky relu, exponential draws: every value from Philox 4x32-10 at counter (element, offset) under key seed.
@@ -837,11 +870,14 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
 aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNsaSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanPool(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanQuantMatmulDequant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

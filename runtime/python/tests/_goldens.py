@@ -216,6 +216,111 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _attention(query, key, value, head_num, layout, scale, dy=dy, **options)
 
     @staticmethod
+    def quant_matmul_dequant(x: Any, weight: Any, weight_scale: Any, x_scale: Any, smooth: Any, mode: str) -> Any:
+        """aclnnQuantMatmulDequant's out by its page's formula: x * smooth (when given); without x_scale the row's
+        max|x| / 127 (pertoken); x_q = round(x / scale_x) half to even, refused outside INT8 (the page does not say
+        how it saturates); out = (x_q @ weight^T) * weight_scale * scale_x, or for INT64 weight_scale (x_scale
+        folded in by the caller) * the float whose bits are each word's low 32."""
+        import numpy as np
+        import torch
+
+        xf = x.float() * (smooth.float() if smooth is not None else 1.0)
+        if x_scale is None:
+            scale = xf.abs().amax(-1, keepdim=True) / 127.0
+        else:
+            scale = x_scale.float().reshape(-1, 1) if mode == "pertoken" else x_scale.float().reshape(1, 1)
+        q = torch.round(xf / scale)
+        if bool(((q < -128) | (q > 127)).any()):
+            exact.refused("x / xScale outside INT8")
+        acc = q.double() @ weight.double().T
+        if weight_scale.dtype == torch.int64:
+            words = weight_scale.numpy().astype(np.int64).astype(np.int32)
+            return (acc * torch.from_numpy(words.view(np.float32).astype(np.float64))).to(x.dtype)
+        return (acc * weight_scale.double() * scale.double()).to(x.dtype)
+
+    @staticmethod
+    def nsa_compress(x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+        """aclnnNsaCompress's output in double: per sequence (seq_ends its cumulative ends) of s tokens, the windows
+        k[i * stride : i * stride + block_size] for 0 <= i <= (s - block_size) // stride (the page's formula, none
+        when s < block_size), each the sum of its rows weighed per head by weight [block_size, N], the sequences'
+        windows one after another."""
+        return _nsa_windows(x.double(), weight.double(), seq_ends, block_size, stride).to(x.dtype)
+
+    @staticmethod
+    def nsa_compress_grad(grad: Any, x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+        """aclnnNsaCompressGrad's (inputGradOut, weightGradOut): the gradients of nsa_compress's weighed window sums
+        by autograd in double (its page's dk = W^T dk_cmp and dw = dk_cmp K^T)."""
+        import torch
+
+        xd, wd = x.double().requires_grad_(), weight.double().requires_grad_()
+        dx, dw = torch.autograd.grad(_nsa_windows(xd, wd, seq_ends, block_size, stride), (xd, wd), grad.double())
+        return dx.to(x.dtype), dw.to(weight.dtype)
+
+    @staticmethod
+    def nsa_selected_attention(query: Any, key: Any, value: Any, topk_indices: Any, actual_q: Any, actual_kv: Any,
+                               scale: float, block_size: int, block_count: int) -> Any:
+        """aclnnNsaSelectedAttention's (softmaxMaxOut, softmaxSumOut, attentionOut) by its page's formula in
+        double, TND: per sequence b (actual_q, actual_kv its cumulative ends), query token t and query head n,
+        selected_key / selected_value the rows i * block_size .. (i + 1) * block_size - 1 of b's keys for each
+        block i = topk_indices[t, n // G, c], c < block_count (G = Nq / Nkv), attention_out = softmax(scale *
+        q @ selected_key^T) @ selected_value; the statistics [T, Nq, 8]: the row's max and sum of exp(S - max),
+        8 times. A block past b's keys refused."""
+        import torch
+
+        t_q, heads = query.shape[0], query.shape[1]
+        group = heads // key.shape[1]
+        q, k, v = query.double(), key.double(), value.double()
+        out = torch.zeros(t_q, heads, value.shape[-1], dtype=torch.float64)
+        stats = torch.zeros(2, t_q, heads, 8, dtype=torch.float64)
+        qe, ke = [0, *actual_q], [0, *actual_kv]
+        for b in range(len(actual_q)):
+            blocks = (ke[b + 1] - ke[b]) // block_size
+            for t in range(qe[b], qe[b + 1]):
+                for n in range(heads):
+                    chosen = topk_indices[t, n // group, :block_count].long()
+                    if bool((chosen < 0).any()) or bool((chosen >= blocks).any()):
+                        exact.refused(f"topkIndices names a block outside sequence {b}'s {blocks}")
+                    rows = ke[b] + (chosen.reshape(-1, 1) * block_size + torch.arange(block_size)).reshape(-1)
+                    s = scale * (k[rows, n // group] @ q[t, n])
+                    mx = s.max()
+                    e = torch.exp(s - mx)
+                    out[t, n] = (e / e.sum()) @ v[rows, n // group]
+                    stats[0, t, n], stats[1, t, n] = mx, e.sum()
+        return stats[0].float(), stats[1].float(), out.to(query.dtype)
+
+    @staticmethod
+    def nsa_selected_attention_grad(query: Any, key: Any, value: Any, attention: Any, dy: Any, softmax_max: Any,
+                                    softmax_sum: Any, topk_indices: Any, actual_q: Any, actual_kv: Any, scale: float,
+                                    block_size: int, block_count: int) -> Any:
+        """aclnnNsaSelectedAttentionGrad's (dqOut, dkOut, dvOut) by its derived page's formula in double: per query
+        token t and head n, the blocks of nsa_selected_attention, P = exp(scale * q K_sel^T - softmaxMax) /
+        softmaxSum (column 0 of the statistics), dS = P * (dY V_sel^T - rowsum(dY * attentionOut)), dQ = scale
+        dS K_sel, dK_sel = scale dS^T q and dV_sel = P^T dY added to the key/value rows the blocks gathered."""
+        import torch
+
+        heads = query.shape[1]
+        group = heads // key.shape[1]
+        q, k, v, o, g = (x.double() for x in (query, key, value, attention, dy))
+        mx, total = softmax_max.double()[..., 0], softmax_sum.double()[..., 0]
+        dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        qe, ke = [0, *actual_q], [0, *actual_kv]
+        for b in range(len(actual_q)):
+            blocks = (ke[b + 1] - ke[b]) // block_size
+            for t in range(qe[b], qe[b + 1]):
+                for n in range(heads):
+                    h = n // group
+                    chosen = topk_indices[t, h, :block_count].long()
+                    if bool((chosen < 0).any()) or bool((chosen >= blocks).any()):
+                        exact.refused(f"topkIndices names a block outside sequence {b}'s {blocks}")
+                    rows = ke[b] + (chosen.reshape(-1, 1) * block_size + torch.arange(block_size)).reshape(-1)
+                    p = torch.exp(scale * (k[rows, h] @ q[t, n]) - mx[t, n]) / total[t, n]
+                    ds = p * (v[rows, h] @ g[t, n] - (g[t, n] * o[t, n]).sum())
+                    dq[t, n] = scale * (ds @ k[rows, h])
+                    dk[:, h].index_add_(0, rows, scale * ds.reshape(-1, 1) * q[t, n])
+                    dv[:, h].index_add_(0, rows, p.reshape(-1, 1) * g[t, n])
+        return dq.to(query.dtype), dk.to(key.dtype), dv.to(value.dtype)
+
+    @staticmethod
     def incre_flash_attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float,
                               atten_mask: Any = None, lengths: Any = None, block_table: Any = None) -> Any:
         """aclnnIncreFlashAttentionV4's attentionOut: one query position per batch over the keys below
@@ -1297,6 +1402,17 @@ def _unheads(t: Any, layout: str, like: Any) -> Any:
     back = {"BSH": lambda: t.transpose(1, 2), "SBH": lambda: t.permute(2, 0, 1, 3), "BSND": lambda: t.transpose(1, 2),
             "BNSD": lambda: t, "TND": lambda: t[0].transpose(0, 1)}[layout]()
     return back.reshape(like.shape).to(like.dtype)
+
+
+def _nsa_windows(x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
+    """NSA compression's windows (exact.nsa_compress) of x [T, N, D] weighed by weight [block_size, N], summed."""
+    import torch
+
+    rows = []
+    for start, end in zip([0, *seq_ends[:-1]], seq_ends):
+        for i in range((end - start - block_size) // stride + 1 if end - start >= block_size else 0):
+            rows.append((x[start + i * stride:start + i * stride + block_size] * weight.unsqueeze(-1)).sum(0))
+    return torch.stack(rows) if rows else x.new_zeros(0, *x.shape[1:])
 
 
 def _attention(query: Any, key: Any, value: Any, head_num: int, layout: str, scale: float, *, keep_prob: float = 1.0,

@@ -370,12 +370,7 @@ class Reader {
     return RejectInvalid(call_, family_, role, message);
   }
 
-  std::string Text(int role) const {
-    const int index = family_.roles[role];
-    if (index < 0 || call_.spec.params[index].kind != ParamKind::kString) return "";
-    const char* text = static_cast<const char*>(call_.args[index].pointer);
-    return text ? text : "";
-  }
+  std::string Text(int role) const { return RoleText(call_, family_, role); }
 
   // A tensor given with elements (op-plugin passes absent optional outputs as [0]).
   const TensorDesc* Given(int role) const {

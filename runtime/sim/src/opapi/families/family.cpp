@@ -124,6 +124,13 @@ int64_t RoleInt(const Call& call, const FamilySpec& family, int role, int64_t fa
   return RoleInts(call, family, role, &values) && values.size() == 1 ? values[0] : fallback;
 }
 
+std::string RoleText(const Call& call, const FamilySpec& family, int role) {
+  const int index = family.roles[role];
+  if (index < 0 || call.spec.params[index].kind != ParamKind::kString) return "";
+  const char* text = static_cast<const char*>(call.args[index].pointer);
+  return text ? text : "";
+}
+
 bool RoleBool(const Call& call, const FamilySpec& family, int role, bool fallback) {
   const Call::Param* p = RoleParam(call, family, role);
   if (!p) return fallback;

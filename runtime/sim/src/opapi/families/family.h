@@ -73,6 +73,8 @@ const TensorDesc* RoleTensor(const Call& call, const FamilySpec& family, int rol
 bool RoleInts(const Call& call, const FamilySpec& family, int role, Dims* out);
 int64_t RoleInt(const Call& call, const FamilySpec& family, int role, int64_t fallback);
 bool RoleBool(const Call& call, const FamilySpec& family, int role, bool fallback);
+// A string parameter's text; "" when the role has none or the caller passed NULL.
+std::string RoleText(const Call& call, const FamilySpec& family, int role);
 // A scalar, a float, an int or a bool parameter as a number; else the option `option` of the
 // semantics file (if >= 0 and stated); else `fallback`.
 double RoleNumber(const Call& call, const FamilySpec& family, int role, int option, double fallback);

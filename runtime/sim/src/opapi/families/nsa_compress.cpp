@@ -1,0 +1,185 @@
+// The nsa_compress family: Native Sparse Attention's key/value compression (aclnnNsaCompress,
+// torch_npu.npu_nsa_compress) and its gradient (aclnnNsaCompressGrad, npu_nsa_compress_grad). The forward page's
+// formula, K_cmp = { phi(k[i*d+1 : i*d+l]) | 0 <= i <= floor((t - l) / d) },
+// with phi the window's rows weighed per head by weight [l, N] and summed (semantics/nsa_compress.toml says which
+// pages fix it), in the TND layout (the only one supported): per sequence of s tokens (actSeqLenOptional's
+// cumulative ends) and head n,
+//   output[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :],   0 <= i <= (s - l) / d
+// (no window when s < l), l compressBlockSize and d compressStride, the sequences' windows one after another.
+// The gradient (its page's dk = W^T dk_cmp, dw = dk_cmp K^T): outputGrad's row i weighed by weight[j, n] added to
+// input row i * d + j (rows no window covers get 0), weightGradOut[j, n] = sum over the windows i of
+// outputGrad[i, n, :] . input[i * d + j, n, :].
+// Phase 1 enforces the page's 约束说明 (TND, cumulative ends ending at input's T, N <= 128, D a multiple of 16 up
+// to 256, weight [compressBlockSize, N] with compressBlockSize a multiple of 16 up to 128, compressStride a
+// multiple of 16 up to compressBlockSize). FLOAT16 and BFLOAT16 compute in float with double accumulation.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/dtypes.h"
+#include "opapi/families/family.h"
+#include "opapi/thread_pool.h"
+
+namespace aclsim {
+namespace {
+
+using F = NsaCompressFamily;
+
+enum Slot { kInput, kWeight, kOut, kGrad, kInputGrad, kWeightGrad, kSlots };
+
+constexpr int64_t kMaxHeads = 128, kMaxHeadDim = 256, kMaxBlockSize = 128;
+
+class NsaCompressWork final : public FamilyWork {
+ public:
+  NsaCompressWork(const char* api, bool grad) : FamilyWork(api, kSlots), grad_(grad) {}
+
+  int64_t heads = 0, dim = 0, block = 0, stride = 0, windows = 0;
+  Dims ends;  // the sequences' cumulative ends
+
+ private:
+  aclnnStatus Compute() override {
+    starts_.clear();  // a repeatable executor runs again
+    for (size_t b = 0; b < ends.size(); ++b) {
+      for (int64_t first = b ? ends[b - 1] : 0; first + block <= ends[b]; first += stride) starts_.push_back(first);
+    }
+    x_ = static_cast<const float*>(ContiguousAs(tensor(kInput), ComputeType::kFloat32, 0));
+    w_ = static_cast<const float*>(ContiguousAs(tensor(kWeight), ComputeType::kFloat32, 1));
+    return grad_ ? Backward() : Forward();
+  }
+
+  aclnnStatus Forward() {
+    std::vector<float> out(static_cast<size_t>(windows * heads * dim));
+    ParallelFor(windows * heads, [&](int64_t task) {
+      const int64_t i = task / heads, n = task % heads;
+      std::vector<double> sum(static_cast<size_t>(dim), 0.0);
+      for (int64_t j = 0; j < block; ++j) {
+        const double weight = w_[j * heads + n];
+        const float* row = x_ + ((starts_[i] + j) * heads + n) * dim;
+        for (int64_t d = 0; d < dim; ++d) sum[d] += weight * row[d];
+      }
+      for (int64_t d = 0; d < dim; ++d) out[task * dim + d] = static_cast<float>(sum[d]);
+    });
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kOut));
+    return ACLNN_SUCCESS;
+  }
+
+  aclnnStatus Backward() {
+    const float* g = static_cast<const float*>(ContiguousAs(tensor(kGrad), ComputeType::kFloat32, 2));
+    const int64_t tokens = tensor(kInput).shape[0];
+    std::vector<double> dx(static_cast<size_t>(tokens * heads * dim), 0.0), dw(static_cast<size_t>(block * heads), 0.0);
+    // One task per head: it alone writes that head's rows of dx and column of dw.
+    ParallelFor(heads, [&](int64_t n) {
+      for (int64_t i = 0; i < windows; ++i) {
+        const float* gi = g + (i * heads + n) * dim;
+        for (int64_t j = 0; j < block; ++j) {
+          const int64_t at = ((starts_[i] + j) * heads + n) * dim;
+          const double weight = w_[j * heads + n];
+          double dot = 0;
+          for (int64_t d = 0; d < dim; ++d) {
+            dx[at + d] += weight * gi[d];
+            dot += static_cast<double>(gi[d]) * x_[at + d];
+          }
+          dw[j * heads + n] += dot;
+        }
+      }
+    });
+    ScatterFrom(dx.data(), ComputeType::kFloat64, tensor(kInputGrad));
+    ScatterFrom(dw.data(), ComputeType::kFloat64, tensor(kWeightGrad));
+    return ACLNN_SUCCESS;
+  }
+
+  const bool grad_;
+  const float *x_ = nullptr, *w_ = nullptr;
+  std::vector<int64_t> starts_;  // each window's first input row, in output order
+};
+
+}  // namespace
+
+aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
+  *workspace = 0;
+  const TensorDesc* input = RoleTensor(call, family, F::Role::kInput);
+  const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  const bool grad = family.op == F::Op::kCompressGrad;
+  for (int role : {F::Role::kOut, F::Role::kGrad, F::Role::kInputGrad, F::Role::kWeightGrad}) {
+    if ((role == F::Role::kOut) != grad && !RoleTensor(call, family, role)) return Decline(call, work, "without its tensors");
+  }
+  if (!input || !weight) return Decline(call, work, "without its tensors");
+  const ParamRejecter reject(call, family);
+  const std::string layout = RoleText(call, family, F::Role::kLayout);
+  if (layout != "TND") {
+    return RejectByRow(call, family, F::Role::kLayout, RowKind::kValue,
+                       "\"" + layout + "\" is not TND, the only layout the page supports now");
+  }
+  if (input->view.size() != 3) return reject(F::Role::kInput, "shape " + DimsText(input->view) + " is not [T, N, D] (TND)");
+  const int64_t tokens = input->view[0], heads = input->view[1], dim = input->view[2];
+  if (heads > kMaxHeads || dim % 16 != 0 || dim > kMaxHeadDim) {
+    return reject(F::Role::kInput, "shape " + DimsText(input->view) +
+                                       ": the page wants N up to 128 and D a multiple of 16 up to 256");
+  }
+  const int64_t block = RoleInt(call, family, F::Role::kBlockSize, 0);
+  if (block < 16 || block % 16 != 0 || block > kMaxBlockSize) {
+    return reject(F::Role::kBlockSize, std::to_string(block) + " is not a multiple of 16 up to 128");
+  }
+  const int64_t stride = RoleInt(call, family, F::Role::kStride, 0);
+  if (stride < 16 || stride % 16 != 0 || stride > block) {
+    return reject(F::Role::kStride, std::to_string(stride) + " is not a multiple of 16 up to compressBlockSize " +
+                                        std::to_string(block));
+  }
+  if (weight->view != Dims{block, heads}) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
+                                        DimsText(Dims{block, heads}));
+  }
+  if (weight->dtype != input->dtype) {
+    return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(weight->dtype) + " is not input's " +
+                                        DTypeName(input->dtype));
+  }
+  auto made = std::make_unique<NsaCompressWork>(call.spec.name, grad);
+  Dims& ends = made->ends;
+  if (!RoleInts(call, family, F::Role::kSeqLens, &ends) || ends.empty()) {
+    return reject(F::Role::kSeqLens, "is required (each sequence's cumulative end)");
+  }
+  int64_t start = 0;
+  for (int64_t end : ends) {
+    if (end < start) return reject(F::Role::kSeqLens, DimsText(ends) + " does not rise from 0 (cumulative sequence ends)");
+    if (end - start >= block) made->windows += (end - start - block) / stride + 1;  // the page's 0 <= i <= (s - l) / d
+    start = end;
+  }
+  if (start != tokens) {
+    return reject(F::Role::kSeqLens, DimsText(ends) + " ends at " + std::to_string(start) + ", not at input's T " +
+                                         std::to_string(tokens));
+  }
+  const Dims windows{made->windows, heads, dim};
+  // The tensors each op reads or writes besides input and weight: its role, slot, shape and whether written.
+  const struct {
+    int role, slot;
+    const Dims& shape;
+    const char* what;
+    bool output;
+  } kept[] = {
+      {F::Role::kOut, kOut, windows, "[the windows, N, D]", true},
+      {F::Role::kGrad, kGrad, windows, "[the windows, N, D]", false},
+      {F::Role::kInputGrad, kInputGrad, input->view, "input's shape", true},
+      {F::Role::kWeightGrad, kWeightGrad, weight->view, "weight's shape", true},
+  };
+  for (const auto& k : kept) {
+    if ((k.role == F::Role::kOut) == grad) continue;
+    const TensorDesc* t = RoleTensor(call, family, k.role);
+    if (t->dtype != input->dtype) {
+      return reject(k.role, std::string("dtype ") + DTypeName(t->dtype) + " is not input's " + DTypeName(input->dtype));
+    }
+    if (k.output) {
+      if (aclnnStatus s = made->KeepOutput(call, family, k.role, *t, k.shape, k.what, k.slot)) return s;
+    } else if (t->view != k.shape) {
+      return reject(k.role, "shape " + DimsText(t->view) + " is not " + k.what + " " + DimsText(k.shape));
+    } else {
+      made->tensor(k.slot).Set(RoleName(call, family, k.role), *t);
+    }
+  }
+  made->heads = heads, made->dim = dim, made->block = block, made->stride = stride;
+  made->tensor(kInput).Set(RoleName(call, family, F::Role::kInput), *input);
+  made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclsim

@@ -1,0 +1,216 @@
+"""torch_npu.npu_nsa_select_attention (op-plugin's aclnnNsaSelectedAttention, layout TND: the nsa_select
+family) against its page's formula written here in PyTorch on the CPU: each query token's selected key and
+value blocks gathered from its own sequence, softmax(scale * q K_sel^T) V_sel per query head, the
+statistics [T, N, 8] the row's max and sum of exp(S - max); and what the page or torch_npu leave open or
+exclude refused by name. And torch_npu.npu_nsa_select_attention_grad (aclnnNsaSelectedAttentionGrad, a derived
+page) from the forward's statistics against CPU autograd of that formula. And torch_npu.npu_nsa_compress
+(aclnnNsaCompress: the nsa_compress family) against its windows weighed and summed, written here, and
+npu_nsa_compress_grad (aclnnNsaCompressGrad) against CPU autograd of that sum."""
+
+from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
+
+
+# reference(...) is the forward page's formula in double on the CPU; blocks(...) draws distinct blocks per token.
+REFERENCE = """
+    def reference(q, k, v, idx, scale, block, q_ends, kv_ends):
+        # selected_key = Gather(key, topk_indices[i]): block i is rows i * block .. (i + 1) * block - 1 of
+        # the token's own sequence; attention_out = Softmax(scale * (query @ selected_key^T)) @ selected_value.
+        t_q, n = q.shape[0], q.shape[1]
+        group = n // k.shape[1]
+        starts = torch.zeros(t_q, dtype=torch.long)
+        for b in range(len(q_ends)):
+            starts[(q_ends[b - 1] if b else 0):q_ends[b]] = kv_ends[b - 1] if b else 0
+        per_head = idx.long().repeat_interleave(group, 1)                              # [T, N, count]
+        rows = (per_head.unsqueeze(-1) * block + torch.arange(block)).flatten(2)       # [T, N, count * block]
+        rows = rows + starts.reshape(-1, 1, 1)
+        heads = torch.arange(n).reshape(1, -1, 1) // group
+        keys, values = k.double()[rows, heads], v.double()[rows, heads]                # [T, N, keys, D]
+        s = scale * (keys @ q.double().unsqueeze(-1)).squeeze(-1)
+        mx = s.amax(-1, keepdim=True)
+        total = torch.exp(s - mx).sum(-1, keepdim=True)
+        out = (torch.softmax(s, -1).unsqueeze(-2) @ values).squeeze(-2)
+        return out, mx.expand(-1, -1, 8), total.expand(-1, -1, 8)
+
+    def blocks(q_lens, kv_lens, kv_heads, block, count):
+        q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+        idx = torch.empty(q_ends[-1], kv_heads, count, dtype=torch.int32)
+        for b in range(len(q_lens)):
+            for t in range(q_ends[b] - q_lens[b], q_ends[b]):
+                for h in range(kv_heads):  # distinct blocks, in no particular order
+                    idx[t, h] = torch.randperm(kv_lens[b] // block)[:count].int()
+        return idx
+"""
+
+
+def test_nsa_select_attention_attends_to_the_selected_blocks(run_npu):
+    run_npu(REFUSED_BY_NAME + REFERENCE + """
+    cases = (
+        # heads, kv heads, block, count, query lengths, key lengths
+        (4, 2, 16, 2, [3, 2], [48, 32]),
+        (2, 2, 64, 2, [2], [192]),
+        (8, 1, 32, 3, [1, 2, 1], [96, 128, 96]),
+    )
+    for dtype, tolerance in ((torch.float16, 2e-3), (torch.bfloat16, 1.6e-2)):
+        for heads, kv_heads, block, count, q_lens, kv_lens in cases:
+            q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+            kv_ends = torch.tensor(kv_lens).cumsum(0).tolist()
+            q = torch.randn(q_ends[-1], heads, 192).to(dtype)
+            k = torch.randn(kv_ends[-1], kv_heads, 192).to(dtype)
+            v = torch.randn(kv_ends[-1], kv_heads, 128).to(dtype)
+            idx = blocks(q_lens, kv_lens, kv_heads, block, count)
+            scale = 192 ** -0.5
+            out, mx, total = torch_npu.npu_nsa_select_attention(
+                q.npu(), k.npu(), v.npu(), idx.npu(), scale, heads, block, count,
+                actual_seq_qlen=q_ends, actual_seq_kvlen=kv_ends)
+            want, want_max, want_sum = reference(q, k, v, idx, scale, block, q_ends, kv_ends)
+            assert out.dtype == dtype and out.shape == (q_ends[-1], heads, 128)
+            assert torch.allclose(out.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
+            assert mx.dtype == torch.float32 and mx.shape == (q_ends[-1], heads, 8)
+            assert torch.allclose(mx.cpu().double(), want_max, rtol=1e-4, atol=1e-4)
+            assert torch.allclose(total.cpu().double(), want_sum, rtol=1e-4, atol=1e-4)
+
+    q = torch.randn(2, 2, 192, dtype=torch.float16).npu()
+    k, v = torch.randn(64, 1, 192, dtype=torch.float16).npu(), torch.randn(64, 1, 128, dtype=torch.float16).npu()
+    idx = torch.zeros(2, 1, 2, dtype=torch.int32)
+    past = idx.clone()
+    past[1, 0, 1] = 4
+    def select(**kw):
+        args = dict(query=q, key=k, value=v, topk_indices=idx.npu(), scale_value=0.1, head_num=2,
+                    select_block_size=16, select_block_count=2, actual_seq_qlen=[2], actual_seq_kvlen=[64])
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_select_attention(**args)
+    refused_by_name([
+        (select(topk_indices=past.npu()), "topkIndices"),
+        (select(atten_mask=torch.zeros(2, 64, dtype=torch.bool).npu()), "attenMaskOptional"),
+        (select(select_block_size=24), "selectedBlockSize"),
+        (select(select_block_size=64), "actualSeqKvLenOptional"),
+        (select(head_num=4), "headNum"),
+        (select(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "192"),
+        (select(actual_seq_qlen=[1], actual_seq_kvlen=[64]), "actualSeqQLenOptional"),
+    ])
+    """)
+
+
+def test_nsa_select_attention_grad_is_the_forwards_adjoint(run_npu):
+    run_npu(REFUSED_BY_NAME + REFERENCE + """
+    cases = (
+        # heads, kv heads, D_qk, D_v, block, count, query lengths, key lengths (a block chosen by several tokens)
+        (4, 2, 192, 128, 16, 2, [3, 2], [48, 32]),
+        (2, 1, 128, 128, 32, 3, [4], [96]),
+    )
+    for dtype, tolerance in ((torch.float16, 4e-3), (torch.bfloat16, 3e-2)):
+        for heads, kv_heads, dqk, dv, block, count, q_lens, kv_lens in cases:
+            q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+            kv_ends = torch.tensor(kv_lens).cumsum(0).tolist()
+            q = torch.randn(q_ends[-1], heads, dqk).to(dtype)
+            k = torch.randn(kv_ends[-1], kv_heads, dqk).to(dtype)
+            v = torch.randn(kv_ends[-1], kv_heads, dv).to(dtype)
+            grad = torch.randn(q_ends[-1], heads, dv).to(dtype)
+            idx = blocks(q_lens, kv_lens, kv_heads, block, count)
+            scale = dqk ** -0.5
+            qd, kd, vd = (x.double().requires_grad_() for x in (q, k, v))
+            out, mx, total = reference(qd, kd, vd, idx, scale, block, q_ends, kv_ends)
+            out.backward(grad.double())
+            # The forward's outputs as the gradient's inputs: computed on the CPU, in the dtypes op-plugin gives.
+            dq, dk, dv_ = torch_npu.npu_nsa_select_attention_grad(
+                grad.npu(), q.npu(), k.npu(), v.npu(), out.detach().to(dtype).npu(), mx.detach().float().npu(),
+                total.detach().float().npu(), idx.npu(), scale, heads, block, count,
+                actual_seq_qlen=q_ends, actual_seq_kvlen=kv_ends)
+            for got, want, name in ((dq, qd.grad, "dq"), (dk, kd.grad, "dk"), (dv_, vd.grad, "dv")):
+                assert got.dtype == dtype and got.shape == want.shape, name
+                assert torch.allclose(got.cpu().double(), want, rtol=tolerance, atol=tolerance), (name, dtype, heads)
+
+    q, k, v = (torch.randn(2, 2, 128, dtype=torch.float16).npu(), torch.randn(64, 1, 128, dtype=torch.float16).npu(),
+               torch.randn(64, 1, 128, dtype=torch.float16).npu())
+    stats = torch.ones(2, 2, 8).npu()
+    idx = torch.zeros(2, 1, 2, dtype=torch.int32)
+    past = idx.clone()
+    past[0, 0, 0] = -1
+    def grad_of(**kw):
+        args = dict(grad=q, query=q, key=k, value=v, attention_out=q, softmax_max=stats, softmax_sum=stats,
+                    topk_indices=idx.npu(), scale_value=0.1, head_num=2, select_block_size=16, select_block_count=2,
+                    actual_seq_qlen=[2], actual_seq_kvlen=[64])
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_select_attention_grad(**args)
+    refused_by_name([
+        (grad_of(topk_indices=past.npu()), "topkIndices"),
+        (grad_of(atten_mask=torch.zeros(2, 64, dtype=torch.bool).npu()), "attenMaskOptional"),
+        (grad_of(softmax_max=torch.ones(2, 2, 1).npu()), "softmaxMax"),
+        (grad_of(select_block_size=48), "actualSeqKvLenOptional"),
+        (grad_of(query=torch.randn(2, 2, 64, dtype=torch.float16).npu()), "key"),
+    ])
+    """)
+
+
+# compress(...) is NSA compression written from the pages, in the inputs' dtype (double for autograd).
+COMPRESS = """
+    def compress(x, w, ends, block, stride):
+        # K_cmp = { phi(k[i*d : i*d+l]) | 0 <= i <= floor((s - l) / d) } per sequence, phi the window's rows
+        # weighed per head by w [l, N] and summed (aclnnNsaCompressWithCache's input[...]*weight[:]).
+        rows = []
+        for start, end in zip([0] + ends[:-1], ends):
+            first = start
+            while first + block <= end:
+                rows.append(torch.einsum("lnd,ln->nd", x[first:first + block], w))
+                first += stride
+        return torch.stack(rows)
+"""
+
+
+def test_nsa_compress_weighs_and_sums_each_window(run_npu):
+    run_npu(REFUSED_BY_NAME + COMPRESS + """
+    cases = (
+        # heads, D, block, stride, sequence lengths (one shorter than a window: no row)
+        (2, 32, 32, 16, [48, 32]),
+        (4, 64, 64, 32, [200]),
+        (1, 16, 16, 16, [5, 40, 17]),
+        (3, 128, 48, 16, [100, 63]),
+    )
+    for dtype, tolerance in ((torch.float16, 1e-2), (torch.bfloat16, 6e-2)):
+        for heads, dim, block, stride, lengths in cases:
+            ends = torch.tensor(lengths).cumsum(0).tolist()
+            x = torch.randn(ends[-1], heads, dim).to(dtype)
+            w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
+            out = torch_npu.npu_nsa_compress(x.npu(), w.npu(), block, stride, actual_seq_len=ends)
+            want = compress(x.double(), w.double(), ends, block, stride)
+            assert out.dtype == dtype and out.shape == want.shape, (out.shape, want.shape)
+            assert torch.allclose(out.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
+
+    x, w = torch.randn(64, 2, 32, dtype=torch.float16).npu(), torch.randn(32, 2, dtype=torch.float16).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_nsa_compress(x, torch.randn(32, 3, dtype=torch.float16).npu(), 32, 16, actual_seq_len=[64]),
+         "weight"),
+        (lambda: torch_npu.npu_nsa_compress(x, w[:24], 24, 16, actual_seq_len=[64]), "compressBlockSize"),
+        # The page's compressBlockSize>=compressStride (a rule phase 1 reads from its 约束说明).
+        (lambda: torch_npu.npu_nsa_compress(x, w, 32, 48, actual_seq_len=[64]), "aclnnNsaCompress.md:301"),
+        (lambda: torch_npu.npu_nsa_compress(x, w, 32, 16, actual_seq_len=[40, 60]), "actSeqLenOptional"),
+    ])
+    """)
+
+
+def test_nsa_compress_grad_is_the_window_sums_gradient(run_npu):
+    run_npu(REFUSED_BY_NAME + COMPRESS + """
+    for dtype, tolerance in ((torch.float16, 1e-2), (torch.bfloat16, 6e-2)):
+        # heads, D, block, stride (overlapping windows and rows no window covers), sequence lengths
+        for heads, dim, block, stride, lengths in ((2, 32, 32, 16, [48, 40]), (3, 64, 48, 32, [130, 20, 90])):
+            ends = torch.tensor(lengths).cumsum(0).tolist()
+            x = torch.randn(ends[-1], heads, dim).to(dtype)
+            w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
+            xd, wd = x.double().requires_grad_(), w.double().requires_grad_()
+            out = compress(xd, wd, ends, block, stride)
+            grad = torch.randn(out.shape).to(dtype)
+            out.backward(grad.double())
+            dx, dw = torch_npu.npu_nsa_compress_grad(grad.npu(), x.npu(), w.npu(), block, stride, actual_seq_len=ends)
+            assert dx.dtype == dtype and dx.shape == x.shape and dw.shape == w.shape
+            assert torch.allclose(dx.cpu().double(), xd.grad, rtol=tolerance, atol=tolerance), (dtype, heads)
+            # weight's gradient sums over every window and D: relative to its size.
+            assert torch.allclose(dw.cpu().double(), wd.grad, rtol=tolerance, atol=tolerance * wd.grad.abs().max()), (dtype, heads)
+
+    x, w = torch.randn(64, 2, 32, dtype=torch.float16).npu(), torch.randn(32, 2, dtype=torch.float16).npu()
+    refused_by_name([
+        (lambda: torch_npu.npu_nsa_compress_grad(torch.randn(2, 2, 32, dtype=torch.float16).npu(), x, w, 32, 16,
+                                                 actual_seq_len=[64]), "outputGrad"),
+        (lambda: torch_npu.npu_nsa_compress_grad(torch.randn(3, 2, 32, dtype=torch.float16).npu(), x, w, 32, 16,
+                                                 actual_seq_len=[40, 60]), "actSeqLenOptional"),
+    ])
+    """)
