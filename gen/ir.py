@@ -55,7 +55,9 @@ from gen import abi, jsontext
 # 23: ErrorCase.about_attributes and ErrorCase.below_zero (what an error row's prose says, set by the parser
 # so that no emitter reads it: "输入的属性不在支持的范围内", "小于0").
 # 24: Param.rank_line (the error row that gives a tensor its ranks where its own row is silent: "input或out的维数大于8").
-SCHEMA_VERSION = 24
+# 25: ShapeForm.PRESENT (a tensor a null-pointer row requires under a bool argument's value only: "当outputRstd为
+# True时，传入rstdOut是空指针").
+SCHEMA_VERSION = 25
 
 
 class PageKind(str, enum.Enum):
@@ -1050,6 +1052,9 @@ class ShapeForm(str, enum.Enum):
     ABSENT = "absent"
     # A rank within `ShapeRule.ranks`, beside the table's ("当quantMode = "dynamic"时，shape支持2-8维度").
     RANK = "rank"
+    # A tensor, not a null pointer, where it is otherwise optional: a null-pointer row under a bool
+    # argument's value ("当outputRstd为True时，传入rstdOut是空指针"); refused as ACLNN_ERR_PARAM_NULLPTR.
+    PRESENT = "present"
 
 
 @dataclass(frozen=True)
@@ -1098,6 +1103,8 @@ class ShapeRule(_Json):
             condition = f"{self.when} {'not in' if self.negated else 'in'} {{{', '.join(self.values)}}}"
         if self.form is ShapeForm.ABSENT:
             return f"when {condition}: {self.param} is a null pointer"
+        if self.form is ShapeForm.PRESENT:
+            return f"when {condition}: {self.param} is given (not a null pointer)"
         if self.form is ShapeForm.RANK:
             return f"when {condition}: {self.param} has rank {self.ranks[0]}-{self.ranks[1]}"
         shape = f"the shape of {' and '.join(self.others)}" if self.others else "one element"

@@ -52,7 +52,7 @@ def call_plan(bound: BoundAPI) -> dict:
     # The shape a host argument decides (a loss's out: one element unless reduction is none).
     shape_rules = [{"param": r.param, "when": r.when, "values": list(r.values), "negated": r.negated,
                     "scalar": r.form.value == "scalar", "others": list(r.others)} for r in bound.api.shape_rules
-                   if r.form.value != "absent"]  # a null pointer, not a shape
+                   if r.form.value not in ("absent", "present")]  # a null pointer or not, not a shape
     return {"soc": soc.value, "ranks": ranks, "strings": strings, "shape_rules": shape_rules}
 
 

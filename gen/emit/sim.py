@@ -729,7 +729,8 @@ def spec_rows(api: API) -> tuple[SpecRow, ...]:
 
 
 _SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "aclsim::ShapeForm::kScalar",
-                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent", ShapeForm.RANK: "aclsim::ShapeForm::kRank"}
+                ShapeForm.ABSENT: "aclsim::ShapeForm::kAbsent", ShapeForm.RANK: "aclsim::ShapeForm::kRank",
+                ShapeForm.PRESENT: "aclsim::ShapeForm::kPresent"}
 
 
 def empty_status(api: API) -> int:

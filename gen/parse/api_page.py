@@ -36,7 +36,7 @@ from gen.parse.param_dtypes import (dtype_relations_the_combinations_keep, dtype
 from gen.parse.param_entries import (constraint_entries, diagnose_coverage, documented_entries, match_entry,
                                      pair_leftovers)
 from gen.parse.param_ranks import ranks_from_errors
-from gen.parse.param_roles import (in_place_target, optional_where_errors_refuse_only_all_null,
+from gen.parse.param_roles import (in_place_target, optional_where_errors_refuse_only_all_null, present_under_bool_values,
                                    optional_where_errors_say_non_null, read_before_outputs, with_reserved)
 from gen.parse.product_tables import per_product_tables, product_table_notes
 from gen.parse.readers.document import Block, Document, Section, block_text
@@ -141,6 +141,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = [with_reserved(param, entry, constraint_texts) for param, entry in zip(params, matched)]
     params = optional_where_errors_say_non_null(params, errors)
     params = optional_where_errors_refuse_only_all_null(params, errors)
+    params, presence = present_under_bool_values(params, errors)
     params = conventions.class_predicate_inputs(pair.api, params)
     conventions.integer_inputs_cast(pair.api, params, pair.workspace.line, diags)
 
@@ -159,7 +160,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               example_line=example_line, dtype_combinations=combinations, value_ranges=tuple(found.value_ranges),
               value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
-              shape_rules=tuple(found.shape_rules), dim_bytes=tuple(found.dim_bytes), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
+              shape_rules=(*found.shape_rules, *presence), dim_bytes=tuple(found.dim_bytes), speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
                               error_rows_name_formats=conventions.error_rows_name_formats(api),
                               zero_d_addends=conventions.zero_d_addends(api))

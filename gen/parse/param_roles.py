@@ -8,7 +8,8 @@ import dataclasses
 import re
 from typing import Collection, Optional, Sequence
 
-from gen.ir import Diagnostic, Direction, ErrorCase, ErrorCategory, Level, Param, ParamKind, Reserved
+from gen import abi
+from gen.ir import Diagnostic, Direction, ErrorCase, ErrorCategory, Level, Param, ParamKind, Reserved, ShapeForm, ShapeRule
 from gen.parse.extractors.entries import ParamEntry
 from gen.parse.extractors.relations import CONDITION
 from gen.parse.patterns import lazy_pattern
@@ -157,3 +158,34 @@ def with_reserved(param: Param, entry: Optional[ParamEntry], constraints: Sequen
                                  for sentence in re.split(r"[。；;\n]|\.\s", entry.prose)):
         return dataclasses.replace(param, reserved=Reserved.UNUSED)
     return param
+
+
+_PARAM_NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
+# "当outputRstd为True时，传入rstdOut是空指针", "当inputG为true时，sumDy或sumDyXmu是空指针": a null-pointer row
+# under a bool argument's value, and nothing else.
+_NULL_UNDER_BOOL = lazy_pattern(
+    r"^\s*(?:当|如果|若)\s*`?(?P<when>[A-Za-z_]\w*)`?\s*(?:为|是|==?)\s*(?P<value>true|false)\s*(?:时|的时候)\s*[，,]?\s*"
+    r"(?:传入(?:的)?\s*)?(?P<names>`?[A-Za-z_]\w*`?(?:\s*(?:或者|或|、|和)\s*`?[A-Za-z_]\w*`?)*)\s*(?:是|为)\s*空指针\s*[。.]?\s*$",
+    re.I)
+
+
+def present_under_bool_values(params: Sequence[Param], errors: Sequence[ErrorCase]) -> tuple[list[Param], list[ShapeRule]]:
+    """The tensors a null-pointer row refuses only under a bool argument's value ("当outputRstd为True时，
+    传入rstdOut是空指针": aclnnAddRmsNormDynamicMxQuant's example passes a null rstdOut with outputRstd
+    false) made optional, each with the rule that it is given under that value (ShapeForm.PRESENT,
+    citing the row): the page admits the null pointer otherwise."""
+    kinds = {p.name: p.kind for p in params}
+    named: list[str] = []
+    rules: list[ShapeRule] = []
+    for error in errors:
+        found = _NULL_UNDER_BOOL.match(error.condition)
+        if found is None or error.code != _PARAM_NULLPTR or kinds.get(found.group("when")) is not ParamKind.BOOL:
+            continue
+        names = _NAME.findall(found.group("names").replace("或者", " ").replace("或", " ").replace("和", " "))
+        if not names or any(kinds.get(n) is not ParamKind.TENSOR for n in names):
+            continue
+        value = "1" if found.group("value").lower() == "true" else "0"
+        for name in names:
+            named.append(name)
+            rules.append(ShapeRule(name, found.group("when"), (value,), ShapeForm.PRESENT, line=error.line))
+    return _made_optional(params, named), rules

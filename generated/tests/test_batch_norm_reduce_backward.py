@@ -260,3 +260,27 @@ def test_error_row15_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 325: 161002 ACLNN_ERR_PARAM_INVALID: 当biasG为true时，gradBias的size与input的channel轴不一致。)')
 def test_error_row16_unclassified():
     pass
+
+
+# line 281: when inputG in {1}: sumDy is given (not a null pointer)
+@pytest.mark.skip(reason='not tested: the bindings allocate sumDy: a null one cannot be passed')
+def test_rule_line281_shape_rule1():
+    pass
+
+
+# line 281: when inputG in {1}: sumDyXmu is given (not a null pointer)
+@pytest.mark.skip(reason='not tested: the bindings allocate sumDyXmu: a null one cannot be passed')
+def test_rule_line281_shape_rule2():
+    pass
+
+
+# line 284: when weightG in {1}: gradWeight is given (not a null pointer)
+@pytest.mark.skip(reason='not tested: the bindings allocate gradWeight: a null one cannot be passed')
+def test_rule_line284_shape_rule3():
+    pass
+
+
+# line 287: when biasG in {1}: gradBias is given (not a null pointer)
+@pytest.mark.skip(reason='not tested: the bindings allocate gradBias: a null one cannot be passed')
+def test_rule_line287_shape_rule4():
+    pass

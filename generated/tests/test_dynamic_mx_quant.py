@@ -169,3 +169,15 @@ def test_rule_line174_value_range2_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line174_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=174, base=BASE)
+
+
+# line 124: x.shape[-1] % 2 == 0 when dstType == 40
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 40')
+def test_rule_line124_divisibility1():
+    pass
+
+
+# line 124: x.shape[-1] % 2 == 0 when dstType == 41
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 41')
+def test_rule_line124_divisibility2():
+    pass

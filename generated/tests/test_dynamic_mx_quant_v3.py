@@ -176,3 +176,15 @@ def test_rule_line210_value_range2_refused(op, case):
 @pytest.mark.skip(reason='not tested: maxLowBound is no integer argument the suite sets')
 def test_rule_line230_value_range3():
     pass
+
+
+# line 160: x.shape[-1] % 2 == 0 when dstType == 40
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 40')
+def test_rule_line160_divisibility1():
+    pass
+
+
+# line 160: x.shape[-1] % 2 == 0 when dstType == 41
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 41')
+def test_rule_line160_divisibility2():
+    pass

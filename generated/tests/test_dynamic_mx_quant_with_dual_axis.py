@@ -152,3 +152,15 @@ def test_rule_line178_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line178_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=178, base=BASE)
+
+
+# line 148: x.shape[-1] % 2 == 0 when dstType == 40
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 40')
+def test_rule_line148_divisibility1():
+    pass
+
+
+# line 148: x.shape[-1] % 2 == 0 when dstType == 41
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 41')
+def test_rule_line148_divisibility2():
+    pass

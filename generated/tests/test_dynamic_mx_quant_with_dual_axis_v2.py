@@ -146,3 +146,15 @@ def test_error_row5_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line215_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=215, base=BASE)
+
+
+# line 185: x.shape[-1] % 2 == 0 when dstType == 40
+@pytest.mark.skip(reason='not tested: the base call does not meet it')
+def test_rule_line185_divisibility1():
+    pass
+
+
+# line 185: x.shape[-1] % 2 == 0 when dstType == 41
+@pytest.mark.skip(reason='not tested: the base call does not meet it')
+def test_rule_line185_divisibility2():
+    pass

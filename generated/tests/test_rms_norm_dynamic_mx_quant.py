@@ -296,3 +296,9 @@ def test_rule_line179_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line179_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=179, base=BASE)
+
+
+# line 296: when outputRstd in {1}: rstdOut is given (not a null pointer)
+@pytest.mark.skip(reason='not tested: the bindings allocate rstdOut: a null one cannot be passed')
+def test_rule_line296_shape_rule1():
+    pass

@@ -227,3 +227,28 @@ def test_a_near_name_is_a_code_name_one_parameter_differs_from():
     assert near_names("the value of x is invalid", ["x", "values"]) == ()
     assert near_names("属性scale超过1", ["scales", "scaleOptional"]) == ()
     assert near_names("tensors中tensor的维度不一致", ["tensors"]) == ()
+
+
+def test_a_null_row_under_a_flag_makes_its_tensors_optional_and_required_under_the_flag():
+    from gen.ir import ErrorCase, ParamKind, ShapeForm
+    from gen.parse.param_roles import present_under_bool_values
+    from tests.support.factories import make_param
+
+    # aclnnAddRmsNormDynamicMxQuant.md:317 and aclnnBatchNormReduceBackward.md:281: the page admits a null
+    # rstdOut with outputRstd false (its example passes one), a null sumDy and sumDyXmu with inputG false.
+    params = [make_param("x1"), make_param("outputRstd", kind=ParamKind.BOOL), make_param("rstdOut"),
+              make_param("inputG", kind=ParamKind.BOOL), make_param("sumDy"), make_param("sumDyXmu"),
+              make_param("epsilon", kind=ParamKind.FLOAT)]
+
+    def read(condition, code=161001):
+        found, rules = present_under_bool_values(params, [ErrorCase("ACLNN_ERR_PARAM_NULLPTR", code, condition, line=9)])
+        return {p.name for p in found if p.optional}, [(r.param, r.when, r.values, r.form, r.line) for r in rules]
+
+    assert read("当outputRstd为True时，传入rstdOut是空指针。") == (
+        {"rstdOut"}, [("rstdOut", "outputRstd", ("1",), ShapeForm.PRESENT, 9)])
+    assert read("当inputG为true时，sumDy或sumDyXmu是空指针。")[1] == [
+        ("sumDy", "inputG", ("1",), ShapeForm.PRESENT, 9), ("sumDyXmu", "inputG", ("1",), ShapeForm.PRESENT, 9)]
+    # Not a bool's value, another status, or more than a null pointer: no such rule.
+    assert read("当epsilon为true时，传入rstdOut是空指针。") == (set(), [])
+    assert read("当outputRstd为True时，传入rstdOut是空指针。", code=161002) == (set(), [])
+    assert read("当outputRstd为True时，rstdOut是空指针或shape不对。") == (set(), [])

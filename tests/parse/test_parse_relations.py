@@ -300,6 +300,25 @@ def test_the_same_total_rank_is_no_same_shape():
     assert "x1" in api.param("yOut").related(K.SAME_SHAPE)
 
 
+@pytest.mark.parametrize("text", [
+    "维度需要与self和gradInput一致，shape需要与replication_pad1d正向传播的output一致。",  # aclnnReplicationPad1dBackward.md:90
+    "数据格式和维度与输入self一致。",  # MaxPool's out: pooled, smaller than self
+    "TensorList中每个输出tensor的维度与self的维度一致。",  # aclnnSplitTensor.md:112: the pieces of a split
+])
+def test_dimensions_alike_are_the_rank_not_the_shape(text):
+    assert K.SAME_SHAPE not in [kind for kind, _ in rel(text, own="result")]
+
+
+def test_a_pad_backwards_gradient_is_ranked_as_self_and_its_input_shaped_as_self():
+    # aclnnReplicationPad1dBackward.md:90 and :100, and the example's gradOutput [1, 4] beside self's [1, 2].
+    page = parse_bytes((REPOSITORY / "op_docs" / "aclnnReplicationPad1dBackward.md").read_bytes(), "p.md")
+    api = page.apis[0]
+    assert api.param("gradOutput").related(K.SAME_SHAPE) == ()
+    assert api.param("self").related(K.SAME_SHAPE) == ("gradInput",)
+    assert not any(d.code == "example-breaks-relation" for d in page.diagnostics)
+    assert rel("维度（shape）与self一致。") == [(K.SAME_SHAPE, ("self",))]
+
+
 def test_the_dimensions_to_be_normalized_are_part_of_a_shape():
     # aclnnAddRmsNormQuantV2_en.md:136, gamma: "The shape must be the same as the dimension to be normalized in `x1`."
     assert rel("The shape must be the same as the dimension to be normalized in `self`.") == []

@@ -396,6 +396,16 @@ def test_divisibility_under_an_int_arguments_dtype_values():
                                                       "x.shape[-1] % 2 == 0 when dstType == 41"]
 
 
+def test_divisibility_under_the_destination_type():
+    # "目的类型为FLOAT4_E2M1、FLOAT4_E1M2时，x的最后一维必须是偶数" (aclnnDynamicMxQuant.md:127): the destination
+    # type is the API's one dstType argument.
+    mx = api("ops-nn/quant/dynamic_mx_quant/docs/aclnnDynamicMxQuant.md", "aclnnDynamicMxQuant")
+    assert [d.describe() for d in mx.divisibility] == ["x.shape[-1] % 2 == 0 when dstType == 40",
+                                                      "x.shape[-1] % 2 == 0 when dstType == 41"]
+    assert {d.line for d in mx.divisibility} == {mx.param("x").line}  # x's row cites it
+    assert not [m for m in unread("ops-nn/quant/dynamic_mx_quant/docs/aclnnDynamicMxQuant.md") if "偶数" in m]
+
+
 def test_a_least_length_in_bytes_of_some_chips():
     # "Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional五个输入的尾轴长度必须大于等于32 Bytes": each
     # tensor's last axis, on the chip the product names only.

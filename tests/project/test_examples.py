@@ -428,9 +428,6 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
                                             "the copy fails (100000)",
     "dequant_swiglu_quant": "passes quantMode \"static\", which the kernel declines by name (561003, reported by the "
                             "synchronisation): no page states the static formula",
-    "add_rms_norm_dynamic_mx_quant": "passes a null rstdOut with outputRstd false, which the page's second null row "
-                                     "admits (161001 only when outputRstd is true); phase 1 reads rstdOut as required "
-                                     "(gen/parse does not read the row's condition): refused 161001",
 }
 
 

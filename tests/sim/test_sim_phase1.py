@@ -3,6 +3,8 @@ with the page's status for every row of each seed's error table and a message na
 parameter and the rule."""
 
 import ctypes
+import subprocess
+import sys
 from contextlib import contextmanager
 
 import numpy as np
@@ -10,10 +12,12 @@ import pytest
 
 from gen import abi
 from gen.ir import ErrorCategory
+from gen.locations import REPOSITORY
 from tests.support import sim_seed_ir
 from tests.sim.sim_lib import (
     ACL_BF16, ACL_BOOL, ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NC1HWC0,
     ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_INT8, ACL_INT32, ACL_INT64, INVALID, NULLPTR, P, _array, session_sim,
+    subprocess_env,
 )
 
 F = ACL_FLOAT
@@ -554,3 +558,39 @@ def test_null_pointers_come_before_every_other_check(sim, objs):
     args = rules_args(objs, self=objs.t([3, 4], ACL_INT8), out=None)
     assert phase1(sim, "aclnnSimTestRules", *args) == NULLPTR
     assert "out is a null pointer" in sim.error()
+
+
+
+# The package's simulator (op_docs' pages), in a process of its own: one libascendcl per process.
+_PACKAGE_PHASE1 = """
+import types
+from pathlib import Path
+from gen.parse import parse_file
+from tests.sim.sim_lib import ACL_FLOAT, Sim
+api = parse_file("op_docs/aclnnBatchNormReduceBackward.md").apis[0]
+sim = Sim(Path("generated/aclnn/_sim"), types.SimpleNamespace(api=lambda name: types.SimpleNamespace(api=api)))
+sim.start()
+def call(weight_g, grad_weight):
+    t = lambda *shape: sim.tensor(list(shape), ACL_FLOAT, None)
+    status, _, executor = sim.phase1("aclnnBatchNormReduceBackward", t(2, 3, 4), t(2, 3, 4), t(3), t(3), t(3), True,
+                                     weight_g, True, t(3), t(3), t(3) if grad_weight else None, t(3))
+    if status == 0:
+        sim.aclDestroyAclOpExecutor(executor)
+    return status, sim.error() if status else ""
+for weight_g, grad_weight in ((False, False), (True, True), (True, False)):
+    print(*call(weight_g, grad_weight), sep="|")
+"""
+
+
+def test_an_output_a_null_row_requires_under_a_flag_only_is_null_when_the_flag_is_off():
+    # aclnnBatchNormReduceBackward.md:284: "当weightG为true时，gradWeight是空指针" (161001): with weightG false
+    # the page admits a null gradWeight (op-plugin passes none for an output its mask does not ask for).
+    if not (REPOSITORY / "generated" / "aclnn" / "_sim" / "libopapi.so").exists():
+        pytest.skip("the package's simulator is not built (ninja -C build/main)")
+    out = subprocess.run([sys.executable, "-c", _PACKAGE_PHASE1], env=subprocess_env(), cwd=REPOSITORY, check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    assert out[0] == "0|" and out[1] == "0|", out
+    status, message = out[2].split("|", 1)
+    assert int(status) == NULLPTR, out
+    assert "gradWeight: a null pointer, where it must be given when weightG" in message
+    assert "aclnnBatchNormReduceBackward.md:284" in message

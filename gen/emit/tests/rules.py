@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional, Sequence
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
-from gen.emit.tests.errors import PARAM_INVALID
+from gen.emit.tests.errors import NULLPTR, PARAM_INVALID
 from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
                     MAX_RANK, ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
@@ -89,10 +89,13 @@ class RulePlanner:
                     accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
                 # A dimension equality or a shape rule's shape answers the status of shapes that disagree
                 # (an output given where it must be null is no shape: 161002).
-                shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and rule.form is not ShapeForm.ABSENT
+                shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and \
+                    rule.form not in (ShapeForm.ABSENT, ShapeForm.PRESENT)
                 ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
+                required = isinstance(rule, ShapeRule) and rule.form is ShapeForm.PRESENT
                 status = rule.status if valued or isinstance(rule, ArrayLength) else \
-                    self.api.rank_status() if ranked else self.api.shape_status() if shaped else 0
+                    self.api.rank_status() if ranked else self.api.shape_status() if shaped else \
+                    NULLPTR if required else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
                                       status=status or PARAM_INVALID,
                                       skip="" if accepted or refused else why))
@@ -440,6 +443,15 @@ class RulePlanner:
             if rule.param not in given.shapes and rule.param not in given.out:
                 return [], [], f"the base call does not give {rule.param}"
             return [with_absences(replace(given, id=f"{label}"), self.api)], [given], ""
+        if rule.form is ShapeForm.PRESENT:
+            if param.direction is Direction.OUT:
+                return [], [], f"the bindings allocate {rule.param}: a null one cannot be passed"
+            # Given under the condition; a null pointer, refused.
+            required = replace(self.base, id=f"{label}", values=values)
+            if rule.param not in required.shapes:
+                return [], [], f"the base call does not give {rule.param}"
+            return [required], [replace(required, id=f"{label}-{rule.param}-null",
+                                        none=tuple(dict.fromkeys((*required.none, rule.param))))], ""
         if rule.form is ShapeForm.RANK:
             return self._rank_cases(rule, param, label, values)
         if rule.form is ShapeForm.SCALAR:

@@ -47,7 +47,11 @@ _NEGATED = lazy_pattern(r"不一致|不相同|不同|not\s+the\s+same|inconsiste
 # the tensor may have ("shape可以和`gamma`/`beta`或`x1`/`x2`一致": aclnnAddLayerNorm's biasOptional, of either).
 _ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(?:is\s+)?(?:FLOAT|float)|可以\s*(?:和|与|跟)")
 _DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
-_SHAPE_WORD = lazy_pattern(r"shape|形状|维度", re.I)
+_SHAPE_WORD = lazy_pattern(r"shape|形状", re.I)
+# "维度需要与self和gradInput一致" (the pad backwards' gradOutput: its example passes [1, 4] beside self's
+# [1, 2]), "数据格式和维度与输入self一致" (MaxPool's out, pooled smaller than self): 维度 alone is the rank,
+# which no relation of the IR states, so it is no shape relation; a sentence that says shape as well
+# ("维度（shape）与self一致") is one.
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape

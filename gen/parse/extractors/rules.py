@@ -1027,11 +1027,27 @@ class _Reader:
             NamedPattern(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
         )
 
+    # "目的类型为FLOAT4_E2M1、FLOAT4_E1M2时，x的最后一维必须是偶数" (the MX quantisers' x): the destination
+    # type is the API's one dstType argument.
+    _DESTINATION = lazy_pattern(r"^\s*(?:当|如果|若)?\s*目的(?:数据)?类型\s*(?=为|是)")
+    _DESTINATION_ARGUMENT = lazy_pattern(r"^dst_?type(?:Optional)?$", re.I)
+
+    def _destination_named(self, sentence: str) -> str:
+        """`sentence` with the destination type it opens with ("目的类型为...时") named as the argument
+        that carries it, when the API has exactly one (dstType); as it is otherwise."""
+        found = self._DESTINATION.match(sentence)
+        carriers = [n for n, p in self.params.items()
+                    if self._DESTINATION_ARGUMENT.match(n) and p.kind in (ParamKind.INT, ParamKind.DTYPE)]
+        if found is None or len(carriers) != 1:
+            return sentence
+        return f"当{carriers[0]}" + sentence[found.end():]
+
     def _divisible_condition(self, sentence: str, text: Text) -> Optional[tuple[list[dict], str]]:
         """The chips, value condition or dtype condition a divisibility's sentence opens with (as
         Divisibility's fields: one set per rule, an int argument's dtypes one value each), and the
         rest of the sentence; None when it states another condition, or more than one."""
         chips, rest = self._chips_opening(sentence)
+        rest = self._destination_named(rest)
         for pattern in self._condition_openings():
             found = pattern.match(self.names, rest)
             if found is not None:

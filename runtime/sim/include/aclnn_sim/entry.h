@@ -196,7 +196,7 @@ struct DivisibleSpec {  // gen.ir.Divisibility
   int line;
 };
 
-enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent, kRank };  // gen.ir.ShapeForm
+enum class ShapeForm : uint8_t { kSame, kScalar, kAbsent, kRank, kPresent };  // gen.ir.ShapeForm
 
 struct ShapeRuleSpec {  // gen.ir.ShapeRule
   int8_t param;
@@ -206,6 +206,7 @@ struct ShapeRuleSpec {  // gen.ir.ShapeRule
   uint8_t value_count;
   bool negated;
   ShapeForm form;   // kSame: the broadcast shape of `others`; kScalar: one element; kAbsent: a null pointer;
+                    // kPresent: not a null pointer;
                     // kRank: a rank in [rank_min, rank_max]
   uint64_t others;  // parameter mask
   int line;

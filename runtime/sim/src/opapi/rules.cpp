@@ -337,6 +337,13 @@ aclnnStatus CheckShapeRules(const Call& call) {
   for (uint8_t r = 0; r < rules.shape_rule_count; ++r) {
     const ShapeRuleSpec& rule = rules.shape_rules[r];
     const Dims* shape = TensorShape(call, rule.param);
+    if (rule.form == ShapeForm::kPresent) {
+      // A tensor optional but under the argument's value ("当outputRstd为True时，传入rstdOut是空指针").
+      if (shape || !RuleApplies(call, rule)) continue;
+      return call.Fail(ACLNN_ERR_PARAM_NULLPTR, std::string(spec.params[rule.param].name) +
+                                                    ": a null pointer, where it must be given when " +
+                                                    WhenText(call, rule) + Where(spec, rule.line));
+    }
     if (!shape || !RuleApplies(call, rule)) continue;
     const char* name = spec.params[rule.param].name;
     if (rule.form == ShapeForm::kAbsent) {
