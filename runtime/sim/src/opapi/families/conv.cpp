@@ -435,7 +435,6 @@ class ConvWork final : public FamilyWork {
       Store(kXout, out);
       return ACLNN_SUCCESS;
     }
-    UseBlas();
     const float* x = Used(tensor(kXin)) ? Operand(kXin, kBufX) : nullptr;
     const float* y = Used(tensor(kYin)) ? Operand(kYin, kBufY) : nullptr;
     const float* w = Used(tensor(kW)) ? Operand(kW, kBufW) : nullptr;
