@@ -157,6 +157,7 @@ struct PlannedConv {
   dnnl::memory cx, cw, cy;  // the primitive's (cx: the padded input)
   dnnl::memory cx_inner;    // cx's part where x goes
   dnnl::reorder to_x, to_w, from_y;
+  size_t bytes = 0;  // of the buffers it owns (cx, cw, cy)
   const char* route = "onednn";
 };
 
@@ -228,17 +229,29 @@ std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s) {
     p->cy = dnnl::memory(pd.dst_desc(), engine);
     p->from_y = dnnl::reorder(p->cy, p->y);
   }
+  for (const dnnl::memory* owned : {&p->cx, &p->cw, &p->cy}) {
+    if (*owned) p->bytes += owned->get_desc().get_size();
+  }
   p->route = Interned(std::string("onednn:") + pd.impl_info_str());
   return p;
 }
 
 // The calling thread's plans, the last used first: a model's few convolution shapes, each planned
-// and its buffers zeroed once.
+// and its buffers zeroed once. A plan whose buffers are larger than kKeptBytes is dropped after its
+// call (its zeros written again at the next): a few large layers must not hold a thread's memory.
 constexpr size_t kKeptConvs = 4;
+constexpr size_t kKeptBytes = size_t{64} << 20;
+
+using KeptConvs = std::vector<std::pair<DnnlConvShape, std::unique_ptr<PlannedConv>>>;
+
+KeptConvs& Kept() {
+  thread_local KeptConvs kept;
+  return kept;
+}
 
 // Null where oneDNN has only its reference kernels for the shape (kept too, as such).
 PlannedConv* PlanFor(const DnnlConvShape& shape) {
-  thread_local std::vector<std::pair<DnnlConvShape, std::unique_ptr<PlannedConv>>> kept;
+  KeptConvs& kept = Kept();
   auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& p) { return SameShape(p.first, shape); });
   if (it == kept.end()) {
     kept.emplace(kept.begin(), shape, PlanConv(shape));
@@ -275,6 +288,7 @@ bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, fl
     if (p.cy) p.from_y.execute(stream, p.cy, p.y);
     stream.wait();
     *route = p.route;
+    if (p.bytes > kKeptBytes) Kept().erase(Kept().begin());  // PlanFor put it first
     return true;
   } catch (const dnnl::error& e) {
     *why = std::string("oneDNN: ") + e.what();
