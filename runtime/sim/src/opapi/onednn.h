@@ -71,10 +71,10 @@ struct DnnlConvShape {
 // y = the convolution of x by w, the padding multiplied as zeros as the NPU's img2col and Cube do
 // (0 times an infinite weight is NaN beside the border) where oneDNN's own padding would leave it
 // out of the sums: x is copied into a zero-padded buffer, which oneDNN convolves with no padding.
-// Each thread keeps the last shapes' plans and buffers, their zeros written once (up to 64 MiB a plan). False, with the
-// reason in `why`, where oneDNN cannot start or has no kernel for it. `route`: "onednn:" and the
-// implementation oneDNN chose ("onednn:brgconv:avx2"), a string that lives as long as the process.
-// Threads as DnnlProduct's.
+// Each thread keeps the last shapes' plans and buffers, their zeros written once (up to 64 MiB a
+// plan). False, with the reason in `why`, where oneDNN cannot start or has only its reference
+// kernels for it. `route`: "onednn:" and the implementation oneDNN chose ("onednn:jit:avx2"), a
+// string that lives as long as the process. Threads as DnnlProduct's.
 bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, float* y, const char** route,
                   std::string* why);
 
