@@ -95,6 +95,16 @@ for param, args in bad.items():
     record(f"bad {param}", lambda: aclnn.convolution(x, weight, None, *args, 1, out=np.zeros((1, 6, 3, 3), np.float32)))
 record("bad cube", lambda: aclnn.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2, 4))
 
+# A convolution multiplies its padding as zeros, as the NPU's img2col does: an infinite weight at
+# kernel offset (0, 0) makes NaN of every output of its channel whose window starts in the padding.
+bx = rng.standard_normal((1, 3, 9, 8)).astype(np.float32)
+bw = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+bw[1, 2, 0, 0] = np.inf
+out["border inputs"] = [bx.tolist(), bw.tolist()]
+for stride in (1, 2):
+    record(f"border stride {stride}", lambda: aclnn.convolution(bx, bw, None, [stride, stride], [1, 1], [1, 1], False,
+                                                                [0, 0], 1, 1))
+
 # ConvTbc (pad 1) with a NaN weight at kernel offset 0, which time 0 reads in the padding, and a
 # NaN gradient at the last time, which offset 2 reads there: aten's conv_tbc skips the padding.
 tx = rng.standard_normal((5, 2, 3)).astype(np.float32)
@@ -176,6 +186,18 @@ def test_phase1_refuses_a_bad_argument_naming_it(results, param):
 
 def test_an_undocumented_cube_math_type_is_refused(results):
     assert results["bad cube"]["status"] == 161002 and "cubeMathType" in results["bad cube"]["message"]
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_convolution_multiplies_its_padding_as_zeros(results, stride):
+    x, w = _tensors(results, "border inputs")
+    got = torch.tensor(results[f"border stride {stride}"])
+    # PyTorch's own padding skips the padded positions; zeros padded first are multiplied.
+    want = F.conv2d(F.pad(x, [1, 1, 1, 1]), w, None, stride)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
+    assert torch.isnan(got[0, 1, 0]).all() and torch.isnan(got[0, 1, :, 0]).all()
+    assert not torch.isnan(got[0, 1, 1:, 1:]).any() and torch.isinf(got[0, 1, 1:, 1:]).all()
+    assert torch.isfinite(got[0, [0, 2, 3]]).all()
 
 
 def test_tbc_skips_the_padding_as_aten_does(results):

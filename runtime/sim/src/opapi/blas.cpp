@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <utility>
 
 #include <cblas.h>
@@ -75,6 +74,9 @@ Library Open() {
   }
   ACLSIM_BLAS_ROUTINES(ACLSIM_BLAS_RESOLVE)
 #undef ACLSIM_BLAS_RESOLVE
+  // One thread, set here before any call can reach the library, so that no family can forget it
+  // (why one: SplitGemm's comment).
+  library.scipy_openblas_set_num_threads(1);
   library.route += std::string(":") + library.scipy_openblas_get_corename();
   return library;
 }
@@ -108,19 +110,6 @@ bool LoadBlas(std::string* why) {
 
 const char* BlasRoute() { return Blas().route.c_str(); }
 
-// OpenBLAS runs on the calling thread alone; SplitGemm spreads a product over the simulator's pool.
-// OpenBLAS's own threads share packed panels and wait for one another between them, spinning: on
-// 2 cores shared with other processes, a product waited whenever one of them was preempted. perf
-// of the stride-1 conv2d ([1, 64, 56, 56] 3x3, nine products a call) under a load average of 8:
-// 88% of the cycles in inner_thread, exec_blas_async_wait and blas_thread_server, 3% in
-// sgemm_kernel, 20-136 ms a call at the median against 5-7 on one thread. Its threads callback
-// (scipy_openblas_set_threads_callback_function) ran the same jobs, waits included, on the pool:
-// slower still. LAPACK's routines run on one thread too (OpenBLAS has no per-call setting).
-void UseBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { Called().scipy_openblas_set_num_threads(1); });
-}
-
 namespace {
 
 // A product worth splitting (OpenBLAS's own threshold is 2^18 multiply-adds; a pool's hand-off
@@ -131,6 +120,15 @@ constexpr int64_t kPieceWork = int64_t{1} << 19;
 // register blocks (16 wide at most on the paths it runs here).
 constexpr int64_t kPieceAlign = 32;
 
+// OpenBLAS runs on one thread (Open sets it where the library opens); SplitGemm spreads a product
+// over the simulator's pool. OpenBLAS's own threads share packed panels and wait for one another between them, spinning: on
+// 2 cores shared with other processes, a product waited whenever one of them was preempted. perf
+// of the stride-1 conv2d ([1, 64, 56, 56] 3x3, nine products a call) under a load average of 8:
+// 88% of the cycles in inner_thread, exec_blas_async_wait and blas_thread_server, 3% in
+// sgemm_kernel, 20-136 ms a call at the median against 5-7 on one thread. Its threads callback
+// (scipy_openblas_set_threads_callback_function) ran the same jobs, waits included, on the pool:
+// slower still. LAPACK's routines run on one thread too (OpenBLAS has no per-call setting).
+//
 // C = alpha * op(A) @ op(B) + beta * C in independent blocks of C's rows or columns (the longer
 // side), one OpenBLAS call each, spread over the pool, with no wait but the last. The pieces
 // depend on the shape and the thread count alone, so a result does not vary from call to call;

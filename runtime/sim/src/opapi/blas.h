@@ -1,5 +1,7 @@
 // OpenBLAS (the scipy-openblas32 wheel) for the families that multiply matrices or factor them
-// (matmul, conv, rnn, vocab_parallel, linalg, ...): UseBlas() before their first BLAS or LAPACK call.
+// (matmul, conv, rnn, vocab_parallel, linalg, ...). OpenBLAS computes on the calling thread alone (set
+// where the library opens); the sgemm and dgemm the families call are split by blas.cpp into pieces
+// over the simulator's pool (ACLNN_SIM_THREADS), LAPACK's routines run on one thread.
 //
 // libopapi does not link it: OpenBLAS picks its kernels (its "core") from the CPU when it loads,
 // reading OPENBLAS_CORETYPE then and never again, so the simulator opens it itself, once, after
@@ -40,11 +42,6 @@ namespace aclsim {
 // calls it before the first kernel launch, so that OpenBLAS's fork handler is registered before the
 // stream workers' (ascendcl/stream_worker.cpp: theirs must run first).
 bool LoadBlas(std::string* why);
-
-// Once per process: OpenBLAS computes on the calling thread alone. The sgemm and dgemm the
-// families call are split by blas.cpp into pieces over the simulator's pool (ACLNN_SIM_THREADS);
-// LAPACK's routines run on one thread.
-void UseBlas();
 
 // "openblas:<core>" ("openblas:Haswell"): the kernels OpenBLAS runs, as engine_paths reports them.
 const char* BlasRoute();

@@ -1,8 +1,9 @@
 // oneDNN (the onednn-cpu-gomp wheel) for the matmul family's 16-bit products: BFLOAT16 and FLOAT16
 // operands multiplied with the CPU's own instructions for them (AMX, AVX512-BF16, AVX512-FP16),
 // accumulated in float as the NPU's Cube does, where OpenBLAS (no sbgemm) would convert them to float
-// first. A build without oneDNN (CMake did not find it in the venv) has this interface and no such
-// kernels: every product then takes OpenBLAS's sgemm.
+// first; and for the conv family's float convolutions, the kernels PyTorch CPU runs. A build without
+// oneDNN (CMake did not find it in the venv) has this interface and no such kernels: every product
+// then takes OpenBLAS's sgemm, every convolution im2col and sgemm.
 #ifndef ACLNN_SIM_OPAPI_ONEDNN_H_
 #define ACLNN_SIM_OPAPI_ONEDNN_H_
 
@@ -55,6 +56,27 @@ class DnnlProduct {
   struct Planned;
   std::unique_ptr<Planned> planned_;
 };
+
+// A float convolution's geometry as oneDNN takes it, 3 spatial dimensions (1d and 2d ones with
+// dimensions of 1 in front): input [n, groups * cxg, x...], weight [groups * cyg, cxg, k...], output
+// [n, groups * cyg, y...], all contiguous, with strides s and dilations d. The input is read as
+// placed at offset p (the padding before it) in zeros of extent `padded` (its elements beyond, which
+// no output reads, left out).
+struct DnnlConvShape {
+  int64_t n = 0, groups = 1, cxg = 0, cyg = 0;
+  int64_t x[3] = {1, 1, 1}, p[3] = {0, 0, 0}, padded[3] = {1, 1, 1}, k[3] = {1, 1, 1}, y[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1};
+};
+
+// y = the convolution of x by w, the padding multiplied as zeros as the NPU's img2col and Cube do
+// (0 times an infinite weight is NaN beside the border) where oneDNN's own padding would leave it
+// out of the sums: x is copied into a zero-padded buffer, which oneDNN convolves with no padding.
+// Each thread keeps the last shapes' plans and buffers, their zeros written once (up to 64 MiB a
+// plan). False, with the reason in `why`, where oneDNN cannot start or has only its reference
+// kernels for it. `route`: "onednn:" and the implementation oneDNN chose ("onednn:jit:avx2"), a
+// string that lives as long as the process. Threads as DnnlProduct's.
+bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, float* y, const char** route,
+                  std::string* why);
 
 }  // namespace aclsim
 

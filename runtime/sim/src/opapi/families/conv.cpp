@@ -1,7 +1,8 @@
 // The convolution family: aclnnConvolution (1d/2d/3d, strides, paddings, dilations, groups,
 // transposed with output padding), aclnnConvolutionBackward (the gradients outputMask asks for),
 // aclnnConvDepthwise2d, aclnnConvTbc and its backward, and aclnnIm2col: im2col + GEMM on the BLAS
-// the matmul family uses (OpenBLAS sgemm), and its transpose (GEMM + col2im).
+// the matmul family uses (OpenBLAS sgemm), and its transpose (GEMM + col2im); ToY on oneDNN's
+// convolution where the build has it (ToYOnDnnl).
 //
 // Every op is one geometry between an X side (the convolution's input: [N, Cx, X...]) and a Y side
 // (its output: [N, Cy, Y...]) through a weight [Cy, Cx / groups, K...]. Three primitives compute
@@ -31,6 +32,7 @@
 #include "common/dtypes.h"
 #include "opapi/blas.h"
 #include "opapi/families/family.h"
+#include "opapi/onednn.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -157,6 +159,31 @@ void Col2im(const Geometry& g, const float* col, int64_t channels, float* xg) {
           for (int64_t w = lo; w < hi; ++w) out[w * stride] += line[w];
         });
       }
+    }
+  });
+}
+
+// The extent along each dimension of X zero-padded so that every output's window lies inside it:
+// (y - 1) * s + d * (k - 1) + 1.
+void PaddedExtent(const Geometry& g, int64_t* extent) {
+  for (int i = 0; i < kSpatial; ++i) extent[i] = (g.y[i] - 1) * g.s[i] + g.d[i] * (g.k[i] - 1) + 1;
+}
+
+// padded[c] = X[c] placed at offset p in zeros of `extent` (X's elements beyond it, which no
+// output reads, left out), for `channels` contiguous planes of X.
+void Pad(const Geometry& g, const float* x, int64_t channels, const int64_t* extent, float* padded) {
+  const int64_t* e = extent;
+  const int64_t plane = e[0] * e[1] * e[2];
+  std::fill(padded, padded + channels * plane, 0.0f);
+  ParallelRange(channels * g.x[0] * g.x[1], g.x[2], [&](int64_t begin, int64_t end) {
+    for (int64_t line = begin; line < end; ++line) {  // line: (channel, xd, xh)
+      const int64_t xh = line % g.x[1], xd = line / g.x[1] % g.x[0], c = line / (g.x[1] * g.x[0]);
+      const int64_t pd = xd + g.p[0], ph = xh + g.p[1];
+      if (pd < 0 || pd >= e[0] || ph < 0 || ph >= e[1]) continue;  // outside every output's reach
+      const int64_t lo = std::max<int64_t>(0, -g.p[2]), hi = std::min(g.x[2], e[2] - g.p[2]);
+      if (hi <= lo) continue;
+      std::memcpy(padded + c * plane + (pd * e[1] + ph) * e[2] + lo + g.p[2], x + line * g.x[2] + lo,
+                  static_cast<size_t>(hi - lo) * sizeof(float));
     }
   });
 }
@@ -296,8 +323,8 @@ class ConvWork final : public FamilyWork {
   bool UsesShifted(Shifted* sh) const {
     for (int i = 0; i < kSpatial; ++i) {
       if (g.s[i] != 1) return false;
-      sh->extent[i] = g.y[i] + g.d[i] * (g.k[i] - 1);
     }
+    PaddedExtent(g, sh->extent);
     sh->plane = sh->extent[0] * sh->extent[1] * sh->extent[2];
     sh->columns = ((g.y[0] - 1) * sh->extent[1] + (g.y[1] - 1)) * sh->extent[2] + g.y[2];
     return !g.Pointwise() && g.YSize() > 0 && sh->columns >= kShiftedColumns;
@@ -319,18 +346,7 @@ class ConvWork final : public FamilyWork {
       }
       for (int64_t i = 0; i < g.n; ++i) {
         const float* xg = x + (i * g.cx + grp * cxg) * xs;
-        std::fill(padded, padded + padded_size, 0.0f);
-        ParallelRange(cxg * g.x[0] * g.x[1], g.x[2], [&](int64_t begin, int64_t end) {
-          for (int64_t line = begin; line < end; ++line) {  // line: (channel, xd, xh)
-            const int64_t xh = line % g.x[1], xd = line / g.x[1] % g.x[0], c = line / (g.x[1] * g.x[0]);
-            const int64_t pd = xd + g.p[0], ph = xh + g.p[1];
-            if (pd < 0 || pd >= e[0] || ph < 0 || ph >= e[1]) continue;  // outside every output's reach
-            const int64_t lo = std::max<int64_t>(0, -g.p[2]), hi = std::min(g.x[2], e[2] - g.p[2]);
-            if (hi <= lo) continue;
-            std::memcpy(padded + c * sh.plane + (pd * e[1] + ph) * e[2] + lo + g.p[2], xg + line * g.x[2] + lo,
-                        static_cast<size_t>(hi - lo) * sizeof(float));
-          }
-        });
+        Pad(g, xg, cxg, e, padded);
         // The padded rows that hold computed positions, in chunks over the pool: a chunk's K products
         // and then its output lines, with no wait between products (one GEMM at a time over the pool
         // waited nine times a call for its slowest thread).
@@ -360,8 +376,40 @@ class ConvWork final : public FamilyWork {
     }
   }
 
+  // oneDNN's convolution (opapi/onednn.h), the one PyTorch CPU runs, with the padding multiplied
+  // as zeros as in the column matrix. False where this build or oneDNN has none for it: the caller
+  // computes it on OpenBLAS.
+  bool ToYOnDnnl(const float* x, const float* w, float* y) {
+    DnnlConvShape shape;
+    shape.n = g.n;
+    shape.groups = g.groups;
+    shape.cxg = g.Cxg();
+    shape.cyg = g.Cyg();
+    PaddedExtent(g, shape.padded);
+    for (int i = 0; i < kSpatial; ++i) {
+      shape.x[i] = g.x[i];
+      shape.p[i] = g.p[i];
+      shape.k[i] = g.k[i];
+      shape.y[i] = g.y[i];
+      shape.s[i] = g.s[i];
+      shape.d[i] = g.d[i];
+    }
+    const char* route = nullptr;
+    std::string why;  // oneDNN without a kernel for it: OpenBLAS computes it as well
+    if (!DnnlConvolve(shape, x, w, y, &route, &why)) return false;
+    ForwardRoute().TookRoute(route);
+    return true;
+  }
+
+  static EnginePath& ForwardRoute() {
+    static EnginePath engine(__FILE__, "float32");
+    return engine;
+  }
+
   void ToY(const float* x, const float* w, float* y) {
     if (skip_padding) return ToYSkippingPadding(x, w, y);
+    if (ToYOnDnnl(x, w, y)) return;
+    ForwardRoute().TookRoute(BlasRoute());
     Shifted shifted;
     if (UsesShifted(&shifted)) return ToYShifted(shifted, x, w, y);
     const int64_t rows = g.Rows(), ys = g.YSize(), xs = g.XSize(), cxg = g.Cxg(), cyg = g.Cyg();
@@ -435,7 +483,6 @@ class ConvWork final : public FamilyWork {
       Store(kXout, out);
       return ACLNN_SUCCESS;
     }
-    UseBlas();
     const float* x = Used(tensor(kXin)) ? Operand(kXin, kBufX) : nullptr;
     const float* y = Used(tensor(kYin)) ? Operand(kYin, kBufY) : nullptr;
     const float* w = Used(tensor(kW)) ? Operand(kW, kBufW) : nullptr;

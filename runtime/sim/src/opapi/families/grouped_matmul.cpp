@@ -158,7 +158,6 @@ class GroupedMatmulWork final : public FamilyWork {
       if (g.k == 0) {
         std::fill(y, y + g.m * g.n, 0.0f);
       } else {
-        UseBlas();
         scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(g.m), static_cast<int>(g.n),
                           static_cast<int>(g.k), 1.0f, x, static_cast<int>(ldx), w, static_cast<int>(g.n), 0.0f, y,
                           static_cast<int>(g.n));
@@ -212,7 +211,6 @@ class GroupedMatmulAddWork final : public FamilyWork {
     for (int64_t i = 0; i < groups; ++i) {
       const int64_t start = i ? ends[i - 1] : 0, rows = ends[i] - start;
       if (rows == 0) continue;
-      UseBlas();
       scipy_cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
                         static_cast<int>(rows), 1.0f, x.data() + start * m, static_cast<int>(m), w.data() + start * n,
                         static_cast<int>(n), 1.0f, y.data() + i * m * n, static_cast<int>(n));

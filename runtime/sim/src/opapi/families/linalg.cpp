@@ -679,7 +679,6 @@ class LinalgWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
-    UseBlas();  // LAPACK on this thread alone (OpenBLAS has no per-call thread count: opapi/blas.h)
     if (Floating()) {
       // In the inputs' precision, as PyTorch's CPU kernels (float LU and triangular solves meet an
       // exactly singular matrix where theirs do); QR and SVD in double: PyTorch's LAPACK (MKL)

@@ -399,7 +399,6 @@ class MatmulWork final : public FamilyWork {
       IntegerProduct();
       return ACLNN_SUCCESS;
     }
-    UseBlas();
     return type == ComputeType::kFloat64 ? Product<double>() : Product<float>();
   }
 

@@ -190,7 +190,6 @@ class ForwardWork final : public RnnWork {
   }
 
   aclnnStatus Compute() override {
-    UseBlas();
     const int64_t T = g.steps, B = g.batch, H = g.hidden, D = g.directions, width = g.width();
     std::vector<float> x = Load(Sequence(0));
     std::vector<float> hy(static_cast<size_t>(g.units() * g.state())), cy(hy.size());
@@ -275,7 +274,6 @@ class BackwardWork final : public RnnWork {
   }
 
   aclnnStatus Compute() override {
-    UseBlas();
     const int64_t T = g.steps, B = g.batch, H = g.hidden, D = g.directions, width = g.width();
     // An absent dy, dh or dc (the loss does not reach the output, h_n or c_n: autograd's undefined
     // gradient) is zeros.

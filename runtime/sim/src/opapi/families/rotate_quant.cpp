@@ -41,7 +41,6 @@ class RotateQuantWork final : public FamilyWork {
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
     const float* rotation = static_cast<const float*>(ContiguousAs(tensor(kRotation), ComputeType::kFloat32, 1));
     std::vector<float> y(static_cast<size_t>(rows * width));
-    UseBlas();
     const int blocks = static_cast<int>(rows * width / k), kk = static_cast<int>(k);
     scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blocks, kk, kk, 1.0f, x, kk, rotation, kk, 0.0f,
                       y.data(), kk);

@@ -53,7 +53,6 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, con
     std::fill(c, c + m * n, 0.0f);
     return;
   }
-  UseBlas();
   scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(m),
                     static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(ta ? m : k), b,
                     static_cast<int>(tb ? k : n), 0.0f, c, static_cast<int>(n));
