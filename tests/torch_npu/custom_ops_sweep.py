@@ -57,7 +57,7 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_dynamic_mx_quant", "npu_dynamic_mx_quant_with_dual_axis", "npu_grouped_dynamic_mx_quant",
     "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
-    "npu_dynamic_dual_level_mx_quant")}
+    "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis")}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1094,6 +1094,19 @@ def makers(dtype: str = "float32"):
         v = 20 * b
         return (x,), {"dst_type": 292, "scale_alg": 0}, dual_axis_quantised(v)
     m["npu_swiglu_mx_quant_with_dual_axis"] = swiglu_mx_quant_with_dual_axis
+
+    def swiglu_backward_mx_quant_with_dual_axis():
+        # aclnnSwigluBackwardMxQuantWithDualAxis: A = 0 (sigmoid 1/2), B of powers of two, yGrad 2: the
+        # gradient is [B, 0] (grad_A = 2 * B / 2, grad_B = 0), quantised along -1 and -2 (scaleAlg 1, which
+        # for a power of two max is scaleAlg 0's exponent); the zero blocks' scales and elements 0.
+        b = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float())
+        x = torch.cat([torch.zeros(32, 32), b], -1).bfloat16()
+        y1, s1, y2, s2 = dual_axis_quantised(b)
+        zeros = torch.zeros(32, 32).to(torch.float8_e4m3fn)
+        want = (torch.cat([y1, zeros], -1), s1, torch.cat([y2, zeros], -1),
+                torch.cat([s2, torch.zeros(1, 32, 2, dtype=torch.uint8)], 1))
+        return (x, torch.full((32, 32), 2.0).bfloat16()), {}, want
+    m["_npu_swiglu_backward_mx_quant_with_dual_axis"] = swiglu_backward_mx_quant_with_dual_axis
 
     def dynamic_dual_level_mx_quant():
         # aclnnDynamicDualLevelMxQuant: x [2, 512] of +-1, level0 = max|x| / 6 = 1/6 in float, x / level0 cast
