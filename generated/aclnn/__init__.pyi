@@ -50011,90 +50011,163 @@ def prompt_flash_attention_v3(query: _TensorLike, key: _TensorLike, value: _Tens
 def prompt_flash_attention_v3(query: _HostArray, key: _HostArray, value: _HostArray, pse_shift: _HostArray | None, atten_mask: _HostArray | None, actual_seq_lengths: Sequence[int] | NDArray[np.integer[Any]] | None, actual_seq_lengths_kv: Sequence[int] | NDArray[np.integer[Any]] | None, deq_scale1: _HostArray | None, quant_scale1: _HostArray | None, deq_scale2: _HostArray | None, quant_scale2: _HostArray | None, quant_offset2: _HostArray | None, num_heads: int, scale_value: float, pre_tokens: int, next_tokens: int, input_layout: str, num_key_value_heads: int, sparse_mode: int, inner_precise: int, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
-# aclnnQuantMatmulV5 (op_docs/aclnnQuantMatmulV5_en.md:78)
+# aclnnQuantMatmulV5 (op_docs/aclnnQuantMatmulV5.md:253)
 @overload
-def quant_matmul_v5(x1: Tensor, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: Tensor, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnQuantMatmulV5 (both phases) on the active backend.
 
-    - Description: Performs matrix multiplication for quantization. It is compatible with the aclnnQuantMatmulV3 and aclnnQuantMatmulV4 APIs. It supports at least one-dimensional input and at most two-dimensional input. Similar APIs include aclnnMm (only two-dimensional tensors can be used as the input of matrix multiplication).
-    - Formula:
-      - x1 is INT8, x2 is INT32, x1Scale is FLOAT32, x2Scale is UINT64, and yOffset is FLOAT32:
+    - 接口功能：完成量化的矩阵乘计算。
+      - Atlas A2 训练系列产品/Atlas A2 推理系列产品、Atlas A3 训练系列产品/Atlas A3 推理系列产品：
+    兼容aclnnQuantMatmulV3、aclnnQuantMatmulV4接口功能。完成量化的矩阵乘计算，最小支持输入维度为1维，最大支持输入维度为2维。相似接口有aclnnMm（仅支持2维Tensor作为输入的矩阵乘）。
+      - Ascend 950PR/Ascend 950DT：
+    兼容aclnnQuantMatmulV3、aclnnQuantMatmulV4接口功能，并在其基础上新增支持G-B、B-B、T-CG、MX 量化模式等特性；x1、x2输入新增支持FLOAT8_E4M3FN、FLOAT8_E5M2、HIFLOAT8、FLOAT4_E2M1等数据类型。完成量化的矩阵乘计算，最小支持输入维度为2维，最大支持输入维度为6维。相似接口有aclnnMm（仅支持2维Tensor作为输入的矩阵乘）和aclnnBatchMatMul（仅支持三维的矩阵乘，其中第一维是Batch维度）。
+    - 计算公式：
+      - Atlas A2 训练系列产品/Atlas A2 推理系列产品、Atlas A3 训练系列产品/Atlas A3 推理系列产品：
+    支持K-C && K-T、T-C && T-T、G-B、K-G量化模式，不同量化模式对应的输入输出数据类型组合参见约束说明。
+    K-G量化模式
+        - x1为INT8，x2为INT32，x1Scale为FLOAT32，x2Scale为UINT64/INT64，yOffset为FLOAT32：
     $$
     out = ((x1 @ (x2*x2Scale)) + yOffset) * x1Scale
     $$
-      - No x1Scale, no bias:
+        - x1，x2为INT4，x1Scale，x2Scale为FLOAT32，x2Offset为FLOAT16，out为FLOAT16/BFLOAT16（pertoken-pergroup非对称量化）：
     $$
-    out = x1@x2 * x2Scale + x2Offset
+    out = x1Scale * x2Scale * (x1 @ x2 - x1 @ x2Offset)
     $$
-      - bias (INT32):
-    $$
-    out = (x1@x2 + bias) * x2Scale + x2Offset
-    $$
-      - bias (BFLOAT16/FLOAT32) (no offset in this scenario):
-    $$
-    out = x1@x2 * x2Scale + bias
-    $$
-      - With x1Scale, no bias:
+    K-C && K-T量化模式
+        - x1Scale、无bias：
     $$
     out = x1@x2 * x2Scale * x1Scale
     $$
-      - With x1Scale, bias (INT32) (no offset in this scenario):
+        - x1Scale、bias INT32（此场景无offset）：
     $$
     out = (x1@x2 + bias) * x2Scale * x1Scale
     $$
-      - With x1Scale, bias BFLOAT16/FLOAT16/FLOAT32 (no offset in this scenario):
+        - x1Scale、bias BFLOAT16/FLOAT16/FLOAT32（此场景无offset）：
     $$
     out = x1@x2 * x2Scale * x1Scale + bias
     $$
-      - x1 and x2 are INT8, x1Scale and x2Scale are FLOAT32, bias is FLOAT32, and out is FLOAT16 or BFLOAT16 (pergroup-perblock quantization):
+    T-C && T-T量化模式
+        - 无x1Scale、无bias：
+    $$
+    out = x1@x2 * x2Scale + x2Offset
+    $$
+        - bias INT32：
+    $$
+    out = (x1@x2 + bias) * x2Scale + x2Offset
+    $$
+        - bias BFLOAT16/FLOAT32（此场景无offset）：
+    $$
+    out = x1@x2 * x2Scale + bias
+    $$
+    G-B量化模式
+        - x1，x2为INT8，x1Scale，x2Scale为FLOAT32，bias为FLOAT32，out为FLOAT16/BFLOAT16（pergroup-perblock量化）：
     $$
     out = (x1 @ x2) * x1Scale * x2Scale + bias
     $$
-      - x1 and x2 are INT4, x1Scale and x2Scale are FLOAT32, x2Offset is FLOAT16, and out is FLOAT16 or BFLOAT16 (pertoken-pergroup asymmetric quantization):
+      - Atlas 推理系列产品：
+    支持K-C量化模式，不同量化模式对应的输入输出数据类型组合参见约束说明。
+    K-C量化模式
+        - x1Scale、无bias：
     $$
-    out = x1Scale * x2Scale @ (x1 @ x2 - x1 @ x2Offset)
+    out = x1@x2 * x2Scale * x1Scale
+    $$
+        - x1Scale、bias INT32（此场景无offset）：
+    $$
+    out = (x1@x2 + bias) * x2Scale * x1Scale
+    $$
+      - Ascend 950PR/Ascend 950DT：
+    支持T-C && T-T、K-C && K-T、G-B、B-B、MX、T-CG、K-G 量化模式，不同量化模式对应的输入输出数据类型组合参见约束说明。
+    K-G量化模式
+        - x1，x2为INT4，x1Scale，x2Scale为FLOAT32，x2Offset为FLOAT16，out为FLOAT16/BFLOAT16 (pertoken-pergroup非对称量化)：
+    $$
+    out = x1Scale * x2Scale * (x1 @ x2 - x1 @ x2Offset)
+    $$
+    T-C && T-T量化模式
+        - x1，x2为INT8，无x1Scale，x2Scale为INT64/UINT64，可选参数x2Offset为FLOAT32，可选参数bias为INT32：
+    $$
+    out = (x1@x2 + bias) * x2Scale + x2Offset
+    $$
+        - x1，x2为INT8，无x1Scale，x2Scale为INT64/UINT64，可选参数bias为INT32；
+    或x1，x2为FLOAT8_E4M3FN/FLOAT8_E5M2/HIFLOAT8，无x1Scale，x2Scale为INT64/UINT64，可选参数bias为FLOAT32；
+    或x1，x2为INT4，无x1Scale，x2Scale为INT64/UINT64，可选参数bias为INT32：
+    $$
+    out = (x1@x2 + bias) * x2Scale
+    $$
+        - x1，x2为INT8，无x1Scale，x2Scale为BFLOAT16/FLOAT32，可选参数bias为BFLOAT16/FLOAT32：
+    $$
+    out = x1@x2 * x2Scale + bias
+    $$
+        - x1，x2为FLOAT8_E4M3FN/FLOAT8_E5M2/HIFLOAT8，x1Scale为FLOAT32，x2Scale为FLOAT32，可选参数bias为FLOAT32：
+    $$
+    out = x1@x2 * x2Scale * x1Scale + bias
+    $$
+    K-C && K-T量化模式
+        - x1，x2为INT8，x1Scale为FLOAT32，x2Scale为BFLOAT16/FLOAT32，可选参数bias为INT32；
+    或x1，x2为INT4，x1Scale为FLOAT32，x2Scale为BFLOAT16/FLOAT32，可选参数bias为INT32：
+    $$
+    out = (x1@x2 + bias) * x2Scale * x1Scale
+    $$
+        - x1，x2为INT8，x1Scale为FLOAT32，x2Scale为BFLOAT16/FLOAT32，可选参数bias为BFLOAT16/FLOAT32；
+    或x1，x2为INT8，x1Scale为FLOAT32，x2Scale为FLOAT32，可选参数bias为FLOAT16/FLOAT32；
+    或x1，x2为INT4，x1Scale为FLOAT32，x2Scale为BFLOAT16/FLOAT32，可选参数bias为BFLOAT16/FLOAT32；
+    或x1，x2为INT4，x1Scale为FLOAT32，x2Scale为FLOAT32，可选参数bias为FLOAT16/FLOAT32；
+    或x1，x2为FLOAT8_E4M3FN/FLOAT8_E5M2/HIFLOAT8，x1Scale为FLOAT32，x2Scale为FLOAT32，可选参数bias为FLOAT32：
+    $$
+    out = x1@x2 * x2Scale * x1Scale + bias
+    $$
+    G-B && B-B && MX量化模式
+    $$
+    out[m,n] = \\sum_{j=0}^{kLoops-1} ((\\sum_{k=0}^{gsK-1} (x1Slice * x2Slice))* (x1Scale[m/gsM, j] * x2Scale[j, n/gsN]))+bias[n]
+    $$
+    其中，gsM，gsN和gsK分别代表groupSizeM，groupSizeN和groupSizeK；x1Slice代表x1第m行长度为groupSizeK的向量，x2Slice代表x2第n列长度为groupSizeK的向量；K轴均从j*groupSizeK起始切片，j的取值范围[0, kLoops)，kLoops = ceil(K / groupSizeK)，K为K轴长度，支持最后的切片长度不足groupSizeK。仅MX量化模式下包含bias。对于G-B，B-B和MX量化模式，[groupSizeM，groupSizeN，groupSizeK]取值组合仅分别支持[1，128，128]，[128，128，128]和[1，1，32]。
+    T-CG量化模式
+    $$
+    out = (x1@(x2 * x2Scale)) * yScale
     $$
 
     Parameters
     ----------
     x1 : array_like or aclnn.Tensor
-        x1 (const aclTensor*, in): Input x1 in the formula.
-        dtypes INT4, INT8, INT32, FLOAT8_E4M3FN; rank 2-6; formats ND; contiguous only.
-        Non-contiguous tensors are supported only when the last m and k axes are transposed. In other scenarios, non-contiguous tensors are not supported.
+        x1 (const aclTensor*, in): 公式中的输入x1。
+        dtypes INT4, INT8, INT32, FLOAT8_E4M3FN, FLOAT8_E5M2, HIFLOAT8, FLOAT4_E2M1; on Ascend950: INT4, INT8, FLOAT8_E4M3FN, FLOAT8_E5M2, HIFLOAT8, FLOAT4_E2M1, INT32; rank 2-6; formats ND; non-contiguous allowed; empty not allowed.
+        不支持空Tensor。 仅最后m和k轴转置情况下支持非连续的Tensor，其他轴方向不支持非连续的Tensor。
     x2 : array_like or aclnn.Tensor
-        x2 (const aclTensor*, in): Input x2 in the formula.
-        dtypes INT4, INT8, INT32, FLOAT8_E4M3FN; rank 2-8; formats ND; contiguous only.
-        In AI processor affinity data layout format, the shape can be four- to eight-dimensional. In ND format, non-contiguous tensors are supported when the last two axes are transposed. In other scenarios, non-contiguous tensors are not supported.
+        x2 (const aclTensor*, in): 公式中的输入x2。
+        dtypes INT4, INT8, INT32, FLOAT8_E4M3FN, FLOAT8_E5M2, HIFLOAT8, FLOAT4_E2M1; on Ascend950: INT4, INT8, FLOAT8_E4M3FN, FLOAT8_E5M2, HIFLOAT8, FLOAT4_E2M1, INT32; rank 2-8; formats ND, NZ; non-contiguous allowed; empty not allowed.
+        不支持空Tensor。 NZ格式下，不支持空Tensor。 NZ格式下，shape支持4-8维。 ND格式下支持最后两根轴转置情况下的非连续tensor，其他场景的非连续的Tensor不支持。
     x1_scale : array_like or aclnn.Tensor or None
-        x1Scale (const aclTensor*, in): Input x1Scale in the formula.
-        dtypes FLOAT; rank 1-6; formats ND.
+        x1Scale (const aclTensor*, in): 公式中的输入x1Scale。
+        dtypes FLOAT, FLOAT8_E8M0; rank 1-7; formats ND; non-contiguous allowed; empty not allowed.
+        不支持空Tensor。
     x2_scale : array_like or aclnn.Tensor
-        x2Scale (const aclTensor*, in): Quantization parameter, corresponding to the input x2Scale in the formula.
-        dtypes UINT64, INT64, FLOAT, BFLOAT16; rank 1-6; formats ND.
+        x2Scale (const aclTensor*, in): 表示量化参数，公式中的输入x2Scale。
+        dtypes UINT64, INT64, FLOAT, BFLOAT16, FLOAT8_E8M0, FLOAT16; rank 1-7; formats ND; non-contiguous allowed; empty not allowed.
+        不支持空Tensor。
     y_scale : array_like or aclnn.Tensor or None
-        yScale (const aclTensor*, in): Dequantization scale parameter of the output y.
-        Reserved parameter. It is not supported in the current version. Pass nullptr.
+        yScale (const aclTensor*, in): 输出y的反量化scale参数。
+        dtypes UINT64, INT64; rank 2; formats ND; contiguous only; empty not allowed.
+        不支持空Tensor。 如果不使用该参数，传入nullptr。
     x1_offset : array_like or aclnn.Tensor or None
-        x1Offset (const aclTensor*, in): Input x1Offset in the formula.
-        Reserved parameter. It is not supported in the current version. Pass nullptr.
+        x1Offset (const aclTensor*, in): 公式中的输入x1Offset。
+        预留参数，当前版本不支持，需要传入nullptr。
     x2_offset : array_like or aclnn.Tensor or None
-        x2Offset (const aclTensor*, in): Input x2Offset in the formula.
-        dtypes FLOAT16, FLOAT; rank 1-2; formats ND.
-        The shape is one-dimensional (t,), and t = 1 or n, where n is the same as n of x2.
+        x2Offset (const aclTensor*, in): 公式中的输入x2Offset。
+        dtypes FLOAT16, FLOAT; rank 1-2; formats ND; empty not allowed.
+        不支持空Tensor。
     y_offset : array_like or aclnn.Tensor or None
-        yOffset (const aclTensor*, in): Input yOffset in the formula.
+        yOffset (const aclTensor*, in): 公式中的输入yOffset。
         dtypes FLOAT, FLOAT16, BFLOAT16, INT8; rank 1; formats ND.
-        The shape can be one-dimensional (n). The value must be 8\\*x2\\*x2Scale and be accumulated in the first dimension.
     bias : array_like or aclnn.Tensor or None
-        bias (const aclTensor*, in): Input bias in the formula.
-        dtypes INT32, FLOAT, BFLOAT16, FLOAT16; rank 1-3; formats ND.
+        bias (const aclTensor*, in): 公式中的输入bias。
+        dtypes INT32, FLOAT, BFLOAT16, FLOAT16; rank 1-3; formats ND; contiguous only; empty not allowed.
+        不支持空Tensor。
     transpose_x1 : bool
-        transposeX1 (bool, in): Whether the input shape of x1 is transposed.
+        transposeX1 (bool, in): 表示x1的输入shape是否转置。
     transpose_x2 : bool
-        transposeX2 (bool, in): Whether the input shape of x2 is transposed.
-    group_size : int
-        groupSize (int64_t, in): Quantization group size in the m, n, and k directions.
-        The value is composed of groupSizeM, groupSizeN, and groupSizeK in three directions. Each value occupies 16 bits, and the lower 48 bits of groupSize of the int64_t type are occupied (the higher 16 bits of groupSize are invalid). Formula 1 below the table is used to compute the value.
+        transposeX2 (bool, in): 表示x2的输入shape是否转置。
+    group_size : int or None
+        groupSize (int64_t, in): 用于输入m、n、k方向上的量化分组大小。
+        由3个方向的groupSizeM，groupSizeN，groupSizeK三个值拼接组成，每个值占16位，共占用int64_t类型groupSize的低48位（groupSize中的高16位的数值无效），计算公式见表格下方。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write out; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -50103,35 +50176,86 @@ def quant_matmul_v5(x1: Tensor, x2: _TensorLike, x1_scale: _TensorLike | None, x
     Returns
     -------
     out : numpy.ndarray or aclnn.Tensor
-        out (aclTensor*, out): out in the formula.
-        dtypes FLOAT16, INT8, BFLOAT16, INT32, HIFLOAT8, FLOAT8_E4M3FN; rank 2; formats ND; non-contiguous allowed.
+        out (aclTensor*, out): 公式中的输出out。
+        dtypes FLOAT16, INT8, BFLOAT16, INT32, FLOAT; rank 2; formats ND; empty not allowed.
+        不支持空Tensor。
 
     Raises
     ------
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
-        161001 ACLNN_ERR_PARAM_NULLPTR: The passed x1, x2, x1Scale, x2Scale, yOffset, or out is a null pointer.
-        161002 ACLNN_ERR_PARAM_INVALID: The shape of x1, x2, bias, x1Scale, x2Scale, x2Offset, or out does not meet the verification condition.
-        161002 ACLNN_ERR_PARAM_INVALID: The data type or format of x1, x2, bias, x1Scale, x2Scale, x2Offset, or out is not supported.
-        161002 ACLNN_ERR_PARAM_INVALID: x1, x2, bias, x2Scale, x2Offset, or out is an empty tensor.
-        161002 ACLNN_ERR_PARAM_INVALID: The passed groupSize does not meet the verification conditions or the passed groupSize is 0, and the groupSize cannot be deduced based on the shape relationship between x1, x2, x1Scale, and x2Scale.
+        161001 ACLNN_ERR_PARAM_NULLPTR: 传入的x1、x2、x2Scale或out是空指针。
+        161002 ACLNN_ERR_PARAM_INVALID: x1、x2、bias、x1Scale、x2Scale、x2Offset或out是空tensor。
+        161002 ACLNN_ERR_PARAM_INVALID: x1、x2、bias、x1Scale、x2Scale、x2Offset或out的数据类型和数据格式不在支持的范围之内。
+        161002 ACLNN_ERR_PARAM_INVALID: x1、x2、bias、x1Scale、x2Scale、x2Offset或out的shape不满足校验条件。
+        161002 ACLNN_ERR_PARAM_INVALID: 传入的groupSize不满足校验条件，或传入的groupSize为0时，x1、x2与x1Scale，x2Scale的shape关系无法推断groupSize。
     TypeError, ValueError
         When an argument cannot be converted (the message names it).
 
     Products
     --------
-    Atlas A3 training series products/Atlas A3 inference series products: supported
-    Atlas A2 training series products/Atlas A2 inference series products: supported
-    Atlas 200I/500 A2 inference products: not supported
-    Atlas inference series products: not supported
-    Atlas training series products: not supported
+    Ascend 950PR/Ascend 950DT: supported
+    Atlas A3 训练系列产品/Atlas A3 推理系列产品: supported
+    Atlas A2 训练系列产品/Atlas A2 推理系列产品: supported
+    Atlas 200I/500 A2 推理产品: not supported
+    Atlas 推理系列产品: supported
+    Atlas 训练系列产品: not supported
 
     Constraints
     -----------
-        - Determinism description: aclnnQuantMatmulV5 defaults to a deterministic implementation.
-        - The input and output support the following data type combinations:
+        - 确定性计算：
+          - aclnnQuantMatmulV5默认确定性实现。
+        Atlas 推理系列产品
+        - 公共约束：
+          - 当前版本不支持yScale、x1Offset、x2Offset、yOffset，需要传入nullptr。
+        K-C量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x1Offset | x2Offset | yScale | yOffset | bias | out
+        INT8 | INT8 | FLOAT32 | FLOAT32 | null | null | null | null | null/INT32 | FLOAT16
+          - x1的约束：
+            - x1的最后一维大小不能超过65535，transposeX1仅支持false。
+          - x2的约束：
+            - x2的最后一维大小不能超过65535，transposeX2仅支持true。
+            - 各个维度表示：（batch，k1，n1，n0，k0），batch可不存在，其中k0 = 32， n0 = 16， x1 shape中的k和x2 shape中的k1需要满足以下关系：ceil（k / 32） = k1。
+            - x2需要通过aclnnTransMatmulWeight对format为ND的x2处理得到AI处理器亲和数据排布格式。
+          - x1Scale的约束：数据格式支持ND，shape是1维（t，），t = m，其中m与x1的m一致。
+          - x2Scale的约束：数据格式支持ND，shape是1维（t，），t = n，其中n与x2的n一致。
+          - bias的约束：数据格式支持ND，shape支持1维（n，）或3维（batch，1，n），n与x2的n一致。
+        Atlas A2 训练系列产品/Atlas A2 推理系列产品、Atlas A3 训练系列产品/Atlas A3 推理系列产品
+        - 公共约束：
+          - transposeX1为false情况下X1各个维度表示：（batch, m, k）。transposeX1为true情况下X1各个维度表示：（batch, k, m），batch可不存在。
+          - transposeX2的约束如下：
+            - ND格式下，为false时X2维度为：（batch，k，n），为true时维度为：（batch，n，k），batch可不存在，其中k与x1的shape中的k一致。
+            - NZ格式下：
+              - 为true时X2维度为：（batch，k1，n1，n0，k0），batch可不存在，其中k0 = 32，n0 = 16，x1 shape中的k和x2 shape中的k1需要满足以下关系：ceil（k / 32） = k1。
+              - 为false时X2维度为：（batch，n1，k1，k0，n0），batch可不存在，其中k0 = 16，n0 = 32，x1 shape中的k和x2 shape中的k1需要满足以下关系：ceil（k / 16） = k1。
+              - 可使用aclnnCalculateMatmulWeightSizeV2接口以及aclnnTransMatmulWeight接口完成输入Format从ND到NZ格式的转换。
+          - 当x2Scale的原始输入类型不满足量化场景约束中组合时，需提前调用aclnnTransQuantParamV2接口来将scale转成INT64、UINT64数据类型。
+          - 当前版本不支持yScale，需要传入nullptr。
+          - out的shape支持2~6维，（batch，m，n），batch可不存在。数据类型支持FLOAT16、INT8、BFLOAT16、INT32。
+          - x1，x2为INT8，out为INT32，bias为INT32或nullptr时，各scale实际不参与计算，计算公式如下：
+            - bias INT32
+        $$
+        out = x1@x2 + bias
+        $$
+            - 无bias
+        $$
+        out = x1@x2
+        $$
+        G-B量化场景约束：
+          - 输入和输出支持以下数据类型组合：
         x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | yOffset | out
-        INT8 | INT32 | FLOAT32 | UINT64 | null | null | null | FLOAT32 | FLOAT16/BFLOAT16
+        INT8 | INT8 | FLOAT32 | FLOAT32 | null | null | FLOAT32 | null | BFLOAT16
+          - x1 shape、x2 shape、x1Scale shape、x2Scale shape、bias shape和groupSize的取值关系：
+        量化类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | bias shape | [gsM，gsN，gsK]
+        G-B量化 | (m, k) | (n, k) | (m, ceil(k / 128)) | (ceil(n / 128),ceil(k / 128)) | (n, ) | [1, 128, 128]
+          - 注：上表中gsM、gsK和gsN分别表示groupSizeM、groupSizeK和groupSizeN。
+          - x1的约束：目前k需与128对齐且为4 * 128的倍数, transposeX1为false。
+          - x2的约束：目前n需与256对齐，k与128对齐且为4 * 128的倍数，transposeX2为true。
+        T-C && T-T && K-C && K-T量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | yOffset | out
+        INT8 | INT32 | FLOAT32 | UINT64/INT64 | null | null | null | FLOAT32 | FLOAT16/BFLOAT16
         INT8 | INT8 | null | UINT64/INT64 | null | null | null/INT32 | null | FLOAT16
         INT8 | INT8 | null | UINT64/INT64 | null/FLOAT32 | null | null/INT32 | null | INT8
         INT8 | INT8 | null/FLOAT32 | FLOAT32/BFLOAT16 | null | null | null/INT32/BFLOAT16/FLOAT32 | null | BFLOAT16
@@ -50141,102 +50265,204 @@ def quant_matmul_v5(x1: Tensor, x2: _TensorLike, x1_scale: _TensorLike | None, x
         INT8 | INT8 | FLOAT32 | FLOAT32 | null | null | FLOAT32 | null | BFLOAT16
         INT4/INT32 | INT4/INT32 | FLOAT32 | FLOAT32/BFLOAT16 | null | null | null/INT32/BFLOAT16/FLOAT32 | null | BFLOAT16
         INT4/INT32 | INT4/INT32 | FLOAT32 | FLOAT32 | null | null | null/INT32/FLOAT16/FLOAT32 | null | FLOAT16
+          - x1的约束：
+            - 当数据类型为INT4时，transposeX1为false。维度为：（m，k），要求k为偶数。
+            - 当数据类型为INT32时，transposeX1为false。每个INT32数据存放8个INT4数据，对应维度表示：（m，ceil(k / 8)），要求k为8的倍数。
+            - 当数据类型为INT8时，且x2的数据类型为INT32时，transposeX1为false。维度为：（m，k），要求k为偶数。
+          - x2的约束：
+            - 数据类型为INT4时：
+              - 当前仅支持2维ND格式。
+              - transposeX2为true时维度为：（n，k），要求k为偶数。
+              - transposeX2为false时维度为：（k，n），要求n为偶数。
+            - 数据类型为INT32时，每个INT32数据存放8个INT4数据，
+              - 当前仅支持2维ND格式。
+              - transposeX2为true时维度为：（n，ceil(k / 8)），要求k为8的倍数。
+              - transposeX2为false时维度为：（k，ceil(n / 8)），要求n为8的倍数。
+              - 可使用aclnnConvertWeightToINT4Pack接口完成x2从INT32（1个int32在0~3bit位存储1个int4）到INT32（1个int32存储8个int4）或INT4（1个int4表示1个int4）的数据格式转换，具体参见aclnnConvertWeightToINT4Pack接口。
+          - x1Scale的约束：数据格式支持ND，shape是1维（t，），t = m，其中m与x1的m一致。
+          - x2Scale的约束：数据格式支持ND，shape是1维（t，），t = 1或n，其中n与x2的n一致，当x1数据类型为INT8, x2数据类型为int32时，t只支持为n。
+          - x2Offset的约束：数据格式支持ND，shape是1维（t，），t = 1或n，其中n与x2的n一致。
+          - bias的约束：
+            - 数据格式支持ND。shape支持1维（n，）或3维（batch，1，n），n与x2的n一致。
+            - 当x1和x2为INT32、INT4时，bias的shape只支持1维（n，）。
+            - 当out的shape为2、4、5、6维时，bias的shape只支持1维（n，）。
+          - yOffset的约束：shape支持1维（n）。为计算过程中离线计算的辅助结果，值要求为8*x2*x2Scale，并在第1维累加。
+        K-G量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | yOffset | out
+        INT8 | INT32 | FLOAT32 | UINT64/INT64 | null | null | null | FLOAT32 | FLOAT16/BFLOAT16
         INT4 | INT4 | FLOAT32 | FLOAT32 | FLOAT16 | null | null | null | BFLOAT16
-        - The input dtype combinations of x1, x2, x1Scale, and x2Scale and the supported platforms in different quantization modes are as follows:
-        The dtype and shape values of x1, x2, x1Scale, x2Scale, yOffset, and groupSize affect each other in different quantization scenarios. The relationships are as follows:
-        x1 Data Type | x2 Data Type | x1Scale Data Type | x2Scale Data Type | x1 shape | x2 shape | x1Scale shape | x2Scale shape | yOffset shape | Values of [groupSizeM, groupSizeN, groupSizeK]
-        INT8 | INT32 | FLOAT32 | UINT64 | (m, k) | (k, n // 8) | (m, 1) | ((k // 256), n) | (n) | [0, 0, 256]
-        INT8 | INT8 | FLOAT32 | FLOAT32 | (m, k) | (n, k) | (m, k // 128) | ((k // 128), (n // 128)) | null | [1, 128, 128]
-        INT4 | INT4 | FLOAT32 | FLOAT32 | (m, k) | (n, k) | (m, 1) | (k // 256, n) | null | [0, 0, 256]
-        - The input combinations that belong to APIs aclnnQuantMatmulV3 and aclnnQuantMatmulV4 are not listed in the table. These two APIs do not support the input groupsize, and the default value of groupsize is 0.
-          - The constraints for x1 are as follows:
-            - The data type can be INT8, INT32, or INT4.
-            - When the data type is INT32 or INT4, the INT4 quantization scenario is used, and transposeX1 is set to false.
-            - When the data type is INT4, the shape is (batch, m, k), where k must be an even number.
-            - When the data type is INT32, each INT32 data entry stores eight INT4 data entries, with shape (batch, m, k // 8), where k must be a multiple of 8.
-            - When A8W8 perblock symmetric quantization is used, the data type can be INT8. Currently, n must be a multiple of 256, k must be a multiple of both 128 and 4 × 128, transposeX1 is set to false, and the shape is (m, k).
-            - When A4W4 pergroup asymmetric quantization is used, the data type can be INT4. Currently, k must be a multiple of 1024, transposeX1 is set to false, and the shape is (m, k).
-            - When transposeX1 is set to false, the shape is (batch, m, k).
-            - When transposeX1 is set to true, the shape is (batch, k, m), where batch represents the first one to four dimensions, and dimension 0 indicates that batch does not exist.
-            - In AI processor affinity data layout format, the shape can be four- to eight-dimensional.
-            - When transposeX2 is true, the shape is (batch, k1, n1, n0, k0), where batch is optional, k0 = 32, and n0 = 16. k in the shape of x1 and k1 in the shape of x2 must meet the following relationship: ceil (k/32) = k1.
-            - When transposeX2 is false, the shape is (batch, n1, k1, k0, n0), where batch is optional, k0 = 16, and n0 = 32. k in the shape of x1 and k1 in the shape of x2 must meet the following relationship: ceil(k/16) = k1.
-            - aclnnCalculateMatmulWeightSizeV2 and aclnnTransMatmulWeight can be used to convert the input from ND format to AI processor affinity data layout format.
-          - The constraints for x2 are as follows:
-            - The data type can be INT8, INT32, or INT4.
-            - When the data type is INT32 or INT4, the INT4 quantization scenario is used. Currently, only the two-dimensional ND format is supported. In ND format, the shape can be two- to six-dimensional.
-              - When transposeX2 is set to false, the shape is (batch, k, n).
-              - When transposeX2 is set to true, the shape is (batch, n, k).
-              - batch is optional and k is the same as that in shape of x1.
-            - When the data type is INT4:
-              - If transposeX2 is set to true, the shape is (n, k), where k must be an even number.
-              - If transposeX2 is set to false, the shape is (k, n), where n must be an even number.
-            - When the data type is INT32, each INT32 data entry stores eight INT4 data entries.
-              - If transposeX2 is set to true, the shape is (n, k // 8), where k must be a multiple of 8.
-              - If transposeX2 is set to false, the shape is (k, n // 8), where n must be a multiple of 8.
-            - The aclnnConvertWeightToINT4Pack API can be used to convert x2 from INT32 (one int32 space stores one int4 data entry in bits 0–3) to INT32 (one int32 space stores eight int4 data entries) or INT4 (one int4 space stores one int4 data entry). For details, see aclnnConvertWeightToINT4Pack.
-            - When A8W8 perblock symmetric quantization is used, the data type can be INT8, transposeX2 is set to true, and the shape is (n, k). Currently, n must be a multiple of 256, and k must be a multiple of both 128 and 4 × 128.
-            - When A4W4 pergroup asymmetric quantization is used, the data type can be INT4, transposeX2 is set to true, and the shape is (n, k). Currently, k must be symmetric with 1024, and n must be a multiple of 256.
-          - The constraints for x1Scale are as follows:
-            - The shape is two-dimensional and is represented by (m, 1). The data type can be FLOAT32.
-            - When A8W8 perblock symmetric quantization is used, the data type is FLOAT32 and the shape is (m, ceil(k/128)).
-            - When A4W4 pergroup asymmetric quantization is used, the data type is FLOAT32 and the shape is (m, 1).
-          - The constraints for x2Scale are as follows:
-            - The shape is two-dimensional and is represented by (k / groupSize, n), where n is the same as that of x2.
-            - The data type can be UINT64, INT64, FLOAT32, or BFLOAT16.
-            - TransQuantParamV2 can only be one-dimensional. Therefore, if the original input type does not conform with the data type combinations described in Constraints, you need to convert x2_scale view to one-dimensional (k / groupSize * n), call the aclnn API of the TransQuantParamV2 operator to convert x2Scale to the UINT64 data type, and then convert the output view to two-dimensional (k / groupSize, n).
-            - When A8W8 perblock symmetric quantization is used, the data type is FLOAT32. If transpose of x2 is true, the shape is (ceil(n/128), ceil(k/128)). If transpose of x2 is false, the shape is (ceil(k/128), ceil(n/128)).
-            - When A4W4 pergroup asymmetric quantization is used, the data type is FLOAT32. If transpose of x2 is false, the shape is (ceil(k / 256), n).
-          - yScale is not supported in the current version. Pass nullptr.
-          - The constraints for x2Offset are as follows:
-            - Optional quantization parameter, the data type can be FLOAT32.
-            - If the output data type is INT8, the offset can exist. For other input types, nullptr needs to be passed.
-            - When A4W4 pergroup asymmetric quantization is used, the input type can be FLOAT16 and the shape is (ceil(k, 256), n).
-          - The constraints for bias are as follows:
-            - When A8W8 perblock symmetric quantization is used, the data type can be FLOAT32 and the shape can be one-dimensional (n,).
-            - A4W4 pergroup is not supported in the current version. Pass nullptr.
-          - transposeX1: When x1 and x2 are INT32 or INT4, transposeX1 can only be false and the shape is represented by (m, k).
-          - The constraints for transposeX2 are as follows:
-            - In ND format, if this parameter is false, the shape is (batch, k, n); if this parameter is true, the shape is (batch, n, k), where batch is optional and k is the same as that in the shape of x1.
-            - In AI processor affinity data layout format:
-              - If this parameter is true, the shape is (batch, k1, n1, n0, k0), where batch is optional, k0 = 32, and n0 = 16. k in the shape of x1 and k1 in the shape of x2 must meet the following relationship: ceil (k/32) = k1.
-              - If this parameter is false, the shape is (batch, n1, k1, k0, n0), where batch is optional, k0 = 16, and n0 = 32. k in the shape of x1 and k1 in the shape of x2 must meet the following relationship: ceil(k/16) = k1.
-          - The constraints for groupSize are as follows:
-            - In common cases and A4W4 pergroup asymmetric quantization mode, the value combination of [groupSizeM, groupSizeN, groupSizeK] can only be [0, 0, 256]. That is, groupSizeK can only be 256.
-            - In A8W8 perblock symmetric quantization mode, the value combination of [groupSizeM, groupSizeN, groupSizeK] can only be [1, 128, 128].
-          - The constraints for out are as follows:
-            - The shape is two-dimensional and is represented by (m, n). The data type can be FLOAT16, INT8, BFLOAT16, or INT32.
-            - In A8W8 perblock symmetric quantization mode, the output supports BFLOAT16.
-            - In A4W4 pergroup asymmetric quantization mode, the output supports BFLOAT16.
+          - x1、x2、x1Scale、x2Scale和groupSize的取值关系：
+        量化类型 | x1数据类型 | x2数据类型 | x1Scale数据类型 | x2Scale数据类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | x2Offset shape | yOffset shape | [gsM，gsN，gsK]
+        K-G量化 | INT8 | INT32 | FLOAT32 | UINT64/INT64 | (m, k) | (k, ceil(n / 8)) | (m, 1) | (ceil(k / 256), n) | null | (n) | [0, 0, 256]
+        K-G量化 | INT4 | INT4 | FLOAT32 | FLOAT32 | (m, k) | (n, k) | (m, 1) | (ceil(k / 256), n) | (ceil(k / 256), n) | null | [0, 0, 256]
+          - x1的约束：
+            - 当数据类型为INT8时，k需与256对齐，并小于29576。transposeX1为false。
+            - 当数据类型为INT4时，k需与1024对齐。transposeX1为false。
+          - x2的约束：
+            - 当数据类型为INT32时，k需与256对齐。transposeX2为false。
+            - 当数据类型为INT4时，k需与1024对齐，n需与256对齐。transposeX2为true，
+          - x2Scale的约束：
+            - 当数据类型为UINT64/INT64时，由于TransQuantParamV2只支持1维，需要将x2Scale view成一维(k / groupSize * n)，再调用TransQuantParamV2算子的aclnn接口来将x2Scale转成UINT64/INT64数据类型，再将输出view成二维（k / groupSize, n），groupSize值为256。
+            - 当x1、x2为INT4时，x2Scale的shape为(ceil(k / 256), n)。
+        Ascend 950PR/Ascend 950DT
+        - 公共约束：
+          - int4输入只支持transposeX1为false。
+          - transposeX1为false时x1的shape：(batch, m, k)。transposeX1为true时x1的shape：(batch, k, m)。其中batch代表前0~4维，0维表示batch不存在。
+          - transposeX2为false时x2的shape：(batch, k, n)。transposeX2为true时x2的shape：(batch, n, k)。其中batch代表前0~4维，0维表示batch不存在。k与x1的shape中的k一致。
+          - 当x2Scale的原始输入类型不满足量化场景约束中组合时，需提前调用aclnnTransQuantParamV2接口来将scale转成INT64、UINT64数据类型。
+          - yScale仅当x1为FLOAT8_E4M3FN，x2为FLOAT4_E2M1时支持，其他场景暂不支持。shape是2维(1, n)，其中n与x2的n一致。
+          - x2Offset仅当x1，x2数据类型为INT8，且out数据类型为INT8时支持，其他输入类型需要传入nullptr。shape是1维(t, )，t = 1或n，其中n与x2的n一致。
+          - yOffset为预留参数，当前版本不支持，需要传入nullptr或空tensor。
+          - bias相关约束：
+            - 可选参数，支持传入nullptr。
+            - 当out的shape为2维时，bias的shape支持1维(n,)或2维(1, n)。
+            - 当out的shape为4、5、6维时，bias的shape支持1维(n,)。
+            - 当out的shape为3维时，bias的shape支持1维(n,)或3维(batch, 1, n)。
+          - groupSize相关约束：
+            - 仅在MX、G-B、B-B、K-G、T-CG量化模式中生效。
+            - 只有当x1Scale和x2Scale输入都是2维及以上数据时，groupSize取值有效，其他场景需传入0。
+            - 传入的groupSize内部会按如下公式分解得到groupSizeM、groupSizeN、groupSizeK，当其中有1个或多个为0，会根据x1/x2/x1Scale/x2Scale输入shape重新设置groupSizeM、groupSizeN、groupSizeK用于计算。原理：假设groupSizeM=0，表示m方向量化分组值由接口推断，推断公式为groupSizeM = m / scaleM（需保证m能被scaleM整除），其中m与x1 shape中的m一致，scaleM与x1Scale shape中的m一致。
+        $$
+        groupSize = groupSizeK | groupSizeN << 16 | groupSizeM << 32
+        $$
+          - out的shape支持2~6维，(batch, m, n)，batch可不存在，支持x1与x2的batch维度broadcast，输出batch与broadcast之后的batch一致，m与x1的m一致，n与x2的n一致。
+          - x1，x2为INT8，out为INT32，bias为INT32或nullptr时，各scale实际不参与计算，计算公式如下：
+            - bias INT32
+        $$
+        out = x1@x2 + bias
+        $$
+            - 无bias
+        $$
+        out = x1@x2
+        $$
+        T-C量化 && T-T量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | out
+        INT8 | INT8 | null | UINT64/INT64 | null | null | null/INT32 | FLOAT16/BFLOAT16
+        INT8 | INT8 | null | UINT64/INT64 | null/FLOAT32 | null | null/INT32 | INT8
+        INT8 | INT8 | null | FLOAT32/BFLOAT16 | null | null | null/INT32/FLOAT32/BFLOAT16 | BFLOAT16
+        INT8 | INT8 | null | FLOAT32/BFLOAT16 | null | null | null/INT32 | INT32
+        FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | null | UINT64/INT64 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        HIFLOAT8 | HIFLOAT8 | null | UINT64/INT64 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT32 | FLOAT32 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        HIFLOAT8 | HIFLOAT8 | FLOAT32 | FLOAT32 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        INT4/INT32 | INT4/INT32 | null | UINT64/INT64 | null | null | null/INT32 | FLOAT16
+          - x1的约束：
+            - 当数据类型为INT4时，transposeX1为false。维度为：（m，k），要求k为偶数。
+            - 当数据类型为INT32时，transposeX1为false。每个INT32数据存放8个INT4数据，对应维度表示：（m，ceil(k / 8)），要求k为8的倍数。
+            - 当数据类型为INT8时，且x2的数据类型为INT32时，transposeX1为false。维度为：（m，k），要求k为偶数。
+          - x2的约束：
+            - 数据类型为INT4时：
+              - 当前仅支持2维ND格式。
+              - transposeX2为true时维度为：（n，k），要求k为偶数。
+              - transposeX2为false时维度为：（k，n），要求n为偶数。
+            - 数据类型为INT32时，每个INT32数据存放8个INT4数据，
+              - 当前仅支持2维ND格式。
+              - transposeX2为true时维度为：（n，ceil(k / 8)），要求k为8的倍数。
+              - transposeX2为false时维度为：（k，ceil(n / 8)），要求n为8的倍数。
+          - T-T量化场景下，x1Scale的shape为(1,)或nullptr，x2Scale的shape为(1,)。
+          - T-C量化场景下，x1Scale的shape为(1,)或nullptr，x2Scale的shape为(n,)，其中n与x2的n一致。
+          - x1/x2的数据类型为FLOAT8_E4M3FN/FLOAT8_E5M2/HIFLOAT8时，区分静态量化和动态量化。静态量化时x2Scale数据类型为UINT64/INT64，动态量化时x2Scale数据类型为FLOAT32；x1/x2数据类型为INT8、INT4或INT32时，不支持动态T-C或动态T-T量化。
+          - 静态量化场景下，当x1/x2为INT4或INT32时，x1支持2-6维，x2仅支持2维。
+          - Batch一致性说明：T-T量化和T-C量化场景若需满足Batch一致性，在对不同M值的输入进行对比时，当x1Scale不为nullptr时，x1Scale的输入值不得随x1的输入值动态变化，必须保持不变。
+        K-C量化 && K-T量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | out
+        INT8 | INT8 | FLOAT32 | FLOAT32/BFLOAT16 | null | null | null/INT32/FLOAT32/BFLOAT16 | BFLOAT16
+        INT8 | INT8 | FLOAT32 | FLOAT32 | null | null | null/INT32/FLOAT32/FLOAT16 | FLOAT16
+        INT4 | INT4 | FLOAT32 | FLOAT32/BFLOAT16 | null | null | null/INT32/FLOAT32/BFLOAT16 | BFLOAT16
+        INT4 | INT4 | FLOAT32 | FLOAT32 | null | null | null/INT32/FLOAT32/FLOAT16 | FLOAT16
+        FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT32 | FLOAT32 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        HIFLOAT8 | HIFLOAT8 | FLOAT32 | FLOAT32 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+            - K-C量化场景下，x1Scale的shape为(m,)，x2Scale的shape为(n,)，其中m与x1的m一致，n与x2的n一致;
+            - K-T量化场景下，x1Scale的shape为(m,)，x2Scale的shape为(1,)，其中m与x1的m一致。
+        G-B量化 && B-B量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | out
+        FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT32 | FLOAT32 | null | null | null | FLOAT16/BFLOAT16/ FLOAT32
+        HIFLOAT8 | HIFLOAT8 | FLOAT32 | FLOAT32 | null | null | null | FLOAT16/BFLOAT16/ FLOAT32
+        INT8 | INT8 | FLOAT32 | FLOAT32 | null | null | FLOAT32 | BFLOAT16
+          - x1、x2、x1Scale、x2Scale和groupSize的取值关系：
+        量化类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | yScale shape | [gsM，gsN，gsK] | groupSize
+        B-B量化 | 非转置：(batch, m, k)转置：(batch, k, m) | 非转置：(batch, k, n)转置：(batch, n, k) | 非转置：(batch, ceil(m / 128), ceil(k / 128))转置：(batch, ceil(k / 128), ceil(m / 128)) | 非转置：(batch, ceil(k / 128), ceil(n / 128))转置：(batch, ceil(n / 128), ceil(k / 128)) | null | [128, 128, 128] | 549764202624
+        G-B量化 | 非转置：(batch, m, k)转置：(batch, k, m) | 非转置：(batch, k, n)转置：(batch, n, k) | 非转置：(batch, m, ceil(k / 128))转置：(batch, ceil(k / 128), m) | 非转置：(batch, ceil(k / 128), ceil(n / 128))转置：(batch, ceil(n / 128), ceil(k / 128)) | null | [1, 128, 128] | 4303356032
+          - 注：上表中gsM、gsK和gsN分别表示groupSizeM、groupSizeK和groupSizeN。gsM、gsK和gsN为0的维度会自动推导，上表中是不用自动推导的情况。
+          - G-B量化和B-B量化场景下，x1和x1Scale的转置属性需要保持一致，x2和x2Scale的转置属性需要保持一致(当shape轴里有1，并且非动态图NZ场景，x和scale的转置属性可以不一致)。
+          - G-B量化场景下，仅INT8输入支持bias，其余场景不支持bias。
+          - B-B量化场景下，不支持int8输入，且不支持bias。
+          - Batch一致性说明：B-B量化场景不支持Batch一致性。即使开启Batch一致性开关，也不能保证输出满足Batch一致性要求。
+        MX量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        量化类型 | x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | out
+        MX全量化 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E8M0 | FLOAT8_E8M0 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        MX全量化 | FLOAT4_E2M1 | FLOAT4_E2M1 | FLOAT8_E8M0 | FLOAT8_E8M0 | null | null | null/FLOAT32 | FLOAT16/BFLOAT16/FLOAT32
+        MX伪量化 | FLOAT8_E4M3FN | FLOAT4_E2M1 | FLOAT8_E8M0 | FLOAT8_E8M0 | null | null | null/BFLOAT16/FLOAT16 | BFLOAT16/FLOAT16
+          - x1数据类型、x2数据类型、x1、x2、x1Scale、x2Scale和groupSize的取值关系：
+        量化类型 | x1数据类型 | x2数据类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | bias shape | yScale shape | [gsM，gsN，gsK] | groupSize
+        MX全量化 | FLOAT8_E4M3FN/FLOAT8_E5M2 | FLOAT8_E4M3FN/FLOAT8_E5M2 | 非转置：(batch, m, k)转置：(batch, k, m) | 非转置：(batch, k, n)转置：(batch, n, k) | 非转置：(batch, m, ceil(k / 64), 2)转置：(batch, ceil(k / 64), m, 2) | 非转置：(batch, ceil(k / 64), n, 2)转置：(batch, n, ceil(k / 64), 2) | (n,)或(batch, 1, n) | null | [1, 1, 32] | 4295032864
+        MX全量化 | FLOAT4_E2M1 | FLOAT4_E2M1 | 非转置：(batch, m, k)转置：(batch, k, m) | 非转置：(batch, k, n)转置：(batch, n, k) | 非转置：(batch, m, ceil(k / 64), 2)转置：(batch, ceil(k / 64), m, 2) | 非转置：(batch, ceil(k / 64), n, 2)转置：(batch, n, ceil(k / 64), 2) | (n,)或(batch, 1, n) | null | [1, 1, 32] | 4295032864
+        MX伪量化 | FLOAT8_E4M3FN | FLOAT4_E2M1 | (m, k) | (n, k) | (m, ceil(k / 64), 2) | (n, ceil(k / 64), 2) | (1，n) | null | [0, 0, 32]/[1, 1, 32] | 32/4295032864
+          - 注：上表中gsM、gsK和gsN分别表示groupSizeM、groupSizeK和groupSizeN。gsM、gsK和gsN为0的维度会自动推导，上表中是不用自动推导的情况。
+          - MX全量化场景下，当x2数据类型为FLOAT8_E4M3FN/FLOAT8_E5M2时，x1和x1Scale的转置属性需要保持一致，x2和x2Scale的转置属性需要保持一致(当shape轴里有1，并且非动态图NZ场景，x和scale的转置属性可以不一致)。
+          - MX全量化场景下，当x2数据类型为FLOAT4_E2M1时，x1和x2的内轴必须为偶数，且k必须大于2。
+          - MX全量化场景下，x1Scale、x2Scale 仅最后三轴支持非连续的Tensor。
+          - MX伪量化场景下，当x2数据类型为FLOAT4_E2M1时，transposeX1为false且transposeX2为true，不支持batch轴。数据格式支持ND格式。要求支持k是8的倍数。
+          - MX伪量化场景下，bias为可选参数。数据类型支持BFLOAT16或FLOAT16，数据类型要求与输出类型保持一致。数据格式支持ND，shape支持2维，shape表示(1，n)。如不需要使用该参数，传入nullptr。
+        T-CG量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | out
+        FLOAT8_E4M3FN | FLOAT4_E2M1 | null | BFLOAT16/FLOAT16 | null | INT64/UINT64 | null | BFLOAT16/FLOAT16
+          - x1、x2、x1Scale、x2Scale和groupSize的取值关系：
+        量化类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | yScale shape | [gsM，gsN，gsK] | groupSize
+        T-CG量化 | (m, k) | (n, k) | null | (n, ceil(k / 32)) | (1, n) | [0, 0, 32]/[1, 1, 32] | 32/4295032864
+          - T-CG量化模式下，yScale数据类型支持INT64和UINT64，数据格式支持ND，shape支持2维，shape表示为(1, n)。当原始输入类型不满足约束和限制中的数据类型组合时，需要提前调用TransQuantParamV2算子的aclnn接口来将其转成UINT64数据类型。当输入数据类型是INT64时，内部会把INT64当成UINT64处理。
+          - T-CG量化模式下，bias是预留参数，当前版本不支持，需要传入nullptr。
+          - T-CG量化模式下，transposeX1为false。数据格式支持ND格式。要求支持k是32的倍数，transposeX2为true。
+          - T-CG量化模式下，[groupSizeM，groupSizeN，groupSizeK]取值组合支持[0, 0, 32]和[1, 1, 32]，对应的groupSize值分别为32和4295032864。
+          - T-CG量化模式下，out和x2Scale的数据类型需要一致。
+        K-G量化场景约束：
+          - 输入和输出支持以下数据类型组合：
+        x1 | x2 | x1Scale | x2Scale | x2Offset | yScale | bias | yOffset | out
+        INT4 | INT4 | FLOAT32 | FLOAT32 | FLOAT16 | null | null | null | BFLOAT16/FLOAT16
+          - x1、x2、x1Scale、x2Scale和groupSize的取值关系：
+        量化类型 | x1数据类型 | x2数据类型 | x1Scale数据类型 | x2Scale数据类型 | x1 shape | x2 shape | x1Scale shape | x2Scale shape | x2offset | yOffset shape | [gsM，gsN，gsK]
+        K-G量化 | INT4 | INT4 | FLOAT32 | FLOAT32 | (m, k) | (n, k) | (m, 1) | (ceil(k / 256), n) | (ceil(k / 256), n) | null | [0, 0, 256]
+          - x1的约束：
+            - 当数据类型为INT4时，k需与1024对齐。transposeX1为false。
+          - x2的约束：
+            - 当数据类型为INT4时，k需与1024对齐，n需与256对齐。transposeX2为true，
+          - x2Scale的约束：
+            - 当x1、x2为INT4时，x2Scale的shape为(ceil(k / 256), n)。
 
-    Source: op_docs/aclnnQuantMatmulV5_en.md:78
+    Source: op_docs/aclnnQuantMatmulV5.md:253
     """
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: Tensor, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: Tensor, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: Tensor, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: Tensor, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: Tensor, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: Tensor, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: Tensor, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: Tensor, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: Tensor, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: Tensor, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: Tensor, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: Tensor, y_offset: _TensorLike | None, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: Tensor, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: Tensor, bias: _TensorLike | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: Tensor, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> Tensor:
+def quant_matmul_v5(x1: _TensorLike, x2: _TensorLike, x1_scale: _TensorLike | None, x2_scale: _TensorLike, y_scale: _TensorLike | None, x1_offset: _TensorLike | None, x2_offset: _TensorLike | None, y_offset: _TensorLike | None, bias: Tensor, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> Tensor:
     ...
 @overload
-def quant_matmul_v5(x1: _HostArray, x2: _HostArray, x1_scale: _HostArray | None, x2_scale: _HostArray, y_scale: _HostArray | None, x1_offset: _HostArray | None, x2_offset: _HostArray | None, y_offset: _HostArray | None, bias: _HostArray | None, transpose_x1: bool, transpose_x2: bool, group_size: int, *, out: _OutArray | None = None) -> NDArray[Any]:
+def quant_matmul_v5(x1: _HostArray, x2: _HostArray, x1_scale: _HostArray | None, x2_scale: _HostArray, y_scale: _HostArray | None, x1_offset: _HostArray | None, x2_offset: _HostArray | None, y_offset: _HostArray | None, bias: _HostArray | None, transpose_x1: bool, transpose_x2: bool, group_size: int | None, *, out: _OutArray | None = None) -> NDArray[Any]:
     ...
 
 # aclnnQuantMax (op_docs/aclnnQuantMax.md:47)

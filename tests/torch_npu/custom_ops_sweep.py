@@ -57,7 +57,9 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_dynamic_mx_quant", "npu_dynamic_mx_quant_with_dual_axis", "npu_grouped_dynamic_mx_quant",
     "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
-    "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis")}
+    "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis",
+    # a variant's own chip (aclnnQuantMatmulV5's FLOAT8 and MX operands: Ascend950)
+    "npu_quant_matmul@fp8", "npu_quant_matmul@mx")}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -879,6 +881,29 @@ def makers(dtype: str = "float32"):
         want = (a.float() @ b.float() * scale).half()
         return (a, b, scale), {"output_dtype": torch.float16}, want
     m["npu_quant_matmul"] = quant_matmul
+
+    def quant_matmul_fp8():
+        # aclnnQuantMatmulV5's T-C/K-C on FLOAT8_E4M3FN: x1@x2 * x2Scale * x1Scale (+ bias), the product exact.
+        a = torch.randint(-8, 8, (3, 64), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (64, 5), generator=g).to(torch.float8_e4m3fn)
+        scale, pertoken, bias = torch.rand(5, generator=g) + 0.5, torch.rand(3, generator=g) + 0.5, torch.randn(5, generator=g)
+        want = (a.float() @ b.float() * scale * pertoken[:, None] + bias).bfloat16()
+        return (a, b, scale), {"pertoken_scale": pertoken, "bias": bias, "output_dtype": torch.bfloat16}, want
+    m["npu_quant_matmul@fp8"] = quant_matmul_fp8
+
+    def quant_matmul_mx():
+        # MX: FLOAT8_E8M0 scales per block of 32 along k = 96 (x1Scale [3, 2, 2], x2Scale [2, 5, 2], the last
+        # pair's second block missing), each block's exact sum times its two powers of two.
+        a = torch.randint(-8, 8, (3, 96), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (96, 5), generator=g).to(torch.float8_e4m3fn)
+        s1 = torch.randint(124, 131, (3, 2, 2), generator=g, dtype=torch.uint8)
+        s2 = torch.randint(124, 131, (2, 5, 2), generator=g, dtype=torch.uint8)
+        v1 = torch.pow(2.0, s1.double() - 127).reshape(3, 4)[:, :3].repeat_interleave(32, 1)
+        v2 = torch.pow(2.0, s2.double() - 127).permute(1, 0, 2).reshape(5, 4)[:, :3].repeat_interleave(32, 1).t()
+        want = ((a.double() * v1) @ (b.double() * v2)).float()
+        return (a, b, s2.view(torch.float8_e8m0fnu)), {"pertoken_scale": s1.view(torch.float8_e8m0fnu),
+                                                       "output_dtype": torch.float32, "group_sizes": [1, 1, 32]}, want
+    m["npu_quant_matmul@mx"] = quant_matmul_mx
 
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)
@@ -2086,7 +2111,7 @@ def main() -> None:
     names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
     by_chip = collections.defaultdict(list)  # "": the --soc given, else the toolkit's default
     for name in names:
-        by_chip["" if args.soc else CHIP_OF.get(name.split("@")[0].split(".")[0], "")].append(name)
+        by_chip["" if args.soc else CHIP_OF.get(name, CHIP_OF.get(name.split("@")[0].split(".")[0], ""))].append(name)
     for chip, group in sorted(by_chip.items()):
         drive(group, args.out, {**env, "ACLNN_SIM_SOC": chip} if chip else env, args.dtype)
     summary(args.out)

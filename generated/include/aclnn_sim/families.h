@@ -542,7 +542,7 @@ struct QuantFamily {
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant", "quant_scatter" };
 };
 
-// quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
+// quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 or FLOAT8 operands (a FLOAT8 product's FLOAT bias before packed scales), the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); MX (FLOAT8_E8M0 scale and pertoken): the sum over k of each block of 32's product times pertoken[m, block] * scale[block, n], + bias; dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
 struct QuantMatmulFamily {
   struct Op {
     enum : int8_t { kQuantMatmul, kTransQuantParam, kDequantBias };
