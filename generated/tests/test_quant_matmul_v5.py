@@ -59,7 +59,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden="((lambda acc, sc: ((acc + bias.double() if bias is not None and not dtype_of['bias'].is_floating_point else acc).float() * sc * (x1Scale.float().reshape(-1, 1) if x1Scale is not None else 1) + (bias.float() if bias is not None and dtype_of['bias'].is_floating_point else 0) + (x2Offset.float().reshape(-1) if x2Offset is not None else 0)))((x1.double().transpose(-1, -2) if transposeX1 else x1.double()) @ (x2.double().transpose(-1, -2) if transposeX2 else x2.double()), (x2Scale.long().reshape(-1).contiguous().view(torch.int32)[0::2] & -8192).view(torch.float32) if dtype_of['x2Scale'] in (torch.int64, torch.uint64) else x2Scale.float().reshape(-1))).half()",
+    golden="((lambda acc, sc: ((acc + bias.double() if bias is not None and (not dtype_of['bias'].is_floating_point or dtype_of['x2Scale'] in (torch.int64, torch.uint64)) else acc).float() * sc * (x1Scale.float().reshape(-1, 1) if x1Scale is not None else 1) + (bias.float() if bias is not None and dtype_of['bias'].is_floating_point and not dtype_of['x2Scale'] in (torch.int64, torch.uint64) else 0) + (x2Offset.float().reshape(-1) if x2Offset is not None else 0)))((x1.double().transpose(-1, -2) if transposeX1 else x1.double()) @ (x2.double().transpose(-1, -2) if transposeX2 else x2.double()), (x2Scale.long().reshape(-1).contiguous().view(torch.int32)[0::2] & -8192).view(torch.float32) if dtype_of['x2Scale'] in (torch.int64, torch.uint64) else x2Scale.float().reshape(-1))).half()",
     integer_math='float',
     simulated=True,
     out_shape_from={},
