@@ -62947,57 +62947,62 @@ def var_mean(self: Tensor, dim: Sequence[int] | NDArray[np.integer[Any]], correc
 def var_mean(self: _HostArray, dim: Sequence[int] | NDArray[np.integer[Any]], correction: int, keepdim: bool, *, out: tuple[_OutArray | None, _OutArray | None] | None = None) -> tuple[NDArray[Any], NDArray[Any]]:
     ...
 
-# aclnnWeightQuantBatchMatmulV2 (op_docs/aclnnWeightQuantBatchMatmulV2_en.md:48)
+# aclnnWeightQuantBatchMatmulV2 (op_docs/aclnnWeightQuantBatchMatmulV2.md:61)
 @overload
 def weight_quant_batch_matmul_v2(x: Tensor, weight: _TensorLike, antiquant_scale: _TensorLike, antiquant_offset_optional: _TensorLike | None, quant_scale_optional: _TensorLike | None, quant_offset_optional: _TensorLike | None, bias_optional: _TensorLike | None, antiquant_group_size: int, *, out: _OutArray | None = None) -> Tensor:
     """Runs aclnnWeightQuantBatchMatmulV2 (both phases) on the active backend.
 
-    - Description: Performs input matrix multiplication in a fake-quantization scenario and implements output quantization.
-    - Formula:
+    - 接口功能：完成一个输入为伪量化场景的矩阵乘计算，并可以实现对于输出的量化计算。
+    - 计算公式：
     $$
     y = x @ ANTIQUANT(weight) + bias
     $$
-    In the formula, $weight$ is the input of the fake-quantization scenario, and the dequantization formula $ANTIQUANT(weight)$ is as follows:
+    公式中的$weight$为伪量化场景的输入，其反量化公式$ANTIQUANT(weight)$为
     $$
     ANTIQUANT(weight) = (weight + antiquantOffset) * antiquantScale
     $$
-    When the output needs to be quantized, the quantization formula is as follows:
+      - 当不需要对输出进行量化操作时，其计算公式为
+    $$
+    y = x @ ANTIQUANT(weight) + bias
+    $$
+      - 当需要对输出再进行量化处理时，其量化公式为
     $$
     \\begin{aligned}
     y &= QUANT(x @ ANTIQUANT(weight) + bias) \\
     &= (x @ ANTIQUANT(weight) + bias) * quantScale + quantOffset \\
     \\end{aligned}
     $$
-    When the output does not need to be quantized, the formula is as follows:
-    $$
-    y = x @ ANTIQUANT(weight) + bias
-    $$
 
     Parameters
     ----------
     x : array_like or aclnn.Tensor
-        x (const aclTensor*, in): left input matrix of matrix multiplication, input x in the formula, and aclTensor on the device. The data format can be ND. Non-contiguous tensors are supported only in the transpose scenario.
-        dtypes FLOAT16, BFLOAT16; on Ascend310P: FLOAT16; formats ND; non-contiguous allowed.
+        x (const aclTensor*, in): 矩阵乘的左输入矩阵，公式中的输入x。
+        dtypes FLOAT16, BFLOAT16; formats ND.
     weight : array_like or aclnn.Tensor
-        weight (const aclTensor*, in): right input matrix of matrix multiplication, input weight in the formula, and aclTensor on the device. The data format can be ND or FRACTAL_NZ.
-        dtypes INT8, INT4, INT32; on Ascend310P: INT8; formats ND, FRACTAL_NZ.
+        weight (const aclTensor*, in): 矩阵乘的右输入矩阵，公式中的输入weight。
+        dtypes INT8, INT4, FLOAT8_E4M3FN, HIFLOAT8, INT32, FLOAT, FLOAT4_E2M1; formats ND, FRACTAL_NZ.
     antiquant_scale : array_like or aclnn.Tensor
-        antiquantScale (const aclTensor*, in): dequantization scale parameter, the input antiquantScale in the dequantization formula, and aclTensor on the device. The data format can be ND.
-        dtypes FLOAT16, BFLOAT16, UINT64, INT64; on Ascend310P: FLOAT16; formats ND.
+        antiquantScale (const aclTensor*, in): 实现输入反量化计算的反量化scale参数，反量化公式中的输入antiquantScale。
+        dtypes FLOAT16, BFLOAT16, FLOAT8_E8M0, UINT64, INT64; rank 1-2; formats ND.
     antiquant_offset_optional : array_like or aclnn.Tensor or None
-        antiquantOffsetOptional (const aclTensor*, in): dequantization offset parameter, antiquantOffset in the dequantization formula, and aclTensor on the device. It is an optional parameter. When it is not required, pass a null pointer to it. When it is required, the shape must be the same as that of antiquantScale. The data format can be ND.
-        dtypes FLOAT16, BFLOAT16, INT32; on Ascend310P: FLOAT16; formats ND.
+        antiquantOffsetOptional (const aclTensor*, in): 实现输入反量化计算的反量化offset参数，反量化公式中的antiquantOffset。
+        dtypes FLOAT16, BFLOAT16, INT32; rank 1-2; formats ND.
+        当不需要时为空指针。
     quant_scale_optional : array_like or aclnn.Tensor or None
-        quantScaleOptional (const aclTensor*, in): quantization parameter, aclTensor on the device, which is converted from the data of quantScale and quantOffset in the quantization formula through the aclnnTransQuantParam API.
-        dtypes UINT64.
+        quantScaleOptional (const aclTensor*, in): 实现输出量化计算的量化参数。
+        dtypes UINT64; rank 1-2; formats ND; contiguous only.
+        由量化公式中的quantScale和quantOffset的数据通过aclnnTransQuantParam接口转化得到。不需要时为空指针。
     quant_offset_optional : array_like or aclnn.Tensor or None
-        quantOffsetOptional (const aclTensor*, in): quantization offset parameter, quantOffset in the quantization formula, and aclTensor on the device.
-        dtypes FLOAT.
+        quantOffsetOptional (const aclTensor*, in): 实现输出量化计算的量化offset参数，量化公式中的quantOffset。
+        dtypes FLOAT; rank 1-2; formats ND.
+        不需要时为空指针。
     bias_optional : array_like or aclnn.Tensor or None
-        biasOptional (const aclTensor*, in): bias input, bias in the formula, and aclTensor on the device. It is an optional parameter. When it is not required, pass a null pointer to it. The data format can be ND. Non-contiguous tensors are not supported.
-        dtypes FLOAT16; formats ND; contiguous only.
+        biasOptional (const aclTensor*, in): 偏置输入，公式中的bias。
+        dtypes FLOAT16, FLOAT, BFLOAT16; rank 1-2; formats ND.
+        当不需要时为空指针。
     antiquant_group_size : int
-        antiquantGroupSize (int, in): groupSize input for dequantizing the input weight in pergroup or mx quantization mode of the fake quantization algorithm. It describes the size of the data to be dequantized corresponding to a group of dequantization parameters in the Reduce direction. If the fake quantization algorithm is not in pergroup or mx quantization mode, pass 0. If the fake quantization algorithm is pergroup quantization mode, the value range is [32, k – 1] and the value must be a multiple of 32. In the mx quantization mode, only 32 is supported.
+        antiquantGroupSize (int, in): 表示在伪量化pergroup和MX量化模式下，对输入weight进行反量化计算的groupSize输入，描述一组反量化参数对应的待反量化数据量在Reduce方向的大小。
+        当伪量化算法不为pergroup和MX量化模式时传入0。 当伪量化算法为pergroup量化模式时传入值的范围为[32, k-1]且值要求是32的倍数。 在MX量化模式，仅支持32。
     out : array or aclnn.Tensor, optional, keyword-only
         Where to write y; allocated when not given (as device tensors when
         an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by
@@ -63006,38 +63011,134 @@ def weight_quant_batch_matmul_v2(x: Tensor, weight: _TensorLike, antiquant_scale
     Returns
     -------
     y : numpy.ndarray or aclnn.Tensor
-        y (const aclTensor*, out): compute output, y in the formula, aclTensor on the device. The data format can be ND. Non-contiguous tensors are not supported.
-        dtypes FLOAT16, BFLOAT16, INT8; on Ascend310P: FLOAT16; formats ND; contiguous only.
+        y (const aclTensor*, out): 公式中的y。
+        dtypes FLOAT16, BFLOAT16, INT8; rank 2; formats ND.
 
     Raises
     ------
     AclnnError
         When the library returns a status (.status, .status_name, .api, .phase).
-        161001 ACLNN_ERR_PARAM_NULLPTR: The passed parameter is a mandatory input, output, or attribute, but is a null pointer.
-        161002 ACLNN_ERR_PARAM_INVALID: - The shape dimension of passed x, weight, antiquantScale, antiquantOffsetOptional, quantScaleOptional, quantOffsetOptional, biasOptional, or y does not meet requirements.- The data type of passed x, weight, antiquantScale, antiquantOffsetOptional, quantScaleOptional, quantOffsetOptional, biasOptional, or y is not supported.- The reduce dimensions (k) of x and weight are different.- When antiquantOffsetOptional exists, the shape is different from that of antiquantScale.- When quantOffsetOptional exists, the shape is different from that of quantScale.- The shape of x does not meet requirements.- The shape of biasOptional does not meet requirements.- The value of antiquantGroupSize does not meet requirements.- When quantOffsetOptional exists, quantScaleOptional is a null pointer.- The value of m, n, or k is not supported.- The tensor is empty, which is not supported.- The data format of the input tensor is not supported.- The continuity of the passed x, weight, antiquantScale, antiquantOffsetOptional, quantScaleOptional, quantOffsetOptional, biasOptional and y does not meet the requirements.
-        361001 ACLNN_ERR_RUNTIME_ERROR: The product model is not supported.
+        161001 ACLNN_ERR_PARAM_NULLPTR: 如果必选参数传入的是空指针。
+        161002 ACLNN_ERR_PARAM_INVALID: 传入x、weight、antiquantScale、antiquantOffsetOptional、quantScaleOptional、quantOffsetOptional、biasOptional、y的shape维度不符合要求。
+        161002 ACLNN_ERR_PARAM_INVALID: 传入x、weight、antiquantScale、antiquantOffsetOptional、quantScaleOptional、quantOffsetOptional、biasOptional、y的数据类型不在支持的范围之内。
+        161002 ACLNN_ERR_PARAM_INVALID: x、weight的reduce维度(k)不相等。
+        161002 ACLNN_ERR_PARAM_INVALID: antiquantOffsetOptional存在输入时，shape与antiquantScale不相同。
+        161002 ACLNN_ERR_PARAM_INVALID: quantOffsetOptional存在输入时，shape与quantScale不相同。
+        161002 ACLNN_ERR_PARAM_INVALID: biasOptional的shape不符合要求。
+        161002 ACLNN_ERR_PARAM_INVALID: antiquantGroupSize值不符合要求。
+        161002 ACLNN_ERR_PARAM_INVALID: quantOffsetOptional存在时，quantScaleOptional是空指针。
+        161002 ACLNN_ERR_PARAM_INVALID: 输入的k、n值不在[1, 65535]范围内。
+        161002 ACLNN_ERR_PARAM_INVALID: x矩阵为非转置时，m不在[1, 2^31-1]范围内；转置时，m不在[1, 65535]范围内。
+        161002 ACLNN_ERR_PARAM_INVALID: 不支持空tensor场景。
+        161002 ACLNN_ERR_PARAM_INVALID: 传入x、weight、antiquantScale、antiquantOffsetOptional、quantScaleOptional、quantOffsetOptional、biasOptional、y的连续性不符合要求。
+        161002 ACLNN_ERR_PARAM_INVALID: x为bfloat16，weight为float4_e2m1或者float32时，bias数据类型只支持bfloat16。
+        361001 ACLNN_ERR_RUNTIME_ERROR: 产品型号不支持。
     TypeError, ValueError
         When an argument cannot be converted (the message names it).
 
     Products
     --------
-    Atlas A3 training series products/Atlas A3 inference series products: supported
-    Atlas A2 training series products/Atlas A2 inference series products: supported
-    Atlas 200I/500 A2 inference products: not supported
-    Atlas inference series products: supported
-    Atlas training series products: not supported
+    Ascend 950PR/Ascend 950DT: supported
+    Atlas A3 训练系列产品/Atlas A3 推理系列产品: supported
+    Atlas A2 训练系列产品/Atlas A2 推理系列产品: supported
+    Atlas 200I/500 A2 推理产品: not supported
+    Atlas 推理系列产品: supported
+    Atlas 训练系列产品: not supported
 
     Constraints
     -----------
-        - Deterministic description:
-          - Atlas training series products and Atlas inference series products: aclnnWeightQuantBatchMatmulV2 defaults to a non-deterministic implementation. You can call aclrtCtxSetSysParamOpt to enable deterministic compute.
-        Performance optimization suggestions:
-        - Atlas A2 training series products/Atlas A2 inference series products and Atlas A3 training series products/Atlas A3 inference series products:
-          - pertensor quantization mode: When the data format is ND, the transposed weight input is recommended. When the data format is FRACTAL_NZ, the non-transposed weight input is recommended.
-          - pergroup quantization mode: The non-transposed weight input is recommended.
-          - perchannel quantization mode: When the data format is ND, the transposed weight input is recommended. When the data format is FRACTAL_NZ, the non-transposed weight input is recommended. If the value range of m is [65, 96], antiquantScale of the UINT64 or INT64 data type is recommended.
+        Atlas A2 训练系列产品/Atlas A2 推理系列产品、Atlas A3 训练系列产品/Atlas A3 推理系列产品
+        - 确定性说明：默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。
+        - x（aclTensor *,计算输入）：矩阵为非转置时，m大小在[1, 2^31-1]范围内；转置时，m大小在[1, 65535]范围内。
+        - weight（aclTensor *,计算输入）：维度支持2维，Reduce维度k需要与x的Reduce维度k大小相等。数据类型支持INT8、INT4、INT32，当weight数据格式为FRACTAL_NZ且数据类型为INT4或INT32时，或者当weight数据格式为ND且数据类型为INT32时，仅在INT4Pack场景支持，需配合aclnnConvertWeightToINT4Pack接口完成从INT32到INT4Pack的转换，以及从ND到FRACTAL_NZ的转换，详情可参考样例，若数据类型为INT4，则weight的内轴应为偶数。非连续的Tensor仅支持转置场景。shape支持(k, n)，其中k表示矩阵第1维的大小，n表示矩阵第2维的大小。
+        对于不同伪量化算法模式，weight的数据格式为FRACTAL_NZ仅在如下场景下支持:
+          - perchannel量化模式：
+            - weight的数据类型为INT8，y的数据类型为非INT8。
+            - weight的数据类型为INT4/INT32，weight转置，y的数据类型为非INT8。
+          - pergroup量化模式：weight的数据类型为INT4/INT32，weight非转置，x非转置，antiquantGroupSize为64或128，k为antiquantGroupSize对齐，n为64对齐，y的数据类型为非INT8。
+        - antiquantScale（aclTensor *,计算输入）：数据类型支持FLOAT16、BFLOAT16、UINT64、INT64（当FLOAT16、BFLOAT16时，数据类型要求和输入x保持一致；当为UINT64、INT64时，x仅支持FLOAT16，不转置，weight仅支持INT8，ND转置，模式仅支持perchannel量化模式，quantScaleOptional和quantOffsetOptional必须传入空指针，m仅支持[1, 96]，k和n要求64对齐，需要首先配合aclnnCast接口完成FLOAT16到FLOAT32的转换，详情请参考Cast，再配合aclnnTransQuantParamV2接口完成FLOAT32到UINT64的转换，详情请参考TransQuantParamV2）。非连续的Tensor仅支持转置场景。
+        对于不同伪量化算法模式，antiquantScale支持的shape如下:
+          - pertensor量化模式：输入shape为(1,)或(1, 1)。
+          - perchannel量化模式：输入shape为(1, n)或(n,)。
+          - pergroup量化模式：输入shape为(⌈k/group_size⌉, n)，其中group_size表示k要分组的每组的大小。
+        - antiquantOffsetOptional（aclTensor *,计算输入）：数据类型支持FLOAT16、BFLOAT16、INT32，数据类型为FLOAT16、BFLOAT16时，数据类型要求和输入x的数据类型保持一致；数据类型为INT32类型时，数据范围限制为[-128, 127]，x仅支持FLOAT16，weight仅支持INT8，antiquantScale仅支持UINT64/INT64。非连续的Tensor仅支持转置场景。
+        - quantScaleOptional（aclTensor *,计算输入）：数据类型支持UINT64，数据格式支持ND。不支持非连续的Tensor。可选输入，当不需要时为空指针；对于不同的伪量化算法模式，支持的shape如下:
+          - pertensor量化模式：输入shape为(1,)或(1, 1)。
+          - perchannel量化模式：输入shape为(1, n)或(n,)。
+        - quantOffsetOptional（aclTensor *,计算输入）：数据类型支持FLOAT，数据格式支持ND。可选输入,当不需要时为空指针；存在时shape要求与quantScaleOptional一致。不支持非连续的Tensor。
+        - biasOptional（aclTensor *,计算输入）：维度支持1维或2维，shape支持(n,)或(1, n)。数据类型支持FLOAT16、FLOAT。当x的数据类型为BFLOAT16时，本参数要求为FLOAT；当x的数据类型为FLOAT16时，本参数要求为FLOAT16。
+        - antiquantGroupSize（int,计算输入）：表示在伪量化pergroup和MX量化模式下，对输入weight进行反量化计算的groupSize输入，描述一组反量化参数对应的待反量化数据量在Reduce方向的大小。当伪量化算法不为pergroup和MX量化模式时传入0；当伪量化算法为pergroup量化模式时传入值的范围为[32, k-1]且值要求是32的倍数；在MX量化模式，仅支持32。
+        - y（aclTensor *,计算输出）：维度支持2维，shape支持(m, n)。数据类型支持FLOAT16、BFLOAT16、INT8。当quantScaleOptional存在时，数据类型为INT8；当quantScaleOptional不存在时，数据类型支持FLOAT16、BFLOAT16，且与输入x的数据类型一致。
+        - 性能优化建议：
+          - pertensor量化模式：当数据格式为ND时，推荐使用转置后的weight输入；当数据格式为FRACTAL_NZ时，推荐使用非转置的weight输入。
+          - pergroup量化模式：推荐使用非转置的weight输入。
+          - perchannel量化模式：当数据格式为ND时，推荐使用转置后的weight输入；当数据格式为FRACTAL_NZ时，推荐使用非转置的weight输入。m范围为[65, 96]时，推荐使用数据类型为UINT64或INT64的antiquantScale。
+        Atlas 推理系列产品
+        - 确定性说明：默认非确定性实现，支持通过aclrtCtxSetSysParamOpt开启确定性。
+        - x（aclTensor *,计算输入）：数据类型支持FLOAT16。shape支持2~6维，输入shape需要为(batch, m, k)，其中batch表示矩阵的批次大小，支持0~4维，m表示单个batch矩阵第1维的大小，k表示单个batch矩阵的第2维的大小，batch维度需要与weight的batch维度满足broadcast关系。当伪量化算法模式为pertensor量化模式时，m*k不能超过512000000。
+        - weight（aclTensor *,计算输入）：维度支持2~6维，batch维度需要与x的batch维度满足broadcast关系，数据类型支持INT8。具体如下：
+          - 当数据格式为ND时，输入shape需要为(batch, k, n)，其中batch表示矩阵的批次大小，支持0~4维，k表示单个batch矩阵第1维的大小，n表示单个batch矩阵的第2维的大小。
+          - 当数据格式为FRACTAL_NZ时：
+            - 输入shape需要为(batch, n, k)，其中batch表示矩阵的批次大小，支持0~4维，k表示单个batch矩阵第1维的大小，n表示单个batch矩阵的第2维的大小。
+            - 配合aclnnCalculateMatmulWeightSizeV2以及aclnnTransMatmulWeight完成输入Format从ND到FRACTAL_NZ的转换。
+        - antiquantScale（aclTensor *,计算输入）：数据类型支持FLOAT16，数据类型要求和输入x保持一致。
+        对于不同伪量化算法模式，antiquantScale支持的shape如下:
+          - pertensor量化模式：输入shape为(1,)或(1, 1)。
+          - perchannel量化模式：输入shape为(n, 1)或(n,)，不支持非连续的Tensor。
+          - pergroup量化模式：输入shape与weight的数据格式相关，如下：
+            - 当weight的数据格式为ND时，输入shape为(⌈k/group_size⌉, n)，其中group_size表示k要分组的每组的大小。
+            - 当weight的数据格式为FRACTAL_NZ时，输入shape为(n, ⌈k/group_size⌉)，其中group_size表示k要分组的每组的大小。
+        - antiquantOffsetOptional（aclTensor *,计算输入）：数据类型支持FLOAT16，数据类型要求和输入x保持一致。
+        - quantScaleOptional（aclTensor *,计算输入）：预留参数，暂未使用，固定传入空指针。
+        - quantOffsetOptional（aclTensor *,计算输入）：预留参数，暂未使用，固定传入空指针。
+        - biasOptional（aclTensor *,计算输入）：数据类型支持FLOAT16。维度支持1~6维，带batch时，输入shape需要为(batch，1，n)，batch要与x和weight的batch维度broadcast后的batch保持一致，不带batch时，输入shape需要为(n,)或(1, n)。
+        - antiquantGroupSize（int,计算输入）：数据类型支持FLOAT16。维度支持2~6维，shape支持(batch, m, n)，batch可不存在，支持x与weight的batch维度broadcast，输出batch与broadcast之后的batch一致，m与x的m一致，n与weight的n一致。
+        - y（aclTensor *,计算输出）：
+        Ascend 950PR/Ascend 950DT
+        - 确定性说明：默认确定性实现。
+        - 公共约束
+          - x和weight矩阵m、k、n大小在[1, 2^31-1]范围内。weightReduce维度k需要与x的Reduce维度k大小相等。
+          - 支持的量化模式：pertensor量化模式、perchannel量化模式、pergroup量化模式和MX量化模式。
+          - x不支持转置，因此不支持非连续Tensor，weight仅转置场景支持非连续的Tensor；antiquantScale、antiquantOffsetOptional非连续Tensor仅支持转置场景并且连续性要求和weight保持一致。
+          - antiquantScale不同量化模式支持的shape：
+            - pertensor量化模式：(1,)或(1,1)。
+            - perchannel量化模式：输入shape为(1, n)或(n,)。
+            - pergroup量化模式：输入shape为(⌈k/group_size⌉, n)，其中group_size表示k要分组的每组的大小。
+            - MX量化模式：输入shape为(⌈k/group_size⌉, n)，其中group_size表示k要分组的每组的大小，仅支持32。
+          - quantScaleOptional和quantOffsetOptional为预留参数，暂未使用，固定传入空指针。
+        A16W8场景约束
+          - 输入和输出数据类型组合要求
+        x | weight | weight Format | antiquantScale | antiquantOffsetOptional | quantScaleOptional | quantOffsetOptional | biasOptional | antiquantGroupSize | y | 场景说明
+        FLOAT16/BFLOAT16 | INT8 | ND | 与x一致 | 与x一致/null | null | null | 与x一致/FLOAT（仅x为BFLOAT16）/null | pergroup: [32, k-1]且为32倍数 其他: 0 | 与x一致 | T & C & G量化
+        FLOAT16/BFLOAT16 | HIFLOAT8/FLOAT8_E4M3FN | ND | 与x一致 | null | null | null | 与x一致/null | 0 | 与x一致 | C量化
+          - x、weight、antiquantScale、antiquantOffsetOptional、biasOptional和antiquantGroupSize的取值关系：
+        场景说明 | x数据类型 | weight数据类型 | x shape | weight shape | antiquantScale shape | antiquantOffsetOptional shape | biasOptional shape | antiquantGroupSize
+        T量化 | FLOAT16/BFLOAT16 | INT8 | (m, k) | (k, n) | (1,)或(1,1) | (1,)或(1,1)/null | (n,)或(1,n)/null | 0
+        C量化 | FLOAT16/BFLOAT16 | INT8 | (m, k) | (k, n) | (1,n)或(n,) | (1,n)或(n,)/null | (n,)或(1,n)/null | 0
+        G量化 | FLOAT16/BFLOAT16 | INT8 | (m, k) | (k, n) | (⌈k/group_size⌉, n) | (⌈k/group_size⌉, n)/null | (n,)或(1,n)/null | [32, k-1]且为32倍数
+        C量化 | FLOAT16/BFLOAT16 | HIFLOAT8/FLOAT8_E4M3FN | (m, k) | (k, n) | (1,n)或(n,) | null | (n,)或(1,n)/null | 0
+        A16W4场景约束
+          - 输入和输出数据类型组合要求
+        x | weight | weight Format | antiquantScale | antiquantOffsetOptional | quantScaleOptional | quantOffsetOptional | biasOptional | antiquantGroupSize | y | 场景说明
+        FLOAT16/BFLOAT16 | INT4/INT32 | ND | 与x一致 | 与x一致/null | null | null | 与x一致/FLOAT（仅x为BFLOAT16）/null | 0 | 与x一致 | T量化
+        FLOAT16/BFLOAT16 | INT4/INT32 | ND | 与x一致 | 与x一致/null | null | null | 与x一致/FLOAT（仅x为BFLOAT16）/null | pergroup: [32, k-1]且为32倍数 其他: 0 | 与x一致 | C & G量化
+        FLOAT16/BFLOAT16 | FLOAT4_E2M1/FLOAT | ND | FLOAT8_E8M0 | null | null | null | 与x一致/null | 32 | 与x一致 | MX量化
+          - x、weight、antiquantScale、antiquantOffsetOptional、biasOptional和antiquantGroupSize的取值关系：
+        场景说明 | x数据类型 | weight数据类型 | x shape | weight shape | antiquantScale shape | antiquantOffsetOptional shape | biasOptional shape | antiquantGroupSize
+        T量化 | FLOAT16/BFLOAT16 | INT4/INT32 | (m, k) | (k, n) | (1,)或(1,1) | (1,)或(1,1)/null | (n,)或(1,n)/null | 0
+        C量化 | FLOAT16/BFLOAT16 | INT4/INT32 | (m, k) | (k, n) | (1,n)或(n,) | (1,n)或(n,)/null | (n,)或(1,n)/null | 0
+        G量化 | FLOAT16/BFLOAT16 | INT4/INT32 | (m, k) | (k, n) | (⌈k/group_size⌉, n) | (⌈k/group_size⌉, n)/null | (n,)或(1,n)/null | [32, k-1]且为32倍数
+        MX量化 | FLOAT16/BFLOAT16 | FLOAT4_E2M1/FLOAT | (m, k) | (k, n) | (⌈k/32⌉, n) | null | (n,)或(1,n)/null | 32
+          - 约束说明
+        除公共约束外，其余约束如下：
+            - 若weight数据类型为INT4或FLOAT4_E2M1，则weight的最后一维应为2对齐；若weight数据类型为INT32或FLOAT，则weight的最后一维应为8对齐。
+            - 若weight数据类型为INT32/FLOAT时，必须配合aclnnConvertWeightToINT4Pack接口完成从INT32/FLOAT到紧密排布的INT4/FLOAT4_E2M1的转换，详情可参考样例。
+        - 性能优化建议
+          - pertensor量化模式：推荐使用转置后的weight输入。
+          - perchannel量化模式：推荐使用转置后的weight输入。
+          - pergroup量化模式和MX量化模式：推荐使用非转置的weight输入。
 
-    Source: op_docs/aclnnWeightQuantBatchMatmulV2_en.md:48
+    Source: op_docs/aclnnWeightQuantBatchMatmulV2.md:61
     """
 @overload
 def weight_quant_batch_matmul_v2(x: _TensorLike, weight: Tensor, antiquant_scale: _TensorLike, antiquant_offset_optional: _TensorLike | None, quant_scale_optional: _TensorLike | None, quant_offset_optional: _TensorLike | None, bias_optional: _TensorLike | None, antiquant_group_size: int, *, out: _OutArray | None = None) -> Tensor:

@@ -58,8 +58,8 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
     "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis",
-    # a variant's own chip (aclnnQuantMatmulV5's FLOAT8 and MX operands: Ascend950)
-    "npu_quant_matmul@fp8", "npu_quant_matmul@mx")}
+    # a variant's own chip (FLOAT8 and MX operands and weights: Ascend950)
+    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8")}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -912,6 +912,16 @@ def makers(dtype: str = "float32"):
         want = (x.float() @ (w.float() * scale.float())).half()
         return (x, w, scale), {}, want
     m["npu_weight_quant_batchmatmul"] = weight_quant_batchmatmul
+
+    def weight_quant_batchmatmul_fp8():
+        # aclnnWeightQuantBatchMatmulV2's C quantisation on Ascend950: a FLOAT8_E4M3FN weight times a per-channel
+        # scale of x's dtype.
+        x = randn(3, 32, dtype=torch.bfloat16)
+        w = torch.randint(-8, 8, (32, 5), generator=g).to(torch.float8_e4m3fn)
+        scale = (torch.rand(5, generator=g) + 0.5).bfloat16()
+        want = (x.float() @ (w.float() * scale.float())).bfloat16()
+        return (x, w, scale), {}, want
+    m["npu_weight_quant_batchmatmul@fp8"] = weight_quant_batchmatmul_fp8
 
     def dynamic_quant():
         x = randn(3, 16, dtype=torch.float16)

@@ -2,8 +2,10 @@
 aclnnQuantMatmulV5's page gives them): torch_npu.npu_quant_matmul with FLOAT8_E4M3FN/E5M2 operands and
 per-token and per-channel FLOAT scales (the page's T-C/K-C: x1@x2 * x2Scale * x1Scale + bias), a
 packed UINT64 scale (T-T static: (x1@x2 + bias) * x2Scale), and FLOAT8_E8M0 scales of blocks of 32
-along k (MX: each block's sum times x1Scale[m, j] * x2Scale[j, n], then + bias), against references
-written from the page's formulas with torch ops on the CPU; and what it leaves open refused by name."""
+along k (MX: each block's sum times x1Scale[m, j] * x2Scale[j, n], then + bias), and
+torch_npu.npu_weight_quant_batchmatmul with a FLOAT8_E4M3FN weight (aclnnWeightQuantBatchMatmulV2's C
+quantisation), against references written from the pages' formulas with torch ops on the CPU; and what
+they leave open refused by name."""
 
 import textwrap
 
@@ -80,6 +82,38 @@ def test_mx_products_scale_each_block_of_32_along_k(run_npu):
         print("mx ok")
     """)
     assert "mx ok" in out
+
+
+def test_float8_weights_dequantise_per_channel(run_npu):
+    # aclnnWeightQuantBatchMatmulV2 on Ascend950 (its Chinese page's C quantisation): a FLOAT8_E4M3FN weight,
+    # y = x @ (weight * antiquantScale) + bias with the scale and bias of x's dtype, per channel or per
+    # tensor, the weight transposed or not; an E8M0 scale (MX, FLOAT4 weights) refused by name.
+    out = on_ascend950(run_npu, """
+        for dtype in (torch.bfloat16, torch.float16):
+            x = torch.randn(5, 64, generator=g).to(dtype)
+            w = fp8((64, 24))
+            bias = torch.randn(24, generator=g).to(dtype)
+            for shape in ((24,), (1, 24), (1,)):
+                scale = (torch.rand(shape, generator=g) * 0.01 + 0.001).to(dtype)
+                want = (x.float() @ (w.float() * scale.float().reshape(-1)) + bias.float()).to(dtype)
+                got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), w.npu(), scale.npu(), bias=bias.npu()).cpu()
+                assert got.dtype == dtype and torch.allclose(got.float(), want.float(), rtol=1e-2, atol=1e-2), (
+                    dtype, shape, (got.float() - want.float()).abs().max())
+            wt = torch.empty(24, 64, dtype=w.dtype).copy_(w.t())
+            scale = (torch.rand(24, generator=g) * 0.01 + 0.001).to(dtype)
+            got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), wt.npu().t(), scale.npu()).cpu()
+            want = (x.float() @ (w.float() * scale.float())).to(dtype)
+            assert torch.allclose(got.float(), want.float(), rtol=1e-2, atol=1e-2), (dtype, "transposed weight")
+        try:
+            torch_npu.npu_weight_quant_batchmatmul(x.npu(), w.npu(), e8m0((2, 24)).view(torch.float8_e8m0fnu).npu(),
+                                                   antiquant_group_size=32).cpu()
+        except RuntimeError as e:
+            assert "antiquantScale" in str(e), str(e)[:600]
+        else:
+            raise AssertionError("an E8M0 antiquantScale computed")
+        print("weight fp8 ok")
+    """, ASCEND_LAUNCH_BLOCKING="1")
+    assert "weight fp8 ok" in out
 
 
 def test_what_the_page_leaves_open_is_refused_by_name(run_npu):
