@@ -665,6 +665,9 @@ class SimAPI:
     shape_status: int = 0
     # The error rows a family's own checks enforce (API.page_row), by what they are about.
     page_rows: tuple[PageRowView, ...] = ()
+    # The status of a call on a chip the page marks unsupported, where its error table gives one other
+    # than 161002 (aclnnWeightQuantBatchMatmulV2: "产品型号不支持" is 361001); 0: 161002.
+    chip_status: int = 0
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
@@ -675,7 +678,9 @@ class SimAPI:
                           ("rank_status", str(self.rank_status), self.rank_status != 0),
                           ("empty_status", str(self.empty_status), self.empty_status != 0),
                           ("shape_status", str(self.shape_status), self.shape_status != 0),
-                          ("page_rows", f"kPageRows, {len(self.page_rows)}", bool(self.page_rows))))
+                          ("page_rows", f"kPageRows, {len(self.page_rows)}" if self.page_rows else "nullptr, 0",
+                           bool(self.page_rows)),
+                          ("chip_status", str(self.chip_status), self.chip_status != 0)))
 
 
 @dataclass(frozen=True)
@@ -733,6 +738,12 @@ _SHAPE_FORMS = {ShapeForm.SAME: "aclsim::ShapeForm::kSame", ShapeForm.SCALAR: "a
                 ShapeForm.PRESENT: "aclsim::ShapeForm::kPresent"}
 
 
+def chip_status(api: API) -> int:
+    """The one status the page's unsupported-product rows give, when it is not ACLNN_ERR_PARAM_INVALID."""
+    codes = {row.code for row in api.errors if row.category is ErrorCategory.UNSUPPORTED_PRODUCT}
+    return codes.pop() if len(codes) == 1 and PARAM_INVALID not in codes else 0
+
+
 def empty_status(api: API) -> int:
     """The one status the page's error rows about empty tensors give, when it is not
     ACLNN_ERR_PARAM_INVALID and those rows name every tensor the page forbids empty: phase 1 answers
@@ -780,6 +791,7 @@ def sim_api(bound: BoundAPI) -> SimAPI:
         empty_status=empty_status(api),
         shape_status=api.shape_status(),
         page_rows=page_rows(api) if family is not None else (),
+        chip_status=chip_status(api),
     )
 
 

@@ -30,6 +30,10 @@ MX_QUANT = Family(
          # (with out2 and scale_out2: the dual-axis form, along -1 and -2)
          Op("swiglu_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "out2": "FLOAT8_E4M3FN",
                                        "scale_out2": "FLOAT8_E8M0"}),
+         # the SwiGLU's backward: x's gradient from x2 (yGrad, the forward's result's shape), quantised along
+         # -1 (out, scale_out) and -2 (out2, scale_out2) as the dual-axis swiglu_mx_quant
+         Op("swiglu_grad_mx_quant", dtypes={"out": "FLOAT8_E4M3FN", "scale_out": "FLOAT8_E8M0", "out2": "FLOAT8_E4M3FN",
+                                            "scale_out2": "FLOAT8_E8M0"}),
          # two levels along the last axis: a FLOAT scale per block of level0_block_size (level0_scale_out),
          # then the OCP MX quantisation of the rescaled values to FLOAT4_E2M1 (out, scale_out)
          Op("dual_level_mx_quant", dtypes={"out": "FLOAT4_E2M1", "scale_out": "FLOAT8_E8M0",
@@ -43,7 +47,7 @@ MX_QUANT = Family(
            # the dual-axis form's second quantisation (along -2; out and scale_out are along -1)
            "out2", "scale_out2",
            # rms_norm_mx_quant's norm: x2 added to x (sum_out their sum), gamma, beta, epsilon, and rstd
-           # written when output_rstd says so
+           # written when output_rstd says so (x2: swiglu_grad_mx_quant's yGrad, the second input)
            "x2", "gamma", "beta", "epsilon", "output_rstd", "sum_out", "rstd",
            # swiglu_mx_quant's activation: the axis halved, which half is activated, the variant (1: even
            # and odd elements, clamped, with an alpha and a bias) and group_list's meaning (0 counts, 1 ends)
@@ -64,6 +68,8 @@ MX_QUANT = Family(
         "swiglu_mx_quant: Swish(A) * B of x's halves along activate_dim (swiglu_mode 1: A, B the even and odd elements "
         "of the last axis, A.clamp(max=limit) * sigmoid(alpha * A) * (B.clamp(-limit, limit) + bias)), then "
         "dynamic_mx_quant's along axis; "
+        "swiglu_grad_mx_quant: x's SwiGLU gradient from x2 (yGrad), grad_A = x2 * B * sigmoid(A) * (1 + A - A * sigmoid(A)) "
+        "and grad_B = x2 * A * sigmoid(A) at A's and B's places, quantised along -1 and -2 as the dual-axis form; "
         "dual_level_mx_quant: x (times smooth, in x's dtype) per block of level0_block_size along the last axis "
         "divided by level0_scale_out = max|x| / 6 and rounded to x's dtype, then the OCP MX quantisation to FLOAT4_E2M1 "
         "in blocks of block_size; "

@@ -1,6 +1,7 @@
-"""Products of INT8 operands dequantised by per-column and per-row scales, and the packing of float
-scales into the UINT64 words they read (runtime/sim/src/opapi/families/quant_matmul.cpp):
-aclnnQuantMatmulV3/V4 (torch_npu.npu_quant_matmul), aclnnTransQuantParamV2/V3."""
+"""Products of INT8 or FLOAT8 operands dequantised by per-column and per-row scales (or MX's FLOAT8_E8M0
+scales per block of 32 along k), and the packing of float scales into the UINT64 words they read
+(runtime/sim/src/opapi/families/quant_matmul.cpp): aclnnQuantMatmulV3/V4/V5 (torch_npu.npu_quant_matmul),
+aclnnTransQuantParamV2/V3."""
 
 from gen.families.model import Family, Op
 
@@ -19,7 +20,9 @@ QUANT_MATMUL = Family(
     # scale_align: a scale of n columns padded to a multiple of it (aclnnQuantMatmulV2's deqScale).
     options=("scale_align",),
     source="x1",
-    doc="quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 operands, "
-        "the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as "
-        "trans_quant_param packs them); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit "
+    doc="quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 or FLOAT8 "
+        "operands (a FLOAT8 product's FLOAT bias before packed scales), the product exact, the rest in float, scale one "
+        "value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); MX (FLOAT8_E8M0 scale "
+        "and pertoken): the sum over k of each block of 32's product times pertoken[m, block] * scale[block, n], + bias; "
+        "dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit "
         "offset << 37")

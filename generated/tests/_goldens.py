@@ -1263,6 +1263,28 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return y + exact.grouped_mx_quant(swiglu, group_index, dst_type, 32, scale_alg)
 
     @staticmethod
+    def swiglu_backward_mx_quant_with_dual_axis(x: Any, y_grad: Any, group_index: Any, activate_left: bool,
+                                                dst_type: int, scale_alg: int) -> Any:
+        """aclnnSwigluBackwardMxQuantWithDualAxis's page: A, B x's halves (A the first with activateLeft),
+        grad_A = yGrad * B * sigmoid(A) * (1 + A - A * sigmoid(A)), grad_B = yGrad * A * sigmoid(A), in double
+        rounded to float, x's gradient (each at its half's place: the page's concat(grad_A, grad_B) with A
+        first), quantised along -1 (y1Out, mxscale1Out) and along -2 (y2Out, mxscale2Out) as
+        exact.swiglu_mx_quant_with_dual_axis quantises the forward's result."""
+        import torch
+
+        first, second = x.double().chunk(2, -1)
+        a, b = (first, second) if activate_left else (second, first)
+        g = y_grad.double()
+        sig = torch.sigmoid(a)
+        grad_a, grad_b = g * b * sig * (1 + a - a * sig), g * a * sig
+        grad = torch.cat([grad_a, grad_b] if activate_left else [grad_b, grad_a], -1).float()
+        exact._finite_for_mx(grad)
+        first = exact.mx_quant(grad, -1, dst_type, 32, scale_alg)
+        if group_index is None:
+            return first + exact.mx_quant(grad, -2, dst_type, 32, scale_alg)
+        return first + exact.grouped_mx_quant(grad, group_index, dst_type, 32, scale_alg)
+
+    @staticmethod
     def dual_level_mx_quant(x: Any, smooth: Any, held: Any) -> Any:
         """aclnnDynamicDualLevelMxQuant's page: x (times smooth, the product in x's dtype `held`) per block
         of 512 along the last axis divided by level0Scale = max|x| / 6 in float and cast to `held`, then

@@ -115,7 +115,7 @@ def test_error_row1_unclassified():
 @pytest.mark.parametrize("case", [
     BASE.but('self-empty', shapes={'self': (3, 0)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
     BASE.but('inputScaleOptional-empty', shapes={'inputScaleOptional': (3, 0)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
-    BASE.but('inputOffsetOptional-empty', shapes={'inputScaleOptional': (3, 0), 'inputOffsetOptional': (3, 0)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}),
+    BASE.but('inputOffsetOptional-empty', shapes={'inputScaleOptional': (3, 0), 'inputOffsetOptional': (3, 0)}, out={'y': 'INT8', 'outScaleOptional': 'FLOAT'}, out_shapes={'y': '<auto>', 'outScaleOptional': '<auto>'}, none=()),
 ], ids=lambda case: case.id)
 def test_error_row2_empty_tensor(op, case):
     t.check_error(op, case, status=161002)

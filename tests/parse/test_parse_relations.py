@@ -338,7 +338,7 @@ def test_a_broadcast_of_the_batch_dimensions_only_is_no_broadcast_relation(text)
 
 
 def test_weight_quant_batch_matmul_relates_no_shapes_by_broadcasting():
-    api = _page_api("aclnnWeightQuantBatchMatmulV2_en.md")
+    api = _page_api("aclnnWeightQuantBatchMatmulV2.md")
     assert all(not p.related(K.BROADCAST) for p in api.params)
 
 

@@ -419,7 +419,8 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
                         "from the biased scores, DeepSeek-V3's routing from the unbiased ones",
     "moe_init_routing_v3": "passes offsetOptional, which the page's table gives neither unquantised nor dynamic "
                            "quant, and an INT8 expandedXOut for its unquantised FLOAT x: refused (561002)",
-    "quant_matmul_v5": "passes a FLOAT8_E4M3FN x1, which the page's table lists for no chip: refused (161002)",
+    "quant_matmul_v5": "the T-CG product of a FLOAT8_E4M3FN x1 and a FLOAT4_E2M1 x2 with per-group x2Scale and yScale, "
+                       "which the kernel refuses by name (561003)",
     "trans_quant_param_v3": "passes roundMode 1, which the kernel refuses by name (561003): the page does not say how "
                             "a tie rounds",
     "fused_cross_entropy_loss_with_max_sum": "passes inputOptional and weightOptional, where the page's table says only "

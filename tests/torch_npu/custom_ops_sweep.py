@@ -57,7 +57,10 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_dynamic_mx_quant", "npu_dynamic_mx_quant_with_dual_axis", "npu_grouped_dynamic_mx_quant",
     "npu_dynamic_block_mx_quant", "npu_anti_mx_quant", "npu_quant_max", "npu_rms_norm_dynamic_mx_quant",
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
-    "npu_dynamic_dual_level_mx_quant")}
+    "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis",
+    # a variant's own chip (FLOAT8 and MX operands and weights: Ascend950)
+    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8")}
+CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -951,6 +954,29 @@ def makers(dtype: str = "float32"):
         return (x, weight, scale), {"smooth_scale": smooth}, want
     m["npu_quant_matmul_dequant"] = quant_matmul_dequant
 
+    def quant_matmul_fp8():
+        # aclnnQuantMatmulV5's T-C/K-C on FLOAT8_E4M3FN: x1@x2 * x2Scale * x1Scale (+ bias), the product exact.
+        a = torch.randint(-8, 8, (3, 64), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (64, 5), generator=g).to(torch.float8_e4m3fn)
+        scale, pertoken, bias = torch.rand(5, generator=g) + 0.5, torch.rand(3, generator=g) + 0.5, torch.randn(5, generator=g)
+        want = (a.float() @ b.float() * scale * pertoken[:, None] + bias).bfloat16()
+        return (a, b, scale), {"pertoken_scale": pertoken, "bias": bias, "output_dtype": torch.bfloat16}, want
+    m["npu_quant_matmul@fp8"] = quant_matmul_fp8
+
+    def quant_matmul_mx():
+        # MX: FLOAT8_E8M0 scales per block of 32 along k = 96 (x1Scale [3, 2, 2], x2Scale [2, 5, 2], the last
+        # pair's second block missing), each block's exact sum times its two powers of two.
+        a = torch.randint(-8, 8, (3, 96), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (96, 5), generator=g).to(torch.float8_e4m3fn)
+        s1 = torch.randint(124, 131, (3, 2, 2), generator=g, dtype=torch.uint8)
+        s2 = torch.randint(124, 131, (2, 5, 2), generator=g, dtype=torch.uint8)
+        v1 = torch.pow(2.0, s1.double() - 127).reshape(3, 4)[:, :3].repeat_interleave(32, 1)
+        v2 = torch.pow(2.0, s2.double() - 127).permute(1, 0, 2).reshape(5, 4)[:, :3].repeat_interleave(32, 1).t()
+        want = ((a.double() * v1) @ (b.double() * v2)).float()
+        return (a, b, s2.view(torch.float8_e8m0fnu)), {"pertoken_scale": s1.view(torch.float8_e8m0fnu),
+                                                       "output_dtype": torch.float32, "group_sizes": [1, 1, 32]}, want
+    m["npu_quant_matmul@mx"] = quant_matmul_mx
+
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)
         w = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)
@@ -958,6 +984,16 @@ def makers(dtype: str = "float32"):
         want = (x.float() @ (w.float() * scale.float())).half()
         return (x, w, scale), {}, want
     m["npu_weight_quant_batchmatmul"] = weight_quant_batchmatmul
+
+    def weight_quant_batchmatmul_fp8():
+        # aclnnWeightQuantBatchMatmulV2's C quantisation on Ascend950: a FLOAT8_E4M3FN weight times a per-channel
+        # scale of x's dtype.
+        x = randn(3, 32, dtype=torch.bfloat16)
+        w = torch.randint(-8, 8, (32, 5), generator=g).to(torch.float8_e4m3fn)
+        scale = (torch.rand(5, generator=g) + 0.5).bfloat16()
+        want = (x.float() @ (w.float() * scale.float())).bfloat16()
+        return (x, w, scale), {}, want
+    m["npu_weight_quant_batchmatmul@fp8"] = weight_quant_batchmatmul_fp8
 
     def dynamic_quant():
         x = randn(3, 16, dtype=torch.float16)
@@ -1165,6 +1201,19 @@ def makers(dtype: str = "float32"):
         v = 20 * b
         return (x,), {"dst_type": 292, "scale_alg": 0}, dual_axis_quantised(v)
     m["npu_swiglu_mx_quant_with_dual_axis"] = swiglu_mx_quant_with_dual_axis
+
+    def swiglu_backward_mx_quant_with_dual_axis():
+        # aclnnSwigluBackwardMxQuantWithDualAxis: A = 0 (sigmoid 1/2), B of powers of two, yGrad 2: the
+        # gradient is [B, 0] (grad_A = 2 * B / 2, grad_B = 0), quantised along -1 and -2 (scaleAlg 1, which
+        # for a power of two max is scaleAlg 0's exponent); the zero blocks' scales and elements 0.
+        b = torch.pow(2.0, torch.randint(-4, 5, (32, 32), generator=g).float())
+        x = torch.cat([torch.zeros(32, 32), b], -1).bfloat16()
+        y1, s1, y2, s2 = dual_axis_quantised(b)
+        zeros = torch.zeros(32, 32).to(torch.float8_e4m3fn)
+        want = (torch.cat([y1, zeros], -1), s1, torch.cat([y2, zeros], -1),
+                torch.cat([s2, torch.zeros(1, 32, 2, dtype=torch.uint8)], 1))
+        return (x, torch.full((32, 32), 2.0).bfloat16()), {}, want
+    m["_npu_swiglu_backward_mx_quant_with_dual_axis"] = swiglu_backward_mx_quant_with_dual_axis
 
     def dynamic_dual_level_mx_quant():
         # aclnnDynamicDualLevelMxQuant: x [2, 512] of +-1, level0 = max|x| / 6 = 1/6 in float, x / level0 cast
@@ -2144,7 +2193,7 @@ def main() -> None:
     names += sorted(n for n in hand_made() if "@" in n and n.split("@")[0] in names)
     by_chip = collections.defaultdict(list)  # "": the --soc given, else the toolkit's default
     for name in names:
-        by_chip["" if args.soc else CHIP_OF.get(name.split("@")[0].split(".")[0], "")].append(name)
+        by_chip["" if args.soc else CHIP_OF.get(name, CHIP_OF.get(name.split("@")[0].split(".")[0], ""))].append(name)
     for chip, group in sorted(by_chip.items()):
         drive(group, args.out, {**env, "ACLNN_SIM_SOC": chip} if chip else env, args.dtype)
     summary(args.out)

@@ -5,6 +5,7 @@ pages support): torch_npu.npu_dynamic_mx_quant (aclnnDynamicMxQuantV3), npu_dyna
 npu_dynamic_block_mx_quant (aclnnDynamicBlockMxQuant), npu_rms_norm_dynamic_mx_quant and
 npu_add_rms_norm_dynamic_mx_quant (aclnnRmsNormDynamicMxQuant, aclnnAddRmsNormDynamicMxQuant), npu_swiglu_mx_quant
 (aclnnSwigluMxQuant), npu_swiglu_mx_quant_with_dual_axis (aclnnSwigluMxQuantWithDualAxis),
+_npu_swiglu_backward_mx_quant_with_dual_axis (aclnnSwigluBackwardMxQuantWithDualAxis),
 npu_dynamic_dual_level_mx_quant (aclnnDynamicDualLevelMxQuant),
 npu_anti_mx_quant (aclnnAntiMxQuant) and npu_quant_max (aclnnQuantMax, aclnnGroupedQuantMax), against CPU references written from the pages' formulas block by block in plain
 Python (math.frexp for the shared exponent, the element formats' value tables for FLOAT4, torch's own
@@ -264,6 +265,59 @@ def test_swiglu_mx_quant_quantises_the_swiglu_along_either_last_axis(run_npu):
                 row += scales.shape[0]
         print("swiglu mx quant ok")
     """)
+
+
+def test_swiglu_backward_mx_quant_with_dual_axis_quantises_the_gradient(run_npu):
+    # aclnnSwigluBackwardMxQuantWithDualAxis: x [M, 2N]'s SwiGLU gradient from y_grad [M, N] (the page:
+    # grad_A = yGrad * B * sigmoid(A) * (1 + A - A * sigmoid(A)), grad_B = yGrad * A * sigmoid(A), A the
+    # first half; each half's gradient at its place), in double rounded to float, quantised to FLOAT8_E4M3FN
+    # along -1 and along -2 (scaleAlg 1), the latter's blocks restarting at group_index's cumulative ends;
+    # what the page does not admit refused.
+    out = on_ascend950(run_npu, """
+        g = torch.Generator().manual_seed(5)
+        x = (torch.rand(70, 128, generator=g) * 8 - 4).bfloat16()
+        dy = (torch.rand(70, 64, generator=g) * 4 - 2).bfloat16()
+        def gradient(x, dy, left):
+            # x's gradient: each half's at its own place (A the half activate_left activates)
+            first, second = x.double().chunk(2, -1)
+            a, b = (first, second) if left else (second, first)
+            sig = torch.sigmoid(a)
+            grad_a, grad_b = dy.double() * b * sig * (1 + a - a * sig), dy.double() * a * sig
+            return torch.cat([grad_a, grad_b] if left else [grad_b, grad_a], -1).float()
+
+        for dtype, left, ends in ((torch.bfloat16, True, None), (torch.float16, True, [30, 30, 70]),
+                                  (torch.bfloat16, False, None)):
+            xs, dys = x.to(dtype), dy.to(dtype)
+            grad = gradient(xs, dys, left)
+            index = None if ends is None else torch.tensor(ends).npu()
+            y1, s1, y2, s2 = torch.ops.npu._npu_swiglu_backward_mx_quant_with_dual_axis(xs.npu(), dys.npu(),
+                                                                                        group_index=index,
+                                                                                        activate_left=left)
+            codes, scales = mx_quant(grad, -1, E4M3, 32, 1)
+            assert torch.equal(y1.cpu().view(torch.uint8), codes), ends
+            assert torch.equal(s1.cpu().view(torch.uint8), scales), ends
+            assert s2.shape == ((70 // 64 + len(ends)) if ends else 2, 128, 2), s2.shape
+            starts, row = [0] + (ends or [70])[:-1], 0
+            for start, end in zip(starts, ends or [70]):
+                if end == start:
+                    continue
+                codes, scales = mx_quant(grad[start:end], 0, E4M3, 32, 1)
+                assert torch.equal(y2.cpu().view(torch.uint8)[start:end], codes), (ends, start)
+                assert torch.equal(s2.cpu().view(torch.uint8)[row:row + scales.shape[0]], scales), (ends, start)
+                row += scales.shape[0]
+        def refused(words, **kwargs):
+            try:
+                torch.ops.npu._npu_swiglu_backward_mx_quant_with_dual_axis(x.npu(), dy.npu(), **kwargs)[0].cpu()
+            except RuntimeError as e:
+                assert all(w in str(e) for w in words), (words, str(e)[:600])
+            else:
+                raise AssertionError(("no error", kwargs))
+        refused(["scaleAlg"], scale_alg=0)
+        refused(["y1Out", "FLOAT8_E5M2"], dst_type=TORCH_NPU[E5M2])  # phase 1: the page lists E4M3FN alone
+        refused(["groupIndexOptional"], group_index=torch.tensor([30, 60]).npu())  # ends short of M
+        print("swiglu backward mx quant ok")
+    """, ASCEND_LAUNCH_BLOCKING="1")
+    assert "swiglu backward mx quant ok" in out
 
 
 def test_dynamic_dual_level_mx_quant_scales_twice(run_npu):

@@ -1792,6 +1792,9 @@
 #include "aclnnop/aclnn_swi_glu_quant_v2.h"
 #define ACLNN_DECLARES_aclnnSwiGluQuantV2 1
 
+#include "aclnnop/aclnn_swiglu_backward_mx_quant_with_dual_axis.h"
+#define ACLNN_DECLARES_aclnnSwigluBackwardMxQuantWithDualAxis 1
+
 #include "aclnnop/aclnn_swiglu_mx_quant.h"
 #define ACLNN_DECLARES_aclnnSwigluMxQuant 1
 

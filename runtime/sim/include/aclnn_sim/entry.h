@@ -336,6 +336,7 @@ struct ApiSpec {
   // status and cites its line (families/family.h, RejectByRow).
   const PageRowSpec* page_rows = nullptr;
   uint8_t page_row_count = 0;
+  aclnnStatus chip_status = 0;  // a chip the page marks unsupported; 0: ACLNN_ERR_PARAM_INVALID
 };
 
 // --- The arguments of one call -----------------------------------------------------------------

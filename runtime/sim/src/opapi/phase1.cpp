@@ -160,7 +160,8 @@ aclnnStatus CheckChip(const ApiSpec& spec, Soc soc) {
   for (uint8_t i = 0; i < spec.product_count; ++i) {
     const ProductSpec& product = spec.products[i];
     if (product.soc == soc && !product.supported) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, std::string(spec.name) + " is not supported on " + SocName(soc) +
+      return Fail(spec.chip_status ? spec.chip_status : ACLNN_ERR_PARAM_INVALID,
+                  std::string(spec.name) + " is not supported on " + SocName(soc) +
                                                ": the page marks " + product.name +
                                                " unsupported" + Where(spec, product.line));
     }

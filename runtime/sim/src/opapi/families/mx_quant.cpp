@@ -36,6 +36,10 @@
 // npu_swiglu_mx_quant_with_dual_axis: x [M, 2N]) quantises the result along -1 into y1Out/mxscale1Out and
 // along -2 into y2Out/mxscale2Out, its groups cumulative ends of the -2 pass ending at M. Declined by name:
 // groups with activateDim 0 (which rows they count the page does not say).
+// swiglu_grad_mx_quant (aclnnSwigluBackwardMxQuantWithDualAxis, _npu_swiglu_backward_mx_quant_with_dual_axis):
+// x [M, 2N]'s SwiGLU gradient from yGrad [M, N] (grad_A = yGrad * B * sigmoid(A) * (1 + A - A * sigmoid(A)),
+// grad_B = yGrad * A * sigmoid(A)), quantised as the dual-axis form. grad_x is x's gradient, each half's at
+// its own place: the page's concat(grad_A, grad_B) is that order when A is the first half (activateLeft).
 // dual_level_mx_quant (aclnnDynamicDualLevelMxQuant, npu_dynamic_dual_level_mx_quant): x (times
 // smoothScaleOptional, the product in x's dtype) per block of 512 along the last axis divided by
 // level0ScaleOut = max|x| / 6 in float and rounded to x's dtype, then quantised to FLOAT4_E2M1 by the OCP
@@ -362,13 +366,20 @@ class RmsNormMxQuantWork final : public FamilyWork {
 // ends by groupMode) only the rows within its sum are computed, the others 0 (the page: not cleared,
 // garbage), and along a non-last axis each group's blocks restart at its start. The dual-axis form
 // quantises the result twice: along -1 (every row) into kOut/kScaleOut, along -2 into kOut2/kScaleOut2.
+// The backward form (swiglu_grad_mx_quant) quantises, in the dual axes' way, x's gradient instead:
+// from yGrad [M, N] (kYGrad), grad_A = yGrad * B * sigmoid(A) * (1 + A - A * sigmoid(A)) and
+// grad_B = yGrad * A * sigmoid(A) at A's and B's places in x [M, 2N] (the gradient of x, whichever half
+// activateLeft activates), in double rounded to float.
+enum SwigluSlot { kYGrad = kSlots, kSwigluSlots };
+
 class SwigluMxQuantWork final : public FamilyWork {
  public:
-  explicit SwigluMxQuantWork(const char* api) : FamilyWork(api, kSlots) {}
+  explicit SwigluMxQuantWork(const char* api) : FamilyWork(api, kSwigluSlots) {}
 
   int64_t outer = 1, half = 1, inner = 1;
   bool left = false, interleaved = false, grouped = false, counts = true;
   bool dual = false;  // groups cut the second pass's axis, whose last end is x's last row
+  bool backward = false;  // the gradient of x [outer, 2 * half] from yGrad [outer, half] (inner 1)
   double limit = 0, alpha = 1, bias = 0;
   // Each pass's blocks, and whether its axis is cut at the groups' ends (a non-last axis).
   Blocking blocking[2];
@@ -401,8 +412,24 @@ class SwigluMxQuantWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // x's gradient, grad_A at A's place and grad_B at B's, A the half activateLeft names.
+  void Gradient(const float* x, std::vector<float>* grad) {
+    const float* dy = static_cast<const float*>(ContiguousAs(tensor(kYGrad), ComputeType::kFloat32, 1));
+    ParallelRange(outer, 2 * half, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        for (int64_t h = 0; h < half; ++h) {
+          const int64_t ia = o * 2 * half + (left ? h : half + h), ib = o * 2 * half + (left ? half + h : h);
+          const double a = x[ia], b = x[ib], g = dy[o * half + h];
+          const double sig = 1.0 / (1.0 + std::exp(-a));
+          (*grad)[static_cast<size_t>(ia)] = static_cast<float>(g * b * sig * (1.0 + a - a * sig));
+          (*grad)[static_cast<size_t>(ib)] = static_cast<float>(g * a * sig);
+        }
+      }
+    });
+  }
+
   aclnnStatus Compute() override {
-    const int64_t n = outer * half * inner;
+    const int64_t n = outer * half * inner * (backward ? 2 : 1);
     if (n == 0) return ACLNN_SUCCESS;
     std::vector<int64_t> ends;
     if (grouped) {
@@ -413,6 +440,11 @@ class SwigluMxQuantWork final : public FamilyWork {
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
     if (aclnnStatus s = RefuseNonFinite(api_, tensor(kX).name, x, rows * 2 * half * inner)) return s;
     std::vector<float> y(static_cast<size_t>(n), 0.0f);
+    if (backward) {
+      Gradient(x, &y);
+      if (aclnnStatus s = RefuseNonFinite(api_, "the gradient of x", y.data(), n)) return s;
+      return QuantisePasses(y, ends);
+    }
     // In double, rounded once to float: the result's one rounding, whichever exp computes it.
     const double l = limit;
     ParallelRange(rows, 2 * half * inner, [&](int64_t begin, int64_t end) {
@@ -434,9 +466,14 @@ class SwigluMxQuantWork final : public FamilyWork {
       }
     });
     if (aclnnStatus s = RefuseNonFinite(api_, "the swiglu of x", y.data(), n)) return s;
+    return QuantisePasses(y, ends);
+  }
+
+  aclnnStatus QuantisePasses(const std::vector<float>& y, const std::vector<int64_t>& ends) {
     for (int p = 0; p < passes; ++p) {
-      QuantiseBlocks(y.data(), n, blocking[p], along_groups[p] ? ends : std::vector<int64_t>{blocking[p].length},
-                     *format, rule, round, tensor(p ? kOut2 : kOut), tensor(p ? kScaleOut2 : kScaleOut));
+      QuantiseBlocks(y.data(), static_cast<int64_t>(y.size()), blocking[p],
+                     along_groups[p] ? ends : std::vector<int64_t>{blocking[p].length}, *format, rule, round,
+                     tensor(p ? kOut2 : kOut), tensor(p ? kScaleOut2 : kScaleOut));
     }
     return ACLNN_SUCCESS;
   }
@@ -633,7 +670,7 @@ class QuantMaxWork final : public FamilyWork {
 
 // The aclDataType an MX page's dstType integer names ({35, 36, 40, 41} for the quantiser's elements,
 // {0, 1, 27} for the inverse's result): the aclDataType enumerators themselves.
-bool DstTypeIn(int64_t dst, std::initializer_list<aclDataType> allowed) {
+bool DstTypeIn(int64_t dst, const std::vector<aclDataType>& allowed) {
   for (aclDataType a : allowed) {
     if (dst == static_cast<int64_t>(a)) return true;
   }
@@ -681,7 +718,7 @@ struct MxArguments {
 // Reads them for an x of `axis_length` elements along the quantised axis (`formats`: the dstTypes the
 // page takes); a rejection, or ACLNN_SUCCESS with *work set where the call is declined by name.
 aclnnStatus ReadMxArguments(const Call& call, const FamilySpec& family, const TensorDesc& x, int64_t axis_length,
-                            std::initializer_list<aclDataType> formats, ExecutorWork** work, MxArguments* out) {
+                            const std::vector<aclDataType>& formats, ExecutorWork** work, MxArguments* out) {
   const ParamRejecter reject(call, family);
   const int64_t dst = RoleInt(call, family, F::Role::kDstType, -1);
   if (!DstTypeIn(dst, formats)) {
@@ -1086,6 +1123,20 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   }
   Dims y_shape = x->view;
   y_shape[static_cast<size_t>(act)] /= 2;
+  // The backward form: yGrad the forward's result's shape, x's dtype; x's gradient quantised.
+  const bool backward = family.op == F::Op::kSwigluGradMxQuant;
+  if (backward) {
+    const TensorDesc* y_grad = RoleTensor(call, family, F::Role::kX2);
+    if (!y_grad) return Decline(call, work, "without its tensors");
+    if (y_grad->dtype != x->dtype) {
+      return reject(F::Role::kX2, std::string("dtype ") + DTypeName(y_grad->dtype) + " is not x's " + DTypeName(x->dtype));
+    }
+    if (y_grad->view != y_shape) {
+      return reject(F::Role::kX2, "shape " + DimsText(y_grad->view) + " is not x's with its last dimension halved, " +
+                                      DimsText(y_shape));
+    }
+    y_shape = x->view;  // what is quantised: x's gradient
+  }
   const TensorDesc* group_list = RoleTensor(call, family, F::Role::kGroupList);
   const int64_t group_mode = RoleInt(call, family, F::Role::kGroupMode, 0);
   if (group_mode != 0 && group_mode != 1) return reject(F::Role::kGroupMode, std::to_string(group_mode) + " is not 0 or 1");
@@ -1103,8 +1154,14 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
     }
   }
   MxArguments args;
-  if (aclnnStatus s = ReadMxArguments(call, family, *x, y_shape[static_cast<size_t>(axis)],
-                                      {ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2}, work, &args)) {
+  // The backward page admits dstDtype 36 (FLOAT8_E4M3FN) and scaleAlg 1 alone.
+  const std::vector<aclDataType> formats = backward ? std::vector<aclDataType>{ACL_FLOAT8_E4M3FN}
+                                                    : std::vector<aclDataType>{ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN,
+                                                                               ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2};
+  if (backward && RoleInt(call, family, F::Role::kScaleAlg, 1) != 1) {
+    return reject(F::Role::kScaleAlg, std::to_string(RoleInt(call, family, F::Role::kScaleAlg, 1)) + " is not 1");
+  }
+  if (aclnnStatus s = ReadMxArguments(call, family, *x, y_shape[static_cast<size_t>(axis)], formats, work, &args)) {
     return s;
   }
   if (*work) return ACLNN_SUCCESS;  // declined by name
@@ -1113,7 +1170,7 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
     if (d < act) made->outer *= x->view[static_cast<size_t>(d)];
     if (d > act) made->inner *= x->view[static_cast<size_t>(d)];
   }
-  made->half = y_shape[static_cast<size_t>(act)];
+  made->half = x->view[static_cast<size_t>(act)] / 2;
   made->left = RoleBool(call, family, F::Role::kActivateLeft, false);
   // Mode 1 activates the even elements whatever activateLeft says (the page: "如果swigluMode为1，默认对x的偶数块
   // 做激活"; its formula does not read activateLeft, and its example passes true).
@@ -1125,6 +1182,8 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   made->round = args.round;
   made->rule = MxScaleRule{args.scale_alg == 1, args.format->max, true, 0.0};
   made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  if (backward) made->tensor(kYGrad).Set(RoleName(call, family, F::Role::kX2), *RoleTensor(call, family, F::Role::kX2));
+  made->backward = backward;
   made->dual = dual;
   made->passes = dual ? 2 : 1;
   if (group_list) {
@@ -1137,7 +1196,7 @@ aclnnStatus PlanSwigluMxQuant(const Call& call, const FamilySpec& family, Execut
   const int out_slots[2] = {kOut, kOut2}, scale_slots[2] = {kScaleOut, kScaleOut2};
   for (int p = 0; p < made->passes; ++p) {
     if (aclnnStatus s = KeepElements(call, family, made.get(), out_roles[p], *outs[p], *args.format, y_shape,
-                                      "x's shape with activateDim halved", out_slots[p])) {
+                                      backward ? "x's shape" : "x's shape with activateDim halved", out_slots[p])) {
       return s;
     }
     made->blocking[p] = BlockingOf(y_shape, pass_axes[p], 32);
@@ -1216,7 +1275,8 @@ aclnnStatus PlanMxQuant(const Call& call, const FamilySpec& family, ExecutorWork
     case F::Op::kAntiMxQuant: return PlanAntiMxQuant(call, family, work);
     case F::Op::kBlockMxQuant: return PlanBlockMxQuant(call, family, work);
     case F::Op::kRmsNormMxQuant: return PlanRmsNormMxQuant(call, family, work);
-    case F::Op::kSwigluMxQuant: return PlanSwigluMxQuant(call, family, work);
+    case F::Op::kSwigluMxQuant:
+    case F::Op::kSwigluGradMxQuant: return PlanSwigluMxQuant(call, family, work);
     case F::Op::kDualLevelMxQuant: return PlanDualLevelMxQuant(call, family, work);
     default: return PlanQuantMax(call, family, work);
   }

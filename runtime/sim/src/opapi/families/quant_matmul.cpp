@@ -17,7 +17,15 @@
 //   dequant_bias       the same epilogue with acc = x1, the INT32 product itself [m, n]
 //                      (aclnnDequantBias: weightScale per column, activateScaleOptional per row,
 //                      outputDtype 1 FLOAT16 or 27 BFLOAT16).
-// Refused by name (561003): INT4 and INT32-packed operands, an INT8 or INT32 out (requantisation
+//   FLOAT8          FLOAT8_E4M3FN/E5M2 operands (aclnnQuantMatmulV5 on Ascend950; their values exact in
+//                   double, as INT8's): the same epilogue, a FLOAT bias added before a packed UINT64/INT64
+//                   scale (the page's (x1@x2 + bias) * x2Scale) and after FLOAT scales (x1@x2 * x2Scale *
+//                   x1Scale + bias). MX (FLOAT8_E8M0 x1Scale and x2Scale, groupSize [1, 1, 32]): each block
+//                   of 32 along k's sum times its x1Scale[m, j] * x2Scale[j, n], j the block, the scales
+//                   (m, ceil(k / 64), 2) and (ceil(k / 64), n, 2), block j at [j / 2][j % 2] (transposed:
+//                   (ceil(k / 64), m, 2), (n, ceil(k / 64), 2)), then + bias.
+// Refused by name (561003): INT4 and INT32-packed operands, HIFLOAT8 (no page defines its encoding),
+// FLOAT4 and mixed FLOAT8 x FLOAT4 operands, batched MX products, an INT8 or INT32 out (requantisation
 // rounds in ways the pages leave unstated), a bias over batches (3-d), the NZ weight format.
 #include <algorithm>
 #include <cmath>
@@ -25,9 +33,11 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/dtypes.h"
+#include "common/minifloat.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -105,24 +115,37 @@ class QuantMatmulWork final : public FamilyWork {
   Dims x1_batch_strides, x2_batch_strides;  // per batch dimension, in matrices (0: broadcast)
   bool product = true;  // false: x1 is the INT32 product already (dequant_bias)
   bool t1 = false, t2 = false, has_offset = false, has_pertoken = false, has_bias = false, int_bias = false;
+  bool bias_first = false;  // the bias joins the product before the scales (an INT32 bias, or any with packed words)
+  bool mx = false;          // per block of kMxBlock along k: the FLOAT8_E8M0 scale and pertoken (x1Scale) of each
+  static constexpr int64_t kMxBlock = 32;
 
  private:
   aclnnStatus Compute() override {
     int64_t batches = 1;
     for (int64_t d : batch) batches *= d;
     if (batches == 0 || m == 0 || n == 0) return ACLNN_SUCCESS;
-    std::vector<int64_t> a(static_cast<size_t>(tensor(kMx1).numel()));
-    std::vector<int64_t> b(product ? static_cast<size_t>(tensor(kMx2).numel()) : 0);
-    GatherAs(tensor(kMx1), ComputeType::kInt64, a.data());
-    if (product) GatherAs(tensor(kMx2), ComputeType::kInt64, b.data());
+    // INT8, INT32 and FLOAT8 values are exact in double, and so are the products' sums at these sizes.
+    std::vector<double> a(static_cast<size_t>(tensor(kMx1).numel()));
+    std::vector<double> b(product ? static_cast<size_t>(tensor(kMx2).numel()) : 0);
+    GatherAs(tensor(kMx1), ComputeType::kFloat64, a.data());
+    if (product) GatherAs(tensor(kMx2), ComputeType::kFloat64, b.data());
     const std::vector<float> scale = ScaleValues(tensor(kMScale));
     const std::vector<float> offset = has_offset ? Floats(tensor(kMOffset)) : std::vector<float>();
     const std::vector<float> pertoken = has_pertoken ? Floats(tensor(kMPertoken)) : std::vector<float>();
     const std::vector<float> bias = has_bias && !int_bias ? Floats(tensor(kMBias)) : std::vector<float>();
-    // An INT32 bias joins the exact product as an integer.
-    std::vector<int64_t> int_bias_values(has_bias && int_bias ? static_cast<size_t>(tensor(kMBias).numel()) : 0);
-    if (!int_bias_values.empty()) GatherAs(tensor(kMBias), ComputeType::kInt64, int_bias_values.data());
+    std::vector<double> int_bias_values(has_bias && int_bias ? static_cast<size_t>(tensor(kMBias).numel()) : 0);
+    if (!int_bias_values.empty()) GatherAs(tensor(kMBias), ComputeType::kFloat64, int_bias_values.data());
     auto at = [](const std::vector<float>& v, int64_t j) { return v[v.size() == 1 ? 0 : static_cast<size_t>(j)]; };
+    const int64_t blocks = (k + kMxBlock - 1) / kMxBlock, pairs = (blocks + 1) / 2;
+    // Block kb's MX scales of row i (x1Scale) and column j (x2Scale), as their layouts follow the transposes.
+    auto x1_scale = [&](int64_t i, int64_t kb) {
+      return static_cast<double>(pertoken[static_cast<size_t>(t1 ? ((kb / 2) * m + i) * 2 + kb % 2
+                                                                  : (i * pairs + kb / 2) * 2 + kb % 2)]);
+    };
+    auto x2_scale = [&](int64_t j, int64_t kb) {
+      return static_cast<double>(scale[static_cast<size_t>(t2 ? (j * pairs + kb / 2) * 2 + kb % 2
+                                                              : ((kb / 2) * n + j) * 2 + kb % 2)]);
+    };
     std::vector<float> y(static_cast<size_t>(batches * m * n));
     ParallelFor(batches * m, [&](int64_t row) {
       const int64_t bi = row / m, i = row % m;
@@ -134,26 +157,34 @@ class QuantMatmulWork final : public FamilyWork {
         ma += idx * x1_batch_strides[d];
         mb += idx * x2_batch_strides[d];
       }
-      const int64_t* pa = a.data() + ma * m * k;
-      const int64_t* pb = b.data() + mb * k * n;
+      const double* pa = a.data() + ma * m * k;
+      const double* pb = b.data() + mb * k * n;
+      auto dot = [&](int64_t j, int64_t from, int64_t to) {
+        double acc = 0;
+        for (int64_t kk = from; kk < to; ++kk) {
+          acc += (t1 ? pa[kk * m + i] : pa[i * k + kk]) * (t2 ? pb[j * k + kk] : pb[kk * n + j]);
+        }
+        return acc;
+      };
       for (int64_t j = 0; j < n; ++j) {
-        int64_t acc = 0;
-        if (!product) {
-          acc = pa[i * n + j];
-        } else {
-          for (int64_t kk = 0; kk < k; ++kk) {
-            acc += (t1 ? pa[kk * m + i] : pa[i * k + kk]) * (t2 ? pb[j * k + kk] : pb[kk * n + j]);
-          }
-        }
         float v;
-        if (has_bias && int_bias) {
-          v = static_cast<float>(acc + int_bias_values[int_bias_values.size() == 1 ? 0 : static_cast<size_t>(j)]) *
-              at(scale, j);
-        } else {
-          v = static_cast<float>(acc) * at(scale, j);
+        if (mx) {
+          double acc = 0;
+          for (int64_t kb = 0; kb < blocks; ++kb) {
+            acc += dot(j, kb * kMxBlock, std::min(k, (kb + 1) * kMxBlock)) * x1_scale(i, kb) * x2_scale(j, kb);
+          }
+          v = static_cast<float>(acc);
+          if (has_bias) v += at(bias, j);
+          y[static_cast<size_t>(row * n + j)] = v;
+          continue;
         }
+        double acc = product ? dot(j, 0, k) : pa[i * n + j];
+        if (has_bias && bias_first) {
+          acc += int_bias ? int_bias_values[int_bias_values.size() == 1 ? 0 : static_cast<size_t>(j)] : at(bias, j);
+        }
+        v = static_cast<float>(acc) * at(scale, j);
         if (has_pertoken) v *= pertoken[static_cast<size_t>(i)];
-        if (has_bias && !int_bias) v += at(bias, j);
+        if (has_bias && !bias_first) v += at(bias, j);
         if (has_offset) v += at(offset, j);
         y[static_cast<size_t>(row * n + j)] = v;
       }
@@ -253,8 +284,17 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
   if (!x1 || !x2 || !scale || !out) return Decline(call, work, "without its tensors");
   const ParamRejecter reject(call, family);
+  // INT8 operands, or FLOAT8 ones (E4M3FN, E5M2: their values as the OCP formats define them).
+  const bool floating = MiniFloatOf(x1->dtype) && !IsFloat4(x1->dtype);
   for (const TensorDesc* t : {x1, x2}) {
-    if (t->dtype != ACL_INT8) return Decline(call, work, std::string("for an operand of dtype ") + DTypeName(t->dtype));
+    const bool admitted = floating ? MiniFloatOf(t->dtype) && !IsFloat4(t->dtype) : t->dtype == ACL_INT8;
+    if (!admitted) {
+      return Decline(call, work, std::string("for an operand of dtype ") + DTypeName(t->dtype) + " with x1 " +
+                                     DTypeName(x1->dtype) +
+                                     (t->dtype == ACL_HIFLOAT8 || x1->dtype == ACL_HIFLOAT8
+                                          ? " (no page defines HIFLOAT8's encoding)"
+                                          : ""));
+    }
     if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW) {
       return Decline(call, work, "for an operand of a format other than ND (the NZ weight format)");
     }
@@ -267,11 +307,22 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
       return Decline(call, work, std::string("with ") + RoleName(call, family, role) + " (not simulated)");
     }
   }
-  if (family.has(Q::Role::kGroupSize) && RoleInt(call, family, Q::Role::kGroupSize, 0) != 0) {
-    return Decline(call, work, "for groupSize " + std::to_string(RoleInt(call, family, Q::Role::kGroupSize, 0)) +
-                                   " (per-group scales are not simulated)");
+  // MX: FLOAT8_E8M0 scales of both operands, one per 32 elements along k (groupSize [1, 1, 32], or 0: the
+  // one group size MX scales admit).
+  const TensorDesc* pertoken = Given(call, family, Q::Role::kPertoken);
+  const bool mx = scale->dtype == ACL_FLOAT8_E8M0 || (pertoken && pertoken->dtype == ACL_FLOAT8_E8M0);
+  const int64_t group_size = family.has(Q::Role::kGroupSize) ? RoleInt(call, family, Q::Role::kGroupSize, 0) : 0;
+  constexpr int64_t kMxGroupSize = (int64_t{1} << 32) | (int64_t{1} << 16) | QuantMatmulWork::kMxBlock;
+  if (mx && (!floating || (group_size != 0 && group_size != kMxGroupSize))) {
+    return reject(Q::Role::kGroupSize, "is " + std::to_string(group_size) + " with FLOAT8_E8M0 scales of " +
+                                           DTypeName(x1->dtype) + " operands (MX: FLOAT8 operands, groupSize [1, 1, "
+                                           "32] = " + std::to_string(kMxGroupSize) + " or 0)");
+  }
+  if (!mx && group_size != 0) {
+    return Decline(call, work, "for groupSize " + std::to_string(group_size) + " (per-group scales are not simulated)");
   }
   auto made = std::make_unique<QuantMatmulWork>(call.spec.name);
+  made->mx = mx;
   made->t1 = RoleBool(call, family, Q::Role::kTransposeX1, false);
   made->t2 = RoleBool(call, family, Q::Role::kTransposeX2, false);
   const Dims& a = x1->view;
@@ -295,6 +346,7 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
     }
     batch[d] = da == 1 ? db : da;
   }
+  if (mx && rank != 0) return Decline(call, work, "for a batched MX product (its scales' batch layout is not simulated)");
   made->batch = batch;
   made->x1_batch_strides = BatchStrides(ba, batch);
   made->x2_batch_strides = BatchStrides(bb, batch);
@@ -309,6 +361,43 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   return ACLNN_SUCCESS;
 }
 
+// MX's scales: x1Scale (pertoken) and x2Scale FLOAT8_E8M0 with the pairs of k's blocks of 32 as the
+// page lays them out, the bias FLOAT (n,) added after; no offset.
+aclnnStatus PlanMxEpilogue(const Call& call, const FamilySpec& family, ExecutorWork** work, QuantMatmulWork* made,
+                           const Dims& shape) {
+  const ParamRejecter reject(call, family);
+  const TensorDesc* scale = RoleTensor(call, family, Q::Role::kScale);
+  const TensorDesc* pertoken = Given(call, family, Q::Role::kPertoken);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  const int64_t pairs = ((made->k + QuantMatmulWork::kMxBlock - 1) / QuantMatmulWork::kMxBlock + 1) / 2;
+  if (!pertoken) return reject(Q::Role::kPertoken, "is absent with FLOAT8_E8M0 x2Scale (MX takes both scales)");
+  const Dims x1_layout = made->t1 ? Dims{pairs, made->m, 2} : Dims{made->m, pairs, 2};
+  const Dims x2_layout = made->t2 ? Dims{made->n, pairs, 2} : Dims{pairs, made->n, 2};
+  for (const auto& [role, t, layout] : {std::tuple{int{Q::Role::kPertoken}, pertoken, x1_layout},
+                                        std::tuple{int{Q::Role::kScale}, scale, x2_layout}}) {
+    if (t->dtype != ACL_FLOAT8_E8M0) {
+      return reject(role, std::string("dtype ") + DTypeName(t->dtype) + " is not FLOAT8_E8M0 with the other scale's");
+    }
+    if (t->view != layout) {
+      return reject(role, "shape " + DimsText(t->view) + " is not " + DimsText(layout) +
+                              " (k's blocks of 32 in pairs, as the operand's transpose lays them)");
+    }
+  }
+  if (Given(call, family, Q::Role::kOffset)) return Decline(call, work, "for an offset with MX scales (no page formula)");
+  made->tensor(kMScale).Set(RoleName(call, family, Q::Role::kScale), *scale);
+  made->tensor(kMPertoken).Set(RoleName(call, family, Q::Role::kPertoken), *pertoken);
+  made->has_pertoken = true;
+  if (const TensorDesc* bias = Given(call, family, Q::Role::kBias)) {
+    if (bias->dtype != ACL_FLOAT || bias->numel() != made->n || bias->view.size() > 2) {
+      return Decline(call, work, std::string("for an MX bias of dtype ") + DTypeName(bias->dtype) + " and shape " +
+                                     DimsText(bias->view) + " (FLOAT (n,) or (1, n) is simulated)");
+    }
+    made->tensor(kMBias).Set(RoleName(call, family, Q::Role::kBias), *bias);
+    made->has_bias = true;
+  }
+  return made->KeepOutput(call, family, Q::Role::kOut, *out, shape, "[m, n]", kMOut);
+}
+
 aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWork** work, QuantMatmulWork* made,
                          const Dims& shape) {
   const ParamRejecter reject(call, family);
@@ -319,6 +408,7 @@ aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWor
                                    " (requantisation to INT8 and the raw INT32 product are not simulated)");
   }
   const int64_t n = made->n, m = made->m;
+  if (made->mx) return PlanMxEpilogue(call, family, work, made, shape);
   if (scale->dtype != ACL_FLOAT && scale->dtype != ACL_BF16 && scale->dtype != ACL_FLOAT16 &&
       scale->dtype != ACL_UINT64 && scale->dtype != ACL_INT64) {
     return Decline(call, work, std::string("for a scale of dtype ") + DTypeName(scale->dtype));
@@ -352,6 +442,8 @@ aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWor
     made->tensor(kMBias).Set(RoleName(call, family, Q::Role::kBias), *bias);
     made->has_bias = true;
     made->int_bias = bias->dtype == ACL_INT32;
+    // The pages' (x1@x2 + bias) * x2Scale for packed words (an INT32 bias, or FLOAT8's FLOAT one).
+    made->bias_first = made->int_bias || scale->dtype == ACL_UINT64 || scale->dtype == ACL_INT64;
   }
   return made->KeepOutput(call, family, Q::Role::kOut, *out, shape, "[batch, m, n]", kMOut);
 }

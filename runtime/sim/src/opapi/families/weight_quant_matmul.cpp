@@ -2,9 +2,10 @@
 // W = (weight + antiquantOffset) * antiquantScale, x [m, k] FLOAT16/BFLOAT16, weight INT8 [k, n]
 // (any strides: a transposed one too), the scale and offset one value ((1,), (1, 1)), one per
 // column ((n,), (1, n)) or one per group of antiquantGroupSize rows of k ((ceil(k / g), n)); in
-// float, each product summed in double. Refused by name: quantScaleOptional (the INT8 output
-// through aclnnTransQuantParam's UINT64 scales), UINT64/INT64 antiquant scales, INT4 and
-// INT32-packed weights, batched operands.
+// float, each product summed in double. A FLOAT8_E4M3FN weight (Ascend950's C quantisation) takes a
+// per-column or per-tensor scale, no offset nor groups. Refused by name: quantScaleOptional (the INT8
+// output through aclnnTransQuantParam's UINT64 scales), UINT64/INT64 and FLOAT8_E8M0 (MX) antiquant
+// scales, HIFLOAT8, FLOAT4, INT4 and INT32-packed weights, batched operands.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -88,7 +89,19 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
   if (RoleTensor(call, family, W::Role::kQuantScale)) {
     return Decline(call, work, "with quantScaleOptional (an INT8 output through aclnnTransQuantParam's UINT64 scales)");
   }
-  if (weight->dtype != ACL_INT8) return Decline(call, work, std::string("for a weight of dtype ") + DTypeName(weight->dtype));
+  // INT8, or FLOAT8_E4M3FN (Ascend950's per-channel C quantisation: its values exact in float, no offset).
+  const bool float8 = weight->dtype == ACL_FLOAT8_E4M3FN;
+  if (weight->dtype != ACL_INT8 && !float8) {
+    return Decline(call, work, std::string("for a weight of dtype ") + DTypeName(weight->dtype) +
+                                   (weight->dtype == ACL_HIFLOAT8 ? " (no page defines HIFLOAT8's encoding)" : ""));
+  }
+  if (scale->dtype == ACL_FLOAT8_E8M0) {
+    return Decline(call, work, "for a FLOAT8_E8M0 antiquantScale (MX with FLOAT4_E2M1 weights is not simulated)");
+  }
+  if (float8 && (RoleTensor(call, family, W::Role::kOffset) || RoleInt(call, family, W::Role::kGroupSize, 0) != 0)) {
+    return Decline(call, work, "for a FLOAT8_E4M3FN weight with antiquantOffset or groups (the page's C quantisation "
+                               "has neither)");
+  }
   if (scale->dtype == ACL_UINT64 || scale->dtype == ACL_INT64) {
     return Decline(call, work, std::string("for antiquantScale of dtype ") + DTypeName(scale->dtype));
   }
