@@ -8116,7 +8116,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_INT8, ACL_BF16, ACL_INT32, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/2, 2, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
+     /*rank=*/2, 6, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/465},
 };
 

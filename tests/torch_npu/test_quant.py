@@ -140,6 +140,24 @@ def test_npu_weight_quant_batchmatmul_follows_its_page(run_npu):
     """)
 
 
+def test_npu_quant_matmul_of_batched_operands(run_npu):
+    # aclnnQuantMatmulV5's 约束说明: x1 (batch, m, k), x2 (batch, k, n) or (k, n), out (batch, m, n), the
+    # batch broadcast; the table's out rank 2 is read wider (semantics/quant_matmul.toml), and torch_npu
+    # labels a 3-d operand NCL, a plain layout.
+    run_npu("""
+        x1 = torch.randint(-8, 8, (2, 3, 64), dtype=torch.int8)
+        scale = torch.rand(5) + 0.5
+        # op-plugin packs a FLOAT scale of an FLOAT16 output with npu_trans_quant_param (UINT64 words whose
+        # scale keeps float32's top 19 bits: & 0xFFFFE000, the page's formula).
+        packed = (scale.view(torch.int32) & -8192).view(torch.float32)
+        for x2 in (torch.randint(-8, 8, (64, 5), dtype=torch.int8), torch.randint(-8, 8, (2, 64, 5), dtype=torch.int8),
+                   torch.randint(-8, 8, (1, 64, 5), dtype=torch.int8)):
+            want = (x1.double() @ x2.double() * packed.double()).half()
+            got = torch_npu.npu_quant_matmul(x1.npu(), x2.npu(), scale.npu(), output_dtype=torch.float16).cpu()
+            assert got.shape == (2, 3, 5) and torch.equal(got, want), (tuple(x2.shape), got, want)
+    """)
+
+
 def test_npu_trans_quant_param_follows_its_page(run_npu):
     run_npu("""
         scale = torch.rand(8) * 0.01 + 0.001

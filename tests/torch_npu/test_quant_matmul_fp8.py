@@ -133,9 +133,9 @@ def test_what_the_page_leaves_open_is_refused_by_name(run_npu):
                                                                scale.npu(), pertoken_scale=torch.ones(4).npu(),
                                                                output_dtype=torch.float16, x1_dtype=torch_npu.hifloat8,
                                                                x2_dtype=torch_npu.hifloat8))
-        # Over batches: the page's out is [m, n] (phase 1 names its rank).
+        # Over batches (the page's out (batch, m, n)): the MX scales' batch layout is not stated, declined by name.
         b1, b2 = fp8((2, 4, 64)), fp8((2, 64, 8))
-        refused(["out", "rank 3"], lambda: torch_npu.npu_quant_matmul(
+        refused(["batched MX product"], lambda: torch_npu.npu_quant_matmul(
             b1.npu(), b2.npu(), e8m0((2, 1, 8, 2)).view(E8M0).npu(), pertoken_scale=e8m0((2, 4, 1, 2)).view(E8M0).npu(),
             output_dtype=torch.float32, group_sizes=[1, 1, 32]))
         # MX scales of a layout other than the page's: the shape named.

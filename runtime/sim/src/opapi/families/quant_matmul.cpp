@@ -26,7 +26,8 @@
 //                   (ceil(k / 64), m, 2), (n, ceil(k / 64), 2)), then + bias.
 // Refused by name (561003): INT4 and INT32-packed operands, HIFLOAT8 (no page defines its encoding),
 // FLOAT4 and mixed FLOAT8 x FLOAT4 operands, batched MX products, an INT8 or INT32 out (requantisation
-// rounds in ways the pages leave unstated), a bias over batches (3-d), the NZ weight format.
+// rounds in ways the pages leave unstated), a bias over batches (3-d); the NZ weight format is declined
+// before the family plans (phase 1's private layouts), a plain one of any label (ND, NCL, ...) read as ND.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -294,9 +295,6 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
                                      (t->dtype == ACL_HIFLOAT8 || x1->dtype == ACL_HIFLOAT8
                                           ? " (no page defines HIFLOAT8's encoding)"
                                           : ""));
-    }
-    if (t->format != ACL_FORMAT_ND && t->format != ACL_FORMAT_NCHW) {
-      return Decline(call, work, "for an operand of a format other than ND (the NZ weight format)");
     }
   }
   if (x1->view.size() < 2 || x2->view.size() < 2) {
