@@ -231,7 +231,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         else:
             scale = x_scale.float().reshape(-1, 1) if mode == "pertoken" else x_scale.float().reshape(1, 1)
         q = torch.round(xf / scale)
-        if bool(((q < -128) | (q > 127)).any()):
+        if not bool(((q >= -128) & (q <= 127)).all()):  # NaN too: no INT8 holds it, as the kernel says
             exact.refused("x / xScale outside INT8")
         acc = q.double() @ weight.double().T
         if weight_scale.dtype == torch.int64:
