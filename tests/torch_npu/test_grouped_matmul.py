@@ -148,6 +148,8 @@ def test_grouped_matmul_int8_is_the_quantised_formula(run_npu):
                      group_type=0, output_dtype=torch.float16), "scaleOptional"),
         (lambda: gmm([x.npu()], [w.npu()], scale=[torch.rand(E, N).npu()], per_token_scale=[torch.rand(M + 1).npu()],
                      group_list=ends.npu(), split_item=3, group_type=0, output_dtype=torch.float16), "perTokenScaleOptional"),
+        (lambda: gmm([x.npu()], [w[0].npu()], scale=[torch.rand(N).npu()], split_item=0, group_type=-1,
+                     output_dtype=torch.float16), "groupType"),
     ]
     refused_by_name(calls)
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})

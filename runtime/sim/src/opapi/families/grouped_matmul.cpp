@@ -406,7 +406,10 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   aclDataType out_dtype = dtype;
   if (quant) {
     if (type != 0) {
-      return reject(F::Role::kGroupType, std::to_string(type) + " with INT8 x: the quantised form takes group_type 0 only");
+      // aclnnGroupedMatmul has no groupType: its -1 is one x without group_list, x the argument to name.
+      return reject(typed ? F::Role::kGroupType : F::Role::kX,
+                    (typed ? std::to_string(type) : std::string("one INT8 tensor without group_list (group_type -1)")) +
+                        ": the quantised form takes group_type 0 only (the README)");
     }
     if (ss.empty()) {
       if (!ps.empty()) return reject(F::Role::kPerTokenScale, "is given without scale");
