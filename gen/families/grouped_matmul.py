@@ -9,15 +9,17 @@ GROUPED_MATMUL = Family(
     ops=("grouped_matmul", "grouped_matmul_add"),
     # The outputs' shapes follow group_list's values and split_item: out= is required.
     output_shape="given",
-    # scale ... dyn_quant_scale_out: the quantised, antiquantised and activation forms, refused by
-    # name when given (a non-empty list) rather than computed.
+    # scale and per_token_scale: the INT8 quantised form's; offset ... dyn_quant_scale_out: the
+    # offset, antiquantised and activation forms, refused by name when given (a non-empty list).
     roles=("x", "weight", "bias", "scale", "offset", "antiquant_scale", "antiquant_offset", "per_token_scale",
            "group_list", "activation_input", "activation_quant_scale", "activation_quant_offset", "split_item",
            "group_type", "group_list_type", "act_type", "out", "activation_feature_out", "dyn_quant_scale_out",
            "transpose_x", "transpose_weight"),
     required=("x", "weight", "out"),
     source="x",
-    doc="grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float: groups of x's rows (group_type 0: "
+    doc="grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float (INT8 x and weight: (x_i @ weight_i "
+        "+ bias_i) * scale_i [* per_token_scale_i], the product exact, out BFLOAT16 or FLOAT16 as the scale's dtype "
+        "says, INT32 without scale): groups of x's rows (group_type 0: "
         "group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per "
         "group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += "
         "x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], "

@@ -1,6 +1,7 @@
 """What the generated suites' one valid call (one x grouped by counts, one 3-d weight, one output)
 leaves out of the grouped_matmul family: the other group_types, split_items and group_list forms, a
-bias, and what it refuses by name: the quantised and activation arguments (declined, 561003), the
+bias, the INT8 quantised form, and what it refuses by name: a float x's scale and the activation
+arguments (declined, 561003), the
 scenarios the README rules out (phase 1), and group_list values that reach past x, or are negative
 or huge (device data: phase 2, never a read out of bounds). A torch_npu user reaches it through
 npu_grouped_matmul (tests/torch_npu/test_grouped_matmul.py); these run without torch_npu."""
@@ -74,7 +75,7 @@ close(got[0], x[:, :1] @ wk[:1]); close(got[1], x[:, 1:5] @ wk[1:5])
 def test_grouped_matmul_refuses_what_it_does_not_compute_by_name():
     check(PRELUDE + r'''
 out = lambda: [np.zeros((10, 4), np.float32)]
-# Declined: the quantised and activation forms, and group_list_type 2 (not simulated, named).
+# Declined: a float x's scale (the quantised form is INT8's), and group_list_type 2 (not simulated, named).
 refused(lambda: gmm([x], [w], counts, 3, 0, 1, scale=[np.ones((3, 4), np.float32)], outs=out()), 561003, ["scaleOptional"])
 refused(lambda: gmm([x], [w], [[0, 4], [2, 5]], 3, 0, 2, outs=out()), 561003, ["groupListType", "2"])
 # What the README rules out, in phase 1.
@@ -99,4 +100,36 @@ refused(lambda: gmm([x], list(w), [4, 0, 5], 0, 0, 1, outs=[np.zeros((4, 4), np.
 xs = [x[:4], x[4:9]]
 refused(lambda: gmm(xs, list(w[:2]), [4, 6], 2, 0, 1, outs=[np.zeros((9, 4), np.float32)]), 507015,
         ["groupListOptional", "element 1 is 6", "gives 5"])
+''')
+
+
+def test_grouped_matmul_int8_is_the_quantised_formula():
+    # The README's quantised form without torch_npu: (x_i @ weight_i + bias_i) * scale_i * per_token_scale_i,
+    # FLOAT scale -> FLOAT16 out; without scale the INT32 sum, whose leaving INT32's range (the README does
+    # not say what it gives) fails phase 2 naming it.
+    check(PRELUDE + r'''
+xq = rng.integers(-128, 128, (10, 6)).astype(np.int8)
+wq = rng.integers(-128, 128, (3, 6, 4)).astype(np.int8)
+bias = rng.integers(-1000, 1000, (3, 4)).astype(np.int32)
+scale = (rng.random((3, 4)) / 100).astype(np.float32)
+token = (rng.random(10) + 0.5).astype(np.float32)
+got = aclnn.grouped_matmul_v5([xq], [wq], [bias], [scale], None, None, None, [token], np.array(counts, np.int64),
+                              None, None, None, 3, 0, 1, 0, None, out=([np.zeros((10, 4), np.float16)], [], []))
+want, at = np.zeros((10, 4), np.float32), 0
+for i, c in enumerate(counts):
+    acc = xq[at:at + c].astype(np.int64) @ wq[i].astype(np.int64) + bias[i]
+    want[at:at + c] = acc.astype(np.float32) * scale[i] * token[at:at + c, None]
+    at += c
+assert np.array_equal(host(got[0][0]), want.astype(np.float16))
+got = aclnn.grouped_matmul_v5([xq], [wq], [bias], None, None, None, None, None, np.array(counts, np.int64),
+                              None, None, None, 3, 0, 1, 0, None, out=([np.zeros((10, 4), np.int32)], [], []))
+want, at = np.zeros((10, 4), np.int64), 0
+for i, c in enumerate(counts):
+    want[at:at + c] = xq[at:at + c].astype(np.int64) @ wq[i].astype(np.int64) + bias[i]
+    at += c
+assert np.array_equal(host(got[0][0]), want.astype(np.int32))
+huge = np.full((3, 4), 2**31 - 1, np.int32)
+refused(lambda: aclnn.grouped_matmul_v5([xq], [wq], [huge], None, None, None, None, None, np.array(counts, np.int64),
+                                        None, None, None, 3, 0, 1, 0, None, out=([np.zeros((10, 4), np.int32)], [], [])),
+        507015, ["INT32's range"])
 ''')

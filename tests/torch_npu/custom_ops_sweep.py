@@ -915,6 +915,22 @@ def makers(dtype: str = "float32"):
         return (xs, ws), {"split_item": 0, "group_type": -1}, [a @ b for a, b in zip(xs, ws)]
     m["npu_grouped_matmul"] = grouped_matmul
 
+    def grouped_matmul_int8():
+        # The quantised MoE form (README): y_i = (x_i @ weight_i + bias_i) * scale_i * per_token_scale_i, x's 7
+        # rows grouped by the cumulative ends [2, 2, 6] (an empty group, a row past the last), the INT8 product
+        # and INT32 bias exact, scaled in float32, BFLOAT16 out for a BFLOAT16 scale.
+        x = torch.randint(-128, 128, (7, 32), generator=g, dtype=torch.int8)
+        w = torch.randint(-128, 128, (3, 32, 5), generator=g, dtype=torch.int8)
+        bias = torch.randint(-1000, 1000, (3, 5), generator=g, dtype=torch.int32)
+        scale, token = (torch.rand(3, 5, generator=g) / 1000).bfloat16(), torch.rand(7, generator=g) + 0.5
+        want = torch.zeros(7, 5)
+        for i, (start, end) in enumerate(((0, 2), (2, 2), (2, 6))):
+            acc = x[start:end].long() @ w[i].long() + bias[i].long()
+            want[start:end] = acc.float() * scale[i].float() * token[start:end, None]
+        return (([x], [w]), {"bias": [bias], "scale": [scale], "per_token_scale": [token], "group_list": torch.tensor([2, 2, 6]),
+                             "split_item": 3, "group_type": 0, "output_dtype": torch.bfloat16}, [want.bfloat16()])
+    m["npu_grouped_matmul@int8"] = grouped_matmul_int8
+
     def grouped_matmul_list():
         # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.
         x, ws = randn(7, 8), [randn(8, 5) for _ in range(3)]

@@ -4,8 +4,9 @@ group_type 0 with one x grouped by group_list (cumulative ends, group_list_type 
 an empty group; rows past the last group) against one [E, K, N] weight or a weight per group,
 split_item 3 (one output) and 0 (one output per group); an x per group (group_type 0, split_item 2,
 and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bias; a transposed
-weight. The quantised, antiquantised and activation forms and group_list_type 2 answer an error
-naming the argument, never a value."""
+weight. The INT8 quantised form (op-plugin's MoE inference call) against the README's formula;
+its INT8 requantisation, the antiquantised and activation forms and group_list_type 2 answer an
+error naming the argument, never a value."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -79,6 +80,79 @@ def test_grouped_matmul_equals_matmul_per_group(run_npu):
                 at += k
             close(y[0], torch.stack(want_k), dtype, ("K split", dtype))
     """)
+
+
+def test_grouped_matmul_int8_is_the_quantised_formula(run_npu):
+    # The README's quantised form, y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], written
+    # here from it: the INT8 product and INT32 bias summed exactly (in INT64), scaled in float32, rounded
+    # once to the out dtype its A2 table gives the scale (BFLOAT16 -> BFLOAT16, FLOAT -> FLOAT16), so equal
+    # bit for bit. Rows no group reaches are zeros; an empty group; both group_list_types; one [E, K, N]
+    # weight with scale [E, N], and a weight and scale [N] per group; without scale, the INT32 sum.
+    run_npu(REFUSED_BY_NAME + """
+    torch.manual_seed(0)
+    gmm = torch_npu.npu_grouped_matmul
+    E, K, N, M = 3, 64, 16, 20
+    counts = [6, 0, 11]  # 17 of 20 rows
+    x = torch.randint(-128, 128, (M, K), dtype=torch.int8)
+    w = torch.randint(-128, 128, (E, K, N), dtype=torch.int8)
+    bias = torch.randint(-100000, 100000, (E, N), dtype=torch.int32)
+    token = torch.rand(M) + 0.5
+
+    def reference(scale, per_token, with_bias, out_dtype):
+        y, at = torch.zeros(M, N, dtype=torch.float32 if scale is not None else torch.int64), 0
+        for i, c in enumerate(counts):
+            acc = x[at:at + c].long() @ w[i].long() + (bias[i].long() if with_bias else 0)
+            if scale is not None:
+                acc = acc.float() * scale[i].float()
+                if per_token is not None:
+                    acc = acc * per_token[at:at + c].unsqueeze(-1)
+            y[at:at + c] = acc
+            at += c
+        return y.to(out_dtype)
+
+    def same(got, want, what):
+        got = got.cpu()
+        assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape)
+        assert torch.equal(got, want), (what, (got.double() - want.double()).abs().max().item())
+
+    ends, sizes = torch.tensor(counts).cumsum(0), torch.tensor(counts)
+    for scale_dtype, out_dtype in ((torch.bfloat16, torch.bfloat16), (torch.float32, torch.float16)):
+        scale = (torch.rand(E, N) * 1e-4).to(scale_dtype)
+        for list_type, values in ((0, ends), (1, sizes)):
+            for per_token in (None, token):
+                for with_bias in (False, True):
+                    what = (scale_dtype, list_type, per_token is not None, with_bias)
+                    y = gmm([x.npu()], [w.npu()], bias=[bias.npu()] if with_bias else None, scale=[scale.npu()],
+                            per_token_scale=None if per_token is None else [per_token.npu()],
+                            group_list=values.npu(), split_item=3, group_type=0, group_list_type=list_type,
+                            output_dtype=out_dtype)
+                    assert len(y) == 1, what
+                    same(y[0], reference(scale, per_token, with_bias, out_dtype), what)
+        # A weight, a scale and a bias per group.
+        y = gmm([x.npu()], [wi.npu() for wi in w], bias=[b.npu() for b in bias], scale=[s.npu() for s in scale],
+                per_token_scale=[token.npu()], group_list=ends.npu(), split_item=2, group_type=0,
+                output_dtype=out_dtype)
+        same(y[0], reference(scale, token, True, out_dtype), ("weight per group", scale_dtype))
+    # Without scale: the INT32 sum x @ weight + bias.
+    y = gmm([x.npu()], [w.npu()], bias=[bias.npu()], group_list=ends.npu(), split_item=3, group_type=0,
+            output_dtype=torch.int32)
+    same(y[0], reference(None, None, True, torch.int32), "INT32 out")
+    # What the README leaves open or rules out: refused by name, never a value.
+    words = torch_npu.npu_trans_quant_param((torch.rand(E * N) * 1e-3).npu()).reshape(E, N)
+    calls = [
+        (lambda: gmm([x.npu()], [w.npu()], scale=[words], group_list=ends.npu(), split_item=3, group_type=0,
+                     output_dtype=torch.int8), "scaleOptional"),
+        (lambda: gmm([x.npu()], [w.npu()], scale=[torch.rand(E, N).npu()], group_list=ends.npu(), split_item=3,
+                     group_type=0, output_dtype=torch.bfloat16), "the README's for this scale"),
+        (lambda: gmm([x.npu()], [w.npu()], scale=[torch.rand(E, N + 1).npu()], group_list=ends.npu(), split_item=3,
+                     group_type=0, output_dtype=torch.float16), "scaleOptional"),
+        (lambda: gmm([x.npu()], [w.npu()], scale=[torch.rand(E, N).npu()], per_token_scale=[torch.rand(M + 1).npu()],
+                     group_list=ends.npu(), split_item=3, group_type=0, output_dtype=torch.float16), "perTokenScaleOptional"),
+        (lambda: gmm([x.npu()], [w[0].npu()], scale=[torch.rand(N).npu()], split_item=0, group_type=-1,
+                     output_dtype=torch.float16), "groupType"),
+    ]
+    refused_by_name(calls)
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
 
 
 def test_grouped_matmul_refuses_what_it_does_not_compute(run_npu):

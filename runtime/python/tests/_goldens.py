@@ -629,22 +629,44 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
 
     @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
-                       group_list_type: int) -> Any:
-        """aclnnGroupedMatmulV4/V5's out in the non-quantised form, by its README: y_i = x_i @ weight_i +
-        bias_i in float, for groups of x's rows (group_type 0: group_list's cumulative ends, type 0, or
-        counts, type 1; or one x per group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or
-        one x per group (-1, x_i of any rank); a 3-d weight [g, K, N] is g weights, bias [g, N] or one
-        [n_i] each. split_item 0/1: a tensor per group; 2/3: one tensor, the groups' rows in order
-        (K axis: stacked [g, M, N]); rows no group reaches are zeros. What the README rules out is
-        refused."""
+                       group_list_type: int, scale: Any = None, per_token_scale: Any = None) -> Any:
+        """aclnnGroupedMatmulV4/V5's out by its README: y_i = x_i @ weight_i + bias_i in float, for groups
+        of x's rows (group_type 0: group_list's cumulative ends, type 0, or counts, type 1; or one x per
+        group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or one x per group (-1, x_i of any
+        rank); a 3-d weight [g, K, N] is g weights, bias [g, N] or one [n_i] each. split_item 0/1: a
+        tensor per group; 2/3: one tensor, the groups' rows in order (K axis: stacked [g, M, N]); rows
+        no group reaches are zeros. The quantised form (INT8 x and weight, group_type 0 only):
+        y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product and the INT32 bias
+        exact, the scales in float, out BFLOAT16 for a BFLOAT16 scale and FLOAT16 for a FLOAT one (the
+        README's A2/A3 table); without scale the INT32 sum. Packed UINT64/INT64 scales (an INT8 out,
+        whose rounding the README leaves unstated) and what the README rules out are refused."""
         import torch
 
         xs, ws = list(x), list(weight)
         # The page lists no DOUBLE: a float64 x is an integral one held in the compute dtype, whose
         # product the README gives as INT32 (INT8 x INT8 without scale).
-        dtype = torch.int32 if xs[0].dtype == torch.float64 else xs[0].dtype
-        if len(ws) == 1 and ws[0].dim() == 3:
+        integral = xs[0].dtype in (torch.int8, torch.float64)
+        dtype = torch.int32 if integral else xs[0].dtype
+        stacked = len(ws) == 1 and ws[0].dim() == 3
+        if stacked:
             ws = list(ws[0].unbind(0))
+        scales = tokens = None
+        if scale:
+            if not integral:
+                exact.refused("scale given beside a float x (the quantised form takes INT8)")
+            if scale[0].dtype not in (torch.float32, torch.bfloat16):
+                exact.refused("a packed scale: its INT8 out's rounding is not stated")
+            dtype = torch.bfloat16 if scale[0].dtype == torch.bfloat16 else torch.float16
+            scales = [t.reshape(-1, t.shape[-1]) for t in scale]
+            scales = list(scales[0].float()) if stacked else [t.float().reshape(-1) for t in scale]
+            if per_token_scale:
+                tokens = per_token_scale[0].float().reshape(-1)
+        elif per_token_scale:
+            exact.refused("per_token_scale without scale")
+        if integral and group_type != 0:
+            exact.refused("the quantised form takes group_type 0 only")
+        # An INT8 product and INT32 bias are exact in double, then scaled in float as the kernel does.
+        compute = torch.float64 if integral else torch.float32
         bs = None if not bias else (list(bias[0].unbind(0)) if len(bias) == 1 and bias[0].dim() == 2 else list(bias))
         split = split_item in (2, 3)
         if split_item not in (0, 1, 2, 3) or group_type not in (-1, 0, 2) or group_list_type not in (0, 1):
@@ -684,11 +706,21 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
             if len(xs) != len(ws) or (sizes is not None and sizes != [xi.shape[0] for xi in xs]):
                 exact.refused("x's tensors are not the groups groupList gives, one per weight")
             pieces = [xi.float() for xi in xs]
-        ys = [p @ w.float() + (bs[i].float() if bs else 0) for i, (p, w) in enumerate(zip(pieces, ws))]
+        ys = [p.to(compute) @ w.to(compute) + (bs[i].to(compute) if bs else 0) for i, (p, w) in enumerate(zip(pieces, ws))]
+        if scales is not None:
+            at = 0
+            for i, y in enumerate(ys):
+                scaled = y.float() * scales[i]
+                if tokens is not None:
+                    scaled = scaled * tokens[at:at + y.shape[0]].unsqueeze(-1)
+                at += y.shape[0]
+                ys[i] = scaled
+        elif integral and any(bool((y.abs() > 2**31 - 1).any()) for y in ys):
+            exact.refused("x @ weight + bias leaves INT32's range")
         if not split:
             return [y.to(dtype) for y in ys]
         rows = xs[0].shape[0] if len(xs) == 1 else sum(xi.shape[0] for xi in xs)
-        out = torch.zeros(rows, ys[0].shape[-1]) if ys else torch.zeros(rows, 0)
+        out = torch.zeros(rows, ys[0].shape[-1], dtype=ys[0].dtype) if ys else torch.zeros(rows, 0)
         if len({y.shape[-1] for y in ys}) > 1:
             exact.refused("one output takes weights of one N")
         at = 0

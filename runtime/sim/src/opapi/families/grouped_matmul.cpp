@@ -16,15 +16,24 @@
 // groupListType and takes group_list as host integers: cumulative ends along M (group_type 0, type 0)
 // when given, else one x per group (group_type -1 for one x, 0 for several); its values are checked
 // where the device's are.
-// FLOAT, FLOAT16 and BFLOAT16 in float (OpenBLAS's sgemm per group), rounded once to out's dtype. The
-// quantised, antiquantised and activation forms (scale, offset, antiquant_*, per_token_scale,
-// activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does
-// not define) are declined by name; what the README rules out is refused in phase 1.
+// FLOAT, FLOAT16 and BFLOAT16 in float (OpenBLAS's sgemm per group), rounded once to out's dtype.
+// The quantised form (INT8 x and weight, group_type 0 only, as the README's constraints say), by its
+// formulas and its A2/A3 dtype table:
+//   y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i]
+// the product exact in INT32 (held in double: |acc| < 2^31 for k < 65536), the INT32 bias added
+// before the scales, the float result rounded once to out's dtype: BFLOAT16 for a BFLOAT16 scale,
+// FLOAT16 for a FLOAT one (quant_scale.h reads them); without a scale the INT32 sum itself (an INT32
+// out). scale one [g, N] beside a 3-d weight, or one [n_i] per weight; per_token_scale one value per
+// row of the one x. The requantisation to INT8 (a UINT64/INT64 scale) rounds as the README does not
+// state, so it is declined by name, as are the offset, the antiquantised and activation forms
+// (antiquant_*, activation_*, the two extra outputs) and group_list_type 2 (whose first column the
+// README does not define); what the README rules out is refused in phase 1.
 // grouped_matmul_add, aclnnGroupedMatmulAdd (torch_npu.npu_grouped_matmul_add, a derived page): yRef_i +=
 // x_i^T @ weight_i in float (OpenBLAS's sgemm into yRef's FLOAT32 values), x [K, M] and weight [K, N] split
 // along K by groupList's cumulative ends (device data: a decreasing end or one past K fails phase 2), yRef
 // [g, M, N]; the modes the API supports (transposeX true, transposeWeight false, groupType 2) only.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +43,7 @@
 #include "common/dtypes.h"
 #include "opapi/blas.h"
 #include "opapi/families/family.h"
+#include "opapi/families/quant_scale.h"
 #include "opapi/families/views.h"
 
 namespace aclsim {
@@ -43,11 +53,12 @@ using F = GroupedMatmulFamily;
 
 // One product of the work: x's rows [row, row + m) and columns [col, col + k) times the k rows
 // of weight slot `w` from element `w_at` ([k, n], row-major), plus bias slot `b`'s n values from
-// `b_at` (b < 0: none), into out slot `o` from element `o_at`.
+// `b_at` (b < 0: none), into out slot `o` from element `o_at`; quantised, scaled by scale slot `s`'s
+// n values from `s_at` (s < 0: none, the INT32 sum itself).
 struct Group {
-  int x = 0, w = 0, b = -1, o = 0;
+  int x = 0, w = 0, b = -1, o = 0, s = -1;
   int64_t row = 0, col = 0, m = 0, k = 0, n = 0;
-  int64_t w_at = 0, b_at = 0, o_at = 0;
+  int64_t w_at = 0, b_at = 0, o_at = 0, s_at = 0;
 };
 
 class GroupedMatmulWork final : public FamilyWork {
@@ -66,6 +77,8 @@ class GroupedMatmulWork final : public FamilyWork {
   bool one_out = false;      // split_item 2/3: every group writes into out slot outs[0]
   bool sized_outs = false;   // split_item 0/1 by group_list: out i has exactly group i's rows
   bool shared_x = false;     // one x whose rows or columns group_list splits (else one x per group)
+  bool quant = false;        // INT8 x and weight: the quantised form
+  int per_token = -1;        // per_token_scale's slot (quant): one value per row of the one x
 
  private:
   // The groups' sizes along x's grouped axis from group_list, or the failure naming it.
@@ -134,10 +147,68 @@ class GroupedMatmulWork final : public FamilyWork {
     return ACLNN_SUCCESS;
   }
 
+  // The quantised form: the INT8 products exact (INT8, INT32 values and their sums are exact in
+  // double), + the INT32 bias, then scaled in float; without scales the INT32 sums themselves.
+  aclnnStatus ComputeQuant() {
+    std::vector<std::vector<double>> exact(static_cast<size_t>(tensor_count()));
+    auto values = [&](int slot) -> const double* {
+      std::vector<double>& v = exact[static_cast<size_t>(slot)];
+      if (v.empty() && tensor(slot).numel()) {
+        v.resize(static_cast<size_t>(tensor(slot).numel()));
+        GatherAs(tensor(slot), ComputeType::kFloat64, v.data());
+      }
+      return v.data();
+    };
+    std::vector<std::vector<float>> scales(static_cast<size_t>(tensor_count()));
+    for (const Group& g : groups) {
+      if (g.s >= 0 && scales[static_cast<size_t>(g.s)].empty()) scales[static_cast<size_t>(g.s)] = ScaleValues(tensor(g.s));
+    }
+    std::vector<float> token;
+    if (per_token >= 0) {
+      token.resize(static_cast<size_t>(tensor(per_token).numel()));
+      GatherAs(tensor(per_token), ComputeType::kFloat32, token.data());
+    }
+    std::vector<std::vector<double>> ys(static_cast<size_t>(tensor_count()));
+    for (int o : outs) ys[static_cast<size_t>(o)].assign(static_cast<size_t>(tensor(o).numel()), 0.0);
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const Group& g = groups[gi];
+      if (g.m == 0 || g.n == 0) continue;
+      const int64_t ldx = tensor(g.x).shape.back();
+      const double* x = values(g.x) + g.row * ldx + g.col;
+      const double* w = g.k ? values(g.w) + g.w_at : nullptr;
+      const double* b = g.b >= 0 ? values(g.b) + g.b_at : nullptr;
+      const float* s = g.s >= 0 ? scales[static_cast<size_t>(g.s)].data() + g.s_at : nullptr;
+      double* y = ys[static_cast<size_t>(g.o)].data() + g.o_at;
+      for (int64_t r = 0; r < g.m; ++r) {
+        for (int64_t j = 0; j < g.n; ++j) {
+          double acc = 0;
+          for (int64_t kk = 0; kk < g.k; ++kk) acc += x[r * ldx + kk] * w[kk * g.n + j];
+          if (b) acc += b[j];
+          if (!s) {
+            // The README does not say what an INT32 sum past INT32's range gives (the bias can take it there).
+            if (acc < INT32_MIN || acc > INT32_MAX) {
+              return Fail(ACLNN_ERR_INNER, std::string(api_) + ": group " + std::to_string(gi) +
+                                               ": x @ weight + bias at its row " + std::to_string(r) + ", column " +
+                                               std::to_string(j) + " leaves INT32's range");
+            }
+            y[r * g.n + j] = acc;
+            continue;
+          }
+          float v = static_cast<float>(acc) * s[j];
+          if (per_token >= 0) v *= token[static_cast<size_t>(g.row + r)];
+          y[r * g.n + j] = v;
+        }
+      }
+    }
+    for (int o : outs) ScatterFrom(ys[static_cast<size_t>(o)].data(), ComputeType::kFloat64, tensor(o));
+    return ACLNN_SUCCESS;
+  }
+
   aclnnStatus Compute() override {
     if (Listed()) {
       if (aclnnStatus s = shared_x ? ResolveSizes() : CheckListAgrees()) return s;
     }
+    if (quant) return ComputeQuant();
     std::vector<std::vector<float>> values(static_cast<size_t>(tensor_count()));
     auto floats = [&](int slot) -> const float* {
       std::vector<float>& v = values[static_cast<size_t>(slot)];
@@ -270,11 +341,9 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     int role;
     const char* form;
   } kDeclined[] = {
-      {F::Role::kScale, "the quantised form"},
-      {F::Role::kOffset, "the quantised form"},
+      {F::Role::kOffset, "the quantised form's offset"},
       {F::Role::kAntiquantScale, "the antiquantised (weight-only quantised) form"},
       {F::Role::kAntiquantOffset, "the antiquantised (weight-only quantised) form"},
-      {F::Role::kPerTokenScale, "the per-token quantised form"},
       {F::Role::kActivationInput, "the activation input"},
       {F::Role::kActivationQuantScale, "the activation's quantisation"},
       {F::Role::kActivationQuantOffset, "the activation's quantisation"},
@@ -319,9 +388,63 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   }
   const bool one_out = split >= 2;
 
-  // dtypes: one float dtype throughout (the integer x and weight dtypes are the quantised forms').
+  // dtypes: one float dtype throughout, or the quantised form's INT8 x and weight with the out its
+  // scale's dtype names (the README's A2/A3 table).
   const aclDataType dtype = xs.front().dtype;
-  if (!ComputesInFloat32(dtype)) return DeclineDtype(call, work, dtype);
+  const bool quant = dtype == ACL_INT8;
+  const std::vector<TensorDesc>& ss = Members(call, family, F::Role::kScale);
+  const std::vector<TensorDesc>& ps = Members(call, family, F::Role::kPerTokenScale);
+  if (!quant) {
+    if (!ComputesInFloat32(dtype)) return DeclineDtype(call, work, dtype);
+    for (int role : {int{F::Role::kScale}, int{F::Role::kPerTokenScale}}) {
+      if (!Members(call, family, role).empty()) {
+        return Decline(call, work, std::string(RoleName(call, family, role)) + " given with x of dtype " +
+                                       DTypeName(dtype) + ": only the INT8 quantised form is simulated");
+      }
+    }
+  }
+  aclDataType out_dtype = dtype;
+  if (quant) {
+    if (type != 0) {
+      // aclnnGroupedMatmul has no groupType: its -1 is one x without group_list, x the argument to name.
+      return reject(typed ? F::Role::kGroupType : F::Role::kX,
+                    (typed ? std::to_string(type) : std::string("one INT8 tensor without group_list (group_type -1)")) +
+                        ": the quantised form takes group_type 0 only (the README)");
+    }
+    if (ss.empty()) {
+      if (!ps.empty()) return reject(F::Role::kPerTokenScale, "is given without scale");
+      out_dtype = ACL_INT32;
+    } else {
+      for (size_t i = 1; i < ss.size(); ++i) {
+        if (ss[i].dtype != ss[0].dtype) {
+          return reject(F::Role::kScale, "member " + std::to_string(i) + ": dtype " + DTypeName(ss[i].dtype) +
+                                             " is not member 0's " + DTypeName(ss[0].dtype));
+        }
+      }
+      if (IsPackedScale(ss[0].dtype)) {
+        return Decline(call, work, std::string(RoleName(call, family, F::Role::kScale)) + " of dtype " +
+                                       DTypeName(ss[0].dtype) + ": the requantisation to INT8 is not simulated (the "
+                                       "README does not state how it rounds)");
+      }
+      if (ss[0].dtype != ACL_BF16 && ss[0].dtype != ACL_FLOAT) {
+        return reject(F::Role::kScale, std::string("dtype ") + DTypeName(ss[0].dtype) + " is none of FLOAT, BFLOAT16, UINT64");
+      }
+      out_dtype = ss[0].dtype == ACL_BF16 ? ACL_BF16 : ACL_FLOAT16;
+    }
+    if (!ps.empty()) {
+      if (ps.size() != 1 || ps[0].dtype != ACL_FLOAT) {
+        return reject(F::Role::kPerTokenScale, "is not one FLOAT tensor");
+      }
+      if (xs.size() != 1) {
+        return Decline(call, work, std::string(RoleName(call, family, F::Role::kPerTokenScale)) +
+                                       " beside an x per group: the README does not lay out its rows");
+      }
+      if (ps[0].view.size() != 1 || xs[0].view.empty() || ps[0].view[0] != xs[0].view[0]) {
+        return reject(F::Role::kPerTokenScale, "shape " + DimsText(ps[0].view) + " is not [M], one value per row of x " +
+                                                   DimsText(xs[0].view));
+      }
+    }
+  }
   auto member = [](size_t i) { return "member " + std::to_string(i); };
   for (size_t i = 0; i < xs.size(); ++i) {
     if (xs[i].dtype != dtype) {
@@ -334,11 +457,12 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     return reject(F::Role::kWeight, member(i) + ": dtype " + DTypeName(ws[i].dtype) + " is not x's " + DTypeName(dtype));
   }
   for (size_t i = 0; i < os.size(); ++i) {
-    if (os[i].dtype != dtype) {
-      return reject(F::Role::kOut, member(i) + ": dtype " + DTypeName(os[i].dtype) + " is not x's " + DTypeName(dtype));
+    if (os[i].dtype != out_dtype) {
+      return reject(F::Role::kOut, member(i) + ": dtype " + DTypeName(os[i].dtype) + " is not " +
+                                       DTypeName(out_dtype) + (quant ? ", the README's for this scale" : ", x's"));
     }
   }
-  const aclDataType bias_dtype = dtype == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
+  const aclDataType bias_dtype = quant ? ACL_INT32 : dtype == ACL_FLOAT16 ? ACL_FLOAT16 : ACL_FLOAT;
   for (size_t i = 0; i < bs.size(); ++i) {
     if (bs[i].dtype != bias_dtype) {
       return reject(F::Role::kBias, member(i) + ": dtype " + DTypeName(bs[i].dtype) + " is not " +
@@ -364,10 +488,11 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   auto w_k = [&](size_t i) { return stacked_weight ? ws[0].view[1] : ws[i].view[0]; };
   auto w_n = [&](size_t i) { return stacked_weight ? ws[0].view[2] : ws[i].view[1]; };
 
-  // Slots: x's members, weight's, bias's, group_list, out's.
+  // Slots: x's members, weight's, bias's, group_list, out's, scale's, per_token_scale.
   const int x0 = 0, w0 = x0 + static_cast<int>(xs.size()), b0 = w0 + static_cast<int>(ws.size());
   const int l0 = b0 + static_cast<int>(bs.size()), o0 = l0 + (list ? 1 : 0);
-  const int slots = o0 + static_cast<int>(os.size());
+  const int s0 = o0 + static_cast<int>(os.size()), p0 = s0 + static_cast<int>(ss.size());
+  const int slots = p0 + static_cast<int>(ps.size());
   auto* made = new GroupedMatmulWork(call.spec.name, slots);
   std::unique_ptr<GroupedMatmulWork> owned(made);
   const char* x_name = RoleName(call, family, F::Role::kX);
@@ -382,6 +507,12 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   made->list_name = RoleName(call, family, F::Role::kGroupList);
   made->list_type = list_type;
   made->one_out = one_out;
+  made->quant = quant;
+  for (size_t i = 0; i < ss.size(); ++i) made->tensor(s0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kScale), ss[i]);
+  if (!ps.empty()) {
+    made->tensor(p0).Set(RoleName(call, family, F::Role::kPerTokenScale), ps[0]);
+    made->per_token = p0;
+  }
 
   // Bias: one [g, N] beside a 3-d weight, or one [n_i] per group.
   const bool stacked_bias = bs.size() == 1 && bs[0].view.size() == 2;
@@ -413,6 +544,26 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     if (!bs.empty()) {
       gr.b = b0 + (stacked_bias ? 0 : static_cast<int>(i));
       gr.b_at = stacked_bias ? static_cast<int64_t>(i) * w_n(i) : 0;
+    }
+  }
+  // Scale: one [g, N] beside a 3-d weight, or one [n_i] per weight.
+  if (!ss.empty()) {
+    if (stacked_weight ? ss.size() != 1 : ss.size() != g) {
+      return reject(F::Role::kScale, "has " + std::to_string(ss.size()) + " members, " +
+                                         (stacked_weight ? std::string("one beside a 3-d weight") : "weight " + std::to_string(g)));
+    }
+    for (size_t i = 0; i < g; ++i) {
+      // [g, N] or [g, 1, N] alike (the README admits 1 to 3 dimensions): N values per group.
+      const TensorDesc& t = ss[stacked_weight ? 0 : i];
+      const int64_t want = (stacked_weight ? static_cast<int64_t>(g) : 1) * w_n(i);
+      if (t.view.empty() || t.view.back() != w_n(i) || t.numel() != want ||
+          (stacked_weight && t.view.size() > 1 && t.view[0] != static_cast<int64_t>(g))) {
+        return reject(F::Role::kScale, member(stacked_weight ? 0 : i) + ": shape " + DimsText(t.view) + " is not [" +
+                                           (stacked_weight ? std::to_string(g) + ", " : std::string()) +
+                                           std::to_string(w_n(i)) + "]");
+      }
+      groups[i].s = s0 + (stacked_weight ? 0 : static_cast<int>(i));
+      groups[i].s_at = stacked_weight ? static_cast<int64_t>(i) * w_n(i) : 0;
     }
   }
   const int64_t list_len = list ? list->view[0] : static_cast<int64_t>(host_list.size());

@@ -40,34 +40,13 @@
 #include "common/dtypes.h"
 #include "common/minifloat.h"
 #include "opapi/families/family.h"
+#include "opapi/families/quant_scale.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
 namespace {
 
 using Q = QuantMatmulFamily;
-
-// The float a packed scale word carries (its low word, the top 19 bits of a float32).
-float UnpackScale(uint64_t word) {
-  const uint32_t bits = static_cast<uint32_t>(word & 0xFFFFE000u);
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-// The values of `t` as floats, packed UINT64/INT64 words unpacked.
-std::vector<float> ScaleValues(const TensorRef& t) {
-  const size_t n = static_cast<size_t>(t.numel());
-  std::vector<float> v(n);
-  if (t.dtype == ACL_UINT64 || t.dtype == ACL_INT64) {
-    std::vector<int64_t> words(n);
-    GatherAs(t, ComputeType::kInt64, words.data());
-    for (size_t i = 0; i < n; ++i) v[i] = UnpackScale(static_cast<uint64_t>(words[i]));
-  } else {
-    GatherAs(t, ComputeType::kFloat32, v.data());
-  }
-  return v;
-}
 
 std::vector<float> Floats(const TensorRef& t) {
   std::vector<float> v(static_cast<size_t>(t.numel()));
@@ -441,7 +420,7 @@ aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWor
     made->has_bias = true;
     made->int_bias = bias->dtype == ACL_INT32;
     // The pages' (x1@x2 + bias) * x2Scale for packed words (an INT32 bias, or FLOAT8's FLOAT one).
-    made->bias_first = made->int_bias || scale->dtype == ACL_UINT64 || scale->dtype == ACL_INT64;
+    made->bias_first = made->int_bias || IsPackedScale(scale->dtype);
   }
   return made->KeepOutput(call, family, Q::Role::kOut, *out, shape, "[batch, m, n]", kMOut);
 }
