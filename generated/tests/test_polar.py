@@ -102,3 +102,33 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rank(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 47: angle has the rank of input
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line47_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('angle-rank3', shapes={'angle': (1, 1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line47_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=47, base=BASE)
+
+
+# line 49: out has the rank of input
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line49_same_rank2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-rank3', out={'out': 'COMPLEX64'}, out_shapes={'out': (1, 1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line49_same_rank2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=49, base=BASE)
