@@ -83,24 +83,28 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 # The kinds of rule `page_rules` lists, in the order `python -m gen rules` counts them.
-RULE_KINDS = ("reserved", "same_format", "dtype_combination", "value_range", "value_set", "array_length",
+RULE_KINDS = ("reserved", "same_format", "same_rank", "dtype_combination", "value_range", "value_set", "array_length",
               "dim_equality", "divisibility", "shape_rule", "dim_bytes")
 _RULE_KIND = {"DTypeCombination": "dtype_combination", "ValueRange": "value_range", "ValueSet": "value_set",
               "ArrayLength": "array_length", "DimEquality": "dim_equality", "Divisibility": "divisibility", "ShapeRule": "shape_rule",
               "DimBytes": "dim_bytes"}
 
 
+# The relations `page_rules` lists (those of shape and dtype are every parameter's row, not rules beyond it).
+_LISTED_RELATIONS = (RelationKind.SAME_FORMAT, RelationKind.SAME_RANK)
+
+
 def page_rules(page: Page) -> list[tuple[int, str, str, str]]:
     """What the simulator checks beyond each parameter's own row, as (page line, kind, API, text):
-    reserved parameters, the same-format relations, dtype combinations, value ranges, dimension
+    reserved parameters, the same-format and same-rank relations, dtype combinations, value ranges, dimension
     equalities, divisibility, conditional shape rules; by API, then by line."""
     found: list[tuple[int, str, str, str]] = []
     for api in page.apis:
         rules = [(p.line, "reserved", f"{p.name} is reserved (预留参数): " +
                   ("it must be NULL" if p.must_be_null else "not used; any value its row allows"))
                  for p in api.params if p.reserved]
-        rules += [(p.line, "same_format", f"{p.name} has the format of {', '.join(p.related(RelationKind.SAME_FORMAT))}")
-                  for p in api.params if p.related(RelationKind.SAME_FORMAT)]
+        rules += [(p.line, r.kind.value, r.describe(p.name))
+                  for p in api.params for r in p.relations if r.kind in _LISTED_RELATIONS]
         rules += [(rule.line, _RULE_KIND[type(rule).__name__], rule.describe()) for rule in api.rules()]
         found += [(line, kind, api.name, text) for line, kind, text in sorted(rules, key=lambda item: item[0])]
     return found

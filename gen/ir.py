@@ -57,7 +57,8 @@ from gen import abi, jsontext
 # 24: Param.rank_line (the error row that gives a tensor its ranks where its own row is silent: "input或out的维数大于8").
 # 25: ShapeForm.PRESENT (a tensor a null-pointer row requires under a bool argument's value only: "当outputRstd为
 # True时，传入rstdOut是空指针").
-SCHEMA_VERSION = 25
+# 26: RelationKind.SAME_RANK (a tensor's rank equal to another's: "维度需要与self和gradInput一致").
+SCHEMA_VERSION = 26
 
 
 class PageKind(str, enum.Enum):
@@ -377,6 +378,9 @@ class RelationKind(str, enum.Enum):
     PROMOTE = "promote"  # "数据类型与self满足数据类型推导规则"
     CAST_FROM = "cast_from"  # "数据类型需要是gradOutput与self推导之后可转换的数据类型"
     SAME_FORMAT = "same_format"  # "数据格式需要与self一致"
+    # The rank alone ("维度需要与self和gradInput一致": a pad backward's gradOutput is wider than self, of
+    # its rank; "维度数需要与updates一致"): weaker than SAME_SHAPE, which a page reading it means also keeps.
+    SAME_RANK = "same_rank"
 
 
 class ErrorCategory(str, enum.Enum):
@@ -557,6 +561,16 @@ class Relation(_Json):
 
     def __post_init__(self) -> None:
         assert self.others, "a relation names at least one other parameter"
+
+    def describe(self, name: str) -> str:
+        """The relation of parameter `name` as `python -m gen rules` lists it ("out has the rank of self")."""
+        return f"{name} has the {_RELATION_NOUNS[self.kind]} of {', '.join(self.others)}"
+
+
+_RELATION_NOUNS = {RelationKind.SAME_SHAPE: "shape", RelationKind.BROADCAST: "broadcast shape",
+                   RelationKind.SAME_DTYPE: "dtype", RelationKind.PROMOTE: "promoted dtype",
+                   RelationKind.CAST_FROM: "dtype cast from the promoted one",
+                   RelationKind.SAME_FORMAT: "format", RelationKind.SAME_RANK: "rank"}
 
 
 # The most dimensions a tensor has (CANN's CHECK_MAX_DIM, aclTensor's view shape).

@@ -328,7 +328,7 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     that framework's calls (torch_npu's op-plugin gives aclnnLayerNorm FLOAT statistics for a
     FLOAT16 input), so the simulator is not stricter than it; each widening is a warning on the
     page, naming the evidence. Likewise client_optional (NULL admitted), client_ranks (ranks
-    widened), client_broadcast (the "shape与x一致" relations among its tensors made broadcast ones)
+    widened), client_broadcast (the "shape与x一致" and "维度与x一致" relations among its tensors made broadcast ones)
     and client_tensor_for_list (one aclTensor admitted for a list: checked and noted here, read by
     the simulator's spec rows, gen.emit.sim)."""
     if semantics is None or not semantics.client_widens:
@@ -397,7 +397,8 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         relations = []
         for relation in param.relations:
             freed = tuple(o for o in relation.others if o in broadcasting) if param.name in broadcasting else ()
-            if relation.kind is RelationKind.SAME_SHAPE and freed:
+            # Broadcasting shapes need not share a rank either (torch.polar(abs of (4,), angle of (2, 3, 4))).
+            if relation.kind in (RelationKind.SAME_SHAPE, RelationKind.SAME_RANK) and freed:
                 kept = tuple(o for o in relation.others if o not in freed)
                 relations.extend([Relation(relation.kind, kept)] if kept else [])
                 relations.append(Relation(RelationKind.BROADCAST, freed))

@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Optional, Sequence
+from typing import Iterable, NamedTuple, Optional, Sequence
 
 from gen import abi, conventions, families, names
 from gen.api.kinds import KINDS, traits
@@ -113,6 +113,9 @@ class SpecRow:
     # end; -1, one whose page says they are not supported; 0, the page says nothing.
     negative_indices: int = 0
     rank_line: int = 0  # Param.rank_line: the error row a rank refusal cites; 0, the row's own line
+    # The parameters of its SAME_RANK relation: a trailing field, apart from `relations`, so that only the
+    # rows that have one are longer.
+    same_rank: tuple[int, ...] = ()
 
     @property
     def trailing(self) -> tuple[tuple[str, str], ...]:
@@ -122,7 +125,8 @@ class SpecRow:
                           ("dtype_status", str(self.dtype_status), self.dtype_status != 0),
                           ("tensor_for_list", "true" if self.tensor_for_list else "false", self.tensor_for_list),
                           ("negative_indices", str(self.negative_indices), self.negative_indices != 0),
-                          ("rank_line", str(self.rank_line), self.rank_line != 0)))
+                          ("rank_line", str(self.rank_line), self.rank_line != 0),
+                          ("same_rank", _bits(self.same_rank), bool(self.same_rank))))
 
 
 def _trailing(fields: tuple[tuple[str, str, bool], ...]) -> tuple[tuple[str, str], ...]:
@@ -167,12 +171,13 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
     `enforced_rank`: the bounds phase 1 checks where the API's conventions widen the row's
     (`gen.conventions.enforced_rank`; None: `Param.enforced_rank`)."""
     formats, plain = _formats(param, format_checked)
-    relations = []
+    relations = {}
     for kind in RelationKind:
         held = kind not in _DTYPE_RELATIONS or param.name not in cast
         indices = [index_of[n] for n in param.related(kind) if n in index_of and n != param.name
                    and held and (kind not in _DTYPE_RELATIONS or n not in cast)]
-        relations.append((kind.value, _mask_members(sorted(set(indices)))))
+        relations[kind] = _mask_members(sorted(set(indices)))
+    same_rank = relations.pop(RelationKind.SAME_RANK)
     enforced = enforced_rank or param.enforced_rank
     rank = (min(enforced[0], 127), min(enforced[1], 127)) if enforced else (-1, -1)
     empty = {None: "kUnspecified", True: "kAllowed", False: "kForbidden"}[param.empty_tensor]
@@ -191,11 +196,12 @@ def spec_row(param: Param, index_of: dict[str, int], dtype_checked: bool = True,
         empty=empty,
         formats=formats,
         plain_formats=plain,
-        relations=tuple(relations),
+        relations=tuple((kind.value, members) for kind, members in relations.items()),
         null_status=null_status,
         dtype_status=dtype_status,
         negative_indices={True: 1, False: -1, None: 0}[param.negative_indices],
         rank_line=param.rank_line,
+        same_rank=same_rank,
     )
 
 
@@ -469,8 +475,13 @@ class SimRules:
 
 
 def _dtype_mask(dtypes) -> str:
-    enumerators = [d.enumerator for d in dtypes]
-    return f"aclsim::Bits({', '.join(enumerators)})" if enumerators else "0"
+    return _bits(d.enumerator for d in dtypes)
+
+
+def _bits(members: Iterable[object]) -> str:
+    """The C++ mask of `members` (enumerators or parameter indices), as the macro `bits` renders one."""
+    listed = [str(m) for m in members]
+    return f"aclsim::Bits({', '.join(listed)})" if listed else "0"
 
 
 def _bound(bound: Optional[Bound], index_of: dict[str, int]) -> Optional[Init]:

@@ -236,6 +236,21 @@ def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=282, base=BASE)
 
 
+# line 141: rstdOut has the rank of x1
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line141_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('rstdOut-rank4', out={'rstdOut': 'FLOAT'}, out_shapes={'rstdOut': (1, 2, 3, 8)}),
+], ids=lambda case: case.id)
+def test_rule_line141_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=141, base=BASE)
+
+
 # line 121: epsilon in [0, inf)
 @pytest.mark.skip(reason='not tested: epsilon is no integer argument the suite sets')
 def test_rule_line121_value_range1():

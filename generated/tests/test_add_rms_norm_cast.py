@@ -121,3 +121,18 @@ def test_error_row2_unsupported_dtype():
 @pytest.mark.skip(reason='unclassified error-table row (line 230: 561002 ACLNN_ERR_INNER_TILING_ERROR: 输入和输出不符合上述参数说明内的要求。)')
 def test_error_row3_unclassified():
     pass
+
+
+# line 156: rstdOut has the rank of x1
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line156_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('rstdOut-rank4', out={'rstdOut': 'FLOAT'}, out_shapes={'rstdOut': (1, 2, 3, 8)}),
+], ids=lambda case: case.id)
+def test_rule_line156_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=156, base=BASE)

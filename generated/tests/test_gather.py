@@ -191,6 +191,27 @@ def test_error_row9_unclassified():
     pass
 
 
+# line 107: self has the rank of index
+@pytest.mark.parametrize("case", [
+    BASE.but('base', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('self-rank3', shapes={'self': (1, 4, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)
+
+
+# line 127: index has the rank of self
+@pytest.mark.skip(reason="not tested: a shape relation ties index's shape too")
+def test_rule_line127_same_rank2():
+    pass
+
+
 # line 117: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-2', values={'dim': -2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),

@@ -132,3 +132,18 @@ def test_error_row1_null_pointer(op, case):
 @pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 194: 161002 ACLNN_ERR_PARAM_INVALID: 输入或输出的数据类型不在支持的范围之内。)')
 def test_error_row2_unsupported_dtype():
     pass
+
+
+# line 129: rstdOut has the rank of x1Ref
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line129_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('rstdOut-rank4', out={'rstdOut': 'FLOAT'}, out_shapes={'rstdOut': (1, 2, 3, 8)}),
+], ids=lambda case: case.id)
+def test_rule_line129_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=129, base=BASE)

@@ -165,6 +165,21 @@ def test_error_row7_empty_tensor(op, case):
     t.check_error(op, case, status=161002)
 
 
+# line 108: data has the rank of updates
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line108_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('data-rank5', shapes={'data': (1, 2, 3, 6, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line108_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=108, base=BASE)
+
+
 # line 138: axis in (-rank(data), rank(data))
 @pytest.mark.parametrize("case", [
     BASE.but('axis=-4', values={'axis': -4}),

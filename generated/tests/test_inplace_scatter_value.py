@@ -161,6 +161,36 @@ def test_error_row7_unclassified():
     pass
 
 
+# line 330: selfRef has the rank of index
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line330_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef-rank3', shapes={'selfRef': (1, 4, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line330_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=330, base=BASE)
+
+
+# line 350: index has the rank of selfRef
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line350_same_rank2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank3', shapes={'index': (1, 4, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line350_same_rank2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=350, base=BASE)
+
+
 # line 340: dim in [-rank(selfRef), rank(selfRef) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-2', values={'dim': -2}),

@@ -5,7 +5,6 @@ Valid calls are compared with the golden reference of the semantics file (semant
 each row of the page's error table is provoked and must fail with its status; each rule the page
 states across parameters (dtype combinations, value ranges, dimension rules) is met at its edge and
 broken just outside it.
-Not tested: shapes, layouts and broadcasting are not varied: the page does not relate every tensor's shape to the others'.
 """
 
 from __future__ import annotations
@@ -41,15 +40,53 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('FLOAT', dtypes={'input': 'FLOAT', 'angle': 'FLOAT'}, shapes={'input': (1, 2), 'angle': (1, 2)})
+BASE = Case('FLOAT', dtypes={'input': 'FLOAT', 'angle': 'FLOAT'}, shapes={'input': (3, 4), 'angle': (3, 4)})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
     pytest.param(BASE.but('FLOAT'), marks=pytest.mark.skip(reason='the page lists FLOAT for input but not for out, and does not say which dtype out then has')),
 ]
 
+# out= of each documented dtype the result casts to.
+OUT_DTYPES = [
+    BASE.but('out=COMPLEX64', out={'out': 'COMPLEX64'}),
+]
+
+# Every documented rank, in every dtype.
+RANKS = [
+    BASE.but('rank0-FLOAT', shapes={'input': (), 'angle': ()}),
+    BASE.but('rank1-FLOAT', shapes={'input': (5,), 'angle': (5,)}),
+    BASE.but('rank3-FLOAT', shapes={'input': (2, 3, 4), 'angle': (2, 3, 4)}),
+    BASE.but('rank4-FLOAT', shapes={'input': (2, 3, 1, 4), 'angle': (2, 3, 1, 4)}),
+    BASE.but('rank5-FLOAT', shapes={'input': (2, 1, 3, 2, 2), 'angle': (2, 1, 3, 2, 2)}),
+    BASE.but('rank6-FLOAT', shapes={'input': (2, 1, 2, 3, 1, 2), 'angle': (2, 1, 2, 3, 1, 2)}),
+    BASE.but('rank7-FLOAT', shapes={'input': (1, 2, 1, 3, 2, 1, 2), 'angle': (1, 2, 1, 3, 2, 1, 2)}),
+    BASE.but('rank8-FLOAT', shapes={'input': (2, 1, 2, 1, 3, 1, 2, 2), 'angle': (2, 1, 2, 1, 3, 1, 2, 2)}),
+]
+
+# Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
+LAYOUTS = [
+    BASE.but('device-FLOAT', layout='device'),
+]
+
+# Non-contiguous out= arrays.
+OUT_LAYOUTS = [
+    BASE.but('out-strided', out={'out': 'COMPLEX64'}, out_layout='strided'),
+    BASE.but('out-transposed', out={'out': 'COMPLEX64'}, out_layout='transposed'),
+]
+
+# Inputs whose shapes broadcast.
+BROADCAST = [
+    BASE.but('3x1-with-1x4', shapes={'input': (1, 4), 'angle': (3, 1)}),
+    BASE.but('1x4-with-3x1', shapes={'input': (3, 1), 'angle': (1, 4)}),
+    BASE.but('2x3x4-with-4', shapes={'input': (4,), 'angle': (2, 3, 4)}),
+    BASE.but('4-with-2x3x4', shapes={'input': (2, 3, 4), 'angle': (4,)}),
+    BASE.but('3x4-with-scalar', shapes={'input': ()}),
+    BASE.but('2x1x4-with-3x1', shapes={'input': (3, 1), 'angle': (2, 1, 4)}),
+]
+
 # Every valid call above: what the binding fuzzer varies (tests/fuzz/fuzz_edge_values.py).
-VALID_CASES = [*DTYPES]
+VALID_CASES = [*DTYPES, *OUT_DTYPES, *RANKS, *LAYOUTS, *OUT_LAYOUTS, *BROADCAST]
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +96,31 @@ def op():
 
 @pytest.mark.parametrize("case", DTYPES, ids=lambda case: case.id)
 def test_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", OUT_DTYPES, ids=lambda case: case.id)
+def test_out_dtypes(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", RANKS, ids=lambda case: case.id)
+def test_ranks(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", LAYOUTS, ids=lambda case: case.id)
+def test_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", OUT_LAYOUTS, ids=lambda case: case.id)
+def test_out_layouts(op, case):
+    t.check_golden(op, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST, ids=lambda case: case.id)
+def test_broadcast(op, case):
     t.check_golden(op, case)
 
 

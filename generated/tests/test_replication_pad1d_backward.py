@@ -152,6 +152,27 @@ def test_error_row6_unclassified():
     pass
 
 
+# line 87: gradOutput has the rank of self, gradInput
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line87_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('gradOutput-rank2', shapes={'gradOutput': (3, 13)}),
+], ids=lambda case: case.id)
+def test_rule_line87_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=87, base=BASE)
+
+
+# line 97: self has the rank of gradOutput, gradInput
+@pytest.mark.skip(reason="not tested: a shape relation ties self's shape too")
+def test_rule_line97_same_rank2():
+    pass
+
+
 # line 107: padding in (-inf, size(self, -1))
 @pytest.mark.parametrize("case", [
     BASE.but('padding=6', values={'padding': (6, 5)}, out={'gradInput': '<auto>'}),

@@ -203,6 +203,21 @@ def test_rule_dtype_combination_not_listed_refused(op, case):
     t.check_refused(op, case, status=161002, socs=('Ascend910B',), line=261, base=BASE)
 
 
+# line 125: rstdOut has the rank of x
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line125_same_rank1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('rstdOut-rank4', out={'rstdOut': 'FLOAT'}, out_shapes={'rstdOut': (1, 2, 3, 8)}),
+], ids=lambda case: case.id)
+def test_rule_line125_same_rank1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=125, base=BASE)
+
+
 # line 243: x.shape[-1] * itemsize >= 32 bytes on Ascend310P
 @pytest.mark.parametrize("case", [
     BASE.but('base'),

@@ -154,3 +154,39 @@ def test_error_row3_shape_mismatch(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 227: 161002 ACLNN_ERR_PARAM_INVALID: src或index的shape不合法。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 124: self has the rank of index, src
+@pytest.mark.skip(reason="not tested: a shape relation ties self's shape too")
+def test_rule_line124_same_rank1():
+    pass
+
+
+# line 144: index has the rank of src
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line144_same_rank2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank3', shapes={'index': (1, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line144_same_rank2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=144, base=BASE)
+
+
+# line 154: src has the rank of index
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line154_same_rank3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('src-rank3', shapes={'src': (1, 2, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line154_same_rank3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=154, base=BASE)

@@ -200,6 +200,42 @@ def test_error_row9_value():
     pass
 
 
+# line 145: self has the rank of index, src
+@pytest.mark.skip(reason="not tested: a shape relation ties self's shape too")
+def test_rule_line145_same_rank1():
+    pass
+
+
+# line 165: index has the rank of self, src
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line165_same_rank2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank3', shapes={'index': (1, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line165_same_rank2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=165, base=BASE)
+
+
+# line 175: src has the rank of self, index
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line175_same_rank3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('src-rank3', shapes={'src': (1, 3, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line175_same_rank3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=175, base=BASE)
+
+
 # line 155: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-2', values={'dim': -2}),

@@ -189,6 +189,27 @@ def test_error_row9_unclassified():
     pass
 
 
+# line 119: self has the rank of index
+@pytest.mark.skip(reason="not tested: a shape relation ties self's shape too")
+def test_rule_line119_same_rank1():
+    pass
+
+
+# line 139: index has the rank of self
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line139_same_rank2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('index-rank3', shapes={'index': (1, 4, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line139_same_rank2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=139, base=BASE)
+
+
 # line 249: dim in [-rank(self), rank(self) - 1]
 @pytest.mark.parametrize("case", [
     BASE.but('dim=-2', values={'dim': -2}),

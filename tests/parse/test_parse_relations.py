@@ -309,11 +309,39 @@ def test_dimensions_alike_are_the_rank_not_the_shape(text):
     assert K.SAME_SHAPE not in [kind for kind, _ in rel(text, own="result")]
 
 
+@pytest.mark.parametrize("text, others", [
+    ("维度需要与self和gradInput一致，shape需要与replication_pad1d正向传播的output一致。", ("self", "gradInput")),
+    ("维度数需要与self一致。", ("self",)),  # aclnnGather's index
+    ("维度数量需要与self、out相同。", ("self", "out")),  # aclnnScatter's index
+    ("TensorList中每个输出tensor的维度与self的维度一致。", ("self",)),  # aclnnSplitTensor's out
+    ("输出维度与self一致。", ("self",)),  # LogicalNot's shape, read as the rank it keeps: never stricter
+])
+def test_dimensions_alike_are_the_same_rank(text, others):
+    assert rel(text, own="result") == [(K.SAME_RANK, others)]
+
+
+@pytest.mark.parametrize("text", [
+    "其他维度与输入self一致。",  # the dimensions but one: some of the shape
+    "NC维度和self保持一致。",  # named dimensions
+    "维度数与self保持一致或者为1。",  # one alternative
+    "总维度与self维度相同。",  # after "后面的维度为1": a shape the sentence before builds
+    "如果keepdim为True，维度与self一致。",  # under a condition
+])
+def test_some_dimensions_or_a_conditional_rank_are_no_same_rank(text):
+    assert K.SAME_RANK not in [kind for kind, _ in rel(text, own="result")]
+
+
+def test_format_and_rank_of_one_sentence_are_two_relations():
+    # MaxPool's out: "数据格式和维度与输入self一致", pooled smaller than self.
+    assert rel("数据格式和维度与输入self一致。", own="result") == [(K.SAME_FORMAT, ("self",)), (K.SAME_RANK, ("self",))]
+
+
 def test_a_pad_backwards_gradient_is_ranked_as_self_and_its_input_shaped_as_self():
     # aclnnReplicationPad1dBackward.md:90 and :100, and the example's gradOutput [1, 4] beside self's [1, 2].
     page = parse_bytes((REPOSITORY / "op_docs" / "aclnnReplicationPad1dBackward.md").read_bytes(), "p.md")
     api = page.apis[0]
     assert api.param("gradOutput").related(K.SAME_SHAPE) == ()
+    assert api.param("gradOutput").related(K.SAME_RANK) == ("self", "gradInput")
     assert api.param("self").related(K.SAME_SHAPE) == ("gradInput",)
     assert not any(d.code == "example-breaks-relation" for d in page.diagnostics)
     assert rel("维度（shape）与self一致。") == [(K.SAME_SHAPE, ("self",))]

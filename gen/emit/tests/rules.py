@@ -14,7 +14,7 @@ from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import NULLPTR, PARAM_INVALID
 from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
-                    MAX_RANK, ParamKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
+                    MAX_RANK, ParamKind, RelationKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class RulePlanner:
     def tests(self) -> list[RuleTest]:
         tests: list[RuleTest] = []
         tests += self.combination_tests()
+        tests += self.rank_relation_tests()
         planned: tuple[tuple[str, Sequence[Any], Callable[[Any], tuple[list[Case], list[Case], str]]], ...] = (
             ("value_range", self.api.value_ranges, self.range_cases),
             ("value_set", self.api.value_sets, self.set_cases),
@@ -101,6 +102,50 @@ class RulePlanner:
                                       skip="" if accepted or refused else why))
                 tests += elsewhere
         return tests
+
+    def rank_relation_tests(self) -> list[RuleTest]:
+        """One test per tensor whose rank the page ties to others' ("维度需要与self和gradInput一致"): the base
+        call, and the tensor one dimension wider (a leading 1) where its documented ranks allow it, else
+        one narrower (without its first), which phase 1 refuses with the status of shapes that disagree."""
+        tests = []
+        for index, param in enumerate((p for p in self.api.params if p.related(RelationKind.SAME_RANK)), start=1):
+            relation = next(r for r in param.relations if r.kind is RelationKind.SAME_RANK)
+            accepted, refused, why = self.rank_relation_cases(param, relation.others) if not self.call.base_known \
+                else ([], [], self.call.base_known)
+            tests.append(RuleTest(f"test_rule_line{param.line}_same_rank{index}", param.line, relation.describe(param.name),
+                                  tuple(accepted), tuple(refused), status=self.api.shape_status() or PARAM_INVALID,
+                                  skip="" if accepted or refused else why))
+        return tests
+
+    def rank_relation_cases(self, param: Param, others: Sequence[str]) -> tuple[list[Case], list[Case], str]:
+        if param.kind is not ParamKind.TENSOR:
+            return [], [], f"{param.name} is not one tensor: the suite widens no list's members"
+        if any(param.name in (p.name, *r.others) for p in self.api.params
+               for r in p.relations if r.kind in (RelationKind.SAME_SHAPE, RelationKind.BROADCAST)):
+            # Its shape is tied too: another shape check would refuse the wider tensor first.
+            return [], [], f"a shape relation ties {param.name}'s shape too"
+        other = next((self._dims(n) for n in others if self._dims(n) is not None), None)
+        own = self._dims(param.name) if param.direction is not Direction.OUT else other
+        if own is None or other is None:
+            return [], [], "the base call does not give the tensors' shapes"
+        if len(own) != len(other):
+            return [], [], "the base call does not meet it"
+        low, high = param.enforced_rank or (0, MAX_RANK)
+        if low <= len(own) + 1 <= min(high, MAX_RANK):
+            wider = (1, *own)
+        elif low <= len(own) - 1:
+            wider = own[1:]  # at its documented maximum already: one dimension short instead
+        else:
+            return [], [], f"{param.name}'s documented ranks are {len(own)} alone"
+        label = f"{param.name}-rank{len(wider)}"
+        if param.direction is Direction.OUT:
+            given = self.base.out.get(param.name)
+            refused = replace(self.base, id=label, out={**self.base.out, param.name: given if given not in (None, AUTO)
+                                                         else self.call.out_dtype(param)},
+                              out_shapes={**self.base.out_shapes, param.name: wider})
+        else:
+            refused = replace(self.base, id=label, shapes={**self.base.shapes, param.name: wider})
+        return [replace(self.base, id="base")], [refused], ""
 
     def _outputs_of_the_valid_call(self, case: Case) -> Case:
         """A refused call that changes host arguments only passes out= arrays of the valid call's

@@ -49,9 +49,9 @@ _ALTERNATIVE = lazy_pattern(r"(?:一致|相同)\s*(?:或|或者|或是)|\bor\s+(
 _DTYPE_WORD = lazy_pattern(r"数据类型|data\s*types?|dtype", re.I)
 _SHAPE_WORD = lazy_pattern(r"shape|形状", re.I)
 # "维度需要与self和gradInput一致" (the pad backwards' gradOutput: its example passes [1, 4] beside self's
-# [1, 2]), "数据格式和维度与输入self一致" (MaxPool's out, pooled smaller than self): 维度 alone is the rank,
-# which no relation of the IR states, so it is no shape relation; a sentence that says shape as well
-# ("维度（shape）与self一致") is one.
+# [1, 2]), "数据格式和维度与输入self一致" (MaxPool's out, pooled smaller than self): 维度 alone is the rank
+# (SAME_RANK, `_states_rank`), no shape relation; a sentence that says shape as well ("维度（shape）与self
+# 一致") is one.
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
@@ -190,6 +190,21 @@ def _before_aside(clause: str) -> str:
     return head if head.strip() else clause
 
 
+# The rank as a count ("维度数", "维数", "维度数量"), spelled as the plain word for `_states_rank`.
+_RANK_COUNT = lazy_pattern(r"维度数量|维度数|维数")
+
+
+def _states_rank(sentence: str) -> bool:
+    """Whether a sentence that says two tensors agree says it of their ranks alone: "维度需要与self和
+    gradInput一致", "维度数需要与updates一致", "TensorList中每个输出tensor的维度与self的维度一致". Not when it
+    says shape too (SAME_SHAPE, which keeps the rank), nor of some dimensions ("其他维度", "NC维度",
+    "前几维的维度", "总维度"), a product, a derived shape or one alternative of several. A page whose
+    维度 means the shape (LogicalNot's "输出维度与x一致") loses nothing: equal shapes have equal ranks."""
+    plain = _RANK_COUNT.sub("维度", sentence)
+    return "维度" in plain and not _SHAPE_WORD.search(plain) and not _ONE_DIMENSION.search(plain) \
+        and not PRODUCT.search(plain) and not _NOT_THE_SHAPE.search(plain) and not _ALTERNATIVE.search(plain)
+
+
 def _kinds(sentence: str) -> list[RelationKind]:
     if _CAST.search(sentence):
         return [RelationKind.CAST_FROM]
@@ -209,6 +224,8 @@ def _kinds(sentence: str) -> list[RelationKind]:
             kinds.append(RelationKind.SAME_SHAPE)
         if _FORMAT_WORD.search(sentence):
             kinds.append(RelationKind.SAME_FORMAT)
+        if _states_rank(sentence):
+            kinds.append(RelationKind.SAME_RANK)
         return kinds
     return []
 
@@ -373,7 +390,7 @@ def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Para
 
 
 def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...]], diags: list[Diagnostic]) -> API:
-    """`api` without the shape relations (same shape, broadcast) its page's own example breaks, both
+    """`api` without the shape relations (same shape, broadcast, same rank) its page's own example breaks, both
     ways (`shapes`: the tensors' shapes in the example's call): the example is a program the page's authors ran, and a call the page shows is never refused
     (as `comparisons.ranges_the_example_keeps` does for values). aclnnMaxPool2dWithMaskBackward's error
     row says "gradOutput与indices的shape不一致" while its example passes a gradOutput of [1, 1, 2, 1] and
@@ -382,7 +399,7 @@ def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...
     broken: dict[frozenset[str], RelationKind] = {}
     for param in api.params:
         for relation in param.relations:
-            if relation.kind not in _SHAPE_KINDS or param.name not in shapes:
+            if relation.kind not in _EXAMPLE_KINDS or param.name not in shapes:
                 continue
             for other in relation.others:
                 if other in shapes and not _shapes_fit(relation.kind, shapes[param.name], shapes[other]):
@@ -401,7 +418,7 @@ def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...
         relations = []
         for relation in param.relations:
             others = tuple(o for o in relation.others
-                           if relation.kind not in _SHAPE_KINDS or frozenset((param.name, o)) not in broken)
+                           if relation.kind not in _EXAMPLE_KINDS or frozenset((param.name, o)) not in broken)
             if others:
                 relations.append(relation if others == relation.others else Relation(relation.kind, others))
         return param if len(relations) == len(param.relations) and all(
@@ -410,9 +427,15 @@ def shape_relations_the_example_keeps(api: API, shapes: dict[str, tuple[int, ...
     return dataclasses.replace(api, params=tuple(kept(p) for p in api.params))
 
 
+# The relations an example's shapes can break: the shape relations and the rank's.
+_EXAMPLE_KINDS = (*_SHAPE_KINDS, RelationKind.SAME_RANK)
+
+
 def _shapes_fit(kind: RelationKind, a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     if kind is RelationKind.SAME_SHAPE:
         return a == b
+    if kind is RelationKind.SAME_RANK:
+        return len(a) == len(b)
     return all(x == y or 1 in (x, y) for x, y in zip(reversed(a), reversed(b)))
 
 

@@ -97,6 +97,9 @@ struct ParamSpec {
   // The error row that gives rank_min/rank_max where the parameter's row states none (gen.ir.Param.rank_line:
   // "input或out的维数大于8"): a rank refused cites it; 0, `line`.
   int rank_line = 0;
+  // The parameters (by index) whose rank this one's must equal (gen.ir.RelationKind.SAME_RANK: "维度需要与
+  // self和gradInput一致"), apart from the relations above so that the rows without one stay short.
+  uint64_t same_rank = 0;
 };
 
 struct ProductSpec {  // a row of the page's product table that names a known chip

@@ -324,6 +324,25 @@ aclnnStatus CheckEmpty(const Call& call) {
   });
 }
 
+// Tensors whose ranks the page says must agree ("维度需要与self和gradInput一致") do not; each member of a
+// tensor list ("TensorList中每个输出tensor的维度与self的维度一致") is held to it.
+aclnnStatus CheckRankRelations(const Call& call) {
+  const ApiSpec& spec = call.spec;
+  int members[64];
+  return ForEachTensor(call, [&](const ParamSpec& p, const Who& who, const TensorDesc& t) -> aclnnStatus {
+    const size_t count = Members(p.same_rank, spec.param_count, members);
+    for (size_t m = 0; m < count; ++m) {
+      const Dims* o = ShapeOf(call, members[m]);
+      if (!o || o->size() == t.view.size()) continue;
+      return call.Fail(ShapeStatus(spec), who.str() + ": rank " + std::to_string(t.view.size()) + " (shape " +
+                                              ShapeText(t.view) + ") differs from " + spec.params[members[m]].name +
+                                              "'s rank " + std::to_string(o->size()) + " (they must be the same)" +
+                                              Where(spec, p.line));
+    }
+    return ACLNN_SUCCESS;
+  });
+}
+
 // The mask of `related` widened by the inputs that broadcast with (or share the shape of) an
 // input already in it, the relation read on either side. An output whose notes relate it to one
 // input has the broadcast of every input that input broadcasts with (MishBackward: gradInput
@@ -731,6 +750,7 @@ aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* wor
   if (aclnnStatus s = CheckRanks(call)) return s;
   if (aclnnStatus s = CheckEmpty(call)) return s;
   if (aclnnStatus s = CheckShapeRelations(call)) return s;
+  if (aclnnStatus s = CheckRankRelations(call)) return s;
   if (aclnnStatus s = CheckShapeRules(call)) return s;
   if (aclnnStatus s = CheckValueRules(call)) return s;
   if (aclnnStatus s = CheckDTypeRelations(call)) return s;
