@@ -117,13 +117,27 @@ out["tbc inputs"] = [tx.tolist(), tw.tolist(), tg.tolist(), tb.tolist()]
 record("tbc", lambda: aclnn.conv_tbc(tx, tw, tb, 1, 1, out=np.zeros((5, 2, 4), np.float32)))
 record("tbc backward", lambda: aclnn.conv_tbc_backward(tg, tx, tw, tb, 1, 1, out=tuple(
     np.zeros(a.shape, np.float32) for a in (tx, tw, tb))))
+out["engine paths"] = aclnn.sim_stats()["engine_paths"]
 print(json.dumps(out))
 '''
 
+# Every test runs on the build's own routes and again with ACLNN_SIM_ONEDNN=0: a build with oneDNN
+# convolves every shape here on it, and the im2col and OpenBLAS route (a build without oneDNN's,
+# and the one taken where oneDNN has only reference kernels) would otherwise be reached by no test.
+ROUTES = {"default": {}, "openblas": {"ACLNN_SIM_ONEDNN": "0"}}
 
-@pytest.fixture(scope="module")
-def results() -> dict:
-    return results_of(CALLS, json.dumps(CONVOLUTIONS))
+
+@pytest.fixture(scope="module", params=list(ROUTES))
+def results(request) -> dict:
+    return {**results_of(CALLS, json.dumps(CONVOLUTIONS), **ROUTES[request.param]), "route": request.param}
+
+
+def test_the_forward_convolutions_took_the_route_asked_for(results):
+    taken = results["engine paths"]["conv.float32"]
+    if results["route"] == "openblas":
+        assert taken.startswith("openblas"), taken
+    else:
+        assert taken.startswith(("onednn", "openblas")), taken
 
 
 def _tensors(results, name):

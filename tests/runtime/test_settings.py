@@ -45,6 +45,7 @@ BAD = [
     ("ACLNN_SIM_DEVICE_MEMORY", "99999999999999999999"), ("ACLNN_SIM_DEVICE_MEMORY", "1X"),
     ("ACLNN_SIM_DEVICE_MEMORY", "1.5G"), ("ACLNN_SIM_THREADS", "abc"), ("ACLNN_SIM_THREADS", "-5"),
     ("ACLNN_SIM_THREADS", "0"), ("ACLNN_SIM_THREADS", "257"), ("ACLNN_SIM_ISA", "bogus"), ("ACLNN_SIM_LOG", "yes"),
+    ("ACLNN_SIM_ONEDNN", "no"),
     ("ACLNN_SIM_CANN_VERSION", "nine"), ("ACLNN_SIM_CANN_VERSION", "9.0"), ("ACLNN_SIM_CANN_VERSION", "9.0.RC"),
     ("ACLNN_SIM_DIR", "/nonexistent"),
     # Read by the automatic choice of the backend (ACLNN_BACKEND unset): a directory that holds no
@@ -69,6 +70,7 @@ def test_a_value_a_variable_does_not_accept_is_refused_naming_it(name, value):
     ("ACLNN_SIM_DEVICE_MEMORY", "1G"), ("ACLNN_SIM_DEVICE_MEMORY", "512m"), ("ACLNN_SIM_DEVICE_MEMORY", "2GiB"),
     ("ACLNN_SIM_DEVICE_MEMORY", "1073741824"), ("ACLNN_SIM_THREADS", "1"), ("ACLNN_SIM_THREADS", "3"),
     ("ACLNN_SIM_ISA", "baseline"), ("ACLNN_SIM_ISA", "auto"), ("ACLNN_SIM_ISA", "avx2"), ("ACLNN_SIM_ISA", "avx512"), ("ACLNN_SIM_LOG", "0"),
+    ("ACLNN_SIM_ONEDNN", "0"), ("ACLNN_SIM_ONEDNN", "1"),
     ("ACLNN_SIM_SYNC", "0"), ("ACLNN_SIM_SYNC", "1"), ("ACLNN_LAUNCH_BLOCKING", "1"), ("ACLNN_SIM_SOC", "Ascend910B4"),
     ("ACLNN_SIM_CANN_VERSION", "8.3.RC1"), ("ACLNN_SIM_CANN_VERSION", "8.5.0.alpha003"),
 ])

@@ -44,13 +44,14 @@ import aclnn
 """
 
 
-def results_of(calls: str, stdin: str | None = None) -> dict:
+def results_of(calls: str, stdin: str | None = None, **env: str) -> dict:
     """The JSON document `PROLOGUE + calls` prints, given `stdin` (the inputs, as JSON: a script
-    reads them with json.loads(sys.stdin.read())); skips the test where op_docs/ is not built."""
+    reads them with json.loads(sys.stdin.read())) and the settings `env`; skips the test where
+    op_docs/ is not built."""
     if not built():
         pytest.skip("the package of op_docs/ is not built: run `make build`")
     done = subprocess.run([sys.executable, "-c", PROLOGUE + calls, str(PACKAGE)], input=stdin, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim"})
+                          text=True, timeout=300, env={**os.environ, "ACLNN_BACKEND": "sim", **env})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

@@ -87,6 +87,7 @@ SimSettings* Read() {
   auto* s = new SimSettings();
   s->synchronous = ReadFlag("ACLNN_SIM_SYNC", false, &s->error);
   s->log = ReadFlag("ACLNN_SIM_LOG", false, &s->error);
+  s->onednn = ReadFlag("ACLNN_SIM_ONEDNN", true, &s->error);
   ReadFaults(s);
   if (const char* value = std::getenv("ACLNN_SIM_DEVICE_MEMORY"); value && *value) {
     uint64_t bytes = 0;

@@ -33,6 +33,9 @@ struct SimSettings {
   int threads = 0;                   // ACLNN_SIM_THREADS=1..256 (0: one per CPU, at most 16)
   Isa isa = Isa::kAuto;              // ACLNN_SIM_ISA=auto|baseline|avx2|avx512: the path asked for
   bool log = false;                  // ACLNN_SIM_LOG=0|1: print every error message to stderr
+  // ACLNN_SIM_ONEDNN=0|1: whether the families may compute on oneDNN; 0 takes the route of a build
+  // without it (OpenBLAS), so that a test or a comparison reaches that code on any build.
+  bool onednn = true;
   // ACLNN_SIM_CANN_VERSION: the CANN release the simulator answers as (aclsysGetCANNVersion). Its
   // default is the release the corpus pages document (their repositories' master at CANN 9.0), the
   // behaviour the engines follow; clients such as op-plugin choose their routes by it.

@@ -68,9 +68,17 @@ bool HasIsa(dnnl::cpu_isa effective, dnnl::cpu_isa wanted) {
   return (static_cast<unsigned>(effective) & static_cast<unsigned>(wanted)) == static_cast<unsigned>(wanted);
 }
 
-// Whether the kernel path lets oneDNN use `wanted`; false where oneDNN cannot start (the products
-// then take OpenBLAS).
+// False under ACLNN_SIM_ONEDNN=0, with the reason in `why`: every caller then takes OpenBLAS.
+bool Allowed(std::string* why) {
+  if (Settings().onednn) return true;
+  if (why) *why = "ACLNN_SIM_ONEDNN=0";
+  return false;
+}
+
+// Whether the kernel path lets oneDNN use `wanted`; false where oneDNN cannot start or is not
+// allowed (the products then take OpenBLAS).
 bool PathHas(dnnl::cpu_isa wanted) {
+  if (!Allowed(nullptr)) return false;
   try {
     Engine();
     return HasIsa(dnnl::get_effective_cpu_isa(), wanted);
@@ -98,6 +106,7 @@ DnnlProduct::~DnnlProduct() = default;
 
 bool DnnlProduct::Plan(aclDataType operands, aclDataType result, int64_t m, int64_t n, int64_t k, const DnnlMatrix& a,
                        const DnnlMatrix& b, int64_t ldc, float alpha, float beta, std::string* why) {
+  if (!Allowed(why)) return false;
   try {
     UsePoolThreads();
     const dnnl::engine& engine = Engine();
@@ -266,6 +275,7 @@ PlannedConv* PlanFor(const DnnlConvShape& shape) {
 
 bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, float* y, const char** route,
                   std::string* why) {
+  if (!Allowed(why)) return false;
   try {
     UsePoolThreads();
     PlannedConv* planned = PlanFor(shape);

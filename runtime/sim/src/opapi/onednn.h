@@ -3,7 +3,8 @@
 // accumulated in float as the NPU's Cube does, where OpenBLAS (no sbgemm) would convert them to float
 // first; and for the conv family's float convolutions, the kernels PyTorch CPU runs. A build without
 // oneDNN (CMake did not find it in the venv) has this interface and no such kernels: every product
-// then takes OpenBLAS's sgemm, every convolution im2col and sgemm.
+// then takes OpenBLAS's sgemm, every convolution im2col and sgemm; so does a build with oneDNN run
+// with ACLNN_SIM_ONEDNN=0 (each entry below answers false, as where oneDNN has no kernel).
 #ifndef ACLNN_SIM_OPAPI_ONEDNN_H_
 #define ACLNN_SIM_OPAPI_ONEDNN_H_
 
