@@ -382,12 +382,14 @@ class Campaign:
             self.call_on_chip(api, key, op, chip)
 
     def chip_for(self, op: Any) -> Optional[str]:
-        """The chip to call `op` on: the process's, unless the page marks it unsupported."""
+        """The chip to call `op` on: the process's, unless the page marks it unsupported; then the one
+        its suite computes on (Op.computes_on, the emitter's choice for the default chip), or for a
+        process on another chip the first the page does not exclude."""
         from aclnn._socs import SOCS
 
         if self.soc not in op.unsupported_socs:
             return self.soc
-        return next((s for s in SOCS if s not in op.unsupported_socs), None)
+        return op.computes_on or next((s for s in SOCS if s not in op.unsupported_socs), None)
 
     def call_on_chip(self, api: str, key: str, op: Any, soc: str) -> None:
         import numpy as np
