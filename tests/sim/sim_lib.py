@@ -128,6 +128,7 @@ _SIGNATURES = {
     "aclrtSetDevice": (ctypes.c_int, [ctypes.c_int32]),
     "aclrtResetDevice": (ctypes.c_int, [ctypes.c_int32]),
     "aclrtGetDevice": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int32)]),
+    "aclrtGetMemInfo": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t)]),
     "aclrtGetDeviceCount": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint32)]),
     "aclrtGetSocName": (ctypes.c_char_p, []),
     "aclrtCreateContext": (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_int32]),

@@ -46,6 +46,63 @@ sim.restart()
     assert status == "100003" and "/nonexistent/acl.json" in message
 
 
+# acl.json's defaultDevice: CANN's runtime gives a thread that set no device the configured one (torch_npu's
+# lazy set_device mode passes {"defaultDevice": {"default_device": "0"}} and asks for memory and device
+# properties before it sets any device); without it such a thread has no device.
+_DEFAULT_DEVICE = """
+import ctypes, json, os, tempfile, threading
+assert sim.aclFinalize() == 0
+def init_with(config):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(config if isinstance(config, str) else json.dumps(config))
+    status = sim.aclInit(f.name.encode())
+    os.unlink(f.name)
+    return status, sim.error()
+def device_of_a_new_thread():
+    seen = {}
+    def run():
+        device = ctypes.c_int32(-1)
+        seen["status"] = sim.aclrtGetDevice(ctypes.byref(device))
+        seen["device"] = device.value
+        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        seen["meminfo"] = sim.aclrtGetMemInfo(0, ctypes.byref(free), ctypes.byref(total))
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return seen
+print(json.dumps({
+    "configured": (init_with({"dump": {"dump_scene": "lite_exception"}, "defaultDevice": {"default_device": "1"}}),
+                   device_of_a_new_thread(), sim.aclFinalize()),
+    "numeric": (init_with({"defaultDevice": {"default_device": 2}}), device_of_a_new_thread(), sim.aclFinalize()),
+    "unconfigured": (init_with({"dump": {}}), device_of_a_new_thread(), sim.aclFinalize()),
+    "not_json": init_with("{defaultDevice: 0"),
+    "not_a_number": init_with({"defaultDevice": {"default_device": "first"}}),
+    "not_a_device": init_with({"defaultDevice": {"default_device": "9"}}),
+    "no_value": init_with({"defaultDevice": "0"}),
+}))
+sim.restart()
+"""
+
+
+def test_the_config_files_default_device_serves_threads_that_set_none():
+    import json
+    report = json.loads(_run_python(_FINALIZE.format(body=_DEFAULT_DEVICE), ACLNN_SIM_DEVICE_COUNT="4"))
+    (status, _), seen, finalized = report["configured"]
+    assert status == ACL_SUCCESS and finalized == ACL_SUCCESS
+    assert seen == {"status": ACL_SUCCESS, "device": 1, "meminfo": ACL_SUCCESS}
+    assert report["numeric"][1]["device"] == 2
+    (status, _), seen, _ = report["unconfigured"]
+    assert status == ACL_SUCCESS and seen["status"] == abi.acl_errors()["ACL_ERROR_RT_CONTEXT_NULL"]
+    assert seen["meminfo"] == abi.acl_errors()["ACL_ERROR_RT_CONTEXT_NULL"]
+    status, message = report["not_json"]
+    assert status == abi.acl_errors()["ACL_ERROR_PARSE_FILE"] and "not a JSON object" in message
+    for case, needle in (("not_a_number", '"first" is not a device number'),
+                         ("not_a_device", "default_device 9 is not a device (the simulator has 4: 0..3)"),
+                         ("no_value", "defaultDevice is not an object")):
+        status, message = report[case]
+        assert status == abi.acl_errors()["ACL_ERROR_FILE_ATTR_INVALID"] and needle in message, case
+
+
 def test_finalize_twice_is_an_error():
     out = _run_python(_FINALIZE.format(body="""
 print(sim.aclFinalize(), sim.aclFinalize())

@@ -13,6 +13,7 @@ against a toolkit's), and a partial one like the wheel's does not declare all of
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import sysconfig
@@ -42,8 +43,11 @@ def include_flags() -> list[str]:
     # units check their calls against (generated/include/aclnn_sim/declared_apis.h includes them).
     ours = [ROOT / d for d in ("runtime/include", "generated/include", "generated", "runtime/sim/include",
                                "runtime/sim/src", "runtime/binding", "runtime/loader")]
+    # nlohmann/json for aclInit's acl.json (runtime/sim/CMakeLists.txt finds it the same way).
+    json_spec = importlib.util.find_spec("nlohmann_json")
+    assert json_spec is not None and json_spec.origin is not None
     others = [Path(sysconfig.get_paths()["include"]), Path(pybind11.get_include()),
-              Path(scipy_openblas32.__file__).parent / "include"]
+              Path(scipy_openblas32.__file__).parent / "include", Path(json_spec.origin).parent / "include"]
     return [f"-I{d}" for d in [*real, *ours, *others]]
 
 

@@ -2,6 +2,8 @@
 caching allocator's expandable segments (virtual memory), format casts, torch.distributed with
 one rank (HCCL) and NPU graphs (capture and replay, aclmdlRI*)."""
 
+import pytest
+
 
 def test_streams_and_events(run_npu):
     run_npu("""
@@ -153,6 +155,21 @@ def test_a_declined_operator_fails_at_the_synchronisation_and_the_next_ones_comp
             raise AssertionError("the declined call returned")
         assert torch.abs(torch.tensor([-1.0, 2.0]).npu()).cpu().tolist() == [1.0, 2.0]
         assert (torch.tensor([-1.0, 2.0]).npu() + 1).cpu().tolist() == [0.0, 3.0]
+    """, fresh=True)
+
+
+@pytest.mark.parametrize("first_call", ["torch.npu.get_device_properties(0)", "torch.npu.mem_get_info()"])
+def test_device_queries_before_any_device_is_set(run_npu, first_call):
+    # torch_npu's lazy set_device mode sets no device at initialisation: it passes aclInit an acl.json
+    # whose defaultDevice ({"default_device": "0"}) lets CANN serve a thread that set none, and its
+    # device properties and memory queries run before any tensor exists (107002 without it).
+    run_npu(f"""
+        print(repr({first_call}))
+        props = torch.npu.get_device_properties(0)
+        free, total = torch.npu.mem_get_info()
+        assert props.total_memory == total and 0 < free <= total, (props, free, total)
+        assert torch.npu.current_device() == 0
+        assert (torch.ones(3, device="npu") + 1).cpu().tolist() == [2.0] * 3
     """, fresh=True)
 
 

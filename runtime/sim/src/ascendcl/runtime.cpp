@@ -10,6 +10,8 @@
 #include <mutex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "acl/acl.h"
 #include "aclnn_sim.h"
 #include "ascendcl/streams.h"
@@ -44,6 +46,7 @@ struct Runtime {
   std::map<int32_t, int> device_refs;               // aclrtSetDevice minus aclrtResetDevice
   std::map<int32_t, uintptr_t> default_contexts;    // per active device
   int32_t last_device = -1;                          // the process-wide fallback device
+  int32_t default_device = -1;                       // aclInit's config: defaultDevice.default_device
   int64_t sys_params[3] = {0, 0, 0};  // by aclSysParamOpt
   uint32_t op_timeout = 0;
   Registry<Context> contexts{0x5c};
@@ -129,6 +132,45 @@ bool DeviceCountFromEnvironment(int32_t* count) {
   return true;
 }
 
+// aclInit's configuration file (acl.json), read as CANN reads it: a JSON object whose sections
+// configure dumps, profiling, error messages and the default device. The simulator acts on
+// defaultDevice ({"default_device": "0"}, a string or a number) and accepts the other sections,
+// which configure what it does not collect; a file that is not a JSON object is refused.
+aclError ReadConfig(const char* path, int32_t* default_device) {
+  const std::string where = std::string("aclInit: ") + path;
+  std::FILE* file = std::fopen(path, "rb");
+  if (!file) return Fail(ACL_ERROR_INVALID_FILE, "aclInit: cannot read the config file " + std::string(path));
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;) text.append(buffer, n);
+  std::fclose(file);
+  const nlohmann::json config = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded() || !config.is_object()) {
+    return Fail(ACL_ERROR_PARSE_FILE, where + " is not a JSON object");
+  }
+  const auto section = config.find("defaultDevice");
+  if (section == config.end()) return ACL_SUCCESS;
+  const auto value = section->is_object() ? section->find("default_device") : section->end();
+  if (!section->is_object() || value == section->end()) {
+    return Fail(ACL_ERROR_FILE_ATTR_INVALID, where + ": defaultDevice is not an object holding default_device");
+  }
+  long long device = -1;
+  if (value->is_number_integer()) {
+    device = value->get<long long>();
+  } else if (value->is_string()) {
+    const std::string digits = value->get<std::string>();
+    char* end = nullptr;
+    device = digits.empty() ? -1 : std::strtoll(digits.c_str(), &end, 10);
+    if (digits.empty() || *end != '\0') device = -1;
+  }
+  if (device < 0 || device >= kMaxDeviceCount) {
+    return Fail(ACL_ERROR_FILE_ATTR_INVALID, where + ": defaultDevice.default_device " + value->dump() +
+                                                 " is not a device number");
+  }
+  *default_device = static_cast<int32_t>(device);
+  return ACL_SUCCESS;
+}
+
 bool ValidDevice(const Runtime& rt, int32_t device) { return device >= 0 && device < rt.device_count; }
 
 aclError InvalidDevice(const Runtime& rt, const char* api, int64_t device) {
@@ -148,6 +190,19 @@ bool CurrentDevice(Runtime& rt, int32_t* device) {
       return true;
     }
     t_context = 0;  // destroyed meanwhile (aclrtResetDevice on another thread)
+  }
+  if (rt.default_device >= 0) {
+    // CANN's defaultDevice: a thread that set no device works on the configured one, opened for it
+    // as aclrtSetDevice would (torch_npu's lazy set_device mode asks for device 0 this way and
+    // queries memory and properties before it sets any device).
+    const int32_t chosen = rt.default_device;
+    if (!rt.device_refs.count(chosen)) {
+      rt.device_refs[chosen] = 1;
+      rt.default_contexts[chosen] = rt.contexts.Add(std::make_shared<Context>(Context{chosen, true}));
+    }
+    t_context = rt.default_contexts[chosen];
+    *device = chosen;
+    return true;
   }
   if (rt.last_device >= 0 && rt.device_refs.count(rt.last_device)) {
     *device = rt.last_device;
@@ -263,10 +318,9 @@ aclError aclInit(const char* configPath) {
   auto& rt = State();
   std::lock_guard<std::mutex> lock(rt.mutex);
   if (rt.initialized) return Fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: acl is already initialized");
+  int32_t default_device = -1;
   if (configPath && *configPath) {
-    std::FILE* file = std::fopen(configPath, "rb");
-    if (!file) return Fail(ACL_ERROR_INVALID_FILE, std::string("aclInit: cannot read the config file ") + configPath);
-    std::fclose(file);
+    if (aclError status = aclsim::ReadConfig(configPath, &default_device)) return status;
   }
   if (!rt.soc_overridden) {
     aclsim::Soc soc;
@@ -282,7 +336,13 @@ aclError aclInit(const char* configPath) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::t_last_error);
   }
   if (!aclsim::Settings().valid()) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: " + aclsim::Settings().error);
+  if (default_device >= devices) {
+    return Fail(ACL_ERROR_FILE_ATTR_INVALID, std::string("aclInit: ") + configPath + ": defaultDevice.default_device " +
+                                                 std::to_string(default_device) + " is not a device (the simulator has " +
+                                                 std::to_string(devices) + ": 0.." + std::to_string(devices - 1) + ")");
+  }
   rt.device_count = devices;
+  rt.default_device = default_device;
   rt.soc_resolved = true;
   aclsim::PublishSoc(rt);
   rt.initialized = true;
@@ -296,6 +356,7 @@ aclError aclFinalize(void) {
     if (!rt.initialized) return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: acl is not initialized");
     while (!rt.device_refs.empty()) aclsim::ReleaseDevice(rt, rt.device_refs.begin()->first);
     rt.initialized = false;
+    rt.default_device = -1;
     rt.soc_resolved = rt.soc_overridden;
     aclsim::PublishSoc(rt);
     aclsim::t_context = 0;
