@@ -287,6 +287,7 @@ set(ACLNN_EXAMPLES
   fused_cross_entropy_loss_with_max_sum
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
+  fused_infer_attention_score_v4
   fused_linear_cross_entropy_loss_grad
   fused_linear_online_max_sum
   fused_matmul

@@ -711,6 +711,12 @@ def makers(dtype: str = "float32"):
         return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH"}, (want, None)
     m["npu_fused_infer_attention_score"] = fused_infer_attention_score
 
+    def fused_infer_attention_score_v2():
+        # aclnnFusedInferAttentionScoreV4 (op_docs/derived): the same computation under the v2 names.
+        (q, k, v), _, (want, _) = fused_infer_attention_score()
+        return (q, k, v), {"num_query_heads": 2, "softmax_scale": 0.25, "input_layout": "BSH"}, (want, None)
+    m["npu_fused_infer_attention_score_v2"] = fused_infer_attention_score_v2
+
     def gating_softmax_reference(x, k, finished, renorm):
         """The READMEs' formulas in float (ties to the lower expert): renorm 0 the k largest of
         softmax(x) (those of the k largest x), renorm 1 the softmax of the k largest of x; E as a

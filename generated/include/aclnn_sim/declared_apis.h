@@ -811,6 +811,9 @@
 #include "aclnnop/aclnn_fused_infer_attention_score_v3.h"
 #define ACLNN_DECLARES_aclnnFusedInferAttentionScoreV3 1
 
+#include "aclnnop/aclnn_fused_infer_attention_score_v4.h"
+#define ACLNN_DECLARES_aclnnFusedInferAttentionScoreV4 1
+
 #include "aclnnop/aclnn_fused_linear_cross_entropy_loss_grad.h"
 #define ACLNN_DECLARES_aclnnFusedLinearCrossEntropyLossGrad 1
 
