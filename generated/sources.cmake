@@ -554,6 +554,7 @@ set(ACLNN_EXAMPLES
   normal_tensor_tensor
   nsa_compress
   nsa_compress_grad
+  nsa_compress_with_cache
   nsa_selected_attention
   nsa_selected_attention_grad
   one_hot

@@ -1414,6 +1414,9 @@
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #define ACLNN_DECLARES_aclnnNsaCompressGrad 1
 
+#include "aclnnop/aclnn_nsa_compress_with_cache.h"
+#define ACLNN_DECLARES_aclnnNsaCompressWithCache 1
+
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #define ACLNN_DECLARES_aclnnNsaSelectedAttention 1
 
