@@ -184,6 +184,27 @@ class NsaCompressCacheWork final : public FamilyWork {
 
 }  // namespace
 
+// The window both forms slide: compressBlockSize a multiple of 16 up to `max_block`, compressStride a multiple of 16
+// up to it, weight [compressBlockSize, N]; else the rejection by `reject` (each page's status for them).
+static aclnnStatus ReadWindow(const Call& call, const FamilySpec& family, const ParamRejecter& reject,
+                              const TensorDesc* weight, int64_t heads, int64_t max_block, int64_t* block,
+                              int64_t* stride) {
+  *block = RoleInt(call, family, F::Role::kBlockSize, 0);
+  if (*block < 16 || *block % 16 != 0 || *block > max_block) {
+    return reject(F::Role::kBlockSize, std::to_string(*block) + " is not a multiple of 16 up to " + std::to_string(max_block));
+  }
+  *stride = RoleInt(call, family, F::Role::kStride, 0);
+  if (*stride < 16 || *stride % 16 != 0 || *stride > *block) {
+    return reject(F::Role::kStride, std::to_string(*stride) + " is not a multiple of 16 up to compressBlockSize " +
+                                        std::to_string(*block));
+  }
+  if (weight->view != Dims{*block, heads}) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
+                                        DimsText(Dims{*block, heads}));
+  }
+  return ACLNN_SUCCESS;
+}
+
 // aclnnNsaCompressWithCache's phase 1: the paged cache [blocks, pageBlockSize, N, D] with a block table [B, blocks
 // per batch], or packed TND tokens without one; per-batch lengths, slotMapping [B], outputCache [rows, N, D].
 static aclnnStatus PlanNsaCompressCache(const Call& call, const FamilySpec& family, const TensorDesc* input,
@@ -220,19 +241,8 @@ static aclnnStatus PlanNsaCompressCache(const Call& call, const FamilySpec& fami
     return tiling(F::Role::kPageBlock, std::to_string(page) + " is not input's page of " + std::to_string(input->view[1]) +
                                            " tokens ([blockNum, pageBlockSize, N, D])");
   }
-  const int64_t block = RoleInt(call, family, F::Role::kBlockSize, 0);
-  if (block < 16 || block % 16 != 0 || block > kMaxCacheBlockSize) {
-    return tiling(F::Role::kBlockSize, std::to_string(block) + " is not a multiple of 16 up to 64");
-  }
-  const int64_t stride = RoleInt(call, family, F::Role::kStride, 0);
-  if (stride < 16 || stride % 16 != 0 || stride > block) {
-    return tiling(F::Role::kStride, std::to_string(stride) + " is not a multiple of 16 up to compressBlockSize " +
-                                        std::to_string(block));
-  }
-  if (weight->view != Dims{block, heads}) {
-    return tiling(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
-                                        DimsText(Dims{block, heads}));
-  }
+  int64_t block = 0, stride = 0;
+  if (aclnnStatus s = ReadWindow(call, family, tiling, weight, heads, kMaxCacheBlockSize, &block, &stride)) return s;
   for (const auto& [role, t] : {std::pair<int, const TensorDesc*>{F::Role::kWeight, weight}, {F::Role::kOut, out}}) {
     if (t->dtype != input->dtype) {
       return reject(role, std::string("dtype ") + DTypeName(t->dtype) + " is not input's " + DTypeName(input->dtype));
@@ -300,19 +310,8 @@ aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, Executor
     return reject(F::Role::kInput, "shape " + DimsText(input->view) +
                                        ": the page wants N up to 128 and D a multiple of 16 up to 256");
   }
-  const int64_t block = RoleInt(call, family, F::Role::kBlockSize, 0);
-  if (block < 16 || block % 16 != 0 || block > kMaxBlockSize) {
-    return reject(F::Role::kBlockSize, std::to_string(block) + " is not a multiple of 16 up to 128");
-  }
-  const int64_t stride = RoleInt(call, family, F::Role::kStride, 0);
-  if (stride < 16 || stride % 16 != 0 || stride > block) {
-    return reject(F::Role::kStride, std::to_string(stride) + " is not a multiple of 16 up to compressBlockSize " +
-                                        std::to_string(block));
-  }
-  if (weight->view != Dims{block, heads}) {
-    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
-                                        DimsText(Dims{block, heads}));
-  }
+  int64_t block = 0, stride = 0;
+  if (aclnnStatus s = ReadWindow(call, family, reject, weight, heads, kMaxBlockSize, &block, &stride)) return s;
   if (weight->dtype != input->dtype) {
     return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(weight->dtype) + " is not input's " +
                                         DTypeName(input->dtype));
