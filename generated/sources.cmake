@@ -287,6 +287,7 @@ set(ACLNN_EXAMPLES
   fused_cross_entropy_loss_with_max_sum
   fused_infer_attention_score_v2
   fused_infer_attention_score_v3
+  fused_infer_attention_score_v4
   fused_linear_cross_entropy_loss_grad
   fused_linear_online_max_sum
   fused_matmul
@@ -553,6 +554,7 @@ set(ACLNN_EXAMPLES
   normal_tensor_tensor
   nsa_compress
   nsa_compress_grad
+  nsa_compress_with_cache
   nsa_selected_attention
   nsa_selected_attention_grad
   one_hot

@@ -153,7 +153,8 @@ KNOWN_DISAGREEMENTS: dict[str, str] = {
     **dict.fromkeys(["aclnnFlashAttentionUnpaddingScoreGradV2", "aclnnFlashAttentionVarLenScore",
                      "aclnnFlashAttentionVarLenScoreV2", "aclnnFlashAttentionVarLenScoreV3",
                      "aclnnFlashAttentionVarLenScoreV4", "aclnnFusedInferAttentionScoreV2",
-                     "aclnnFusedInferAttentionScoreV3", "aclnnIncreFlashAttentionV4", "aclnnPromptFlashAttentionV3"],
+                     "aclnnFusedInferAttentionScoreV3", "aclnnFusedInferAttentionScoreV4", "aclnnIncreFlashAttentionV4",
+                     "aclnnPromptFlashAttentionV3"],
                     "the campaign's edge-valued calls are never compared (their valid calls do not survive its "
                     "layouts and values)"),
     # Open: found by this campaign after the second stop's merges of 2026-11-29 (seed 0 of the op_docs

@@ -405,6 +405,7 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "flash_attention_unpadding_score_grad_v4": _DPSE_NULL,
     "fused_infer_attention_score_v2": _LSE_NULL,
     "fused_infer_attention_score_v3": _LSE_NULL,
+    "fused_infer_attention_score_v4": _LSE_NULL,
     "incre_flash_attention_v4": _DOUBLE_COPY,
     "prompt_flash_attention_v3": _DOUBLE_COPY,
     "ascend_anti_quant": "prints its FLOAT16 results, copied into std::vector<short>, with %f (a short where printf "

@@ -663,6 +663,22 @@ def makers(dtype: str = "float32"):
         return (grad, x, w, 32, 16), {"actual_seq_len": [48, 88]}, (xd.grad.to(low), wd.grad.to(low))
     m["npu_nsa_compress_grad"] = nsa_compress_grad
 
+    def nsa_compress_infer_cache():
+        # aclnnNsaCompressWithCache: a paged cache of two 64-token blocks per batch; batch 0 (48 tokens) and batch
+        # 1 (96) have just filled a window of 32 every 16 ((s - 32) % 16 == 0), batch 2 (50) has not, so its slot
+        # keeps the cache's row; token p of batch b is x[table[b, p // 64], p % 64].
+        low, _, w = nsa_compress_inputs()
+        x = randn(6, 64, 2, 16, dtype=low)
+        table = torch.tensor([[4, 0], [1, 5], [2, 3]], dtype=torch.int32)
+        slots, cache = torch.tensor([3, 0, 1], dtype=torch.int32), randn(4, 2, 16, dtype=low)
+        want = cache.float().clone()
+        for b, s in ((0, 48), (1, 96)):
+            window = torch.stack([x[table[b, p // 64], p % 64].float() for p in range(s - 32, s)])
+            want[slots[b]] = torch.einsum("lnd,ln->nd", window, w.float())
+        return ((x, w, slots, 32, 16, 64), {"block_table": table, "actual_seq_len": [48, 96, 50], "cache": cache},
+                want.to(low))
+    m["npu_nsa_compress_infer.cache"] = nsa_compress_infer_cache
+
     def fusion_attention_bnsd_masked():
         # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form
         q, k, v = (randn(2, 2, 6, 16, dtype=torch.float16) for _ in range(3))
@@ -710,6 +726,12 @@ def makers(dtype: str = "float32"):
         want = merge(attention(heads(q.float(), 2), heads(k.float(), 2), heads(v.float(), 2), 0.25)).half()
         return (q, k, v), {"num_heads": 2, "scale": 0.25, "input_layout": "BSH"}, (want, None)
     m["npu_fused_infer_attention_score"] = fused_infer_attention_score
+
+    def fused_infer_attention_score_v2():
+        # aclnnFusedInferAttentionScoreV4 (op_docs/derived): the same computation under the v2 names.
+        (q, k, v), _, (want, _) = fused_infer_attention_score()
+        return (q, k, v), {"num_query_heads": 2, "softmax_scale": 0.25, "input_layout": "BSH"}, (want, None)
+    m["npu_fused_infer_attention_score_v2"] = fused_infer_attention_score_v2
 
     def gating_softmax_reference(x, k, finished, renorm):
         """The READMEs' formulas in float (ties to the lower expert): renorm 0 the k largest of

@@ -165,3 +165,56 @@ def test_fusion_attention_and_its_backward_equal_the_cpu(run_npu):
         for label, a, b in zip("qkv", cpu, npu):
             assert torch.allclose(b.grad.cpu(), a.grad, rtol=1e-4, atol=1e-4), ("d" + label, (b.grad.cpu() - a.grad).abs().max())
     """))
+
+
+def test_fused_infer_attention_score_v2_equals_the_cpu(run_npu):
+    # npu_fused_infer_attention_score_v2 (aclnnFusedInferAttentionScoreV4, op_docs/derived: op-plugin passes
+    # the learnable sink the corpus page's prototype lacks). The reference is the page's
+    # Softmax(scale * Q K^T) V with its softmaxLse, logsumexp of the scaled scores, per row.
+    run_npu(CHECK + textwrap.dedent("""
+        r = torch.randn
+
+        def lse(q, k, n, layout, scale, mask=None):
+            d = q.shape[-1] // n if layout in ("BSH", "SBH") else q.shape[-1]
+            Q, K = heads(q.float(), layout, d), heads(k.float(), layout, d)
+            K = K.repeat_interleave(Q.shape[1] // K.shape[1], 1)
+            s = scale * (Q @ K.transpose(-1, -2))
+            return (s if mask is None else s.masked_fill(mask, -math.inf)).logsumexp(-1)
+
+        # BSH, GQA (4 query heads on 2), a boolean mask, several query positions, with softmaxLse
+        q, k, v = r(2, 5, 32).half(), r(2, 6, 16).half(), r(2, 6, 16).half()
+        mask = torch.rand(5, 6) > 0.6
+        mask[:, 0] = False
+        out, got_lse = torch_npu.npu_fused_infer_attention_score_v2(
+            q.npu(), k.npu(), v.npu(), atten_mask=mask.npu(), num_query_heads=4, num_key_value_heads=2,
+            softmax_scale=0.3, input_layout="BSH", return_softmax_lse=True)
+        assert out.shape == q.shape and out.dtype == q.dtype, (out.shape, out.dtype)
+        assert torch.allclose(out.cpu().float(), attend(q, k, v, 4, "BSH", 0.3, mask), rtol=2e-3, atol=2e-3), "v2 BSH"
+        want_lse = lse(q, k, 4, "BSH", 0.3, mask)
+        assert got_lse.numel() == want_lse.numel(), got_lse.shape
+        assert torch.allclose(got_lse.cpu().float().reshape(want_lse.shape), want_lse, rtol=1e-3, atol=1e-3), "v2 lse"
+        # BNSD bfloat16, one query position per batch over its first actual_seq_kvlen keys (decode)
+        q, k, v = r(2, 2, 1, 16).bfloat16(), r(2, 2, 7, 16).bfloat16(), r(2, 2, 7, 16).bfloat16()
+        out, _ = torch_npu.npu_fused_infer_attention_score_v2(
+            q.npu(), k.npu(), v.npu(), num_query_heads=2, softmax_scale=0.25, input_layout="BNSD",
+            actual_seq_kvlen=[3, 7])
+        for b, length in enumerate((3, 7)):
+            want = attend(q[b:b + 1], k[b:b + 1, :, :length], v[b:b + 1, :, :length], 2, "BNSD", 0.25)
+            assert torch.allclose(out[b:b + 1].cpu().float(), want, rtol=2e-2, atol=2e-2), ("v2 decode", b)
+        # BNSD_BSND right-down causal (sparse_mode 3 with the 2048 x 2048 triangle)
+        q, k, v = r(1, 2, 4, 8).half(), r(1, 2, 6, 8).half(), r(1, 2, 6, 8).half()
+        out, _ = torch_npu.npu_fused_infer_attention_score_v2(
+            q.npu(), k.npu(), v.npu(), atten_mask=TRIANGLE.npu(), num_query_heads=2, softmax_scale=0.3,
+            input_layout="BNSD_BSND", sparse_mode=3)
+        want = attend(q, k, v, 2, "BNSD", 0.3, band(4, 6, 2, 2 ** 31, 0)).transpose(1, 2)
+        assert torch.allclose(out.cpu().float(), want, rtol=2e-3, atol=2e-3), "v2 BNSD_BSND"
+        # The learnable sink: no page writes how it enters the softmax, so it is refused by name.
+        try:
+            torch_npu.npu_fused_infer_attention_score_v2(
+                q.npu(), k.npu(), v.npu(), num_query_heads=2, softmax_scale=0.3, input_layout="BNSD",
+                learnable_sink=torch.zeros(2, dtype=torch.bfloat16).npu())
+        except RuntimeError as error:
+            assert "learnableSinkOptional" in str(error), error
+        else:
+            raise AssertionError("learnable_sink was accepted")
+    """))

@@ -214,3 +214,81 @@ def test_nsa_compress_grad_is_the_window_sums_gradient(run_npu):
                                                  actual_seq_len=[40, 60]), "actSeqLenOptional"),
     ])
     """)
+
+
+# compress_into(...) is aclnnNsaCompressWithCache's algorithm as its op's README states it, on the CPU in double:
+# a batch whose s tokens have just filled a window (s >= block, (s - block) % stride == 0) writes that window's
+# weighed sum into the cache row slot_mapping names; the other rows stay as they were.
+COMPRESS_INTO = """
+    def compress_into(cache, x, w, slots, lengths, block, stride, table=None):
+        cache = cache.double().clone()
+        first = 0
+        for b, s in enumerate(lengths):
+            start, first = first, first + s
+            if s < block or (s - block) % stride:
+                continue
+            if table is None:
+                window = x.double()[start + s - block:start + s]
+            else:
+                page = x.shape[1]
+                window = torch.stack([x.double()[table[b, p // page], p % page] for p in range(s - block, s)])
+            cache[slots[b]] = (window * w.double().unsqueeze(-1)).sum(0)
+        return cache
+"""
+
+
+def test_nsa_compress_infer_writes_each_filled_window_into_the_cache(run_npu):
+    # npu_nsa_compress_infer.cache (aclnnNsaCompressWithCache, actSeqLenType 1: each batch's token count).
+    run_npu(REFUSED_BY_NAME + COMPRESS_INTO + """
+    cases = (
+        # heads, D, block, stride, page, lengths (50 and 33 fill no window: their slots keep the cache's row)
+        (4, 32, 32, 16, 64, [48, 96, 50]),
+        (2, 64, 64, 32, 128, [64, 160, 33]),
+        (1, 16, 16, 16, 64, [16, 128]),
+    )
+    for dtype, tolerance in ((torch.float16, 1e-2), (torch.bfloat16, 6e-2)):
+        for heads, dim, block, stride, page, lengths in cases:
+            batches, per_batch = len(lengths), max(-(-s // page) for s in lengths)
+            blocks = batches * per_batch + 1
+            x = torch.randn(blocks, page, heads, dim).to(dtype)
+            w = (torch.randn(block, heads) / block ** 0.5).to(dtype)
+            table = torch.randperm(blocks)[:batches * per_batch].reshape(batches, per_batch).int()
+            slots = torch.randperm(batches + 2)[:batches].int()
+            cache = torch.randn(batches + 2, heads, dim).to(dtype)
+            want = compress_into(cache, x, w, slots.tolist(), lengths, block, stride, table.long())
+            got = cache.npu()
+            out = torch_npu.npu_nsa_compress_infer(x.npu(), w.npu(), slots.npu(), block, stride, page,
+                                                   block_table=table.npu(), actual_seq_len=lengths, cache=got)
+            assert out.data_ptr() == got.data_ptr() and out.dtype == dtype
+            assert torch.allclose(got.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, block)
+        # Without a block table: the packed TND tokens, each batch's after the previous one's. The page's
+        # relation "input的第三维大小与weight的第二维大小相等" (written for the paged [blocks, P, N, D]) holds for
+        # [T, N, D] only where D = N: phase 1 enforces it as read (refused below).
+        lengths = [48, 40, 80]
+        x = torch.randn(sum(lengths), 16, 16).to(dtype)
+        w = (torch.randn(32, 16) / 32 ** 0.5).to(dtype)
+        cache = torch.randn(4, 16, 16).to(dtype)
+        slots = torch.tensor([3, 1, 0], dtype=torch.int32)
+        got = cache.npu()
+        torch_npu.npu_nsa_compress_infer(x.npu(), w.npu(), slots.npu(), 32, 16, 64, actual_seq_len=lengths, cache=got)
+        want = compress_into(cache, x, w, slots.tolist(), lengths, 32, 16)
+        assert torch.allclose(got.cpu().double(), want, rtol=tolerance, atol=tolerance), (dtype, "TND")
+
+    x, w = torch.randn(3, 64, 2, 32, dtype=torch.float16).npu(), torch.randn(32, 2, dtype=torch.float16).npu()
+    table, cache = torch.tensor([[0], [2]], dtype=torch.int32).npu(), torch.zeros(4, 2, 32, dtype=torch.float16).npu()
+    def infer(**kw):
+        args = dict(input=x, weight=w, slot_mapping=torch.tensor([0, 1], dtype=torch.int32).npu(), compress_block_size=32,
+                    compress_stride=16, page_block_size=64, block_table=table, actual_seq_len=[48, 64], cache=cache)
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_compress_infer(**args)
+    refused_by_name([
+        (infer(slot_mapping=torch.tensor([2, 2], dtype=torch.int32).npu()), "slotMapping"),
+        (infer(slot_mapping=torch.tensor([0, 4], dtype=torch.int32).npu()), "slotMapping"),
+        (infer(block_table=torch.tensor([[0], [3]], dtype=torch.int32).npu()), "blockTableOptional"),
+        (infer(actual_seq_len=[48, 80]), "actSeqLenOptional"),
+        (infer(page_block_size=128), "pageBlockSize"),
+        (infer(cache=torch.zeros(4, 2, 32, dtype=torch.bfloat16).npu()), "outputCache"),
+        (infer(input=torch.randn(112, 2, 32, dtype=torch.float16).npu(), block_table=None),
+         "aclnnNsaCompressWithCache.md:88"),
+    ])
+    """)

@@ -811,6 +811,9 @@
 #include "aclnnop/aclnn_fused_infer_attention_score_v3.h"
 #define ACLNN_DECLARES_aclnnFusedInferAttentionScoreV3 1
 
+#include "aclnnop/aclnn_fused_infer_attention_score_v4.h"
+#define ACLNN_DECLARES_aclnnFusedInferAttentionScoreV4 1
+
 #include "aclnnop/aclnn_fused_linear_cross_entropy_loss_grad.h"
 #define ACLNN_DECLARES_aclnnFusedLinearCrossEntropyLossGrad 1
 
@@ -1410,6 +1413,9 @@
 
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #define ACLNN_DECLARES_aclnnNsaCompressGrad 1
+
+#include "aclnnop/aclnn_nsa_compress_with_cache.h"
+#define ACLNN_DECLARES_aclnnNsaCompressWithCache 1
 
 #include "aclnnop/aclnn_nsa_selected_attention.h"
 #define ACLNN_DECLARES_aclnnNsaSelectedAttention 1

@@ -492,15 +492,15 @@ struct NormQuantFamily {
   static constexpr const char* kOpNames[] = { "rms_norm_quant", "add_rms_norm_quant", "rms_norm_dynamic_quant", "add_rms_norm_dynamic_quant", "add_layer_norm_quant" };
 };
 
-// nsa_compress: per sequence of s tokens (seq_lens' cumulative ends) and head n, window i in [0, (s - l) / d] (none when s < l): out[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :], l compressBlockSize and d compressStride, the sequences' windows one after another; its gradient: grad's row i weighed by weight[j, n] added to input row i * d + j, and weight_grad[j, n] the sum of grad[i, n, :] . input[i * d + j, n, :]; TND only, in float with double accumulation.
+// nsa_compress: per sequence of s tokens (seq_lens' cumulative ends) and head n, window i in [0, (s - l) / d] (none when s < l): out[i, n, :] = sum over j < l of weight[j, n] * input[i * d + j, n, :], l compressBlockSize and d compressStride, the sequences' windows one after another; its gradient: grad's row i weighed by weight[j, n] added to input row i * d + j, and weight_grad[j, n] the sum of grad[i, n, :] . input[i * d + j, n, :]; TND only, in float with double accumulation; compress_cache: each batch b whose s = seq_lens[b] tokens (per batch) have s >= l and (s - l) % d == 0 gets out[slots[b]] = its window (s - l) / d, its tokens read through block_table's blocks of page_block rows (or packed TND without one), the other rows of out kept.
 struct NsaCompressFamily {
   struct Op {
-    enum : int8_t { kCompress, kCompressGrad };
+    enum : int8_t { kCompress, kCompressGrad, kCompressCache };
   };
   struct Role {
-    enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut, kGrad, kInputGrad, kWeightGrad };
+    enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut, kGrad, kInputGrad, kWeightGrad, kSlots, kBlockTable, kPageBlock };
   };
-  static constexpr const char* kOpNames[] = { "compress", "compress_grad" };
+  static constexpr const char* kOpNames[] = { "compress", "compress_grad", "compress_cache" };
 };
 
 // nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; the gradient from those statistics, dK and dV added to the rows the blocks gathered; TND only, in float with double accumulation.

@@ -247,6 +247,43 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return _nsa_windows(x.double(), weight.double(), seq_ends, block_size, stride).to(x.dtype)
 
     @staticmethod
+    def nsa_compress_with_cache(cache: Any, x: Any, weight: Any, slots: Any, lengths: Any, block_table: Any,
+                                block_size: int, stride: int) -> Any:
+        """aclnnNsaCompressWithCache's outputCache by its op README's algorithm, in double, the rows of the caller's
+        cache no batch writes kept: each batch b whose s = lengths[b] tokens have s >= block_size and
+        (s - block_size) % stride == 0 writes row slots[b] with its window (s - block_size) / stride, the sum of its
+        tokens weighed per head by weight [block_size, N]; token p of b is x[block_table[b, p // P], p % P] of the
+        paged x [blocks, P, N, D], or row p of b's tokens in the packed TND x without a block table. Two batches
+        writing one slot (the page: 结果不稳定) and a block outside the cache or the table refused."""
+        import torch
+
+        x64, w64 = x.double(), weight.double().unsqueeze(-1)
+        cache = cache.double().clone()
+        written = set()
+        first = 0
+        for b, s in enumerate(int(n) for n in lengths):
+            tokens_of_b, first = first, first + s
+            if s < block_size or (s - block_size) % stride:
+                continue
+            slot = int(slots[b])
+            if not 0 <= slot < cache.shape[0]:
+                exact.refused(f"slotMapping[{b}] is {slot}, outside outputCache's rows")
+            if slot in written:
+                exact.refused(f"slotMapping names row {slot} twice")
+            written.add(slot)
+            rows = []
+            for p in range(s - block_size, s):
+                if block_table is None:
+                    rows.append(x64[tokens_of_b + p])
+                    continue
+                page = x.shape[1]
+                if p // page >= block_table.shape[1] or not 0 <= int(block_table[b, p // page]) < x.shape[0]:
+                    exact.refused(f"batch {b}'s token {p} has no block in the cache")
+                rows.append(x64[int(block_table[b, p // page]), p % page])
+            cache[slot] = (torch.stack(rows) * w64).sum(0)
+        return cache.to(x.dtype)
+
+    @staticmethod
     def nsa_compress_grad(grad: Any, x: Any, weight: Any, seq_ends: Any, block_size: int, stride: int) -> Any:
         """aclnnNsaCompressGrad's (inputGradOut, weightGradOut): the gradients of nsa_compress's weighed window sums
         by autograd in double (its page's dk = W^T dk_cmp and dw = dk_cmp K^T)."""

@@ -31,7 +31,7 @@
 //                         blocktable [B, maxBlocks] names per batch (block j / blockSize holds position j);
 //                         actualSeqLengths the keys each batch attends (required with a cache); attenMask
 //                         [B, (1, (1,)) Skv]
-//   fused_infer_attention aclnnFusedInferAttentionScoreV2, V3: prompt_flash_attention for a query of several
+//   fused_infer_attention aclnnFusedInferAttentionScoreV2, V3, V4: prompt_flash_attention for a query of several
 //                         positions, incre_flash_attention for one (its masks), a paged cache with either;
 //                         softmaxLse (when given: max + log(sum) per row, -inf for a row masked everywhere);
 //                         the shared prefix, rope and quantisation inputs refused (semantics checks)

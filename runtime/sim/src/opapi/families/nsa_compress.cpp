@@ -12,12 +12,21 @@
 // Phase 1 enforces the page's 约束说明 (TND, cumulative ends ending at input's T, N <= 128, D a multiple of 16 up
 // to 256, weight [compressBlockSize, N] with compressBlockSize a multiple of 16 up to 128, compressStride a
 // multiple of 16 up to compressBlockSize). FLOAT16 and BFLOAT16 compute in float with double accumulation.
+// The inference form (aclnnNsaCompressWithCache, npu_nsa_compress_infer.cache), the algorithm its op's README
+// states: every batch b whose s = actSeqLenOptional[b] tokens (per batch: actSeqLenType 1, the only value
+// supported) have just filled a window, s >= l and (s - l) % d == 0, gets that window, i = (s - l) / d,
+//   outputCache[slotMapping[b], n, :] = sum over j < l of weight[j, n] * token(b, i * d + j)[n, :],
+// token(b, p) input[blockTableOptional[b, p / P], p % P] of the paged cache [blocks, P, N, D] (P pageBlockSize),
+// or without a block table row p of b's tokens in the packed TND input; the other rows of outputCache, the
+// caller's cache, are kept. A slot outside outputCache, two batches writing one slot ("结果不稳定") and a block
+// outside the cache or past the table fail phase 2 naming them.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -25,9 +34,11 @@ namespace {
 
 using F = NsaCompressFamily;
 
-enum Slot { kInput, kWeight, kOut, kGrad, kInputGrad, kWeightGrad, kSlots };
+enum Slot { kInput, kWeight, kOut, kGrad, kInputGrad, kWeightGrad, kSlotMapping, kBlockTable, kSlots };
 
 constexpr int64_t kMaxHeads = 128, kMaxHeadDim = 256, kMaxBlockSize = 128;
+// aclnnNsaCompressWithCache's bounds (its README's 约束说明; torch_npu's documentation: N up to 64).
+constexpr int64_t kMaxCacheHeads = 64, kMaxCacheBlockSize = 64;
 
 class NsaCompressWork final : public FamilyWork {
  public:
@@ -93,12 +104,195 @@ class NsaCompressWork final : public FamilyWork {
   std::vector<int64_t> starts_;  // each window's first input row, in output order
 };
 
+
+class NsaCompressCacheWork final : public FamilyWork {
+ public:
+  explicit NsaCompressCacheWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t heads = 0, dim = 0, block = 0, stride = 0, page = 0;  // page: 0 without a block table (TND)
+  Dims lengths;  // each batch's tokens
+
+ private:
+  aclnnStatus Compute() override {
+    const TensorRef& out = tensor(kOut);
+    const int64_t rows = out.shape[0], batches = static_cast<int64_t>(lengths.size());
+    const int64_t* slots = IndexValues(tensor(kSlotMapping), 0);
+    const int64_t* table = page ? IndexValues(tensor(kBlockTable), 1) : nullptr;
+    const int64_t cache_blocks = page ? tensor(kInput).shape[0] : 0, per_batch = page ? tensor(kBlockTable).shape[1] : 0;
+    // The batches that write, their slots and blocks checked before any write.
+    std::vector<int64_t> writers;
+    std::vector<int64_t> starts;  // batch b's tokens begin at row starts[b] of the packed input (TND)
+    for (int64_t b = 0, first = 0; b < batches; first += lengths[b], ++b) {
+      starts.push_back(first);
+      const int64_t s = lengths[b];
+      if (s < block || (s - block) % stride != 0) continue;
+      if (slots[b] < 0 || slots[b] >= rows) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kSlotMapping).name + "[" + std::to_string(b) +
+                                         "] is " + std::to_string(slots[b]) + ", outside outputCache's " +
+                                         std::to_string(rows) + " rows");
+      }
+      for (int64_t other : writers) {
+        if (slots[other] == slots[b]) {
+          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kSlotMapping).name + " names row " +
+                                           std::to_string(slots[b]) + " for batches " + std::to_string(other) +
+                                           " and " + std::to_string(b) +
+                                           ", which the page leaves unstable (slotMapping的值无重复)");
+        }
+      }
+      if (page) {
+        for (int64_t k = (s - block) / page; k <= (s - 1) / page; ++k) {
+          if (k >= per_batch) {
+            return Fail(ACLNN_ERR_INNER, std::string(api_) + ": actSeqLenOptional[" + std::to_string(b) + "] is " +
+                                             std::to_string(s) + ", past the " + std::to_string(per_batch) + " blocks of " +
+                                             std::to_string(page) + " tokens " + tensor(kBlockTable).name + " gives it");
+          }
+          const int64_t named = table[b * per_batch + k];
+          if (named < 0 || named >= cache_blocks) {
+            return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kBlockTable).name + "[" + std::to_string(b) +
+                                             ", " + std::to_string(k) + "] is " + std::to_string(named) +
+                                             ", outside input's " + std::to_string(cache_blocks) + " blocks");
+          }
+        }
+      }
+      writers.push_back(b);
+    }
+    if (writers.empty()) return ACLNN_SUCCESS;  // no batch filled a window: the cache is left as it is
+    const float* x = static_cast<const float*>(ContiguousAs(tensor(kInput), ComputeType::kFloat32, 2));
+    const float* w = static_cast<const float*>(ContiguousAs(tensor(kWeight), ComputeType::kFloat32, 3));
+    // The caller's cache read whole and written back whole: the rows no batch writes keep their values
+    // (FLOAT16 and BFLOAT16 convert to float and back exactly).
+    std::vector<float> cache(static_cast<size_t>(out.numel()));
+    GatherAs(out, ComputeType::kFloat32, cache.data());
+    const int64_t row = heads * dim;
+    ParallelFor(static_cast<int64_t>(writers.size()) * heads, [&](int64_t task) {
+      const int64_t b = writers[task / heads], n = task % heads, first = lengths[b] - block;
+      std::vector<double> sum(static_cast<size_t>(dim), 0.0);
+      for (int64_t j = 0; j < block; ++j) {
+        const int64_t p = first + j;
+        const int64_t at = page ? table[b * per_batch + p / page] * page + p % page : starts[b] + p;
+        const float* token = x + at * row + n * dim;
+        const double weight = w[j * heads + n];
+        for (int64_t d = 0; d < dim; ++d) sum[d] += weight * token[d];
+      }
+      float* dst = cache.data() + slots[b] * row + n * dim;
+      for (int64_t d = 0; d < dim; ++d) dst[d] = static_cast<float>(sum[d]);
+    });
+    ScatterFrom(cache.data(), ComputeType::kFloat32, out);
+    return ACLNN_SUCCESS;
+  }
+};
+
 }  // namespace
+
+// The window both forms slide: compressBlockSize a multiple of 16 up to `max_block`, compressStride a multiple of 16
+// up to it, weight [compressBlockSize, N]; else the rejection by `reject` (each page's status for them).
+static aclnnStatus ReadWindow(const Call& call, const FamilySpec& family, const ParamRejecter& reject,
+                              const TensorDesc* weight, int64_t heads, int64_t max_block, int64_t* block,
+                              int64_t* stride) {
+  *block = RoleInt(call, family, F::Role::kBlockSize, 0);
+  if (*block < 16 || *block % 16 != 0 || *block > max_block) {
+    return reject(F::Role::kBlockSize, std::to_string(*block) + " is not a multiple of 16 up to " + std::to_string(max_block));
+  }
+  *stride = RoleInt(call, family, F::Role::kStride, 0);
+  if (*stride < 16 || *stride % 16 != 0 || *stride > *block) {
+    return reject(F::Role::kStride, std::to_string(*stride) + " is not a multiple of 16 up to compressBlockSize " +
+                                        std::to_string(*block));
+  }
+  if (weight->view != Dims{*block, heads}) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
+                                        DimsText(Dims{*block, heads}));
+  }
+  return ACLNN_SUCCESS;
+}
+
+// aclnnNsaCompressWithCache's phase 1: the paged cache [blocks, pageBlockSize, N, D] with a block table [B, blocks
+// per batch], or packed TND tokens without one; per-batch lengths, slotMapping [B], outputCache [rows, N, D].
+static aclnnStatus PlanNsaCompressCache(const Call& call, const FamilySpec& family, const TensorDesc* input,
+                                        const TensorDesc* weight, ExecutorWork** work) {
+  const ParamRejecter reject(call, family);
+  // The page's 561002 rows: input and weight's broadcast relation, headDim, compressBlockSize and compressStride,
+  // pageBlockSize.
+  const ParamRejecter tiling(call, family, ACLNN_ERR_INNER_TILING_ERROR);
+  const TensorDesc* slots = RoleTensor(call, family, F::Role::kSlots);
+  const TensorDesc* table = RoleTensor(call, family, F::Role::kBlockTable);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  if (!slots || !out) return Decline(call, work, "without its tensors");
+  const bool paged = table != nullptr;
+  if (!paged) {
+    const std::string layout = RoleText(call, family, F::Role::kLayout);
+    if (layout != "TND") {
+      return RejectByRow(call, family, F::Role::kLayout, RowKind::kValue,
+                         "\"" + layout + "\" is not TND, the only layout the page supports without blockTableOptional");
+    }
+  }
+  const size_t rank = paged ? 4 : 3;
+  if (input->view.size() != rank) {
+    return tiling(F::Role::kInput, "shape " + DimsText(input->view) +
+                                       (paged ? " is not [blockNum, pageBlockSize, N, D] (with blockTableOptional)"
+                                              : " is not [T, N, D] (TND, without blockTableOptional)"));
+  }
+  const int64_t heads = input->view[rank - 2], dim = input->view[rank - 1];
+  if (heads > kMaxCacheHeads || (heads > 50 && heads % 2 != 0) || dim % 16 != 0 || dim > kMaxHeadDim) {
+    return tiling(F::Role::kInput, "shape " + DimsText(input->view) +
+                                       ": the page wants N up to 64 (even past 50) and D a multiple of 16 up to 256");
+  }
+  const int64_t page = RoleInt(call, family, F::Role::kPageBlock, 0);
+  if (paged && input->view[1] != page) {
+    return tiling(F::Role::kPageBlock, std::to_string(page) + " is not input's page of " + std::to_string(input->view[1]) +
+                                           " tokens ([blockNum, pageBlockSize, N, D])");
+  }
+  int64_t block = 0, stride = 0;
+  if (aclnnStatus s = ReadWindow(call, family, tiling, weight, heads, kMaxCacheBlockSize, &block, &stride)) return s;
+  for (const auto& [role, t] : {std::pair<int, const TensorDesc*>{F::Role::kWeight, weight}, {F::Role::kOut, out}}) {
+    if (t->dtype != input->dtype) {
+      return reject(role, std::string("dtype ") + DTypeName(t->dtype) + " is not input's " + DTypeName(input->dtype));
+    }
+  }
+  auto made = std::make_unique<NsaCompressCacheWork>(call.spec.name);
+  Dims& lengths = made->lengths;
+  if (!RoleInts(call, family, F::Role::kSeqLens, &lengths) || lengths.empty()) {
+    return reject(F::Role::kSeqLens, "is required (each batch's tokens)");
+  }
+  const int64_t batches = static_cast<int64_t>(lengths.size());
+  int64_t total = 0;
+  for (int64_t s : lengths) {
+    if (s < 0) return reject(F::Role::kSeqLens, DimsText(lengths) + " holds a negative length");
+    total += s;
+  }
+  if (!paged && total != input->view[0]) {
+    return reject(F::Role::kSeqLens, DimsText(lengths) + " sums to " + std::to_string(total) + ", not input's T " +
+                                         std::to_string(input->view[0]));
+  }
+  if (slots->view != Dims{batches}) {
+    return reject(F::Role::kSlots, "shape " + DimsText(slots->view) + " is not [B] " + DimsText(Dims{batches}) +
+                                       " (one slot per batch of actSeqLenOptional)");
+  }
+  if (paged && (table->view.size() != 2 || table->view[0] != batches)) {
+    return reject(F::Role::kBlockTable, "shape " + DimsText(table->view) + " is not [B, blocks per batch] with B " +
+                                            std::to_string(batches));
+  }
+  if (out->view.size() != 3 || out->view[1] != heads || out->view[2] != dim) {
+    return reject(F::Role::kOut, "shape " + DimsText(out->view) + " is not [rows, N, D] with input's N " +
+                                     std::to_string(heads) + " and D " + std::to_string(dim));
+  }
+  made->heads = heads, made->dim = dim, made->block = block, made->stride = stride, made->page = paged ? page : 0;
+  made->tensor(kInput).Set(RoleName(call, family, F::Role::kInput), *input);
+  made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  made->tensor(kSlotMapping).Set(RoleName(call, family, F::Role::kSlots), *slots);
+  if (paged) made->tensor(kBlockTable).Set(RoleName(call, family, F::Role::kBlockTable), *table);
+  made->tensor(kOut).Set(RoleName(call, family, F::Role::kOut), *out);
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
 
 aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   const TensorDesc* input = RoleTensor(call, family, F::Role::kInput);
   const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  if (family.op == F::Op::kCompressCache) {
+    if (!input || !weight) return Decline(call, work, "without its tensors");
+    return PlanNsaCompressCache(call, family, input, weight, work);
+  }
   const bool grad = family.op == F::Op::kCompressGrad;
   for (int role : {F::Role::kOut, F::Role::kGrad, F::Role::kInputGrad, F::Role::kWeightGrad}) {
     if ((role == F::Role::kOut) != grad && !RoleTensor(call, family, role)) return Decline(call, work, "without its tensors");
@@ -116,19 +310,8 @@ aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, Executor
     return reject(F::Role::kInput, "shape " + DimsText(input->view) +
                                        ": the page wants N up to 128 and D a multiple of 16 up to 256");
   }
-  const int64_t block = RoleInt(call, family, F::Role::kBlockSize, 0);
-  if (block < 16 || block % 16 != 0 || block > kMaxBlockSize) {
-    return reject(F::Role::kBlockSize, std::to_string(block) + " is not a multiple of 16 up to 128");
-  }
-  const int64_t stride = RoleInt(call, family, F::Role::kStride, 0);
-  if (stride < 16 || stride % 16 != 0 || stride > block) {
-    return reject(F::Role::kStride, std::to_string(stride) + " is not a multiple of 16 up to compressBlockSize " +
-                                        std::to_string(block));
-  }
-  if (weight->view != Dims{block, heads}) {
-    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [compressBlockSize, N] " +
-                                        DimsText(Dims{block, heads}));
-  }
+  int64_t block = 0, stride = 0;
+  if (aclnnStatus s = ReadWindow(call, family, reject, weight, heads, kMaxBlockSize, &block, &stride)) return s;
   if (weight->dtype != input->dtype) {
     return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(weight->dtype) + " is not input's " +
                                         DTypeName(input->dtype));
