@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -136,19 +137,72 @@ struct PlaneJob {
   bool flat_linear;  // the forward's one sum of products (see Run)
 };
 
-// The hot loop, built for each code path (ACLSIM_KERNEL): std::fma is one instruction on the AVX2
-// and AVX-512 paths and the same correctly rounded result on the baseline's. Rows of the input
-// each tap reads are found once per output row; the last axis's taps index within them.
-// std::fma on the paths with an FMA unit. On the baseline's, std::fma is a library routine (ten
-// times slower); a float product is exact in double, so a double sum rounded once to float gives the
-// same value, but for the rare sum that lands halfway between two floats after its first rounding.
+// The hot loop, built for each code path (ACLSIM_KERNEL): a fused multiply-add is one instruction
+// on the AVX2 and AVX-512 paths and the same correctly rounded result on the baseline's. Rows of
+// the input each tap reads are found once per output row; the last axis's taps index within them.
+//
+// On the baseline path std::fma is a library routine (ten times slower), so a float fused
+// multiply-add is computed in double: the product is exact there, and the sum rounded to float is
+// the fused result unless the double sum was itself rounded, onto a point halfway between two
+// floats (its 29 bits below float's a one and zeros), where the second rounding goes to even
+// whichever side the exact sum lay: that rare sum moves one double ulp towards the exact one, off
+// the halfway point. The sum's rounding error (TwoSum's, exact) says whether it was rounded and
+// which side the exact sum lies. Halfway sums are common (0.75 * x often is one) but rounded ones
+// rare, so the branch is taken rarely; among the float subnormals no double sum is rounded (a
+// product small enough to be cut off is smaller than half their step).
+static inline __attribute__((always_inline)) float FusedInDouble(float a, float b, float c) {
+  const double product = static_cast<double>(a) * static_cast<double>(b), addend = static_cast<double>(c);
+  const double sum = product + addend;
+  const double addend_part = sum - product;
+  const double error = (product - (sum - addend_part)) + (addend - addend_part);
+  uint64_t bits;
+  std::memcpy(&bits, &sum, sizeof bits);
+  if (__builtin_expect(error != 0, 0) && (bits & 0x1fffffffu) == 0x10000000u) {
+    // Inline: a call here would make every iteration keep its registers across it.
+    bits += (error > 0) == (sum > 0) ? 1 : ~uint64_t{0};  // +1 on the bits is away from zero
+    double moved;
+    std::memcpy(&moved, &bits, sizeof moved);
+    return static_cast<float>(moved);
+  }
+  return static_cast<float>(sum);
+}
+
 template <int kPathLanes, typename T>
 static inline __attribute__((always_inline)) T Fused(T a, T b, T c) {
   if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
-    return static_cast<float>(static_cast<double>(a) * static_cast<double>(b) + static_cast<double>(c));
+    return FusedInDouble(a, b, c);
   } else {
     return std::fma(a, b, c);
   }
+}
+
+// One axis's sum of its taps' values times their weights, in aten's order (see the generic loop);
+// W the tap count where known at compile time, 0 where not (then `width`). The last axis's, over
+// the input row's elements at `taps`:
+template <int kPathLanes, int W, typename T>
+static inline __attribute__((always_inline)) T TapSum(int width, const T* row, const int64_t* taps, const T* weights) {
+  const int w = W ? W : width;
+  if (w == 1) return row[taps[0]];
+  if (w == 2) return Fused<kPathLanes>(row[taps[0]], weights[0], row[taps[1]] * weights[1]);
+  T sum = row[taps[0]] * weights[0];
+  for (int j = 1; j < w; ++j) sum = Fused<kPathLanes>(row[taps[j]], weights[j], sum);
+  return sum;
+}
+
+// An outer axis's, tap by tap: the sum so far with tap j's `value` (the inner axes' sum) taken in;
+// `first` keeps tap 0's value for two taps, whose sum waits for the second.
+template <int kPathLanes, int W, typename T>
+static inline __attribute__((always_inline)) T NextTap(int width, int j, T value, const T* weights, T* first, T sum) {
+  const int w = W ? W : width;
+  if (w == 1) return value;
+  if (w == 2) {
+    if (j == 0) {
+      *first = value;
+      return sum;
+    }
+    return Fused<kPathLanes>(*first, weights[0], value * weights[1]);
+  }
+  return j == 0 ? value * weights[0] : Fused<kPathLanes>(value, weights[j], sum);
 }
 
 // W0, W1, W2: the axes' tap counts where known at compile time (the loops unroll), 0 where not.
@@ -188,34 +242,43 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
         } else if (job.flat_linear) {
           // aten's bilinear kernel for outputs of at most 128 rows and columns together
           // (cpu_upsample_linear_channels_last, which it takes for them): one sum of the taps, each
-          // times its weights' product, fused multiply-adds as its AVX2 and AVX-512 builds contract
-          // them. -0.0 + x is x.
+          // times its weights' product, t0 * w0 + t1 * w1 + ..., which its AVX2 and AVX-512 builds
+          // contract to fma(t0, w0, t1 * w1) and then a fused multiply-add for each other tap.
           for (int64_t o2 = 0; o2 < x2.out; ++o2) {
-            T sum = T(-0.0);
+            T first = T(0), first_weight = T(0), sum = T(0);
+            int k = 0;
             for (int a = 0; a < w0; ++a) {
               for (int b = 0; b < w1; ++b) {
-                for (int c = 0; c < w2; ++c) {
-                  sum = Fused<kPathLanes>(rows[a][b][ic[o2 * w2 + c]], row_weights[a][b] * wc[o2 * w2 + c], sum);
+                for (int c = 0; c < w2; ++c, ++k) {
+                  const T value = rows[a][b][ic[o2 * w2 + c]], weight = row_weights[a][b] * wc[o2 * w2 + c];
+                  if (k == 0) {
+                    first = value;
+                    first_weight = weight;
+                  } else {
+                    sum = k == 1 ? Fused<kPathLanes>(first, first_weight, value * weight) : Fused<kPathLanes>(value, weight, sum);
+                  }
                 }
               }
             }
-            dst[o2] = sum;
+            dst[o2] = k == 1 ? first * first_weight : sum;
           }
         } else {
           // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
-          // inner axes' sums, weight last, in fused multiply-adds. An axis of one tap (a padded
-          // one's, weight 1) adds nothing: fma(x, 1, -0.0) is x, so its step is skipped (a sixth of
-          // a bilinear 2-D sum's, half of a linear 1-D one's).
+          // inner axes' sums, weight last. Two taps are t0 * w0 + t1 * w1, which its builds
+          // contract to fma(t0, w0, t1 * w1); more are a product and then fused multiply-adds in
+          // order. An axis of one tap (a padded one's, weight 1) is the inner sum as it is.
           for (int64_t o2 = 0; o2 < x2.out; ++o2) {
-            T outer = T(-0.0);
+            const int64_t* taps = ic + o2 * w2;
+            const T* weights = wc + o2 * w2;
+            T outer = T(0), middle0 = T(0);
             for (int a = 0; a < w0; ++a) {
-              T middle = T(-0.0);
+              T middle = T(0), inner0 = T(0);
               for (int b = 0; b < w1; ++b) {
-                T inner = T(-0.0);
-                for (int c = 0; c < w2; ++c) inner = Fused<kPathLanes>(rows[a][b][ic[o2 * w2 + c]], wc[o2 * w2 + c], inner);
-                middle = W1 == 1 ? inner : Fused<kPathLanes>(inner, wb[b], middle);
+                const T* row = rows[a][b];
+                const T inner = TapSum<kPathLanes, W2>(w2, row, taps, weights);
+                middle = NextTap<kPathLanes, W1>(w1, b, inner, wb, &inner0, middle);
               }
-              outer = W0 == 1 ? middle : Fused<kPathLanes>(middle, wa[a], outer);
+              outer = NextTap<kPathLanes, W0>(w0, a, middle, wa, &middle0, outer);
             }
             dst[o2] = outer;
           }
