@@ -140,6 +140,21 @@ results.update({
     "upsample_halfway_flat": aclnn.upsample_bilinear2d(halfway[..., :1], [4, 2], False, 2.0, 2.0)[0, 0, 2, 0],
     "upsample_halfway_axes": aclnn.upsample_bilinear2d(swapped, [4, 128], False, 2.0, 2.0)[0, 0, 1, 0],
 })
+# Many such sums, in every lane of the baseline path's vectors and in the columns after the last
+# whole vector, of either sign, along each axis: values whose last bit is set (times 0.75 a halfway
+# point) and tiny ones (which make the double sum inexact, so that it rounds onto the halfway
+# point) at random, through each mode's sums by output row (bilinear, trilinear, linear, bicubic).
+def mixed(shape):
+    odd = (1 + (2 * rng.integers(0, 2 ** 22, shape) + 1) * 2.0 ** -23) * 2.0 ** rng.integers(-3, 4, shape)
+    tiny = 2.0 ** -rng.integers(30, 90, shape).astype(np.float64)
+    sign = rng.choice([-1.0, 1.0], shape)
+    return (sign * np.where(rng.random(shape) < 0.5, odd, tiny)).astype(np.float32)
+results.update({
+    "upsample_mixed_bilinear": aclnn.upsample_bilinear2d(mixed((2, 3, 21, 45)), [42, 90], False, 2.0, 2.0),
+    "upsample_mixed_trilinear": aclnn.upsample_trilinear3d(mixed((1, 2, 5, 7, 9)), [10, 14, 19], False, 2.0, 2.0, 0.0),
+    "upsample_mixed_linear": aclnn.upsample_linear1d(mixed((2, 3, 37)), [74], False, 2.0),
+    "upsample_mixed_bicubic": aclnn.upsample_bicubic2d(mixed((2, 3, 21, 37)), [42, 73], False, 2.0, 0.0),
+})
 # The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
 # OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
 # transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
@@ -320,7 +335,9 @@ def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, pat
 
 @pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "row_sums", "grid_sample",
                                   "grid_sample_backward", "upsample_flat", "upsample_axes", "upsample_bicubic",
-                                  "upsample_backward", "upsample_halfway_flat", "upsample_halfway_axes"])
+                                  "upsample_backward", "upsample_halfway_flat", "upsample_halfway_axes",
+                                  "upsample_mixed_bilinear", "upsample_mixed_trilinear", "upsample_mixed_linear",
+                                  "upsample_mixed_bicubic"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
