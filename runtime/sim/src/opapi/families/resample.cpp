@@ -177,27 +177,39 @@ typedef float Floats4 __attribute__((vector_size(16)));
 typedef double Doubles2 __attribute__((vector_size(16)));
 typedef int32_t Words4 __attribute__((vector_size(16)));
 
-// FusedInDouble's sum on two lanes (a float product exact in double, and the float addend), without
-// its branch (a lane cannot take it alone), in SSE2's 32-bit integer operations (it has no 64-bit
+// FusedInDouble's correction on two lanes of double sums and their TwoSum errors, without its
+// branch (a lane cannot take it alone), in SSE2's 32-bit integer operations (it has no 64-bit
 // compare): the halfway pattern lies in a double's low word, and moving it by one unit neither
 // carries nor borrows into the high word, whose sign bit says which way.
-static inline __attribute__((always_inline)) Doubles2 FloatFusedSum2(Doubles2 product, Doubles2 addend) {
-  const Doubles2 sum = product + addend;
-  const Doubles2 addend_part = sum - product;
-  const Doubles2 error = (product - (sum - addend_part)) + (addend - addend_part);
+static inline __attribute__((always_inline)) Doubles2 OffHalfway2(Doubles2 sum, Doubles2 error) {
   const Words4 words = __builtin_bit_cast(Words4, sum);
-  const Words4 low_words = {-1, 0, -1, 0};
   const Words4 rounded = __builtin_bit_cast(Words4, error != 0);
-  const Words4 halfway = (words & 0x1fffffff) == 0x10000000;
+  // True in the low words alone (a high word's 0 is never -1).
+  const Words4 halfway = (words & Words4{0x1fffffff, 0, 0x1fffffff, 0}) == Words4{0x10000000, -1, 0x10000000, -1};
   const Words4 signs = (__builtin_bit_cast(Words4, error) ^ words) >> 31;  // -1 in a high word where they differ
   const Words4 toward = __builtin_shufflevector(signs, signs, 1, 1, 3, 3) | 1;  // +1 away from zero, else -1
-  return __builtin_bit_cast(Doubles2, words + (halfway & rounded & low_words & toward));
+  return __builtin_bit_cast(Doubles2, words + (halfway & rounded & toward));
 }
 
+// The sum of a float product exact in double and a float addend, and its rounding error (TwoSum).
+static inline __attribute__((always_inline)) Doubles2 SumWithError2(Doubles2 product, Doubles2 addend, Doubles2* error) {
+  const Doubles2 sum = product + addend;
+  const Doubles2 addend_part = sum - product;
+  *error = (product - (sum - addend_part)) + (addend - addend_part);
+  return sum;
+}
+
+// Rounded sums are rare where the operands' magnitudes are near (an input's neighbours), so four
+// lanes none of which was rounded skip the correction (one well-predicted branch).
 static inline __attribute__((always_inline)) Floats4 FusedInDouble4(Floats4 a, Floats4 b, Floats4 c) {
-  const Doubles2 low = FloatFusedSum2(_mm_cvtps_pd(a) * _mm_cvtps_pd(b), _mm_cvtps_pd(c));
-  const Doubles2 high = FloatFusedSum2(_mm_cvtps_pd(_mm_movehl_ps(a, a)) * _mm_cvtps_pd(_mm_movehl_ps(b, b)),
-                                       _mm_cvtps_pd(_mm_movehl_ps(c, c)));
+  Doubles2 low_error, high_error;
+  Doubles2 low = SumWithError2(_mm_cvtps_pd(a) * _mm_cvtps_pd(b), _mm_cvtps_pd(c), &low_error);
+  Doubles2 high = SumWithError2(_mm_cvtps_pd(_mm_movehl_ps(a, a)) * _mm_cvtps_pd(_mm_movehl_ps(b, b)),
+                                _mm_cvtps_pd(_mm_movehl_ps(c, c)), &high_error);
+  if (__builtin_expect(_mm_movemask_pd((low_error != 0) | (high_error != 0)) != 0, 0)) {
+    low = OffHalfway2(low, low_error);
+    high = OffHalfway2(high, high_error);
+  }
   return _mm_movelh_ps(_mm_cvtpd_ps(low), _mm_cvtpd_ps(high));
 }
 
@@ -223,10 +235,19 @@ static inline __attribute__((always_inline)) V Splat(T weight) {
   }
 }
 
+// The values at p as V: one, or four in a vector.
+template <typename V>
+static inline __attribute__((always_inline)) V Load(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // One axis's sum of its taps' values times their weights, in aten's order (see the generic loop);
 // W the tap count where known at compile time, 0 where not (then `width`). The last axis's, over
 // the input row's elements at `taps`, for one output (V = T) or four adjacent ones (V = Floats4,
-// whose taps and weights follow one another in the axis's tables, `width` apart):
+// whose taps follow one another in the axis's table, `width` apart, and whose weights are given tap
+// by tap, four to a tap):
 template <int kPathLanes, int W, typename V, typename T>
 static inline __attribute__((always_inline)) V TapSum(int width, const T* row, const int64_t* taps, const T* weights) {
   const int w = W ? W : width;
@@ -239,7 +260,7 @@ static inline __attribute__((always_inline)) V TapSum(int width, const T* row, c
   };
   auto weight = [&](int j) __attribute__((always_inline)) {
     if constexpr (std::is_same<V, Floats4>::value) {
-      return Floats4{weights[j], weights[w + j], weights[2 * w + j], weights[3 * w + j]};
+      return Load<Floats4>(weights + 4 * j);
     } else {
       return weights[j];
     }
@@ -268,14 +289,6 @@ static inline __attribute__((always_inline)) V NextTap(int width, int j, V value
   return j == 0 ? value * weights[0] : Fused<kPathLanes>(value, Splat<V>(weights[j]), sum);
 }
 
-// The values at p as V: one, or four in a vector.
-template <typename V>
-static inline __attribute__((always_inline)) V Load(const float* p) {
-  V v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 // The baseline path's forward linear and cubic sums for float in aten's generic order (the loop in
 // ResamplePlane), computed in two passes whose every operation is that loop's: the last axis's sum
 // of an input row, for every output column, once for all the output rows that read it (the loop
@@ -297,18 +310,29 @@ static inline __attribute__((always_inline)) void ResampleFloatPlaneByRows(const
   const int slots = w0 * w1;
   thread_local std::vector<float> row_sums;  // slots, then as many spares
   thread_local std::vector<int64_t> slot_rows;  // the input row each slot holds the sums of, -1 none
+  thread_local std::vector<float> lane_weights;  // the last axis's weights, four outputs' tap by tap
   row_sums.resize(static_cast<size_t>(2 * slots * columns));
   slot_rows.assign(static_cast<size_t>(slots), -1);
+  const int64_t* taps = x2.index.data();
+  const float* weights = x2.weight.data();
+  const int64_t vectors = columns / 4;
+  lane_weights.resize(static_cast<size_t>(vectors * 4 * w2));
+  for (int64_t v = 0; v < vectors; ++v) {
+    for (int j = 0; j < w2; ++j) {
+      for (int lane = 0; lane < 4; ++lane) {
+        lane_weights[static_cast<size_t>((v * w2 + j) * 4 + lane)] = weights[(v * 4 + lane) * w2 + j];
+      }
+    }
+  }
   auto sum_row = [&](int64_t row, float* sums) __attribute__((always_inline)) {
     const float* values = from + row * x2.in;
-    const int64_t* taps = x2.index.data();
-    const float* weights = x2.weight.data();
-    int64_t o2 = 0;
-    for (; o2 + 4 <= columns; o2 += 4) {
-      const Floats4 sum = TapSum<4, W2, Floats4>(w2, values, taps + o2 * w2, weights + o2 * w2);
-      std::memcpy(sums + o2, &sum, sizeof sum);
+    for (int64_t v = 0; v < vectors; ++v) {
+      const Floats4 sum = TapSum<4, W2, Floats4>(w2, values, taps + v * 4 * w2, &lane_weights[static_cast<size_t>(v * 4 * w2)]);
+      std::memcpy(sums + v * 4, &sum, sizeof sum);
     }
-    for (; o2 < columns; ++o2) sums[o2] = TapSum<4, W2, float>(w2, values, taps + o2 * w2, weights + o2 * w2);
+    for (int64_t o2 = vectors * 4; o2 < columns; ++o2) {
+      sums[o2] = TapSum<4, W2, float>(w2, values, taps + o2 * w2, weights + o2 * w2);
+    }
   };
   for (int64_t o0 = 0; o0 < x0.out; ++o0) {
     const int64_t* ia = &x0.index[static_cast<size_t>(o0 * w0)];
