@@ -293,8 +293,8 @@ static inline __attribute__((always_inline)) V NextTap(int width, int j, V value
 // ResamplePlane), computed in two passes whose every operation is that loop's: the last axis's sum
 // of an input row, for every output column, once for all the output rows that read it (the loop
 // computes it again for each), then the outer axes' sums over those rows four columns at a time,
-// contiguous. The baseline's exact fused multiply-add costs three times an FMA unit's instruction;
-// this halves how many a 2-D output takes and puts them in vectors. The rows' sums are kept in
+// contiguous. The baseline's exact fused multiply-add is a TwoSum and its masks where an FMA unit's
+// is one instruction: this halves how many a 2-D output takes and puts them in vectors. The rows' sums are kept in
 // slots keyed by the row's index modulo each axis's tap count: an axis's taps are consecutive
 // indices (clamped), so the rows one output row reads take distinct slots and the next output
 // row finds the ones it shares. A row whose slot another of the same output row's rows holds
