@@ -1,7 +1,7 @@
 """The simulator's matmul, convolution, softmax and normalisation families against PyTorch CPU
 (issues 12 and 23): matmul in GFLOP/s (2·M·N·K per product) at 1024³ float32 (and bfloat16, float16), a
-ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float32) in GFLOP/s
-(2·C_out·C_in·9·56·56), softmax, log_softmax
+ResNet-50 3x3 convolution layer (N=1, 64 -> 64 channels, 56x56, padding 1, float32) and its input's
+and weight's gradients in GFLOP/s (2·C_out·C_in·9·56·56 each), softmax, log_softmax
 and rms_norm with a weight over 16M float32 elements ([4096, 4096]) in GB/s counted as bytes
 read + written (input and output, each n elements), sums along the last and along the first
 dimension of the same in GB/s read, a group norm with SiLU (aclnnGroupNormSilu over [2, 320, 64, 64],
@@ -142,12 +142,34 @@ def main() -> None:
     def check_conv() -> None:
         np.testing.assert_allclose(d_conv.numpy(), t_conv.numpy(), rtol=1e-4, atol=1e-4)
 
-    rows.append(measure(f"conv2d [1, {channels}, {side}, {side}] 3x3 -> {channels}", "float32",
-                        2.0 * channels * channels * 9 * side * side, "GFLOP/s",
+    layer = f"[1, {channels}, {side}, {side}] 3x3 -> {channels}"
+    flops = 2.0 * channels * channels * 9 * side * side  # each of the forward and the two gradients
+    rows.append(measure(f"conv2d {layer}", "float32", flops, "GFLOP/s",
                         lambda: aclnn.convolution(d_image, d_kernel, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
                                                   0, out=d_conv),
                         torch_conv, args.rounds, check_conv))
-    del d_image, d_kernel, d_conv
+    # Its two gradients, each alone (the output mask asks for one): aclnnConvolutionBackward against
+    # aten's convolution_backward, which PyTorch's autograd calls for conv2d.
+    grad = rng.uniform(-1, 1, image.shape).astype(np.float32)
+    d_grad, t_grad = aclnn.to_device(grad), torch.from_numpy(grad)
+    d_grads = (aclnn.to_device(np.zeros_like(image)), aclnn.to_device(np.zeros_like(kernel)),
+               aclnn.to_device(np.zeros(channels, np.float32)))
+    for which, mask in (("input", [True, False, False]), ("weight", [False, True, False])):
+        t_grads: list = []
+
+        def torch_grad(mask=mask, t_grads=t_grads) -> None:
+            t_grads[:] = torch.ops.aten.convolution_backward(t_grad, t_image, t_kernel, None, [1, 1], [1, 1], [1, 1],
+                                                             False, [0, 0], 1, mask)
+
+        def check_grad(index=mask.index(True), t_grads=t_grads) -> None:
+            np.testing.assert_allclose(d_grads[index].numpy(), t_grads[index].numpy(), rtol=1e-4, atol=1e-3)
+
+        rows.append(measure(f"conv2d_backward_{which} {layer}", "float32", flops, "GFLOP/s",
+                            lambda mask=mask: aclnn.convolution_backward(
+                                d_grad, d_image, d_kernel, [channels], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, mask,
+                                0, out=d_grads),
+                            torch_grad, args.rounds, check_grad))
+    del d_image, d_kernel, d_conv, d_grad, d_grads
 
     count = size_of(args.elements)
     side = int(round(count ** 0.5))

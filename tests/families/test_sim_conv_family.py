@@ -32,6 +32,8 @@ CONVOLUTIONS = {
     "transposed1d": ((2, 4, 5), (4, 3, 3), [2], [1], [1], True, [1], 2),
     "transposed2d": ((1, 2, 3, 4), (2, 3, 2, 3), [2, 3], [0, 1], [2, 1], True, [1, 2], 1),
     "depthwise": ((2, 4, 6, 5), (8, 1, 3, 3), [1, 1], [1, 1], [1, 1], False, [0, 0], 4),
+    # The input's last row and column read by no output: their gradient is 0.
+    "unread2d": ((2, 16, 9, 10), (16, 16, 3, 3), [2, 2], [0, 0], [1, 1], False, [0, 0], 1),
     # Stride 1 over 1,024 output positions or more: one GEMM per kernel offset over the padded input.
     "shifted1d": ((2, 3, 1100), (4, 3, 5), [1], [2], [1], False, [0], 1),
     "shifted2d": ((2, 4, 40, 30), (6, 2, 3, 3), [1, 1], [1, 0], [2, 1], False, [0, 0], 2),
@@ -64,7 +66,8 @@ for name, (x_shape, w_shape, stride, padding, dilation, transposed, output_paddi
     grad = rng.standard_normal(y.shape).astype(np.float32)
     out[name + " grad"] = grad.tolist()
     for mask in ([True, True, True], [True, False, False], [False, True, True]):
-        outs = tuple(np.zeros(s, np.float32) for s in (x.shape, w.shape, bias.shape))
+        # NaN where nothing is written: every element of an output asked for must be.
+        outs = tuple(aclnn.to_device(np.full(s, np.nan, np.float32)) for s in (x.shape, w.shape, bias.shape))
         record(f"{name} backward {mask}", lambda: aclnn.convolution_backward(
             grad, x, w, [bias.shape[0]], *args, mask, 1, out=outs))
 
@@ -105,6 +108,15 @@ for stride in (1, 2):
     record(f"border stride {stride}", lambda: aclnn.convolution(bx, bw, None, [stride, stride], [1, 1], [1, 1], False,
                                                                 [0, 0], 1, 1))
 
+# The weight's gradient multiplies the padding as zeros too: an infinite gradient at output (0, 0)
+# makes NaN of every weight of its channel whose offset reads the padding there (row 0, column 0).
+bg = rng.standard_normal((1, 4, 9, 8)).astype(np.float32)
+bg[0, 1, 0, 0] = np.inf
+out["border backward grad"] = bg.tolist()
+record("border backward", lambda: aclnn.convolution_backward(
+    bg, bx, bw * 0, [4], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [False, True, False], 1,
+    out=(np.zeros(bx.shape, np.float32), np.zeros(bw.shape, np.float32), np.zeros(4, np.float32)))[1])
+
 # ConvTbc (pad 1) with a NaN weight at kernel offset 0, which time 0 reads in the padding, and a
 # NaN gradient at the last time, which offset 2 reads there: aten's conv_tbc skips the padding.
 tx = rng.standard_normal((5, 2, 3)).astype(np.float32)
@@ -132,8 +144,9 @@ def results(request) -> dict:
     return {**results_of(CALLS, json.dumps(CONVOLUTIONS), **ROUTES[request.param]), "route": request.param}
 
 
-def test_the_forward_convolutions_took_the_route_asked_for(results):
-    taken = results["engine paths"]["conv.float32"]
+@pytest.mark.parametrize("engine", ["conv.float32", "conv.input_grad", "conv.weight_grad"])
+def test_the_convolutions_and_their_gradients_took_the_route_asked_for(results, engine):
+    taken = results["engine paths"][engine]
     if results["route"] == "openblas":
         assert taken.startswith("openblas"), taken
     else:
@@ -212,6 +225,19 @@ def test_convolution_multiplies_its_padding_as_zeros(results, stride):
     assert torch.isnan(got[0, 1, 0]).all() and torch.isnan(got[0, 1, :, 0]).all()
     assert not torch.isnan(got[0, 1, 1:, 1:]).any() and torch.isinf(got[0, 1, 1:, 1:]).all()
     assert torch.isfinite(got[0, [0, 2, 3]]).all()
+
+
+def test_the_weight_gradient_multiplies_the_padding_as_zeros(results):
+    x, _ = _tensors(results, "border inputs")
+    grad = torch.tensor(results["border backward grad"])
+    got = torch.tensor(results["border backward"])
+    # PyTorch's own padding skips the padded positions; zeros padded first are multiplied.
+    want = torch.ops.aten.convolution_backward(grad, F.pad(x, [1, 1, 1, 1]), torch.zeros(4, 3, 3, 3), None, [1, 1],
+                                               [0, 0], [1, 1], False, [0, 0], 1, [False, True, False])[1]
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4, equal_nan=True)
+    assert torch.isnan(got[1, :, 0]).all() and torch.isnan(got[1, :, :, 0]).all()
+    assert not torch.isnan(got[1, :, 1:, 1:]).any() and torch.isinf(got[1, :, 1:, 1:]).all()
+    assert torch.isfinite(got[[0, 2, 3]]).all()
 
 
 def test_tbc_skips_the_padding_as_aten_does(results):

@@ -119,6 +119,42 @@ results = {
         np.ones((2, 3, 5, 7), np.float32), image, grid, 0, 2, False, [True, True],
         out=(np.zeros_like(image), np.zeros_like(grid)))]),
 }
+# The resample family's sums of fused multiply-adds (instructions on the AVX2 and AVX-512 paths,
+# computed in double on the baseline path): bilinear at an output small enough for aten's one flat
+# sum (at most 128 rows and columns) and at a larger one summed axis by axis, bicubic, the bilinear
+# backward; and sums that a double rounded to float would round the wrong way. 0.75 * (1 + 2^-23)
+# lies halfway between two floats and -2^-80 puts the exact sum below it (0.75 + 2^-24), where a
+# double sum is that halfway point, which rounds to even (0.75 + 2^-23). Each row is one value (a
+# column's second tap weighs 0 in the first output column): the flat sum of output row 2 is
+# fma(1 + 2^-23, 0.75, -2^-78 * 0.25) with those rows in that order; the axes' sum of row 1 is
+# fma(1 + 2^-23, 0.75, -2^-78 * 0.25) with the rows swapped.
+up = rng.standard_normal((2, 3, 9, 70)).astype(np.float32)
+halfway = np.zeros((1, 1, 2, 64), np.float32)
+halfway[0, 0, 0], halfway[0, 0, 1] = -2.0 ** -78, 1 + 2.0 ** -23
+swapped = np.ascontiguousarray(halfway[:, :, ::-1])
+results.update({
+    "upsample_flat": aclnn.upsample_bilinear2d(up[..., :20], [18, 40], False, 2.0, 2.0),
+    "upsample_axes": aclnn.upsample_bilinear2d(up, [17, 131], False, 0.0, 0.0),
+    "upsample_bicubic": aclnn.upsample_bicubic2d(up, [13, 101], True, 0.0, 0.0),
+    "upsample_backward": aclnn.upsample_bilinear2d_backward(up, [9, 70], [2, 3, 5, 33], False, 0.0, 0.0),
+    "upsample_halfway_flat": aclnn.upsample_bilinear2d(halfway[..., :1], [4, 2], False, 2.0, 2.0)[0, 0, 2, 0],
+    "upsample_halfway_axes": aclnn.upsample_bilinear2d(swapped, [4, 128], False, 2.0, 2.0)[0, 0, 1, 0],
+})
+# Many such sums, in every lane of the baseline path's vectors and in the columns after the last
+# whole vector, of either sign, along each axis: values whose last bit is set (times 0.75 a halfway
+# point) and tiny ones (which make the double sum inexact, so that it rounds onto the halfway
+# point) at random, through each mode's sums by output row (bilinear, trilinear, linear, bicubic).
+def mixed(shape):
+    odd = (1 + (2 * rng.integers(0, 2 ** 22, shape) + 1) * 2.0 ** -23) * 2.0 ** rng.integers(-3, 4, shape)
+    tiny = 2.0 ** -rng.integers(30, 90, shape).astype(np.float64)
+    sign = rng.choice([-1.0, 1.0], shape)
+    return (sign * np.where(rng.random(shape) < 0.5, odd, tiny)).astype(np.float32)
+results.update({
+    "upsample_mixed_bilinear": aclnn.upsample_bilinear2d(mixed((2, 3, 21, 45)), [42, 90], False, 2.0, 2.0),
+    "upsample_mixed_trilinear": aclnn.upsample_trilinear3d(mixed((1, 2, 5, 7, 9)), [10, 14, 19], False, 2.0, 2.0, 0.0),
+    "upsample_mixed_linear": aclnn.upsample_linear1d(mixed((2, 3, 37)), [74], False, 2.0),
+    "upsample_mixed_bicubic": aclnn.upsample_bicubic2d(mixed((2, 3, 21, 37)), [42, 73], False, 2.0, 0.0),
+})
 # The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
 # OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
 # transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
@@ -196,7 +232,7 @@ def matmul_route(path: str, dtype: str) -> str:
 def test_each_engine_reports_the_path_its_kernels_ran_on(by_path, path):
     # The families with code per path and the elementwise engine run the path asked for.
     expected = {"softmax": taken(path), "reduce": taken(path), "grid_sample": taken(path), "elementwise": taken(path),
-                "norm": taken(path)}
+                "norm": taken(path), "resample": taken(path)}
     engines = dict(by_path[path][2])
     # The matmul family's 16-bit products report their route, oneDNN's with the kernel it chose,
     # OpenBLAS's with its core.
@@ -298,11 +334,21 @@ def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, pat
 
 
 @pytest.mark.parametrize("name", ["amax", "mul_bfloat16", "every_half", "to_half", "row_sums", "grid_sample",
-                                  "grid_sample_backward"])
+                                  "grid_sample_backward", "upsample_flat", "upsample_axes", "upsample_bicubic",
+                                  "upsample_backward", "upsample_halfway_flat", "upsample_halfway_axes",
+                                  "upsample_mixed_bilinear", "upsample_mixed_trilinear", "upsample_mixed_linear",
+                                  "upsample_mixed_bicubic"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:
         assert reference.tobytes() == by_path[path][1][name].tobytes(), path
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("name", ["upsample_halfway_flat", "upsample_halfway_axes"])
+def test_a_fused_multiply_add_rounds_once_on_each_path(by_path, path, name):
+    # The exact sum 0.75 + 2^-24 - 2^-80, correctly rounded (see _SCRIPT), as aten's FMA builds give.
+    assert by_path[path][1][name] == np.float32(0.75 + 2.0 ** -24)
 
 
 @pytest.mark.parametrize("name", ["softmax_rows", "log_softmax_rows", "softmax_columns", "log_softmax_columns", "sum",

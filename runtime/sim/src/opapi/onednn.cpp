@@ -161,18 +161,28 @@ namespace {
 // each side, as PyTorch's own call of oneDNN does. The input's reorder writes the
 // padded buffer's interior only: its zeros are written once, when it is made.
 struct PlannedConv {
-  dnnl::convolution_forward conv;
+  DnnlConvPass pass = DnnlConvPass::kForward;
+  dnnl::primitive conv;
   dnnl::memory x, w, y;     // the user's buffers (plain; x the part of the input the outputs read)
-  dnnl::memory cx, cw, cy;  // the primitive's (cx: the padded input)
+  dnnl::memory cx, cw, cy;  // the primitive's (cx: the padded input, or its gradient)
   dnnl::memory cx_inner;    // cx's part where x goes
-  dnnl::reorder to_x, to_w, from_y;
-  size_t bytes = 0;  // of the buffers it owns (cx, cw, cy)
+  dnnl::reorder to_x, from_x, to_w, from_w, to_y, from_y;
+  bool x_beyond = false;  // x has elements no output reads (outside the padded extent)
+  int64_t x_elements = 0;
+  size_t bytes = 0;       // of the buffers it owns (cx, cw, cy)
   const char* route = "onednn";
 };
 
-bool SameShape(const DnnlConvShape& a, const DnnlConvShape& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+struct ConvKey {
+  DnnlConvShape shape;
+  DnnlConvPass pass;
+};
 
-std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s) {
+bool SameKey(const ConvKey& a, const ConvKey& b) {
+  return a.pass == b.pass && std::memcmp(&a.shape, &b.shape, sizeof a.shape) == 0;
+}
+
+std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s, DnnlConvPass pass) {
   const dnnl::engine& engine = Engine();
   using dims = dnnl::memory::dims;
   using tag = dnnl::memory::format_tag;
@@ -192,29 +202,49 @@ std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s) {
   const dnnl::memory::desc uw(w, f32, s.groups == 1 ? (deep ? tag::oidhw : tag::oihw) : (deep ? tag::goidhw : tag::goihw));
   // oneDNN's dilation counts the gaps between kernel taps: d - 1.
   const dims strides = spatial({}, s.s), gaps = spatial({}, s.d, 1), none(3 - lead, 0);
-  const auto describe = [&](tag layout) {
-    return dnnl::convolution_forward::primitive_desc(
-        engine, dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        dnnl::memory::desc(padded, f32, layout), dnnl::memory::desc(w, f32, tag::any), dnnl::memory::desc(y, f32, layout),
-        strides, gaps, none, none);
+  // The pass's primitive over the padded extent with no padding of oneDNN's own (the backward ones
+  // planned from the forward's, as oneDNN asks).
+  const auto describe = [&](tag layout) -> dnnl::primitive_desc {
+    const dnnl::memory::desc mx(padded, f32, layout), mw(w, f32, tag::any), my(y, f32, layout);
+    const auto kind = pass == DnnlConvPass::kForward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+    const dnnl::convolution_forward::primitive_desc forward(engine, kind, dnnl::algorithm::convolution_direct, mx, mw,
+                                                             my, strides, gaps, none, none);
+    switch (pass) {
+      case DnnlConvPass::kInputGrad:
+        return dnnl::convolution_backward_data::primitive_desc(engine, dnnl::algorithm::convolution_direct, mx, mw, my,
+                                                               strides, gaps, none, none, forward);
+      case DnnlConvPass::kWeightGrad:
+        return dnnl::convolution_backward_weights::primitive_desc(engine, dnnl::algorithm::convolution_direct, mx, mw,
+                                                                  my, strides, gaps, none, none, forward);
+      default: return forward;
+    }
   };
   // Channels in blocks of the path's vector width first, as PyTorch's oneDNN calls take them: the
   // direct JIT kernels, faster on one thread than the brgemm ones oneDNN 3.2 chooses on its own
   // (avx2 path, [1, 64, 56, 56] 3x3 -> 64: 1.97 against 2.14 ms; [8, 64, 56, 56] 16.9 against
   // 18.8); its own choice where the blocks have no such kernel (3 input channels). Never its
-  // reference kernels (a 7x7 stride-2 stem: 6 s against 2): false, and OpenBLAS computes it.
+  // reference kernels (a 7x7 stride-2 stem: 6 s against 2): false, and OpenBLAS computes it. Nor,
+  // for a gradient, its im2col and GEMM ("x64:gemm:jit", what the baseline path's SSE4.1 gets): one
+  // thread's CPU time, [8, 64, 56, 56] 3x3 -> 64, 63.7 ms for the input's gradient and 67.5 for the
+  // weight's against 52.8 and 53.6 on OpenBLAS.
   const tag blocks = KernelPath() == Isa::kAvx512 ? (deep ? tag::nCdhw16c : tag::nChw16c)
                                                   : (deep ? tag::nCdhw8c : tag::nChw8c);
-  const auto reference = [](const dnnl::convolution_forward::primitive_desc& d) {
-    return std::string(d.impl_info_str()).rfind("ref", 0) == 0;
+  const auto unwanted = [pass](const dnnl::primitive_desc& d) {
+    const std::string impl = d.impl_info_str();
+    return impl.rfind("ref", 0) == 0 || (pass != DnnlConvPass::kForward && impl.find("gemm") != std::string::npos);
   };
-  dnnl::convolution_forward::primitive_desc pd = describe(blocks);
-  if (reference(pd)) pd = describe(tag::any);
-  if (reference(pd)) return nullptr;
+  dnnl::primitive_desc pd = describe(blocks);
+  if (unwanted(pd)) pd = describe(tag::any);
+  if (unwanted(pd)) return nullptr;
+  const bool input_grad = pass == DnnlConvPass::kInputGrad, weight_grad = pass == DnnlConvPass::kWeightGrad;
+  const dnnl::memory::desc px = input_grad ? pd.diff_src_desc() : pd.src_desc();
+  const dnnl::memory::desc pw = weight_grad ? pd.diff_weights_desc() : pd.weights_desc();
+  const dnnl::memory::desc py = pass == DnnlConvPass::kForward ? pd.dst_desc() : pd.diff_dst_desc();
   auto p = std::make_unique<PlannedConv>();
-  p->conv = dnnl::convolution_forward(pd);
-  p->cx = dnnl::memory(pd.src_desc(), engine);
-  std::memset(p->cx.get_data_handle(), 0, pd.src_desc().get_size());
+  p->pass = pass;
+  p->conv = dnnl::primitive(pd);
+  p->cx = dnnl::memory(px, engine);
+  std::memset(p->cx.get_data_handle(), 0, px.get_size());
   // The input's elements inside the padded extent: [lo, hi) of x, at lo + p in the buffer.
   dims inner{s.n, s.groups * s.cxg}, from{0, 0}, to{0, 0};
   for (size_t i = lead; i < 3; ++i) {
@@ -223,20 +253,34 @@ std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s) {
     from.push_back(lo);
     to.push_back(lo + s.p[i]);
   }
+  p->x_beyond = inner != x;
+  p->x_elements = s.n * s.groups * s.cxg * s.x[0] * s.x[1] * s.x[2];
   if (dnnl::memory::desc(inner, f32, data).get_size() > 0) {
     p->x = dnnl::memory(ux.submemory_desc(inner, from), engine, nullptr);
-    p->cx_inner = dnnl::memory(pd.src_desc().submemory_desc(inner, to), engine, p->cx.get_data_handle());
-    p->to_x = dnnl::reorder(p->x, p->cx_inner);
+    p->cx_inner = dnnl::memory(px.submemory_desc(inner, to), engine, p->cx.get_data_handle());
+    if (input_grad) {
+      p->from_x = dnnl::reorder(p->cx_inner, p->x);
+    } else {
+      p->to_x = dnnl::reorder(p->x, p->cx_inner);
+    }
   }
   p->w = dnnl::memory(uw, engine, nullptr);
   p->y = dnnl::memory(uy, engine, nullptr);
-  if (pd.weights_desc() != uw) {
-    p->cw = dnnl::memory(pd.weights_desc(), engine);
-    p->to_w = dnnl::reorder(p->w, p->cw);
+  if (pw != uw) {
+    p->cw = dnnl::memory(pw, engine);
+    if (weight_grad) {
+      p->from_w = dnnl::reorder(p->cw, p->w);
+    } else {
+      p->to_w = dnnl::reorder(p->w, p->cw);
+    }
   }
-  if (pd.dst_desc() != uy) {
-    p->cy = dnnl::memory(pd.dst_desc(), engine);
-    p->from_y = dnnl::reorder(p->cy, p->y);
+  if (py != uy) {
+    p->cy = dnnl::memory(py, engine);
+    if (pass == DnnlConvPass::kForward) {
+      p->from_y = dnnl::reorder(p->cy, p->y);
+    } else {
+      p->to_y = dnnl::reorder(p->y, p->cy);
+    }
   }
   for (const dnnl::memory* owned : {&p->cx, &p->cw, &p->cy}) {
     if (*owned) p->bytes += owned->get_desc().get_size();
@@ -245,25 +289,27 @@ std::unique_ptr<PlannedConv> PlanConv(const DnnlConvShape& s) {
   return p;
 }
 
-// The calling thread's plans, the last used first: a model's few convolution shapes, each planned
-// and its buffers zeroed once. A plan whose buffers are larger than kKeptBytes is dropped after its
-// call (its zeros written again at the next): a few large layers must not hold a thread's memory.
-constexpr size_t kKeptConvs = 4;
+// The calling thread's plans, the last used first: a model's few convolution shapes and passes,
+// each planned and its buffers zeroed once. A plan whose buffers are larger than kKeptBytes is
+// dropped after its call (its zeros written again at the next): a few large layers must not hold a
+// thread's memory.
+constexpr size_t kKeptConvs = 6;
 constexpr size_t kKeptBytes = size_t{64} << 20;
 
-using KeptConvs = std::vector<std::pair<DnnlConvShape, std::unique_ptr<PlannedConv>>>;
+using KeptConvs = std::vector<std::pair<ConvKey, std::unique_ptr<PlannedConv>>>;
 
 KeptConvs& Kept() {
   thread_local KeptConvs kept;
   return kept;
 }
 
-// Null where oneDNN has only its reference kernels for the shape (kept too, as such).
-PlannedConv* PlanFor(const DnnlConvShape& shape) {
+// Null where oneDNN has no kernel for the shape that PlanConv takes (kept too, as such).
+PlannedConv* PlanFor(const DnnlConvShape& shape, DnnlConvPass pass) {
   KeptConvs& kept = Kept();
-  auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& p) { return SameShape(p.first, shape); });
+  const ConvKey key{shape, pass};
+  auto it = std::find_if(kept.begin(), kept.end(), [&](const auto& p) { return SameKey(p.first, key); });
   if (it == kept.end()) {
-    kept.emplace(kept.begin(), shape, PlanConv(shape));
+    kept.emplace(kept.begin(), key, PlanConv(shape, pass));
     if (kept.size() > kKeptConvs) kept.pop_back();
   } else {
     std::rotate(kept.begin(), it, it + 1);
@@ -273,29 +319,49 @@ PlannedConv* PlanFor(const DnnlConvShape& shape) {
 
 }  // namespace
 
-bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, float* y, const char** route,
+bool DnnlConvolve(const DnnlConvShape& shape, DnnlConvPass pass, float* x, float* w, float* y, const char** route,
                   std::string* why) {
   if (!Allowed(why)) return false;
   try {
     UsePoolThreads();
-    PlannedConv* planned = PlanFor(shape);
+    PlannedConv* planned = PlanFor(shape, pass);
     if (!planned) {
-      *why = "oneDNN has only its reference kernels for this convolution";
+      *why = "oneDNN has only kernels slower than OpenBLAS's route for this convolution";
       return false;
     }
     PlannedConv& p = *planned;
     const ForeignTeam team;
     thread_local dnnl::stream stream(Engine());
-    if (p.x) {
-      p.x.set_data_handle(const_cast<float*>(x));
-      p.to_x.execute(stream, p.x, p.cx_inner);
-    }
-    p.w.set_data_handle(const_cast<float*>(w));
+    if (p.x) p.x.set_data_handle(x);
+    p.w.set_data_handle(w);
     p.y.set_data_handle(y);
-    if (p.cw) p.to_w.execute(stream, p.w, p.cw);
-    p.conv.execute(stream, {{DNNL_ARG_SRC, p.cx}, {DNNL_ARG_WEIGHTS, p.cw ? p.cw : p.w},
-                            {DNNL_ARG_DST, p.cy ? p.cy : p.y}});
-    if (p.cy) p.from_y.execute(stream, p.cy, p.y);
+    if (p.to_x) p.to_x.execute(stream, p.x, p.cx_inner);
+    if (p.to_w) p.to_w.execute(stream, p.w, p.cw);
+    if (p.to_y) p.to_y.execute(stream, p.y, p.cy);
+    const dnnl::memory& cw = p.cw ? p.cw : p.w;
+    const dnnl::memory& cy = p.cy ? p.cy : p.y;
+    switch (p.pass) {
+      case DnnlConvPass::kForward:
+        p.conv.execute(stream, {{DNNL_ARG_SRC, p.cx}, {DNNL_ARG_WEIGHTS, cw}, {DNNL_ARG_DST, cy}});
+        break;
+      case DnnlConvPass::kInputGrad:
+        p.conv.execute(stream, {{DNNL_ARG_DIFF_SRC, p.cx}, {DNNL_ARG_WEIGHTS, cw}, {DNNL_ARG_DIFF_DST, cy}});
+        break;
+      case DnnlConvPass::kWeightGrad:
+        p.conv.execute(stream, {{DNNL_ARG_SRC, p.cx}, {DNNL_ARG_DIFF_WEIGHTS, cw}, {DNNL_ARG_DIFF_DST, cy}});
+        break;
+    }
+    if (p.from_y) p.from_y.execute(stream, p.cy, p.y);
+    if (p.from_w) p.from_w.execute(stream, p.cw, p.w);
+    if (p.pass == DnnlConvPass::kInputGrad) {
+      // The input's elements no output reads have a gradient of 0; the others are the padded
+      // gradient's interior.
+      if (p.x_beyond) {
+        stream.wait();
+        std::memset(x, 0, static_cast<size_t>(p.x_elements) * sizeof(float));
+      }
+      if (p.from_x) p.from_x.execute(stream, p.cx_inner, p.x);
+    }
     stream.wait();
     *route = p.route;
     if (p.bytes > kKeptBytes) Kept().erase(Kept().begin());  // PlanFor put it first
@@ -328,7 +394,7 @@ bool DnnlProduct::Run(const void*, const void*, void*, std::string* why) {
 }
 const char* DnnlProduct::route() const { return "onednn"; }
 
-bool DnnlConvolve(const DnnlConvShape&, const float*, const float*, float*, const char**, std::string* why) {
+bool DnnlConvolve(const DnnlConvShape&, DnnlConvPass, float*, float*, float*, const char**, std::string* why) {
   *why = "this build has no oneDNN";
   return false;
 }

@@ -69,14 +69,23 @@ struct DnnlConvShape {
   int64_t s[3] = {1, 1, 1}, d[3] = {1, 1, 1};
 };
 
-// y = the convolution of x by w, the padding multiplied as zeros as the NPU's img2col and Cube do
-// (0 times an infinite weight is NaN beside the border) where oneDNN's own padding would leave it
-// out of the sums: x is copied into a zero-padded buffer, which oneDNN convolves with no padding.
-// Each thread keeps the last shapes' plans and buffers, their zeros written once (up to 64 MiB a
-// plan). False, with the reason in `why`, where oneDNN cannot start or has only its reference
-// kernels for it. `route`: "onednn:" and the implementation oneDNN chose ("onednn:jit:avx2"), a
-// string that lives as long as the process. Threads as DnnlProduct's.
-bool DnnlConvolve(const DnnlConvShape& shape, const float* x, const float* w, float* y, const char** route,
+// Which of a convolution's three computations DnnlConvolve makes, each of two of x, w, y into the
+// third: the convolution (y), the input's gradient (x from the output's gradient y; a transposed
+// convolution's output), the weight's gradient (w, summed over the batch).
+enum class DnnlConvPass { kForward, kInputGrad, kWeightGrad };
+
+// One pass of the convolution of x by w, the padding multiplied as zeros as the NPU's img2col and
+// Cube do (0 times an infinite weight, or an infinite gradient, is NaN beside the border) where
+// oneDNN's own padding would leave it out of the sums: oneDNN computes over a zero-padded buffer
+// with no padding of its own, x copied into it (the forward, the weight's gradient) or the input's
+// gradient taken from its interior (the positions no output reads given 0). Each thread keeps the
+// last shapes' plans and buffers, their zeros written once (up to 64 MiB a plan). False, with the
+// reason in `why`, where oneDNN cannot start or has only its reference kernels for it (for a
+// gradient, also where it has only its own im2col and GEMM, slower than OpenBLAS's route).
+// `route`: "onednn:" and the implementation oneDNN chose ("onednn:jit:avx2"), a string that lives
+// as long as the process. Threads as DnnlProduct's. The pass's operands are read, its result
+// written.
+bool DnnlConvolve(const DnnlConvShape& shape, DnnlConvPass pass, float* x, float* w, float* y, const char** route,
                   std::string* why);
 
 }  // namespace aclsim

@@ -2,7 +2,7 @@
 // transposed with output padding), aclnnConvolutionBackward (the gradients outputMask asks for),
 // aclnnConvDepthwise2d, aclnnConvTbc and its backward, and aclnnIm2col: im2col + GEMM on the BLAS
 // the matmul family uses (OpenBLAS sgemm), and its transpose (GEMM + col2im); ToY on oneDNN's
-// convolution where the build has it (ToYOnDnnl).
+// convolution and its gradients where the build has them (OnDnnl).
 //
 // Every op is one geometry between an X side (the convolution's input: [N, Cx, X...]) and a Y side
 // (its output: [N, Cy, Y...]) through a weight [Cy, Cx / groups, K...]. Three primitives compute
@@ -376,10 +376,11 @@ class ConvWork final : public FamilyWork {
     }
   }
 
-  // oneDNN's convolution (opapi/onednn.h), the one PyTorch CPU runs, with the padding multiplied
-  // as zeros as in the column matrix. False where this build or oneDNN has none for it: the caller
-  // computes it on OpenBLAS.
-  bool ToYOnDnnl(const float* x, const float* w, float* y) {
+  // oneDNN's convolution, or one of its gradients (opapi/onednn.h), the ones PyTorch CPU runs, with
+  // the padding multiplied as zeros as in the column matrix. False where this build or oneDNN has
+  // none for it: the caller computes it on OpenBLAS. Each pass records its route as its own engine:
+  // "conv.float32" (the forward), "conv.input_grad", "conv.weight_grad".
+  bool OnDnnl(DnnlConvPass pass, const float* x, const float* w, const float* y) {
     DnnlConvShape shape;
     shape.n = g.n;
     shape.groups = g.groups;
@@ -396,20 +397,27 @@ class ConvWork final : public FamilyWork {
     }
     const char* route = nullptr;
     std::string why;  // oneDNN without a kernel for it: OpenBLAS computes it as well
-    if (!DnnlConvolve(shape, x, w, y, &route, &why)) return false;
-    ForwardRoute().TookRoute(route);
+    // The pass writes one of the three and only reads the others.
+    if (!DnnlConvolve(shape, pass, const_cast<float*>(x), const_cast<float*>(w), const_cast<float*>(y), &route, &why)) {
+      return false;
+    }
+    Route(pass).TookRoute(route);
     return true;
   }
 
-  static EnginePath& ForwardRoute() {
-    static EnginePath engine(__FILE__, "float32");
-    return engine;
+  static EnginePath& Route(DnnlConvPass pass) {
+    static EnginePath forward(__FILE__, "float32"), input_grad(__FILE__, "input_grad"), weight_grad(__FILE__, "weight_grad");
+    switch (pass) {
+      case DnnlConvPass::kInputGrad: return input_grad;
+      case DnnlConvPass::kWeightGrad: return weight_grad;
+      default: return forward;
+    }
   }
 
   void ToY(const float* x, const float* w, float* y) {
     if (skip_padding) return ToYSkippingPadding(x, w, y);
-    if (ToYOnDnnl(x, w, y)) return;
-    ForwardRoute().TookRoute(BlasRoute());
+    if (OnDnnl(DnnlConvPass::kForward, x, w, y)) return;
+    Route(DnnlConvPass::kForward).TookRoute(BlasRoute());
     Shifted shifted;
     if (UsesShifted(&shifted)) return ToYShifted(shifted, x, w, y);
     const int64_t rows = g.Rows(), ys = g.YSize(), xs = g.XSize(), cxg = g.Cxg(), cyg = g.Cyg();
@@ -432,6 +440,8 @@ class ConvWork final : public FamilyWork {
       std::fill(x, x + g.n * g.cx * xs, 0.0f);
       return;
     }
+    if (OnDnnl(DnnlConvPass::kInputGrad, x, w, y)) return;
+    Route(DnnlConvPass::kInputGrad).TookRoute(BlasRoute());
     float* col = pointwise ? nullptr : Column();
     for (int64_t i = 0; i < g.n; ++i) {
       for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -447,11 +457,13 @@ class ConvWork final : public FamilyWork {
     if (skip_padding) return WeightGradSkippingPadding(y, x, w);
     const int64_t rows = g.Rows(), ys = g.YSize(), xs = g.XSize(), cxg = g.Cxg(), cyg = g.Cyg();
     const bool pointwise = g.Pointwise();
-    float* col = pointwise ? nullptr : Column();
     if (g.n == 0 || ys == 0) {  // an empty sum
       std::fill(w, w + g.cy * rows, 0.0f);
       return;
     }
+    if (OnDnnl(DnnlConvPass::kWeightGrad, x, w, y)) return;
+    Route(DnnlConvPass::kWeightGrad).TookRoute(BlasRoute());
+    float* col = pointwise ? nullptr : Column();
     for (int64_t i = 0; i < g.n; ++i) {
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const float* xg = x + (i * g.cx + grp * cxg) * xs;

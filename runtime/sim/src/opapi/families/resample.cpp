@@ -13,9 +13,12 @@
 // weights (the adjoint); planes are independent, so they are spread over the threads and the
 // additions never race. Computed in float for FLOAT, FLOAT16 and BFLOAT16 (aten's opmath), in
 // double for DOUBLE. Channels-last formats (NHWC, NDHWC) are declined by name.
+#include <emmintrin.h>  // SSE2, the baseline path's vectors (FusedInDouble4)
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -136,18 +139,245 @@ struct PlaneJob {
   bool flat_linear;  // the forward's one sum of products (see Run)
 };
 
-// The hot loop, built for each code path (ACLSIM_KERNEL): std::fma is one instruction on the AVX2
-// and AVX-512 paths and the same correctly rounded result on the baseline's. Rows of the input
-// each tap reads are found once per output row; the last axis's taps index within them.
-// std::fma on the paths with an FMA unit. On the baseline's, std::fma is a library routine (ten
-// times slower); a float product is exact in double, so a double sum rounded once to float gives the
-// same value, but for the rare sum that lands halfway between two floats after its first rounding.
+// The hot loop, built for each code path (ACLSIM_KERNEL): a fused multiply-add is one instruction
+// on the AVX2 and AVX-512 paths and the same correctly rounded result on the baseline's. Rows of
+// the input each tap reads are found once per output row; the last axis's taps index within them.
+//
+// On the baseline path std::fma is a library routine (ten times slower), so a float fused
+// multiply-add is computed in double: the product is exact there, and the sum rounded to float is
+// the fused result unless the double sum was itself rounded, onto a point halfway between two
+// floats (its 29 bits below float's a one and zeros), where the second rounding goes to even
+// whichever side the exact sum lay: that rare sum moves one double ulp towards the exact one, off
+// the halfway point. The sum's rounding error (TwoSum's, exact) says whether it was rounded and
+// which side the exact sum lies. Halfway sums are common (0.75 * x often is one) but rounded ones
+// rare, so the branch is taken rarely; among the float subnormals no double sum is rounded (a
+// product small enough to be cut off is smaller than half their step).
+static inline __attribute__((always_inline)) float FusedInDouble(float a, float b, float c) {
+  const double product = static_cast<double>(a) * static_cast<double>(b), addend = static_cast<double>(c);
+  const double sum = product + addend;
+  const double addend_part = sum - product;
+  const double error = (product - (sum - addend_part)) + (addend - addend_part);
+  uint64_t bits;
+  std::memcpy(&bits, &sum, sizeof bits);
+  if (__builtin_expect(error != 0, 0) && (bits & 0x1fffffffu) == 0x10000000u) {
+    // Inline: a call here would make every iteration keep its registers across it.
+    bits += (error > 0) == (sum > 0) ? 1 : ~uint64_t{0};  // +1 on the bits is away from zero
+    double moved;
+    std::memcpy(&moved, &bits, sizeof moved);
+    return static_cast<float>(moved);
+  }
+  return static_cast<float>(sum);
+}
+
+// Four floats in one vector, and the halves FusedInDouble4 works on in double: GCC's generic
+// vectors the size of the baseline path's SSE2 registers (wider ones it splits, and scalarises
+// their masks), converted by SSE2's own instructions (GCC's generic conversions of two floats go
+// one element at a time).
+typedef float Floats4 __attribute__((vector_size(16)));
+typedef double Doubles2 __attribute__((vector_size(16)));
+typedef int32_t Words4 __attribute__((vector_size(16)));
+
+// FusedInDouble's correction on two lanes of double sums and their TwoSum errors, without its
+// branch (a lane cannot take it alone), in SSE2's 32-bit integer operations (it has no 64-bit
+// compare): the halfway pattern lies in a double's low word, and moving it by one unit neither
+// carries nor borrows into the high word, whose sign bit says which way.
+static inline __attribute__((always_inline)) Doubles2 OffHalfway2(Doubles2 sum, Doubles2 error) {
+  const Words4 words = __builtin_bit_cast(Words4, sum);
+  const Words4 rounded = __builtin_bit_cast(Words4, error != 0);
+  // True in the low words alone (a high word's 0 is never -1).
+  const Words4 halfway = (words & Words4{0x1fffffff, 0, 0x1fffffff, 0}) == Words4{0x10000000, -1, 0x10000000, -1};
+  const Words4 signs = (__builtin_bit_cast(Words4, error) ^ words) >> 31;  // -1 in a high word where they differ
+  const Words4 toward = __builtin_shufflevector(signs, signs, 1, 1, 3, 3) | 1;  // +1 away from zero, else -1
+  return __builtin_bit_cast(Doubles2, words + (halfway & rounded & toward));
+}
+
+// The sum of a float product exact in double and a float addend, and its rounding error (TwoSum).
+static inline __attribute__((always_inline)) Doubles2 SumWithError2(Doubles2 product, Doubles2 addend, Doubles2* error) {
+  const Doubles2 sum = product + addend;
+  const Doubles2 addend_part = sum - product;
+  *error = (product - (sum - addend_part)) + (addend - addend_part);
+  return sum;
+}
+
+// Rounded sums are rare where the operands' magnitudes are near (an input's neighbours), so four
+// lanes none of which was rounded skip the correction (one well-predicted branch).
+static inline __attribute__((always_inline)) Floats4 FusedInDouble4(Floats4 a, Floats4 b, Floats4 c) {
+  Doubles2 low_error, high_error;
+  Doubles2 low = SumWithError2(_mm_cvtps_pd(a) * _mm_cvtps_pd(b), _mm_cvtps_pd(c), &low_error);
+  Doubles2 high = SumWithError2(_mm_cvtps_pd(_mm_movehl_ps(a, a)) * _mm_cvtps_pd(_mm_movehl_ps(b, b)),
+                                _mm_cvtps_pd(_mm_movehl_ps(c, c)), &high_error);
+  if (__builtin_expect(_mm_movemask_pd((low_error != 0) | (high_error != 0)) != 0, 0)) {
+    low = OffHalfway2(low, low_error);
+    high = OffHalfway2(high, high_error);
+  }
+  return _mm_movelh_ps(_mm_cvtpd_ps(low), _mm_cvtpd_ps(high));
+}
+
 template <int kPathLanes, typename T>
 static inline __attribute__((always_inline)) T Fused(T a, T b, T c) {
-  if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
-    return static_cast<float>(static_cast<double>(a) * static_cast<double>(b) + static_cast<double>(c));
+  if constexpr (std::is_same<T, Floats4>::value) {
+    static_assert(kPathLanes == 4, "four lanes of floats are the baseline path's");
+    return FusedInDouble4(a, b, c);
+  } else if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
+    return FusedInDouble(a, b, c);
   } else {
     return std::fma(a, b, c);
+  }
+}
+
+// A weight as a value of V: itself, or in each lane of a vector.
+template <typename V, typename T>
+static inline __attribute__((always_inline)) V Splat(T weight) {
+  if constexpr (std::is_same<V, Floats4>::value) {
+    return Floats4{weight, weight, weight, weight};
+  } else {
+    return weight;
+  }
+}
+
+// The values at p as V: one, or four in a vector.
+template <typename V>
+static inline __attribute__((always_inline)) V Load(const float* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// One axis's sum of its taps' values times their weights, in aten's order (see the generic loop);
+// W the tap count where known at compile time, 0 where not (then `width`). The last axis's, over
+// the input row's elements at `taps`, for one output (V = T) or four adjacent ones (V = Floats4,
+// whose taps follow one another in the axis's table, `width` apart, and whose weights are given tap
+// by tap, four to a tap):
+template <int kPathLanes, int W, typename V, typename T>
+static inline __attribute__((always_inline)) V TapSum(int width, const T* row, const int64_t* taps, const T* weights) {
+  const int w = W ? W : width;
+  auto value = [&](int j) __attribute__((always_inline)) {
+    if constexpr (std::is_same<V, Floats4>::value) {
+      return Floats4{row[taps[j]], row[taps[w + j]], row[taps[2 * w + j]], row[taps[3 * w + j]]};
+    } else {
+      return row[taps[j]];
+    }
+  };
+  auto weight = [&](int j) __attribute__((always_inline)) {
+    if constexpr (std::is_same<V, Floats4>::value) {
+      return Load<Floats4>(weights + 4 * j);
+    } else {
+      return weights[j];
+    }
+  };
+  if (w == 1) return value(0);
+  if (w == 2) return Fused<kPathLanes>(value(0), weight(0), value(1) * weight(1));
+  V sum = value(0) * weight(0);
+  for (int j = 1; j < w; ++j) sum = Fused<kPathLanes>(value(j), weight(j), sum);
+  return sum;
+}
+
+// An outer axis's, tap by tap: the sum so far with tap j's `value` (the inner axes' sum) taken in;
+// `first` keeps tap 0's value for two taps, whose sum waits for the second.
+// V is T, or Floats4 for four outputs at once.
+template <int kPathLanes, int W, typename V, typename T>
+static inline __attribute__((always_inline)) V NextTap(int width, int j, V value, const T* weights, V* first, V sum) {
+  const int w = W ? W : width;
+  if (w == 1) return value;
+  if (w == 2) {
+    if (j == 0) {
+      *first = value;
+      return sum;
+    }
+    return Fused<kPathLanes>(*first, Splat<V>(weights[0]), value * weights[1]);
+  }
+  return j == 0 ? value * weights[0] : Fused<kPathLanes>(value, Splat<V>(weights[j]), sum);
+}
+
+// The baseline path's forward linear and cubic sums for float in aten's generic order (the loop in
+// ResamplePlane), computed in two passes whose every operation is that loop's: the last axis's sum
+// of an input row, for every output column, once for all the output rows that read it (the loop
+// computes it again for each), then the outer axes' sums over those rows four columns at a time,
+// contiguous. The baseline's exact fused multiply-add is a TwoSum and its masks where an FMA unit's
+// is one instruction: this halves how many a 2-D output takes and puts them in vectors. The rows' sums are kept in
+// slots keyed by the row's index modulo each axis's tap count: an axis's taps are consecutive
+// indices (clamped), so the rows one output row reads take distinct slots and the next output
+// row finds the ones it shares. A row whose slot another of the same output row's rows holds
+// (taps further apart than their count, which no mode's table makes) is summed into a spare.
+template <int W0, int W1, int W2>
+static inline __attribute__((always_inline)) void ResampleFloatPlaneByRows(const PlaneJob<float>& job, const float* from,
+                                                                           float* to) {
+  const Axis<float>& x0 = job.axes[0];
+  const Axis<float>& x1 = job.axes[1];
+  const Axis<float>& x2 = job.axes[2];
+  const int w0 = W0 ? W0 : x0.width, w1 = W1 ? W1 : x1.width, w2 = W2 ? W2 : x2.width;
+  const int64_t columns = x2.out;
+  const int slots = w0 * w1;
+  thread_local std::vector<float> row_sums;  // slots, then as many spares
+  thread_local std::vector<int64_t> slot_rows;  // the input row each slot holds the sums of, -1 none
+  thread_local std::vector<float> lane_weights;  // the last axis's weights, four outputs' tap by tap
+  row_sums.resize(static_cast<size_t>(2 * slots * columns));
+  slot_rows.assign(static_cast<size_t>(slots), -1);
+  const int64_t* taps = x2.index.data();
+  const float* weights = x2.weight.data();
+  const int64_t vectors = columns / 4;
+  lane_weights.resize(static_cast<size_t>(vectors * 4 * w2));
+  for (int64_t v = 0; v < vectors; ++v) {
+    for (int j = 0; j < w2; ++j) {
+      for (int lane = 0; lane < 4; ++lane) {
+        lane_weights[static_cast<size_t>((v * w2 + j) * 4 + lane)] = weights[(v * 4 + lane) * w2 + j];
+      }
+    }
+  }
+  auto sum_row = [&](int64_t row, float* sums) __attribute__((always_inline)) {
+    const float* values = from + row * x2.in;
+    for (int64_t v = 0; v < vectors; ++v) {
+      const Floats4 sum = TapSum<4, W2, Floats4>(w2, values, taps + v * 4 * w2, &lane_weights[static_cast<size_t>(v * 4 * w2)]);
+      std::memcpy(sums + v * 4, &sum, sizeof sum);
+    }
+    for (int64_t o2 = vectors * 4; o2 < columns; ++o2) {
+      sums[o2] = TapSum<4, W2, float>(w2, values, taps + o2 * w2, weights + o2 * w2);
+    }
+  };
+  for (int64_t o0 = 0; o0 < x0.out; ++o0) {
+    const int64_t* ia = &x0.index[static_cast<size_t>(o0 * w0)];
+    const float* wa = &x0.weight[static_cast<size_t>(o0 * w0)];
+    for (int64_t o1 = 0; o1 < x1.out; ++o1) {
+      const int64_t* ib = &x1.index[static_cast<size_t>(o1 * w1)];
+      const float* wb = &x1.weight[static_cast<size_t>(o1 * w1)];
+      const float* sums[4][4];
+      int64_t taken_rows[16];
+      int taken_slots[16];
+      for (int a = 0, k = 0; a < w0; ++a) {
+        for (int b = 0; b < w1; ++b, ++k) {
+          const int64_t row = ia[a] * x1.in + ib[b];
+          const int slot = static_cast<int>(ia[a] % w0) * w1 + static_cast<int>(ib[b] % w1);
+          bool held = false;
+          for (int i = 0; i < k; ++i) held |= taken_slots[i] == slot && taken_rows[i] != row;
+          float* place = &row_sums[static_cast<size_t>((held ? slots + k : slot) * columns)];
+          if (held || slot_rows[static_cast<size_t>(slot)] != row) {
+            sum_row(row, place);
+            if (!held) slot_rows[static_cast<size_t>(slot)] = row;
+          }
+          taken_rows[k] = row;
+          taken_slots[k] = slot;
+          sums[a][b] = place;
+        }
+      }
+      // The outer axes' sums of output column o2 (V = float), or of four from it (V = Floats4).
+      auto outer_sum = [&](auto lanes, int64_t o2) __attribute__((always_inline)) {
+        using V = decltype(lanes);
+        V outer{}, middle0{};
+        for (int a = 0; a < w0; ++a) {
+          V middle{}, inner0{};
+          for (int b = 0; b < w1; ++b) middle = NextTap<4, W1>(w1, b, Load<V>(sums[a][b] + o2), wb, &inner0, middle);
+          outer = NextTap<4, W0>(w0, a, middle, wa, &middle0, outer);
+        }
+        return outer;
+      };
+      float* dst = to + (o0 * x1.out + o1) * columns;
+      int64_t o2 = 0;
+      for (; o2 + 4 <= columns; o2 += 4) {
+        const Floats4 sum = outer_sum(Floats4{}, o2);
+        std::memcpy(dst + o2, &sum, sizeof sum);
+      }
+      for (; o2 < columns; ++o2) dst[o2] = outer_sum(float{}, o2);
+    }
   }
 }
 
@@ -157,6 +387,11 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
   const Axis<T>& x0 = job.axes[0];
   const Axis<T>& x1 = job.axes[1];
   const Axis<T>& x2 = job.axes[2];
+  if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
+    if (!job.backward && !job.flat_linear && (job.mode == Mode::kLinear || job.mode == Mode::kCubic)) {
+      return ResampleFloatPlaneByRows<W0, W1, W2>(job, from, to);
+    }
+  }
   const int w0 = W0 ? W0 : x0.width, w1 = W1 ? W1 : x1.width, w2 = W2 ? W2 : x2.width;
   if (job.backward) std::fill(to, to + x0.in * x1.in * x2.in, T(0));
   const T* rows[4][4];  // [a][b]: the input row (forward) or the output row (backward) of taps a, b
@@ -188,34 +423,43 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
         } else if (job.flat_linear) {
           // aten's bilinear kernel for outputs of at most 128 rows and columns together
           // (cpu_upsample_linear_channels_last, which it takes for them): one sum of the taps, each
-          // times its weights' product, fused multiply-adds as its AVX2 and AVX-512 builds contract
-          // them. -0.0 + x is x.
+          // times its weights' product, t0 * w0 + t1 * w1 + ..., which its AVX2 and AVX-512 builds
+          // contract to fma(t0, w0, t1 * w1) and then a fused multiply-add for each other tap.
           for (int64_t o2 = 0; o2 < x2.out; ++o2) {
-            T sum = T(-0.0);
+            T first = T(0), first_weight = T(0), sum = T(0);
+            int k = 0;
             for (int a = 0; a < w0; ++a) {
               for (int b = 0; b < w1; ++b) {
-                for (int c = 0; c < w2; ++c) {
-                  sum = Fused<kPathLanes>(rows[a][b][ic[o2 * w2 + c]], row_weights[a][b] * wc[o2 * w2 + c], sum);
+                for (int c = 0; c < w2; ++c, ++k) {
+                  const T value = rows[a][b][ic[o2 * w2 + c]], weight = row_weights[a][b] * wc[o2 * w2 + c];
+                  if (k == 0) {
+                    first = value;
+                    first_weight = weight;
+                  } else {
+                    sum = k == 1 ? Fused<kPathLanes>(first, first_weight, value * weight) : Fused<kPathLanes>(value, weight, sum);
+                  }
                 }
               }
             }
-            dst[o2] = sum;
+            dst[o2] = k == 1 ? first * first_weight : sum;
           }
         } else {
           // aten's order for the others (cpu_upsample_generic): each axis's taps summed over the
-          // inner axes' sums, weight last, in fused multiply-adds. An axis of one tap (a padded
-          // one's, weight 1) adds nothing: fma(x, 1, -0.0) is x, so its step is skipped (a sixth of
-          // a bilinear 2-D sum's, half of a linear 1-D one's).
+          // inner axes' sums, weight last. Two taps are t0 * w0 + t1 * w1, which its builds
+          // contract to fma(t0, w0, t1 * w1); more are a product and then fused multiply-adds in
+          // order. An axis of one tap (a padded one's, weight 1) is the inner sum as it is.
           for (int64_t o2 = 0; o2 < x2.out; ++o2) {
-            T outer = T(-0.0);
+            const int64_t* taps = ic + o2 * w2;
+            const T* weights = wc + o2 * w2;
+            T outer = T(0), middle0 = T(0);
             for (int a = 0; a < w0; ++a) {
-              T middle = T(-0.0);
+              T middle = T(0), inner0 = T(0);
               for (int b = 0; b < w1; ++b) {
-                T inner = T(-0.0);
-                for (int c = 0; c < w2; ++c) inner = Fused<kPathLanes>(rows[a][b][ic[o2 * w2 + c]], wc[o2 * w2 + c], inner);
-                middle = W1 == 1 ? inner : Fused<kPathLanes>(inner, wb[b], middle);
+                const T* row = rows[a][b];
+                const T inner = TapSum<kPathLanes, W2, T>(w2, row, taps, weights);
+                middle = NextTap<kPathLanes, W1>(w1, b, inner, wb, &inner0, middle);
               }
-              outer = W0 == 1 ? middle : Fused<kPathLanes>(middle, wa[a], outer);
+              outer = NextTap<kPathLanes, W0>(w0, a, middle, wa, &middle0, outer);
             }
             dst[o2] = outer;
           }
