@@ -677,6 +677,7 @@ set(ACLNN_EXAMPLES
   trans_quant_param_v3
   transform_bias_rescale_qkv
   transpose_batch_mat_mul
+  transpose_quant_batch_mat_mul
   triangular_solve
   unfold_grad
   unique

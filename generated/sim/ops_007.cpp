@@ -11637,7 +11637,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the quant_matmul family (scale=scale, offset=offset, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanQuantMatmul, aclsim::QuantMatmulFamily::Op::kTransQuantParam,
-    /*roles=*/{-1, -1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, -1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

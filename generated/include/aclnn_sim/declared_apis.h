@@ -1849,6 +1849,9 @@
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #define ACLNN_DECLARES_aclnnTransposeBatchMatMul 1
 
+#include "aclnnop/aclnn_transpose_quant_batch_mat_mul.h"
+#define ACLNN_DECLARES_aclnnTransposeQuantBatchMatMul 1
+
 #include "aclnnop/aclnn_triangular_solve.h"
 #define ACLNN_DECLARES_aclnnTriangularSolve 1
 
