@@ -59,7 +59,8 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
     "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis",
     # a variant's own chip (FLOAT8 and MX operands and weights: Ascend950)
-    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8")}
+    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8",
+    "npu_transpose_quant_batchmatmul", "npu_transpose_quant_batchmatmul@mx")}
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
 
 
@@ -992,6 +993,30 @@ def makers(dtype: str = "float32"):
         return (a, b, s2.view(torch.float8_e8m0fnu)), {"pertoken_scale": s1.view(torch.float8_e8m0fnu),
                                                        "output_dtype": torch.float32, "group_sizes": [1, 1, 32]}, want
     m["npu_quant_matmul@mx"] = quant_matmul_mx
+
+    def transpose_quant_batchmatmul():
+        # aclnnTransposeQuantBatchMatMul's K-C (Ascend950): x1 (M, B, K) as (B, M, K), each batch's exact FLOAT8
+        # product times x2Scale[n] * x1Scale[m] in float, out (M, B, N); K 512 and N 128, the page's only sizes.
+        a = torch.randint(-8, 8, (3, 2, 512), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (2, 512, 128), generator=g).to(torch.float8_e4m3fn)
+        s1, s2 = torch.rand(3, generator=g) + 0.5, torch.rand(128, generator=g) + 0.5
+        want = ((a.double().permute(1, 0, 2) @ b.double()).float() * s2 * s1[:, None]).permute(1, 0, 2).bfloat16()
+        return (a, b, 15), {"x1_scale": s1, "x2_scale": s2}, want  # 15: ScalarType BFloat16, as op-plugin reads dtype
+    m["npu_transpose_quant_batchmatmul"] = transpose_quant_batchmatmul
+
+    def transpose_quant_batchmatmul_mx():
+        # MX: FLOAT8_E8M0 x1Scale (M, B, K/64, 2) and x2Scale (B, K/64, N, 2), each block of 32 along k's sum
+        # times its two powers of two, per batch.
+        a = torch.randint(-8, 8, (3, 2, 64), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (2, 64, 5), generator=g).to(torch.float8_e4m3fn)
+        s1 = torch.randint(124, 131, (3, 2, 1, 2), generator=g, dtype=torch.uint8)
+        s2 = torch.randint(124, 131, (2, 1, 5, 2), generator=g, dtype=torch.uint8)
+        v1 = torch.pow(2.0, s1.double() - 127).reshape(3, 2, 2).repeat_interleave(32, -1).permute(1, 0, 2)
+        v2 = torch.pow(2.0, s2.double() - 127).permute(0, 2, 1, 3).reshape(2, 5, 2).repeat_interleave(32, -1)
+        want = ((a.double().permute(1, 0, 2) * v1) @ (b.double() * v2.transpose(1, 2))).float().permute(1, 0, 2)
+        return (a, b, 15), {"x1_scale": s1.view(torch.float8_e8m0fnu), "x2_scale": s2.view(torch.float8_e8m0fnu),
+                            "group_sizes": [1, 1, 32]}, want.bfloat16()
+    m["npu_transpose_quant_batchmatmul@mx"] = transpose_quant_batchmatmul_mx
 
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)
