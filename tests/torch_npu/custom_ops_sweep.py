@@ -951,6 +951,23 @@ def makers(dtype: str = "float32"):
         return (y, x, weight, torch.tensor([3, 3, 8])), {}, want
     m["npu_grouped_matmul_add"] = grouped_matmul_add
 
+    def grouped_matmul_swiglu_quant():
+        # aclnnGroupedMatmulSwigluQuantWeightNZ (the GroupedMatmulSwigluQuant README): expert i's rows [ends[i - 1],
+        # ends[i]) times weight[i] exactly, * x_scale * weight_scale[i], Swish(left half) * right half, per-row
+        # Q_scale = max|S| / 127 and Q = round(S / Q_scale); rows past the last end are not written (unchecked).
+        x = torch.randint(-128, 128, (8, 32), generator=g, dtype=torch.int8)
+        w = torch.randint(-128, 128, (3, 32, 16), generator=g, dtype=torch.int8)
+        ws, xs = torch.rand(3, 16, generator=g) * 0.01 + 0.001, torch.rand(8, generator=g) * 0.01 + 0.001
+        ends = [3, 3, 8]
+        group = torch.searchsorted(torch.tensor(ends), torch.arange(8), right=True)
+        c = torch.einsum("mk,mkn->mn", x.double(), w.double()[group]).float() * xs[:, None] * ws[group]
+        act, gate = c.chunk(2, -1)
+        s = torch.nn.functional.silu(act) * gate
+        scale = s.abs().amax(-1) / 127
+        q = torch.clamp(torch.round(s / scale[:, None]), -128, 127).to(torch.int8)
+        return (x, w, torch.tensor(ends), ws, xs), {}, (q, scale, None)
+    m["npu_grouped_matmul_swiglu_quant"] = grouped_matmul_swiglu_quant
+
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
         b = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)

@@ -927,6 +927,12 @@
 #include "aclnnop/aclnn_grouped_matmul_add.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulAdd 1
 
+#include "aclnnop/aclnn_grouped_matmul_swiglu_quant.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulSwigluQuant 1
+
+#include "aclnnop/aclnn_grouped_matmul_swiglu_quant_weight_nz.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulSwigluQuantWeightNZ 1
+
 #include "aclnnop/aclnn_grouped_matmul_v4.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulV4 1
 

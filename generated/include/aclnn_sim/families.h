@@ -771,15 +771,15 @@ struct StftFamily {
   static constexpr const char* kOpNames[] = { "stft" };
 };
 
-// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; dequant_swiglu_quant: x = x * weight_scale[g] * activation_scale[row] first (an INT32 x), group_index counts, dynamic mode without quant scales; in float.
+// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; dequant_swiglu_quant: x = x * weight_scale[g] * activation_scale[row] first (an INT32 x), group_index counts, dynamic mode without quant scales; grouped_matmul_swiglu_quant: x's rows of group g (group_index's cumulative ends) times weight[g] exactly, * activation_scale[row] * weight_scale[g], then the same SwiGLU (left half activated) and dynamic quantisation; in float.
 struct SwigluQuantFamily {
   struct Op {
-    enum : int8_t { kSwigluQuant, kDequantSwigluQuant };
+    enum : int8_t { kSwigluQuant, kDequantSwigluQuant, kGroupedMatmulSwigluQuant };
   };
   struct Role {
-    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut, kWeightScale, kActivationScale, kBias };
+    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut, kWeightScale, kActivationScale, kBias, kWeight };
   };
-  static constexpr const char* kOpNames[] = { "swiglu_quant", "dequant_swiglu_quant" };
+  static constexpr const char* kOpNames[] = { "swiglu_quant", "dequant_swiglu_quant", "grouped_matmul_swiglu_quant" };
 };
 
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).
