@@ -504,6 +504,7 @@ set(ACLNN_EXAMPLES
   masked_select
   masked_softmax_with_rel_pos_bias
   matmul
+  matmul_compress_dequant
   max
   max_dim
   max_pool2d_with_indices

@@ -62,6 +62,7 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8",
     "npu_transpose_quant_batchmatmul", "npu_transpose_quant_batchmatmul@mx")}
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
+CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -987,6 +988,17 @@ def makers(dtype: str = "float32"):
         want = ((torch.round(xs / row) @ weight.float().t()).double() * scale.double() * row.double()).half()
         return (x, weight, scale), {"smooth_scale": smooth}, want
     m["npu_quant_matmul_dequant"] = quant_matmul_dequant
+
+    def matmul_compress_dequant():
+        # aclnnMatmulCompressDequant unzips x2 as msModelSlim's weight_compression packs it, which its page does not
+        # define: the call is refused naming the API (no reference can be written from the page).
+        x1 = torch.randint(-8, 8, (4, 64), generator=g, dtype=torch.int8)
+        x2 = torch.randint(-8, 8, (64 * 32,), generator=g, dtype=torch.int8)
+        index = torch.zeros(64, dtype=torch.int8)
+        bias = torch.zeros(1, 32, dtype=torch.int8)  # the page's dtypes: an INT8 bias, UINT64 deqScale words
+        scale = torch.ones(1, 32, dtype=torch.int64).view(torch.uint64)
+        return (x1, x2, index, bias, scale), {}, None
+    m["npu_matmul_compress_dequant"] = matmul_compress_dequant
 
     def quant_matmul_fp8():
         # aclnnQuantMatmulV5's T-C/K-C on FLOAT8_E4M3FN: x1@x2 * x2Scale * x1Scale (+ bias), the product exact.

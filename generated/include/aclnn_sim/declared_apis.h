@@ -1227,6 +1227,9 @@
 #define ACLNN_DECLARES_aclnnMatmul 1
 #define ACLNN_DECLARES_aclnnMatmulWeightNz 1
 
+#include "aclnnop/aclnn_matmul_compress_dequant.h"
+#define ACLNN_DECLARES_aclnnMatmulCompressDequant 1
+
 #include "aclnnop/aclnn_max.h"
 #define ACLNN_DECLARES_aclnnMax 1
 
