@@ -505,6 +505,7 @@ set(ACLNN_EXAMPLES
   masked_select
   masked_softmax_with_rel_pos_bias
   matmul
+  matmul_compress_dequant
   max
   max_dim
   max_pool2d_with_indices
@@ -679,6 +680,7 @@ set(ACLNN_EXAMPLES
   trans_quant_param_v3
   transform_bias_rescale_qkv
   transpose_batch_mat_mul
+  transpose_quant_batch_mat_mul
   triangular_solve
   unfold_grad
   unique

@@ -8566,7 +8566,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the quant_matmul family (x1=x1, x2=x2, scale=x2Scale, offset=x2Offset, pertoken=x1Scale, bias=bias, transpose_x1=transposeX1, transpose_x2=transposeX2, x1_offset=x1Offset, y_scale=yScale, y_offset=yOffset, group_size=groupSize, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanQuantMatmul, aclsim::QuantMatmulFamily::Op::kQuantMatmul,
-    /*roles=*/{0, 1, 3, 6, 2, 8, 9, 10, -1, 5, 4, 7, 11, -1, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 3, 6, 2, 8, 9, 10, -1, 5, 4, 7, 11, -1, -1, -1, -1, -1, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -10760,7 +10760,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the quant_matmul family (scale=scale, offset=offset, round_mode=roundMode, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanQuantMatmul, aclsim::QuantMatmulFamily::Op::kTransQuantParam,
-    /*roles=*/{-1, -1, 0, 1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{-1, -1, 0, 1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

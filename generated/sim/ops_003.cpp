@@ -2472,7 +2472,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // Computed by the quant_matmul family (x1=x, scale=weightScale, pertoken=activateScaleOptional, bias=biasOptional, dst_type=outputDtype, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanQuantMatmul, aclsim::QuantMatmulFamily::Op::kDequantBias,
-    /*roles=*/{0, -1, 1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, -1, 1, -1, 2, 3, -1, -1, -1, -1, -1, -1, -1, 4, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 constexpr aclsim::ApiSpec kSpec = {

@@ -833,6 +833,23 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return exact.swiglu_quant(rows.float().reshape(x.shape), None, None, group_index, activate_left, "dynamic", 1)
 
     @staticmethod
+    def grouped_matmul_swiglu_quant(x: Any, weight: Any, weight_scale: Any, x_scale: Any, group_list: Any) -> Any:
+        """aclnnGroupedMatmulSwigluQuant's (output, outputScale) as the GroupedMatmulSwigluQuant README states them:
+        the rows of expert i ([groupList[i - 1], groupList[i]), cumulative ends) C = (x @ weight[i]) * x_scale *
+        w_scale[i] (the product exact, then in float in that order), S = Swish(C's left half) * its right half,
+        Q_scale = max|S| / 127, Q = round(S / Q_scale); outputOffset (asymmetric quantisation, unsupported) None.
+        Ends that do not reach x's rows refused (the rows past them are left unwritten)."""
+        import torch
+
+        ends = group_list.long().reshape(-1)
+        if int(ends[-1]) != x.shape[0]:
+            exact.refused("groupList does not end at x's rows (the rows past it are left unwritten)")
+        group = torch.searchsorted(ends, torch.arange(x.shape[0]), right=True)
+        acc = torch.einsum("mk,mkn->mn", x.double(), weight.double()[group]).float()
+        c = acc * x_scale.float().reshape(-1, 1) * weight_scale.float()[group]
+        return (*exact.swiglu_quant(c, None, None, None, True, "dynamic", 0), None)  # outputOffset: not written
+
+    @staticmethod
     def rope_with_sin_cos_cache(positions: Any, query: Any, key: Any, cache: Any, sections: Any, head_size: int,
                                 neox: bool) -> Any:
         """aclnnRopeWithSinCosCache's (queryOut, keyOut) as its README's formulas state them: cosSin =

@@ -59,8 +59,10 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_add_rms_norm_dynamic_mx_quant", "npu_swiglu_mx_quant", "npu_swiglu_mx_quant_with_dual_axis",
     "npu_dynamic_dual_level_mx_quant", "_npu_swiglu_backward_mx_quant_with_dual_axis",
     # a variant's own chip (FLOAT8 and MX operands and weights: Ascend950)
-    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8")}
+    "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8",
+    "npu_transpose_quant_batchmatmul", "npu_transpose_quant_batchmatmul@mx")}
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
+CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -972,6 +974,23 @@ def makers(dtype: str = "float32"):
         return (y, x, weight, torch.tensor([3, 3, 8])), {}, want
     m["npu_grouped_matmul_add"] = grouped_matmul_add
 
+    def grouped_matmul_swiglu_quant():
+        # aclnnGroupedMatmulSwigluQuantWeightNZ (the GroupedMatmulSwigluQuant README): expert i's rows [ends[i - 1],
+        # ends[i]) times weight[i] exactly, * x_scale * weight_scale[i], Swish(left half) * right half, per-row
+        # Q_scale = max|S| / 127 and Q = round(S / Q_scale); rows past the last end are not written (unchecked).
+        x = torch.randint(-128, 128, (8, 32), generator=g, dtype=torch.int8)
+        w = torch.randint(-128, 128, (3, 32, 16), generator=g, dtype=torch.int8)
+        ws, xs = torch.rand(3, 16, generator=g) * 0.01 + 0.001, torch.rand(8, generator=g) * 0.01 + 0.001
+        ends = [3, 3, 8]
+        group = torch.searchsorted(torch.tensor(ends), torch.arange(8), right=True)
+        c = torch.einsum("mk,mkn->mn", x.double(), w.double()[group]).float() * xs[:, None] * ws[group]
+        act, gate = c.chunk(2, -1)
+        s = torch.nn.functional.silu(act) * gate
+        scale = s.abs().amax(-1) / 127
+        q = torch.clamp(torch.round(s / scale[:, None]), -128, 127).to(torch.int8)
+        return (x, w, torch.tensor(ends), ws, xs), {}, (q, scale, None)
+    m["npu_grouped_matmul_swiglu_quant"] = grouped_matmul_swiglu_quant
+
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
         b = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)
@@ -991,6 +1010,17 @@ def makers(dtype: str = "float32"):
         want = ((torch.round(xs / row) @ weight.float().t()).double() * scale.double() * row.double()).half()
         return (x, weight, scale), {"smooth_scale": smooth}, want
     m["npu_quant_matmul_dequant"] = quant_matmul_dequant
+
+    def matmul_compress_dequant():
+        # aclnnMatmulCompressDequant unzips x2 as msModelSlim's weight_compression packs it, which its page does not
+        # define: the call is refused naming the API (no reference can be written from the page).
+        x1 = torch.randint(-8, 8, (4, 64), generator=g, dtype=torch.int8)
+        x2 = torch.randint(-8, 8, (64 * 32,), generator=g, dtype=torch.int8)
+        index = torch.zeros(64, dtype=torch.int8)
+        bias = torch.zeros(1, 32, dtype=torch.int8)  # the page's dtypes: an INT8 bias, UINT64 deqScale words
+        scale = torch.ones(1, 32, dtype=torch.int64).view(torch.uint64)
+        return (x1, x2, index, bias, scale), {}, None
+    m["npu_matmul_compress_dequant"] = matmul_compress_dequant
 
     def quant_matmul_fp8():
         # aclnnQuantMatmulV5's T-C/K-C on FLOAT8_E4M3FN: x1@x2 * x2Scale * x1Scale (+ bias), the product exact.
@@ -1014,6 +1044,30 @@ def makers(dtype: str = "float32"):
         return (a, b, s2.view(torch.float8_e8m0fnu)), {"pertoken_scale": s1.view(torch.float8_e8m0fnu),
                                                        "output_dtype": torch.float32, "group_sizes": [1, 1, 32]}, want
     m["npu_quant_matmul@mx"] = quant_matmul_mx
+
+    def transpose_quant_batchmatmul():
+        # aclnnTransposeQuantBatchMatMul's K-C (Ascend950): x1 (M, B, K) as (B, M, K), each batch's exact FLOAT8
+        # product times x2Scale[n] * x1Scale[m] in float, out (M, B, N); K 512 and N 128, the page's only sizes.
+        a = torch.randint(-8, 8, (3, 2, 512), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (2, 512, 128), generator=g).to(torch.float8_e4m3fn)
+        s1, s2 = torch.rand(3, generator=g) + 0.5, torch.rand(128, generator=g) + 0.5
+        want = ((a.double().permute(1, 0, 2) @ b.double()).float() * s2 * s1[:, None]).permute(1, 0, 2).bfloat16()
+        return (a, b, 15), {"x1_scale": s1, "x2_scale": s2}, want  # 15: ScalarType BFloat16, as op-plugin reads dtype
+    m["npu_transpose_quant_batchmatmul"] = transpose_quant_batchmatmul
+
+    def transpose_quant_batchmatmul_mx():
+        # MX: FLOAT8_E8M0 x1Scale (M, B, K/64, 2) and x2Scale (B, K/64, N, 2), each block of 32 along k's sum
+        # times its two powers of two, per batch.
+        a = torch.randint(-8, 8, (3, 2, 64), generator=g).to(torch.float8_e4m3fn)
+        b = torch.randint(-8, 8, (2, 64, 5), generator=g).to(torch.float8_e4m3fn)
+        s1 = torch.randint(124, 131, (3, 2, 1, 2), generator=g, dtype=torch.uint8)
+        s2 = torch.randint(124, 131, (2, 1, 5, 2), generator=g, dtype=torch.uint8)
+        v1 = torch.pow(2.0, s1.double() - 127).reshape(3, 2, 2).repeat_interleave(32, -1).permute(1, 0, 2)
+        v2 = torch.pow(2.0, s2.double() - 127).permute(0, 2, 1, 3).reshape(2, 5, 2).repeat_interleave(32, -1)
+        want = ((a.double().permute(1, 0, 2) * v1) @ (b.double() * v2.transpose(1, 2))).float().permute(1, 0, 2)
+        return (a, b, 15), {"x1_scale": s1.view(torch.float8_e8m0fnu), "x2_scale": s2.view(torch.float8_e8m0fnu),
+                            "group_sizes": [1, 1, 32]}, want.bfloat16()
+    m["npu_transpose_quant_batchmatmul@mx"] = transpose_quant_batchmatmul_mx
 
     def weight_quant_batchmatmul():
         x = randn(3, 16, dtype=torch.float16)

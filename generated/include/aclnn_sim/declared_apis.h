@@ -930,6 +930,12 @@
 #include "aclnnop/aclnn_grouped_matmul_add.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulAdd 1
 
+#include "aclnnop/aclnn_grouped_matmul_swiglu_quant.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulSwigluQuant 1
+
+#include "aclnnop/aclnn_grouped_matmul_swiglu_quant_weight_nz.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulSwigluQuantWeightNZ 1
+
 #include "aclnnop/aclnn_grouped_matmul_v4.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulV4 1
 
@@ -1223,6 +1229,9 @@
 #include "aclnnop/aclnn_matmul.h"
 #define ACLNN_DECLARES_aclnnMatmul 1
 #define ACLNN_DECLARES_aclnnMatmulWeightNz 1
+
+#include "aclnnop/aclnn_matmul_compress_dequant.h"
+#define ACLNN_DECLARES_aclnnMatmulCompressDequant 1
 
 #include "aclnnop/aclnn_max.h"
 #define ACLNN_DECLARES_aclnnMax 1
@@ -1854,6 +1863,9 @@
 
 #include "aclnnop/aclnn_transpose_batch_mat_mul.h"
 #define ACLNN_DECLARES_aclnnTransposeBatchMatMul 1
+
+#include "aclnnop/aclnn_transpose_quant_batch_mat_mul.h"
+#define ACLNN_DECLARES_aclnnTransposeQuantBatchMatMul 1
 
 #include "aclnnop/aclnn_triangular_solve.h"
 #define ACLNN_DECLARES_aclnnTriangularSolve 1

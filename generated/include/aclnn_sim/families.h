@@ -564,18 +564,18 @@ struct QuantFamily {
   static constexpr const char* kOpNames[] = { "ascend_quant", "anti_quant", "quantize", "dynamic_quant", "fake_quant", "gelu_quant", "block_quant", "group_quant", "quant_scatter" };
 };
 
-// quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 or FLOAT8 operands (a FLOAT8 product's FLOAT bias before packed scales), the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); MX (FLOAT8_E8M0 scale and pertoken): the sum over k of each block of 32's product times pertoken[m, block] * scale[block, n], + bias; dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
+// quant_matmul: quant_matmul: (x1 @ x2 (+ an INT32 bias)) * scale * pertoken (+ a float bias) + offset for INT8 or FLOAT8 operands (a FLOAT8 product's FLOAT bias before packed scales), the product exact, the rest in float, scale one value or one per column (UINT64/INT64 words unpacked as trans_quant_param packs them); MX (FLOAT8_E8M0 scale and pertoken): the sum over k of each block of 32's product times pertoken[m, block] * scale[block, n], + bias; transpose_quant_batch_matmul: x1 (M, B, K) and x2 (B, K, N) or (B, N, K) as their permutations make them (B, M, K) and (B, K, N), each batch's product as quant_matmul's (K-C: FLOAT32 x1Scale (M,) and x2Scale (N,); MX: their FLOAT8_E8M0 blocks per batch), out (M, B, N); dequant_bias: the same with x1 the INT32 product; trans_quant_param: a float32 scale's top 19 bits | 1 << 46 | a 9-bit offset << 37.
 struct QuantMatmulFamily {
   struct Op {
-    enum : int8_t { kQuantMatmul, kTransQuantParam, kDequantBias };
+    enum : int8_t { kQuantMatmul, kTransQuantParam, kDequantBias, kTransposeQuantBatchMatmul };
   };
   struct Role {
-    enum : int8_t { kX1, kX2, kScale, kOffset, kPertoken, kBias, kTransposeX1, kTransposeX2, kRoundMode, kX1Offset, kYScale, kYOffset, kGroupSize, kDstType, kOut };
+    enum : int8_t { kX1, kX2, kScale, kOffset, kPertoken, kBias, kTransposeX1, kTransposeX2, kRoundMode, kX1Offset, kYScale, kYOffset, kGroupSize, kDstType, kPermX1, kPermX2, kPermY, kBatchSplit, kOut };
   };
   struct Option {
     enum : int8_t { kScaleAlign };
   };
-  static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias" };
+  static constexpr const char* kOpNames[] = { "quant_matmul", "trans_quant_param", "dequant_bias", "transpose_quant_batch_matmul" };
 };
 
 // quant_matmul_dequant: x times smooth (when given) quantised to INT8 per row (pertoken) or whole (pertensor): by x_scale, or without it per row by max|x| / 127, round half to even; out = (x_q @ weight^T) * weight_scale[n] * x_scale, or with INT64 weight_scale words (x_scale already folded in) * the float of their low 32 bits; exact INT32 products, the epilogue in float.
@@ -771,15 +771,15 @@ struct StftFamily {
   static constexpr const char* kOpNames[] = { "stft" };
 };
 
-// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; dequant_swiglu_quant: x = x * weight_scale[g] * activation_scale[row] first (an INT32 x), group_index counts, dynamic mode without quant scales; in float.
+// swiglu_quant: act = Swish(a) * b over x's rows [a | b] (a the left half with activate_left, else the right); the rows of group g (by group_index's ends or counts; every row one group without it) v = act * smooth[g] (a row of N or one value; 1 without smooth); dynamic: scale_out = max|v| / 127 and out = round(v / scale_out), static: out = round(v + offsets[g]), half to even, saturated to INT8; rows past the last group left unwritten, as scale_out in static mode; dequant_swiglu_quant: x = x * weight_scale[g] * activation_scale[row] first (an INT32 x), group_index counts, dynamic mode without quant scales; grouped_matmul_swiglu_quant: x's rows of group g (group_index's cumulative ends) times weight[g] exactly, * activation_scale[row] * weight_scale[g], then the same SwiGLU (left half activated) and dynamic quantisation; in float.
 struct SwigluQuantFamily {
   struct Op {
-    enum : int8_t { kSwigluQuant, kDequantSwigluQuant };
+    enum : int8_t { kSwigluQuant, kDequantSwigluQuant, kGroupedMatmulSwigluQuant };
   };
   struct Role {
-    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut, kWeightScale, kActivationScale, kBias };
+    enum : int8_t { kX, kSmooth, kOffsets, kGroupIndex, kActivateLeft, kQuantMode, kGroupListType, kDstType, kOut, kScaleOut, kWeightScale, kActivationScale, kBias, kWeight };
   };
-  static constexpr const char* kOpNames[] = { "swiglu_quant", "dequant_swiglu_quant" };
+  static constexpr const char* kOpNames[] = { "swiglu_quant", "dequant_swiglu_quant", "grouped_matmul_swiglu_quant" };
 };
 
 // sync_batch_norm: per-channel statistics, their merge over devices and the normalisation and backward steps of a synchronised batch norm, in float (double for DOUBLE).

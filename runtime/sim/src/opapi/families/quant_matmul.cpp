@@ -117,14 +117,15 @@ class QuantMatmulWork final : public FamilyWork {
     if (!int_bias_values.empty()) GatherAs(tensor(kMBias), ComputeType::kFloat64, int_bias_values.data());
     auto at = [](const std::vector<float>& v, int64_t j) { return v[v.size() == 1 ? 0 : static_cast<size_t>(j)]; };
     const int64_t blocks = (k + kMxBlock - 1) / kMxBlock, pairs = (blocks + 1) / 2;
-    // Block kb's MX scales of row i (x1Scale) and column j (x2Scale), as their layouts follow the transposes.
-    auto x1_scale = [&](int64_t i, int64_t kb) {
-      return static_cast<double>(pertoken[static_cast<size_t>(t1 ? ((kb / 2) * m + i) * 2 + kb % 2
-                                                                  : (i * pairs + kb / 2) * 2 + kb % 2)]);
+    // Block kb's MX scales of row i (x1Scale) and column j (x2Scale) of the operands' matrices ma and mb, as
+    // their layouts follow the transposes (a batched product's scales hold one such layout per matrix).
+    auto x1_scale = [&](int64_t ma, int64_t i, int64_t kb) {
+      return static_cast<double>(pertoken[static_cast<size_t>(
+          ma * m * pairs * 2 + (t1 ? ((kb / 2) * m + i) * 2 + kb % 2 : (i * pairs + kb / 2) * 2 + kb % 2))]);
     };
-    auto x2_scale = [&](int64_t j, int64_t kb) {
-      return static_cast<double>(scale[static_cast<size_t>(t2 ? (j * pairs + kb / 2) * 2 + kb % 2
-                                                              : ((kb / 2) * n + j) * 2 + kb % 2)]);
+    auto x2_scale = [&](int64_t mb, int64_t j, int64_t kb) {
+      return static_cast<double>(scale[static_cast<size_t>(
+          mb * n * pairs * 2 + (t2 ? (j * pairs + kb / 2) * 2 + kb % 2 : ((kb / 2) * n + j) * 2 + kb % 2))]);
     };
     std::vector<float> y(static_cast<size_t>(batches * m * n));
     ParallelFor(batches * m, [&](int64_t row) {
@@ -151,7 +152,7 @@ class QuantMatmulWork final : public FamilyWork {
         if (mx) {
           double acc = 0;
           for (int64_t kb = 0; kb < blocks; ++kb) {
-            acc += dot(j, kb * kMxBlock, std::min(k, (kb + 1) * kMxBlock)) * x1_scale(i, kb) * x2_scale(j, kb);
+            acc += dot(j, kb * kMxBlock, std::min(k, (kb + 1) * kMxBlock)) * x1_scale(ma, i, kb) * x2_scale(mb, j, kb);
           }
           v = static_cast<float>(acc);
           if (has_bias) v += at(bias, j);
@@ -425,6 +426,129 @@ aclnnStatus PlanEpilogue(const Call& call, const FamilySpec& family, ExecutorWor
   return made->KeepOutput(call, family, Q::Role::kOut, *out, shape, "[batch, m, n]", kMOut);
 }
 
+// aclnnTransposeQuantBatchMatMul: x1 (M, B, K) seen as (B, M, K) by permX1 [1, 0, 2]; x2 (B, K, N) as itself
+// by permX2 [0, 1, 2], or (B, N, K) as (B, K, N) by [0, 2, 1] (read transposed, as transposeX2 reads it); each
+// batch's product as PlanProduct's, the (B, M, N) result put into out (M, B, N) by permY [1, 0, 2]: the
+// page's one value of permX1 and permY, its two of permX2 (K-C's [0, 1, 2] alone). K-C: FLOAT32 x1Scale
+// (M,) and x2Scale (N,), K 512 and N 128, the page's only sizes. MX: FLOAT8_E4M3FN operands, FLOAT8_E8M0
+// x1Scale (M, B, K/64, 2) seen as (B, M, K/64, 2) and x2Scale (B, K/64, N, 2), or (B, N, K/64, 2) with x2
+// transposed, K a multiple of 64, groupSize's M and N 0 or 1 and K 0 or 32 (a 0 inferred from the scales'
+// shapes is that value). T-C (HIFLOAT8 operands or out) is declined: no page defines HIFLOAT8's encoding.
+aclnnStatus PlanTransposeProduct(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x1 = RoleTensor(call, family, Q::Role::kX1);
+  const TensorDesc* x2 = RoleTensor(call, family, Q::Role::kX2);
+  const TensorDesc* x2_scale = Given(call, family, Q::Role::kScale);
+  const TensorDesc* x1_scale = Given(call, family, Q::Role::kPertoken);
+  const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
+  if (!x1 || !x2 || !out) return Decline(call, work, "without its tensors");
+  const ParamRejecter reject(call, family);
+  for (const TensorDesc* t : {x1, x2, out}) {
+    if (t->dtype == ACL_HIFLOAT8) {
+      return Decline(call, work, std::string("for a HIFLOAT8 ") + (t == out ? "out" : t == x1 ? "x1" : "x2") +
+                                     " (T-C: no page defines HIFLOAT8's encoding)");
+    }
+  }
+  const int64_t dst = RoleInt(call, family, Q::Role::kDstType, 27);
+  const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
+  if (want == ACL_DT_UNDEFINED || out->dtype != want) {
+    return reject(Q::Role::kDstType, std::to_string(dst) + " is not 1 (FLOAT16) or 27 (BFLOAT16) naming out's dtype " +
+                                         DTypeName(out->dtype));
+  }
+  const int64_t split = RoleInt(call, family, Q::Role::kBatchSplit, 1);
+  if (split != 1) return reject(Q::Role::kBatchSplit, "is " + std::to_string(split) + ", not 1 (the page's one value)");
+  for (const TensorDesc* t : {x1, x2, out}) {
+    if (t->view.size() != 3) {
+      return reject(t == x1 ? Q::Role::kX1 : t == x2 ? Q::Role::kX2 : Q::Role::kOut,
+                    "shape " + DimsText(t->view) + " is not 3-d");
+    }
+  }
+  const bool mx = (x2_scale && x2_scale->dtype == ACL_FLOAT8_E8M0) || (x1_scale && x1_scale->dtype == ACL_FLOAT8_E8M0);
+  const Dims swap{1, 0, 2}, keep{0, 1, 2}, transposed{0, 2, 1};
+  Dims perm_x1, perm_x2, perm_y;
+  RoleInts(call, family, Q::Role::kPermX1, &perm_x1);
+  RoleInts(call, family, Q::Role::kPermX2, &perm_x2);
+  RoleInts(call, family, Q::Role::kPermY, &perm_y);
+  if (perm_x1 != swap) return reject(Q::Role::kPermX1, DimsText(perm_x1) + " is not [1, 0, 2]");
+  if (perm_y != swap) return reject(Q::Role::kPermY, DimsText(perm_y) + " is not [1, 0, 2]");
+  if (perm_x2 != keep && (perm_x2 != transposed || !mx)) {
+    return reject(Q::Role::kPermX2, DimsText(perm_x2) + (mx ? " is not [0, 1, 2] or [0, 2, 1]" : " is not [0, 1, 2] (K-C)"));
+  }
+  const bool t2 = perm_x2 == transposed;
+  const int64_t m = x1->view[0], batches = x1->view[1], k = x1->view[2];
+  const int64_t n = t2 ? x2->view[1] : x2->view[2];
+  if (x2->view[0] != batches || (t2 ? x2->view[2] : x2->view[1]) != k) {
+    return reject(Q::Role::kX2, "shape " + DimsText(x2->view) + " does not have x1's B = " + std::to_string(batches) +
+                                    " and K = " + std::to_string(k));
+  }
+  const int64_t group_size = RoleInt(call, family, Q::Role::kGroupSize, 0);
+  auto made = std::make_unique<QuantMatmulWork>(call.spec.name);
+  if (mx) {
+    for (const TensorDesc* t : {x1, x2}) {
+      if (t->dtype != ACL_FLOAT8_E4M3FN) {
+        return reject(t == x1 ? Q::Role::kX1 : Q::Role::kX2,
+                      std::string("dtype ") + DTypeName(t->dtype) + " is not FLOAT8_E4M3FN (MX)");
+      }
+    }
+    if (k % 64 != 0) return reject(Q::Role::kX1, "K = " + std::to_string(k) + " is not a multiple of 64 (MX)");
+    const int64_t gk = group_size & 0xFFFF, gn = (group_size >> 16) & 0xFFFF, gm = (group_size >> 32) & 0xFFFF;
+    if (gm > 1 || gn > 1 || (gk != 0 && gk != QuantMatmulWork::kMxBlock)) {
+      return reject(Q::Role::kGroupSize, "[" + std::to_string(gm) + ", " + std::to_string(gn) + ", " +
+                                             std::to_string(gk) + "] is not MX's [0 or 1, 0 or 1, 0 or 32]");
+    }
+    const int64_t pairs = k / 64;
+    const Dims x2_layout = t2 ? Dims{batches, n, pairs, 2} : Dims{batches, pairs, n, 2};
+    for (const auto& [role, t, layout] : {std::tuple{int{Q::Role::kPertoken}, x1_scale, Dims{m, batches, pairs, 2}},
+                                          std::tuple{int{Q::Role::kScale}, x2_scale, x2_layout}}) {
+      if (!t || t->dtype != ACL_FLOAT8_E8M0) {
+        return reject(role, std::string(t ? "dtype " : "absent: dtype ") + DTypeName(t ? t->dtype : ACL_DT_UNDEFINED) +
+                                " is not FLOAT8_E8M0 with the other scale's (MX)");
+      }
+      if (t->view != layout) {
+        return reject(role, "shape " + DimsText(t->view) + " is not " + DimsText(layout) + " (MX)");
+      }
+    }
+  } else {
+    if (group_size != 0) {
+      return Decline(call, work, "for groupSize " + std::to_string(group_size) + " with K-C scales (the page admits 0)");
+    }
+    if (k != 512 || n != 128) {
+      return reject(Q::Role::kX2, "K = " + std::to_string(k) + " and N = " + std::to_string(n) +
+                                      " are not K-C's only 512 and 128");
+    }
+    for (const auto& [role, t, count] : {std::tuple{int{Q::Role::kPertoken}, x1_scale, m},
+                                         std::tuple{int{Q::Role::kScale}, x2_scale, n}}) {
+      if (!t || t->dtype != ACL_FLOAT || t->view != Dims{count}) {
+        return reject(role, t ? std::string("dtype ") + DTypeName(t->dtype) + " and shape " + DimsText(t->view) +
+                                    " are not K-C's FLOAT32 (" + std::to_string(count) + ",)"
+                              : std::string("is absent (K-C: FLOAT32 (") + std::to_string(count) + ",))");
+      }
+    }
+  }
+  made->mx = mx;
+  made->t2 = t2;
+  made->m = m;
+  made->k = k;
+  made->n = n;
+  made->batch = Dims{batches};
+  made->x1_batch_strides = made->x2_batch_strides = Dims{1};
+  made->has_pertoken = true;
+  made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), *x1);
+  made->tensor(kMx1) = made->tensor(kMx1).Permuted(swap.data());
+  made->tensor(kMx2).Set(RoleName(call, family, Q::Role::kX2), *x2);
+  made->tensor(kMScale).Set(RoleName(call, family, Q::Role::kScale), *x2_scale);
+  made->tensor(kMPertoken).Set(RoleName(call, family, Q::Role::kPertoken), *x1_scale);
+  if (mx) {
+    const int64_t scale_swap[] = {1, 0, 2, 3};
+    made->tensor(kMPertoken) = made->tensor(kMPertoken).Permuted(scale_swap);
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, Q::Role::kOut, *out, Dims{m, batches, n}, "(M, B, N)", kMOut)) {
+    return s;
+  }
+  made->tensor(kMOut) = made->tensor(kMOut).Permuted(swap.data());
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -432,6 +556,7 @@ aclnnStatus PlanQuantMatmul(const Call& call, const FamilySpec& family, Executor
   *work = nullptr;  // PlanEpilogue's refusals leave their work here
   if (family.op == Q::Op::kTransQuantParam) return PlanPack(call, family, work);
   if (family.op == Q::Op::kDequantBias) return PlanDequantBias(call, family, work);
+  if (family.op == Q::Op::kTransposeQuantBatchMatmul) return PlanTransposeProduct(call, family, work);
   return PlanProduct(call, family, work);
 }
 

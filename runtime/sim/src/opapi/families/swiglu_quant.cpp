@@ -21,6 +21,13 @@
 // (DequantSwigluQuantV2's constraint: the rows past the sum of groupIndexOptional's elements are left). A FLOAT16/
 // BFLOAT16 x is dequantised alike when they are given, and is not without them. Declined by name what no
 // page states: biasOptional (before or after the scales), quantScaleOptional in dynamic mode, and static mode.
+// grouped_matmul_swiglu_quant (aclnnGroupedMatmulSwigluQuant and its WeightNZ twin, torch_npu.npu_grouped_matmul_swiglu_quant:
+// derived pages from that README): the same kernel with the INT32 x computed, each row r of group g (groupList's
+// cumulative ends) x[r] @ weight[g] exactly, then C = acc * xScale[r] * weightScale[g] in float as the README's
+// formula orders it, Swish of C's left half times its right, per-row Q_scale = max|S| / 127; rows past the last
+// end left unwritten, as the README says. N over 10240 or K over 65536 (its constraints) are refused; bias and
+// offset are reserved (NULL), outputOffset (asymmetric quantisation, not supported) is not written.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -37,7 +44,7 @@ namespace {
 
 using F = SwigluQuantFamily;
 
-enum Slot { kX, kSmooth, kOffsets, kGroupIndex, kOut, kScaleOut, kWeightScale, kActivationScale, kSlots };
+enum Slot { kX, kSmooth, kOffsets, kGroupIndex, kOut, kScaleOut, kWeightScale, kActivationScale, kWeight, kSlots };
 
 constexpr int64_t kMaxLastDim = 8192;  // the page: x's last dimension at most 8192
 
@@ -50,6 +57,10 @@ class SwigluQuantWork final : public FamilyWork {
   bool per_value = false;  // smooth and offsets one value per group ([G]), not a row
   bool dequantised = false;  // x times weight_scale's row of its group and activation_scale's value of its row
   bool weight_per_group = false;  // weight_scale [G, 2N], else one row [2N]
+  // grouped_matmul_swiglu_quant: x [rows, depth] INT8, each row times its group's weight [depth, 2N] exactly, then
+  // times activation_scale's value (xScale) and weight_scale's row, in that order.
+  bool product = false;
+  int64_t depth = 0;
 
  private:
   // The end of each group's rows, after checking the device data the page constrains.
@@ -82,7 +93,9 @@ class SwigluQuantWork final : public FamilyWork {
     const int64_t covered = ends.back();
     if (covered == 0 || half == 0) return ACLNN_SUCCESS;
     const int64_t width = 2 * half;
-    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    const float* x = product ? nullptr : static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    const int64_t* xi = product ? static_cast<const int64_t*>(ContiguousAs(tensor(kX), ComputeType::kInt64, 0)) : nullptr;
+    const int64_t* wi = product ? static_cast<const int64_t*>(ContiguousAs(tensor(kWeight), ComputeType::kInt64, 6)) : nullptr;
     const int64_t factor_width = per_value ? 1 : half;
     const float* smooth =
         smoothed ? static_cast<const float*>(ContiguousAs(tensor(kSmooth), ComputeType::kFloat32, 1)) : nullptr;
@@ -99,12 +112,23 @@ class SwigluQuantWork final : public FamilyWork {
     if (dynamic) GatherAs(tensor(kScaleOut), ComputeType::kFloat32, scales.data());
     ParallelFor(static_cast<int64_t>(ends.size()), [&](int64_t g) {
       std::vector<float> v(static_cast<size_t>(half)), dequant(dequantised ? static_cast<size_t>(width) : 0);
+      std::vector<int64_t> acc(product ? static_cast<size_t>(width) : 0);
       const float* s = smooth ? smooth + g * factor_width : nullptr;
       const float* o = offsets ? offsets + g * factor_width : nullptr;
       const float* w = weight_scale ? weight_scale + (weight_per_group ? g * width : 0) : nullptr;
       for (int64_t r = g == 0 ? 0 : ends[static_cast<size_t>(g - 1)]; r < ends[static_cast<size_t>(g)]; ++r) {
-        const float* row = x + r * width;
-        if (w) {
+        const float* row = product ? dequant.data() : x + r * width;
+        if (product) {
+          std::fill(acc.begin(), acc.end(), 0);
+          for (int64_t kk = 0; kk < depth; ++kk) {
+            const int64_t a = xi[r * depth + kk];
+            const int64_t* wrow = wi + (g * depth + kk) * width;
+            for (int64_t j = 0; j < width; ++j) acc[static_cast<size_t>(j)] += a * wrow[j];
+          }
+          for (int64_t j = 0; j < width; ++j) {
+            dequant[static_cast<size_t>(j)] = static_cast<float>(acc[static_cast<size_t>(j)]) * activation_scale[r] * w[j];
+          }
+        } else if (w) {
           for (int64_t j = 0; j < width; ++j) dequant[static_cast<size_t>(j)] = row[j] * w[j] * activation_scale[r];
           row = dequant.data();
         }
@@ -133,10 +157,63 @@ class SwigluQuantWork final : public FamilyWork {
   }
 };
 
+constexpr int64_t kMaxProductN = 10240, kMaxProductK = 65536;  // the GroupedMatmulSwigluQuant README's constraints
+
+aclnnStatus PlanGroupedMatmulSwigluQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* weight = RoleTensor(call, family, F::Role::kWeight);
+  const TensorDesc* weight_scale = RoleTensor(call, family, F::Role::kWeightScale);
+  const TensorDesc* x_scale = RoleTensor(call, family, F::Role::kActivationScale);
+  const TensorDesc* index = RoleTensor(call, family, F::Role::kGroupIndex);
+  const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
+  const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kScaleOut);
+  if (!x || !weight || !weight_scale || !x_scale || !index || !out || !scale_out) {
+    return Decline(call, work, "without its tensors");
+  }
+  const ParamRejecter reject(call, family);
+  if (x->view.size() != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [M, K]");
+  const int64_t rows = x->view[0], depth = x->view[1];
+  if (weight->view.size() != 3 || weight->view[1] != depth) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + " is not [E, K, N] with x's K " + std::to_string(depth));
+  }
+  const int64_t experts = weight->view[0], width = weight->view[2];
+  if (width % 2 != 0 || width > kMaxProductN || depth > kMaxProductK) {
+    return reject(F::Role::kWeight, "shape " + DimsText(weight->view) + ": N must be even and at most 10240, K at most 65536");
+  }
+  if (weight_scale->view != Dims{experts, width}) {
+    return reject(F::Role::kWeightScale, "shape " + DimsText(weight_scale->view) + " is not [E, N] " +
+                                             DimsText(Dims{experts, width}));
+  }
+  if (x_scale->view != Dims{rows}) return reject(F::Role::kActivationScale, "shape " + DimsText(x_scale->view) + " is not [M]");
+  if (index->view != Dims{experts}) {
+    return reject(F::Role::kGroupIndex, "shape " + DimsText(index->view) + " is not [E] " + DimsText(Dims{experts}));
+  }
+  auto made = std::make_unique<SwigluQuantWork>(call.spec.name);
+  made->rows = rows;
+  made->half = width / 2;
+  made->groups = experts;
+  made->left = true;  // the README's C_act, gate = split(C): the left half activated
+  made->dynamic = true;
+  made->dequantised = true;
+  made->weight_per_group = true;
+  made->product = true;
+  made->depth = depth;
+  made->tensor(kX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);
+  made->tensor(kWeightScale).Set(RoleName(call, family, F::Role::kWeightScale), *weight_scale);
+  made->tensor(kActivationScale).Set(RoleName(call, family, F::Role::kActivationScale), *x_scale);
+  made->tensor(kGroupIndex).Set(RoleName(call, family, F::Role::kGroupIndex), *index);
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, Dims{rows, width / 2}, "[M, N / 2]", kOut)) return s;
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kScaleOut, *scale_out, Dims{rows}, "[M]", kScaleOut)) return s;
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanSwigluQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
+  if (family.op == F::Op::kGroupedMatmulSwigluQuant) return PlanGroupedMatmulSwigluQuant(call, family, work);
   const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
   const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth);
   const TensorDesc* offsets = RoleTensor(call, family, F::Role::kOffsets);
