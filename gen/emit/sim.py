@@ -648,7 +648,8 @@ def sim_rules(api: API) -> Optional[SimRules]:
     for key, count_field in (("dim_bytes", "dim_bytes_count"), ("products", "product_count")):
         at, count = counts[key]
         if count:
-            init = Init(init.fields + Init.of(**{key: at, count_field: count}).fields)
+            pair: dict[str, str | int] = {key: at, count_field: count}
+            init = Init(init.fields + Init.of(**pair).fields)
     return SimRules(tables=tuple(tables), init=init)
 
 
