@@ -17,6 +17,7 @@ import dataclasses
 import enum
 import functools
 import json
+import math
 import operator
 import types
 import typing
@@ -58,7 +59,9 @@ from gen import abi, jsontext
 # 25: ShapeForm.PRESENT (a tensor a null-pointer row requires under a bool argument's value only: "当outputRstd为
 # True时，传入rstdOut是空指针").
 # 26: RelationKind.SAME_RANK (a tensor's rank equal to another's: "维度需要与self和gradInput一致").
-SCHEMA_VERSION = 26
+# 27: ArrayProduct (an array's element product against a tensor's dimensions': "outputSize的两个元素乘积值需大于等于self
+# 在H和W维度上的size乘积值").
+SCHEMA_VERSION = 27
 
 
 class PageKind(str, enum.Enum):
@@ -1057,6 +1060,31 @@ class DimBytes(_Json, _OnChips):
             _qualifiers(self.products, self.status, None)
 
 
+@dataclass(frozen=True)
+class ArrayProduct(_Json):
+    """The product of an integer array's elements is at least the product of a tensor's last `last`
+    dimensions: "outputSize的两个元素乘积值需大于等于self在H和W维度上的size乘积值", the error row
+    "outputSize的乘积小于self的H轴与W轴的乘积" (aclnnMaxUnpool2d: an output plane with fewer elements than
+    the pooled input's cannot receive each of them). A NULL optional array, an absent tensor or a rank
+    without the dimensions (which the rank bounds judge) is not judged."""
+
+    param: str
+    tensor: str
+    last: int
+    line: int = 0
+    status: int = 0  # as ValueRange's
+
+    def __post_init__(self) -> None:
+        assert 1 <= self.last <= MAX_RANK, f"{self.param}: the last {self.last} dimensions"
+
+    def refuses(self, values: Sequence[int], shape: Sequence[int]) -> bool:
+        """Whether an array of `values` falls short of a tensor of `shape` (one without the dimensions is not judged)."""
+        return len(shape) >= self.last and math.prod(values) < math.prod(shape[-self.last:])
+
+    def describe(self) -> str:
+        return f"prod({self.param}) >= prod({self.tensor}.shape[-{self.last}:])" + _qualifiers((), self.status, None)
+
+
 class ShapeForm(str, enum.Enum):
     """The shape a `ShapeRule` gives."""
 
@@ -1149,6 +1177,7 @@ class API(_Json):
     divisibility: tuple[Divisibility, ...] = ()
     shape_rules: tuple[ShapeRule, ...] = ()
     dim_bytes: tuple[DimBytes, ...] = ()
+    array_products: tuple[ArrayProduct, ...] = ()
     # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
@@ -1177,7 +1206,7 @@ class API(_Json):
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
         found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
                             *self.dim_equalities,
-                            *self.divisibility, *self.shape_rules, *self.dim_bytes]
+                            *self.divisibility, *self.shape_rules, *self.dim_bytes, *self.array_products]
         return tuple(sorted(found, key=lambda r: r.line))
 
     def dtype_checked(self, param: Param) -> bool:
@@ -1365,6 +1394,8 @@ def _rule_params(rule: Any) -> set[str]:
                     named.add(bound.axis)
     elif isinstance(rule, DimEquality):
         named.add(rule.other)
+    elif isinstance(rule, ArrayProduct):
+        named.add(rule.tensor)
     elif isinstance(rule, Divisibility):
         if not rule.divisor.isdigit():
             named.add(rule.divisor)

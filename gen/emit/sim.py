@@ -629,6 +629,10 @@ def sim_rules(api: API) -> Optional[SimRules]:
                          status=d.status, line=d.line) for d in api.dim_bytes if d.param in index_of]
     table("dim_bytes", "aclsim::DimBytesSpec", "kDimBytes", dim_bytes)
 
+    products = [Init.of(param=index_of[r.param], tensor=index_of[r.tensor], last=r.last, status=r.status, line=r.line)
+                for r in api.array_products if r.param in index_of and r.tensor in index_of]
+    table("products", "aclsim::ArrayProductSpec", "kArrayProducts", products)
+
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
@@ -640,9 +644,12 @@ def sim_rules(api: API) -> Optional[SimRules]:
         range_count=range_count, sets=sets_at, set_count=set_count, lengths=lengths_at, length_count=length_count,
         dims=dims_at, dim_count=dim_count, divisible=divisible_at,
         divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count)
-    dim_bytes_at, dim_bytes_count = counts["dim_bytes"]
-    if dim_bytes_count:  # the last fields, left out where there are none (a designated initializer may)
-        init = Init(init.fields + Init.of(dim_bytes=dim_bytes_at, dim_bytes_count=dim_bytes_count).fields)
+    # The last fields, each pair left out where there are none (a designated initializer may).
+    for key, count_field in (("dim_bytes", "dim_bytes_count"), ("products", "product_count")):
+        at, count = counts[key]
+        if count:
+            pair: dict[str, str | int] = {key: at, count_field: count}
+            init = Init(init.fields + Init.of(**pair).fields)
     return SimRules(tables=tuple(tables), init=init)
 
 

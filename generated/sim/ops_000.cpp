@@ -3832,13 +3832,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/52},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/52},
     // beta (line 53)
     {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/53},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/53},
     // numGroups (line 54)
     {"numGroups", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -3880,13 +3880,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/60},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/60},
     // rstdOut (line 61)
     {"rstdOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/61},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(1), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/61},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -6961,7 +6961,10 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 2, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 116},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ArrayProductSpec kArrayProducts[] = {
+    {.param = 2, .tensor = 0, .last = 2, .status = 0, .line = 116},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .products = kArrayProducts, .product_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -9655,8 +9658,9 @@ constexpr aclsim::FamilySpec kFamily = {
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = 0, .when_dtypes = 0, .line = 132},
+    {.param = 0, .has_axis = true, .axis = -1, .divisor = 4, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = 7, .when_value = 29.0, .when_params = 0, .when_dtypes = 0, .line = 132},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 2, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 // The error rows the family's own checks enforce (API.page_row).

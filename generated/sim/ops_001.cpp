@@ -7696,7 +7696,10 @@ constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 4, .lengths = kLengths1, .length_count = 1, .status = 0, .line = 146},
     {.param = 3, .lengths = kLengths2, .length_count = 1, .status = 0, .line = 236},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ArrayProductSpec kArrayProducts[] = {
+    {.param = 2, .tensor = 0, .last = 3, .status = 0, .line = 126},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 3, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .products = kArrayProducts, .product_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -8297,7 +8300,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t actSeqLenType = aclsim::CallInt(call, 6);
-  if (actSeqLenType != 0) {  // semantics/nsa_compress.toml:32
+  if (actSeqLenType != 0) {  // semantics/nsa_compress.toml:34
     return aclsim::Reject(call, 161002, "actSeqLenType must be 0 (cumulative sequence ends), the only value the page supports now");
   }
   return ACLNN_SUCCESS;

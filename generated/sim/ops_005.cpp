@@ -4226,13 +4226,13 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 3, 4, 5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 4), /*line=*/32},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 2, 3, 4, 5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/32},
     // rstd (line 34)
     {"rstd", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 3, 4, 5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0, 4), /*line=*/34},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 3, 4, 5), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/34},
     // x (line 36)
     {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
@@ -4250,7 +4250,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 3, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(4), /*line=*/40},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 1, 2, 3, 4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/40},
     // numGroups (line 42)
     {"numGroups", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -4286,19 +4286,19 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(3), /*line=*/52},
+     /*same_shape=*/aclsim::Bits(3), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0, 3), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/52},
     // dgammaOut (line 54)
     {"dgammaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(4), /*line=*/54},
+     /*same_shape=*/aclsim::Bits(4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/54},
     // dbetaOut (line 56)
     {"dbetaOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(4), /*line=*/56},
+     /*same_shape=*/aclsim::Bits(4), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(4), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/56},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {

@@ -7905,7 +7905,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t actSeqLenType = aclsim::CallInt(call, 6);
-  if (actSeqLenType != 0) {  // semantics/nsa_compress.toml:15
+  if (actSeqLenType != 0) {  // semantics/nsa_compress.toml:16
     return aclsim::Reject(call, 161002, "actSeqLenType must be 0 (cumulative sequence ends), the only value the page supports now");
   }
   return ACLNN_SUCCESS;

@@ -194,3 +194,18 @@ def test_error_row10_unclassified():
 ], ids=lambda case: case.id)
 def test_rule_line116_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=116, base=BASE)
+
+
+# line 116: prod(outputSize) >= prod(self.shape[-2:])
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line116_array_product1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-product3', values={'outputSize': (3, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line116_array_product1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=116, base=BASE)

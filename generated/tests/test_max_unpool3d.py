@@ -242,3 +242,18 @@ def test_rule_line146_array_length2_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line236_array_length3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=236, base=BASE)
+
+
+# line 126: prod(outputSize) >= prod(self.shape[-3:])
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line126_array_product1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize-product8', values={'outputSize': (2, 2, 2)}, out={'outRef': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line126_array_product1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)

@@ -176,3 +176,9 @@ def test_rule_line132_divisibility1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line132_divisibility1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=132, base=BASE)
+
+
+# line 132: x.shape[-1] % 4 == 0 when dstType == 29
+@pytest.mark.skip(reason='not tested: the base call does not have dstType == 29')
+def test_rule_line132_divisibility2():
+    pass

@@ -228,7 +228,8 @@ def test_a_rule_of_some_chips_holds_on_them_and_one_of_part_of_an_argument_is_no
     # A constraints item under a product item holds on those chips only (aclnnDequantSwigluQuantV2:529).
     dsq = api("ops-nn/quant/dequant_swiglu_quant/docs/aclnnDequantSwigluQuantV2.md", "aclnnDequantSwigluQuantV2")
     # (Its line 369 holds under yOut's dtype: "当yOut的数据类型为FLOAT4_E2M1、FLOAT4_E1M2时，yOut的最后一维需要是2的倍数".)
-    assert [(d.line, d.when_dtype is not None) for d in dsq.divisibility] == [(369, True)]
+    assert [(d.line, d.when_dtype is not None, d.products) for d in dsq.divisibility] == \
+        [(369, True, ()), (529, False, (Soc.ASCEND910B, Soc.ASCEND910_93))]
 
 
 def test_constraints_lines_give_dimension_rules():
@@ -373,6 +374,33 @@ def test_divisibility_under_a_dtype_a_value_or_a_chip():
     assert {(d.param, d.products) for d in v3.divisibility} == {(n, (Soc.ASCEND950,)) for n in ("x", "gamma")}
     # Two conditions of an error row ("...不等于...的1/8，并且x的尾轴不能被8整除"): refused when both hold.
     assert any("x的尾轴不能被8整除" in m for m in unread("ops-nn/norm/rms_norm_quant_v3/docs/aclnnRmsNormQuantV3.md"))
+
+
+def test_divisibility_under_chips_alone_or_a_value_passed_with_words():
+    # "Atlas A2 训练系列产品/Atlas A2 推理系列产品：x的最后一维必须能被64整除": the chips alone open it.
+    v2 = api("ops-nn/quant/dequant_swiglu_quant/docs/aclnnDequantSwigluQuantV2.md", "aclnnDequantSwigluQuantV2")
+    assert "x.shape[-1] % 64 == 0 on Ascend910B, Ascend910_93" in [d.describe() for d in v2.divisibility]
+    # "当dstType传入值为29(表示yOut输出为INT4量化)时，x的最后一维需要为4的倍数": what is passed, glossed in words.
+    swiglu = api("ops-nn/quant/swi_glu_quant/docs/aclnnSwiGluQuantV2.md", "aclnnSwiGluQuantV2")
+    assert "x.shape[-1] % 4 == 0 when dstType == 29" in [d.describe() for d in swiglu.divisibility]
+    # A chip's restatement of the row's rule ("最后一维需要是2的倍数") is that rule, not a second one.
+    path = "ops-nn/quant/dequant_swiglu_quant/docs/aclnnDequantSwigluQuant.md"
+    assert [d.describe() for d in api(path, "aclnnDequantSwigluQuant").divisibility] == ["x.shape[-1] % 2 == 0"]
+    assert not [m for m in unread(path) if "2的倍数" in m]
+
+
+def test_an_arrays_element_product_against_a_tensors_last_dimensions():
+    # The row: "size大小为2,两个元素乘积值需大于等于self在H和W维度上的size乘积值"; its error rows say it again
+    # ("outputSize的两个元素乘积值小于self在H和W维度上的size乘积值", "outputSize的乘积小于self的H轴与W轴的乘积"): one rule.
+    unpool = api("ops-nn/index/scatter_elements/docs/aclnnMaxUnpool2d.md", "aclnnMaxUnpool2d")
+    assert [(r.describe(), r.line) for r in unpool.array_products] == [("prod(outputSize) >= prod(self.shape[-2:])", 116)]
+    # An error row alone, D, H and W: the last three ("the product of sizes of self in the D, H, and W dimensions").
+    for path, name in (("ops-nn/index/gather_elements/docs/aclnnMaxUnpool3dBackward.md", "aclnnMaxUnpool3dBackward"),
+                       ("ops-nn-8.5.0-en/index/gather_elements/docs/aclnnMaxUnpool3dBackward_en.md", "aclnnMaxUnpool3dBackward")):
+        assert [r.describe() for r in api(path, name).array_products] == ["prod(outputSize) >= prod(self.shape[-3:])"]
+    # Its edge: a product equal to the dimensions' is accepted, one less refused; the leading dimensions do not count.
+    rule = unpool.array_products[0]
+    assert not rule.refuses((2, 8), (1, 3, 4, 4)) and rule.refuses((3, 5), (1, 3, 4, 4))
 
 
 def test_ranges_bounded_by_a_tensors_rank_in_other_words():

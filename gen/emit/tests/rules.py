@@ -13,7 +13,7 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import NULLPTR, PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, ArrayLength, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+from gen.ir import (DEFAULT_SOC, ArrayLength, ArrayProduct, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
                     MAX_RANK, ParamKind, RelationKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
@@ -58,7 +58,8 @@ class RulePlanner:
             ("dim_equality", self.api.dim_equalities, self.dim_cases),
             ("divisibility", self.api.divisibility, self.divisible_cases),
             ("shape_rule", self.api.shape_rules, self.shape_cases),
-            ("dim_bytes", self.api.dim_bytes, self.bytes_cases))
+            ("dim_bytes", self.api.dim_bytes, self.bytes_cases),
+            ("array_product", self.api.array_products, self.product_cases))
         for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
@@ -94,7 +95,7 @@ class RulePlanner:
                     rule.form not in (ShapeForm.ABSENT, ShapeForm.PRESENT)
                 ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
                 required = isinstance(rule, ShapeRule) and rule.form is ShapeForm.PRESENT
-                status = rule.status if valued or isinstance(rule, ArrayLength) else \
+                status = rule.status if valued or isinstance(rule, (ArrayLength, ArrayProduct)) else \
                     self.api.rank_status() if ranked else self.api.shape_status() if shaped else \
                     NULLPTR if required else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
@@ -387,6 +388,23 @@ class RulePlanner:
         refused = replace(self.base, id=f"{rule.param}-length{longer}",
                           values={**self.base.values, rule.param: current + (current[-1],) * (longer - len(current))})
         return [], [refused], ""
+
+    def product_cases(self, rule: ArrayProduct) -> tuple[list[Case], list[Case], str]:
+        """The array as the tensor's last dimensions with one of them a step smaller (refused: its product
+        falls short by that dimension's cofactor), its elements still positive. No accepted call but the
+        base call: another array would size the outputs anew."""
+        param, shape, current = self.api.param(rule.param), self._dims(rule.tensor), self.base.values.get(rule.param)
+        if param.kind is not ParamKind.INT_ARRAY or not isinstance(current, tuple) or shape is None:
+            return [], [], f"the base call gives no {rule.param} or no shape of {rule.tensor}"
+        if rule.refuses(current, shape) or len(shape) < rule.last or len(current) != rule.last:
+            return [], [], "the base call does not meet it"
+        dims = list(shape[-rule.last:])
+        at = next((k for k in reversed(range(len(dims))) if dims[k] >= 2), None)
+        if at is None:
+            return [], [], f"{rule.tensor}'s dimensions are all 1: no positive elements fall short of them"
+        dims[at] -= 1
+        refused = replace(self.base, id=f"{rule.param}-product{math.prod(dims)}", values={**self.base.values, rule.param: tuple(dims)})
+        return [replace(self.base, id="base")], [refused], ""
 
     # -- dimensions ----------------------------------------------------------------------------------
 

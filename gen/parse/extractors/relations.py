@@ -23,7 +23,8 @@ from gen.parse.extractors.prose import name_set, names_in
 from gen.parse.extractors.vocab import WHEN
 from gen.parse.patterns import lazy_pattern
 
-_SENTENCE = lazy_pattern(r"[。；;\n]|(?<=[A-Za-z0-9)])\.(?:\s|$)")
+# A full stop after a word, or after the markup closing one ("the same as that of $gamma$. The shape is ...").
+_SENTENCE = lazy_pattern(r"[。；;\n]|(?<=[A-Za-z0-9)$`*])\.(?:\s|$)")
 # CAST_FROM: the parameter's dtype is one the others' promoted dtype can be cast to ("需要是gradOutput与
 # self推导之后可转换的数据类型"). The converse ("需要可转换成self与other推导后的数据类型": castable *to*
 # the promoted dtype) is no relation of the IR, and is not read as one.
@@ -67,11 +68,12 @@ _ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七�
                             r"\bbatch\s*(?:dimensions?|dims?|axes|axis|维度?|轴)|的\s*`?batch(?![A-Za-z_])|"
                             # "The shape length is the same as the length of the channel axis of the input
                             # parameter input" (the corpus's aclnnBatchNorm_en: weight is (C,))
-                            r"\bchannel\s*(?:axis|axes|dimensions?|dims?|维度?|轴)|"
+                            # ("shape与入参input中channel轴保持一致": no word boundary after a Chinese character)
+                            r"(?<![A-Za-z])channel\s*(?:axis|axes|dimensions?|dims?|维度?|轴)|"
                             # "the same as the first several dimensions of the input x" (aclnnRmsNorm_en's rstdOut)
                             r"\b(?:first|last)\s+(?:several|few|two|three|four|\d+)\s+(?:dimensions|dims|axes)\b|"
-                            # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度": some of them
-                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm的(?:维|轴)|指定的(?:维|轴)|"
+                            # "NC维度和self保持一致", "H、W轴": named dimensions; "需要norm的维度" ("需要norm（层归一化）的维度"): some of them
+                            r"(?<![A-Za-z])[A-Z](?:\s*[、,/]?\s*[A-Z]){0,4}\s*(?:个)?(?:维|轴)|norm\s*(?:[(（][^()（）]{0,12}[)）]\s*)?的(?:维|轴)|指定的(?:维|轴)|"
                             r"\b(?:last|first|\d+(?:st|nd|rd|th))\s+(?:dimension|dim|axis)\b|\bin\s+(?:the\s+)?\w+\s+dimension\b|"
                             r"\bshape\s+(?:value|size)\b|\bother\s+dimensions\b|\bexcept\b|number\s+of\s+dimensions", re.I)
 # A shape of something derived from the tensor, not the tensor's ("与varRef计算得出的切片shape保持一致"), its
@@ -85,8 +87,11 @@ PRODUCT = lazy_pattern(r"@|乘积|外积|矩阵乘|⊗|\\otimes|\bproduct\b|\bma
 # "时" ends a condition before a comma, or before the statement's first name ("其他数据类型时shape和x保持
 # 一致": aclnnDynamicQuantV3's yOut, whose dtype is never x's).
 # "renorm为0且outputSoftmaxResultFlag为true时输出，shape与x一致": an output given only then.
+# "For other types, the shape is the same as that of x" (aclnnAscendQuant_en's y, after "If the data type is INT32, ..."):
+# the other cases of a condition the sentence before states.
 CONDITION = lazy_pattern(WHEN + r"|如果|若(?!干)|假如|仅在|只有|(?:场景|情况|模式)下|(?<![同及暂])时(?:输出)?(?:[，,：:]|$|(?=\s*[A-Za-z]))|"
-                       r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b",
+                       r"\b(?:if|when|unless|only\s+in)\b|\b(?:in|for)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+(?:scenarios?|mode)\b|"
+                       r"\bfor\s+(?:all\s+)?other\s+(?:data\s+)?(?:types|dtypes)\b",
                        re.I)
 # A default ("默认与self一致"): a relation only when no clause of its sentence states an exception.
 _DEFAULT = lazy_pattern(r"默认|\bby\s+default\b", re.I)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
-from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
+from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
                     Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
@@ -76,6 +76,7 @@ class Rules:
     divisibility: list[Divisibility] = field(default_factory=list)
     shape_rules: list[ShapeRule] = field(default_factory=list)
     dim_bytes: list[DimBytes] = field(default_factory=list)
+    array_products: list[ArrayProduct] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
@@ -88,6 +89,13 @@ class Rules:
                 if getattr(rule, "status", 0) and not known.status:
                     bucket[at] = replace(known, status=rule.status)
                 return
+        # A chip's restatement of a rule that holds on every chip is that rule: aclnnDequantSwigluQuant's
+        # "Atlas A2 训练系列产品/Atlas A2 推理系列产品：x的最后一维需要是2的倍数" beside its row's "最后一维需要是2的倍数".
+        chipless = _rule_key(replace(rule, products=())) if getattr(rule, "products", ()) else None
+        if chipless is not None and any(_rule_key(known) == chipless for known in bucket):
+            return
+        if hasattr(rule, "products") and not rule.products:
+            bucket[:] = [known for known in bucket if not known.products or _rule_key(replace(known, products=())) != key]
         bucket.append(rule)
 
     def unread(self, api: str, line: int, subject: str, text: str, why: str) -> None:
@@ -394,6 +402,7 @@ class _Reader:
         self._divisible(sentence, text, conditional)
         self._lengths(sentence, text)
         self._least_bytes(sentence, text)
+        self._products(sentence, text, conditional)
 
     # "Atlas A3 训练系列产品/Atlas A3 推理系列产品：取值范围(0, 1024]": chips' names, a colon, what holds on them.
     _CHIPS_OPENING = lazy_pattern(r"^\s*>?\s*(?P<chips>[^:：]{2,200}?)\s*[:：]\s*(?P<rest>\S.*)$", re.S)
@@ -526,6 +535,46 @@ class _Reader:
                                                                   status=self.status,
                                                                   **{bound: int(found.group("n"))}))
                 return
+
+    # An array's element product against a tensor's spatial dimensions' (aclnnMaxUnpool2d's outputSize): stated in
+    # its row ("两个元素乘积值需大于等于self在H和W维度上的size乘积值", "The product of two elements must be greater than
+    # or equal to the product of the sizes of self in the H and W dimensions") or refused by an error row
+    # ("outputSize的两个元素乘积值小于self在H和W维度上的size乘积值", "outputSize的乘积小于self的H轴与W轴的乘积", "The
+    # product of outputSize is less than the product of the H and W axes of self").
+    _LETTERS = r"(?P<dims>[DHW](?:\s*轴)?(?:\s*(?:(?:、|,|和|与)\s*(?:and\s+)?|and\s+)[DHW](?:\s*轴)?)*)"
+    _CN_ELEMENTS = r"(?:(?P<a>[A-Za-z_]\w*)\s*的\s*)?(?:[两三四]个|所有)?\s*(?:元素)?\s*(?:的\s*)?乘积(?:值)?\s*"
+    _CN_DIMS = rf"(?P<t>[A-Za-z_]\w*)\s*(?:在\s*{_LETTERS}\s*(?:维度|维|轴)\s*上\s*的\s*(?:size|大小)?|的\s*{_LETTERS.replace('dims', 'dims2')})\s*(?:的\s*)?乘积"
+    _EN_ELEMENTS = r"the\s+product\s+of\s+(?:(?:two|three|four|all)\s+elements(?:\s+of\s+)?)?\s*(?P<a>[A-Za-z_]\w*)?\s*"
+    _EN_DIMS = (rf"the\s+product\s+of\s+(?:the\s+)?(?:sizes\s+of\s+(?P<t>[A-Za-z_]\w*)\s+in\s+the\s+{_LETTERS}\s+dimensions"
+                rf"|(?:the\s+)?{_LETTERS.replace('dims', 'dims2')}\s+(?:axes|dimensions)\s+of\s+(?P<t2>[A-Za-z_]\w*))")
+    _PRODUCT_STATED = (
+        lazy_pattern(_CN_ELEMENTS + r"(?:需要|需|必须|应)?\s*(?:大于等于|不小于|>=|≥)\s*" + _CN_DIMS),
+        lazy_pattern(_EN_ELEMENTS + r"(?:must|should)\s+be\s+greater\s+than\s+or\s+equal\s+to\s+" + _EN_DIMS, re.I))
+    _PRODUCT_REFUSED = (
+        lazy_pattern(_CN_ELEMENTS + r"小于\s*" + _CN_DIMS),
+        lazy_pattern(_EN_ELEMENTS + r"(?:is|are)\s+less\s+than\s+" + _EN_DIMS, re.I))
+
+    def _products(self, sentence: str, text: Text, conditional: bool) -> None:
+        if "乘积" not in sentence and "product" not in sentence.lower():
+            return
+        plain = _clean(sentence)
+        for pattern in self._PRODUCT_REFUSED if text.error_row else self._PRODUCT_STATED:
+            for found in pattern.finditer(plain):
+                groups = found.groupdict()
+                array, tensor = groups.get("a") or text.subject, groups.get("t") or groups.get("t2")
+                letters = re.findall(r"[DHW]", groups.get("dims") or groups.get("dims2") or "")
+                if array not in self.params or self.params[array].kind is not ParamKind.INT_ARRAY or \
+                        tensor not in self.params or self.params[tensor].kind is not ParamKind.TENSOR:
+                    continue
+                if conditional:
+                    self.rules.unread(self.api, text.line, array, found.group(0), "it holds under a condition")
+                    continue
+                # The spatial letters of the layouts these pages name (NCHW, NCDHW) stand for the last
+                # dimensions: W the last, H the one before, D the one before that.
+                if "".join(letters) not in ("W", "HW", "DHW"):
+                    self.rules.unread(self.api, text.line, array, found.group(0), "dimensions this parser cannot place")
+                    continue
+                self.rules.add(self.rules.array_products, ArrayProduct(array, tensor, len(letters), text.line, text.status))
 
     def _byte_tensors(self, listed: str) -> list[str]:
         """The tensors a byte rule lists, each once; [] when it lists anything else."""
@@ -1014,7 +1063,9 @@ class _Reader:
         dtype = rf"(?<![A-Za-z0-9_])(?:DT_|ACL_)?(?:{'|'.join(map(re.escape, vocab.dtype_words()))})(?![A-Za-z0-9_])"
         dtypes = rf"(?P<dtypes>{dtype}(?:\s*(?:、|,|/|或者|或|\bor\b)\s*{dtype})*)"
         # "当dstType为", "if dstType is": an argument and its value or dtypes.
-        argument = rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{NAME})\s*(?:==|=|为|等于|是|\bis\b)\s*"
+        # "当dstType传入值为29(表示yOut输出为INT4量化)时": what is passed, and a gloss in words of its own.
+        argument = (rf"^\s*(?:当|如果|若|when|if)\s*(?:参数|属性|输出)?\s*(?P<name>{NAME})\s*(?:传入值|传入|取值)?\s*"
+                    rf"(?:==|=|为|等于|是|\bis\b)\s*")
         return (
             # "当...为FLOAT4_E2M1或FLOAT4_E1M2，x尾轴的值必须为偶数": "当" and a comma close it without "时".
             NamedPattern(rf"^\s*(?P<open>当|如果|若)?\s*(?:输出|输入|对应)?\s*(?:{names}\s*(?:的)?\s*)?(?:数据类型|dtype)\s*"
@@ -1024,7 +1075,8 @@ class _Reader:
             # "当dstType为FLOAT4_E2M1/FLOAT4_E1M2时": an aclDataType argument (or an int one, which
             # carries an aclDataType's value) named with dtypes.
             NamedPattern(argument + dtypes + tail, re.I),
-            NamedPattern(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?P<gloss>[A-Za-z][A-Za-z0-9_]*)\s*\))?" + tail, re.I),
+            NamedPattern(argument + rf"(?P<value>-?\d+|[A-Za-z][A-Za-z0-9_]*)\s*(?:\(\s*(?:(?P<gloss>[A-Za-z][A-Za-z0-9_]*)|"
+                         rf"表示[^()]{{1,40}})\s*\))?" + tail, re.I),
         )
 
     # "目的类型为FLOAT4_E2M1、FLOAT4_E1M2时，x的最后一维必须是偶数" (the MX quantisers' x): the destination
@@ -1053,7 +1105,10 @@ class _Reader:
             if found is not None:
                 break
         else:
-            return None
+            # "Atlas A2 训练系列产品/Atlas A2 推理系列产品：x的最后一维需要是2的倍数": the chips alone.
+            if not chips or CONDITION.search(rest) or vocab.socs_in(rest) or self._OTHER_CASES.search(rest):
+                return None
+            return [{"products": chips}], rest
         after = found.group("rest")
         if CONDITION.search(after) or vocab.socs_in(after) or self._OTHER_CASES.search(after):
             return None

@@ -233,6 +233,14 @@ struct DimBytesSpec {  // gen.ir.DimBytes
   int line;
 };
 
+struct ArrayProductSpec {  // gen.ir.ArrayProduct
+  int8_t param;   // the integer array
+  int8_t tensor;
+  int8_t last;    // the dimensions it multiplies: the tensor's last `last` ones
+  int status;     // as ValueRangeSpec's
+  int line;
+};
+
 struct RulesSpec {
   uint64_t reserved;  // parameters the page reserves: they must be NULL
   const CombinationSpec* combinations;
@@ -253,6 +261,8 @@ struct RulesSpec {
   // default, -Wextra warns of every initializer that leaves them out).
   const DimBytesSpec* dim_bytes = nullptr;
   uint8_t dim_bytes_count = 0;
+  const ArrayProductSpec* products = nullptr;
+  uint8_t product_count = 0;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)

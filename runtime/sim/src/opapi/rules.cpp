@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -487,6 +488,24 @@ aclnnStatus CheckValueRules(const Call& call) {
       s = CheckSet(call, set, call.args[set.param].integer, -1);
     }
     if (s) return s;
+  }
+  for (uint8_t r = 0; r < rules.product_count; ++r) {
+    const ArrayProductSpec& rule = rules.products[r];
+    const Dims* shape = TensorShape(call, rule.tensor);
+    // A NULL optional array, an absent tensor or one without the dimensions (the rank bounds judge it) is not judged.
+    if (!call.params[rule.param].present || !shape || shape->size() < static_cast<size_t>(rule.last)) continue;
+    // Saturated: a product past int64 is more than any tensor's dimensions multiply to.
+    int64_t product = 1, least = 1;
+    for (int64_t v : call.params[rule.param].ints) {
+      const bool negative = (product < 0) != (v < 0);
+      if (__builtin_mul_overflow(product, v, &product)) product = negative ? INT64_MIN : INT64_MAX;
+    }
+    for (size_t d = shape->size() - static_cast<size_t>(rule.last); d < shape->size(); ++d) least *= (*shape)[d];
+    if (product >= least) continue;
+    return call.Fail(StatusOf(rule), std::string(spec.params[rule.param].name) + ": its elements' product " +
+                                         std::to_string(product) + " is less than " + std::to_string(least) +
+                                         ", the product of the last " + std::to_string(rule.last) + " dimensions of " +
+                                         spec.params[rule.tensor].name + " " + Shape(*shape) + Where(spec, rule.line));
   }
   for (uint8_t r = 0; r < rules.divisible_count; ++r) {
     const DivisibleSpec& rule = rules.divisible[r];
