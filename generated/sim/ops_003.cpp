@@ -8420,7 +8420,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t actSeqLenType = aclsim::CallInt(call, 8);
-  if (actSeqLenType != 1) {  // semantics/nsa_compress.toml:51
+  if (actSeqLenType != 1) {  // semantics/nsa_compress.toml:53
     return aclsim::Reject(call, 161002, "actSeqLenType must be 1 (each batch's token count), the only value the page supports now");
   }
   return ACLNN_SUCCESS;
