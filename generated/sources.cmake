@@ -617,6 +617,7 @@ set(ACLNN_EXAMPLES
   scaled_masked_softmax_backward
   scatter
   scatter_add
+  scatter_list
   scatter_nd_update
   scatter_value
   search_sorted

@@ -831,6 +831,60 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return rotate(query), rotate(key)
 
     @staticmethod
+    def top_k_top_p_sample(logits: Any, top_k: Any, top_p: Any, q: Any, eps: float, need_logits: bool) -> Any:
+        """aclnnTopKTopPSample's (logitsSelectIdx, logitsTopKPSelect) by its page, in double: per row, topK in
+        [1, min(V, 1024)] keeps the k largest (ties: the lower index first) sorted descending, a larger one the
+        whole row; topP < 1 drops the values whose softmax mass before them exceeds topP (sorting the row if topK
+        did not); the index of the largest kept softmax / (q + eps), q read in that sorted order (the row's own
+        when neither ran), or of the largest kept value without q; logitsTopKPSelect the kept logits at their
+        places, -inf elsewhere (None, unwritten, without isNeedLogits). topK or topP <= 0 refused (the page:
+        它们会引起预期之外的错误)."""
+        import torch
+
+        rows, vocab = logits.shape
+        x = logits.double()
+        idx = torch.empty(rows, dtype=torch.int64)
+        select = torch.full((rows, vocab), float("-inf"), dtype=torch.float32)
+        for b in range(rows):
+            k, p = int(top_k[b]), float(top_p[b])
+            if k <= 0 or p <= 0:
+                exact.refused("topK or topP not positive")
+            order = torch.arange(vocab)
+            if k <= min(vocab, 1024) or p < 1:
+                order = torch.sort(x[b], descending=True, stable=True).indices
+                if k <= min(vocab, 1024):
+                    order = order[:k]
+            values = x[b, order]
+            if p < 1:
+                probs = torch.softmax(values, 0)
+                before = torch.cumsum(probs, 0) - probs
+                keep = before <= p
+                order, values = order[keep], values[keep]
+            weight = torch.exp(values - values.max())
+            if q is not None:
+                weight = weight / (q[b, :len(order)].double() + eps)
+            idx[b] = order[int(torch.argmax(weight))]
+            select[b, order] = values.float()
+        return idx, select if need_logits else None
+
+    @staticmethod
+    def scatter_list(var: Any, indice: Any, updates: Any, mask: Any, axis: int) -> Any:
+        """aclnnScatterList's varRef by its page: each member b (one shape, rank r) unless mask[b] is 0 takes
+        updates[b] at indice[b] onward along dimension axis - 1 (axis over updates' rank r + 1). A window past the
+        member's dimension refused (the README: 不支持索引越界)."""
+        dim = (axis + updates.dim() if axis < 0 else axis) - 1
+        window = updates.shape[dim + 1]
+        out = [t.clone() for t in var]
+        for b, t in enumerate(out):
+            if mask is not None and int(mask.reshape(-1)[b]) == 0:
+                continue
+            start = int(indice.reshape(-1)[b])
+            if start < 0 or start + window > t.shape[dim]:
+                exact.refused("indice's window outside varRef's dimension")
+            t.narrow(dim, start, window).copy_(updates[b])
+        return out
+
+    @staticmethod
     def advance_step(tokens: Any, sampled: Any, positions: Any, seq_lens: Any, slots: Any, block_tables: Any,
                      num_queries: int, block_size: int) -> Any:
         """aclnnAdvanceStep's in-place (inputPositions, seqLens, slotMapping), vLLM's advance_step_flashattn as the

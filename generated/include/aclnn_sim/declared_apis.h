@@ -1634,6 +1634,9 @@
 #include "aclnnop/aclnn_scatter_add.h"
 #define ACLNN_DECLARES_aclnnScatterAdd 1
 
+#include "aclnnop/aclnn_scatter_list.h"
+#define ACLNN_DECLARES_aclnnScatterList 1
+
 #include "aclnnop/aclnn_scatter_nd_update.h"
 #define ACLNN_DECLARES_aclnnScatterNdUpdate 1
 
@@ -1830,6 +1833,9 @@
 
 #include "aclnnop/aclnn_threshold_backward.h"
 #define ACLNN_DECLARES_aclnnThresholdBackward 1
+
+#include "aclnnop/aclnn_top_k_top_p_sample.h"
+#define ACLNN_DECLARES_aclnnTopKTopPSample 1
 
 #include "aclnnop/aclnn_topk.h"
 #define ACLNN_DECLARES_aclnnTopk 1
