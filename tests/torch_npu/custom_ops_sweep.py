@@ -61,6 +61,7 @@ CHIP_OF = {op: "Ascend950" for op in (
     # a variant's own chip (FLOAT8 and MX operands and weights: Ascend950)
     "npu_quant_matmul@fp8", "npu_quant_matmul@mx", "npu_weight_quant_batchmatmul@fp8")}
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
+CHIP_OF["npu_swiglu_group_quant_backward"] = "Ascend950"  # likewise
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1318,6 +1319,22 @@ def makers(dtype: str = "float32"):
             index[b] = order[score.argmax()]
         return (logits, k, p), {"q": q}, [index, None]
     m["npu_top_k_top_p_sample"] = top_k_top_p_sample
+
+    def swiglu_group_quant_backward():
+        # aclnnSwigluGroupQuantGrad's page: swiglu_group's gradient with grad_y times the token's weight (no clamp at
+        # clamp_limit 0), grad_weight[t] = sum_h grad_y[t, h] * y_origin[t, h]; rows past sum(group_index) zero.
+        x, grad_y, weight = randn(5, 32), randn(5, 16), torch.rand(5, generator=g)
+        a, b = x[:, :16].double(), x[:, 16:].double()
+        y_origin = (F.silu(a) * b).float()
+        g0 = grad_y.double() * weight.double()[:, None]
+        s = torch.sigmoid(a)
+        grad_x = torch.cat([g0 * b * s * (1 + a * (1 - s)), g0 * a * s], -1)
+        grad_w = (grad_y.double() * y_origin.double()).sum(-1)
+        group_index = torch.tensor([1, 2], dtype=torch.int64)
+        grad_x[3:], grad_w[3:] = 0, 0
+        return ((grad_y, x), {"weight": weight, "y_origin": y_origin, "group_index": group_index},
+                [grad_x.float(), grad_w.float()])
+    m["npu_swiglu_group_quant_backward"] = swiglu_group_quant_backward
 
     def scatter_list(in_place: bool):
         # aclnnScatterList's page: member b of the list takes updates[b] from indice[b] on along axis - 1

@@ -97,9 +97,9 @@ GROUPS = {
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
-# (aclnnRmsNormGradQuant).
+# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
-             "_npu_rms_norm_backward_quant"]
+             "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.
