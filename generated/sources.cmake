@@ -662,6 +662,7 @@ set(ACLNN_EXAMPLES
   swi_glu_quant
   swi_glu_quant_v2
   swiglu_backward_mx_quant_with_dual_axis
+  swiglu_group_quant_grad
   swiglu_mx_quant
   swiglu_mx_quant_with_dual_axis
   sync_batch_norm_gather_stats

@@ -868,6 +868,34 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return idx, select if need_logits else None
 
     @staticmethod
+    def swiglu_group_grad(grad_y: Any, x: Any, weight: Any, y_origin: Any, group_index: Any, clamp: float) -> Any:
+        """aclnnSwigluGroupQuantGrad's (gradXOut, gradWeightOutOptional) by its page, in double: x's halves x0, x1
+        clamped when clamp > 0 (x0 at most c, x1 within [-c, c]); grad_y0 = gradY * weight; grad_x0 = grad_y0 * x1'
+        * dSiLU(x0') where x0 < c, grad_x1 = grad_y0 * SiLU(x0') where -c < x1 < c; gradWeight[t] = sum_h gradY[t, h]
+        * yOrigin[t, h]; both zero past sum(groupIndex) rows. A weight without yOrigin refused (the page needs
+        both); without weight, gradWeight is the empty tensor op-plugin passes, left unwritten."""
+        import torch
+
+        h = x.shape[-1] // 2
+        xs, g = x.double().reshape(-1, 2 * h), grad_y.double().reshape(-1, h)
+        rows = xs.shape[0]
+        trunc = rows if group_index is None else max(0, min(int(group_index.long().sum()), rows))
+        x0, x1 = xs[:, :h], xs[:, h:]
+        c = clamp if clamp > 0 else float("inf")
+        a, b = x0.clamp(max=c), x1.clamp(-c, c)
+        s = torch.sigmoid(a)
+        g0 = g * weight.double().reshape(-1, 1) if weight is not None else g
+        gx = torch.cat([g0 * b * s * (1 + a * (1 - s)) * (x0 < c), g0 * a * s * ((-c < x1) & (x1 < c))], -1)
+        gx[trunc:] = 0
+        if weight is None:
+            return gx.reshape(x.shape).to(x.dtype), torch.empty(0)
+        if y_origin is None:
+            exact.refused("weightOptional without yOriginOptional")
+        gw = (g * y_origin.double().reshape(-1, h)).sum(-1)
+        gw[trunc:] = 0
+        return gx.reshape(x.shape).to(x.dtype), gw.float().reshape(weight.shape)
+
+    @staticmethod
     def scatter_list(var: Any, indice: Any, updates: Any, mask: Any, axis: int) -> Any:
         """aclnnScatterList's varRef by its page: each member b (one shape, rank r) unless mask[b] is 0 takes
         updates[b] at indice[b] onward along dimension axis - 1 (axis over updates' rank r + 1). A window past the

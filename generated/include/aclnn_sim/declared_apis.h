@@ -1798,6 +1798,9 @@
 #include "aclnnop/aclnn_swiglu_backward_mx_quant_with_dual_axis.h"
 #define ACLNN_DECLARES_aclnnSwigluBackwardMxQuantWithDualAxis 1
 
+#include "aclnnop/aclnn_swiglu_group_quant_grad.h"
+#define ACLNN_DECLARES_aclnnSwigluGroupQuantGrad 1
+
 #include "aclnnop/aclnn_swiglu_mx_quant.h"
 #define ACLNN_DECLARES_aclnnSwigluMxQuant 1
 

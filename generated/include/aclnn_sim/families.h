@@ -24,12 +24,12 @@ inline constexpr int kMaxFamilyOptions = 4;
 // activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
 struct ActivationFamily {
   struct Op {
-    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup };
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup, kSwigluGroupGrad };
   };
   struct Role {
-    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta };
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta, kYOrigin };
   };
-  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group" };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group", "swiglu_group_grad" };
 };
 
 // adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
