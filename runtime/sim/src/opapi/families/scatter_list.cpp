@@ -39,7 +39,7 @@ class ScatterListWork final : public FamilyWork {
     if (has_mask) GatherAs(tensor(kMask), ComputeType::kInt64, mask.data());
     for (int b = 0; b < members_; ++b) {
       const int64_t start = starts[static_cast<size_t>(b)];
-      if (mask[static_cast<size_t>(b)] != 0 && (start < 0 || start + window > extent)) {
+      if (mask[static_cast<size_t>(b)] != 0 && (start < 0 || start > extent - window)) {  // no overflow
         return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kIndice).name + ": element " + std::to_string(b) +
                                          " is " + std::to_string(start) + ", whose window of " + std::to_string(window) +
                                          " leaves [0, " + std::to_string(extent) +

@@ -136,10 +136,13 @@ class TopKTopPSampleWork final : public FamilyWork {
       std::vector<int64_t> order(static_cast<size_t>(vocab));
       std::iota(order.begin(), order.end(), int64_t{0});
       if (by_k || by_p) {
-        const auto larger = [&](int64_t x, int64_t y) { return row[x] > row[y]; };
+        // Descending, NaN first (as torch.sort puts it): a strict weak order whatever the values.
+        const auto larger = [&](int64_t x, int64_t y) {
+          return std::isnan(row[x]) ? !std::isnan(row[y]) : row[x] > row[y];
+        };
         if (by_k) {
           std::partial_sort(order.begin(), order.begin() + top_k, order.end(),
-                            [&](int64_t x, int64_t y) { return row[x] > row[y] || (row[x] == row[y] && x < y); });
+                            [&](int64_t x, int64_t y) { return larger(x, y) || (!larger(y, x) && x < y); });
           order.resize(static_cast<size_t>(top_k));
         } else {
           std::stable_sort(order.begin(), order.end(), larger);
