@@ -836,11 +836,13 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         [1, min(V, 1024)] keeps the k largest (ties: the lower index first) sorted descending, a larger one the
         whole row; topP < 1 drops the values whose softmax mass before them exceeds topP (sorting the row if topK
         did not); the index of the largest kept softmax / (q + eps), q read in that sorted order (the row's own
-        when neither ran), or of the largest kept value without q; logitsTopKPSelect the kept logits at their
-        places, -inf elsewhere (None, unwritten, without isNeedLogits). topK or topP <= 0 refused (the page:
-        它们会引起预期之外的错误)."""
+        when neither ran), or of the largest kept value without q (NaN the largest, as torch.argmax); logitsTopKPSelect
+        the kept logits at their places, -inf elsewhere (None, unwritten, without isNeedLogits). topK or topP <= 0
+        refused (the page: 会引起预期之外的错误), and logits not finite (its 非预期输出 of exp underflowing)."""
         import torch
 
+        if not bool(torch.isfinite(logits).all()):
+            exact.refused("logits not finite (the page: exp(logits) below FLOAT's least value gives unexpected output)")
         rows, vocab = logits.shape
         x = logits.double()
         idx = torch.empty(rows, dtype=torch.int64)
@@ -856,8 +858,10 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
                     order = order[:k]
             values = x[b, order]
             if p < 1:
-                probs = torch.softmax(values, 0)
-                before = torch.cumsum(probs, 0) - probs
+                # The softmax mass before each value as running sums of exp(v - max) over their total, in the order
+                # the kernel family adds them (a tie of the mass with p decided alike).
+                running = torch.cumsum(torch.exp(values - values.max()), 0)
+                before = torch.cat([running.new_zeros(1), running[:-1]]) / running[-1]
                 keep = before <= p
                 order, values = order[keep], values[keep]
             weight = torch.exp(values - values.max())
@@ -885,7 +889,9 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         a, b = x0.clamp(max=c), x1.clamp(-c, c)
         s = torch.sigmoid(a)
         g0 = g * weight.double().reshape(-1, 1) if weight is not None else g
-        gx = torch.cat([g0 * b * s * (1 + a * (1 - s)) * (x0 < c), g0 * a * s * ((-c < x1) & (x1 < c))], -1)
+        # The clamps' masks select (a NaN gradient outside them gives 0), as the kernel family does.
+        gx = torch.cat([torch.where(x0 < c, g0 * b * s * (1 + a * (1 - s)), 0.0),
+                        torch.where((-c < x1) & (x1 < c), g0 * a * s, 0.0)], -1)
         gx[trunc:] = 0
         if weight is None:
             return gx.reshape(x.shape).to(x.dtype), torch.empty(0)

@@ -18,7 +18,8 @@
 //          j the kept value's place in that order (V2's page: q follows probs[b], compact, descending
 //          when top-k or top-p runs), or of the largest kept value without q;
 //   logitsTopKPSelect (isNeedLogits) the kept logits at their places, -inf elsewhere; else unwritten.
-// topK or topP <= 0, which the page says cause unexpected errors, fail phase 2 naming the element.
+// topK or topP <= 0, which the page says cause unexpected errors, fail phase 2 naming the element, and so
+// do logits that are not finite (the page: exp(logits) below FLOAT's least value gives unexpected output).
 // In double (softmax, running sums, quotients); rows spread over the threads.
 #include <algorithm>
 #include <cmath>
@@ -113,6 +114,12 @@ class TopKTopPSampleWork final : public FamilyWork {
     GatherAs(tensor(kSampleLogits), ComputeType::kFloat64, logits.data());
     GatherAs(tensor(kTopK), ComputeType::kInt64, k.data());
     GatherAs(tensor(kTopP), ComputeType::kFloat64, p.data());
+    for (int64_t i = 0; i < rows * vocab; ++i) {
+      if (!std::isfinite(logits[static_cast<size_t>(i)])) {
+        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kSampleLogits).name + ": element " + std::to_string(i) +
+                                         " is not finite (the page: exp(logits) below FLOAT's least value gives unexpected output)");
+      }
+    }
     for (int64_t b = 0; b < rows; ++b) {
       const bool bad_k = k[static_cast<size_t>(b)] <= 0;
       if (bad_k || p[static_cast<size_t>(b)] <= 0) {
@@ -164,11 +171,14 @@ class TopKTopPSampleWork final : public FamilyWork {
           before += weight[j];
         }
       }
+      // The first largest of the kept values' scores (count >= 1: the largest always passes top-p), NaN the
+      // largest, as torch.argmax takes it.
+      const auto score = [&](size_t j) { return has_q ? weight[j] / (q[static_cast<size_t>(b * vocab) + j] + eps) : weight[j]; };
       size_t best = 0;
-      double best_value = -1;
-      for (size_t j = 0; j < count; ++j) {
-        const double value = has_q ? weight[j] / (q[static_cast<size_t>(b * vocab) + j] + eps) : weight[j];
-        if (value > best_value) {
+      double best_value = score(0);
+      for (size_t j = 1; j < count && !std::isnan(best_value); ++j) {
+        const double value = score(j);
+        if (value > best_value || std::isnan(value)) {
           best_value = value;
           best = j;
         }
