@@ -9939,7 +9939,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t topKGuess = aclsim::CallInt(call, 6);
-  if (topKGuess < 1) {  // semantics/top_k_top_p.toml:35
+  if (topKGuess < 1) {  // semantics/top_k_top_p.toml:36
     return aclsim::Reject(call, 161002, "topKGuess must be a positive integer");
   }
   return ACLNN_SUCCESS;

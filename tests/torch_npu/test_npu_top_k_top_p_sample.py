@@ -3,7 +3,8 @@ family) on device="npu" against aclnnTopKTopPSample's page written here, in doub
 min(V, 1024)], ties to the lower index; a larger k keeps the row) sorted descending, top-p dropping the values whose
 softmax mass before them exceeds p (p < 1), then the index of the largest kept softmax / (q + eps), q read in that
 sorted order, or of the largest kept logit without q; logits_top_kp_select the kept logits in place, -inf elsewhere.
-topK or topP <= 0, which the page says cause unexpected errors, are refused by name."""
+topK or topP <= 0, which the page says cause unexpected errors, and logits that are not finite are refused by
+name."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -58,5 +59,8 @@ def test_top_k_top_p_sample_equals_the_page(run_npu):
                                                   torch.tensor([0.5, 0.0]).half().npu()), "topP"),
         (lambda: torch_npu.npu_top_k_top_p_sample(logits, torch.tensor([2, 3], dtype=torch.int32).npu(),
                                                   torch.tensor([0.5, 0.5]).half().npu(), top_k_guess=0), "topKGuess"),
+        (lambda: torch_npu.npu_top_k_top_p_sample(torch.tensor([[0.0, float("nan")], [1.0, 2.0]]).half().npu(),
+                                                  torch.tensor([1, 1], dtype=torch.int32).npu(),
+                                                  torch.tensor([0.5, 0.5]).half().npu()), "not finite"),
     ])
     """)
