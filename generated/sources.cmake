@@ -620,6 +620,7 @@ set(ACLNN_EXAMPLES
   scaled_masked_softmax_backward
   scatter
   scatter_add
+  scatter_list
   scatter_nd_update
   scatter_value
   search_sorted
@@ -664,6 +665,7 @@ set(ACLNN_EXAMPLES
   swi_glu_quant
   swi_glu_quant_v2
   swiglu_backward_mx_quant_with_dual_axis
+  swiglu_group_quant_grad
   swiglu_mx_quant
   swiglu_mx_quant_with_dual_axis
   sync_batch_norm_gather_stats

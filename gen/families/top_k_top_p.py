@@ -1,13 +1,18 @@
 """Sampling filters of logits (runtime/sim/src/opapi/families/top_k_top_p.cpp): aclnnApplyTopKTopP,
-which torch_npu.npu_top_k_top_p reaches through op-plugin."""
+which torch_npu.npu_top_k_top_p reaches through op-plugin, and aclnnTopKTopPSample, which
+torch_npu.npu_top_k_top_p_sample reaches (where libopapi has no aclnnTopKTopPSampleV2)."""
 
-from gen.families.model import Family
+from gen.families.model import Family, Op
 
 TOP_K_TOP_P = Family(
     "top_k_top_p", "PlanTopKTopP",
-    ops=("apply_top_k_top_p",),
-    roles=("logits", "p", "k", "out"),
-    required=("logits", "out"),
+    ops=("apply_top_k_top_p", Op("top_k_top_p_sample", shape="given", shapes={"select_logits": "same"}, dtypes={"select_idx": "INT64", "select_logits": "FLOAT"})),
+    roles=("logits", "p", "k", "out", "q", "eps", "need_logits", "select_idx", "select_logits"),
+    required=("logits",),
     source="logits",
     doc="apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside "
-        "the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float")
+        "the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float; "
+        "top_k_top_p_sample: each row's top k (1 <= k <= min(V, 1024), else all) sorted descending, then those "
+        "whose softmax mass before them exceeds p (p < 1) dropped; select_idx the index of the largest kept "
+        "value, or with q of the largest softmax / (q + eps), q read in the sorted order; select_logits (when "
+        "need_logits) the kept logits in place, -inf elsewhere; in double")

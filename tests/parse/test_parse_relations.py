@@ -185,7 +185,9 @@ def test_a_shape_row_about_one_dimension_relates_nothing():
 
 
 @pytest.mark.parametrize("text", ["shape需要与self最后一维一致。", "shape与out的第1维一致。",
-                                  "The shape must be the same as the last dimension of self."])
+                                  "The shape must be the same as the last dimension of self.",
+                                  # aclnnTopKTopPSample's topK [batch] beside logits [batch, vocSize]
+                                  "shape需要与`self`前n-1维保持一致。"])
 def test_a_shape_equal_to_one_dimension_of_another_is_no_same_shape(text):
     assert rel(text) == []  # aclnnRmsNormDynamicQuant's gamma: SAME_SHAPE with x made valid calls fail
 

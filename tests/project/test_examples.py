@@ -430,6 +430,8 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
                                             "the copy fails (100000)",
     "dequant_swiglu_quant": "passes quantMode \"static\", which the kernel declines by name (561003, reported by the "
                             "synchronisation): no page states the static formula",
+    "scatter_list": "passes a two-column indice [1, 2], which the kernel declines by name (561003, reported by the "
+                    "synchronisation): the page says only that its second dimension is 2, not what the columns hold",
 }
 
 

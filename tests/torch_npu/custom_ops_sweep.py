@@ -63,6 +63,7 @@ CHIP_OF = {op: "Ascend950" for op in (
     "npu_transpose_quant_batchmatmul", "npu_transpose_quant_batchmatmul@mx")}
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
 CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
+CHIP_OF["npu_swiglu_group_quant_backward"] = "Ascend950"  # likewise
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1378,6 +1379,58 @@ def makers(dtype: str = "float32"):
         kth = logits.sort(-1, descending=True).values.gather(-1, (k.long() - 1)[:, None])
         return (logits, p, k), {}, logits.masked_fill(logits < kth, float("-inf"))
     m["npu_top_k_top_p"] = top_k_top_p
+
+    def top_k_top_p_sample():
+        # aclnnTopKTopPSample's page: each row's top k sorted descending (k = 40 > V keeps the row), those whose
+        # softmax mass before them exceeds p dropped, then the largest softmax / (q + eps), q in that order.
+        logits = randn(3, 40, dtype=torch.float16)
+        k, p = torch.tensor([4, 40, 50], dtype=torch.int32), torch.tensor([0.6, 0.3, 0.8], dtype=torch.float16)
+        q = torch.rand(3, 40, generator=g) + 0.01
+        index = torch.empty(3, dtype=torch.int64)
+        for b in range(3):
+            order = torch.sort(logits[b].double(), descending=True, stable=True).indices[:int(k[b])]
+            probs = logits[b, order].double().softmax(0)
+            order = order[(probs.cumsum(0) - probs) <= float(p[b])]
+            score = (logits[b, order].double() - logits[b, order[0]].double()).exp() / (q[b, :len(order)].double() + 1e-8)
+            index[b] = order[score.argmax()]
+        return (logits, k, p), {"q": q}, [index, None]
+    m["npu_top_k_top_p_sample"] = top_k_top_p_sample
+
+    def swiglu_group_quant_backward():
+        # aclnnSwigluGroupQuantGrad's page: swiglu_group's gradient with grad_y times the token's weight (no clamp at
+        # clamp_limit 0), grad_weight[t] = sum_h grad_y[t, h] * y_origin[t, h]; rows past sum(group_index) zero.
+        x, grad_y, weight = randn(5, 32), randn(5, 16), torch.rand(5, generator=g)
+        a, b = x[:, :16].double(), x[:, 16:].double()
+        y_origin = (F.silu(a) * b).float()
+        g0 = grad_y.double() * weight.double()[:, None]
+        s = torch.sigmoid(a)
+        grad_x = torch.cat([g0 * b * s * (1 + a * (1 - s)), g0 * a * s], -1)
+        grad_w = (grad_y.double() * y_origin.double()).sum(-1)
+        group_index = torch.tensor([1, 2], dtype=torch.int64)
+        grad_x[3:], grad_w[3:] = 0, 0
+        return ((grad_y, x), {"weight": weight, "y_origin": y_origin, "group_index": group_index},
+                [grad_x.float(), grad_w.float()])
+    m["npu_swiglu_group_quant_backward"] = swiglu_group_quant_backward
+
+    def scatter_list(in_place: bool):
+        # aclnnScatterList's page: member b of the list takes updates[b] from indice[b] on along axis - 1
+        # (axis -2 over updates' rank: the members' dimension 1), unless mask[b] is 0.
+        var = [randn(2, 6, 3) for _ in range(3)]
+        updates = randn(3, 2, 2, 3)
+        indice = torch.tensor([0, 4, 2], dtype=torch.int64)
+        mask = torch.tensor([1, 1, 0], dtype=torch.uint8)
+        want = [t.clone() for t in var]
+        for b in range(2):
+            want[b][:, int(indice[b]):int(indice[b]) + 2] = updates[b]
+        if not in_place:
+            return (var, indice, updates, mask), {}, want
+
+        def run(op, a, k):
+            op(*a, **k)
+            return a[0]
+        return (var, indice, updates, mask), {}, want, run
+    m["npu_scatter_list"] = functools.partial(scatter_list, False)
+    m["npu_scatter_list_"] = functools.partial(scatter_list, True)
 
     def format_cast():
         x = randn(2, 3, 4, 4)

@@ -62,7 +62,8 @@ GROUPS = {
                                 "npu_bounding_box_encode", "npu_bounding_box_decode", "npu_convolution"],
     "softmax_indexing_and_loss": ["npu_attn_softmax_", "npu_attn_softmax_backward_", "scatter_update",
                                   "npu_scatter_nd_update", "npu_gather_sparse_index", "npu_cross_entropy_loss",
-                                  "npu_top_k_top_p", "npu_format_cast", "npu_gather_backward",
+                                  "npu_top_k_top_p", "npu_top_k_top_p_sample", "npu_scatter_list", "npu_scatter_list_",
+                                  "npu_format_cast", "npu_gather_backward",
                                   "repeat_interleave_backward_int", "l1_loss_backward", "kl_div_backward",
                                   "npu_binary_cross_entropy_with_logits_backward", "npu_moe_init_routing_v2",
                                   "npu_moe_init_routing_v2@quant_key_value", "npu_moe_init_routing_v2@quant_unscaled",
@@ -97,9 +98,9 @@ GROUPS = {
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
-# (aclnnRmsNormGradQuant).
+# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
-             "_npu_rms_norm_backward_quant"]
+             "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.

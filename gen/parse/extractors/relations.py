@@ -56,9 +56,9 @@ _SHAPE_WORD = lazy_pattern(r"shape|形状", re.I)
 _FORMAT_WORD = lazy_pattern(r"数据格式|data\s*formats?|\bformats?\b", re.I)
 # "shape需要与x最后一维一致": equal to one dimension of the other, not to its shape (no IR relation
 # says that, so none is read; SAME_SHAPE would make a valid call fail). So for part of a shape
-# ("除倒数两维", "其他维度", "后两维", "后几维", "logits.size(0)") and for the rank ("维度数", "维数").
+# ("除倒数两维", "其他维度", "后两维", "后几维", "前n-1维", "logits.size(0)") and for the rank ("维度数", "维数").
 _ONE_DIMENSION = lazy_pattern(r"(?:最后|最末|第\s*[\d一二三四五六七八九十零]+\s*|某一?|尾|倒数第?\s*[\d一二三四五六七八九十]*\s*)"
-                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*[\d一二两三四五六七八九十几]*\s*(?:个)?维|"
+                            r"(?:一个?|个)?(?:维|轴)|除(?:了)?[^，,。；]{0,12}(?:维|轴)|(?:其他|其余|其它|后|前)\s*(?:[\d一二两三四五六七八九十几]*|n\s*-\s*1)\s*(?:个)?维|"
                             r"维(?:度)?(?:数|数量|值)|维数|总维度?|\.(?:size|shape|dim)\s*[(\[]|"
                             # "the dimension to be normalized in x1" (aclnnAddRmsNormQuantV2's gamma); "the
                             # batch dimension must meet the broadcast relationship with the batch dimension of x"

@@ -1649,6 +1649,9 @@
 #include "aclnnop/aclnn_scatter_add.h"
 #define ACLNN_DECLARES_aclnnScatterAdd 1
 
+#include "aclnnop/aclnn_scatter_list.h"
+#define ACLNN_DECLARES_aclnnScatterList 1
+
 #include "aclnnop/aclnn_scatter_nd_update.h"
 #define ACLNN_DECLARES_aclnnScatterNdUpdate 1
 
@@ -1810,6 +1813,9 @@
 #include "aclnnop/aclnn_swiglu_backward_mx_quant_with_dual_axis.h"
 #define ACLNN_DECLARES_aclnnSwigluBackwardMxQuantWithDualAxis 1
 
+#include "aclnnop/aclnn_swiglu_group_quant_grad.h"
+#define ACLNN_DECLARES_aclnnSwigluGroupQuantGrad 1
+
 #include "aclnnop/aclnn_swiglu_mx_quant.h"
 #define ACLNN_DECLARES_aclnnSwigluMxQuant 1
 
@@ -1845,6 +1851,9 @@
 
 #include "aclnnop/aclnn_threshold_backward.h"
 #define ACLNN_DECLARES_aclnnThresholdBackward 1
+
+#include "aclnnop/aclnn_top_k_top_p_sample.h"
+#define ACLNN_DECLARES_aclnnTopKTopPSample 1
 
 #include "aclnnop/aclnn_topk.h"
 #define ACLNN_DECLARES_aclnnTopk 1

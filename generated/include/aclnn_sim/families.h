@@ -24,12 +24,12 @@ inline constexpr int kMaxFamilyOptions = 4;
 // activation: GLU, SwiGLU and GELU-mul (one half of the input along a dimension gating the other) and PReLU (a weight per channel), with their backwards; computed in float (double for DOUBLE), PReLU's weight gradient summed in double.
 struct ActivationFamily {
   struct Op {
-    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup };
+    enum : int8_t { kGlu, kGluBackward, kSwiglu, kSwigluGrad, kGeluMul, kPrelu, kPreluBackward, kLogSigmoid, kGeglu, kGegluBackward, kClippedSwiglu, kClippedSwigluGrad, kSituGlu, kSituGluGrad, kFatreluMul, kSwigluGroup, kSwigluGroupGrad };
   };
   struct Role {
-    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta };
+    enum : int8_t { kSelf, kGradOut, kDim, kWeight, kApproximate, kOut, kGradWeight, kBuffer, kActivateLeft, kGelu, kOutGelu, kGroupIndex, kAlpha, kLimit, kBias, kInterleaved, kClampMode, kBeta, kLinearBeta, kYOrigin };
   };
-  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group" };
+  static constexpr const char* kOpNames[] = { "glu", "glu_backward", "swiglu", "swiglu_grad", "gelu_mul", "prelu", "prelu_backward", "log_sigmoid", "geglu", "geglu_backward", "clipped_swiglu", "clipped_swiglu_grad", "situ_glu", "situ_glu_grad", "fatrelu_mul", "swiglu_group", "swiglu_group_grad" };
 };
 
 // adam: apply_adamw: var, m and v updated in place by an AdamW step (beta powers given as beta^(t-1), amsgrad keeping max(maxGradNorm, v) in v, maximize); apply_adam: TF's Adam step (beta powers beta^t, nesterov); apply_ftrl: TF's FTRL-proximal step; hyperparameters one-element tensors, in float.
@@ -694,6 +694,17 @@ struct ScaleFamily {
   static constexpr const char* kOpNames[] = { "scale" };
 };
 
+// scatter_list: scatter_list: for each member b of var (B tensors of one shape), unless mask[b] is 0, var[b][..., indice[b] + l, ...] = updates[b][..., l, ...] along dimension axis - 1 of the member (axis over updates' rank), for l below updates' size along axis.
+struct ScatterListFamily {
+  struct Op {
+    enum : int8_t { kScatterList };
+  };
+  struct Role {
+    enum : int8_t { kVar, kIndice, kUpdates, kMask, kReduce, kAxis };
+  };
+  static constexpr const char* kOpNames[] = { "scatter_list" };
+};
+
 // select: where: out = condition ? self : other, broadcast; masked_fill: self = mask ? value : self.
 struct SelectFamily {
   struct Op {
@@ -793,15 +804,15 @@ struct SyncBatchNormFamily {
   static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
 };
 
-// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float.
+// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float; top_k_top_p_sample: each row's top k (1 <= k <= min(V, 1024), else all) sorted descending, then those whose softmax mass before them exceeds p (p < 1) dropped; select_idx the index of the largest kept value, or with q of the largest softmax / (q + eps), q read in the sorted order; select_logits (when need_logits) the kept logits in place, -inf elsewhere; in double.
 struct TopKTopPFamily {
   struct Op {
-    enum : int8_t { kApplyTopKTopP };
+    enum : int8_t { kApplyTopKTopP, kTopKTopPSample };
   };
   struct Role {
-    enum : int8_t { kLogits, kP, kK, kOut };
+    enum : int8_t { kLogits, kP, kK, kOut, kQ, kEps, kNeedLogits, kSelectIdx, kSelectLogits };
   };
-  static constexpr const char* kOpNames[] = { "apply_top_k_top_p" };
+  static constexpr const char* kOpNames[] = { "apply_top_k_top_p", "top_k_top_p_sample" };
 };
 
 // vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.
@@ -887,6 +898,7 @@ aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSampleAffine(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanScale(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanScatterList(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanSignBits(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -884,6 +884,94 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return rotate(query), rotate(key)
 
     @staticmethod
+    def top_k_top_p_sample(logits: Any, top_k: Any, top_p: Any, q: Any, eps: float, need_logits: bool) -> Any:
+        """aclnnTopKTopPSample's (logitsSelectIdx, logitsTopKPSelect) by its page, in double: per row, topK in
+        [1, min(V, 1024)] keeps the k largest (ties: the lower index first) sorted descending, a larger one the
+        whole row; topP < 1 drops the values whose softmax mass before them exceeds topP (sorting the row if topK
+        did not); the index of the largest kept softmax / (q + eps), q read in that sorted order (the row's own
+        when neither ran), or of the largest kept value without q (NaN the largest, as torch.argmax); logitsTopKPSelect
+        the kept logits at their places, -inf elsewhere (None, unwritten, without isNeedLogits). topK or topP <= 0
+        refused (the page: 会引起预期之外的错误), and logits not finite (its 非预期输出 of exp underflowing)."""
+        import torch
+
+        if not bool(torch.isfinite(logits).all()):
+            exact.refused("logits not finite (the page: exp(logits) below FLOAT's least value gives unexpected output)")
+        rows, vocab = logits.shape
+        x = logits.double()
+        idx = torch.empty(rows, dtype=torch.int64)
+        select = torch.full((rows, vocab), float("-inf"), dtype=torch.float32)
+        for b in range(rows):
+            k, p = int(top_k[b]), float(top_p[b])
+            if k <= 0 or p <= 0:
+                exact.refused("topK or topP not positive")
+            order = torch.arange(vocab)
+            if k <= min(vocab, 1024) or p < 1:
+                order = torch.sort(x[b], descending=True, stable=True).indices
+                if k <= min(vocab, 1024):
+                    order = order[:k]
+            values = x[b, order]
+            if p < 1:
+                # The softmax mass before each value as running sums of exp(v - max) over their total, in the order
+                # the kernel family adds them (a tie of the mass with p decided alike).
+                running = torch.cumsum(torch.exp(values - values.max()), 0)
+                before = torch.cat([running.new_zeros(1), running[:-1]]) / running[-1]
+                keep = before <= p
+                order, values = order[keep], values[keep]
+            weight = torch.exp(values - values.max())
+            if q is not None:
+                weight = weight / (q[b, :len(order)].double() + eps)
+            idx[b] = order[int(torch.argmax(weight))]
+            select[b, order] = values.float()
+        return idx, select if need_logits else None
+
+    @staticmethod
+    def swiglu_group_grad(grad_y: Any, x: Any, weight: Any, y_origin: Any, group_index: Any, clamp: float) -> Any:
+        """aclnnSwigluGroupQuantGrad's (gradXOut, gradWeightOutOptional) by its page, in double: x's halves x0, x1
+        clamped when clamp > 0 (x0 at most c, x1 within [-c, c]); grad_y0 = gradY * weight; grad_x0 = grad_y0 * x1'
+        * dSiLU(x0') where x0 < c, grad_x1 = grad_y0 * SiLU(x0') where -c < x1 < c; gradWeight[t] = sum_h gradY[t, h]
+        * yOrigin[t, h]; both zero past sum(groupIndex) rows. A weight without yOrigin refused (the page needs
+        both); without weight, gradWeight is the empty tensor op-plugin passes, left unwritten."""
+        import torch
+
+        h = x.shape[-1] // 2
+        xs, g = x.double().reshape(-1, 2 * h), grad_y.double().reshape(-1, h)
+        rows = xs.shape[0]
+        trunc = rows if group_index is None else max(0, min(int(group_index.long().sum()), rows))
+        x0, x1 = xs[:, :h], xs[:, h:]
+        c = clamp if clamp > 0 else float("inf")
+        a, b = x0.clamp(max=c), x1.clamp(-c, c)
+        s = torch.sigmoid(a)
+        g0 = g * weight.double().reshape(-1, 1) if weight is not None else g
+        # The clamps' masks select (a NaN gradient outside them gives 0), as the kernel family does.
+        gx = torch.cat([torch.where(x0 < c, g0 * b * s * (1 + a * (1 - s)), 0.0),
+                        torch.where((-c < x1) & (x1 < c), g0 * a * s, 0.0)], -1)
+        gx[trunc:] = 0
+        if weight is None:
+            return gx.reshape(x.shape).to(x.dtype), torch.empty(0)
+        if y_origin is None:
+            exact.refused("weightOptional without yOriginOptional")
+        gw = (g * y_origin.double().reshape(-1, h)).sum(-1)
+        gw[trunc:] = 0
+        return gx.reshape(x.shape).to(x.dtype), gw.float().reshape(weight.shape)
+
+    @staticmethod
+    def scatter_list(var: Any, indice: Any, updates: Any, mask: Any, axis: int) -> Any:
+        """aclnnScatterList's varRef by its page: each member b (one shape, rank r) unless mask[b] is 0 takes
+        updates[b] at indice[b] onward along dimension axis - 1 (axis over updates' rank r + 1). A window past the
+        member's dimension refused (the README: 不支持索引越界)."""
+        dim = (axis + updates.dim() if axis < 0 else axis) - 1
+        window = updates.shape[dim + 1]
+        out = [t.clone() for t in var]
+        for b, t in enumerate(out):
+            if mask is not None and int(mask.reshape(-1)[b]) == 0:
+                continue
+            start = int(indice.reshape(-1)[b])
+            if start < 0 or start + window > t.shape[dim]:
+                exact.refused("indice's window outside varRef's dimension")
+            t.narrow(dim, start, window).copy_(updates[b])
+        return out
+
+    @staticmethod
     def advance_step(tokens: Any, sampled: Any, positions: Any, seq_lens: Any, slots: Any, block_tables: Any,
                      num_queries: int, block_size: int) -> Any:
         """aclnnAdvanceStep's in-place (inputPositions, seqLens, slotMapping), vLLM's advance_step_flashattn as the

@@ -27,6 +27,11 @@
 //                   limit (clampLimit) is positive, times the token's weight (one per row of pre)
 //   clipped_swiglu_grad  autograd's gradient of clipped_swiglu (the page's masks of the clamps),
 //                   zero on the rows past the groups' sum
+//   swiglu_group_grad  swiglu_group's gradient by aclnnSwigluGroupQuantGrad's page: g times the token's
+//                   weight (when given) through the clamps, the masks strict (x0 < c, -c < x1 < c, as the
+//                   page writes them); grad_weight[t] = sum over h of g[t, h] * y_origin[t, h] (the
+//                   forward's output before the weight), in double; both zero on the rows past the
+//                   groups' sum. A weight without y_origin is refused, as the page requires both
 //   fatrelu_mul     (a < threshold ? 0 : a) * b along the last dimension, threshold (the weight role)
 //                   one element
 //   situ_glu        beta * tanh(gate / beta) * sigmoid(gate) * up', gate the left half with activate_left
@@ -46,6 +51,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
@@ -58,7 +64,7 @@ namespace {
 
 using F = ActivationFamily;
 
-enum Slot { kSelf, kGrad, kWeight, kOut, kGradWeight, kBuffer, kGelu, kOutGelu, kGroupIndex, kSlots };
+enum Slot { kSelf, kGrad, kWeight, kOut, kGradWeight, kBuffer, kGelu, kOutGelu, kGroupIndex, kYOrigin, kSlots };
 
 constexpr int64_t kGrain = 1 << 14;  // elements per parallel task at least
 
@@ -106,7 +112,7 @@ class ActivationWork final : public FamilyWork {
   double alpha = 1.702, limit = 7, bias = 1;
   bool interleaved = false;
   bool has_groups = false;
-  bool has_weight = false;  // swiglu_group: a weight per token
+  bool has_weight = false;  // swiglu_group and its gradient: a weight per token
   double beta = 1, linear_beta = 0;  // situ_glu
 
  private:
@@ -118,7 +124,8 @@ class ActivationWork final : public FamilyWork {
         LogSigmoid<T>();
       } else if (op_ == F::Op::kPrelu || op_ == F::Op::kPreluBackward) {
         Prelu<T>();
-      } else if (op_ == F::Op::kClippedSwiglu || op_ == F::Op::kClippedSwigluGrad || op_ == F::Op::kSwigluGroup) {
+      } else if (op_ == F::Op::kClippedSwiglu || op_ == F::Op::kClippedSwigluGrad || op_ == F::Op::kSwigluGroup ||
+                 op_ == F::Op::kSwigluGroupGrad) {
         ClippedSwiglu<T>();
       } else {
         Split<T>();
@@ -139,7 +146,9 @@ class ActivationWork final : public FamilyWork {
 
   template <typename T>
   void ClippedSwiglu() {
-    const bool backward = op_ == F::Op::kClippedSwigluGrad;
+    const bool backward = op_ == F::Op::kClippedSwigluGrad || op_ == F::Op::kSwigluGroupGrad;
+    // aclnnSwigluGroupQuantGrad's page masks the clamps' gradients strictly (x0 < c, -c < x1 < c).
+    const bool strict = op_ == F::Op::kSwigluGroupGrad;
     const T* x = static_cast<const T*>(ContiguousAs(tensor(kSelf), type, 0));
     const T* w = has_weight ? static_cast<const T*>(ContiguousAs(tensor(kWeight), type, 3)) : nullptr;
     const T* g = backward ? static_cast<const T*>(ContiguousAs(tensor(kGrad), type, 1)) : nullptr;
@@ -167,11 +176,30 @@ class ActivationWork final : public FamilyWork {
           y[i] = w ? a * s * (b + b_) * w[p] : a * s * (b + b_);
           continue;
         }
-        y[ia] = x[ia] <= l ? g[i] * (b + b_) * s * (T(1) + a_ * a * (T(1) - s)) : T(0);
-        y[ib] = -l <= x[ib] && x[ib] <= l ? g[i] * a * s : T(0);
+        const T gi = w ? g[i] * w[p] : g[i];
+        const bool pass_a = strict ? x[ia] < l : x[ia] <= l;
+        const bool pass_b = strict ? -l < x[ib] && x[ib] < l : -l <= x[ib] && x[ib] <= l;
+        y[ia] = pass_a ? gi * (b + b_) * s * (T(1) + a_ * a * (T(1) - s)) : T(0);
+        y[ib] = pass_b ? gi * a * s : T(0);
       }
     });
     ScatterFrom(y, type, out);
+    if (backward && has_weight) WeightGradient(g, valid / row);
+  }
+
+  // swiglu_group_grad's grad_weight[t] = sum over h of g[t, h] * y_origin[t, h] (in double) for the rows the
+  // groups cover, 0 past them.
+  template <typename T>
+  void WeightGradient(const T* g, int64_t rows) {
+    const T* origin = static_cast<const T*>(ContiguousAs(tensor(kYOrigin), type, 4));
+    std::vector<float> gw(static_cast<size_t>(outer), 0.0f);
+    const int64_t row = half * inner;
+    ParallelFor(rows, [&](int64_t t) {
+      double sum = 0;
+      for (int64_t j = 0; j < row; ++j) sum += static_cast<double>(g[t * row + j]) * static_cast<double>(origin[t * row + j]);
+      gw[static_cast<size_t>(t)] = static_cast<float>(sum);
+    });
+    ScatterFrom(gw.data(), ComputeType::kFloat32, tensor(kGradWeight));
   }
 
   template <typename T>
@@ -317,7 +345,8 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
   const TensorDesc* grad_weight = RoleTensor(call, family, F::Role::kGradWeight);
   const bool prelu = op == F::Op::kPrelu || op == F::Op::kPreluBackward;
   const bool backward = op == F::Op::kGluBackward || op == F::Op::kSwigluGrad || op == F::Op::kPreluBackward ||
-                        op == F::Op::kGegluBackward || op == F::Op::kClippedSwigluGrad || op == F::Op::kSituGluGrad;
+                        op == F::Op::kGegluBackward || op == F::Op::kClippedSwigluGrad || op == F::Op::kSituGluGrad ||
+                        op == F::Op::kSwigluGroupGrad;
   if (!self || !out || (backward && !grad) || ((prelu || op == F::Op::kFatreluMul) && !weight) ||
       (op == F::Op::kPreluBackward && !grad_weight)) {
     return Decline(call, work, "without its tensors");
@@ -400,8 +429,9 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     made->tanh = approximate == 1;
     made->left = RoleBool(call, family, F::Role::kActivateLeft, false);
   }
-  const bool grouped = op == F::Op::kClippedSwiglu || op == F::Op::kClippedSwigluGrad || op == F::Op::kSwigluGroup;
-  if (op == F::Op::kSwigluGroup) {
+  const bool swiglu_group = op == F::Op::kSwigluGroup || op == F::Op::kSwigluGroupGrad;
+  const bool grouped = op == F::Op::kClippedSwiglu || op == F::Op::kClippedSwigluGrad || swiglu_group;
+  if (swiglu_group) {
     const double limit = RoleNumber(call, family, F::Role::kLimit, -1, 0.0);
     made->alpha = 1;
     made->bias = 0;
@@ -441,7 +471,7 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     made->left = RoleBool(call, family, F::Role::kActivateLeft, true);
   }
   if (rank == 0) return reject(F::Role::kSelf, "must have at least one dimension");
-  const bool last = op == F::Op::kGeluMul || op == F::Op::kFatreluMul || op == F::Op::kSwigluGroup;
+  const bool last = op == F::Op::kGeluMul || op == F::Op::kFatreluMul || swiglu_group;
   const int64_t dim = last ? -1 : RoleInt(call, family, F::Role::kDim, -1);
   int64_t wrapped;
   if (aclnnStatus s = WrapDimOrReject(call, family, F::Role::kDim, dim, rank, &wrapped)) return s;
@@ -456,7 +486,7 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     if (d < wrapped) made->outer *= self->view[d];
     if (d > wrapped) made->inner *= self->view[d];
   }
-  if (op == F::Op::kSwigluGroup && weight) {
+  if (swiglu_group && weight) {
     int64_t numel_w = 1;
     for (int64_t e : weight->view) numel_w *= e;
     if (numel_w != made->outer) {
@@ -465,6 +495,18 @@ aclnnStatus PlanActivation(const Call& call, const FamilySpec& family, ExecutorW
     }
     made->tensor(kWeight).Set(RoleName(call, family, F::Role::kWeight), *weight);  // read in row-major order
     made->has_weight = true;
+    if (op == F::Op::kSwigluGroupGrad) {
+      // The page: "当提供weight时，必须同时提供yOrigin才能计算gradWeight", its shape gradY's; gradWeight weight's.
+      const TensorDesc* origin = RoleTensor(call, family, F::Role::kYOrigin);
+      if (!origin) return RejectParam(call, family, F::Role::kYOrigin, ACLNN_ERR_INNER_TILING_ERROR, "is null while weight is given");
+      if (!grad_weight) return reject(F::Role::kGradWeight, "is null while weight is given");
+      if (aclnnStatus s = CheckShape(call, family, F::Role::kYOrigin, origin, halved, "gradY's shape")) return s;
+      made->tensor(kYOrigin).Set(RoleName(call, family, F::Role::kYOrigin), *origin);
+      if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kGradWeight, *grad_weight, weight->view, "weight's shape",
+                                           kGradWeight)) {
+        return s;
+      }
+    }
   }
   if (op == F::Op::kGeglu) {
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOutGelu, *gelu, halved, "self's halved shape", kOutGelu)) {
