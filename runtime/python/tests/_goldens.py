@@ -909,7 +909,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         v2 = ks_max is not None
         if v2 and not input_is_logits and not bool(((logits >= 0) & (logits <= 1)).all()):
             exact.refused("inputIsLogits false with a value outside [0, 1]")
-        most = min(1024, (int(ks_max) + 7) // 8 * 8) if v2 else 1024
+        most = 1024 if ks_max is None else min(1024, (int(ks_max) + 7) // 8 * 8)
         rows, vocab = logits.shape
         x = logits.double()
         dropped = float("-inf") if input_is_logits else 0.0
