@@ -1,7 +1,7 @@
 // What the Native Sparse Attention families share: a paged key/value cache read through a block table
-// (aclnnNsaCompressWithCache, aclnnNsaCompressAttentionInfer) and one query row's softmax attention
-// (aclnnNsaSelectedAttention, aclnnNsaCompressAttentionInfer), so that the operators read tokens and weigh
-// keys one way.
+// (aclnnNsaCompressWithCache, aclnnNsaCompressAttentionInfer), one query row's softmax attention
+// (aclnnNsaSelectedAttention, aclnnNsaCompressAttention and its inference form) and the TND layout's cumulative
+// sequence ends, so that the operators read tokens, sequences and weigh keys one way.
 #ifndef ACLNN_SIM_OPAPI_FAMILIES_NSA_COMMON_H_
 #define ACLNN_SIM_OPAPI_FAMILIES_NSA_COMMON_H_
 
@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+
+#include "opapi/families/family.h"
 
 namespace aclsim {
 
@@ -53,6 +55,21 @@ double AttendRow(double* s, int64_t keys, int64_t dv, ValueAt value_at, double* 
     for (int64_t d = 0; d < dv; ++d) out[d] += p * vj[d];
   }
   return total;
+}
+
+// The cumulative sequence ends of `role` (required with TND), rising from 0 to `total`.
+inline aclnnStatus ReadSequenceEnds(const Call& call, const FamilySpec& family, int role, int64_t total, Dims* ends) {
+  const ParamRejecter reject(call, family);
+  if (!RoleInts(call, family, role, ends) || ends->empty()) {
+    return reject(role, "is required with the TND layout (each sequence's cumulative end)");
+  }
+  int64_t last = 0;
+  for (int64_t e : *ends) {
+    if (e < last) return reject(role, DimsText(*ends) + " does not rise from 0 (cumulative sequence ends)");
+    last = e;
+  }
+  if (last != total) return reject(role, DimsText(*ends) + " ends at " + std::to_string(last) + ", not at T " + std::to_string(total));
+  return ACLNN_SUCCESS;
 }
 
 }  // namespace aclsim

@@ -170,21 +170,6 @@ class NsaSelectWork final : public FamilyWork {
   std::vector<int64_t> key0_, blocks_;
 };
 
-// The cumulative sequence ends of `role` (required with TND), rising from 0 to `total`.
-aclnnStatus ReadSequenceEnds(const Call& call, const FamilySpec& family, int role, int64_t total, Dims* ends) {
-  const ParamRejecter reject(call, family);
-  if (!RoleInts(call, family, role, ends) || ends->empty()) {
-    return reject(role, "is required with the TND layout (each sequence's cumulative end)");
-  }
-  int64_t last = 0;
-  for (int64_t e : *ends) {
-    if (e < last) return reject(role, DimsText(*ends) + " does not rise from 0 (cumulative sequence ends)");
-    last = e;
-  }
-  if (last != total) return reject(role, DimsText(*ends) + " ends at " + std::to_string(last) + ", not at T " + std::to_string(total));
-  return ACLNN_SUCCESS;
-}
-
 // Whether a gradient's head dimension is one of its page's "D：取值范围为192或128".
 bool GradHeadDim(int64_t d) { return d == 128 || d == 192; }
 
