@@ -553,6 +553,7 @@ set(ACLNN_EXAMPLES
   normal_tensor_float
   normal_tensor_tensor
   nsa_compress
+  nsa_compress_attention
   nsa_compress_attention_infer
   nsa_compress_grad
   nsa_compress_with_cache

@@ -7988,7 +7988,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
 // Computed by the nsa_compress_attention family (query=query, key=key, value=value, atten_mask=attentionMaskOptional, block_table=blockTableOptional, actual_q=actualQSeqLenOptional, actual_cmp_kv=actualCmpKvSeqLenOptional, actual_sel_kv=actualSelKvSeqLenOptional, topk_mask=topKMaskOptional, head_num=numHeads, kv_head_num=numKeyValueHeads, select_block=selectBlockSize, select_count=selectBlockCount, compress_block=compressBlockSize, compress_stride=compressBlockStride, scale=scaleValue, layout=layoutOptional, page_block=pageBlockSize, sparse_mode=sparseMode, attention=output, topk_indices=topKOutput).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanNsaCompressAttention, aclsim::NsaCompressAttentionFamily::Op::kCompressAttentionInfer,
-    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, -1, -1, 19, 20, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.

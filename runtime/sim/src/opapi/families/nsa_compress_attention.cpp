@@ -40,11 +40,44 @@ namespace {
 
 using F = NsaCompressAttentionFamily;
 
-enum Slot { kQ, kK, kV, kTable, kOut, kTopk, kSlots };
+enum Slot { kQ, kK, kV, kTable, kOut, kTopk, kMask, kMax, kSum, kSlots };
 
 constexpr int64_t kMaxHeadDimQk = 192;  // 约束说明: query/key D <= 192, value D <= 128
 constexpr int64_t kMaxHeadDimV = 128;
 constexpr int64_t kMaxSelectBlocks = 4096;  // actualSelKvSeqLenCeil / selectBlockSize <= 4096
+constexpr int64_t kStatWidth = 8;           // the training form's statistics repeat each row's value 8 times
+constexpr int64_t kMaxCmpKeys = 14000;      // the training page: CmpSkv <= 14000
+constexpr int64_t kMaxTrainCount = 32;      // the training page: selectBlockCount in [1, 32]
+
+// P_slc[j] += sum over m < ratio (l'/d), i < span (l/d) of P[ratio * j - m - i], P[p] = e[p] / total over `keys`
+// keys, for every select block j < ceil(keys / ratio): an index below 0 names no compressed key and adds nothing.
+void AddImportance(const double* e, double total, int64_t keys, int64_t ratio, int64_t span, double* importance) {
+  for (int64_t j = 0; j < (keys + ratio - 1) / ratio; ++j) {
+    for (int64_t m = 0; m < ratio; ++m) {
+      for (int64_t i = 0; i < span; ++i) {
+        const int64_t at = ratio * j - m - i;
+        if (at >= 0) importance[j] += e[at] / total;
+      }
+    }
+  }
+}
+
+// The `count` blocks of highest importance into chosen, highest first; empty, or why not (of `whose` importances):
+// a chosen block equal to the next in the order, since the page does not say which comes first or is kept.
+std::string ChooseBlocks(const std::vector<double>& importance, int64_t count, int64_t* chosen, const std::string& whose) {
+  const int64_t blocks = static_cast<int64_t>(importance.size());
+  std::vector<int64_t> order(static_cast<size_t>(blocks));
+  for (int64_t j = 0; j < blocks; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return importance[x] > importance[y]; });
+  for (int64_t c = 0; c < count; ++c) {
+    if (c + 1 < blocks && importance[order[c]] == importance[order[c + 1]]) {
+      return whose + ": select blocks " + std::to_string(order[c]) + " and " + std::to_string(order[c + 1]) +
+             " have equal importance, and the page does not say how topk orders or breaks a tie";
+    }
+    chosen[c] = order[c];
+  }
+  return {};
+}
 
 class NsaCompressAttentionWork final : public FamilyWork {
  public:
@@ -90,29 +123,10 @@ class NsaCompressAttentionWork final : public FamilyWork {
           return v + PagedRow(table, per_batch, page, b, p) * kv_heads * dv + h * dv;
         }, o.data(), &mx);
         std::transform(o.begin(), o.end(), out.begin() + (b * heads + n) * dv, [](double x) { return static_cast<float>(x); });
-        // P_slc[j]: the terms l'/d * j - r for r < span with their multiplicity (pairs m + i = r), those below 0 none.
-        for (int64_t j = 0; j < blocks; ++j) {
-          for (int64_t m = 0; m < ratio; ++m) {
-            for (int64_t i = 0; i < span; ++i) {
-              const int64_t at = ratio * j - m - i;
-              if (at >= 0) importance[j] += s[at] / total;
-            }
-          }
-        }
+        AddImportance(s.data(), total, keys, ratio, span, importance.data());
       }
-      std::vector<int64_t> order(static_cast<size_t>(blocks));
-      for (int64_t j = 0; j < blocks; ++j) order[j] = j;
-      std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return importance[x] > importance[y]; });
-      for (int64_t c = 0; c < count; ++c) {
-        // A chosen block equal to the next one in the order: the page does not say which comes first or is kept.
-        if (c + 1 < blocks && importance[order[c]] == importance[order[c + 1]]) {
-          ties[task] = "batch " + std::to_string(b) + ", key/value head " + std::to_string(h) + ": select blocks " +
-                       std::to_string(order[c]) + " and " + std::to_string(order[c + 1]) +
-                       " have equal importance, and the page does not say how topk orders or breaks a tie";
-          return;
-        }
-        chosen[task * count + c] = order[c];
-      }
+      ties[task] = ChooseBlocks(importance, count, chosen.data() + task * count,
+                                "batch " + std::to_string(b) + ", key/value head " + std::to_string(h));
     });
     for (const std::string& tie : ties) {
       if (!tie.empty()) return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tie);
@@ -123,14 +137,123 @@ class NsaCompressAttentionWork final : public FamilyWork {
   }
 };
 
+// aclnnNsaCompressAttention's work, TND: query [T, N, D], key [T_k, N_kv, D], value [T_k, N_kv, D_v], the sequences'
+// cumulative ends; mask_cols 0 without attenMaskOptional, else its [max Sq, max CmpSkv] row length.
+class NsaCompressAttentionTrainWork final : public FamilyWork {
+ public:
+  explicit NsaCompressAttentionTrainWork(const char* api) : FamilyWork(api, kSlots) {}
+
+  int64_t heads = 0, kv_heads = 0, dqk = 0, dv = 0, count = 0, ratio = 0, span = 0, mask_cols = 0;
+  double scale = 1.0;
+  Dims q_ends, kv_ends;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t tokens = q_ends.back();
+    if (tokens == 0) return ACLNN_SUCCESS;
+    const int64_t* mask = mask_cols ? IndexValues(tensor(kMask), 0) : nullptr;
+    const float* q = static_cast<const float*>(ContiguousAs(tensor(kQ), ComputeType::kFloat32, 1));
+    const float* k = static_cast<const float*>(ContiguousAs(tensor(kK), ComputeType::kFloat32, 2));
+    const float* v = static_cast<const float*>(ContiguousAs(tensor(kV), ComputeType::kFloat32, 3));
+    std::vector<int64_t> sequence(static_cast<size_t>(tokens));
+    for (size_t b = 0; b < q_ends.size(); ++b) {
+      std::fill(sequence.begin() + (b ? q_ends[b - 1] : 0), sequence.begin() + q_ends[b], static_cast<int64_t>(b));
+    }
+    const int64_t group = heads / kv_heads;
+    std::vector<float> out(static_cast<size_t>(tokens * heads * dv));
+    std::vector<float> max(static_cast<size_t>(tokens * heads * kStatWidth)), sum(max.size());
+    std::vector<int64_t> chosen(static_cast<size_t>(tokens * kv_heads * count));
+    std::vector<std::string> failures(static_cast<size_t>(tokens * kv_heads));
+    // One task per query token and key/value head: its group's query heads attend, and their importances add up.
+    ParallelFor(tokens * kv_heads, [&](int64_t task) {
+      const int64_t t = task / kv_heads, h = task % kv_heads, b = sequence[t];
+      const int64_t row = t - (b ? q_ends[b - 1] : 0), k0 = b ? kv_ends[b - 1] : 0, keys = kv_ends[b] - k0;
+      const std::string whose = "token " + std::to_string(t) + " (row " + std::to_string(row) + " of sequence " +
+                                std::to_string(b) + "), key/value head " + std::to_string(h);
+      // The keys the mask leaves to this token: attenMaskOptional true removes a position (torch_npu: 1 不参与计算).
+      std::vector<int64_t> visible;
+      for (int64_t p = 0; p < keys; ++p) {
+        if (!mask || !mask[row * mask_cols + p]) visible.push_back(p);
+      }
+      if (visible.empty()) {
+        failures[task] = whose + ": attenMaskOptional removes every key, which leaves its softmax undefined";
+        return;
+      }
+      const int64_t seen = static_cast<int64_t>(visible.size());
+      std::vector<double> raw(static_cast<size_t>(keys)), s(static_cast<size_t>(seen)), o(static_cast<size_t>(dv));
+      std::vector<double> importance(static_cast<size_t>((keys + ratio - 1) / ratio), 0.0);
+      for (int64_t n = h * group; n < (h + 1) * group; ++n) {
+        const int64_t at = t * heads + n;
+        const float* qi = q + at * dqk;
+        for (int64_t p = 0; p < keys; ++p) {
+          const float* kp = k + ((k0 + p) * kv_heads + h) * dqk;
+          double dot = 0;
+          for (int64_t d = 0; d < dqk; ++d) dot += static_cast<double>(qi[d]) * kp[d];
+          raw[p] = dot;
+        }
+        for (int64_t j = 0; j < seen; ++j) s[j] = scale * raw[visible[j]];
+        double mx = 0;
+        const double total = AttendRow(s.data(), seen, dv, [&](int64_t j) {
+          return v + ((k0 + visible[j]) * kv_heads + h) * dv;
+        }, o.data(), &mx);
+        std::transform(o.begin(), o.end(), out.begin() + at * dv, [](double x) { return static_cast<float>(x); });
+        std::fill_n(max.begin() + at * kStatWidth, kStatWidth, static_cast<float>(mx));
+        std::fill_n(sum.begin() + at * kStatWidth, kStatWidth, static_cast<float>(total));
+        // P_cmp as the page writes it: Softmax(query * key^T), neither scaled nor masked.
+        const double top = *std::max_element(raw.begin(), raw.end());
+        double whole = 0;
+        for (double& x : raw) whole += x = std::exp(x - top);
+        AddImportance(raw.data(), whole, keys, ratio, span, importance.data());
+      }
+      failures[task] = ChooseBlocks(importance, count, chosen.data() + task * count, whose);
+    });
+    for (const std::string& failure : failures) {
+      if (!failure.empty()) return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + failure);
+    }
+    ScatterFrom(out.data(), ComputeType::kFloat32, tensor(kOut));
+    ScatterFrom(max.data(), ComputeType::kFloat32, tensor(kMax));
+    ScatterFrom(sum.data(), ComputeType::kFloat32, tensor(kSum));
+    ScatterFrom(chosen.data(), ComputeType::kInt64, tensor(kTopk));
+    return ACLNN_SUCCESS;
+  }
+};
+
 // Whether `x` is one of the page's sizes: a multiple of 16 from 16 up to `max`.
 bool SixteenStep(int64_t x, int64_t max) { return x >= 16 && x <= max && x % 16 == 0; }
 
+// The three block sizes both pages bound alike: compressBlockStride one of 16, 32, 48, 64; compressBlockSize one of
+// 16, 32, ..., 128 at least the stride; selectBlockSize one of those at least compressBlockSize and a multiple of the
+// stride; and compressBlockSize a multiple of the stride too, for the formula's l/d. *ratio = l'/d, *span = l/d.
+aclnnStatus ReadBlockSizes(const Call& call, const FamilySpec& family, const ParamRejecter& reject, int64_t* ratio,
+                           int64_t* span) {
+  const int64_t stride = RoleInt(call, family, F::Role::kCompressStride, 0);
+  if (!SixteenStep(stride, 64)) {
+    return reject(F::Role::kCompressStride, std::to_string(stride) + " is not one of 16, 32, 48, 64");
+  }
+  const int64_t cmp_block = RoleInt(call, family, F::Role::kCompressBlock, 0);
+  if (!SixteenStep(cmp_block, 128) || cmp_block < stride) {
+    return reject(F::Role::kCompressBlock, std::to_string(cmp_block) +
+                                               " is not one of 16, 32, ..., 128 at least compressBlockStride");
+  }
+  const int64_t sel_block = RoleInt(call, family, F::Role::kSelectBlock, 0);
+  if (!SixteenStep(sel_block, 128) || sel_block < cmp_block || sel_block % stride != 0) {
+    return reject(F::Role::kSelectBlock, std::to_string(sel_block) + " is not one of 16, 32, ..., 128 at least "
+                                             "compressBlockSize and a multiple of compressBlockStride");
+  }
+  // The select and compression spans must be whole strides for the formula's l'/d and l/d.
+  if (cmp_block % stride != 0) {
+    return reject(F::Role::kCompressBlock, std::to_string(cmp_block) + " is not a multiple of compressBlockStride " +
+                                               std::to_string(stride) + ", which the formula's l/d needs");
+  }
+  *ratio = sel_block / stride, *span = cmp_block / stride;
+  return ACLNN_SUCCESS;
+}
+
+
 }  // namespace
 
-aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family, ExecutorWork** work,
-                                     uint64_t* workspace) {
-  *workspace = 0;
+// aclnnNsaCompressAttentionInfer's phase 1.
+static aclnnStatus PlanInfer(const Call& call, const FamilySpec& family, ExecutorWork** work) {
   const TensorDesc* query = RoleTensor(call, family, F::Role::kQuery);
   const TensorDesc* key = RoleTensor(call, family, F::Role::kKey);
   const TensorDesc* value = RoleTensor(call, family, F::Role::kValue);
@@ -199,25 +322,8 @@ aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family,
     return reject(F::Role::kPageBlock, std::to_string(page) + " is not key's blockSize " + std::to_string(key->view[1]) +
                                            " or not a multiple of 16 up to 128");
   }
-  const int64_t stride = RoleInt(call, family, F::Role::kCompressStride, 0);
-  if (!SixteenStep(stride, 64)) {
-    return reject(F::Role::kCompressStride, std::to_string(stride) + " is not one of 16, 32, 48, 64");
-  }
-  const int64_t cmp_block = RoleInt(call, family, F::Role::kCompressBlock, 0);
-  if (!SixteenStep(cmp_block, 128) || cmp_block < stride) {
-    return reject(F::Role::kCompressBlock, std::to_string(cmp_block) +
-                                               " is not one of 16, 32, ..., 128 at least compressBlockStride");
-  }
-  const int64_t sel_block = RoleInt(call, family, F::Role::kSelectBlock, 0);
-  if (!SixteenStep(sel_block, 128) || sel_block < cmp_block || sel_block % stride != 0) {
-    return reject(F::Role::kSelectBlock, std::to_string(sel_block) + " is not one of 16, 32, ..., 128 at least "
-                                             "compressBlockSize and a multiple of compressBlockStride");
-  }
-  // The select and compression spans must be whole strides for the formula's l'/d and l/d.
-  if (cmp_block % stride != 0) {
-    return reject(F::Role::kCompressBlock, std::to_string(cmp_block) + " is not a multiple of compressBlockStride " +
-                                               std::to_string(stride) + ", which the formula's l/d needs");
-  }
+  int64_t ratio = 0, span = 0;
+  if (aclnnStatus st = ReadBlockSizes(call, family, reject, &ratio, &span)) return st;
   if (RoleInt(call, family, F::Role::kSparseMode, 0) != 0) {
     return reject(F::Role::kSparseMode, std::to_string(RoleInt(call, family, F::Role::kSparseMode, 0)) +
                                             " is not simulated: it shapes the mask, which is not (op-plugin passes 0)");
@@ -241,7 +347,7 @@ aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family,
                                                " blocks of " + std::to_string(page) + " keys blockTableOptional gives");
     }
     // The page's actualSelKvSeqLenCeil = (C - 1) * stride + compressBlockSize, over selectBlockSize.
-    const int64_t ceil_blocks = ((c - 1) * stride + cmp_block) / sel_block;
+    const int64_t ceil_blocks = ((c - 1) + span) / ratio;
     if (ceil_blocks > kMaxSelectBlocks || count < 1 || count > ceil_blocks) {
       return reject(F::Role::kSelectCount, std::to_string(count) + " is not in [1, actualSelKvSeqLenCeil / "
                                                "selectBlockSize] = [1, " + std::to_string(ceil_blocks) +
@@ -262,7 +368,7 @@ aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family,
     return s;
   }
   made->heads = heads, made->kv_heads = kv_heads, made->dqk = dqk, made->dv = dv, made->page = page;
-  made->count = count, made->ratio = sel_block / stride, made->span = cmp_block / stride;
+  made->count = count, made->ratio = ratio, made->span = span;
   made->scale = RoleNumber(call, family, F::Role::kScale, -1, 1.0);
   made->tensor(kQ).Set(RoleName(call, family, F::Role::kQuery), *query);
   made->tensor(kK).Set(RoleName(call, family, F::Role::kKey), *key);
@@ -270,6 +376,134 @@ aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family,
   made->tensor(kTable).Set(RoleName(call, family, F::Role::kBlockTable), *table);
   *work = made.release();
   return ACLNN_SUCCESS;
+}
+
+// aclnnNsaCompressAttention's phase 1 (TND only, the page's 约束说明).
+static aclnnStatus PlanTrain(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* query = RoleTensor(call, family, F::Role::kQuery);
+  const TensorDesc* key = RoleTensor(call, family, F::Role::kKey);
+  const TensorDesc* value = RoleTensor(call, family, F::Role::kValue);
+  const TensorDesc* mask = RoleTensor(call, family, F::Role::kAttenMask);
+  for (int role : {F::Role::kAttention, F::Role::kTopkIndices, F::Role::kSoftmaxMax, F::Role::kSoftmaxSum}) {
+    if (!RoleTensor(call, family, role)) return Decline(call, work, "without its tensors");
+  }
+  if (!query || !key || !value) return Decline(call, work, "without its tensors");
+  const ParamRejecter reject(call, family);
+  // Whether a true topk_mask position excludes a block or forces it in (the NSA paper's initial and local blocks) the
+  // page leaves open: refused rather than guessed.
+  if (RoleTensor(call, family, F::Role::kTopkMask)) {
+    return reject(F::Role::kTopkMask, "is not simulated: the page does not say whether a true position removes a block "
+                                      "from topk or forces it in");
+  }
+  const std::string layout = RoleText(call, family, F::Role::kLayout);
+  if (layout != "TND") {
+    return RejectByRow(call, family, F::Role::kLayout, RowKind::kValue, "\"" + layout + "\" is not TND, the only layout the page supports");
+  }
+  const int64_t sparse = RoleInt(call, family, F::Role::kSparseMode, 0);
+  if (sparse != 1) {
+    return reject(F::Role::kSparseMode, std::to_string(sparse) + (sparse == 0 ? " is not simulated: op-plugin passes 1, "
+                                            "torch_npu documents 1 alone, and the page does not say what 0 changes"
+                                                                        : " is not 0 or 1 (the page's 仅支持0和1)"));
+  }
+  for (int role : {F::Role::kQuery, F::Role::kKey, F::Role::kValue}) {
+    const TensorDesc* t = RoleTensor(call, family, role);
+    if (t->view.size() != 3) return reject(role, "shape " + DimsText(t->view) + " is not [T, N, D] (TND)");
+    if (t->dtype != query->dtype) {
+      return reject(role, std::string("dtype ") + DTypeName(t->dtype) + " is not query's " + DTypeName(query->dtype));
+    }
+  }
+  const int64_t tokens = query->view[0], heads = query->view[1], dqk = query->view[2];
+  const int64_t kv_tokens = key->view[0], kv_heads = key->view[1], dv = value->view[2];
+  if (RoleInt(call, family, F::Role::kHeadNum, 0) != heads) {
+    return reject(F::Role::kHeadNum, std::to_string(RoleInt(call, family, F::Role::kHeadNum, 0)) +
+                                         " is not query's N " + std::to_string(heads));
+  }
+  if (kv_heads < 1 || heads % kv_heads != 0 || heads / kv_heads >= 128 || 128 % (heads / kv_heads) != 0) {
+    return reject(F::Role::kKey, "N " + std::to_string(kv_heads) + " does not divide query's N " + std::to_string(heads) +
+                                     " into groups G < 128 that divide 128");
+  }
+  if (key->view[2] != dqk || value->view[0] != kv_tokens || value->view[1] != kv_heads || dv > dqk) {
+    return reject(key->view[2] != dqk ? F::Role::kKey : F::Role::kValue,
+                  "shapes " + DimsText(key->view) + " and " + DimsText(value->view) + " are not [T_k, N_kv, query's D " +
+                      std::to_string(dqk) + "] and [T_k, N_kv, D_v <= D]");
+  }
+  int64_t ratio = 0, span = 0;
+  if (aclnnStatus st = ReadBlockSizes(call, family, reject, &ratio, &span)) return st;
+  const int64_t count = RoleInt(call, family, F::Role::kSelectCount, 0);
+  if (count < 1 || count > kMaxTrainCount) return reject(F::Role::kSelectCount, std::to_string(count) + " is not in [1, 32]");
+  auto made = std::make_unique<NsaCompressAttentionTrainWork>(call.spec.name);
+  if (aclnnStatus st = ReadSequenceEnds(call, family, F::Role::kActualQ, tokens, &made->q_ends)) return st;
+  if (aclnnStatus st = ReadSequenceEnds(call, family, F::Role::kActualCmpKv, kv_tokens, &made->kv_ends)) return st;
+  // The select blocks end where the page's SelSkv = CeilDiv(CmpSkv, selectBlockSize // compressStride) puts them.
+  int64_t sel_total = 0;
+  for (size_t b = 0; b < made->kv_ends.size(); ++b) {
+    sel_total += (made->kv_ends[b] - (b ? made->kv_ends[b - 1] : 0) + ratio - 1) / ratio;
+  }
+  Dims sel_ends;
+  if (aclnnStatus st = ReadSequenceEnds(call, family, F::Role::kActualSelKv, sel_total, &sel_ends)) return st;
+  const size_t sequences = made->q_ends.size();
+  if (made->kv_ends.size() != sequences || sel_ends.size() != sequences) {
+    return reject(made->kv_ends.size() != sequences ? F::Role::kActualCmpKv : F::Role::kActualSelKv,
+                  "has not as many sequences as actualSeqQLenOptional " + DimsText(made->q_ends));
+  }
+  int64_t max_q = 0, max_keys = 0;
+  for (size_t b = 0; b < sequences; ++b) {
+    const int64_t length = made->kv_ends[b] - (b ? made->kv_ends[b - 1] : 0);
+    const int64_t selected = sel_ends[b] - (b ? sel_ends[b - 1] : 0);
+    const std::string at = "sequence " + std::to_string(b);
+    if (length < 1 || length > kMaxCmpKeys) {
+      return reject(F::Role::kActualCmpKv, at + " has " + std::to_string(length) + " compressed keys, not in [1, 14000]");
+    }
+    if (selected != (length + ratio - 1) / ratio) {
+      return reject(F::Role::kActualSelKv, at + " has " + std::to_string(selected) + " select blocks, not the page's "
+                                               "SelSkv = CeilDiv(CmpSkv, selectBlockSize // compressStride) = " +
+                                               std::to_string((length + ratio - 1) / ratio));
+    }
+    if (count > selected) {
+      return reject(F::Role::kSelectCount, std::to_string(count) + " is more than " + at + "'s " +
+                                               std::to_string(selected) + " select blocks (selectBlockCount <= min(SelSkv))");
+    }
+    max_q = std::max(max_q, made->q_ends[b] - (b ? made->q_ends[b - 1] : 0));
+    max_keys = std::max(max_keys, length);
+  }
+  if (mask) {
+    if (mask->view != Dims{max_q, max_keys}) {
+      return reject(F::Role::kAttenMask, "shape " + DimsText(mask->view) + " is not [max(Sq), max(CmpSkv)] " +
+                                             DimsText(Dims{max_q, max_keys}));
+    }
+    made->mask_cols = max_keys;
+    made->tensor(kMask).Set(RoleName(call, family, F::Role::kAttenMask), *mask);
+  }
+  const struct {
+    int role, slot;
+    Dims shape;
+    const char* what;
+    aclDataType dtype;
+  } outputs[] = {
+      {F::Role::kSoftmaxMax, kMax, {tokens, heads, kStatWidth}, "[T, N, 8]", ACL_FLOAT},
+      {F::Role::kSoftmaxSum, kSum, {tokens, heads, kStatWidth}, "[T, N, 8]", ACL_FLOAT},
+      {F::Role::kAttention, kOut, {tokens, heads, dv}, "[T, N, value's D]", query->dtype},
+      {F::Role::kTopkIndices, kTopk, {tokens, kv_heads, count}, "[T, N_kv, selectBlockCount]", ACL_INT32},
+  };
+  for (const auto& o : outputs) {
+    const TensorDesc* t = RoleTensor(call, family, o.role);
+    if (t->dtype != o.dtype) return reject(o.role, std::string("dtype ") + DTypeName(t->dtype) + " is not " + DTypeName(o.dtype));
+    if (aclnnStatus st = made->KeepOutput(call, family, o.role, *t, o.shape, o.what, o.slot)) return st;
+  }
+  made->heads = heads, made->kv_heads = kv_heads, made->dqk = dqk, made->dv = dv, made->count = count;
+  made->ratio = ratio, made->span = span;
+  made->scale = RoleNumber(call, family, F::Role::kScale, -1, 1.0);
+  made->tensor(kQ).Set(RoleName(call, family, F::Role::kQuery), *query);
+  made->tensor(kK).Set(RoleName(call, family, F::Role::kKey), *key);
+  made->tensor(kV).Set(RoleName(call, family, F::Role::kValue), *value);
+  *work = made.release();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family, ExecutorWork** work,
+                                     uint64_t* workspace) {
+  *workspace = 0;
+  return family.op == F::Op::kCompressAttention ? PlanTrain(call, family, work) : PlanInfer(call, family, work);
 }
 
 }  // namespace aclsim
