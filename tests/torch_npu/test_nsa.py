@@ -393,3 +393,114 @@ def test_nsa_compress_attention_infer_attends_and_chooses_blocks(run_npu):
         (infer(query=torch.randn(1, 2, 2, 32, dtype=torch.float16).npu(), layout="BSND"), "query"),
     ])
     """)
+
+
+# compress_attention_train(...) is aclnnNsaCompressAttention's formula in double on the CPU, TND: per sequence and
+# query token, attention = softmax(scale q K^T, the mask's true positions removed) V over the sequence's compressed
+# keys, the statistics that softmax's max and sum; P_cmp = softmax(q K^T) unscaled and unmasked, as the page writes
+# it, and the importances and topk as the inference form's.
+COMPRESS_ATTENTION_TRAIN = """
+    def compress_attention_train(q, k, v, mask, q_lens, kv_lens, scale, cmp_block, stride, sel_block, count):
+        heads, kv_heads = q.shape[1], k.shape[1]
+        group, ratio, span = heads // kv_heads, sel_block // stride, cmp_block // stride
+        out, mx, total, chosen, importances = [], [], [], [], []
+        q0 = k0 = 0
+        for sq, sk in zip(q_lens, kv_lens):
+            qs = q[q0:q0 + sq].double()
+            ks = k[k0:k0 + sk].double().repeat_interleave(group, 1)                  # [sk, N, D]
+            vs = v[k0:k0 + sk].double().repeat_interleave(group, 1)
+            raw = torch.einsum("tnd,knd->tnk", qs, ks)                               # [sq, N, sk]
+            s = scale * raw
+            if mask is not None:
+                s = s.masked_fill(mask[:sq, :sk].unsqueeze(1), float("-inf"))
+            m = s.amax(-1, keepdim=True)
+            out.append(torch.einsum("tnk,knd->tnd", torch.softmax(s, -1), vs))
+            mx.append(m.expand(-1, -1, 8))
+            total.append(torch.exp(s - m).sum(-1, keepdim=True).expand(-1, -1, 8))
+            p = torch.softmax(raw, -1)
+            blocks = -(-sk // ratio)
+            taps = torch.zeros(ratio + span - 1, dtype=torch.float64)
+            for a in range(ratio):
+                for c in range(span):
+                    taps[a + c] += 1
+            padded = torch.cat([torch.zeros(sq, heads, ratio + span - 2, dtype=torch.float64), p], -1)
+            slc = torch.stack([(padded[..., ratio * j: ratio * j + ratio + span - 1] * taps.flip(0)).sum(-1)
+                               for j in range(blocks)], -1)                         # [sq, N, blocks]
+            grouped = slc.reshape(sq, kv_heads, group, blocks).sum(2)
+            importances.extend(grouped)
+            chosen.append(grouped.topk(count, -1).indices.int())
+            q0, k0 = q0 + sq, k0 + sk
+        cat = lambda xs: torch.cat(xs)
+        return cat(out), cat(chosen), cat(mx), cat(total), importances
+"""
+
+
+def test_nsa_compress_attention_attends_and_chooses_blocks(run_npu):
+    # npu_nsa_compress_attention (aclnnNsaCompressAttention, TND, sparse_mode 1).
+    run_npu(REFUSED_BY_NAME + COMPRESS_ATTENTION_TRAIN + """
+    cases = (
+        # heads, kv heads, D, D_v, compress block, stride, select block, count, query lengths, compressed lengths
+        (4, 2, 32, 16, 32, 16, 64, 4, [2, 4], [20, 30]),
+        (8, 1, 64, 64, 32, 16, 64, 2, [3], [9]),
+        (2, 2, 192, 128, 16, 16, 32, 3, [2, 1, 2], [64, 7, 33]),
+        (16, 4, 48, 32, 64, 32, 128, 5, [1, 3], [77, 90]),
+    )
+    for dtype, tolerance in ((torch.float16, 2e-3), (torch.bfloat16, 1.6e-2)):
+        for heads, kv_heads, d, dv, cmp, stride, sel, count, q_lens, kv_lens in cases:
+            ratio = sel // stride
+            q = torch.randn(sum(q_lens), heads, d).to(dtype)
+            k = torch.randn(sum(kv_lens), kv_heads, d).to(dtype)
+            v = torch.randn(sum(kv_lens), kv_heads, dv).to(dtype)
+            scale = d ** -0.5
+            q_ends = torch.tensor(q_lens).cumsum(0).tolist()
+            kv_ends = torch.tensor(kv_lens).cumsum(0).tolist()
+            sel_ends = torch.tensor([-(-n // ratio) for n in kv_lens]).cumsum(0).tolist()
+            for masked in (False, True):
+                mask = None
+                if masked:  # true: not attended; every row keeps its first key
+                    mask = torch.rand(max(q_lens), max(kv_lens)) < 0.4
+                    mask[:, 0] = False
+                want, want_idx, want_max, want_sum, importances = compress_attention_train(
+                    q, k, v, mask, q_lens, kv_lens, scale, cmp, stride, sel, count)
+                out, idx, mx, total = torch_npu.npu_nsa_compress_attention(
+                    q.npu(), k.npu(), v.npu(), scale, heads, cmp, stride, sel, count,
+                    atten_mask=None if mask is None else mask.npu(), actual_seq_qlen=q_ends,
+                    actual_cmp_seq_kvlen=kv_ends, actual_sel_seq_kvlen=sel_ends)
+                out, idx, mx, total = out.cpu(), idx.cpu(), mx.cpu(), total.cpu()
+                assert out.dtype == dtype and out.shape == (q.shape[0], heads, dv)
+                assert idx.dtype == torch.int32 and idx.shape == (q.shape[0], kv_heads, count)
+                assert torch.allclose(out.double(), want, rtol=tolerance, atol=tolerance), (dtype, heads, masked)
+                assert mx.dtype == torch.float32 and mx.shape == (q.shape[0], heads, 8)
+                assert torch.allclose(mx.double(), want_max, rtol=1e-4, atol=1e-4)
+                assert torch.allclose(total.double(), want_sum, rtol=1e-4, atol=1e-4)
+                # As the inference form's: the order checked always, the choice where no near-tie decides it.
+                for t in range(q.shape[0]):
+                    for h in range(kv_heads):
+                        ranked = importances[t][h].sort(descending=True).values[:count + 1]
+                        got = importances[t][h][idx[t, h].long()]
+                        assert bool((got[:-1] >= got[1:] - 1e-9).all()), (t, h, idx[t, h])
+                        if bool((ranked[:-1] - ranked[1:] > 1e-9).all()):
+                            assert idx[t, h].tolist() == want_idx[t, h].tolist(), (dtype, heads, masked, t, h)
+
+    q = torch.randn(3, 2, 32, dtype=torch.float16).npu()
+    k, v = torch.randn(8, 1, 32, dtype=torch.float16).npu(), torch.randn(8, 1, 16, dtype=torch.float16).npu()
+    def train(**kw):
+        args = dict(query=q, key=k, value=v, scale_value=0.2, head_num=2, compress_block_size=32, compress_stride=16,
+                    select_block_size=32, select_block_count=2, actual_seq_qlen=[3], actual_cmp_seq_kvlen=[8],
+                    actual_sel_seq_kvlen=[4])
+        args.update(kw)
+        return lambda: torch_npu.npu_nsa_compress_attention(**args)
+    empty_row = torch.zeros(3, 8, dtype=torch.bool)
+    empty_row[1] = True
+    refused_by_name([
+        (train(key=torch.ones(8, 1, 32, dtype=torch.float16).npu()), "equal importance"),
+        (train(atten_mask=empty_row.npu()), "removes every key"),
+        (train(atten_mask=torch.zeros(3, 9, dtype=torch.bool).npu()), "attenMaskOptional"),
+        (train(topk_mask=torch.zeros(3, 4, dtype=torch.bool).npu()), "topkMaskOptional"),
+        (train(actual_sel_seq_kvlen=[3]), "actualSelSeqKvLenOptional"),
+        (train(select_block_count=5), "selectBlockCount"),
+        (train(compress_block_size=24), "compressBlockSize"),
+        (train(head_num=4), "headNum"),
+        (train(actual_seq_qlen=[2]), "actualSeqQLenOptional"),
+    ])
+    """)
