@@ -1,29 +1,33 @@
 // The nsa_compress_attention family: Native Sparse Attention's attention over the compressed keys and the choice of
-// the blocks the selected attention reads (aclnnNsaCompressAttentionInfer, torch_npu.npu_nsa_compress_attention_infer).
-// The page's formula, l compressBlockSize, d compressBlockStride, l' selectBlockSize, G = numHeads / numKeyValueHeads:
-//   P_cmp        = softmax(scaleValue * q K^T)          over batch b's C = actualCmpKvSeqLenOptional[b] compressed keys
-//   attentionOut = P_cmp V
+// the blocks the selected attention reads, in training (aclnnNsaCompressAttention, torch_npu.npu_nsa_compress_attention)
+// and inference (aclnnNsaCompressAttentionInfer, npu_nsa_compress_attention_infer). The pages' formulas, l
+// compressBlockSize, d the compress stride, l' selectBlockSize, G = N_q / N_kv query heads sharing a key/value head:
+//   attentionOut = softmax(scaleValue * q K^T) V     (training: atten_mask's true positions removed from the softmax)
+//   P_cmp        = softmax(scaleValue * q K^T)       (inference; training: softmax(q K^T), neither scaled nor masked)
 //   P_slc[j]     = sum over m < l'/d, i < l/d of P_cmp[l'/d * j - m - i]
 //   P_slc'       = sum of P_slc over the G query heads of a key/value head
 //   topkIndices  = topk(P_slc'), selectBlockCount of them
-// per batch b (single-token inference: one query token per batch, TND [B, N, D] or BSND [B, 1, N, D]) and query head
-// n (key/value head n / G). Key p of batch b is row p % P of block blockTableOptional[b, p / P] of the paged cache
-// [numBlocks, P, numKeyValueHeads * D] (P pageBlockSize), head h its columns h * D .. (h + 1) * D - 1.
-// What the page leaves open, settled here with its evidence (semantics/nsa_compress_attention.toml says more):
-// - the select blocks j: 0 <= j < ceil(C / (l'/d)), the sibling training page's SelSkv = CeilDiv(CmpSkv,
+// per query token and head. Training (TND only): the token's sequence's compressed keys (actualCmpSeqKvLenOptional's
+// cumulative ends), attenMaskOptional [max Sq, max CmpSkv] read from its top-left per sequence, softmaxMax / Sum
+// the attention's max and sum of exp(S - max), 8 times. Inference (one query token per batch, TND [B, N, D] or BSND
+// [B, 1, N, D]): batch b's C = actualCmpKvSeqLenOptional[b] keys, key p row p % P of block blockTableOptional[b, p / P]
+// of the paged cache [numBlocks, P, N_kv * D] (P pageBlockSize), head h its columns h * D .. (h + 1) * D - 1.
+// What the pages leave open, settled here with their evidence (semantics/nsa_compress_attention.toml says more):
+// - the select blocks j: 0 <= j < ceil(C / (l'/d)), the training page's SelSkv = CeilDiv(CmpSkv,
 //   selectBlockSize // compressStride), which makes the leading index l'/d * j always one of P_cmp's C; an index
 //   below 0 names no compressed key and adds nothing (P_cmp is a distribution over the C keys alone);
 // - topkIndices: the blocks of highest importance, highest first, as the formula's topk gives them (torch.topk,
 //   sorted); two equal importances among the chosen or at the last one chosen would make the order or the choice
 //   depend on an unstated tie rule: phase 2 fails naming them, as the NMS operators do;
-// - no fixed initial or local block is forced in: the formula's topk has none, and the page's topKMaskOptional,
-//   which could bring them, is reserved;
-// - the mask, the multi-token form (actualQSeqLenOptional, a query S above 1), actualSelKvSeqLenOptional and a
-//   sparseMode but 0 are refused by the semantics file and phase 1: torch_npu documents them as not supported, and
-//   the page does not say which positions the mask removes.
-// Phase 1 enforces the page's 约束说明 (block sizes and strides from its sets, G dividing 128, D_qk <= 192 >= D_v,
-// D_v <= 128, the table covering each batch's keys, selectBlockCount within the uncompressed length's blocks); a
-// block outside the cache fails phase 2 naming it. FLOAT16 and BFLOAT16 compute in float with double accumulation.
+// - no fixed initial or local block is forced in: the formulas' topk has none; the inference page's topKMaskOptional
+//   is reserved, and the training page's topkMaskOptional, which could bring them, is refused (whether a true
+//   position removes a block or forces it in is not said), as is training's sparseMode 0;
+// - inference's mask, multi-token form (actualQSeqLenOptional, a query S above 1), actualSelKvSeqLenOptional and a
+//   sparseMode but 0 are refused: torch_npu documents them as not supported, and the page does not say which
+//   positions the mask removes.
+// Phase 1 enforces the pages' 约束说明 (block sizes and strides from their sets, the group sizes, head dimensions,
+// sequence lengths and selectBlockCount's bounds); a block outside the cache and a token the mask leaves without
+// keys fail phase 2 naming them. FLOAT16 and BFLOAT16 compute in float with double accumulation.
 #include <algorithm>
 #include <memory>
 #include <string>
