@@ -1,0 +1,47 @@
+"""aten operators op-plugin implements that PyTorch's OpInfo samples and our other sweeps do not
+call (tests/torch_npu/aten_gap_sweep.py sweeps them by hand): what that sweep found refused or
+wrong, each pinned by a few values against the CPU. Two processes: Atlas A2 (Ascend910B, aclnn)
+and Ascend910 (plain operators compiled online, so op-plugin runs them by aclop type)."""
+
+
+def test_depthwise_and_null_bias_sizes_on_atlas_a2(run_npu):
+    run_npu("""
+        import torch.nn.functional as F
+        # _conv_depthwise2d without a bias: op-plugin passes aclnnConvDepthwise2d a NULL bias.
+        x, w = torch.randn(2, 3, 6, 5), torch.randn(6, 1, 3, 3)
+        got = torch.ops.aten._conv_depthwise2d(x.npu(), w.npu(), [3, 3], None, [2, 1], [1, 0], [1, 2]).cpu()
+        want = F.conv2d(x, w, None, (2, 1), (1, 0), (1, 2), groups=3)
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got - want).abs().max()
+        # convolution_backward of a forward without a bias: bias_sizes None reaches
+        # aclnnConvolutionBackward as a NULL biasSizes.
+        x, w, g = torch.randn(2, 4, 7, 6), torch.randn(6, 2, 3, 3), torch.randn(2, 6, 5, 4)
+        window = ([1, 1], [0, 0], [1, 1], False, [0, 0], 2, [True, True, False])
+        want = torch.ops.aten.convolution_backward(g, x, w, None, *window)
+        got = torch.ops.aten.convolution_backward(g.npu(), x.npu(), w.npu(), None, *window)
+        for name, a, b in zip(("input", "weight"), got[:2], want[:2]):
+            assert torch.allclose(a.cpu(), b, rtol=1e-4, atol=1e-3), (name, (a.cpu() - b).abs().max())
+    """)
+
+
+def test_convolutions_by_aclop_type_on_ascend910(run_npu):
+    run_npu("""
+        import torch.nn.functional as F
+        x = torch.randn(2, 3, 6, 5)
+        # DepthwiseConv2D: filter [1, C * multiplier, kh, kw], multipliers 1 and 2, with and without a bias.
+        for w, b, stride, padding, dilation in ((torch.randn(3, 1, 3, 3), None, [1, 1], [1, 1], [1, 1]),
+                                                (torch.randn(6, 1, 3, 3), torch.randn(6), [2, 1], [1, 0], [1, 2])):
+            got = torch.ops.aten._conv_depthwise2d(x.npu(), w.npu(), [3, 3], None if b is None else b.npu(),
+                                                   stride, padding, dilation).cpu()
+            want = F.conv2d(x, w, b, stride, padding, dilation, groups=3)
+            assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got - want).abs().max()
+        # slow_conv_dilated2d's Conv2D: data_format arrives as bool, its layout is x's (NCHW).
+        w, b = torch.randn(4, 3, 3, 3), torch.randn(4)
+        got = torch.ops.aten.slow_conv_dilated2d(x.npu(), w.npu(), [3, 3], b.npu(), [1, 2], [2, 1], [2, 1]).cpu()
+        want = F.conv2d(x, w, b, (1, 2), (2, 1), (2, 1))
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got - want).abs().max()
+        # slow_conv_transpose2d's Conv2DTranspose: output_padding (2, 1) sent as [2, 2, 1, 1].
+        w = torch.randn(3, 4, 3, 3)
+        got = torch.ops.aten.slow_conv_transpose2d(x.npu(), w.npu(), [3, 3], b.npu(), [3, 3], [1, 1], [2, 1], [1, 1]).cpu()
+        want = F.conv_transpose2d(x, w, b, 3, 1, (2, 1))
+        assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got.shape, want.shape)
+    """, env={"ACLNN_SIM_SOC": "Ascend910"})
