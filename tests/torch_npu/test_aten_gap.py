@@ -45,3 +45,26 @@ def test_convolutions_by_aclop_type_on_ascend910(run_npu):
         want = F.conv_transpose2d(x, w, b, 3, 1, (2, 1))
         assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got.shape, want.shape)
     """, env={"ACLNN_SIM_SOC": "Ascend910"})
+
+
+def test_fill_diagonal_and_affine_grid_on_ascend910(run_npu):
+    run_npu("""
+        import torch.nn.functional as F
+        # FillDiagonal on aclnnInplaceFillDiagonal: square, wide, and tall with wrap.
+        for shape, value, wrap in (((4, 4), 2.5, False), ((3, 5), -1.0, False), ((7, 3), 4.0, True), ((7, 3), 4.0, False)):
+            x = torch.randn(*shape)
+            got = x.npu().fill_diagonal_(value, wrap).cpu()
+            assert torch.equal(got, x.clone().fill_diagonal_(value, wrap)), (shape, wrap)
+        # AffineGrid on aclnnAffineGrid, 2-d and 3-d, and the 2-d backward (a BatchMatMul with `bias` 0).
+        for theta_shape, size in (((2, 2, 3), [2, 3, 4, 5]), ((1, 3, 4), [1, 2, 3, 4, 2])):
+            for align in (False, True):
+                theta = torch.randn(*theta_shape)
+                got = F.affine_grid(theta.npu(), size, align_corners=align).cpu()
+                want = F.affine_grid(theta, size, align_corners=align)
+                assert torch.allclose(got, want, rtol=1e-5, atol=1e-5), (size, align)
+        theta, g = torch.randn(2, 2, 3), torch.randn(2, 4, 5, 2)
+        tc, tn = theta.clone().requires_grad_(), theta.npu().requires_grad_()
+        (F.affine_grid(tc, [2, 3, 4, 5], align_corners=False) * g).sum().backward()
+        (F.affine_grid(tn, [2, 3, 4, 5], align_corners=False) * g.npu()).sum().backward()
+        assert torch.allclose(tn.grad.cpu(), tc.grad, rtol=1e-4, atol=1e-4)
+    """, env={"ACLNN_SIM_SOC": "Ascend910"})

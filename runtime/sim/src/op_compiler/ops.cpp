@@ -675,7 +675,15 @@ aclError MatMulTransposedBy(const OpCall& call, const char* adjoint_x1, const ch
   return Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", y, bias, o.Scalar(1.0, ACL_FLOAT));
 }
 
-aclError BatchMatMul(const OpCall& call) { return MatMulTransposedBy(call, "adj_x1", "adj_x2"); }
+// affine_grid's backward sets BatchMatMul an attribute `bias` (int 0) its prototype does not have:
+// no bias, as its two inputs say; another value is refused rather than read.
+aclError BatchMatMul(const OpCall& call) {
+  if (call.Int("bias", 0) != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute bias = " + std::to_string(call.Int("bias", 0)) +
+                                                      " is not modelled (0, no bias, is)");
+  }
+  return MatMulTransposedBy(call, "adj_x1", "adj_x2");
+}
 aclError MatMul(const OpCall& call) { return MatMulTransposedBy(call, "transpose_x1", "transpose_x2"); }
 
 // ConfusionTransposeD: a reshape to `shape` and a permutation by `perm`, the permutation first
@@ -983,7 +991,7 @@ const std::vector<OpEntry>& Entries() {
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
       {"OneHot", {{"axis", K::kInt}}, OneHot},
       {"Bincount", {}, Bincount},
-      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
+      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"bias", K::kInt}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
       {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
       {"MatMulV2", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},

@@ -48,6 +48,7 @@ aclError Unique(const OpCall& call);
 aclError UniqueDim(const OpCall& call);
 aclError Index(const OpCall& call);
 aclError IndexPutV2(const OpCall& call);
+aclError FillDiagonal(const OpCall& call);
 aclError ScatterNd(const OpCall& call, bool accumulate);
 aclError MaskedFill(const OpCall& call);
 aclError Gather(const OpCall& call);
@@ -78,6 +79,7 @@ aclError ResizeBilinear(const OpCall& call);
 aclError ResizeD(const OpCall& call);
 aclError GridSampler(const OpCall& call);
 aclError Upsample3d(const OpCall& call);
+aclError AffineGrid(const OpCall& call);
 
 // pooling.cpp: im2col, col2im, 3-d and argmax pools.
 aclError Im2col(const OpCall& call);
