@@ -67,4 +67,10 @@ def test_fill_diagonal_and_affine_grid_on_ascend910(run_npu):
         (F.affine_grid(tc, [2, 3, 4, 5], align_corners=False) * g).sum().backward()
         (F.affine_grid(tn, [2, 3, 4, 5], align_corners=False) * g.npu()).sum().backward()
         assert torch.allclose(tn.grad.cpu(), tc.grad, rtol=1e-4, atol=1e-4)
+        # batch_norm_stats: ReduceMean, then ReduceStdWithMean with invert (the invstd).
+        for x in (torch.randn(2, 3, 6, 5) * 3 + 1, torch.randn(4, 5, 7)):
+            mean, invstd = torch.batch_norm_stats(x.npu(), 1e-3)
+            reduced = [0] + list(range(2, x.dim()))
+            assert torch.allclose(mean.cpu(), x.mean(reduced), rtol=1e-5, atol=1e-5)
+            assert torch.allclose(invstd.cpu(), (x.var(reduced, unbiased=False) + 1e-3).rsqrt(), rtol=1e-4, atol=1e-5)
     """, env={"ACLNN_SIM_SOC": "Ascend910"})

@@ -20,6 +20,7 @@ namespace {
 
 using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*>;
 using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
+using BatchNormStatsApi = Phase1<const aclTensor*, double, aclTensor*, aclTensor*>;
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
@@ -66,12 +67,35 @@ aclError BNInfer(const OpCall& call) {
                              static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
 }
 
+// ReduceStdWithMean with invert: 1 / sqrt(biased variance + epsilon) per channel, the invstd of
+// torch.batch_norm_stats on Ascend910 (dim: every axis but C, unbiased false, as torch_npu sends it),
+// by aclnnBatchNormStats, which ops-math documents as this kernel's (reduce_std_with_mean/README.md).
+aclError InvertedStd(const OpCall& call) {
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<int64_t> all_but_channels;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d != 1) all_but_channels.push_back(static_cast<int64_t>(d));
+  }
+  if (dims.size() < 2 || call.Ints("dim") != all_but_channels || call.Bool("unbiased", true) || call.Bool("keepdim", false) ||
+      !call.Has("epsilon")) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is modelled as batch_norm_stats' invstd only (dim " +
+                                                      ListText(all_but_channels) + ", unbiased and keepdim false, epsilon set); the call: " +
+                                                      call.Signature());
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Scratch(ACL_FLOAT, {dims[1]});
+  if (o.status()) return o.status();
+  return Aclnn<BatchNormStatsApi>(call, "aclnnBatchNormStats", x, static_cast<double>(call.Float("epsilon", 0.0f)), mean, y);
+}
+
 // ReduceStdWithMean (std) and ReduceStdV2Update (std when if_std, else the variance) of x over the
 // attribute dim, with the correction attribute (unbiased's 1 or 0 where it is not set). Their mean
 // input, computed by torch_npu from the same x, is not needed by the aclnn APIs.
 aclError StdOrVar(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  if (call.Bool("invert", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is not modelled");
+  if (call.Bool("invert", false)) return InvertedStd(call);
   const bool std_out = call.type == "ReduceStdWithMean" || call.Bool("if_std", false);
   const int64_t correction = call.Has("correction") ? call.Int("correction", 1) : call.Bool("unbiased", true) ? 1 : 0;
   const bool keep = call.Bool("keepdim", false);
@@ -223,6 +247,7 @@ aclError BNTrainingUpdate(const OpCall& call) {
 // The phase-1 types above against the generated prototypes of the build's pages.
 ACLOP_SAME(aclnnAbs, UnaryApi);
 ACLOP_SAME(aclnnBatchNorm, BatchNormApi);
+ACLOP_SAME(aclnnBatchNormStats, BatchNormStatsApi);
 ACLOP_SAME(aclnnInplaceAdds, InplaceAddsApi);
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
 ACLOP_SAME(aclnnLayerNorm, LayerNormApi);
