@@ -73,4 +73,20 @@ def test_fill_diagonal_and_affine_grid_on_ascend910(run_npu):
             reduced = [0] + list(range(2, x.dim()))
             assert torch.allclose(mean.cpu(), x.mean(reduced), rtol=1e-5, atol=1e-5)
             assert torch.allclose(invstd.cpu(), (x.var(reduced, unbiased=False) + 1e-3).rsqrt(), rtol=1e-4, atol=1e-5)
+        # batch_norm_backward_reduce and _elemt: SyncBatchNormBackwardReduce and SyncBatchNormBackwardElemt,
+        # against the formulas of aten's CUDA kernels.
+        x, g = torch.randn(2, 3, 6, 5), torch.randn(2, 3, 6, 5)
+        mean, invstd, weight = x.mean((0, 2, 3)), torch.tensor([1.5, 0.7, 2.0]), torch.tensor([0.5, 1.0, 1.5])
+        per = lambda t: t[:, None, None]
+        sum_dy, sum_dy_xmu = g.sum((0, 2, 3)), (g * (x - per(mean))).sum((0, 2, 3))
+        got = torch.batch_norm_backward_reduce(g.npu(), x.npu(), mean.npu(), invstd.npu(), weight.npu(), True, True, True)
+        for name, a, b in zip(("sum_dy", "sum_dy_xmu", "grad_weight", "grad_bias"), got,
+                              (sum_dy, sum_dy_xmu, sum_dy_xmu * invstd, sum_dy)):
+            assert torch.allclose(a.cpu(), b, rtol=1e-4, atol=1e-4), name
+        count = torch.tensor([x.numel() // 3], dtype=torch.int32)
+        got = torch.batch_norm_backward_elemt(g.npu(), x.npu(), mean.npu(), invstd.npu(), weight.npu(), sum_dy.npu(),
+                                              sum_dy_xmu.npu(), count.npu()).cpu()
+        n = x.numel() // 3
+        want = (g - per(sum_dy / n) - (x - per(mean)) * per(invstd ** 2 * sum_dy_xmu / n)) * per(invstd * weight)
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got - want).abs().max()
     """, env={"ACLNN_SIM_SOC": "Ascend910"})

@@ -4,6 +4,7 @@
 // variance (ReduceStdWithMean, ReduceStdV2Update), each by the simulator's aclnn API of the same
 // computation.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/host_kernel.h"
 #include "op_compiler/prototype_check.h"
 #include "op_compiler/runners.h"
 
@@ -240,6 +242,56 @@ aclError BNTrainingUpdate(const OpCall& call) {
   }
   if (aclError s = Aclnn<WithScalarApi>(call, "aclnnPowTensorScalar", invstd, o.Scalar(-2.0, ACL_FLOAT), batch_variance)) return s;
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
+}
+
+// An elementwise host kernel over operands of one shape (the output's): each element's outputs the
+// formula of its inputs, computed in float and rounded once to each output's dtype, as CANN's
+// kernels do. `names` are the prototype's inputs, then its outputs.
+template <size_t kIn, size_t kOut, typename Formula>
+aclError SameShapePointwise(const OpCall& call, const std::array<const char*, kIn + kOut>& names, Formula formula) {
+  if (aclError s = call.Arity(kIn, kIn, kOut)) return s;
+  const std::vector<int64_t>& dims = call.outputs[0].desc->dims;
+  std::array<Floats, kIn> in;
+  std::array<Floats, kOut> out;
+  for (size_t i = 0; i < kIn + kOut; ++i) {
+    const Operand& operand = i < kIn ? call.inputs[i] : call.outputs[i - kIn];
+    if (aclError s = Shape(call, operand, names[i], dims)) return s;
+    if (aclError s = FloatsOf(call, operand, names[i], i < kIn ? &in[i] : &out[i - kIn])) return s;
+  }
+  const int64_t n = Elements(dims);
+  return Launch(call, [=] {
+    for (int64_t e = 0; e < n; ++e) {
+      std::array<float, kIn> v;
+      for (size_t i = 0; i < kIn; ++i) v[i] = in[i][e];
+      const std::array<float, kOut> r = formula(v);
+      for (size_t j = 0; j < kOut; ++j) out[j].Set(e, r[j]);
+    }
+  });
+}
+
+// SyncBatchNormBackwardReduce (sum_dy, sum_dy_dx_pad, mean, invert_std) -> (sum_dy_xmu, y = the
+// weight's gradient) per channel, by ops-nn's sync_batch_norm_backward_reduce README formula:
+// sumDyXmu = sumDyDxPad - sumDy * mean, gradWeight = sumDyXmu * invertStd.
+// torch.batch_norm_backward_reduce on Ascend910 (op-plugin sums dy and dy * x itself).
+aclError SyncBatchNormBackwardReduce(const OpCall& call) {
+  return SameShapePointwise<4, 2>(call, {"sum_dy", "sum_dy_dx_pad", "mean", "invert_std", "sum_dy_xmu", "y"},
+                                  [](const std::array<float, 4>& v) {
+                                    const float sum_dy_xmu = v[1] - v[0] * v[2];
+                                    return std::array<float, 2>{sum_dy_xmu, sum_dy_xmu * v[3]};
+                                  });
+}
+
+// SyncBatchNormBackwardElemt (grad_output, save_input, mean, invstd, weight, mean_dy, mean_dy_xmu,
+// all broadcast to the input's shape by op-plugin) -> grad_input, by ops-nn's
+// sync_batch_norm_backward_elemt README formula:
+// gradInput = ((gradOut - meanDy) - (input - mean) * (invstd^2 * meanDyXmu)) * invstd * weight.
+aclError SyncBatchNormBackwardElemt(const OpCall& call) {
+  return SameShapePointwise<7, 1>(
+      call, {"grad_output", "save_input", "mean", "invstd", "weight", "mean_dy", "mean_dy_xmu", "grad_input"},
+      [](const std::array<float, 7>& v) {
+        const float invstd = v[3];
+        return std::array<float, 1>{((v[0] - v[5]) - (v[1] - v[2]) * (invstd * invstd * v[6])) * invstd * v[4]};
+      });
 }
 
 }  // namespace aclsim::aclop

@@ -40,6 +40,8 @@ aclError LpNormReduce(const OpCall& call);
 aclError LpNormUpdate(const OpCall& call);
 aclError BNTrainingReduce(const OpCall& call);
 aclError BNTrainingUpdate(const OpCall& call);
+aclError SyncBatchNormBackwardReduce(const OpCall& call);
+aclError SyncBatchNormBackwardElemt(const OpCall& call);
 
 // indexing.cpp: gathers, scatters, masks, advanced indexing, outputs the data shapes.
 aclError NonZero(const OpCall& call);
