@@ -344,6 +344,18 @@ CASES = [
      grads(lstm_cell_reference)),
     ("gru_cell", gru_cell, [[(F32, 0, (3, 12), -2, 2), (F32, 0, (3, 16), -2, 2)]], gru_cell_reference),
     ("lstm_module", lambda x: torch.nn.LSTM(5, 4, batch_first=True).to(x.device)(x)[0], FL[2:]),
+    ("quantize_per_tensor", lambda x: torch.quantize_per_tensor(x, 0.05, 3, torch.qint8).int_repr(), FL[:1]),
+    ("quantize_per_tensor_quint8", lambda x: torch.quantize_per_tensor(x, 0.1, 20, torch.quint8).int_repr(), FL[:1]),
+    ("quantize_per_channel", lambda x: torch.quantize_per_channel(
+        x, torch.tensor([0.05, 0.1, 0.02, 0.2], device=x.device), torch.tensor([0, 3, -2, 1], device=x.device), 0,
+        torch.qint8).int_repr(), FL[:1]),
+    ("fake_quantize_per_tensor", lambda x: torch.fake_quantize_per_tensor_affine(x, 0.05, 3, -128, 127), FL[:2]),
+    ("fake_quantize_per_tensor_bw", grads(lambda x: torch.fake_quantize_per_tensor_affine(x, 0.05, 3, -128, 127)), FL[:1]),
+    ("fake_quantize_per_channel", lambda x: torch.fake_quantize_per_channel_affine(
+        x, torch.tensor([0.05, 0.1, 0.02, 0.2], device=x.device), torch.tensor([0, 3, -2, 1], dtype=torch.int32, device=x.device),
+        0, -128, 127), FL[:1]),
+    ("masked_scale", lambda x, m: torch.ops.aten._masked_scale(x, (m > 0.5).to(x.dtype), 2.0), FL2[:1],
+     lambda x, m: x * (m > 0.5).to(x.dtype) * 2.0),
 ]
 # The foreach lists: each unary, binary, scalar and pointwise form in both functional and in-place forms.
 for name in ("abs", "neg", "exp", "expm1", "sqrt", "sigmoid", "sin", "cos", "tan", "tanh", "atan", "erf", "erfc",
@@ -437,8 +449,10 @@ def main() -> None:
                 kind, why = "no-cpu", str(error)
             except Exception as error:  # noqa: BLE001 - a refusal is the answer being counted
                 text = str(error)
+                # The simulator's own message (the recent error torch_npu appends) before op-plugin's summary.
                 named = re.search(r"operator type \w+ is not modelled[^\n]*", text) or re.search(r"aclop\w* \([^\n]*", text)
-                named = named or re.search(r"call aclnn\w+ failed[^\n]*", text) or re.search(r"aclnn\w+[^\n]*", text)
+                named = named or re.search(r"^aclnn\w+\b[^\n]*", text, re.M) or re.search(r"call aclnn\w+ failed[^\n]*", text)
+                named = named or re.search(r"aclnn\w+[^\n]*", text)
                 kind, why = "refused", (named.group(0) if named else text.splitlines()[0] if text else type(error).__name__)[:240]
             tally[kind] = tally.get(kind, 0) + 1
             print(f"{kind:8} {case} {why}", flush=True)
