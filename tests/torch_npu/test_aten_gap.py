@@ -90,3 +90,25 @@ def test_fill_diagonal_and_affine_grid_on_ascend910(run_npu):
         want = (g - per(sum_dy / n) - (x - per(mean)) * per(invstd ** 2 * sum_dy_xmu / n)) * per(invstd * weight)
         assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (got - want).abs().max()
     """, env={"ACLNN_SIM_SOC": "Ascend910"})
+
+
+def test_sync_batch_norm_refused_where_its_documents_say_so(run_npu):
+    # ASCEND_LAUNCH_BLOCKING: each refusal the exception of its own call. Without it torch_npu's task
+    # queue reports the first failure at the next synchronisation, then (status CAN_EXIT, "Inner
+    # error happened with CAN_EXIT status" in libtorch_npu.so) drops every later task unrun, on a
+    # device as here: a second refused call would then "succeed" with its outputs never written.
+    run_npu("""
+        x, g = torch.randn(2, 3, 6, 5).npu(), torch.randn(2, 3, 6, 5).npu()
+        mean, invstd, weight = torch.zeros(3).npu(), torch.ones(3).npu(), torch.ones(3).npu()
+        calls = {"aclnnBatchNormStats's page": lambda: torch.batch_norm_stats(x, 1e-5),
+                 "sync_batch_norm_backward_reduce and _elemt READMEs":
+                     lambda: torch.batch_norm_backward_reduce(g, x, mean, invstd, weight, True, True, True)}
+        for document, call in calls.items():
+            try:
+                call()
+                torch.npu.synchronize()
+            except RuntimeError as error:
+                assert "not supported on Ascend310P" in str(error) and document in str(error), str(error)[-400:]
+            else:
+                raise AssertionError(f"{document}: computed on Ascend310P, which it marks unsupported")
+    """, env={"ACLNN_SIM_SOC": "Ascend310P", "ASCEND_LAUNCH_BLOCKING": "1"})

@@ -84,6 +84,11 @@ aclError InvertedStd(const OpCall& call) {
                                                       ListText(all_but_channels) + ", unbiased and keepdim false, epsilon set); the call: " +
                                                       call.Signature());
   }
+  // The kernel's products are its documented interface's: every aclop type runs on every chip here.
+  if (aclError s = OnReadmeChips(call, "aclnnBatchNormStats's page (ops-math reduce_std_with_mean)",
+                                 {Soc::kAscend310P, Soc::kAscend310B})) {
+    return s;
+  }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[0], "x");
   aclTensor* y = o.Tensor(call.outputs[0], "y");
@@ -248,32 +253,33 @@ aclError BNTrainingUpdate(const OpCall& call) {
 // formula of its inputs, computed in float and rounded once to each output's dtype, as CANN's
 // kernels do. `names` are the prototype's inputs, then its outputs.
 template <size_t kIn, size_t kOut, typename Formula>
-aclError SameShapePointwise(const OpCall& call, const std::array<const char*, kIn + kOut>& names, Formula formula) {
+aclError SameShapePointwise(const OpCall& call, const std::vector<const char*>& names, Formula formula) {
   if (aclError s = call.Arity(kIn, kIn, kOut)) return s;
-  const std::vector<int64_t>& dims = call.outputs[0].desc->dims;
-  std::array<Floats, kIn> in;
-  std::array<Floats, kOut> out;
-  for (size_t i = 0; i < kIn + kOut; ++i) {
-    const Operand& operand = i < kIn ? call.inputs[i] : call.outputs[i - kIn];
-    if (aclError s = Shape(call, operand, names[i], dims)) return s;
-    if (aclError s = FloatsOf(call, operand, names[i], i < kIn ? &in[i] : &out[i - kIn])) return s;
-  }
-  const int64_t n = Elements(dims);
+  std::vector<const Operand*> operands;
+  for (const Operand& operand : call.inputs) operands.push_back(&operand);
+  for (const Operand& operand : call.outputs) operands.push_back(&operand);
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, operands, names, call.outputs[0].desc->dims, &f)) return s;
+  const int64_t n = Elements(call.outputs[0].desc->dims);
   return Launch(call, [=] {
     for (int64_t e = 0; e < n; ++e) {
       std::array<float, kIn> v;
-      for (size_t i = 0; i < kIn; ++i) v[i] = in[i][e];
+      for (size_t i = 0; i < kIn; ++i) v[i] = f[i][e];
       const std::array<float, kOut> r = formula(v);
-      for (size_t j = 0; j < kOut; ++j) out[j].Set(e, r[j]);
+      for (size_t j = 0; j < kOut; ++j) f[kIn + j].Set(e, r[j]);
     }
   });
 }
+
+// The products ops-nn's sync_batch_norm_backward_reduce and _elemt READMEs mark unsupported.
+constexpr const char* kSyncBatchNormReadmes = "ops-nn's sync_batch_norm_backward_reduce and _elemt READMEs";
 
 // SyncBatchNormBackwardReduce (sum_dy, sum_dy_dx_pad, mean, invert_std) -> (sum_dy_xmu, y = the
 // weight's gradient) per channel, by ops-nn's sync_batch_norm_backward_reduce README formula:
 // sumDyXmu = sumDyDxPad - sumDy * mean, gradWeight = sumDyXmu * invertStd.
 // torch.batch_norm_backward_reduce on Ascend910 (op-plugin sums dy and dy * x itself).
 aclError SyncBatchNormBackwardReduce(const OpCall& call) {
+  if (aclError s = OnReadmeChips(call, kSyncBatchNormReadmes, {Soc::kAscend310P, Soc::kAscend310B})) return s;
   return SameShapePointwise<4, 2>(call, {"sum_dy", "sum_dy_dx_pad", "mean", "invert_std", "sum_dy_xmu", "y"},
                                   [](const std::array<float, 4>& v) {
                                     const float sum_dy_xmu = v[1] - v[0] * v[2];
@@ -286,6 +292,7 @@ aclError SyncBatchNormBackwardReduce(const OpCall& call) {
 // sync_batch_norm_backward_elemt README formula:
 // gradInput = ((gradOut - meanDy) - (input - mean) * (invstd^2 * meanDyXmu)) * invstd * weight.
 aclError SyncBatchNormBackwardElemt(const OpCall& call) {
+  if (aclError s = OnReadmeChips(call, kSyncBatchNormReadmes, {Soc::kAscend310P, Soc::kAscend310B})) return s;
   return SameShapePointwise<7, 1>(
       call, {"grad_output", "save_input", "mean", "invstd", "weight", "mean_dy", "mean_dy_xmu", "grad_input"},
       [](const std::array<float, 7>& v) {
