@@ -321,25 +321,28 @@ INTS = [[(I32, 0, (4, 5), 0, 50), (I32, 0, (4, 5), 0, 5)], [(I8, 0, (4, 5), -20,
 FL = [[(F32, 0, (4, 5), -3, 3)], [(F16, 0, (4, 5), -3, 3)], [(F32, 2, (3, 4, 5), -3, 3)]]
 FL2 = [[(F32, 0, (4, 5), -3, 3), (F32, 0, (4, 5), -3, 3)], [(F16, 0, (4, 5), -3, 3), (F16, 0, (4, 5), -3, 3)],
        [(F32, 2, (3, 4, 5), -3, 3), (F32, 2, (3, 4, 5), 0.5, 3)]]
+# FRACTAL_NZ operands of 2-d operators (private with allow_internal_format on Atlas A2, as on Ascend910;
+# torch_npu itself refuses them for _addmm_activation and the foreach lists: "do not support internal format").
+NZ2 = [[(F16, 29, (17, 33), -3, 3), (F16, 29, (17, 33), -3, 3)], [(F32, 29, (17, 33), -3, 3), (F32, 29, (17, 33), -3, 3)]]
 CASES = [
     ("lshift", lambda a, b: a << b, INTS), ("rshift", lambda a, b: a >> b, INTS),
     ("lshift_scalar", lambda a, b: a << 3, INTS), ("rshift_scalar", lambda a, b: a >> 1, INTS),
     ("ilshift", lambda a, b: a.clone().__ilshift__(b), INTS), ("irshift", lambda a, b: a.clone().__irshift__(b), INTS),
     ("ilshift_scalar", lambda a, b: a.clone().__ilshift__(2), INTS), ("ior", lambda a, b: a.clone().__ior__(b), INTS),
-    ("add_relu", lambda a, b: torch.ops.aten._add_relu(a, b), FL2, lambda a, b: (a + b).relu()),
+    ("add_relu", lambda a, b: torch.ops.aten._add_relu(a, b), FL2 + NZ2, lambda a, b: (a + b).relu()),
     ("add_relu_", lambda a, b: torch.ops.aten._add_relu_(a.clone(), b), FL2, lambda a, b: (a + b).relu()),
     ("add_relu_out", lambda a, b: torch.ops.aten._add_relu.out(a, b, out=torch.empty_like(a)), FL2, lambda a, b: (a + b).relu()),
     ("addmm_relu", lambda a, b: torch.ops.aten._addmm_activation(b[:, 0], a, b.t(), use_gelu=False), FL2[:2]),
     ("addmm_gelu", lambda a, b: torch.ops.aten._addmm_activation(b[:, 0], a, b.t(), use_gelu=True), FL2[:2]),
     ("aminmax_", lambda a: torch.ops.aten._aminmax(a), FL), ("aminmax_dim", lambda a: torch.ops.aten._aminmax(a, 0), FL),
-    ("fill_diagonal_", lambda a: inplace("fill_diagonal_")(a, 2.5), FL[:2] + [[(F32, 0, (5, 3), -3, 3)]]),
+    ("fill_diagonal_", lambda a: inplace("fill_diagonal_")(a, 2.5), FL[:2] + [[(F32, 0, (5, 3), -3, 3)]] + [NZ2[0][:1]]),
     ("fill_diagonal_wrap", lambda a: inplace("fill_diagonal_")(a, -1.0, True), [[(F32, 0, (7, 3), -3, 3)]]),
     ("native_dropout_eval", lambda a: torch.native_dropout(a, 0.3, False), FL),
     ("native_dropout_p0", lambda a: torch.native_dropout(a, 0.0, True), FL),
     ("native_dropout_p1", lambda a: torch.native_dropout(a, 1.0, True), FL),
     ("masked_softmax", masked_softmax, [[(F32, 0, (2, 3, 8), -3, 3), (F32, 0, (2, 3, 8), 0, 1)],
                                         [(F16, 0, (2, 3, 8), -3, 3), (F16, 0, (2, 3, 8), 0, 1)]]),
-    ("weight_norm", weight_norm, [[(F32, 0, (4, 5), -3, 3), W], [(F16, 0, (4, 3, 2), -3, 3), WH]]),
+    ("weight_norm", weight_norm, [[(F32, 0, (4, 5), -3, 3), W], [(F16, 0, (4, 3, 2), -3, 3), WH], [NZ2[1][0], W]]),
     ("weight_norm_bw", grads(weight_norm), [[(F32, 0, (4, 5), -3, 3), W]]),
     ("transform_bias_rescale_qkv", transform_qkv, [[(F32, 0, (2, 3, 12), -3, 3), W], [(F16, 0, (2, 3, 12), -3, 3), WH]]),
     ("affine_grid", affine, [[(F32, 0, (2, 2, 3), -1, 1)], [(F16, 0, (2, 2, 3), -1, 1)]]),
