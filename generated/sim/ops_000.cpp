@@ -1733,7 +1733,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NCDHW),
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/aclsim::Bits(13), /*line=*/156},
     // biasSizes (line 171)
-    {"biasSizes", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
+    {"biasSizes", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
