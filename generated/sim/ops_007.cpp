@@ -5681,13 +5681,13 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool transposeX = aclsim::CallBool(call, 4);
   const bool transposeWeight = aclsim::CallBool(call, 5);
   const int64_t groupType = aclsim::CallInt(call, 6);
-  if (!transposeX) {  // semantics/matmul.toml:243
+  if (!transposeX) {  // semantics/matmul.toml:244
     return aclsim::Reject(call, 161002, "transposeX must be true, the only layout the API supports");
   }
-  if (transposeWeight) {  // semantics/matmul.toml:249
+  if (transposeWeight) {  // semantics/matmul.toml:250
     return aclsim::Reject(call, 161002, "transposeWeight must be false, the only layout the API supports");
   }
-  if (groupType != 2) {  // semantics/matmul.toml:255
+  if (groupType != 2) {  // semantics/matmul.toml:256
     return aclsim::Reject(call, 161002, "groupType must be 2 (K-axis groups), the only one the API supports");
   }
   return ACLNN_SUCCESS;

@@ -57,7 +57,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=(),
-    golden='(exact.grouped_matmul(x, weight, biasOptional, groupListOptional, splitItem, groupType, groupListType, scaleOptional, perTokenScaleOptional), None, None)',
+    golden='(exact.grouped_matmul(x, weight, biasOptional, groupListOptional, splitItem, groupType, groupListType, scaleOptional, perTokenScaleOptional, antiquantScaleOptional, antiquantOffsetOptional), None, None)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
