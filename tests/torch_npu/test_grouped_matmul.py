@@ -231,9 +231,9 @@ def test_grouped_matmul_antiquant_is_the_weight_only_formula(run_npu):
         (lambda: gmm([x.float()], [w], antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "weight"),
         (lambda: gmm([x.t().contiguous()], [w[0]], antiquant_scale=[scale[0]], group_list=torch.tensor([K]).npu(),
                      split_item=3, group_type=2), "groupType"),
-        # INT4 weights (A16W4), which torch_npu packs eight to an INT32.
+        # INT4 weights (A16W4), which torch_npu packs eight to an INT32: no dtype of the pages' weight.
         (lambda: gmm([x], [torch.randint(-2**31, 2**31 - 1, (E, K, N // 8), dtype=torch.int32).npu()],
-                     antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "INT4"),
+                     antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "INT32"),
     ]
     refused_by_name(calls)
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
