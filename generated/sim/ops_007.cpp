@@ -5869,17 +5869,29 @@ ACLSIM_OP_API aclnnStatus aclnnGroupedMatmulSwigluQuantWeightNZ(void* workspace,
 namespace {
 namespace sim_GroupedMatmulV5 {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
+// weight: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 105)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // weight (line 115)
     {"weight", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/115},
     // biasOptional (line 125)
@@ -6159,20 +6171,20 @@ constexpr aclsim::CombinationCellSpec kCombination13[] = {
     {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16, ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {.cells = kCombination0, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 405},
-    {.cells = kCombination1, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 406},
-    {.cells = kCombination2, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 407},
-    {.cells = kCombination3, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 408},
-    {.cells = kCombination4, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 409},
-    {.cells = kCombination5, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 410},
-    {.cells = kCombination6, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 411},
-    {.cells = kCombination7, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 412},
-    {.cells = kCombination8, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 413},
-    {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 414},
-    {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 415},
-    {.cells = kCombination11, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 416},
-    {.cells = kCombination12, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 417},
-    {.cells = kCombination13, .cell_count = 9, .socs = static_cast<uint16_t>(0), .line = 418},
+    {.cells = kCombination0, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 406},
+    {.cells = kCombination1, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 407},
+    {.cells = kCombination2, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 408},
+    {.cells = kCombination3, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 409},
+    {.cells = kCombination4, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 410},
+    {.cells = kCombination5, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 411},
+    {.cells = kCombination6, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 412},
+    {.cells = kCombination7, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 413},
+    {.cells = kCombination8, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 414},
+    {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 415},
+    {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 416},
+    {.cells = kCombination11, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 417},
+    {.cells = kCombination12, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 418},
+    {.cells = kCombination13, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 419},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 14, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 

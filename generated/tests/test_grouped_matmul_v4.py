@@ -42,6 +42,30 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
+            'x': ('FLOAT', 'FLOAT16', 'INT16', 'INT8', 'INT4', 'BFLOAT16'),
+            'weight': ('FLOAT', 'FLOAT16', 'INT16', 'INT8', 'INT4', 'BFLOAT16'),
+            'biasOptional': ('FLOAT', 'FLOAT16', 'INT32'),
+            'scaleOptional': ('FLOAT', 'UINT64', 'BFLOAT16'),
+            'offsetOptional': ('FLOAT',),
+            'antiquantScaleOptional': ('FLOAT16', 'BFLOAT16'),
+            'antiquantOffsetOptional': ('FLOAT16', 'BFLOAT16'),
+            'perTokenScaleOptional': ('FLOAT',),
+            'groupListOptional': ('INT64',),
+            'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
+        },
+        'Ascend910B': {
+            'x': ('FLOAT', 'FLOAT16', 'INT8', 'INT4', 'BFLOAT16'),
+            'weight': ('FLOAT', 'FLOAT16', 'INT8', 'INT4', 'BFLOAT16'),
+            'biasOptional': ('FLOAT', 'FLOAT16', 'INT32'),
+            'scaleOptional': ('FLOAT', 'UINT64', 'BFLOAT16'),
+            'offsetOptional': ('FLOAT',),
+            'antiquantScaleOptional': ('FLOAT16', 'BFLOAT16'),
+            'antiquantOffsetOptional': ('FLOAT16', 'BFLOAT16'),
+            'perTokenScaleOptional': ('FLOAT',),
+            'groupListOptional': ('INT64',),
+            'out': ('FLOAT', 'FLOAT16', 'INT32', 'INT8', 'BFLOAT16'),
+        },
+        'Ascend910_93': {
             'x': ('FLOAT', 'FLOAT16', 'INT8', 'INT4', 'BFLOAT16'),
             'weight': ('FLOAT', 'FLOAT16', 'INT8', 'INT4', 'BFLOAT16'),
             'biasOptional': ('FLOAT', 'FLOAT16', 'INT32'),
@@ -70,6 +94,7 @@ BASE = Case('FLOAT', dtypes={'groupListOptional': 'INT64', 'x': 'FLOAT', 'weight
 DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'weight': 'FLOAT16', 'biasOptional': 'FLOAT16', 'activationInputOptional': 'FLOAT16', 'activationQuantScaleOptional': 'FLOAT16', 'activationQuantOffsetOptional': 'FLOAT16'}),
+    BASE.but('INT16', dtypes={'x': 'INT16', 'weight': 'INT16', 'activationInputOptional': 'INT16', 'activationQuantScaleOptional': 'INT16', 'activationQuantOffsetOptional': 'INT16'}),
     BASE.but('INT8', dtypes={'x': 'INT8', 'weight': 'INT8', 'activationInputOptional': 'INT8', 'activationQuantScaleOptional': 'INT8', 'activationQuantOffsetOptional': 'INT8'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'weight': 'BFLOAT16', 'scaleOptional': 'BFLOAT16', 'antiquantScaleOptional': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16', 'activationInputOptional': 'BFLOAT16', 'activationQuantScaleOptional': 'BFLOAT16', 'activationQuantOffsetOptional': 'BFLOAT16'}),
     pytest.param(BASE.but('INT4'), marks=pytest.mark.skip(reason='NumPy cannot hold INT4')),
@@ -139,85 +164,85 @@ def test_error_row4_value():
     pass
 
 
-# line 394: dtype combination: x FLOAT, weight FLOAT, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out FLOAT
+# line 395: dtype combination on Ascend910B, Ascend910_93: x FLOAT, weight FLOAT, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out FLOAT
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line394_dtype_combination1():
+def test_rule_line395_dtype_combination1():
     pass
 
 
-# line 395: dtype combination: x FLOAT16, weight FLOAT16, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out FLOAT16
+# line 396: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, weight FLOAT16, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out FLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line395_dtype_combination2():
+def test_rule_line396_dtype_combination2():
     pass
 
 
-# line 396: dtype combination: x BFLOAT16, weight BFLOAT16, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out BFLOAT16
+# line 397: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, weight BFLOAT16, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out BFLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line396_dtype_combination3():
+def test_rule_line397_dtype_combination3():
     pass
 
 
-# line 397: dtype combination: x FLOAT16, weight INT8, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional FLOAT16, antiquantOffsetOptional FLOAT16/null, perTokenScaleOptional null, out FLOAT16
+# line 398: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, weight INT8, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional FLOAT16, antiquantOffsetOptional FLOAT16/null, perTokenScaleOptional null, out FLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line397_dtype_combination4():
+def test_rule_line398_dtype_combination4():
     pass
 
 
-# line 398: dtype combination: x BFLOAT16, weight INT8, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional BFLOAT16, antiquantOffsetOptional BFLOAT16/null, perTokenScaleOptional null, out BFLOAT16
+# line 399: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, weight INT8, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional BFLOAT16, antiquantOffsetOptional BFLOAT16/null, perTokenScaleOptional null, out BFLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line398_dtype_combination5():
+def test_rule_line399_dtype_combination5():
     pass
 
 
-# line 399: dtype combination: x FLOAT16, weight INT4, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional FLOAT16, antiquantOffsetOptional FLOAT16/null, perTokenScaleOptional null, out FLOAT16
+# line 400: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, weight INT4, biasOptional FLOAT16/null, scaleOptional null, offsetOptional null, antiquantScaleOptional FLOAT16, antiquantOffsetOptional FLOAT16/null, perTokenScaleOptional null, out FLOAT16
 @pytest.mark.skip(reason="not tested: NumPy cannot hold weight's INT4")
-def test_rule_line399_dtype_combination6():
+def test_rule_line400_dtype_combination6():
     pass
 
 
-# line 400: dtype combination: x BFLOAT16, weight INT4, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional BFLOAT16, antiquantOffsetOptional BFLOAT16/null, perTokenScaleOptional null, out BFLOAT16
+# line 401: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, weight INT4, biasOptional FLOAT/null, scaleOptional null, offsetOptional null, antiquantScaleOptional BFLOAT16, antiquantOffsetOptional BFLOAT16/null, perTokenScaleOptional null, out BFLOAT16
 @pytest.mark.skip(reason="not tested: NumPy cannot hold weight's INT4")
-def test_rule_line400_dtype_combination7():
+def test_rule_line401_dtype_combination7():
     pass
 
 
-# line 401: dtype combination: x INT8, weight INT4, biasOptional FLOAT, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT, out BFLOAT16
+# line 402: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT4, biasOptional FLOAT, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT, out BFLOAT16
 @pytest.mark.skip(reason="not tested: NumPy cannot hold weight's INT4")
-def test_rule_line401_dtype_combination8():
+def test_rule_line402_dtype_combination8():
     pass
 
 
-# line 402: dtype combination: x INT8, weight INT4, biasOptional FLOAT, scaleOptional UINT64, offsetOptional FLOAT/null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT, out FLOAT16
+# line 403: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT4, biasOptional FLOAT, scaleOptional UINT64, offsetOptional FLOAT/null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT, out FLOAT16
 @pytest.mark.skip(reason="not tested: NumPy cannot hold weight's INT4")
-def test_rule_line402_dtype_combination9():
+def test_rule_line403_dtype_combination9():
     pass
 
 
-# line 403: dtype combination: x INT8, weight INT8, biasOptional INT32/null, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out INT8
+# line 404: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT8, biasOptional INT32/null, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out INT8
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line403_dtype_combination10():
+def test_rule_line404_dtype_combination10():
     pass
 
 
-# line 404: dtype combination: x INT8, weight INT8, biasOptional INT32/null, scaleOptional BFLOAT16, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out BFLOAT16
+# line 405: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT8, biasOptional INT32/null, scaleOptional BFLOAT16, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out BFLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line404_dtype_combination11():
+def test_rule_line405_dtype_combination11():
     pass
 
 
-# line 405: dtype combination: x INT8, weight INT8, biasOptional INT32/null, scaleOptional FLOAT, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out FLOAT16
+# line 406: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT8, biasOptional INT32/null, scaleOptional FLOAT, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out FLOAT16
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line405_dtype_combination12():
+def test_rule_line406_dtype_combination12():
     pass
 
 
-# line 406: dtype combination: x INT8, weight INT8, biasOptional INT32/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out INT32
+# line 407: dtype combination on Ascend910B, Ascend910_93: x INT8, weight INT8, biasOptional INT32/null, scaleOptional null, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional null, out INT32
 @pytest.mark.skip(reason='not tested: the base call gives biasOptional no shape')
-def test_rule_line406_dtype_combination13():
+def test_rule_line407_dtype_combination13():
     pass
 
 
-# line 407: dtype combination: x INT4, weight INT4, biasOptional null, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out FLOAT16/BFLOAT16
+# line 408: dtype combination on Ascend910B, Ascend910_93: x INT4, weight INT4, biasOptional null, scaleOptional UINT64, offsetOptional null, antiquantScaleOptional null, antiquantOffsetOptional null, perTokenScaleOptional FLOAT/null, out FLOAT16/BFLOAT16
 @pytest.mark.skip(reason="not tested: NumPy cannot hold x's INT4")
-def test_rule_line407_dtype_combination14():
+def test_rule_line408_dtype_combination14():
     pass
