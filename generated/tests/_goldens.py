@@ -755,7 +755,8 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
 
     @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
-                       group_list_type: int, scale: Any = None, per_token_scale: Any = None) -> Any:
+                       group_list_type: int, scale: Any = None, per_token_scale: Any = None,
+                       antiquant_scale: Any = None, antiquant_offset: Any = None) -> Any:
         """aclnnGroupedMatmulV4/V5's out by its README: y_i = x_i @ weight_i + bias_i in float, for groups
         of x's rows (group_type 0: group_list's cumulative ends, type 0, or counts, type 1; or one x per
         group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or one x per group (-1, x_i of any
@@ -764,8 +765,11 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         no group reaches are zeros. The quantised form (INT8 x and weight, group_type 0 only):
         y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product and the INT32 bias
         exact, the scales in float, out BFLOAT16 for a BFLOAT16 scale and FLOAT16 for a FLOAT one (the
-        README's A2/A3 table); without scale the INT32 sum. Packed UINT64/INT64 scales (an INT8 out,
-        whose rounding the README leaves unstated) and what the README rules out are refused."""
+        README's A2/A3 table); without scale the INT32 sum. The antiquantised form (FLOAT16/BFLOAT16 x,
+        INT8 weight, group_type -1 or 0): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
+        + bias_i, per column (antiquant_* [g, N] beside a 3-d weight, or [n_i] each; no offset: 0), the
+        weight dequantised in float, out x's dtype. Packed UINT64/INT64 scales (an INT8 out, whose rounding
+        the README leaves unstated) and what the README rules out are refused."""
         import torch
 
         xs, ws = list(x), list(weight)
@@ -776,6 +780,20 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         stacked = len(ws) == 1 and ws[0].dim() == 3
         if stacked:
             ws = list(ws[0].unbind(0))
+        if not integral and ws[0].dtype in (torch.int8, torch.float64):
+            if not antiquant_scale or xs[0].dtype not in (torch.float16, torch.bfloat16) or group_type not in (-1, 0):
+                exact.refused("an INT8 weight beside a float x: the antiquantised form (FLOAT16/BFLOAT16 x, "
+                              "antiquant_scale, group_type -1 or 0)")
+
+            def per_column(ts: Any) -> Any:
+                ts = [t.float() for t in ts]
+                return list(ts[0].reshape(len(ws), -1)) if stacked else [t.reshape(-1) for t in ts]
+
+            a_scales = per_column(antiquant_scale)
+            a_offsets = per_column(antiquant_offset) if antiquant_offset else [0.0] * len(ws)
+            ws = [(w.float() + o) * s for w, s, o in zip(ws, a_scales, a_offsets)]
+        elif antiquant_scale or antiquant_offset:
+            exact.refused("antiquant_scale or antiquant_offset without an INT8 weight beside a float x")
         scales = tokens = None
         if scale:
             if not integral:

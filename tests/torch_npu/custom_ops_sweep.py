@@ -1010,6 +1010,21 @@ def makers(dtype: str = "float32"):
                              "split_item": 3, "group_type": 0, "output_dtype": torch.bfloat16}, [want.bfloat16()])
     m["npu_grouped_matmul@int8"] = grouped_matmul_int8
 
+    def grouped_matmul_antiquant():
+        # The antiquantised form (A16W8, README): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
+        # per column, x's 7 FLOAT16 rows grouped by the cumulative ends [2, 2, 6] (an empty group, a row past the
+        # last: zeros), the INT8 weight dequantised in float32, FLOAT16 out.
+        x = randn(7, 32, dtype=torch.float16)
+        w = torch.randint(-128, 128, (3, 32, 5), generator=g, dtype=torch.int8)
+        scale = (torch.rand(3, 5, generator=g) / 50).half()
+        offset = torch.randint(-8, 8, (3, 5), generator=g).half()
+        want = torch.zeros(7, 5)
+        for i, (start, end) in enumerate(((0, 2), (2, 2), (2, 6))):
+            want[start:end] = x[start:end].float() @ ((w[i].float() + offset[i].float()) * scale[i].float())
+        return (([x], [w]), {"antiquant_scale": [scale], "antiquant_offset": [offset], "group_list": torch.tensor([2, 2, 6]),
+                             "split_item": 3, "group_type": 0}, [want.half()])
+    m["npu_grouped_matmul@antiquant"] = grouped_matmul_antiquant
+
     def grouped_matmul_list():
         # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.
         x, ws = randn(7, 8), [randn(8, 5) for _ in range(3)]

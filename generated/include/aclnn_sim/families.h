@@ -274,7 +274,7 @@ struct GroupedBiasAddGradFamily {
   static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
-// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float (INT8 x and weight: (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product exact, out BFLOAT16 or FLOAT16 as the scale's dtype says, INT32 without scale): groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
+// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float (INT8 x and weight: (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product exact, out BFLOAT16 or FLOAT16 as the scale's dtype says, INT32 without scale; an INT8 weight beside FLOAT16/BFLOAT16 x: x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i) + bias_i per column): groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
 struct GroupedMatmulFamily {
   struct Op {
     enum : int8_t { kGroupedMatmul, kGroupedMatmulAdd };
