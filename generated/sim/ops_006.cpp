@@ -6558,12 +6558,12 @@ namespace sim_MatmulWeightNz {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT), /*line=*/166},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16), /*line=*/166},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT), /*line=*/166},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16), /*line=*/166},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
