@@ -554,6 +554,8 @@ set(ACLNN_EXAMPLES
   normal_tensor_float
   normal_tensor_tensor
   nsa_compress
+  nsa_compress_attention
+  nsa_compress_attention_infer
   nsa_compress_grad
   nsa_compress_with_cache
   nsa_selected_attention

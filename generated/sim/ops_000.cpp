@@ -1733,7 +1733,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NCDHW),
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/aclsim::Bits(13), /*line=*/156},
     // biasSizes (line 171)
-    {"biasSizes", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/false,
+    {"biasSizes", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
@@ -10133,37 +10133,22 @@ ACLSIM_OP_API aclnnStatus aclnnTopk(void* workspace, uint64_t workspaceSize, acl
 namespace {
 namespace sim_TransposeQuantBatchMatMul {
 
-// x1: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN), /*line=*/367},
-};
-
-// x2: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN), /*line=*/367},
-};
-
 // x1Scale: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT8_E8M0, ACL_FLOAT), /*line=*/366},
-};
-
-// x2Scale: the products whose dtypes differ from the page's main list
-constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_HIFLOAT8, ACL_FLOAT, ACL_FLOAT8_E8M0), /*line=*/367},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT8_E8M0), /*line=*/366},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 91)
     {"x1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_HIFLOAT8),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/3, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // x2 (line 106)
     {"x2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN, ACL_HIFLOAT8),
-     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/3, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
     // bias (line 122)
@@ -10181,7 +10166,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // x2Scale (line 148)
     {"x2Scale", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT8_E8M0, ACL_UINT64, ACL_INT64),
-     /*dtypes_by_soc=*/kDTypesBySoc4, 1,
+     /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/148},
     // dtype (line 163)

@@ -5098,130 +5098,142 @@ ACLSIM_OP_API aclnnStatus aclnnGroupedDynamicMxQuant(void* workspace, uint64_t w
   return aclsim::Run(sim_GroupedDynamicMxQuant::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnGroupedMatmulV4 (derived/aclnnGroupedMatmulV4.md:51) ----
+// ---- aclnnGroupedMatmulV4 (derived/aclnnGroupedMatmulV4.md:54) ----
 namespace {
 namespace sim_GroupedMatmulV4 {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
+// weight: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
-    // x (line 101)
+    // x (line 104)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/101},
-    // weight (line 111)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
+    // weight (line 114)
     {"weight", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/111},
-    // biasOptional (line 121)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},
+    // biasOptional (line 124)
     {"biasOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/121},
-    // scaleOptional (line 131)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/124},
+    // scaleOptional (line 134)
     {"scaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_UINT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/131},
-    // offsetOptional (line 141)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/134},
+    // offsetOptional (line 144)
     {"offsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/141},
-    // antiquantScaleOptional (line 151)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/144},
+    // antiquantScaleOptional (line 154)
     {"antiquantScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/151},
-    // antiquantOffsetOptional (line 161)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/154},
+    // antiquantOffsetOptional (line 164)
     {"antiquantOffsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/161},
-    // perTokenScaleOptional (line 171)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/164},
+    // perTokenScaleOptional (line 174)
     {"perTokenScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/171},
-    // groupListOptional (line 181)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/174},
+    // groupListOptional (line 184)
     {"groupListOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/181},
-    // activationInputOptional (line 191)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/184},
+    // activationInputOptional (line 194)
     {"activationInputOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/191},
-    // activationQuantScaleOptional (line 201)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/194},
+    // activationQuantScaleOptional (line 204)
     {"activationQuantScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/201},
-    // activationQuantOffsetOptional (line 211)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/204},
+    // activationQuantOffsetOptional (line 214)
     {"activationQuantOffsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/211},
-    // splitItem (line 221)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/214},
+    // splitItem (line 224)
     {"splitItem", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/221},
-    // groupType (line 231)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/224},
+    // groupType (line 234)
     {"groupType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/231},
-    // groupListType (line 241)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/234},
+    // groupListType (line 244)
     {"groupListType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/241},
-    // actType (line 251)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/244},
+    // actType (line 254)
     {"actType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/251},
-    // out (line 261)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/254},
+    // out (line 264)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/261},
-    // activationFeatureOutOptional (line 271)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/264},
+    // activationFeatureOutOptional (line 274)
     {"activationFeatureOutOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/271},
-    // dynQuantScaleOutOptional (line 281)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/274},
+    // dynQuantScaleOutOptional (line 284)
     {"dynQuantScaleOutOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/281},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/284},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/13},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/14},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/16},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/17},
 };
 
 // Computed by the grouped_matmul family (x=x, weight=weight, bias=biasOptional, scale=scaleOptional, offset=offsetOptional, antiquant_scale=antiquantScaleOptional, antiquant_offset=antiquantOffsetOptional, per_token_scale=perTokenScaleOptional, group_list=groupListOptional, activation_input=activationInputOptional, activation_quant_scale=activationQuantScaleOptional, activation_quant_offset=activationQuantOffsetOptional, split_item=splitItem, group_type=groupType, group_list_type=groupListType, act_type=actType, out=out, activation_feature_out=activationFeatureOutOptional, dyn_quant_scale_out=dynQuantScaleOutOptional).
@@ -5230,12 +5242,186 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::CombinationCellSpec kCombination0[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination1[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination2[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination3[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination4[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination5[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination6[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination7[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination8[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination9[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination10[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination11[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination12[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_INT32), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination13[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 16, .dtypes = aclsim::Bits(ACL_FLOAT16, ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationSpec kCombinations[] = {
+    {.cells = kCombination0, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 395},
+    {.cells = kCombination1, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 396},
+    {.cells = kCombination2, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 397},
+    {.cells = kCombination3, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 398},
+    {.cells = kCombination4, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 399},
+    {.cells = kCombination5, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 400},
+    {.cells = kCombination6, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 401},
+    {.cells = kCombination7, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 402},
+    {.cells = kCombination8, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 403},
+    {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 404},
+    {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 405},
+    {.cells = kCombination11, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 406},
+    {.cells = kCombination12, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 407},
+    {.cells = kCombination13, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 408},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 14, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
-    {aclsim::RowKind::kValue, 12, /*line=*/340, 161002},
-    {aclsim::RowKind::kValue, 13, /*line=*/340, 161002},
-    {aclsim::RowKind::kValue, 14, /*line=*/340, 161002},
-    {aclsim::RowKind::kValue, 15, /*line=*/340, 161002},
+    {aclsim::RowKind::kValue, 12, /*line=*/343, 161002},
+    {aclsim::RowKind::kValue, 13, /*line=*/343, 161002},
+    {aclsim::RowKind::kValue, 14, /*line=*/343, 161002},
+    {aclsim::RowKind::kValue, 15, /*line=*/343, 161002},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -5245,7 +5431,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_GroupedMatmulV4
 }  // namespace

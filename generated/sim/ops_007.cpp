@@ -5681,13 +5681,13 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool transposeX = aclsim::CallBool(call, 4);
   const bool transposeWeight = aclsim::CallBool(call, 5);
   const int64_t groupType = aclsim::CallInt(call, 6);
-  if (!transposeX) {  // semantics/matmul.toml:243
+  if (!transposeX) {  // semantics/matmul.toml:244
     return aclsim::Reject(call, 161002, "transposeX must be true, the only layout the API supports");
   }
-  if (transposeWeight) {  // semantics/matmul.toml:249
+  if (transposeWeight) {  // semantics/matmul.toml:250
     return aclsim::Reject(call, 161002, "transposeWeight must be false, the only layout the API supports");
   }
-  if (groupType != 2) {  // semantics/matmul.toml:255
+  if (groupType != 2) {  // semantics/matmul.toml:256
     return aclsim::Reject(call, 161002, "groupType must be 2 (K-axis groups), the only one the API supports");
   }
   return ACLNN_SUCCESS;
@@ -5865,136 +5865,148 @@ ACLSIM_OP_API aclnnStatus aclnnGroupedMatmulSwigluQuantWeightNZ(void* workspace,
   return aclsim::Run(sim_GroupedMatmulSwigluQuantWeightNZ::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnGroupedMatmulV5 (derived/aclnnGroupedMatmulV5.md:51) ----
+// ---- aclnnGroupedMatmulV5 (derived/aclnnGroupedMatmulV5.md:54) ----
 namespace {
 namespace sim_GroupedMatmulV5 {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
+// weight: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
-    // x (line 102)
+    // x (line 105)
     {"x", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
-    // weight (line 112)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
+    // weight (line 115)
     {"weight", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
-    // biasOptional (line 122)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/115},
+    // biasOptional (line 125)
     {"biasOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
-    // scaleOptional (line 132)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/125},
+    // scaleOptional (line 135)
     {"scaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_UINT64, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
-    // offsetOptional (line 142)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/135},
+    // offsetOptional (line 145)
     {"offsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/142},
-    // antiquantScaleOptional (line 152)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/145},
+    // antiquantScaleOptional (line 155)
     {"antiquantScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/152},
-    // antiquantOffsetOptional (line 162)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/155},
+    // antiquantOffsetOptional (line 165)
     {"antiquantOffsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/162},
-    // perTokenScaleOptional (line 172)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/165},
+    // perTokenScaleOptional (line 175)
     {"perTokenScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/172},
-    // groupListOptional (line 182)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/175},
+    // groupListOptional (line 185)
     {"groupListOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/182},
-    // activationInputOptional (line 192)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/185},
+    // activationInputOptional (line 195)
     {"activationInputOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/192},
-    // activationQuantScaleOptional (line 202)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/195},
+    // activationQuantScaleOptional (line 205)
     {"activationQuantScaleOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/202},
-    // activationQuantOffsetOptional (line 212)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/205},
+    // activationQuantOffsetOptional (line 215)
     {"activationQuantOffsetOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/212},
-    // splitItem (line 222)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/215},
+    // splitItem (line 225)
     {"splitItem", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/222},
-    // groupType (line 232)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/225},
+    // groupType (line 235)
     {"groupType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/232},
-    // groupListType (line 242)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/235},
+    // groupListType (line 245)
     {"groupListType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/242},
-    // actType (line 252)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/245},
+    // actType (line 255)
     {"actType", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/252},
-    // tuningConfigOptional (line 262)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/255},
+    // tuningConfigOptional (line 265)
     {"tuningConfigOptional", aclsim::ParamKind::kIntArray, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_INT64),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/262},
-    // out (line 272)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/265},
+    // out (line 275)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/272},
-    // activationFeatureOutOptional (line 282)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/275},
+    // activationFeatureOutOptional (line 285)
     {"activationFeatureOutOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/282},
-    // dynQuantScaleOutOptional (line 292)
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/285},
+    // dynQuantScaleOutOptional (line 295)
     {"dynQuantScaleOutOptional", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/true,
      /*dtypes=*/aclsim::kAnyDType,
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/292},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/295},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/13},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/14},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/16},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/17},
 };
 
 // Computed by the grouped_matmul family (x=x, weight=weight, bias=biasOptional, scale=scaleOptional, offset=offsetOptional, antiquant_scale=antiquantScaleOptional, antiquant_offset=antiquantOffsetOptional, per_token_scale=perTokenScaleOptional, group_list=groupListOptional, activation_input=activationInputOptional, activation_quant_scale=activationQuantScaleOptional, activation_quant_offset=activationQuantOffsetOptional, split_item=splitItem, group_type=groupType, group_list_type=groupListType, act_type=actType, out=out, activation_feature_out=activationFeatureOutOptional, dyn_quant_scale_out=dynQuantScaleOutOptional).
@@ -6003,12 +6015,186 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::CombinationCellSpec kCombination0[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination1[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination2[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination3[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination4[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination5[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination6[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_BF16), .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination7[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination8[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination9[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination10[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination11[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination12[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = aclsim::Bits(ACL_INT32), .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_INT32), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationCellSpec kCombination13[] = {
+    {.param = 0, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 1, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 2, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 3, .dtypes = aclsim::Bits(ACL_UINT64), .absent = false, .same_as = -1},
+    {.param = 4, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 5, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 6, .dtypes = 0, .absent = true, .same_as = -1},
+    {.param = 7, .dtypes = aclsim::Bits(ACL_FLOAT), .absent = true, .same_as = -1},
+    {.param = 17, .dtypes = aclsim::Bits(ACL_FLOAT16, ACL_BF16), .absent = false, .same_as = -1},
+};
+constexpr aclsim::CombinationSpec kCombinations[] = {
+    {.cells = kCombination0, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 406},
+    {.cells = kCombination1, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 407},
+    {.cells = kCombination2, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 408},
+    {.cells = kCombination3, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 409},
+    {.cells = kCombination4, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 410},
+    {.cells = kCombination5, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 411},
+    {.cells = kCombination6, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 412},
+    {.cells = kCombination7, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 413},
+    {.cells = kCombination8, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 414},
+    {.cells = kCombination9, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 415},
+    {.cells = kCombination10, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 416},
+    {.cells = kCombination11, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 417},
+    {.cells = kCombination12, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 418},
+    {.cells = kCombination13, .cell_count = 9, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 419},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 14, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
-    {aclsim::RowKind::kValue, 12, /*line=*/351, 161002},
-    {aclsim::RowKind::kValue, 13, /*line=*/351, 161002},
-    {aclsim::RowKind::kValue, 14, /*line=*/351, 161002},
-    {aclsim::RowKind::kValue, 15, /*line=*/351, 161002},
+    {aclsim::RowKind::kValue, 12, /*line=*/354, 161002},
+    {aclsim::RowKind::kValue, 13, /*line=*/354, 161002},
+    {aclsim::RowKind::kValue, 14, /*line=*/354, 161002},
+    {aclsim::RowKind::kValue, 15, /*line=*/354, 161002},
 };
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -6018,7 +6204,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 4};
 
 }  // namespace sim_GroupedMatmulV5
 }  // namespace

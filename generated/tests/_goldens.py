@@ -327,6 +327,94 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return stats[0].float(), stats[1].float(), out.to(query.dtype)
 
     @staticmethod
+    def nsa_compress_attention(query: Any, key: Any, value: Any, mask: Any, q_ends: Any, kv_ends: Any, scale: float,
+                               compress_block: int, stride: int, select_block: int, select_count: int) -> Any:
+        """aclnnNsaCompressAttention's (softmaxMaxOut, softmaxSumOut, attentionOutOut, topkIndicesOut) by its page's
+        formula in double, TND: per sequence b (q_ends, kv_ends its cumulative ends), query token t (row r of b) and
+        head n, S = scale * q K^T over b's compressed keys with mask[r, p] true removed, attentionOut = softmax(S) V,
+        the statistics [T, N, 8] S's max and sum of exp(S - max); P_cmp = softmax(q K^T), neither scaled nor masked
+        as the page writes it, and per key/value head the sum over its G heads of P_slc[j] = sum over m < l'/d and
+        i < l/d of P_cmp[l'/d * j - m - i] (an index below 0 adds nothing), j < CeilDiv(CmpSkv, l'/d); topk the
+        select_count highest, highest first, a tie among them or at the last refused, as is a row the mask empties."""
+        import torch
+
+        heads, kv_heads = query.shape[1], key.shape[1]
+        group, ratio, span = heads // kv_heads, select_block // stride, compress_block // stride
+        q, k, v = query.double(), key.double(), value.double()
+        out = torch.zeros(q.shape[0], heads, v.shape[-1], dtype=torch.float64)
+        stats = torch.zeros(2, q.shape[0], heads, 8, dtype=torch.float64)
+        chosen = torch.zeros(q.shape[0], kv_heads, select_count, dtype=torch.int32)
+        qe, ke = [0, *q_ends], [0, *kv_ends]
+        for b in range(len(q_ends)):
+            keys = ke[b + 1] - ke[b]
+            blocks = -(-keys // ratio)
+            for t in range(qe[b], qe[b + 1]):
+                seen = torch.ones(keys, dtype=torch.bool) if mask is None else ~mask[t - qe[b], :keys].bool()
+                if not bool(seen.any()):
+                    exact.refused(f"attenMaskOptional removes every key of token {t}")
+                for h in range(kv_heads):
+                    importance = torch.zeros(blocks, dtype=torch.float64)
+                    for n in range(h * group, (h + 1) * group):
+                        raw = k[ke[b]:ke[b + 1], h] @ q[t, n]
+                        s = scale * raw[seen]
+                        out[t, n] = torch.softmax(s, 0) @ v[ke[b]:ke[b + 1], h][seen]
+                        stats[0, t, n], stats[1, t, n] = s.max(), torch.exp(s - s.max()).sum()
+                        p_cmp = torch.softmax(raw, 0)
+                        for j in range(blocks):
+                            importance[j] += sum(float(p_cmp[ratio * j - m - i]) for m in range(ratio)
+                                                 for i in range(span) if ratio * j - m - i >= 0)
+                    ranked = sorted(range(blocks), key=lambda j: -float(importance[j]))
+                    for c in range(select_count):
+                        if c + 1 < blocks and float(importance[ranked[c]]) == float(importance[ranked[c + 1]]):
+                            exact.refused(f"select blocks {ranked[c]} and {ranked[c + 1]} tie")
+                    chosen[t, h] = torch.tensor(ranked[:select_count], dtype=torch.int32)
+        return stats[0].float(), stats[1].float(), out.to(query.dtype), chosen
+
+    @staticmethod
+    def nsa_compress_attention_infer(query: Any, key: Any, value: Any, block_table: Any, cmp_lens: Any, heads: int,
+                                     kv_heads: int, select_block: int, select_count: int, compress_block: int,
+                                     stride: int, scale: float) -> Any:
+        """aclnnNsaCompressAttentionInfer's (output, topKOutput) by its page's formula in double: per batch b (one
+        query token, TND [B, N, D] or BSND [B, 1, N, D]) and query head n, the C = cmp_lens[b] compressed keys p, row
+        p % P of block block_table[b, p // P] of the paged key [blocks, P, kv_heads * D], P_cmp = softmax(scale * q
+        K^T), output = P_cmp V; per key/value head the sum over its G query heads of P_slc[j] = sum over m <
+        select_block / stride and i < compress_block / stride of P_cmp[select_block / stride * j - m - i] (an index
+        below 0 adds nothing), j < ceil(C / (select_block / stride)); topKOutput the select_count blocks of highest
+        importance, highest first, two equal importances among them or at the last refused (the page leaves ties
+        open)."""
+        import torch
+
+        bsnd = query.dim() == 4
+        q = query.double().reshape(query.shape[0], heads, -1)
+        page, dqk = key.shape[1], q.shape[-1]
+        k = key.double().reshape(key.shape[0] * page, kv_heads, dqk)
+        v = value.double().reshape(value.shape[0] * page, kv_heads, -1)
+        group, ratio, span = heads // kv_heads, select_block // stride, compress_block // stride
+        out = torch.zeros(q.shape[0], heads, v.shape[-1], dtype=torch.float64)
+        chosen = torch.zeros(q.shape[0], kv_heads, select_count, dtype=torch.int32)
+        for b, keys in enumerate(int(c) for c in cmp_lens):
+            rows = torch.tensor([int(block_table[b, p // page]) * page + p % page for p in range(keys)])
+            if bool((rows < 0).any()) or bool((rows >= k.shape[0]).any()):
+                exact.refused(f"batch {b}'s keys have a block outside the cache")
+            blocks = -(-keys // ratio)
+            for h in range(kv_heads):
+                importance = torch.zeros(blocks, dtype=torch.float64)
+                for n in range(h * group, (h + 1) * group):
+                    p_cmp = torch.softmax(scale * (k[rows, h] @ q[b, n]), 0)
+                    out[b, n] = p_cmp @ v[rows, h]
+                    for j in range(blocks):
+                        importance[j] += sum(float(p_cmp[ratio * j - m - i]) for m in range(ratio) for i in range(span)
+                                             if ratio * j - m - i >= 0)
+                ranked = sorted(range(blocks), key=lambda j: -float(importance[j]))
+                for c in range(select_count):
+                    if c + 1 < blocks and float(importance[ranked[c]]) == float(importance[ranked[c + 1]]):
+                        exact.refused(f"select blocks {ranked[c]} and {ranked[c + 1]} tie")
+                chosen[b, h] = torch.tensor(ranked[:select_count], dtype=torch.int32)
+        if bsnd:
+            return out.unsqueeze(1).to(query.dtype), chosen.unsqueeze(1)
+        return out.to(query.dtype), chosen
+
+    @staticmethod
     def nsa_selected_attention_grad(query: Any, key: Any, value: Any, attention: Any, dy: Any, softmax_max: Any,
                                     softmax_sum: Any, topk_indices: Any, actual_q: Any, actual_kv: Any, scale: float,
                                     block_size: int, block_count: int) -> Any:
@@ -667,7 +755,8 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
 
     @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
-                       group_list_type: int, scale: Any = None, per_token_scale: Any = None) -> Any:
+                       group_list_type: int, scale: Any = None, per_token_scale: Any = None,
+                       antiquant_scale: Any = None, antiquant_offset: Any = None) -> Any:
         """aclnnGroupedMatmulV4/V5's out by its README: y_i = x_i @ weight_i + bias_i in float, for groups
         of x's rows (group_type 0: group_list's cumulative ends, type 0, or counts, type 1; or one x per
         group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or one x per group (-1, x_i of any
@@ -676,8 +765,11 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         no group reaches are zeros. The quantised form (INT8 x and weight, group_type 0 only):
         y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product and the INT32 bias
         exact, the scales in float, out BFLOAT16 for a BFLOAT16 scale and FLOAT16 for a FLOAT one (the
-        README's A2/A3 table); without scale the INT32 sum. Packed UINT64/INT64 scales (an INT8 out,
-        whose rounding the README leaves unstated) and what the README rules out are refused."""
+        README's A2/A3 table); without scale the INT32 sum. The antiquantised form (FLOAT16/BFLOAT16 x,
+        INT8 weight, group_type -1 or 0): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
+        + bias_i, per column (antiquant_* [g, N] beside a 3-d weight, or [n_i] each; no offset: 0), the
+        weight dequantised in float, out x's dtype. Packed UINT64/INT64 scales (an INT8 out, whose rounding
+        the README leaves unstated) and what the README rules out are refused."""
         import torch
 
         xs, ws = list(x), list(weight)
@@ -688,6 +780,20 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         stacked = len(ws) == 1 and ws[0].dim() == 3
         if stacked:
             ws = list(ws[0].unbind(0))
+        if not integral and ws[0].dtype in (torch.int8, torch.float64):
+            if not antiquant_scale or xs[0].dtype not in (torch.float16, torch.bfloat16) or group_type not in (-1, 0):
+                exact.refused("an INT8 weight beside a float x: the antiquantised form (FLOAT16/BFLOAT16 x, "
+                              "antiquant_scale, group_type -1 or 0)")
+
+            def per_column(ts: Any) -> Any:
+                ts = [t.float() for t in ts]
+                return list(ts[0].reshape(len(ws), -1)) if stacked else [t.reshape(-1) for t in ts]
+
+            a_scales = per_column(antiquant_scale)
+            a_offsets = per_column(antiquant_offset) if antiquant_offset else [0.0] * len(ws)
+            ws = [(w.float() + o) * s for w, s, o in zip(ws, a_scales, a_offsets)]
+        elif antiquant_scale or antiquant_offset:
+            exact.refused("antiquant_scale or antiquant_offset without an INT8 weight beside a float x")
         scales = tokens = None
         if scale:
             if not integral:

@@ -133,7 +133,6 @@ def test_unsupported_products_reject_calls():
     BASE.but('self=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('self',)),
     BASE.but('weight=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('weight',)),
     BASE.but('kernelSize=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('kernelSize',)),
-    BASE.but('bias=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('bias',)),
     BASE.but('stride=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('stride',)),
     BASE.but('padding=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('padding',)),
     BASE.but('dilation=None', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}, none=('dilation',)),

@@ -45,7 +45,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=(),
-    golden='exact.grouped_matmul(x, weight, biasOptional, torch.tensor(groupListOptional) if groupListOptional else None, splitItem, 0 if groupListOptional or len(x) > 1 else -1, 0, scaleOptional)',
+    golden='exact.grouped_matmul(x, weight, biasOptional, torch.tensor(groupListOptional) if groupListOptional else None, splitItem, 0 if groupListOptional or len(x) > 1 else -1, 0, scaleOptional, None, antiquantScaleOptional, antiquantOffsetOptional)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

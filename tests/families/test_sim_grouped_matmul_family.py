@@ -133,3 +133,92 @@ refused(lambda: aclnn.grouped_matmul_v5([xq], [wq], [huge], None, None, None, No
                                         None, None, None, 3, 0, 1, 0, None, out=([np.zeros((10, 4), np.int32)], [], [])),
         507015, ["INT32's range"])
 ''')
+
+
+def test_grouped_matmul_int8_weight_is_the_antiquantised_formula():
+    # The README's antiquantised form without torch_npu: x_i @ ((weight_i + antiquant_offset_i) *
+    # antiquant_scale_i) + bias_i per column, FLOAT16 x and out, the offset optional (0), on V5, V4 and
+    # the original aclnnGroupedMatmul; an INT8 weight without antiquant_scale, one of another dtype or
+    # shape, and the quantised scale beside it refused in phase 1.
+    check(PRELUDE + r'''
+xh = rng.standard_normal((10, 6)).astype(np.float16)
+wq = rng.integers(-128, 128, (3, 6, 4)).astype(np.int8)
+a_scale = (rng.random((3, 4)) / 50 + 0.001).astype(np.float16)
+a_offset = rng.integers(-8, 8, (3, 4)).astype(np.float16)
+bias = rng.standard_normal((3, 4)).astype(np.float16)
+def want(offset, with_bias):
+    y, at = np.zeros((10, 4), np.float32), 0
+    for i, c in enumerate(counts):
+        deq = (wq[i].astype(np.float32) + (offset[i].astype(np.float32) if offset is not None else 0)) * a_scale[i].astype(np.float32)
+        y[at:at + c] = xh[at:at + c].astype(np.float32) @ deq + (bias[i].astype(np.float32) if with_bias else 0)
+        at += c
+    return y
+def near(got, ref):
+    assert got.dtype == np.float16 and got.shape == ref.shape, (got.dtype, got.shape)
+    assert np.allclose(got.astype(np.float32), ref, atol=1e-2, rtol=1e-2), np.abs(got.astype(np.float32) - ref).max()
+for api in (aclnn.grouped_matmul_v5, aclnn.grouped_matmul_v4):
+    extra = () if api is aclnn.grouped_matmul_v4 else (None,)
+    for offset in (None, a_offset):
+        got = api([xh], [wq], [bias], None, None, [a_scale], None if offset is None else [offset], None,
+                  np.array(counts, np.int64), None, None, None, 3, 0, 1, 0, *extra,
+                  out=([np.zeros((10, 4), np.float16)], [], []))
+        near(host(got[0][0]), want(offset, True))
+# A weight and per-channel [n] vectors per group, an output per group.
+got = aclnn.grouped_matmul_v5([xh], list(wq), None, None, None, list(a_scale), list(a_offset), None,
+                              np.array(counts, np.int64), None, None, None, 0, 0, 1, 0, None,
+                              out=([np.zeros((c, 4), np.float16) for c in counts], [], []))
+ref = want(a_offset, False)
+for g, start, c in zip(got[0], [0, 4, 4], counts):
+    near(host(g), ref[start:start + c])
+# The original API: group_list host ends.
+got = aclnn.grouped_matmul([xh], list(wq), None, None, None, list(a_scale), list(a_offset), list(np.cumsum(counts)), 3,
+                           out=[np.zeros((10, 4), np.float16)])
+near(host(got[0]), want(a_offset, False))
+def call(w=wq, scale=[a_scale], offset=None, gtype=0, x=xh, qscale=None, out=np.float16):
+    return aclnn.grouped_matmul_v5([x], [w], None, qscale, None, scale, offset, None, np.array(counts, np.int64),
+                                   None, None, None, 3, gtype, 1, 0, None, out=([np.zeros((10, 4), out)], [], []))
+refused(lambda: call(scale=None), 161002, ["antiquantScaleOptional", "absent"])
+refused(lambda: call(scale=[a_scale.astype(np.float32)]), 161002, ["antiquantScaleOptional", "FLOAT"])
+refused(lambda: call(scale=[np.ones((3, 2, 4), np.float16)]), 161002, ["antiquantScaleOptional", "[3, 4]"])
+refused(lambda: call(offset=[np.ones((3, 5), np.float16)]), 161002, ["antiquantOffsetOptional"])
+refused(lambda: call(x=xh.astype(np.float32), out=np.float32), 161002, ["weight", "INT8"])
+refused(lambda: call(w=wq.astype(np.float16)), 161002, ["antiquantScaleOptional", "without an INT8 weight"])
+refused(lambda: call(qscale=[np.ones((3, 4), np.float32)]), 561003, ["scaleOptional"])
+''')
+
+
+def test_grouped_matmul_antiquant_golden_equals_the_simulator():
+    # The generated suites skip the dtype table's antiquantised rows (their base call gives the optional lists
+    # no shapes), so the golden's antiquantised branch is held to the simulator here, and its refusals checked.
+    from gen.locations import RUNTIME_PYTHON
+    goldens = RUNTIME_PYTHON / "tests" / "_goldens.py"
+    check(PRELUDE + f'''
+import importlib.util
+spec = importlib.util.spec_from_file_location("_goldens", {str(goldens)!r})
+goldens = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(goldens)
+exact = goldens.exact
+''' + r'''
+xh = rng.standard_normal((10, 6)).astype(np.float16)
+wq = rng.integers(-128, 128, (3, 6, 4)).astype(np.int8)
+a_scale = (rng.random((3, 4)) / 50 + 0.001).astype(np.float16)
+a_offset = rng.integers(-8, 8, (3, 4)).astype(np.float16)
+T = torch.from_numpy
+for ws, scales, offsets in (([wq], [a_scale], [a_offset]), (list(wq), list(a_scale), list(a_offset)),
+                            ([wq], [a_scale], None)):
+    got = aclnn.grouped_matmul_v5([xh], ws, None, None, None, scales, offsets, None, np.array(counts, np.int64),
+                                  None, None, None, 3, 0, 1, 0, None, out=([np.zeros((10, 4), np.float16)], [], []))
+    want = exact.grouped_matmul([T(xh)], [T(w) for w in ws], None, torch.tensor(counts), 3, 0, 1, None, None,
+                                [T(s) for s in scales], None if offsets is None else [T(o) for o in offsets])
+    assert want[0].dtype == torch.float16
+    assert np.allclose(host(got[0][0]).astype(np.float32), want[0].float().numpy(), atol=1e-2, rtol=1e-2)
+for bad in (dict(antiquant_scale=None), dict(group_type=2)):
+    args = dict(antiquant_scale=[T(a_scale)], group_type=0)
+    args.update(bad)
+    try:
+        exact.grouped_matmul([T(xh)], [T(wq)], None, torch.tensor(counts), 3, args["group_type"], 1, None, None,
+                             args["antiquant_scale"], None)
+    except ValueError:
+        continue
+    raise AssertionError(f"the golden computed {bad}")
+''')

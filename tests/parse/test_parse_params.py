@@ -452,3 +452,25 @@ def test_a_parameter_only_the_error_table_names_is_diagnosed_as_such():
     undocumented = [d for d in p.diagnostics if d.code == "param-undocumented"]
     assert len(undocumented) == 1 and undocumented[0].message.startswith("aclnnFoo.out:")
     assert "only the error table names it (line" in undocumented[0].message
+
+
+def test_lists_of_one_chip_under_different_scenarios_are_that_chips_union():
+    # aclnnTransposeQuantBatchMatMul's Ascend950 K-C, MX and T-C bullets: each mode's list had replaced
+    # the one before, so the chip took T-C's HIFLOAT8 alone and refused the K-C and MX operands.
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT16、INT8、HIFLOAT8、FLOAT"],
+                            ["out", "输出", "FLOAT16"])
+                 + "\n- <term>Ascend 950PR/Ascend 950DT</term>：\n"
+                   "    - K-C量化模式，self支持INT8。\n"
+                   "    - MX量化模式，self支持FLOAT16、INT8。\n"
+                   "    - T-C量化模式，self仅支持HIFLOAT8。\n")
+    assert param(p, "self").dtypes_for(Soc.ASCEND950) == (DType.FLOAT16, DType.INT8, DType.HIFLOAT8)
+    assert param(p, "self").dtypes_for(Soc.ASCEND910B) == (DType.FLOAT16, DType.INT8, DType.HIFLOAT8, DType.FLOAT)
+
+
+def test_successive_lists_of_one_chip_without_a_scenario_still_narrow():
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT16、INT8、FLOAT"],
+                            ["out", "输出", "FLOAT16"])
+                 + "\n- <term>Ascend 950PR/Ascend 950DT</term>：\n"
+                   "    - self支持FLOAT16、INT8。\n"
+                   "    - self仅支持INT8。\n")
+    assert param(p, "self").dtypes_for(Soc.ASCEND950) == (DType.INT8,)

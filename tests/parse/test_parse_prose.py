@@ -148,3 +148,33 @@ def test_product_note_without_a_condition_still_counts_beside_conditional_ones()
 def test_product_note_beside_an_nz_sentence_still_counts():
     (note,) = prose.note_statements((Soc.ASCEND310P,), "出参`y`数据类型仅支持INT8，数据格式不支持NZ。", 1, ["x", "y"])
     assert (note.op, note.dtypes, note.params) == (prose.SET, (DType.INT8,), ("y",))
+
+
+@pytest.mark.parametrize("text, scenario", [
+    ("K-C[量化模式](../../../docs/zh/context/quant_mode_introduction.md)，K仅支持512。", "K-C量化模式"),
+    ("MX全量化场景下，x1支持FLOAT8_E4M3FN。", "MX全量化场景"),
+    ("quantMode取值为2时，表示pertoken动态量化场景。", "quantMode取值为2时"),
+    ("In per-token mode, x supports INT8.", "In per-token mode"),
+    ("当x的数据类型为INT8时，y支持INT32。", ""),
+    ("x1支持FLOAT16。", ""),
+])
+def test_a_note_opening_with_a_mode_or_a_scene_is_scoped_to_it(text, scenario):
+    assert prose.scenario_of(text) == scenario
+
+
+def test_a_list_in_its_own_clause_is_about_the_names_of_that_clause():
+    # aclnnTransposeQuantBatchMatMul's T-C bullet: HIFLOAT8 had been read as x2Scale's too.
+    text = "x2Scale需经过[trans_quant_param](../a.md)预处理转换为UINT64/INT64类型，x1/x2仅支持HIFLOAT8类型。"
+    first, second = prose.note_statements((Soc.ASCEND950,), text, 1, ["x1", "x2", "x1Scale", "x2Scale"])
+    assert (first.dtypes, first.params) == ((DType.UINT64, DType.INT64), ("x2Scale",))
+    assert (second.dtypes, second.params) == ((DType.HIFLOAT8,), ("x1", "x2"))
+
+
+def test_a_comma_between_names_does_not_break_the_clause_and_an_opening_refusal_refuses():
+    # aclnnMatmulWeightNz's Ascend950 note: FLOAT32 had been read as self's only dtype on that chip.
+    (note,) = prose.note_statements((Soc.ASCEND950,), "不支持 self，mat2 数据类型为 FLOAT32", 1, ["self", "mat2", "out"])
+    assert (note.op, note.dtypes, note.params) == (prose.REMOVE, (DType.FLOAT,), ("self", "mat2"))
+
+
+def test_castable_to_is_no_list_of_the_tensor():
+    assert prose.dtype_statements("数据类型需要是可转换为FLOAT的数据类型") == []

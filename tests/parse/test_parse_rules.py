@@ -506,3 +506,20 @@ def test_a_shape_under_the_tensors_own_dtype():
     flat = next(r for r in api("ops-nn/quant/flat_quant/docs/aclnnFlatQuant.md", "aclnnFlatQuant").shape_rules
                 if r.param == "out")
     assert (flat.when_dtype.dtypes, flat.negated, flat.others) == ((DType.INT4,), False, ("x",))
+
+
+@pytest.mark.parametrize("path, words, why", [
+    # An error row relating outputs' ranks to the input's under keepDim: skipped without a word before.
+    ("ops-nn/index/gather_v2/docs/aclnnNanMedianDim.md", "valuesOut或indicesOut的维度与self的维度不一致",
+     "it holds under a condition"),
+    # An error row against the shape the arguments give.
+    ("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "推导得到的shape", "a shape derived from the arguments"),
+    ("ops-math/conversion/pad_v3/docs/aclnnConstantPadNd.md", "推导出的shape", "a shape derived from the arguments"),
+])
+def test_a_shape_sentence_no_rule_reads_is_diagnosed(path, words, why):
+    assert any(words in m and why in m for m in unread(path))
+
+
+def test_an_error_row_a_relation_reads_is_not_diagnosed_unread():
+    # "self和out的shape不一致" holds on every call: the relation reader's, no unread rule.
+    assert not [m for m in unread("ops-math/math/is_neg_inf/docs/aclnnIsNegInf.md") if "shape" in m]

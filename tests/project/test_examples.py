@@ -418,6 +418,8 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "dynamic_quant_v4": _PER_EXPERT,
     "moe_gating_top_k": "passes biasOptional, which the kernel refuses by name (561003): the page's formula takes y "
                         "from the biased scores, DeepSeek-V3's routing from the unbiased ones",
+    "nsa_compress_attention": "passes topkMaskOptional, which the kernel refuses by name (161002): the page does not "
+                              "say whether a true position removes a block from topk or forces it in",
     "moe_init_routing_v3": "passes offsetOptional, which the page's table gives neither unquantised nor dynamic "
                            "quant, and an INT8 expandedXOut for its unquantised FLOAT x: refused (561002)",
     "quant_matmul_v5": "the T-CG product of a FLOAT8_E4M3FN x1 and a FLOAT4_E2M1 x2 with per-group x2Scale and yScale, "

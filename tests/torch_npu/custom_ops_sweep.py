@@ -682,6 +682,60 @@ def makers(dtype: str = "float32"):
                 want.to(low))
     m["npu_nsa_compress_infer.cache"] = nsa_compress_infer_cache
 
+    def nsa_compress_attention_infer():
+        # aclnnNsaCompressAttentionInfer (TND, one query token per batch, 4 heads over 2 key/value heads): batch b's
+        # 40 and 33 compressed keys, key p row p % 16 of block table[b, p // 16]; P = softmax(scale q K^T), out = P V;
+        # per key/value head the importance of select block j < ceil(C / 4) (l'/d = 64/16, l/d = 32/16) is the sum
+        # over its two query heads of P[4j - m - i], m < 4, i < 2, an index below 0 adding nothing; topk the 4
+        # highest, highest first.
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the page's dtypes
+        q, k, v = randn(2, 4, 32, dtype=low), randn(6, 16, 64, dtype=low), randn(6, 16, 32, dtype=low)
+        table, lengths = torch.tensor([[4, 0, 2], [1, 5, 3]], dtype=torch.int32), [40, 33]
+        out, chosen = torch.zeros(2, 4, 16, dtype=torch.float64), torch.zeros(2, 2, 4, dtype=torch.int32)
+        for b, c in enumerate(lengths):
+            rows = torch.tensor([int(table[b, p // 16]) * 16 + p % 16 for p in range(c)])
+            keys = k.double().reshape(96, 2, 32)[rows].repeat_interleave(2, 1)
+            values = v.double().reshape(96, 2, 16)[rows].repeat_interleave(2, 1)
+            prob = torch.softmax(0.17 * torch.einsum("nd,cnd->nc", q[b].double(), keys), -1)
+            out[b] = torch.einsum("nc,cnd->nd", prob, values)
+            importance = torch.tensor([[sum(float(prob[n, 4 * j - m - i]) for n in (2 * h, 2 * h + 1) for m in range(4)
+                                            for i in range(2) if 4 * j - m - i >= 0) for j in range(-(-c // 4))]
+                                       for h in range(2)])
+            chosen[b] = importance.topk(4, -1).indices.int()
+        return ((q, k, v, 0.17, 4, 2, 64, 4, 16, 32, 16), {"block_table": table, "actual_cmp_seq_kvlen": lengths},
+                (out.to(low), chosen))
+    m["npu_nsa_compress_attention_infer"] = nsa_compress_attention_infer
+
+    def nsa_compress_attention():
+        # aclnnNsaCompressAttention (TND, sequences of 2 and 3 query tokens over 12 and 9 compressed keys, 4 heads
+        # over 2 key/value heads, a mask whose true positions are not attended): attention = softmax(0.2 q K^T,
+        # masked) V with its max and sum 8 times; P = softmax(q K^T), unscaled and unmasked as the page writes it, and
+        # per key/value head the importance of select block j < ceil(keys / 2) (l'/d = 32/16, l/d = 32/16) the sum
+        # over its two heads of P[2j - m - i], m, i < 2, an index below 0 adding nothing; topk the 2 highest.
+        low = default if default in (torch.float16, torch.bfloat16) else torch.float16  # the page's dtypes
+        q, k, v = randn(5, 4, 32, dtype=low), randn(21, 2, 32, dtype=low), randn(21, 2, 16, dtype=low)
+        mask = torch.tensor([[i % 3 == 1 and j > 0 for j in range(12)] for i in range(3)])
+        out, mx, total = torch.zeros(5, 4, 16, dtype=torch.float64), torch.zeros(5, 4, 8), torch.zeros(5, 4, 8)
+        chosen = torch.zeros(5, 2, 2, dtype=torch.int32)
+        for q0, sq, k0, sk in ((0, 2, 0, 12), (2, 3, 12, 9)):
+            keys = k[k0:k0 + sk].double().repeat_interleave(2, 1)
+            values = v[k0:k0 + sk].double().repeat_interleave(2, 1)
+            raw = torch.einsum("tnd,knd->tnk", q[q0:q0 + sq].double(), keys)
+            s = (0.2 * raw).masked_fill(mask[:sq, :sk].unsqueeze(1), float("-inf"))
+            out[q0:q0 + sq] = torch.einsum("tnk,knd->tnd", s.softmax(-1), values)
+            mx[q0:q0 + sq] = s.amax(-1, keepdim=True).float().expand(-1, -1, 8)
+            total[q0:q0 + sq] = torch.exp(s - s.amax(-1, keepdim=True)).sum(-1, keepdim=True).float().expand(-1, -1, 8)
+            prob = raw.softmax(-1)
+            for t in range(sq):
+                importance = torch.tensor([[sum(float(prob[t, n, 2 * j - m - i]) for n in (2 * h, 2 * h + 1)
+                                                for m in range(2) for i in range(2) if 2 * j - m - i >= 0)
+                                            for j in range(-(-sk // 2))] for h in range(2)])
+                chosen[q0 + t] = importance.topk(2, -1).indices.int()
+        return ((q, k, v, 0.2, 4, 32, 16, 32, 2),
+                {"atten_mask": mask, "actual_seq_qlen": [2, 5], "actual_cmp_seq_kvlen": [12, 21],
+                 "actual_sel_seq_kvlen": [6, 11]}, (out.to(low), chosen, mx, total))
+    m["npu_nsa_compress_attention"] = nsa_compress_attention
+
     def fusion_attention_bnsd_masked():
         # BNSD, a [S, S] boolean mask (True: not attended), sparse_mode 0, float16: torch_npu's tests' form
         q, k, v = (randn(2, 2, 6, 16, dtype=torch.float16) for _ in range(3))
@@ -955,6 +1009,21 @@ def makers(dtype: str = "float32"):
         return (([x], [w]), {"bias": [bias], "scale": [scale], "per_token_scale": [token], "group_list": torch.tensor([2, 2, 6]),
                              "split_item": 3, "group_type": 0, "output_dtype": torch.bfloat16}, [want.bfloat16()])
     m["npu_grouped_matmul@int8"] = grouped_matmul_int8
+
+    def grouped_matmul_antiquant():
+        # The antiquantised form (A16W8, README): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
+        # per column, x's 7 FLOAT16 rows grouped by the cumulative ends [2, 2, 6] (an empty group, a row past the
+        # last: zeros), the INT8 weight dequantised in float32, FLOAT16 out.
+        x = randn(7, 32, dtype=torch.float16)
+        w = torch.randint(-128, 128, (3, 32, 5), generator=g, dtype=torch.int8)
+        scale = (torch.rand(3, 5, generator=g) / 50).half()
+        offset = torch.randint(-8, 8, (3, 5), generator=g).half()
+        want = torch.zeros(7, 5)
+        for i, (start, end) in enumerate(((0, 2), (2, 2), (2, 6))):
+            want[start:end] = x[start:end].float() @ ((w[i].float() + offset[i].float()) * scale[i].float())
+        return (([x], [w]), {"antiquant_scale": [scale], "antiquant_offset": [offset], "group_list": torch.tensor([2, 2, 6]),
+                             "split_item": 3, "group_type": 0}, [want.half()])
+    m["npu_grouped_matmul@antiquant"] = grouped_matmul_antiquant
 
     def grouped_matmul_list():
         # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.

@@ -4,9 +4,10 @@ group_type 0 with one x grouped by group_list (cumulative ends, group_list_type 
 an empty group; rows past the last group) against one [E, K, N] weight or a weight per group,
 split_item 3 (one output) and 0 (one output per group); an x per group (group_type 0, split_item 2,
 and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bias; a transposed
-weight. The INT8 quantised form (op-plugin's MoE inference call) against the README's formula;
-its INT8 requantisation, the antiquantised and activation forms and group_list_type 2 answer an
-error naming the argument, never a value."""
+weight. The INT8 quantised form (op-plugin's MoE inference call) and the antiquantised one (A16W8:
+an INT8 weight beside FLOAT16/BFLOAT16 x) against the README's formulas; its INT8 requantisation,
+INT4 weights, the activation forms and group_list_type 2 answer an error naming the argument, never
+a value."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -155,6 +156,89 @@ def test_grouped_matmul_int8_is_the_quantised_formula(run_npu):
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
 
 
+def test_grouped_matmul_antiquant_is_the_weight_only_formula(run_npu):
+    # The README's antiquantised form (A16W8), y_i = x_i @ ((weight_i + antiquant_offset_i) *
+    # antiquant_scale_i) + bias_i, written here from it in float32 per group: antiquant_scale and
+    # antiquant_offset per channel, x's dtype, [E, N] beside one [E, K, N] weight or [N] per weight;
+    # no antiquant_offset is offset 0; groups of x's rows by group_list (cumulative ends and counts,
+    # an empty group, rows past the last group) or an x per weight (group_type -1, 3-d x); out x's dtype.
+    run_npu(REFUSED_BY_NAME + """
+    torch.manual_seed(0)
+    gmm = torch_npu.npu_grouped_matmul
+    E, K, N, M = 3, 32, 16, 20
+    counts = [6, 0, 11]  # 17 of 20 rows
+
+    def close(got, want, dtype, what):
+        got = got.cpu()
+        assert got.dtype == dtype and got.shape == want.shape, (what, got.dtype, got.shape, want.shape)
+        if want.numel():
+            err = (got.float() - want).abs().max().item()
+            assert err <= {torch.float16: 1e-2, torch.bfloat16: 5e-2}[dtype] * max(1.0, want.abs().max().item()), (what, err)
+
+    for dtype in (torch.float16, torch.bfloat16):
+        x = torch.randn(M, K).to(dtype)
+        w = torch.randint(-128, 128, (E, K, N), dtype=torch.int8)
+        scale = (torch.rand(E, N) * 0.02 + 0.001).to(dtype)
+        offset = torch.randint(-8, 8, (E, N)).to(dtype)
+        bias = torch.randn(E, N).to(torch.float16 if dtype == torch.float16 else torch.float32)
+
+        def dequantised(i, with_offset):
+            return (w[i].float() + (offset[i].float() if with_offset else 0)) * scale[i].float()
+
+        def reference(with_offset, with_bias):
+            y, at = torch.zeros(M, N), 0
+            for i, c in enumerate(counts):
+                y[at:at + c] = x[at:at + c].float() @ dequantised(i, with_offset) + (bias[i].float() if with_bias else 0)
+                at += c
+            return y
+
+        ends, sizes = torch.tensor(counts).cumsum(0), torch.tensor(counts)
+        for list_type, values in ((0, ends), (1, sizes)):
+            for with_offset in (False, True):
+                for with_bias in (False, True):
+                    what = (dtype, list_type, with_offset, with_bias)
+                    y = gmm([x.npu()], [w.npu()], bias=[bias.npu()] if with_bias else None,
+                            antiquant_scale=[scale.npu()], antiquant_offset=[offset.npu()] if with_offset else None,
+                            group_list=values.npu(), split_item=3, group_type=0, group_list_type=list_type)
+                    assert len(y) == 1, what
+                    close(y[0], reference(with_offset, with_bias), dtype, what)
+        # A weight, antiquant_scale and antiquant_offset [N] per group, an output per group (split_item 0).
+        y = gmm([x.npu()], [wi.npu() for wi in w], antiquant_scale=[s.npu() for s in scale],
+                antiquant_offset=[o.npu() for o in offset], group_list=ends.npu(), split_item=0, group_type=0)
+        want = reference(True, False)
+        assert [tuple(t.shape) for t in y] == [(c, N) for c in counts]
+        for i, (got, start, c) in enumerate(zip(y, [0] + ends.tolist()[:-1], counts)):
+            close(got, want[start:start + c], dtype, ("split 0", dtype, i))
+        # No grouping (group_type -1): an x of 3 dimensions per weight.
+        xs = [torch.randn(2, 3, K).to(dtype) for _ in range(E)]
+        y = gmm([xi.npu() for xi in xs], [wi.npu() for wi in w], bias=[b.npu() for b in bias],
+                antiquant_scale=[s.npu() for s in scale], antiquant_offset=[o.npu() for o in offset], split_item=0,
+                group_type=-1)
+        for i, (got, xi) in enumerate(zip(y, xs)):
+            close(got, xi.float() @ dequantised(i, True) + bias[i].float(), dtype, ("group_type -1", dtype, i))
+    # What the README rules out or leaves open: refused by name, never a value.
+    x, w = torch.randn(M, K).half().npu(), torch.randint(-128, 128, (E, K, N), dtype=torch.int8).npu()
+    scale, ends = torch.rand(E, N).half().npu(), torch.tensor(counts).cumsum(0).npu()
+    calls = [
+        (lambda: gmm([x], [w], group_list=ends, split_item=3, group_type=0), "antiquantScaleOptional"),
+        (lambda: gmm([x], [w], antiquant_scale=[scale.float()], group_list=ends, split_item=3, group_type=0),
+         "antiquantScaleOptional"),
+        # Per group (the INT4 weights' mode): an INT8 weight is dequantised per channel only.
+        (lambda: gmm([x], [w], antiquant_scale=[torch.rand(E, 2, N).half().npu()], group_list=ends, split_item=3,
+                     group_type=0), "antiquantScaleOptional"),
+        (lambda: gmm([x], [w], antiquant_scale=[scale], antiquant_offset=[torch.rand(E, N + 1).half().npu()],
+                     group_list=ends, split_item=3, group_type=0), "antiquantOffsetOptional"),
+        (lambda: gmm([x.float()], [w], antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "weight"),
+        (lambda: gmm([x.t().contiguous()], [w[0]], antiquant_scale=[scale[0]], group_list=torch.tensor([K]).npu(),
+                     split_item=3, group_type=2), "groupType"),
+        # INT4 weights (A16W4), which torch_npu packs eight to an INT32: no dtype of the pages' weight.
+        (lambda: gmm([x], [torch.randint(-2**31, 2**31 - 1, (E, K, N // 8), dtype=torch.int32).npu()],
+                     antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "INT32"),
+    ]
+    refused_by_name(calls)
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+
+
 def test_grouped_matmul_refuses_what_it_does_not_compute(run_npu):
     # Each refusal an exception of its own call (ASCEND_LAUNCH_BLOCKING=1): after a failure in
     # torch_npu's asynchronous task queue, later calls of the process do not compute.
@@ -175,7 +259,7 @@ def test_grouped_matmul_refuses_what_it_does_not_compute(run_npu):
             raise AssertionError(f"{what}: computed {y[0].cpu()}")
 
         refused("scaleOptional", scale=[torch.ones(2, 4).npu()])
-        refused("antiquantScaleOptional", antiquant_scale=[torch.ones(2, 4).half().npu()])
+        refused("antiquantScaleOptional", antiquant_scale=[torch.ones(2, 4).half().npu()])  # a FLOAT16 weight
         refused("perTokenScaleOptional", per_token_scale=[torch.ones(8).npu()])
         refused("actType", act_type=1)
         refused("groupListType", group_list_type=2, group_list=torch.tensor([[0, 3], [1, 5]]).npu())

@@ -241,10 +241,20 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
     section = [n for n in ctx.section_notes if _section_note_applies(n, name, kind, base)]
     # The note under the table that last set a product's list: its refusals cite that line.
     note_lines: dict[Soc, int] = {}
+    # The scenario whose list a chip's list is: a list under another scenario of the same chip adds
+    # to it (aclnnTransposeQuantBatchMatMul's Ascend950 K-C, MX and T-C bullets: x1 is FLOAT8_E5M2 or
+    # FLOAT8_E4M3FN in K-C, FLOAT8_E4M3FN in MX, HIFLOAT8 in T-C; the chip takes all three).
+    scenario_set: dict[Soc, str] = {}
     for note in own + section:
         for soc in note.socs:
             current = per_product.get(soc, list(base))
-            per_product[soc] = _apply(note, current)
+            if note.op == prose.SET and note.scenario and scenario_set.get(soc, "") not in ("", note.scenario):
+                united = current + [d for d in note.dtypes if d not in current]
+                per_product[soc] = sorted(united, key=lambda d: base.index(d) if d in base else len(base))
+            else:
+                per_product[soc] = _apply(note, current)
+            if note.op == prose.SET:
+                scenario_set[soc] = note.scenario
             if note.line != entry.line:
                 note_lines[soc] = note.line
     per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)

@@ -31,7 +31,10 @@ _DTYPE_TRIGGER = lazy_pattern(
     r"\bsupports?\s+(?:the\s+following\s+)?data\s*types?\s*(?:of|:)?|"
     r"\bsupported\s+data\s*types?\s*(?:is|are|include)?\s*:?|\bdata\s*types?\s+supported\s*:|"
     # "支持 FLOAT、FLOAT16", "Supports ACL_FLOAT, ACL_BF16": a bare "supports" directly before a dtype.
-    r"(?:支持|数据类型|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d|fp\d|bf16)))\s*",
+    r"(?:支持|数据类型|\bsupports?)\s*(?=(?:DT_|ACL_)?(?:FLOAT|BFLOAT|BF16|INT|UINT|DOUBLE|BOOL|COMPLEX|HIFLOAT|FP\d|fp\d|bf16))|"
+    # "需经过trans_quant_param预处理转换为UINT64/INT64类型": the dtypes the tensor passed must have. Not
+    # "可转换为FLOAT的数据类型", the dtypes that convert to FLOAT (gen.parse.extractors.params._CASTABLE_TO).
+    r"(?<!可)(?<!可以)转换(?:为|成)\s*(?=(?:[A-Z][A-Z0-9_]*\s*[/、]\s*)*[A-Z][A-Z0-9_]*\s*类型))\s*",
     re.I)
 _ONLY_QUALIFIER = lazy_pattern(r"^[（(]\s*(?:仅|只|only\s+(?:supported\s+(?:by|on)|for|on)?)(.*?)(?:支持|supports?|supported)?\s*[)）]$",
                              re.I | re.S)
@@ -179,6 +182,10 @@ class DTypeNote:
     dtypes: tuple[DType, ...]
     params: tuple[str, ...]  # the parameters the statement names ("" = none named)
     line: int
+    # The scenario the note's bullet opens with ("K-C量化模式", "MX量化场景下"), "" when it opens with
+    # none: lists of one chip under different scenarios each say what that scenario supports, and
+    # together what the chip does (gen.parse.extractors.params._dtypes).
+    scenario: str = ""
 
 
 # A product note's sentence about tensors of the NZ format, whose dtypes the ND tensors the
@@ -191,9 +198,39 @@ _DTYPE_CONDITION = lazy_pattern(r"^\s*(?:当|若|如果)[^，,。]*?数据类型
                                 r"^\s*(?:when|if)\b[^,.]*?\bdata\s*types?\b[^,.]*?\b(?:is|are)\b[^,.]*,", re.I)
 
 
+# A bullet opening with the scenario it is about: a quantisation mode or a scene ("K-C[量化模式](...)，",
+# "MX全量化场景下，", "In per-token mode,"), or an attribute's value ("quantMode取值为2时，").
+_SCENARIO = lazy_pattern(r"^\s*(?:[-*•]\s*)?(?:当|在|对于)?\s*([^，,。；;：:\n]{1,40}?(?:模式|场景|取值为[^，,。；;：:\n]{1,12}时)|"
+                         r"(?:in|for)\s+[^,.;:\n]{1,40}?\b(?:mode|scenarios?)\b)", re.I)
+_LINK = lazy_pattern(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def scenario_of(text: str) -> str:
+    """The scenario `text` opens with (_SCENARIO), its links dropped; "" when it opens with none. A
+    dtype condition ("当x的数据类型为INT8时") is no scenario: its sentence is skipped (_DTYPE_CONDITION)."""
+    match = _SCENARIO.match(_LINK.sub(r"\1", text))
+    if match is None or _DTYPE_CONDITION.search(match.group(0)):
+        return ""
+    return match.group(1).strip()
+
+
+# A sentence opening with what is not supported ("不支持 self，mat2 数据类型为 FLOAT32", aclnnMatmulWeightNz's
+# Ascend950 note): its list is refused, however far from the words.
+_OPENS_UNSUPPORTED = lazy_pattern(r"\s*(?:不支持|暂不支持|does\s+not\s+support|not\s+supported)", re.I)
+_CLAUSE_BREAK = lazy_pattern(r"(?<![A-Za-z0-9_`*])\s*，")
+
+
+def _clause_start(text: str) -> int:
+    """Where the last clause of `text` starts: after its last full-width comma, unless the comma
+    separates names ("self，mat2 数据类型为 FLOAT32" is one clause about both)."""
+    breaks = list(_CLAUSE_BREAK.finditer(text))
+    return breaks[-1].end() if breaks else 0
+
+
 def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Collection[str]) -> list[DTypeNote]:
     """The dtype statements of one product note's text (one sentence or one sub-item)."""
     notes: list[DTypeNote] = []
+    scenario = scenario_of(text)
     for sentence in re.split(r"[。；;\n]|(?<=[a-z0-9])\.\s", text):
         if not sentence.strip():
             continue
@@ -208,21 +245,26 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
             for offset, listed in stated:
                 before = sentence[:offset]
                 op = ADD if _ADD_TRIGGER.search(sentence[max(0, offset - 8):offset + 12]) else SET
-                if re.search(r"不支持|not\s+support", sentence[max(0, offset - 6):offset + 12], re.I):
+                if re.search(r"不支持|not\s+support", sentence[max(0, offset - 6):offset + 12], re.I) or \
+                        _OPENS_UNSUPPORTED.match(before):
                     op = REMOVE
                 # A list is about the names since the previous list, where there are any: aclnnRmsNormQuant's
                 # "`x`、`gamma`、`beta`、`scale`的数据类型仅支持FLOAT16，BFLOAT16，`offset`仅支持INT8" gives
                 # offset INT8, not x.
-                scope = names_in(sentence[previous:offset], param_names) or names_in(before, param_names) or named
+                # The names of the list's own clause first: in aclnnTransposeQuantBatchMatMul's "x2Scale需经过…
+                # 预处理转换为UINT64/INT64类型，x1/x2仅支持HIFLOAT8类型" HIFLOAT8 is x1's and x2's, not x2Scale's.
+                clause = sentence[max(previous, _clause_start(before)):offset]
+                scope = names_in(clause, param_names) or names_in(sentence[previous:offset], param_names) or \
+                    names_in(before, param_names) or named
                 previous = offset
-                notes.append(DTypeNote(socs, op, listed.dtypes, scope, line))
+                notes.append(DTypeNote(socs, op, listed.dtypes, scope, line, scenario))
             continue
         bare = DTYPE_LIST.match(sentence.strip())
         if bare and not _REMOVE_TRIGGER.search(sentence) and not _ADD_TRIGGER.search(sentence):
             # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb.
             listed = parse_dtype_list(bare.group(0))
             if listed.dtypes and len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。.")):
-                notes.append(DTypeNote(socs, SET, listed.dtypes, named, line))
+                notes.append(DTypeNote(socs, SET, listed.dtypes, named, line, scenario))
                 continue
         for trigger, op in ((_ADD_TRIGGER, ADD), (_REMOVE_TRIGGER, REMOVE)):
             match = trigger.search(sentence)
@@ -237,7 +279,7 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
                 dtypes = _cell_dtypes(sentence[:match.start()][-40:]).dtypes
             if dtypes:
                 notes.append(DTypeNote(socs, op, dtypes, names_in(sentence[:match.start()], param_names) or named,
-                                       line))
+                                       line, scenario))
             break
     return notes
 

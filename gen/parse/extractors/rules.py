@@ -322,7 +322,36 @@ class _Reader:
         self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
             if sentence.strip():
+                read = self._rules_read()
                 self._sentence(sentence, text)
+                if text.subject is None and self._rules_read() == read:
+                    self._unread_tensors_shape(sentence, text)
+
+    def _rules_read(self) -> int:
+        """How many rules and diagnostics the texts have given so far."""
+        return sum(len(bucket) for bucket in vars(self.rules).values())
+
+    # "valuesOut或indicesOut的维度与self的维度不一致", "out的shape不等于由self，dim，keepDim推导得到的shape": a
+    # tensor's shape or rank against another's or against the arguments.
+    _SHAPE_WORDS = lazy_pattern(r"shape|形状|维度|维数|size|dimension", re.I)
+    _RELATION_WORDS = lazy_pattern(r"一致|相同|相等|等于|匹配|\bsame\b|\bequal|\bmatch", re.I)
+    _DERIVED = lazy_pattern(r"推导(?:得到|出|而来)?的\s*(?:shape|形状)|(?:inferred|derived)\s+(?:output\s+)?shape", re.I)
+
+    def _unread_tensors_shape(self, sentence: str, text: Text) -> None:
+        """A sentence of an error row or of the constraints that relates a tensor's shape or rank to
+        another's under a condition ("keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致"), or
+        to the shape its arguments give, and that no rule read: diagnosed, never skipped in silence.
+        Unconditional whole-shape relations are the relation reader's (gen.parse.extractors.relations)."""
+        named = [m.group(0) for m in name_matches(self.tensors, sentence)]
+        if not named or not self._SHAPE_WORDS.search(sentence):
+            return
+        if self._DERIVED.search(sentence):
+            why = "a shape derived from the arguments"
+        elif len(set(named)) >= 2 and self._RELATION_WORDS.search(sentence) and CONDITION.search(sentence):
+            why = "it holds under a condition"
+        else:
+            return
+        self.rules.unread(self.api, text.line, named[0], sentence, why)
 
     _JOIN_OTHERWISE = lazy_pattern(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 

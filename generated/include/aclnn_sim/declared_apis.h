@@ -1420,6 +1420,12 @@
 #include "aclnnop/aclnn_nsa_compress.h"
 #define ACLNN_DECLARES_aclnnNsaCompress 1
 
+#include "aclnnop/aclnn_nsa_compress_attention.h"
+#define ACLNN_DECLARES_aclnnNsaCompressAttention 1
+
+#include "aclnnop/aclnn_nsa_compress_attention_infer.h"
+#define ACLNN_DECLARES_aclnnNsaCompressAttentionInfer 1
+
 #include "aclnnop/aclnn_nsa_compress_grad.h"
 #define ACLNN_DECLARES_aclnnNsaCompressGrad 1
 

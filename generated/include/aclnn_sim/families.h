@@ -274,7 +274,7 @@ struct GroupedBiasAddGradFamily {
   static constexpr const char* kOpNames[] = { "grouped_bias_add_grad" };
 };
 
-// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float (INT8 x and weight: (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product exact, out BFLOAT16 or FLOAT16 as the scale's dtype says, INT32 without scale): groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
+// grouped_matmul: grouped_matmul: y_i = x_i @ weight_i + bias_i for g groups, in float (INT8 x and weight: (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product exact, out BFLOAT16 or FLOAT16 as the scale's dtype says, INT32 without scale; an INT8 weight beside FLOAT16/BFLOAT16 x: x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i) + bias_i per column): groups of x's rows (group_type 0: group_list's cumulative ends or counts, or one x per group), of its columns (2: the K axis), or one x per group (-1); the results one tensor per group (split_item 0/1) or one tensor (2/3). grouped_matmul_add: out[i] += x[rows of group i]^T @ weight[rows of group i] in float, x [K, M] (transpose_x), weight [K, N], out [g, M, N], group_list the groups' cumulative ends along K.
 struct GroupedMatmulFamily {
   struct Op {
     enum : int8_t { kGroupedMatmul, kGroupedMatmulAdd };
@@ -501,6 +501,17 @@ struct NsaCompressFamily {
     enum : int8_t { kInput, kWeight, kSeqLens, kLayout, kBlockSize, kStride, kSeqLenType, kOut, kGrad, kInputGrad, kWeightGrad, kSlots, kBlockTable, kPageBlock };
   };
   static constexpr const char* kOpNames[] = { "compress", "compress_grad", "compress_cache" };
+};
+
+// nsa_compress_attention: compress_attention_infer: per batch b (one query token: TND [B, N, D] or BSND [B, 1, N, D]) and query head n (key/value head n / G), its C = actual_cmp_kv[b] compressed keys read through block_table's pages of the cache [blocks, page, N_kv * D], P = softmax(scale * q K^T), attention = P V; compress_attention (TND, actual_q / actual_cmp_kv / actual_sel_kv cumulative ends): per query token, attention = softmax(scale * q K^T with atten_mask's true positions removed) V over its sequence's compressed keys, softmax_max / softmax_sum that softmax's max and sum 8 times, and P = softmax(q K^T), unscaled and unmasked as the page writes it. Both: per key/value head the importance of select block j < ceil(C / (l' / d)), the sum over m < l' / d and i < l / d of P[l' / d * j - m - i] (an index below 0 adds nothing) summed over the group's heads, and topk_indices the select_count blocks of highest importance, highest first (a tie among them or at the last one refused); in float with double accumulation.
+struct NsaCompressAttentionFamily {
+  struct Op {
+    enum : int8_t { kCompressAttentionInfer, kCompressAttention };
+  };
+  struct Role {
+    enum : int8_t { kQuery, kKey, kValue, kAttenMask, kBlockTable, kActualQ, kActualCmpKv, kActualSelKv, kTopkMask, kHeadNum, kKvHeadNum, kSelectBlock, kSelectCount, kCompressBlock, kCompressStride, kScale, kLayout, kPageBlock, kSparseMode, kSoftmaxMax, kSoftmaxSum, kAttention, kTopkIndices };
+  };
+  static constexpr const char* kOpNames[] = { "compress_attention_infer", "compress_attention" };
 };
 
 // nsa_select: per query token t of sequence b and query head n (key/value head n / G): the keys and values of the blocks topkIndices[t, n / G, :] name within b's keys (block i: rows i * blockSize to (i + 1) * blockSize), attentionOut = softmax(scale * q K_sel^T) V_sel; softmaxMax / softmaxSum the row's max and sum of exp(S - max), replicated 8 times; the gradient from those statistics, dK and dV added to the rows the blocks gathered; TND only, in float with double accumulation.
@@ -882,6 +893,7 @@ aclnnStatus PlanNorm(const Call& call, const FamilySpec& family, ExecutorWork** 
 aclnnStatus PlanNormGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNsaCompress(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanNsaCompressAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanNsaSelect(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOptim(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -658,7 +658,8 @@ aclError Run(const OpCall& call) {
   for (const auto& [name, value] : call.attrs) {
     auto spec = std::find_if(entry->attrs.begin(), entry->attrs.end(), [&](const AttrSpec& a) { return name == a.name; });
     if (spec == entry->attrs.end()) {
-      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is not one the simulator models for " + call.type);
+      return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute " + name + " is not one the simulator models for " + call.type +
+                                                         "; the call: " + call.Signature());
     }
     // A string attribute set as bool: torch_npu's OpCommand::Attr(name, "LITERAL") resolves to its bool
     // overload (C++ prefers the pointer-to-bool conversion over std::string; DynamicRNNGrad's

@@ -150,14 +150,6 @@ aclError Quantize(const OpCall& call) {
   return Aclnn<QuantizeApi>(call, "aclnnQuantize", x, scales, zero_points, dtype->second, static_cast<int32_t>(at) - static_cast<int32_t>(rank), y);
 }
 
-// The chips an operator's README marks unsupported (×) though an aclnn page of the same operation
-// lists them or not: the call is refused there, naming the README, as a device refuses it.
-aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_list<Soc> unsupported) {
-  Soc soc;
-  if (!SimulatedSoc(&soc)) return call.Fail(ACL_ERROR_INVALID_PARAM, "the simulated chip is not known");
-  if (std::find(unsupported.begin(), unsupported.end(), soc) == unsupported.end()) return ACL_SUCCESS;
-  return call.Fail(ACL_ERROR_OP_NOT_FOUND, std::string("not supported on ") + SocName(soc) + ": " + readme + " mark its product unsupported");
-}
 constexpr const char* kRmsNormReadme = "ops-nn's norm READMEs (rms_norm, rms_norm_grad, add_rms_norm)";
 constexpr const char* kLayerNormReadme = "ops-nn's add_layer_norm and deep_norm READMEs";
 
@@ -325,17 +317,6 @@ aclError ReadSoftmaxAxis(const OpCall& call, const char* name, const std::vector
   }
   const int64_t a = axes[0] < 0 ? axes[0] + rank : axes[0];
   for (int64_t d = 0; d < rank; ++d) (d < a ? axis->outer : d == a ? axis->extent : axis->inner) *= dims[static_cast<size_t>(d)];
-  return ACL_SUCCESS;
-}
-
-// The operands a host kernel reads and writes as float, each of `dims`.
-aclError SameShapeFloats(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
-                         const std::vector<int64_t>& dims, std::vector<Floats>* floats) {
-  floats->resize(operands.size());
-  for (size_t i = 0; i < operands.size(); ++i) {
-    if (aclError s = FloatsOf(call, *operands[i], names[i], &(*floats)[i])) return s;
-    if (aclError s = Shape(call, *operands[i], names[i], dims)) return s;
-  }
   return ACL_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,6 +58,26 @@ inline aclError Shape(const OpCall& call, const Operand& operand, const char* wh
   if (operand.desc->dims == expected) return ACL_SUCCESS;
   return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + " of shape " + ListText(operand.desc->dims) +
                                                      " (expected " + ListText(expected) + ")");
+}
+
+// The operands a host kernel reads and writes as float, each of `dims`.
+inline aclError SameShapeFloats(const OpCall& call, const std::vector<const Operand*>& operands, const std::vector<const char*>& names,
+                         const std::vector<int64_t>& dims, std::vector<Floats>* floats) {
+  floats->resize(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (aclError s = FloatsOf(call, *operands[i], names[i], &(*floats)[i])) return s;
+    if (aclError s = Shape(call, *operands[i], names[i], dims)) return s;
+  }
+  return ACL_SUCCESS;
+}
+
+// The chips an operator's README marks unsupported (×) though an aclnn page of the same operation
+// lists them or not: the call is refused there, naming the README, as a device refuses it.
+inline aclError OnReadmeChips(const OpCall& call, const char* readme, std::initializer_list<Soc> unsupported) {
+  Soc soc;
+  if (!SimulatedSoc(&soc)) return call.Fail(ACL_ERROR_INVALID_PARAM, "the simulated chip is not known");
+  if (std::find(unsupported.begin(), unsupported.end(), soc) == unsupported.end()) return ACL_SUCCESS;
+  return call.Fail(ACL_ERROR_OP_NOT_FOUND, std::string("not supported on ") + SocName(soc) + ": " + readme + " mark its product unsupported");
 }
 
 // Queues `kernel` on the call's stream: it runs after the work queued before it.

@@ -29,6 +29,7 @@ using UniqueDimApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, a
 using UniqueConsecutiveApi = Phase1<const aclTensor*, bool, bool, int64_t, aclTensor*, aclTensor*, aclTensor*>;
 using IndexApi = Phase1<const aclTensor*, const aclTensorList*, aclTensor*>;
 using IndexPutApi = Phase1<aclTensor*, const aclTensorList*, const aclTensor*, const bool, const bool>;
+using InplaceFillDiagonalApi = Phase1<aclTensor*, const aclScalar*, bool>;
 
 // --- outputs whose extent the data decides -----------------------------------------------------
 // torch_npu runs NonZero, MaskedSelect and the unique operators through aclopCompileAndExecuteV2
@@ -450,9 +451,30 @@ aclError ScatterNd(const OpCall& call, bool accumulate) {
   return Aclnn<IndexPutApi>(call, "aclnnIndexPutImpl", out, indices, updates, accumulate, false);
 }
 
+// FillDiagonal (x; fill_value, wrap): y = x with its main diagonal set to fill_value (wrap: the
+// diagonal of a tall matrix starts again below each square block), Tensor.fill_diagonal_ on
+// Ascend910: a copy of x, then aclnnInplaceFillDiagonal on y in stream order.
+aclError FillDiagonal(const OpCall& call) {
+  if (aclError s = call.Arity(1, 1, 1)) return s;
+  if (call.outputs[0].desc->dims != call.inputs[0].desc->dims) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(call.outputs[0].desc->dims) + " is not x's shape " +
+                                                        ListText(call.inputs[0].desc->dims));
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclScalar* value = o.Scalar(call.Float("fill_value", 0.0f), ACL_DOUBLE);
+  if (o.status()) return o.status();
+  if (call.inputs[0].buffer->data != call.outputs[0].buffer->data) {
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", y, x)) return s;
+  }
+  return Aclnn<InplaceFillDiagonalApi>(call, "aclnnInplaceFillDiagonal", y, value, call.Bool("wrap", false));
+}
+
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
+ACLOP_SAME(aclnnInplaceFillDiagonal, InplaceFillDiagonalApi);
 ACLOP_SAME(aclnnIndex, IndexApi);
 ACLOP_SAME(aclnnIndexPutImpl, IndexPutApi);
 ACLOP_SAME(aclnnUnique2, UniqueApi);

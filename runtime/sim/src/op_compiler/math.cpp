@@ -959,6 +959,8 @@ const std::vector<OpEntry>& MathEntries() {
         // The same over the D, H and W of an NCDHW x (F.batch_norm of a 5-d input).
         {"BN3DTrainingReduce", {{"epsilon", K::kFloat}}, BNTrainingReduce},
         {"BN3DTrainingUpdate", {{"factor", K::kFloat}, {"epsilon", K::kFloat}}, BNTrainingUpdate},
+        {"SyncBatchNormBackwardReduce", {}, SyncBatchNormBackwardReduce},
+        {"SyncBatchNormBackwardElemt", {}, SyncBatchNormBackwardElemt},
         {"LayerNorm", {{"begin_norm_axis", K::kInt}, {"begin_params_axis", K::kInt}, {"epsilon", K::kFloat}}, LayerNorm},
         {"IsClose", {{"rtol", K::kFloat}, {"atol", K::kFloat}, {"equal_nan", K::kBool}}, IsClose},
         {"LogAddExp", exp_log_attrs, LogAddExp},

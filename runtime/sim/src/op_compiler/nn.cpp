@@ -508,6 +508,8 @@ const std::vector<OpEntry>& NnEntries() {
         {"GridSampler3D",
          {{"interpolation_mode", K::kString}, {"padding_mode", K::kString}, {"data_format", K::kString}, {"align_corners", K::kBool}},
          GridSampler},
+        {"AffineGrid", {{"align_corners", K::kBool}}, AffineGrid},
+        {"FillDiagonal", {{"fill_value", K::kFloat}, {"wrap", K::kBool}}, FillDiagonal},
         // _exclude_engines: op-plugin's hint to the graph compiler of which engine not to run it on.
         {"IndexPutV2", {{"accumulate", K::kBool}, {"_exclude_engines", K::kString}}, IndexPutV2},
         {"Pdist", {{"p", K::kFloat}}, Pdist},

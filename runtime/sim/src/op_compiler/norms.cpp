@@ -4,6 +4,7 @@
 // variance (ReduceStdWithMean, ReduceStdV2Update), each by the simulator's aclnn API of the same
 // computation.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "common/dtypes.h"
 #include "op_compiler/bridge.h"
+#include "op_compiler/host_kernel.h"
 #include "op_compiler/prototype_check.h"
 #include "op_compiler/runners.h"
 
@@ -20,6 +22,7 @@ namespace {
 
 using StdApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*>;
 using VarMeanApi = Phase1<const aclTensor*, const aclIntArray*, int64_t, bool, aclTensor*, aclTensor*>;
+using BatchNormStatsApi = Phase1<const aclTensor*, double, aclTensor*, aclTensor*>;
 using LayerNormApi = Phase1<const aclTensor*, const aclIntArray*, const aclTensor*, const aclTensor*, double, aclTensor*,
                             aclTensor*, aclTensor*>;
 using BatchNormApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, aclTensor*, aclTensor*, bool, double,
@@ -66,12 +69,40 @@ aclError BNInfer(const OpCall& call) {
                              static_cast<double>(call.Float("epsilon", 1e-4f)), y, save_mean, save_invstd);
 }
 
+// ReduceStdWithMean with invert: 1 / sqrt(biased variance + epsilon) per channel, the invstd of
+// torch.batch_norm_stats on Ascend910 (dim: every axis but C, unbiased false, as torch_npu sends it),
+// by aclnnBatchNormStats, which ops-math documents as this kernel's (reduce_std_with_mean/README.md).
+aclError InvertedStd(const OpCall& call) {
+  const std::vector<int64_t>& dims = call.inputs[0].desc->dims;
+  std::vector<int64_t> all_but_channels;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d != 1) all_but_channels.push_back(static_cast<int64_t>(d));
+  }
+  if (dims.size() < 2 || call.Ints("dim") != all_but_channels || call.Bool("unbiased", true) || call.Bool("keepdim", false) ||
+      !call.Has("epsilon")) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is modelled as batch_norm_stats' invstd only (dim " +
+                                                      ListText(all_but_channels) + ", unbiased and keepdim false, epsilon set); the call: " +
+                                                      call.Signature());
+  }
+  // The kernel's products are its documented interface's: every aclop type runs on every chip here.
+  if (aclError s = OnReadmeChips(call, "aclnnBatchNormStats's page (ops-math reduce_std_with_mean)",
+                                 {Soc::kAscend310P, Soc::kAscend310B})) {
+    return s;
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  aclTensor* mean = o.Scratch(ACL_FLOAT, {dims[1]});
+  if (o.status()) return o.status();
+  return Aclnn<BatchNormStatsApi>(call, "aclnnBatchNormStats", x, static_cast<double>(call.Float("epsilon", 0.0f)), mean, y);
+}
+
 // ReduceStdWithMean (std) and ReduceStdV2Update (std when if_std, else the variance) of x over the
 // attribute dim, with the correction attribute (unbiased's 1 or 0 where it is not set). Their mean
 // input, computed by torch_npu from the same x, is not needed by the aclnn APIs.
 aclError StdOrVar(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
-  if (call.Bool("invert", false)) return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute invert = true is not modelled");
+  if (call.Bool("invert", false)) return InvertedStd(call);
   const bool std_out = call.type == "ReduceStdWithMean" || call.Bool("if_std", false);
   const int64_t correction = call.Has("correction") ? call.Int("correction", 1) : call.Bool("unbiased", true) ? 1 : 0;
   const bool keep = call.Bool("keepdim", false);
@@ -218,11 +249,64 @@ aclError BNTrainingUpdate(const OpCall& call) {
   return Aclnn<InplaceAddsApi>(call, "aclnnInplaceAdds", batch_variance, o.Scalar(-epsilon, ACL_DOUBLE), o.Scalar(1.0, ACL_FLOAT));
 }
 
+// An elementwise host kernel over operands of one shape (the output's): each element's outputs the
+// formula of its inputs, computed in float and rounded once to each output's dtype, as CANN's
+// kernels do. `names` are the prototype's inputs, then its outputs.
+template <size_t kIn, size_t kOut, typename Formula>
+aclError SameShapePointwise(const OpCall& call, const std::vector<const char*>& names, Formula formula) {
+  if (aclError s = call.Arity(kIn, kIn, kOut)) return s;
+  std::vector<const Operand*> operands;
+  for (const Operand& operand : call.inputs) operands.push_back(&operand);
+  for (const Operand& operand : call.outputs) operands.push_back(&operand);
+  std::vector<Floats> f;
+  if (aclError s = SameShapeFloats(call, operands, names, call.outputs[0].desc->dims, &f)) return s;
+  const int64_t n = Elements(call.outputs[0].desc->dims);
+  return Launch(call, [=] {
+    for (int64_t e = 0; e < n; ++e) {
+      std::array<float, kIn> v;
+      for (size_t i = 0; i < kIn; ++i) v[i] = f[i][e];
+      const std::array<float, kOut> r = formula(v);
+      for (size_t j = 0; j < kOut; ++j) f[kIn + j].Set(e, r[j]);
+    }
+  });
+}
+
+// The products ops-nn's sync_batch_norm_backward_reduce and _elemt READMEs mark unsupported.
+constexpr const char* kSyncBatchNormReadmes = "ops-nn's sync_batch_norm_backward_reduce and _elemt READMEs";
+
+// SyncBatchNormBackwardReduce (sum_dy, sum_dy_dx_pad, mean, invert_std) -> (sum_dy_xmu, y = the
+// weight's gradient) per channel, by ops-nn's sync_batch_norm_backward_reduce README formula:
+// sumDyXmu = sumDyDxPad - sumDy * mean, gradWeight = sumDyXmu * invertStd.
+// torch.batch_norm_backward_reduce on Ascend910 (op-plugin sums dy and dy * x itself).
+aclError SyncBatchNormBackwardReduce(const OpCall& call) {
+  if (aclError s = OnReadmeChips(call, kSyncBatchNormReadmes, {Soc::kAscend310P, Soc::kAscend310B})) return s;
+  return SameShapePointwise<4, 2>(call, {"sum_dy", "sum_dy_dx_pad", "mean", "invert_std", "sum_dy_xmu", "y"},
+                                  [](const std::array<float, 4>& v) {
+                                    const float sum_dy_xmu = v[1] - v[0] * v[2];
+                                    return std::array<float, 2>{sum_dy_xmu, sum_dy_xmu * v[3]};
+                                  });
+}
+
+// SyncBatchNormBackwardElemt (grad_output, save_input, mean, invstd, weight, mean_dy, mean_dy_xmu,
+// all broadcast to the input's shape by op-plugin) -> grad_input, by ops-nn's
+// sync_batch_norm_backward_elemt README formula:
+// gradInput = ((gradOut - meanDy) - (input - mean) * (invstd^2 * meanDyXmu)) * invstd * weight.
+aclError SyncBatchNormBackwardElemt(const OpCall& call) {
+  if (aclError s = OnReadmeChips(call, kSyncBatchNormReadmes, {Soc::kAscend310P, Soc::kAscend310B})) return s;
+  return SameShapePointwise<7, 1>(
+      call, {"grad_output", "save_input", "mean", "invstd", "weight", "mean_dy", "mean_dy_xmu", "grad_input"},
+      [](const std::array<float, 7>& v) {
+        const float invstd = v[3];
+        return std::array<float, 1>{((v[0] - v[5]) - (v[1] - v[2]) * (invstd * invstd * v[6])) * invstd * v[4]};
+      });
+}
+
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
 ACLOP_SAME(aclnnAbs, UnaryApi);
 ACLOP_SAME(aclnnBatchNorm, BatchNormApi);
+ACLOP_SAME(aclnnBatchNormStats, BatchNormStatsApi);
 ACLOP_SAME(aclnnInplaceAdds, InplaceAddsApi);
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
 ACLOP_SAME(aclnnLayerNorm, LayerNormApi);

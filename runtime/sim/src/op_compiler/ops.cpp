@@ -21,9 +21,18 @@ namespace aclsim::aclop {
 // gradients in NCDHW: strides and dilations of one value per dimension, 1 on N and C; pads two per
 // spatial dimension (front, back, top, bottom, left, right), symmetric (aclnnConvolution's).
 aclError ReadConvWindow(const OpCall& call, ConvWindow* window) {
-  const std::string format = call.String("data_format", "NHWC");
+  std::string format = call.String("data_format", "NHWC");
+  // slow_conv_dilated2d's Conv2D arrives with data_format set as bool (its literal lost to Attr's
+  // bool overload: Run's note) and strides and dilations in NCHW order on NCHW tensors ([1,1,2,2]
+  // would dilate C in NHWC, which Conv2D forbids): its layout is then x's description's.
+  const auto set = call.attrs.find("data_format");
+  if (set != call.attrs.end() && std::holds_alternative<bool>(set->second) && !call.inputs.empty()) {
+    const aclFormat x_format = call.inputs[0].desc->format;
+    if (x_format == ACL_FORMAT_NCHW) format = "NCHW";
+    if (x_format == ACL_FORMAT_NCDHW) format = "NCDHW";
+  }
   if (format != "NCHW" && format != "NCDHW") {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW, NCDHW)");
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute data_format = " + format + " is not modelled (NCHW, NCDHW); the call: " + call.Signature());
   }
   const size_t spatial = format.size() - 2, rank = spatial + 2;
   const std::vector<int64_t> strides = call.Ints("strides"), pads = call.Ints("pads"),
@@ -666,7 +675,15 @@ aclError MatMulTransposedBy(const OpCall& call, const char* adjoint_x1, const ch
   return Aclnn<InplaceAddApi>(call, "aclnnInplaceAdd", y, bias, o.Scalar(1.0, ACL_FLOAT));
 }
 
-aclError BatchMatMul(const OpCall& call) { return MatMulTransposedBy(call, "adj_x1", "adj_x2"); }
+// affine_grid's backward sets BatchMatMul an attribute `bias` (int 0) its prototype does not have:
+// no bias, as its two inputs say; another value is refused rather than read.
+aclError BatchMatMul(const OpCall& call) {
+  if (call.Int("bias", 0) != 0) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute bias = " + std::to_string(call.Int("bias", 0)) +
+                                                      " is not modelled (0, no bias, is)");
+  }
+  return MatMulTransposedBy(call, "adj_x1", "adj_x2");
+}
 aclError MatMul(const OpCall& call) { return MatMulTransposedBy(call, "transpose_x1", "transpose_x2"); }
 
 // ConfusionTransposeD: a reshape to `shape` and a permutation by `perm`, the permutation first
@@ -775,6 +792,31 @@ aclError Conv2D(const OpCall& call) {
                                int8_t{0});
 }
 
+// DepthwiseConv2D (x, filter, optional bias, optional offset_w) in NCHW: each input channel
+// convolved with its own filters, by aclnnConvolution with groups = x's channels. torch_npu's
+// _conv_depthwise2d sends aten's [C * multiplier, 1, kh, kw] weight permuted to [1, C * multiplier,
+// kh, kw] (its memory unchanged: seen with multipliers 1 and 2), which is viewed back.
+aclError DepthwiseConv2D(const OpCall& call) {
+  if (aclError s = call.Arity(2, 4, 1)) return s;
+  if (call.inputs.size() > 3 && !Absent(call.inputs[3])) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "offset_w (quantised) is not modelled");
+  ConvWindow w;
+  if (aclError s = ReadConvWindow(call, &w)) return s;
+  const std::vector<int64_t>&x_dims = call.inputs[0].desc->dims, &filter_dims = call.inputs[1].desc->dims;
+  if (x_dims.size() != 4 || filter_dims.size() != 4 || filter_dims[0] != 1 || x_dims[1] <= 0 || filter_dims[1] % x_dims[1] != 0) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "filter " + ListText(filter_dims) + " is not [1, C * multiplier, kh, kw] for x " +
+                                                       ListText(x_dims) + " (the layout torch_npu sends)");
+  }
+  AclnnObjects o(call);
+  aclTensor* x = o.Tensor(call.inputs[0], "x");
+  aclTensor* filter = o.Tensor(call.inputs[1], "filter", {filter_dims[1], 1, filter_dims[2], filter_dims[3]});
+  aclTensor* bias = call.inputs.size() > 2 && !Absent(call.inputs[2]) ? o.Tensor(call.inputs[2], "bias") : nullptr;
+  aclTensor* y = o.Tensor(call.outputs[0], "y");
+  if (o.status()) return o.status();
+  return Aclnn<ConvolutionApi>(call, "aclnnConvolution", x, filter, bias, o.Ints(w.stride), o.Ints(w.padding),
+                               o.Ints(w.dilation), false, o.Ints(std::vector<int64_t>(w.stride.size(), 0)), x_dims[1], y,
+                               int8_t{0});
+}
+
 // Conv2DTranspose and Conv3DTranspose (input_size, x, filter, optional bias): the transposed
 // convolution of x, whose attributes read as Conv2D's. input_size is y's shape, which y's
 // description already holds; the output padding is what y's shape adds to the transposed size
@@ -788,21 +830,35 @@ aclError Conv2DTranspose(const OpCall& call) {
   const std::vector<int64_t> attribute = call.Ints("output_padding", std::vector<int64_t>(spatial + 2, 0));
   const std::vector<int64_t>&x_dims = call.inputs[1].desc->dims, &filter_dims = call.inputs[2].desc->dims,
         &y_dims = call.outputs[0].desc->dims;
-  if (attribute.size() != spatial + 2 || attribute[0] != 0 || attribute[1] != 0 || x_dims.size() != spatial + 2 ||
-      filter_dims.size() != spatial + 2 || y_dims.size() != spatial + 2) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(attribute) + ", x " +
-                                                      ListText(x_dims) + ", filter " + ListText(filter_dims) + ", y " +
-                                                      ListText(y_dims) + ": one value per dimension, 0 on N and C, are modelled");
+  if (x_dims.size() != spatial + 2 || filter_dims.size() != spatial + 2 || y_dims.size() != spatial + 2) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "x " + ListText(x_dims) + ", filter " + ListText(filter_dims) + ", y " +
+                                                       ListText(y_dims) + " are not all of rank " + std::to_string(spatial + 2));
   }
   std::vector<int64_t> output_padding;
   for (size_t i = 0; i < spatial; ++i) {
     const int64_t transposed = (x_dims[2 + i] - 1) * w.stride[i] - 2 * w.padding[i] + w.dilation[i] * (filter_dims[2 + i] - 1) + 1;
     const int64_t extra = y_dims[2 + i] - transposed;
-    if (extra < 0 || extra >= std::max(w.stride[i], w.dilation[i]) || (attribute[2 + i] != 0 && attribute[2 + i] != extra)) {
+    if (extra < 0 || extra >= std::max(w.stride[i], w.dilation[i])) {
       return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(y_dims) + " is not a transposed size of x " +
                                                           ListText(x_dims) + " with output_padding " + ListText(attribute));
     }
     output_padding.push_back(extra);
+  }
+  // The attribute, where set, must state the padding y's shape adds, in one of the two layouts
+  // torch_npu sends: one value per dimension of the data format, 0 on N and C (conv_transpose2d's),
+  // or two per spatial dimension as pads are ([oh, oh, ow, ow]: slow_conv_transpose2d's, seen with
+  // output_padding (2, 1)).
+  bool per_dimension = attribute.size() == spatial + 2 && attribute[0] == 0 && attribute[1] == 0;
+  bool as_pads = attribute.size() == 2 * spatial;
+  for (size_t i = 0; i < spatial; ++i) {
+    per_dimension = per_dimension && (attribute[2 + i] == 0 || attribute[2 + i] == output_padding[i]);
+    as_pads = as_pads && attribute[2 * i] == output_padding[i] && attribute[2 * i + 1] == output_padding[i];
+  }
+  if (!per_dimension && !as_pads) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute output_padding = " + ListText(attribute) + " does not state " +
+                                                      ListText(output_padding) + ", the padding y " + ListText(y_dims) +
+                                                      " adds to the transposed size of x " + ListText(x_dims) +
+                                                      " (one value per dimension, 0 on N and C, or two per spatial one)");
   }
   AclnnObjects o(call);
   aclTensor* x = o.Tensor(call.inputs[1], "x");
@@ -935,7 +991,7 @@ const std::vector<OpEntry>& Entries() {
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
       {"OneHot", {{"axis", K::kInt}}, OneHot},
       {"Bincount", {}, Bincount},
-      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}}, BatchMatMul},
+      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"bias", K::kInt}}, BatchMatMul},
       {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
       {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
       {"MatMulV2", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
@@ -955,6 +1011,10 @@ const std::vector<OpEntry>& Entries() {
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},
        Conv2D, true},
+      {"DepthwiseConv2D",
+       {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"data_format", K::kString},
+        {"offset_x", K::kInt}},
+       DepthwiseConv2D, true},
       {"Conv3D",
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"offset_x", K::kInt}},

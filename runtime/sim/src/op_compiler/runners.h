@@ -40,6 +40,8 @@ aclError LpNormReduce(const OpCall& call);
 aclError LpNormUpdate(const OpCall& call);
 aclError BNTrainingReduce(const OpCall& call);
 aclError BNTrainingUpdate(const OpCall& call);
+aclError SyncBatchNormBackwardReduce(const OpCall& call);
+aclError SyncBatchNormBackwardElemt(const OpCall& call);
 
 // indexing.cpp: gathers, scatters, masks, advanced indexing, outputs the data shapes.
 aclError NonZero(const OpCall& call);
@@ -48,6 +50,7 @@ aclError Unique(const OpCall& call);
 aclError UniqueDim(const OpCall& call);
 aclError Index(const OpCall& call);
 aclError IndexPutV2(const OpCall& call);
+aclError FillDiagonal(const OpCall& call);
 aclError ScatterNd(const OpCall& call, bool accumulate);
 aclError MaskedFill(const OpCall& call);
 aclError Gather(const OpCall& call);
@@ -78,6 +81,7 @@ aclError ResizeBilinear(const OpCall& call);
 aclError ResizeD(const OpCall& call);
 aclError GridSampler(const OpCall& call);
 aclError Upsample3d(const OpCall& call);
+aclError AffineGrid(const OpCall& call);
 
 // pooling.cpp: im2col, col2im, 3-d and argmax pools.
 aclError Im2col(const OpCall& call);

@@ -25,6 +25,7 @@ using Trilinear3dApi = Phase1<const aclTensor*, const aclIntArray*, bool, double
 using Nearest3dBackwardApi = Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, double, double, double, aclTensor*>;
 using Trilinear3dBackwardApi =
     Phase1<const aclTensor*, const aclIntArray*, const aclIntArray*, bool, double, double, double, aclTensor*>;
+using AffineGridApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclTensor*>;
 
 }  // namespace
 
@@ -168,9 +169,36 @@ aclError Upsample3d(const OpCall& call) {
   return Aclnn<Nearest3dBackwardApi>(call, "aclnnUpsampleNearest3dBackward", x, o.Ints(size), o.Ints(out), d, h, w, y);
 }
 
+// AffineGrid (theta [N, 2, 3] or [N, 3, 4], output_size [N, C, H, W] or [N, C, D, H, W] as a host
+// value; align_corners): F.affine_grid on Ascend910, by aclnnAffineGrid. torch_npu's y is the grid
+// flattened to [N, H * W, 2] (or [N, D * H * W, 3]), viewed in the API's [N, (D,) H, W, 2 or 3].
+aclError AffineGrid(const OpCall& call) {
+  if (aclError s = call.Arity(2, 2, 1)) return s;
+  std::vector<int64_t> size;
+  if (aclError s = call.ConstInts(1, "output_size", &size)) return s;
+  const std::vector<int64_t>& y_dims = call.outputs[0].desc->dims;
+  if (size.size() != 4 && size.size() != 5) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "output_size " + ListText(size) + " is not [N, C, H, W] or [N, C, D, H, W]");
+  }
+  std::vector<int64_t> grid{size[0]};
+  grid.insert(grid.end(), size.begin() + 2, size.end());
+  grid.push_back(static_cast<int64_t>(size.size()) - 2);
+  const std::vector<int64_t> flat{size[0], Elements(grid) / std::max<int64_t>(1, size[0] * grid.back()), grid.back()};
+  if (y_dims != flat && y_dims != grid) {
+    return call.Fail(ACL_ERROR_OP_OUTPUT_NOT_MATCH, "y " + ListText(y_dims) + " is not the grid of output_size " + ListText(size) +
+                                                        ", " + ListText(grid) + " or flattened " + ListText(flat));
+  }
+  AclnnObjects o(call);
+  aclTensor* theta = o.Tensor(call.inputs[0], "theta");
+  aclTensor* y = o.Tensor(call.outputs[0], "y", grid);
+  if (o.status()) return o.status();
+  return Aclnn<AffineGridApi>(call, "aclnnAffineGrid", theta, o.Ints(size), call.Bool("align_corners", false), y);
+}
+
 }  // namespace aclsim::aclop
 
 // The phase-1 types above against the generated prototypes of the build's pages.
+ACLOP_SAME(aclnnAffineGrid, AffineGridApi);
 ACLOP_SAME(aclnnUpsampleNearest3d, Nearest3dApi);
 ACLOP_SAME(aclnnUpsampleTrilinear3d, Trilinear3dApi);
 ACLOP_SAME(aclnnUpsampleNearest3dBackward, Nearest3dBackwardApi);

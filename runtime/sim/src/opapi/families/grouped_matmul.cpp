@@ -24,10 +24,19 @@
 // before the scales, the float result rounded once to out's dtype: BFLOAT16 for a BFLOAT16 scale,
 // FLOAT16 for a FLOAT one (quant_scale.h reads them); without a scale the INT32 sum itself (an INT32
 // out). scale one [g, N] beside a 3-d weight, or one [n_i] per weight; per_token_scale one value per
-// row of the one x. The requantisation to INT8 (a UINT64/INT64 scale) rounds as the README does not
-// state, so it is declined by name, as are the offset, the antiquantised and activation forms
-// (antiquant_*, activation_*, the two extra outputs) and group_list_type 2 (whose first column the
-// README does not define); what the README rules out is refused in phase 1.
+// row of the one x.
+// The antiquantised form (A16W8: FLOAT16/BFLOAT16 x, INT8 weight, group_type -1 and 0 as the README's
+// constraints say), by its formula and its A2/A3 dtype table:
+//   y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i) + bias_i
+// per channel (the only mode the README gives an INT8 weight): antiquant_scale and antiquant_offset,
+// x's dtype, one [g, N] beside a 3-d weight or one [n_i] per weight; an absent antiquant_offset (the
+// API's Optional, torch_npu's None) is the symmetric case, offset 0. Each weight is dequantised in
+// float32 and the product taken like the float form's, rounded once to out (x's dtype).
+// Declined by name: the requantisation to INT8 (a UINT64/INT64 scale: the README does not state how
+// it rounds or saturates, nor does the quant_matmul family's page, which declines it too), INT4
+// weights (A16W4, A8W4; torch_npu packs them 8 to an INT32), the offset, the activation forms
+// (activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does not
+// define); what the README rules out is refused in phase 1.
 // grouped_matmul_add, aclnnGroupedMatmulAdd (torch_npu.npu_grouped_matmul_add, a derived page): yRef_i +=
 // x_i^T @ weight_i in float (OpenBLAS's sgemm into yRef's FLOAT32 values), x [K, M] and weight [K, N] split
 // along K by groupList's cumulative ends (device data: a decreasing end or one past K fails phase 2), yRef
@@ -54,11 +63,12 @@ using F = GroupedMatmulFamily;
 // One product of the work: x's rows [row, row + m) and columns [col, col + k) times the k rows
 // of weight slot `w` from element `w_at` ([k, n], row-major), plus bias slot `b`'s n values from
 // `b_at` (b < 0: none), into out slot `o` from element `o_at`; quantised, scaled by scale slot `s`'s
-// n values from `s_at` (s < 0: none, the INT32 sum itself).
+// n values from `s_at` (s < 0: none, the INT32 sum itself); antiquantised, the weight dequantised by
+// antiquant_scale slot `as`'s and antiquant_offset slot `ao`'s n values from `a_at` (ao < 0: offset 0).
 struct Group {
-  int x = 0, w = 0, b = -1, o = 0, s = -1;
+  int x = 0, w = 0, b = -1, o = 0, s = -1, as = -1, ao = -1;
   int64_t row = 0, col = 0, m = 0, k = 0, n = 0;
-  int64_t w_at = 0, b_at = 0, o_at = 0, s_at = 0;
+  int64_t w_at = 0, b_at = 0, o_at = 0, s_at = 0, a_at = 0;
 };
 
 class GroupedMatmulWork final : public FamilyWork {
@@ -224,6 +234,19 @@ class GroupedMatmulWork final : public FamilyWork {
       const int64_t ldx = tensor(g.x).rank() ? tensor(g.x).shape.back() : 1;
       const float* x = floats(g.x) + g.row * ldx + g.col;
       const float* w = floats(g.w) + g.w_at;
+      std::vector<float> dequantised;
+      if (g.as >= 0) {
+        // (weight + antiquant_offset) * antiquant_scale per column n, in float32.
+        dequantised.resize(static_cast<size_t>(g.k * g.n));
+        const float* scale = floats(g.as) + g.a_at;
+        const float* offset = g.ao >= 0 ? floats(g.ao) + g.a_at : nullptr;
+        for (int64_t kk = 0; kk < g.k; ++kk) {
+          for (int64_t j = 0; j < g.n; ++j) {
+            dequantised[static_cast<size_t>(kk * g.n + j)] = (w[kk * g.n + j] + (offset ? offset[j] : 0.0f)) * scale[j];
+          }
+        }
+        w = dequantised.data();
+      }
       const float* b = g.b >= 0 ? floats(g.b) + g.b_at : nullptr;
       float* y = values[static_cast<size_t>(g.o)].data() + g.o_at;
       if (g.k == 0) {
@@ -342,8 +365,6 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     const char* form;
   } kDeclined[] = {
       {F::Role::kOffset, "the quantised form's offset"},
-      {F::Role::kAntiquantScale, "the antiquantised (weight-only quantised) form"},
-      {F::Role::kAntiquantOffset, "the antiquantised (weight-only quantised) form"},
       {F::Role::kActivationInput, "the activation input"},
       {F::Role::kActivationQuantScale, "the activation's quantisation"},
       {F::Role::kActivationQuantOffset, "the activation's quantisation"},
@@ -394,6 +415,40 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   const bool quant = dtype == ACL_INT8;
   const std::vector<TensorDesc>& ss = Members(call, family, F::Role::kScale);
   const std::vector<TensorDesc>& ps = Members(call, family, F::Role::kPerTokenScale);
+  const std::vector<TensorDesc>& as = Members(call, family, F::Role::kAntiquantScale);
+  const std::vector<TensorDesc>& aos = Members(call, family, F::Role::kAntiquantOffset);
+  // INT4 weights (A16W4, A8W4) reach the simulator as INT4, or as the INT32 words torch_npu packs them in.
+  for (const TensorDesc& w : ws) {
+    if (w.dtype == ACL_INT4 || (w.dtype == ACL_INT32 && dtype != ACL_INT32)) {
+      return Decline(call, work, std::string(RoleName(call, family, F::Role::kWeight)) + " of dtype " +
+                                     DTypeName(w.dtype) + ": INT4 weights (A16W4, A8W4) are not simulated");
+    }
+  }
+  // The antiquantised form: an INT8 weight beside a float x, dequantised per column.
+  const bool antiquant = !quant && ws.front().dtype == ACL_INT8;
+  if (antiquant) {
+    if (dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
+      return reject(F::Role::kWeight, std::string("dtype INT8 beside x ") + DTypeName(dtype) +
+                                          ": the antiquantised form takes FLOAT16 or BFLOAT16 x (the README)");
+    }
+    if (type != -1 && type != 0) {
+      return reject(F::Role::kGroupType, std::to_string(type) + ": the antiquantised form takes -1 or 0 (the README)");
+    }
+    if (as.empty()) return reject(F::Role::kAntiquantScale, "is absent: an INT8 weight beside a float x needs it");
+    for (int role : {int{F::Role::kAntiquantScale}, int{F::Role::kAntiquantOffset}}) {
+      const std::vector<TensorDesc>& list = Members(call, family, role);
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i].dtype != dtype) {
+          return reject(role, "member " + std::to_string(i) + ": dtype " + DTypeName(list[i].dtype) + " is not x's " +
+                                  DTypeName(dtype));
+        }
+      }
+    }
+  } else {
+    for (int role : {int{F::Role::kAntiquantScale}, int{F::Role::kAntiquantOffset}}) {
+      if (!Members(call, family, role).empty()) return reject(role, "is given without an INT8 weight beside a float x");
+    }
+  }
   if (!quant) {
     if (!ComputesInFloat32(dtype)) return DeclineDtype(call, work, dtype);
     for (int role : {int{F::Role::kScale}, int{F::Role::kPerTokenScale}}) {
@@ -451,10 +506,12 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
       return reject(F::Role::kX, member(i) + ": dtype " + DTypeName(xs[i].dtype) + " is not member 0's " + DTypeName(dtype));
     }
   }
+  const aclDataType weight_dtype = antiquant ? ACL_INT8 : dtype;
   for (size_t i = 0; i < ws.size(); ++i) {
-    if (ws[i].dtype == dtype) continue;
-    if (ws[i].dtype == ACL_INT8 || ws[i].dtype == ACL_INT4) return DeclineDtype(call, work, ws[i].dtype);
-    return reject(F::Role::kWeight, member(i) + ": dtype " + DTypeName(ws[i].dtype) + " is not x's " + DTypeName(dtype));
+    if (ws[i].dtype != weight_dtype) {
+      return reject(F::Role::kWeight, member(i) + ": dtype " + DTypeName(ws[i].dtype) + " is not member 0's " +
+                                          DTypeName(weight_dtype) + (antiquant ? "" : ", x's"));
+    }
   }
   for (size_t i = 0; i < os.size(); ++i) {
     if (os[i].dtype != out_dtype) {
@@ -488,11 +545,13 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   auto w_k = [&](size_t i) { return stacked_weight ? ws[0].view[1] : ws[i].view[0]; };
   auto w_n = [&](size_t i) { return stacked_weight ? ws[0].view[2] : ws[i].view[1]; };
 
-  // Slots: x's members, weight's, bias's, group_list, out's, scale's, per_token_scale.
+  // Slots: x's members, weight's, bias's, group_list, out's, scale's, per_token_scale, antiquant_scale's,
+  // antiquant_offset's.
   const int x0 = 0, w0 = x0 + static_cast<int>(xs.size()), b0 = w0 + static_cast<int>(ws.size());
   const int l0 = b0 + static_cast<int>(bs.size()), o0 = l0 + (list ? 1 : 0);
   const int s0 = o0 + static_cast<int>(os.size()), p0 = s0 + static_cast<int>(ss.size());
-  const int slots = p0 + static_cast<int>(ps.size());
+  const int as0 = p0 + static_cast<int>(ps.size()), ao0 = as0 + static_cast<int>(as.size());
+  const int slots = ao0 + static_cast<int>(aos.size());
   auto* made = new GroupedMatmulWork(call.spec.name, slots);
   std::unique_ptr<GroupedMatmulWork> owned(made);
   const char* x_name = RoleName(call, family, F::Role::kX);
@@ -508,7 +567,6 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   made->list_type = list_type;
   made->one_out = one_out;
   made->quant = quant;
-  for (size_t i = 0; i < ss.size(); ++i) made->tensor(s0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kScale), ss[i]);
   if (!ps.empty()) {
     made->tensor(p0).Set(RoleName(call, family, F::Role::kPerTokenScale), ps[0]);
     made->per_token = p0;
@@ -546,26 +604,33 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
       gr.b_at = stacked_bias ? static_cast<int64_t>(i) * w_n(i) : 0;
     }
   }
-  // Scale: one [g, N] beside a 3-d weight, or one [n_i] per weight.
-  if (!ss.empty()) {
-    if (stacked_weight ? ss.size() != 1 : ss.size() != g) {
-      return reject(F::Role::kScale, "has " + std::to_string(ss.size()) + " members, " +
-                                         (stacked_weight ? std::string("one beside a 3-d weight") : "weight " + std::to_string(g)));
+  // The per-column lists (scale, antiquant_scale, antiquant_offset): one [g, N] beside a 3-d weight, or
+  // one [n_i] per weight; group i reads its N values from `slot` (+ i) at element `at` into its `field`.
+  auto per_column = [&](int role, const std::vector<TensorDesc>& ts, int slot0, int Group::*field,
+                        int64_t Group::*at) -> aclnnStatus {
+    if (ts.empty()) return ACLNN_SUCCESS;
+    if (stacked_weight ? ts.size() != 1 : ts.size() != g) {
+      return reject(role, "has " + std::to_string(ts.size()) + " members, " +
+                              (stacked_weight ? std::string("one beside a 3-d weight") : "weight " + std::to_string(g)));
     }
     for (size_t i = 0; i < g; ++i) {
       // [g, N] or [g, 1, N] alike (the README admits 1 to 3 dimensions): N values per group.
-      const TensorDesc& t = ss[stacked_weight ? 0 : i];
+      const TensorDesc& t = ts[stacked_weight ? 0 : i];
       const int64_t want = (stacked_weight ? static_cast<int64_t>(g) : 1) * w_n(i);
       if (t.view.empty() || t.view.back() != w_n(i) || t.numel() != want ||
           (stacked_weight && t.view.size() > 1 && t.view[0] != static_cast<int64_t>(g))) {
-        return reject(F::Role::kScale, member(stacked_weight ? 0 : i) + ": shape " + DimsText(t.view) + " is not [" +
-                                           (stacked_weight ? std::to_string(g) + ", " : std::string()) +
-                                           std::to_string(w_n(i)) + "]");
+        return reject(role, member(stacked_weight ? 0 : i) + ": shape " + DimsText(t.view) + " is not [" +
+                                (stacked_weight ? std::to_string(g) + ", " : std::string()) + std::to_string(w_n(i)) + "]");
       }
-      groups[i].s = s0 + (stacked_weight ? 0 : static_cast<int>(i));
-      groups[i].s_at = stacked_weight ? static_cast<int64_t>(i) * w_n(i) : 0;
+      groups[i].*field = slot0 + (stacked_weight ? 0 : static_cast<int>(i));
+      made->tensor(groups[i].*field).Set(RoleName(call, family, role), t);
+      groups[i].*at = stacked_weight ? static_cast<int64_t>(i) * w_n(i) : 0;
     }
-  }
+    return ACLNN_SUCCESS;
+  };
+  if (aclnnStatus s = per_column(F::Role::kScale, ss, s0, &Group::s, &Group::s_at)) return s;
+  if (aclnnStatus s = per_column(F::Role::kAntiquantScale, as, as0, &Group::as, &Group::a_at)) return s;
+  if (aclnnStatus s = per_column(F::Role::kAntiquantOffset, aos, ao0, &Group::ao, &Group::a_at)) return s;
   const int64_t list_len = list ? list->view[0] : static_cast<int64_t>(host_list.size());
   auto need_outs = [&](size_t count) -> aclnnStatus {
     if (os.size() != count) {

@@ -26,6 +26,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/nsa_common.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
@@ -140,19 +141,10 @@ class NsaCompressCacheWork final : public FamilyWork {
         }
       }
       if (page) {
-        for (int64_t k = (s - block) / page; k <= (s - 1) / page; ++k) {
-          if (k >= per_batch) {
-            return Fail(ACLNN_ERR_INNER, std::string(api_) + ": actSeqLenOptional[" + std::to_string(b) + "] is " +
-                                             std::to_string(s) + ", past the " + std::to_string(per_batch) + " blocks of " +
-                                             std::to_string(page) + " tokens " + tensor(kBlockTable).name + " gives it");
-          }
-          const int64_t named = table[b * per_batch + k];
-          if (named < 0 || named >= cache_blocks) {
-            return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kBlockTable).name + "[" + std::to_string(b) +
-                                             ", " + std::to_string(k) + "] is " + std::to_string(named) +
-                                             ", outside input's " + std::to_string(cache_blocks) + " blocks");
-          }
-        }
+        const std::string missing =
+            PagedBlocksMissing(tensor(kBlockTable).name, table, per_batch, page, "input", cache_blocks,
+                               "actSeqLenOptional", b, s, s - block, s);
+        if (!missing.empty()) return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + missing);
       }
       writers.push_back(b);
     }
@@ -169,7 +161,7 @@ class NsaCompressCacheWork final : public FamilyWork {
       std::vector<double> sum(static_cast<size_t>(dim), 0.0);
       for (int64_t j = 0; j < block; ++j) {
         const int64_t p = first + j;
-        const int64_t at = page ? table[b * per_batch + p / page] * page + p % page : starts[b] + p;
+        const int64_t at = page ? PagedRow(table, per_batch, page, b, p) : starts[b] + p;
         const float* token = x + at * row + n * dim;
         const double weight = w[j * heads + n];
         for (int64_t d = 0; d < dim; ++d) sum[d] += weight * token[d];

@@ -25,6 +25,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/nsa_common.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
@@ -99,16 +100,11 @@ class NsaSelectWork final : public FamilyWork {
     const int64_t group = heads / kv_heads, keys = count * block;
     ParallelFor(tokens * heads, [&](int64_t row) {
       const int64_t t = row / heads, n = row % heads, h = n / group;
-      std::vector<double> s(static_cast<size_t>(keys)), o(static_cast<size_t>(dv), 0.0);
+      std::vector<double> s(static_cast<size_t>(keys)), o(static_cast<size_t>(dv));
       Scores(t, n, s.data());
-      const double mx = *std::max_element(s.begin(), s.end());
-      double total = 0;
-      for (double& x : s) total += x = std::exp(x - mx);
-      for (int64_t j = 0; j < keys; ++j) {
-        const float* vj = v_ + (KeyRow(t, h, j) * kv_heads + h) * dv;
-        const double p = s[j] / total;
-        for (int64_t d = 0; d < dv; ++d) o[d] += p * vj[d];
-      }
+      double mx = 0;
+      const double total = AttendRow(s.data(), keys, dv, [&](int64_t j) { return v_ + (KeyRow(t, h, j) * kv_heads + h) * dv; },
+                                     o.data(), &mx);
       std::transform(o.begin(), o.end(), out.begin() + row * dv, [](double x) { return static_cast<float>(x); });
       std::fill_n(max.begin() + row * kStatWidth, kStatWidth, static_cast<float>(mx));
       std::fill_n(sum.begin() + row * kStatWidth, kStatWidth, static_cast<float>(total));
@@ -173,21 +169,6 @@ class NsaSelectWork final : public FamilyWork {
   const float *q_ = nullptr, *k_ = nullptr, *v_ = nullptr;
   std::vector<int64_t> key0_, blocks_;
 };
-
-// The cumulative sequence ends of `role` (required with TND), rising from 0 to `total`.
-aclnnStatus ReadSequenceEnds(const Call& call, const FamilySpec& family, int role, int64_t total, Dims* ends) {
-  const ParamRejecter reject(call, family);
-  if (!RoleInts(call, family, role, ends) || ends->empty()) {
-    return reject(role, "is required with the TND layout (each sequence's cumulative end)");
-  }
-  int64_t last = 0;
-  for (int64_t e : *ends) {
-    if (e < last) return reject(role, DimsText(*ends) + " does not rise from 0 (cumulative sequence ends)");
-    last = e;
-  }
-  if (last != total) return reject(role, DimsText(*ends) + " ends at " + std::to_string(last) + ", not at T " + std::to_string(total));
-  return ACLNN_SUCCESS;
-}
 
 // Whether a gradient's head dimension is one of its page's "D：取值范围为192或128".
 bool GradHeadDim(int64_t d) { return d == 128 || d == 192; }
