@@ -321,6 +321,33 @@ def ranges_the_checks_state(api: API, semantics: Optional[OpSemantics]) -> tuple
     return replace(api, value_ranges=ranges, value_sets=sets), notes
 
 
+# A check's view of a parameter: its name followed by a member (`learnableSinkOptional.present`).
+_CHECKED_PARAM = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*[A-Za-z_]")
+
+
+def checks_of_the_page(api: API, semantics: Optional[OpSemantics]) -> tuple[Optional[OpSemantics], tuple[Diagnostic, ...]]:
+    """The semantics without the checks that name a parameter `api`'s page does not have. The file is
+    keyed by API name, and another page of the API may have more parameters (op_docs/derived/
+    aclnnFusedInferAttentionScoreV4.md adds the learnable sink the corpus page lacks and op-plugin
+    passes): a check of a parameter the page lacks has nothing to check there, and its C++ would
+    name no parameter of the generated entry."""
+    if semantics is None or not semantics.checks:
+        return semantics, ()
+    names = {param.name for param in api.params}
+    kept, notes = [], []
+    for check in semantics.checks:
+        absent = sorted(set(_CHECKED_PARAM.findall(check.when)) - names)
+        if absent:
+            notes.append(Diagnostic(Level.INFO, api.line, "check-of-an-absent-parameter",
+                                    f"{api.name}: the check at {semantics.source}:{check.line} names "
+                                    f"{', '.join(absent)}, which this page does not have: it does not apply here"))
+        else:
+            kept.append(check)
+    if not notes:
+        return semantics, ()
+    return replace(semantics, checks=tuple(kept)), tuple(notes)
+
+
 def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tuple[Diagnostic, ...]]:
     """The API with the dtypes a framework built against real CANN passes (the semantics file's
     client_dtypes) admitted: added to the parameter's list on every chip, and the parameter freed
@@ -469,6 +496,8 @@ def build_model(pages: Iterable[Page], semantics: Iterable[OpSemantics] = (),
         notes.extend((page.source, note) for note in widened)
         api, superseded = ranges_the_checks_state(api, chosen)
         notes.extend((page.source, note) for note in superseded)
+        chosen, inapplicable = checks_of_the_page(api, chosen)
+        notes.extend((page.source, note) for note in inapplicable)
         if chosen is not None and chosen.family:
             notes.extend((page.source, note) for note in conventions.nonempty_planes_contradicted(
                 api, chosen.family, chosen.role("self") or "self", api.line))

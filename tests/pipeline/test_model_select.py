@@ -202,3 +202,24 @@ def test_a_tensor_a_framework_passes_for_a_list_is_noted_and_marks_that_list_row
     rows = {row.name: row for row in sim_api(model.api("aclnnFoo")).rows}
     assert [name for name, row in rows.items() if row.tensor_for_list] == ["hx"]
     assert rows["hx"].trailing[-1] == ("tensor_for_list", "true") and rows["input"].trailing == ()
+
+
+def test_a_check_of_a_parameter_the_page_lacks_does_not_apply_to_that_page():
+    from gen.ir import OpSemantics, ValueCheck
+
+    # aclnnFusedInferAttentionScoreV4: op_docs' derived page adds learnableSinkOptional, which the
+    # corpus page lacks; the semantics file (keyed by API name) refuses a present sink.
+    sink = ValueCheck("sink.present", "sink: not simulated", line=12)
+    kept = ValueCheck("scale < 0", "scale must not be negative", line=17)
+    checks = OpSemantics("aclnnFoo", "foo.toml", checks=(sink, kept))
+    scale = make_param("scale")
+    without = make_page(make_api("aclnnFoo", (make_param("self"), scale, make_param("out", direction=Direction.OUT))))
+    model = build_model([without], [checks])
+    assert model.api("aclnnFoo").semantics.checks == (kept,)
+    notes = [d for _, d in model.notes if d.code == "check-of-an-absent-parameter"]
+    assert len(notes) == 1 and "sink" in notes[0].message and "foo.toml:12" in notes[0].message
+    with_sink = make_page(make_api("aclnnFoo", (make_param("self"), make_param("sink", optional=True), scale,
+                                                make_param("out", direction=Direction.OUT))))
+    model = build_model([with_sink], [checks])
+    assert model.api("aclnnFoo").semantics.checks == (sink, kept)
+    assert not [d for _, d in model.notes if d.code == "check-of-an-absent-parameter"]
