@@ -2023,6 +2023,16 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, true, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const aclDataType dtype = aclsim::CallDType(call, 2);
+  const aclsim::TensorInfo& out = aclsim::CallTensor(call, 3);
+  if (dtype != out.dtype()) {  // semantics/cumulative.toml:16
+    return aclsim::Reject(call, 161002, "dtype and out's dtype differ");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Computed by the cumulative family (self=self, dim=dim, dtype=dtype, out=out).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanCumulative, aclsim::CumulativeFamily::Op::kCumsum,
@@ -2046,7 +2056,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnCumsum", "aclnnCumsum.md",
     kParams, 4,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
     /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 2};

@@ -35,7 +35,7 @@ OP = t.Op(
     golden='torch.ops.aten._adaptive_avg_pool3d_backward(gradOutput, self)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -37,7 +37,7 @@ OP = t.Op(
     golden='torch.ops.aten.adaptive_max_pool2d_backward(gradOutput, self, exact.plane_indices(indices, self.shape[-2:]))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -49,7 +49,7 @@ OP = t.Op(
     golden='torch.ops.aten.adaptive_max_pool3d_backward(gradOutput, self, exact.plane_indices(indices, self.shape[-3:]))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='pool',
 )

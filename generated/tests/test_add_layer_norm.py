@@ -60,7 +60,7 @@ OP = t.Op(
     golden="(lambda s: (lambda r: (r[0].to(dtype_of['x1']), r[1], r[2], s if additionalOutput else None))(torch.native_layer_norm(s.float(), gamma.shape, gamma.float(), beta.float(), epsilon)))((x1.float() + x2.float() + (biasOptional.float() if biasOptional is not None else 0)).to(dtype_of['x1']))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'yOut': ('x1',), 'xOut': ('x1',)},
     out_dtype_from={},
     family='norm',
 )

@@ -61,7 +61,7 @@ OP = t.Op(
     golden="(lambda lead: (lambda s, st: (lambda r: ((r[0] + (dsumOptional.float() if dsumOptional is not None else 0)).to(dtype_of['dy']), r[1], dy.float().sum(dim=tuple(range(lead)))))(torch.ops.aten.native_layer_norm_backward(dy.float(), s, gamma.shape, mean.float().reshape(st), rstd.float().reshape(st), gamma.float(), None, [True, True, False])))(x1.float() + x2.float(), tuple(x1.shape[:lead]) + (1,) * gamma.dim()))(x1.dim() - gamma.dim())",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'dxOut': ('x1',)},
     out_dtype_from={},
     family='norm_grad',
 )

@@ -45,7 +45,7 @@ OP = t.Op(
     golden="(lambda z: torch.cat([y[:, :yOffset].float(), y[:, yOffset:yOffset + ySliceSize].float() + z, y[:, yOffset + ySliceSize:].float()], 1))(torch.einsum('br,bhr->bh', x.float() if weightAOptional is None else torch.einsum('bk,brk->br', x.float(), weightAOptional[indices.long(), layerIdx].float()), weightB[indices.long(), layerIdx].float()) * scale)",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('y',)},
     out_dtype_from={},
     family='lora',
 )

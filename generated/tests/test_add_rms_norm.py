@@ -50,7 +50,7 @@ OP = t.Op(
     golden="(lambda s: (lambda r: ((s.float() * r * gamma.float()).to(dtype_of['x1']), r, s))(torch.rsqrt(s.float().pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))((x1.float() + x2.float()).to(dtype_of['x1']))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'yOut': ('x1',), 'xOut': ('x1',)},
     out_dtype_from={},
     family='norm',
 )

@@ -44,7 +44,7 @@ OP = t.Op(
     golden="(lambda s: (lambda r: (lambda y: (y, y.to(dtype_of['x1']), r, s.to(dtype_of['x1'])))(s * r * gamma.float()))(torch.rsqrt(s.pow(2).mean(dim=tuple(range(s.dim() - gamma.dim(), s.dim())), keepdim=True) + epsilon)))(x1.float() + x2.float())",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'y1Out': ('x1',), 'y2Out': ('x1',), 'xOut': ('x1',)},
     out_dtype_from={},
     family='norm',
 )

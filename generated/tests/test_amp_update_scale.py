@@ -42,7 +42,7 @@ OP = t.Op(
     golden='(lambda s, t: (torch._amp_update_scale_(s, t, foundInf, growthFactor, backoffFactor, growthInterval), (s, t))[1])(currentScale.clone(), growthTracker.int())',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'updatedScale': ('currentScale',), 'updatedGrowthTracker': ('currentScale',)},
     out_dtype_from={},
     family='amp',
 )

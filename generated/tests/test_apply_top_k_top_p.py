@@ -37,7 +37,7 @@ OP = t.Op(
     golden="(lambda srt: torch.empty_like(logits).scatter_(-1, srt.indices, (lambda v: v if p is None else v.masked_fill(torch.cat([(v.softmax(-1).cumsum(-1) <= 1 - p.unsqueeze(-1))[:, :-1], torch.zeros_like(v[:, :1], dtype=torch.bool)], -1), float('-inf')))(srt.values if k is None else srt.values.masked_fill(srt.values < srt.values.gather(-1, (logits.shape[-1] - k.long()).unsqueeze(-1)), float('-inf')))))(torch.sort(logits, dim=-1, stable=True))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('logits',)},
     out_dtype_from={},
     family='top_k_top_p',
 )

@@ -43,7 +43,7 @@ OP = t.Op(
     golden='torch.argsort(self, dim=dim, descending=descending, stable=True)',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='index',
     exact=True,

@@ -61,7 +61,7 @@ OP = t.Op(
     golden='torch.ops.aten.avg_pool2d_backward(gradOutput, self, kernelSize, stride, padding, ceilMode, countIncludePad, divisorOverride or None)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -44,7 +44,7 @@ OP = t.Op(
     golden='torch.ops.aten.avg_pool3d_backward(gradOutput, self, kernelSize, stride, padding, ceilMode, countIncludePad, divisorOverride or None)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'output': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -68,7 +68,7 @@ OP = t.Op(
     golden='(lambda r: r if training else (r[0], runningMean, torch.rsqrt(runningVar.double() + eps).to(runningVar.dtype)))(tuple(torch.native_batch_norm(input, weight, bias, runningMean.clone(), runningVar.clone(), training, momentum, eps)))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'output': ('input',)},
     out_dtype_from={},
     family='norm',
 )

@@ -79,7 +79,7 @@ OP = t.Op(
     golden='tuple(torch.ops.aten.native_batch_norm_backward(gradOut, input, weight, runningMean, runningVar, saveMean, saveInvstd, training, eps, outputMask))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('input',)},
     out_dtype_from={},
     family='norm_grad',
 )

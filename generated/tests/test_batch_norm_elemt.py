@@ -50,7 +50,7 @@ OP = t.Op(
     golden="(lambda s: ((input.float() - mean.float().reshape(s)) * invstd.float().reshape(s) * (weight.float().reshape(s) if weight is not None else 1) + (bias.float().reshape(s) if bias is not None else 0)).to(dtype_of['input']))((1, -1) + (1,) * (input.dim() - 2))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'output': ('input',)},
     out_dtype_from={},
     family='sync_batch_norm',
 )

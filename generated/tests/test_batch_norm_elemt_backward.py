@@ -58,7 +58,7 @@ OP = t.Op(
     golden="(lambda s, n: ((gradOut.float() - sumDy.float().reshape(s) / n - (input.float() - mean.float().reshape(s)) * invstd.float().reshape(s).pow(2) * sumDyXmu.float().reshape(s) / n) * invstd.float().reshape(s) * weight.float().reshape(s)).to(dtype_of['input']))((1, -1) + (1,) * (input.dim() - 2), counter.double().sum().float())",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('input',)},
     out_dtype_from={},
     family='sync_batch_norm',
 )

@@ -42,7 +42,7 @@ OP = t.Op(
     golden='torch.empty_like(self, dtype=torch.float64).bernoulli_(prob)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='random',
     law=True,

@@ -54,7 +54,7 @@ OP = t.Op(
     golden='torch.ops.aten.binary_cross_entropy_backward(gradOutput, self, target, weightOptional, reduction)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='loss',
 )

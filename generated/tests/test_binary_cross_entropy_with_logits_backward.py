@@ -42,7 +42,7 @@ OP = t.Op(
     golden='(lambda t, w: ((t + 1 - target) * torch.sigmoid(self) - t) * w * gradOutput / (self.numel() if reduction == 1 else 1))(target * (1 if posWeightOptional is None else posWeightOptional), 1 if weightOptional is None else weightOptional)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='loss',
 )

@@ -47,7 +47,7 @@ OP = t.Op(
     golden="(lambda p, y, w, e, keep: torch.where(keep[:, None], ((1 - e) * w[y][:, None] * (p - torch.nn.functional.one_hot(y, p.shape[1])) + (e / p.shape[1] * (p * w.sum() - w) if e else 0)) * (gradLoss.reshape(-1, 1) if reductionOptional == 'none' else gradLoss.reshape(())) / (w[y][keep].sum() if reductionOptional in (None, 'mean') else 1), 0.0))(logProb.exp(), exact.class_targets(target, logProb.shape[1], ignoreIndex).clamp(0, logProb.shape[1] - 1), weightOptional if weightOptional is not None else torch.ones(logProb.shape[1]), labelSmoothing, target != ignoreIndex)",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('logProb',)},
     out_dtype_from={},
     family='loss',
 )

@@ -35,7 +35,7 @@ OP = t.Op(
     golden='torch.cumprod(input, dim)',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('input',)},
     out_dtype_from={},
     family='cumulative',
 )

@@ -48,7 +48,7 @@ OP = t.Op(
     golden='(lambda s: s.flip(dim) if reverse else s)((lambda c: (torch.zeros_like(c) if c.dim() == 0 or c.size(dim) < 2 else torch.cat([torch.zeros_like(c.narrow(dim, 0, 1)), c.narrow(dim, 0, c.size(dim) - 1)], dim)) if exclusive else c)(torch.cumsum(self.flip(dim) if reverse else self, dim)))',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='cumulative',
 )

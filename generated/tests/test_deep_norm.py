@@ -45,7 +45,7 @@ OP = t.Op(
     golden="(lambda r: (r[1], r[2], r[0].to(dtype_of['x'])))(torch.native_layer_norm(alpha * x.float() + gx.float(), gamma.shape, gamma.float(), beta.float(), epsilon))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'yOut': ('x',)},
     out_dtype_from={},
     family='norm',
 )

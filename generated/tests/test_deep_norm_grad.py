@@ -62,7 +62,7 @@ OP = t.Op(
     golden="(lambda lead: (lambda r: ((alpha * r[0]).to(dtype_of['x']), r[0].to(dtype_of['x']), dy.float().sum(dim=tuple(range(lead))), r[1]))(torch.ops.aten.native_layer_norm_backward(dy.float(), alpha * x.float() + gx.float(), gamma.shape, mean.float().reshape(tuple(x.shape[:lead]) + (1,) * gamma.dim()), rstd.float().reshape(tuple(x.shape[:lead]) + (1,) * gamma.dim()), gamma.float(), None, [True, True, False])))(x.dim() - gamma.dim())",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'dxOut': ('x',), 'dgxOut': ('x',)},
     out_dtype_from={},
     family='norm_grad',
 )

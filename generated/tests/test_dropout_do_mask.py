@@ -41,7 +41,7 @@ OP = t.Op(
     golden='self.clone() if prob == 0 else torch.zeros_like(self) if prob == 1 else torch.where(exact.mask_bits(mask, self.shape) > 0, self / (1 - prob), 0.0)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='random',
 )

@@ -41,7 +41,7 @@ OP = t.Op(
     golden='(lambda keep: (torch.where(keep, input / (1 - p), 0.0), exact.packed_mask(keep)))(torch.rand(input.shape) >= p)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('input',)},
     out_dtype_from={},
     family='random',
     law=True,

@@ -37,7 +37,7 @@ OP = t.Op(
     golden='gradY * exact.mask_bits(mask, gradY.shape) * scale',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradX': ('gradY',)},
     out_dtype_from={},
     family='random',
 )

@@ -52,7 +52,7 @@ OP = t.Op(
     golden="(lambda a, b: (lambda x, y: (lambda dx: torch.cat((dx, gradOutput * gelu) if activateLeft else (gradOutput * gelu, dx), dim))(torch.autograd.grad(torch.nn.functional.gelu(x, approximate='tanh' if approximate == 1 else 'none'), x, gradOutput * y)[0]))(*(((a, b) if activateLeft else (b, a))[0].detach().requires_grad_(), ((a, b) if activateLeft else (b, a))[1])))(*self.chunk(2, dim))",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='activation',
 )

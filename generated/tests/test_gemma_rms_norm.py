@@ -38,7 +38,7 @@ OP = t.Op(
     golden='(lambda r: ((x.float() * r * (1 + gamma.float())).to(x.dtype), r))(torch.rsqrt(x.float().pow(2).mean(dim=tuple(range(x.dim() - gamma.dim(), x.dim())), keepdim=True) + epsilon))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'yOut': ('x',)},
     out_dtype_from={},
     family='norm',
 )

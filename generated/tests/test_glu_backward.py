@@ -46,7 +46,7 @@ OP = t.Op(
     golden='torch.ops.aten.glu_backward(gradOut, self, dim)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='activation',
 )

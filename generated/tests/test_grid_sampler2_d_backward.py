@@ -44,7 +44,7 @@ OP = t.Op(
     golden='tuple(torch.ops.aten.grid_sampler_2d_backward(gradOutput, input, grid, interpolationMode, paddingMode, alignCorners, outputMask))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'inputGrad': ('input',)},
     out_dtype_from={},
     family='grid_sample',
 )

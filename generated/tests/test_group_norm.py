@@ -46,7 +46,7 @@ OP = t.Op(
     golden='tuple(torch.native_group_norm(self, gamma, beta, N, C, HxW, group, eps))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='norm',
 )

@@ -62,7 +62,7 @@ OP = t.Op(
     golden='tuple(torch.ops.aten.native_group_norm_backward(gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('input',)},
     out_dtype_from={},
     family='norm_grad',
 )

@@ -51,7 +51,7 @@ OP = t.Op(
     golden='(lambda r: (torch.nn.functional.silu(r[0]), r[1], r[2]))(tuple(torch.native_group_norm(self, gamma, beta, self.shape[0], self.shape[1], self.numel() // (self.shape[0] * self.shape[1]), group, eps)))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='norm',
 )

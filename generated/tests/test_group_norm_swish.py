@@ -46,7 +46,7 @@ OP = t.Op(
     golden='(lambda r: (r[0] * torch.sigmoid(swishScale * r[0]) if activateSwish else r[0], r[1], r[2]))(tuple(torch.native_group_norm(x, gamma, beta, x.shape[0], x.shape[1], x.numel() // (x.shape[0] * x.shape[1]), numGroups, eps)))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'yOut': ('x',)},
     out_dtype_from={},
     family='norm',
 )

@@ -52,7 +52,7 @@ OP = t.Op(
     golden='(lambda n, c: (lambda y: (lambda sig: tuple(torch.ops.aten.native_group_norm_backward(dy * (sig + swishScale * y * sig * (1 - sig)), x, mean.reshape(n, numGroups), rstd.reshape(n, numGroups), gamma, n, c, x.numel() // (n * c), numGroups, [True, dgammaIsRequire, dbetaIsRequire])))(torch.sigmoid(swishScale * y)))(((x.reshape(n, numGroups, -1) - mean.reshape(n, numGroups, 1)) * rstd.reshape(n, numGroups, 1)).reshape(x.shape) * gamma.reshape((1, c) + (1,) * (x.dim() - 2)) + beta.reshape((1, c) + (1,) * (x.dim() - 2))))(x.shape[0], x.shape[1])',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'dxOut': ('x',)},
     out_dtype_from={},
     family='norm_grad',
 )

@@ -40,7 +40,7 @@ OP = t.Op(
     golden='self.index_add(dim, index.long(), source, alpha=alpha)',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='index',
 )

@@ -50,7 +50,7 @@ OP = t.Op(
     golden='(selfRef, selfRef.index_copy(dim, index.long(), source))',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'outRef': ('selfRef',)},
     out_dtype_from={},
     family='index',
 )

@@ -38,7 +38,7 @@ OP = t.Op(
     golden='torch.index_fill(self, dim, torch.tensor(index, dtype=torch.long), value)',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='advanced',
     exact=True,

@@ -39,7 +39,7 @@ OP = t.Op(
     golden='(lambda d: d * gradOutput / (d.numel() if reduction == 1 else d.shape[0] if reduction == 3 else 1))(-(target.exp() if logTarget else target).expand(torch.broadcast_shapes(self.shape, target.shape)))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='loss',
 )

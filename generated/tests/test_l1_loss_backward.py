@@ -38,7 +38,7 @@ OP = t.Op(
     golden='(lambda d: d * gradOutput / (d.numel() if reduction == 1 else 1))(torch.sign(self - target))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='loss',
 )

@@ -51,7 +51,7 @@ OP = t.Op(
     golden='tuple(torch.ops.aten.native_layer_norm_backward(gradOut, input, normalizedShape, mean, rstd, weightOptional, biasOptional, outputMask))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInputOut': ('input',)},
     out_dtype_from={'gradWeightOut': ('input',), 'gradBiasOut': ('input',)},
     family='norm_grad',
 )

@@ -63,7 +63,7 @@ OP = t.Op(
     golden='tuple(torch.native_layer_norm(input, normalizedShape, weightOptional, biasOptional, eps))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('input',)},
     out_dtype_from={},
     family='norm',
 )

@@ -45,7 +45,7 @@ OP = t.Op(
     golden='tuple(torch.ops.aten.log_sigmoid_forward(self))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',), 'buffer': ('self',)},
     out_dtype_from={},
     family='activation',
 )

@@ -42,7 +42,7 @@ OP = t.Op(
     golden='torch.log_softmax(self, dim)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='softmax',
 )

@@ -46,7 +46,7 @@ OP = t.Op(
     golden='torch.ops.aten._log_softmax_backward_data(gradOutput, output, dim, gradOutput.dtype)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('gradOutput',)},
     out_dtype_from={},
     family='loss',
 )

@@ -66,7 +66,7 @@ OP = t.Op(
     golden='torch.ops.aten.max_pool3d_with_indices_backward(gradOutput, self, kernelSize, stride, padding, dilation, ceilMode, exact.plane_indices(indices, self.shape[-3:]))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -43,7 +43,7 @@ OP = t.Op(
     golden='torch.ops.aten.nll_loss2d_backward(gradOutput, self, exact.class_targets(target, self.shape[1] if self.dim() > 1 else self.shape[0], ignoreIndex), weight, reduction, ignoreIndex, totalWeight)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='loss',
 )

@@ -45,7 +45,7 @@ OP = t.Op(
     golden='torch.nn.functional.prelu(self, weight.reshape(-1))',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='activation',
 )

@@ -46,7 +46,7 @@ OP = t.Op(
     golden='(lambda x, w: tuple(torch.autograd.grad(torch.nn.functional.prelu(x, w.reshape(-1)), (x, w), gradOutput.expand_as(x))))(self.detach().requires_grad_(), weight.detach().requires_grad_())',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={'gradWeight': ('self',)},
     family='activation',
 )

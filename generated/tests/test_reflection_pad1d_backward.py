@@ -37,7 +37,7 @@ OP = t.Op(
     golden='torch.ops.aten.reflection_pad1d_backward(gradOutput, self, padding)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='pool',
 )

@@ -49,7 +49,7 @@ OP = t.Op(
     golden="(lambda lead: (lambda r: (lambda xh, g: ((r * (g - xh * (g * xh).mean(dim=tuple(range(lead, x.dim())), keepdim=True))).to(dtype_of['x']), (dy.float() * xh).sum(dim=tuple(range(lead))) if lead else dy.float() * xh))(x.float() * r, dy.float() * gamma.float()))(rstd.float().reshape(tuple(x.shape[:lead]) + (1,) * gamma.dim())))(x.dim() - gamma.dim())",
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'dxOut': ('x',)},
     out_dtype_from={},
     family='norm_grad',
 )

@@ -48,7 +48,7 @@ OP = t.Op(
     golden='(lambda lead: (lambda r: (lambda xh, g: (lambda dx: (torch.clamp(torch.round((dx / scalesX.float() if divMode else dx * scalesX.float()) + (offsetXOptional.float() if offsetXOptional is not None else 0)), -128, 127).to(torch.int8), (dy.float() * xh).sum(dim=tuple(range(lead))) if lead else dy.float() * xh))(r * (g - xh * (g * xh).mean(dim=tuple(range(lead, x.dim())), keepdim=True))))(x.float() * r, dy.float() * gamma.float()))(rstd.float().reshape(tuple(x.shape[:lead]) + (1,) * gamma.dim())))(x.dim() - gamma.dim())',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'dxOut': ('x',)},
     out_dtype_from={},
     family='norm_grad',
 )

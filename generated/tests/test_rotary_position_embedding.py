@@ -38,7 +38,7 @@ OP = t.Op(
     golden='exact.rotary(x, cos, sin, mode)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('x',)},
     out_dtype_from={},
     family='rotary',
 )

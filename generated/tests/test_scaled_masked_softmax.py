@@ -37,7 +37,7 @@ OP = t.Op(
     golden='torch._masked_softmax(x * scale, mask.bool().expand(x.shape), -1, 2)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'y': ('x',)},
     out_dtype_from={},
     family='masked_softmax',
 )

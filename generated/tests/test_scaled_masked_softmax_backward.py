@@ -39,7 +39,7 @@ OP = t.Op(
     golden='(lambda g, t: torch.where(mask.bool(), 0.0, scale * (g * t - (g * t).sum(-1, keepdim=True) * t)).to(y.dtype))(gradOutput.double(), y.double())',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('y',)},
     out_dtype_from={},
     family='masked_softmax',
 )

@@ -38,7 +38,7 @@ OP = t.Op(
     golden='torch.scatter_add(self, dim, index.long(), src)',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='index',
 )

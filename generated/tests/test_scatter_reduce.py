@@ -40,7 +40,7 @@ OP = t.Op(
     golden="torch.scatter(self, dim, index.long(), src) if reduce == 0 else torch.scatter_reduce(self, dim, index.long(), src, ('sum', 'prod', 'amax', 'amin', 'mean')[reduce - 1], include_self=includeSelf)",
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='index',
 )

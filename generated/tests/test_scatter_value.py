@@ -39,7 +39,7 @@ OP = t.Op(
     golden="torch.scatter(self, dim, index.long(), value) if reduce == 0 else torch.scatter(self, dim, index.long(), value, reduce='add' if reduce == 1 else 'multiply')",
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='index',
 )

@@ -39,7 +39,7 @@ OP = t.Op(
     golden='torch.ops.aten.smooth_l1_loss_backward(gradOut, self, target, reduction, beta)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradInput': ('self',)},
     out_dtype_from={},
     family='loss',
 )

@@ -38,7 +38,7 @@ OP = t.Op(
     golden='torch.ops.aten.soft_margin_loss_backward(gradOutput, self, target, reduction)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('self',)},
     out_dtype_from={},
     family='loss',
 )

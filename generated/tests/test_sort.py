@@ -53,7 +53,7 @@ OP = t.Op(
     golden='tuple(torch.sort(self, dim=dim, descending=descending, stable=True))',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'valuesOut': ('self',), 'indicesOut': ('self',)},
     out_dtype_from={},
     family='index',
     exact=True,

@@ -41,7 +41,7 @@ OP = t.Op(
     golden='(lambda t: torch.autograd.grad((lambda a, b: torch.nn.functional.silu(a) * b)(*t.chunk(2, dim)), t, yGrad)[0])(x.detach().requires_grad_())',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'out': ('x',)},
     out_dtype_from={},
     family='activation',
 )

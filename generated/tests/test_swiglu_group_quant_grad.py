@@ -45,7 +45,7 @@ OP = t.Op(
     golden='exact.swiglu_group_grad(gradY, x, weightOptional, yOriginOptional, groupIndexOptional, clampLimit)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'gradXOut': ('x',)},
     out_dtype_from={},
     family='activation',
 )

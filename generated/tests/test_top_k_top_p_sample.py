@@ -44,7 +44,7 @@ OP = t.Op(
     golden='exact.top_k_top_p_sample(logits, topK, topP, q, eps, isNeedLogits)',
     integer_math='float',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'logitsTopKPSelect': ('logits',)},
     out_dtype_from={},
     family='top_k_top_p',
 )

@@ -37,7 +37,7 @@ OP = t.Op(
     golden='tuple(torch.unique(self, sorted=True, return_inverse=True))',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'inverseOut': ('self',)},
     out_dtype_from={},
     family='dynamic',
     exact=True,

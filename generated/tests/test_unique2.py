@@ -40,7 +40,7 @@ OP = t.Op(
     golden='tuple(torch.unique(self, sorted=True, return_inverse=True, return_counts=True))',
     integer_math='exact',
     simulated=True,
-    out_shape_from={},
+    out_shape_from={'inverseOut': ('self',)},
     out_dtype_from={},
     family='dynamic',
     exact=True,

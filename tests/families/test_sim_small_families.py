@@ -81,3 +81,43 @@ refused(lambda: aclnn.add_lora(y, x, b, np.array([1, 2, 0], np.int32), None, 1, 
 refused(lambda: aclnn.add_lora(y, x, b, idx, None, 1, 0.25, 0, 32, out=np.zeros_like(y)), 561002, ["ySliceSize", "H2 16"])
 refused(lambda: aclnn.add_lora(y, x, b, idx, None, 2, 0.25, 16, 16, out=np.zeros_like(y)), 561002, ["layerIdx"])
 ''')
+
+
+def test_top_k_top_p_sample_v2_intermediate_results_are_the_kept_probabilities_in_order():
+    # isNeedSampleResult (op-plugin's multiNomial path), which the generated suite's q-given call cannot reach:
+    # logitsSortMasked the kept probabilities in the order the steps read them (softmax over the top-k set), 0
+    # after them; logitsIdx their input indices, the dropped places after them in the same order.
+    check(r'''
+rows, vocab = 4, 12
+x = rng.standard_normal((rows, vocab)).astype(np.float32)
+k = np.array([3, 0, 20, 5], np.int32)       # top 3; skipped; skipped (> vocab); top 5
+p = np.array([1.0, 0.5, 2.0, -1.0], np.float32)  # skipped; top-p; skipped; the largest alone
+min_ps = np.array([0.5, 0.0, 0.3, 0.0], np.float32)  # row 2: min-p alone, so the row's own order
+def ks(i):
+    return np.argsort(-x[i].astype(np.float64), kind="stable")
+want_idx, want_probs = np.zeros((rows, vocab), np.int64), np.zeros((rows, vocab), np.float32)
+for b in range(rows):
+    d = x[b].astype(np.float64)
+    if b == 0:
+        order = ks(b); e = np.exp(d[order[:3]] - d[order[0]]); prob = e / e.sum(); keep = prob >= prob.max() * 0.5
+    elif b == 1:
+        order = ks(b); prob = np.exp(d[order] - d[order[0]]); prob /= prob.sum()
+        keep = (np.cumsum(prob) - prob) <= 0.5
+    elif b == 2:
+        order = np.arange(vocab); prob = np.exp(d - d.max()); prob /= prob.sum(); keep = prob >= prob.max() * 0.3
+    else:
+        order = ks(b); e = np.exp(d[order[:5]] - d[order[0]]); prob = e / e.sum(); keep = np.arange(5) == 0
+    kept = np.flatnonzero(keep)
+    want_idx[b] = np.concatenate([order[kept], np.delete(order, kept)])
+    want_probs[b, :len(kept)] = prob[kept]
+_, _, idx, probs = aclnn.top_k_top_p_sample_v2(
+    x, k, p, None, min_ps, 1e-8, False, 32, 1024, True, True,
+    out=(np.zeros((rows, 1), np.int64), None, np.zeros((rows, vocab), np.int64), np.zeros((rows, vocab), np.float32)))
+assert np.array_equal(host(idx), want_idx), (host(idx), want_idx)
+assert np.allclose(host(probs), want_probs, rtol=1e-6, atol=1e-7), (host(probs), want_probs)
+# The page: q must be null with isNeedSampleResult.
+refused(lambda: aclnn.top_k_top_p_sample_v2(
+    x, k, p, np.ones((rows, vocab), np.float32), min_ps, 1e-8, False, 32, 1024, True, True,
+    out=(np.zeros((rows, 1), np.int64), None, np.zeros((rows, vocab), np.int64), np.zeros((rows, vocab), np.float32))),
+    161002, ["isNeedSampleResult"])
+''')

@@ -115,10 +115,20 @@ FINITE_ONLY = ("mx_quant",)
 # and the golden refuse past it): its floating inputs take only the edge values inside their
 # semantics domain (zeros, signed zeros, tiny values, the bounds), for calls the golden compares.
 WITHIN_DOMAIN = ("quant_matmul_dequant",)
+# APIs of other families alike: top-k-top-p sampling refuses logits that are not finite (and V1 a topP <= 0 or
+# NaN), so with edge values nearly every call is refused and whether any reaches the golden was the seed's luck
+# (V1's none once V2's calls shifted the stream).
+WITHIN_DOMAIN_APIS = ("aclnnTopKTopPSample", "aclnnTopKTopPSampleV2")
 # Disagreements this campaign found in APIs that landed in one stop (issue 23's closing note lists
 # them as open): tallied and printed as known, not counted as new bugs, so that the campaign keeps
 # failing on any other. Remove an entry once its API agrees; each says what is wrong.
 KNOWN_DISAGREEMENTS: dict[str, str] = {
+    # Open: met once aclnnTopKTopPSampleV2's calls shifted seed 0's stream (the moe_gating_grad family's, not
+    # changed then).
+    "aclnnMoeGatingTopKBackward": "edge-valued gradY (1e7, NaN) over expert sums of tiny xNorm values (1e-7), an "
+                                  "expert repeated in a row: the family's float computation gives inf where the "
+                                  "golden's double autograd gives finite values near 1e27 (its intermediates' "
+                                  "range or order, not yet traced)",
     # Matrices the campaign's repeated edge values make exactly singular: whether an LU meets an
     # exact zero pivot (sign 0, or torch.inverse's error) depends on the LAPACK's order of
     # operations, OpenBLAS's here and MKL's in PyTorch's wheels.
@@ -222,7 +232,7 @@ class EdgeSet:
         finite = op.family in FINITE_ONLY
         return EdgeSet(moderate=complex_call or finite or (op.family in ACCUMULATING and not op.exact),
                        limit=2.0 if op.family in NORMALISING or finite else MODERATE, complex_parts=complex_call,
-                       distribution=bool(op.law), finite=finite, within_domain=op.family in WITHIN_DOMAIN)
+                       distribution=bool(op.law), finite=finite, within_domain=op.family in WITHIN_DOMAIN or op.api in WITHIN_DOMAIN_APIS)
 
 
 def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
@@ -338,7 +348,12 @@ class Campaign:
                 axis = self.rng.choice(axes)
                 row = np.ascontiguousarray(np.take(values, [0], axis=axis))
                 strides = tuple(0 if d == axis else s for d, s in enumerate(row.strides))
-                view = np.lib.stride_tricks.as_strided(row, values.shape, strides)
+                # as_strided rebuilds the array from its interface, which names an ml_dtypes dtype (FLOAT8's)
+                # as '<f1' that NumPy cannot read back: strided as unsigned integers of its size, then viewed.
+                plain = row.dtype.isbuiltin == 1
+                view = np.lib.stride_tricks.as_strided(row if plain else row.view(f"u{row.itemsize}"), values.shape,
+                                                       strides)
+                view = view if plain else view.view(row.dtype)
                 return view, np.array(view)
             return values, values
         if layout == "device":

@@ -1465,6 +1465,38 @@ def makers(dtype: str = "float32"):
         return (logits, k, p), {"q": q}, [index, None]
     m["npu_top_k_top_p_sample"] = top_k_top_p_sample
 
+    def top_k_top_p_sample_min_p():
+        # aclnnTopKTopPSampleV2's page (op-plugin calls it, so these arguments reach it): probabilities as input
+        # (input_is_logits=False: no softmax), top k within ks_max (rounded up to 8: k = 12 > 8 skips it), then
+        # min-p: the values below min_ps times the row's largest dropped; the largest of the rest / (q + eps).
+        probs = torch.rand(3, 40, generator=g).softmax(-1)
+        k, p = torch.tensor([6, 12, 0], dtype=torch.int32), torch.tensor([0.9, 1.0, 0.5])
+        min_ps, q = torch.tensor([0.9, 0.95, 0.0]), torch.rand(3, 40, generator=g) + 0.01
+        index = torch.empty(3, dtype=torch.int64)
+        for b in range(3):
+            x = probs[b].double()
+            by_k = 1 <= int(k[b]) <= 8
+            # Sorted when top-k or top-p runs, else the row's order (the page: q follows probs[b], descending then).
+            order = torch.sort(x, descending=True, stable=True).indices if by_k or float(p[b]) < 1 else torch.arange(40)
+            if by_k:
+                order = order[:int(k[b])]
+            if float(p[b]) < 1:
+                order = order[(x[order].cumsum(0) - x[order]) <= float(p[b])]
+            order = order[x[order] >= x[order].max() * float(min_ps[b])]
+            index[b] = order[(x[order] / (q[b, :len(order)].double() + 1e-8)).argmax()]
+        return (probs, k, p), {"q": q, "min_ps": min_ps, "ks_max": 5, "input_is_logits": False}, [index, None]
+    m["npu_top_k_top_p_sample@min_p"] = top_k_top_p_sample_min_p
+
+    def top_k_top_p_sample_multinomial():
+        # post_sample="multiNomial": op-plugin draws with aclnnMultinomial from V2's kept probabilities and gathers
+        # their input indices; rows that keep one value (top k 1, top p <= 0, min_ps >= 1) draw it for certain.
+        logits = randn(3, 40)
+        k, p = torch.tensor([1, 30, 50], dtype=torch.int32), torch.tensor([0.9, -1.0, 0.5]).to(logits.dtype)
+        min_ps = torch.tensor([0.0, 0.0, 1.0]).to(logits.dtype)
+        return ((logits, k, p), {"min_ps": min_ps, "post_sample": "multiNomial"},
+                [logits.argmax(-1), None])
+    m["npu_top_k_top_p_sample@multinomial"] = top_k_top_p_sample_multinomial
+
     def swiglu_group_quant_backward():
         # aclnnSwigluGroupQuantGrad's page: swiglu_group's gradient with grad_y times the token's weight (no clamp at
         # clamp_limit 0), grad_weight[t] = sum_h grad_y[t, h] * y_origin[t, h]; rows past sum(group_index) zero.

@@ -1861,6 +1861,9 @@
 #include "aclnnop/aclnn_top_k_top_p_sample.h"
 #define ACLNN_DECLARES_aclnnTopKTopPSample 1
 
+#include "aclnnop/aclnn_top_k_top_p_sample_v2.h"
+#define ACLNN_DECLARES_aclnnTopKTopPSampleV2 1
+
 #include "aclnnop/aclnn_topk.h"
 #define ACLNN_DECLARES_aclnnTopk 1
 

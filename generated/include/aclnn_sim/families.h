@@ -815,15 +815,15 @@ struct SyncBatchNormFamily {
   static constexpr const char* kOpNames[] = { "stats", "reduce", "elemt", "elemt_backward", "reduce_backward", "gather_stats_with_counts", "gather_stats" };
 };
 
-// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float; top_k_top_p_sample: each row's top k (1 <= k <= min(V, 1024), else all) sorted descending, then those whose softmax mass before them exceeds p (p < 1) dropped; select_idx the index of the largest kept value, or with q of the largest softmax / (q + eps), q read in the sorted order; select_logits (when need_logits) the kept logits in place, -inf elsewhere; in double.
+// top_k_top_p: apply_top_k_top_p: each row of logits [B, V] with the values outside its top k (k given) and outside the smallest set of largest values whose softmax sums above p (p given) set to -inf, in float; top_k_top_p_sample: each row's top k (1 <= k <= min(V, 1024), else all) sorted descending, then those whose softmax mass before them exceeds p (p < 1) dropped; select_idx the index of the largest kept value, or with q of the largest softmax / (q + eps), q read in the sorted order; select_logits (when need_logits) the kept logits in place, -inf elsewhere; in double. top_k_top_p_sample_v2 the same with k bounded by ks_max (rounded up to 8), k <= 0 skipping top-k, p <= 0 keeping the largest alone, then min-p (the values below min_ps times the largest dropped), probabilities as input (input_is_logits false: no softmax, 0 for a dropped value), and with need_sample_result the row's sorted probabilities (sort_masked, 0 where dropped) and their input indices (logits_idx) in place of select_idx.
 struct TopKTopPFamily {
   struct Op {
-    enum : int8_t { kApplyTopKTopP, kTopKTopPSample };
+    enum : int8_t { kApplyTopKTopP, kTopKTopPSample, kTopKTopPSampleV2 };
   };
   struct Role {
-    enum : int8_t { kLogits, kP, kK, kOut, kQ, kEps, kNeedLogits, kSelectIdx, kSelectLogits };
+    enum : int8_t { kLogits, kP, kK, kOut, kQ, kEps, kNeedLogits, kSelectIdx, kSelectLogits, kMinPs, kKsMax, kInputIsLogits, kNeedSampleResult, kLogitsIdx, kSortMasked };
   };
-  static constexpr const char* kOpNames[] = { "apply_top_k_top_p", "top_k_top_p_sample" };
+  static constexpr const char* kOpNames[] = { "apply_top_k_top_p", "top_k_top_p_sample", "top_k_top_p_sample_v2" };
 };
 
 // vocab_parallel: per row of input @ weight^T (or of the logits given): the max, the sum of exp(x - max), the target's mask, local offset and logit; the loss log(sum) - predicted and the softmax; the gradients of input and weight through the softmax minus the one-hot target; in float, sums in double, products on the BLAS.

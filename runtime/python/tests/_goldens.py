@@ -6,7 +6,7 @@ the generator's own tests that evaluate goldens without the built package (tests
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 
 def golden_names(dtype_of: dict[str, Any]) -> dict[str, Any]:
@@ -990,45 +990,83 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return rotate(query), rotate(key)
 
     @staticmethod
-    def top_k_top_p_sample(logits: Any, top_k: Any, top_p: Any, q: Any, eps: float, need_logits: bool) -> Any:
+    def top_k_top_p_sample(logits: Any, top_k: Any, top_p: Any, q: Any, eps: float, need_logits: bool,
+                           min_ps: Any = None, ks_max: Optional[int] = None, input_is_logits: bool = True,
+                           need_sample_result: bool = False) -> Any:
         """aclnnTopKTopPSample's (logitsSelectIdx, logitsTopKPSelect) by its page, in double: per row, topK in
         [1, min(V, 1024)] keeps the k largest (ties: the lower index first) sorted descending, a larger one the
         whole row; topP < 1 drops the values whose softmax mass before them exceeds topP (sorting the row if topK
         did not); the index of the largest kept softmax / (q + eps), q read in that sorted order (the row's own
         when neither ran), or of the largest kept value without q (NaN the largest, as torch.argmax); logitsTopKPSelect
         the kept logits at their places, -inf elsewhere (None, unwritten, without isNeedLogits). topK or topP <= 0
-        refused (the page: 会引起预期之外的错误), and logits not finite (its 非预期输出 of exp underflowing)."""
+        refused (the page: 会引起预期之外的错误), and logits not finite (its 非预期输出 of exp underflowing).
+
+        With ks_max, aclnnTopKTopPSampleV2's (logitsSelectIdx, logitsTopKPSelect, logitsIdx, logitsSortMasked) by
+        its page: topK <= 0 or above min(1024, ks_max rounded up to 8) skips top-k, topP <= 0 keeps the largest
+        alone; min-p (minPs[b] > 0) keeps the values whose probability is at least minPs[b] times the largest's (the
+        largest alone from 1), compact in their order; input_is_logits False reads the row as probabilities (no
+        softmax, top-p's mass their plain sum, 0 for a dropped value); need_sample_result gives logitsSortMasked (the
+        kept probabilities, softmax over the top-k set, then 0) and logitsIdx (each place's input index, the dropped
+        places after the kept in the same order) and no logitsSelectIdx (None); otherwise those two are None."""
         import torch
 
         if not bool(torch.isfinite(logits).all()):
             exact.refused("logits not finite (the page: exp(logits) below FLOAT's least value gives unexpected output)")
+        v2 = ks_max is not None
+        if v2 and not input_is_logits and not bool(((logits >= 0) & (logits <= 1)).all()):
+            exact.refused("inputIsLogits false with a value outside [0, 1]")
+        most = 1024 if ks_max is None else min(1024, (int(ks_max) + 7) // 8 * 8)
         rows, vocab = logits.shape
         x = logits.double()
+        dropped = float("-inf") if input_is_logits else 0.0
         idx = torch.empty(rows, dtype=torch.int64)
-        select = torch.full((rows, vocab), float("-inf"), dtype=torch.float32)
+        select = torch.full((rows, vocab), dropped, dtype=torch.float32)
+        sorted_idx = torch.empty(rows, vocab, dtype=torch.int64)
+        sorted_probs = torch.zeros(rows, vocab, dtype=torch.float32)
+        min_p = min_ps.double().reshape(rows) if v2 and min_ps is not None else torch.zeros(rows, dtype=torch.float64)
         for b in range(rows):
-            k, p = int(top_k[b]), float(top_p[b])
-            if k <= 0 or p <= 0:
+            k, p, mp = int(top_k[b]), float(top_p[b]), float(min_p[b])
+            if not v2 and (k <= 0 or p <= 0):
                 exact.refused("topK or topP not positive")
+            by_k = 1 <= k <= min(vocab, most)
+            # `order`: every place of the row in the order the steps read it; the first `count` are kept.
             order = torch.arange(vocab)
-            if k <= min(vocab, 1024) or p < 1:
+            if by_k or p < 1:
                 order = torch.sort(x[b], descending=True, stable=True).indices
-                if k <= min(vocab, 1024):
-                    order = order[:k]
-            values = x[b, order]
-            if p < 1:
-                # The softmax mass before each value as running sums of exp(v - max) over their total, in the order
-                # the kernel family adds them (a tie of the mass with p decided alike).
-                running = torch.cumsum(torch.exp(values - values.max()), 0)
-                before = torch.cat([running.new_zeros(1), running[:-1]]) / running[-1]
-                keep = before <= p
-                order, values = order[keep], values[keep]
-            weight = torch.exp(values - values.max())
-            if q is not None:
-                weight = weight / (q[b, :len(order)].double() + eps)
-            idx[b] = order[int(torch.argmax(weight))]
-            select[b, order] = values.float()
-        return idx, select if need_logits else None
+            count = k if by_k else vocab
+            values = x[b, order[:count]]
+            prob = torch.softmax(values, 0) if input_is_logits else values
+            if p <= 0 and v2:
+                count = 1
+            elif p < 1:
+                # The mass before each value as running sums over their total, in the order the kernel family adds
+                # them (a tie of the mass with p decided alike).
+                weight = torch.exp(values - values.max()) if input_is_logits else values
+                running = torch.cumsum(weight, 0)
+                before = torch.cat([running.new_zeros(1), running[:-1]]) / (running[-1] if input_is_logits else 1.0)
+                count = int((before <= p).long().cumprod(0).sum())
+            prob = prob[:count]
+            if mp > 0:
+                largest = int(torch.argmax(prob))
+                keep = torch.zeros(count, dtype=torch.bool)
+                if mp >= 1:
+                    keep[largest] = True
+                else:
+                    keep = prob >= prob[largest] * mp
+                rest = torch.ones(vocab, dtype=torch.bool)
+                rest[:count] = ~keep
+                order = torch.cat([order[:count][keep], order[rest]])
+                prob, count = prob[keep], int(keep.sum())
+            if need_logits:
+                select[b, order[:count]] = x[b, order[:count]].float()
+            sorted_idx[b] = order
+            sorted_probs[b, :count] = prob.float()
+            score = prob if q is None else prob / (q[b, :count].double() + eps)
+            idx[b] = order[int(torch.argmax(score))]
+        results = (None if need_sample_result else idx, select if need_logits else None)
+        if not v2:
+            return results
+        return results + ((sorted_idx, sorted_probs) if need_sample_result else (None, None))
 
     @staticmethod
     def swiglu_group_grad(grad_y: Any, x: Any, weight: Any, y_origin: Any, group_index: Any, clamp: float) -> Any:
