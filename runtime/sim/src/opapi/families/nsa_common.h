@@ -41,11 +41,23 @@ inline std::string PagedBlocksMissing(const std::string& table_name, const int64
   return {};
 }
 
+// The largest of `count` scores, NaN when one is NaN (as torch.max and the goldens' softmax): std::max_element
+// compares, and NaN compares false, so its answer depended on where the NaN stood (NaN first: NaN; later:
+// skipped), which the edge-value campaign found in the softmax statistics.
+inline double RowMax(const double* s, int64_t count) {
+  double top = -INFINITY;
+  for (int64_t j = 0; j < count; ++j) {
+    if (std::isnan(s[j])) return s[j];
+    top = std::max(top, s[j]);
+  }
+  return top;
+}
+
 // One query row's attention over `keys` keys: s[j] holds its scaled scores on entry and exp(s[j] - max) on return,
 // out[0, dv) = softmax(s) V with value_at(j) value j's row; returns the sum of exp(s - max) (*max its max).
 template <class ValueAt>
 double AttendRow(double* s, int64_t keys, int64_t dv, ValueAt value_at, double* out, double* max) {
-  *max = *std::max_element(s, s + keys);
+  *max = RowMax(s, keys);
   double total = 0;
   for (int64_t j = 0; j < keys; ++j) total += s[j] = std::exp(s[j] - *max);
   std::fill_n(out, dv, 0.0);

@@ -204,7 +204,7 @@ class NsaCompressAttentionTrainWork final : public FamilyWork {
         std::fill_n(max.begin() + at * kStatWidth, kStatWidth, static_cast<float>(mx));
         std::fill_n(sum.begin() + at * kStatWidth, kStatWidth, static_cast<float>(total));
         // P_cmp as the page writes it: Softmax(query * key^T), neither scaled nor masked.
-        const double top = *std::max_element(raw.begin(), raw.end());
+        const double top = RowMax(raw.data(), static_cast<int64_t>(raw.size()));
         double whole = 0;
         for (double& x : raw) whole += x = std::exp(x - top);
         AddImportance(raw.data(), whole, keys, ratio, span, importance.data());
