@@ -39,10 +39,9 @@ def run_aclop(sim, acl, compiler, op_type, inputs, outputs, attrs, api="aclopCom
     n, m = len(inputs), len(outputs)
     status = getattr(compiler, api)(op_type, n, (P * n)(*descs[:n]), (P * n)(*buffers[:n]), m, (P * m)(*descs[n:]),
                                     (P * m)(*buffers[n:]), P(attr), 0, 0, None, None)
-    if status == SUCCESS:  # the bridge's refusal is the stream's (op_compiler.cpp RefusedOperator)
-        status = acl.aclrtSynchronizeDevice()
     results = []
     if status == SUCCESS:
+        assert acl.aclrtSynchronizeDevice() == SUCCESS
         acl.aclGetTensorDescNumDims.restype = ctypes.c_size_t
         for desc, address, (_, dtype) in zip(descs[n:], memory[n:], outputs):
             dims = []

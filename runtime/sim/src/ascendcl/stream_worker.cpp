@@ -209,10 +209,9 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       }
       const aclnnStatus status =
           task.executor->work->Run(s.handle ? reinterpret_cast<aclrtStream>(s.handle) : nullptr);
-      if (status == ACLNN_ERR_INNER_FIND_KERNEL_ERROR || task.executor->work->ReportsOwnStatus()) {
-        // Work the simulator has no kernel for (opapi/work.h NotSimulatedWork), or a refusal queued
-        // in its place (op_compiler.cpp RefusedOperator): its own status and message, which say so
-        // by name, not a device exception.
+      if (status == ACLNN_ERR_INNER_FIND_KERNEL_ERROR) {
+        // Work the simulator has no kernel for (opapi/work.h NotSimulatedWork): its own status and
+        // message, which say so by name, not a device exception.
         RecordFault(s, Fault{status, task.api, aclGetRecentErrMsg(), task.executor->handle, task.launch});
       } else if (status != ACLNN_SUCCESS) {
         RecordFault(s, Fault{ACL_ERROR_RT_AICORE_EXCEPTION, task.api,

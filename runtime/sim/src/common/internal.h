@@ -132,10 +132,6 @@ class ExecutorWork : public Pooled {
   // What the simulator does not compute in this work, said by name (opapi/work.h NotSimulatedWork);
   // null for work that computes. Read by aclsimExecutorNotSimulated.
   virtual const char* NotSimulated() const { return nullptr; }
-  // Whether a fault of Run is reported with Run's own status and message (work that refuses by name,
-  // on the stream: what the simulator does not compute, an aclop operator the bridge refuses) rather
-  // than as the device exception a kernel's fault is.
-  virtual bool ReportsOwnStatus() const { return NotSimulated() != nullptr; }
 };
 
 // The device addresses a piece of queued work uses (its tensors' data pointers, its workspace),

@@ -318,34 +318,6 @@ aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const
 
 namespace {
 
-// An operator the bridge refused, queued in its place: its status and message are the stream's next
-// synchronisation's (the worker reports them as they are). torch_npu calls aclopCompileAndExecute on
-// its task-queue thread, whose queue, after one failed call, drops every later operator without an
-// error (their outputs left as allocated): a refusal there made each later operator of the process a
-// wrong value, where one on the stream is raised by the synchronisation and the next operators
-// compute -- as aclnn's phase 2 reports what the simulator does not compute (opapi/work.h).
-class RefusedOperator : public aclsim::ExecutorWork {
- public:
-  RefusedOperator(aclError status, std::string message) : status_(status), message_(std::move(message)) {}
-  aclnnStatus Run(aclrtStream) override { return aclsim::Fail(static_cast<aclnnStatus>(status_), message_); }
-  bool ReportsOwnStatus() const override { return true; }
-
- private:
-  aclError status_;
-  std::string message_;
-};
-
-// Queues `status` (its message the recent error's) on the call's stream; false, the message kept,
-// when the stream cannot take it (then the call itself fails).
-bool RefuseOnStream(const char* api, aclrtStream stream, aclError status) {
-  const std::string message = aclGetRecentErrMsg();
-  aclOpExecutor* handle = aclsim::CreateExecutor(api, 0, aclsim::AddressSet{}, std::make_unique<RefusedOperator>(status, message));
-  std::shared_ptr<aclsim::Executor> executor = handle ? aclsim::AcquireExecutor(handle, api) : nullptr;
-  if (executor && aclsim::LaunchKernel(stream, std::move(executor), nullptr) == ACLNN_SUCCESS) return true;
-  aclsim::Fail(status, message);
-  return false;
-}
-
 // aclopCompileAndExecute's arguments, checked as CANN checks them, then run by the operator type's
 // entry in the aclop bridge (bridge.h).
 aclError CheckOperator(const char* api, const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
@@ -382,13 +354,7 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
     std::lock_guard<std::mutex> lock(found->mutex);
     call.attrs = found->values;
   }
-  const aclError status = aclsim::aclop::Run(call);
-  // A refusal of aclopCompileAndExecuteV2 stays its call's: the call's result is its outputs' extents,
-  // which its caller reads at once.
-  if (status != ACL_SUCCESS && std::string(api) == "aclopCompileAndExecute" && RefuseOnStream(api, stream, status)) {
-    return ACL_SUCCESS;
-  }
-  return status;
+  return aclsim::aclop::Run(call);
 }
 
 }  // namespace
