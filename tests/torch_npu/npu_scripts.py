@@ -2,7 +2,8 @@
 run in the simulator's process, not the test's); indented as the scripts are, for run_npu's dedent."""
 
 # refused_by_name(calls): each (call, word) fails, at the call or at the next synchronisation (a
-# kernel's fault), with an error naming `word` — the argument the page or the documentation refuses.
+# kernel's fault), with an error naming `word` — the argument the page or the documentation refuses
+# (a list of words: naming each).
 REFUSED_BY_NAME = """
     import ctypes
 
@@ -22,7 +23,7 @@ REFUSED_BY_NAME = """
                 torch.npu.synchronize()
             except RuntimeError as error:
                 said = str(error) + (recent_error() if "561003" in str(error) else "")
-                assert word in said, (word, error)
+                assert all(w in said for w in ([word] if isinstance(word, str) else word)), (word, error)
             else:
                 raise AssertionError(f"{word}: not refused")
 """

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -138,13 +139,9 @@ bool DeviceCountFromEnvironment(int32_t* count) {
 // which configure what it does not collect; a file that is not a JSON object is refused.
 aclError ReadConfig(const char* path, int32_t* default_device) {
   const std::string where = std::string("aclInit: ") + path;
-  std::FILE* file = std::fopen(path, "rb");
+  std::ifstream file(path, std::ios::binary);
   if (!file) return Fail(ACL_ERROR_INVALID_FILE, "aclInit: cannot read the config file " + std::string(path));
-  std::string text;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file)) > 0;) text.append(buffer, n);
-  std::fclose(file);
-  const nlohmann::json config = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json config = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded() || !config.is_object()) {
     return Fail(ACL_ERROR_PARSE_FILE, where + " is not a JSON object");
   }
@@ -180,6 +177,15 @@ aclError InvalidDevice(const Runtime& rt, const char* api, int64_t device) {
                                                  std::to_string(rt.device_count - 1) + ")");
 }
 
+// Opens `device` for one more user (aclrtSetDevice, aclrtCreateContext): its default context is made
+// with its first; returns that context.
+uintptr_t OpenDevice(Runtime& rt, int32_t device) {
+  if (rt.device_refs[device]++ == 0) {
+    rt.default_contexts[device] = rt.contexts.Add(std::make_shared<Context>(Context{device, true}));
+  }
+  return rt.default_contexts[device];
+}
+
 // The device the calling thread works on: its current context's, or else the process's most
 // recently set device (the simulator does not insist on aclrtSetDevice in every thread).
 bool CurrentDevice(Runtime& rt, int32_t* device) {
@@ -196,11 +202,7 @@ bool CurrentDevice(Runtime& rt, int32_t* device) {
     // as aclrtSetDevice would (torch_npu's lazy set_device mode asks for device 0 this way and
     // queries memory and properties before it sets any device).
     const int32_t chosen = rt.default_device;
-    if (!rt.device_refs.count(chosen)) {
-      rt.device_refs[chosen] = 1;
-      rt.default_contexts[chosen] = rt.contexts.Add(std::make_shared<Context>(Context{chosen, true}));
-    }
-    t_context = rt.default_contexts[chosen];
+    t_context = rt.device_refs.count(chosen) ? rt.default_contexts[chosen] : OpenDevice(rt, chosen);
     *device = chosen;
     return true;
   }
@@ -402,10 +404,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
     rt.device_count = devices;
   }
   if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtSetDevice", deviceId);
-  if (rt.device_refs[deviceId]++ == 0) {
-    rt.default_contexts[deviceId] = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, true}));
-  }
-  aclsim::t_context = rt.default_contexts[deviceId];
+  aclsim::t_context = aclsim::OpenDevice(rt, deviceId);
   rt.last_device = deviceId;
   return ACL_SUCCESS;
 }
@@ -456,9 +455,7 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   std::lock_guard<std::mutex> lock(rt.mutex);
   if (!aclsim::ValidDevice(rt, deviceId)) return aclsim::InvalidDevice(rt, "aclrtCreateContext", deviceId);
   // Creating a context opens its device, as in CANN; aclrtDestroyContext does not close it.
-  if (rt.device_refs[deviceId]++ == 0) {
-    rt.default_contexts[deviceId] = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, true}));
-  }
+  aclsim::OpenDevice(rt, deviceId);
   rt.last_device = deviceId;
   const uintptr_t handle = rt.contexts.Add(std::make_shared<aclsim::Context>(aclsim::Context{deviceId, false}));
   aclsim::t_context = handle;
