@@ -191,14 +191,12 @@ int main() {
     aclTensor* quantScaleCkv = nullptr;
     aclTensor* quantScaleCkr = nullptr;
     aclTensor* smoothScalesCq = nullptr;
-    bool queryNormFlag = false;
     int64_t weightQuantMode = 0;
     int64_t kvQuantMode = 0;
     int64_t queryQuantMode = 0;
     int64_t ckvkrRepoMode = 0;
     int64_t quantScaleRepoMode = 0;
     int64_t tileSize = 128;
-    double kNopeClipAlpha = 1.0f;
     double qcQrScale = 1.0f;
     double kcScale = 1.0f;
     aclTensor* query = nullptr;
@@ -287,8 +285,8 @@ int main() {
     aclOpExecutor* executor = nullptr;
     // 调用aclnnMlaPrologV3WeightNz第一段接口
     ret = aclnnMlaPrologV3WeightNzGetWorkspaceSize(tokenX, weightDq, weightUqQr, weightUk, weightDkvKr, rmsnormGammaCq, rmsnormGammaCkv, ropeSin, ropeCos, kvCache, krCache, cacheIndex,
-      dequantScaleX, dequantScaleWDq, dequantScaleWUqQr, dequantScaleWDkvKr, quantScaleCkv, nullptr, smoothScalesCq, nullptr, rmsnormEpsilonCq, rmsnormEpsilonCkv, cacheMode,
-      queryNormFlag, weightQuantMode, kvQuantMode, queryQuantMode, ckvkrRepoMode, quantScaleRepoMode, tileSize, kNopeClipAlpha, qcQrScale, kcScale,
+      dequantScaleX, dequantScaleWDq, dequantScaleWUqQr, dequantScaleWDkvKr, quantScaleCkv, nullptr, smoothScalesCq, nullptr, nullptr, rmsnormEpsilonCq, rmsnormEpsilonCkv, cacheMode,
+      weightQuantMode, kvQuantMode, queryQuantMode, ckvkrRepoMode, quantScaleRepoMode, tileSize, qcQrScale, kcScale,
       query, queryRope, dequantScaleQNope, nullptr, nullptr, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMlaPrologV3WeightNzGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
     // 根据第一段接口计算出的workspaceSize申请device内存

@@ -7659,10 +7659,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
-// Computed by the mla_prolog family (x=tokenX, weight_dq=weightDq, weight_uq_qr=weightUqQr, weight_uk=weightUk, weight_dkv_kr=weightDkvKr, gamma_cq=rmsnormGammaCq, gamma_ckv=rmsnormGammaCkv, sin=ropeSin, cos=ropeCos, cache_index=cacheIndex, kv_cache=kvCacheRef, kr_cache=krCacheRef, dequant_scale_x=dequantScaleXOptional, dequant_scale_w_dq=dequantScaleWDqOptional, dequant_scale_w_uq_qr=dequantScaleWUqQrOptional, dequant_scale_w_dkv_kr=dequantScaleWDkvKrOptional, quant_scale_ckv=quantScaleCkvOptional, quant_scale_ckr=quantScaleCkrOptional, smooth_scales_cq=smoothScalesCqOptional, epsilon_cq=rmsnormEpsilonCq, epsilon_ckv=rmsnormEpsilonCkv, cache_mode=cacheModeOptional, query=queryOut, query_rope=queryRopeOut).
+// Computed by the mla_prolog family (x=tokenX, weight_dq=weightDq, weight_uq_qr=weightUqQr, weight_uk=weightUk, weight_dkv_kr=weightDkvKr, gamma_cq=rmsnormGammaCq, gamma_ckv=rmsnormGammaCkv, sin=ropeSin, cos=ropeCos, cache_index=cacheIndex, kv_cache=kvCacheRef, kr_cache=krCacheRef, epsilon_cq=rmsnormEpsilonCq, epsilon_ckv=rmsnormEpsilonCkv, cache_mode=cacheModeOptional, query=queryOut, query_rope=queryRopeOut).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMlaProlog, aclsim::MlaPrologFamily::Op::kMlaProlog,
-    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, -1, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 19, 20, 21, 22, 23, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
@@ -7978,10 +7978,10 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/13},
 };
 
-// Computed by the mla_prolog family (x=tokenX, weight_dq=weightDq, weight_uq_qr=weightUqQr, weight_uk=weightUk, weight_dkv_kr=weightDkvKr, gamma_cq=rmsnormGammaCq, gamma_ckv=rmsnormGammaCkv, sin=ropeSin, cos=ropeCos, cache_index=cacheIndex, kv_cache=kvCacheRef, kr_cache=krCacheRef, dequant_scale_x=dequantScaleXOptional, dequant_scale_w_dq=dequantScaleWDqOptional, dequant_scale_w_uq_qr=dequantScaleWUqQrOptional, dequant_scale_w_dkv_kr=dequantScaleWDkvKrOptional, quant_scale_ckv=quantScaleCkvOptional, quant_scale_ckr=quantScaleCkrOptional, smooth_scales_cq=smoothScalesCqOptional, epsilon_cq=rmsnormEpsilonCq, epsilon_ckv=rmsnormEpsilonCkv, cache_mode=cacheModeOptional, query=queryOut, query_rope=queryRopeOut, dequant_scale_q_nope=dequantScaleQNopeOutOptional).
+// Computed by the mla_prolog family (x=tokenX, weight_dq=weightDq, weight_uq_qr=weightUqQr, weight_uk=weightUk, weight_dkv_kr=weightDkvKr, gamma_cq=rmsnormGammaCq, gamma_ckv=rmsnormGammaCkv, sin=ropeSin, cos=ropeCos, cache_index=cacheIndex, kv_cache=kvCacheRef, kr_cache=krCacheRef, epsilon_cq=rmsnormEpsilonCq, epsilon_ckv=rmsnormEpsilonCkv, cache_mode=cacheModeOptional, query=queryOut, query_rope=queryRopeOut, dequant_scale_q_nope=dequantScaleQNopeOutOptional).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanMlaProlog, aclsim::MlaPrologFamily::Op::kMlaProlog,
-    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, -1, -1, -1, -1, -1, -1, -1},
+    /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 19, 20, 21, 22, 23, 24, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.

@@ -888,8 +888,9 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     @staticmethod
     def mla_prolog(x: Any, w_dq: Any, w_uq_qr: Any, w_uk: Any, w_dkv_kr: Any, gamma_cq: Any, gamma_ckv: Any,
                    sin: Any, cos: Any, cache_index: Any, kv_cache: Any, kr_cache: Any, eps_cq: float,
-                   eps_ckv: float, cache_mode: Any) -> Any:
-        """aclnnMlaProlog's non-quantised formula (V2's the same): cQ = RmsNorm(x @ W^DQ), [qC | qR'] per head =
+                   eps_ckv: float, cache_mode: Any, qc_qr_scale: float = 1.0, kc_scale: float = 1.0) -> Any:
+        """aclnnMlaProlog's non-quantised formula (V2's the same; V3's scales cQ by qc_qr_scale and cKV's norm by
+        kc_scale): cQ = RmsNorm(x @ W^DQ), [qC | qR'] per head =
         cQ @ W^UQQR, query = qC @ W^UK per head, query_rope = ROPE(qR'), [cKV | kR'] = x @ W^DKVKR, kv_cache and
         kr_cache rows cache_index[t] = RmsNorm(cKV), ROPE(kR'). ROPE is InterleaveRope's rotation (rotary mode 3);
         each product and norm rounded to x's dtype; "PA_NZ" caches hold each block as [H / C0, BlockSize, C0] (C0
@@ -901,17 +902,17 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         t, n, d, hckv = rows.shape[0], w_uk.shape[0], w_uk.shape[1], w_uk.shape[2]
         dr = sin.shape[-1]
 
-        def rms(v: Any, gamma: Any, eps: float) -> Any:
+        def rms(v: Any, gamma: Any, eps: float, alpha: float) -> Any:
             rstd = 1.0 / torch.sqrt((v.double().pow(2).mean(-1, keepdim=True) + eps).float())
-            return (v * rstd * gamma.float()).to(dtype).float()
+            return (v * rstd * gamma.float() * alpha).to(dtype).float()
 
-        c_q = rms((rows @ w_dq.float()).to(dtype).float(), gamma_cq, eps_cq)
+        c_q = rms((rows @ w_dq.float()).to(dtype).float(), gamma_cq, eps_cq, qc_qr_scale)
         q = (c_q @ w_uq_qr.float()).to(dtype).float().reshape(t, n, d + dr)
         query = torch.einsum("tnd,ndh->tnh", q[..., :d], w_uk.float())
         sin_t, cos_t = sin.reshape(t, 1, dr).float(), cos.reshape(t, 1, dr).float()
         query_rope = exact.rotary(q[..., d:], cos_t, sin_t, 3)
         k = (rows @ w_dkv_kr.float()).to(dtype).float()
-        c_kv = rms(k[:, :hckv], gamma_ckv, eps_ckv)
+        c_kv = rms(k[:, :hckv], gamma_ckv, eps_ckv, kc_scale)
         k_rope = exact.rotary(k[:, None, hckv:], cos_t, sin_t, 3)[:, 0]
         kv_new, kr_new = kv_cache.clone(), kr_cache.clone()
         for cache, values in ((kv_new, c_kv), (kr_new, k_rope)):

@@ -379,13 +379,13 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
 };
 
-// mla_prolog: cQ = RmsNorm(x @ weight_dq) * gamma_cq; [qC | qR'] per head = cQ @ weight_uq_qr; query = qC @ weight_uk[n] per head; query_rope = ROPE(qR'); [cKV | kR'] = x @ weight_dkv_kr; kv_cache[cache_index[t]] = RmsNorm(cKV) * gamma_ckv, kr_cache[cache_index[t]] = ROPE(kR'); ROPE the InterleaveRope rotation (pairs de-interleaved into halves, then x * cos + rotate_half(x) * sin); each product and norm rounded to x's dtype, in float.
+// mla_prolog: cQ = RmsNorm(x @ weight_dq) * gamma_cq * qc_qr_scale; [qC | qR'] per head = cQ @ weight_uq_qr; query = qC @ weight_uk[n] per head; query_rope = ROPE(qR'); [cKV | kR'] = x @ weight_dkv_kr; kv_cache[cache_index[t]] = RmsNorm(cKV) * gamma_ckv * kc_scale, kr_cache[cache_index[t]] = ROPE(kR'); ROPE the InterleaveRope rotation (pairs de-interleaved into halves, then x * cos + rotate_half(x) * sin); each product and norm rounded to x's dtype, in float.
 struct MlaPrologFamily {
   struct Op {
     enum : int8_t { kMlaProlog };
   };
   struct Role {
-    enum : int8_t { kX, kWeightDq, kWeightUqQr, kWeightUk, kWeightDkvKr, kGammaCq, kGammaCkv, kSin, kCos, kCacheIndex, kKvCache, kKrCache, kDequantScaleX, kDequantScaleWDq, kDequantScaleWUqQr, kDequantScaleWDkvKr, kQuantScaleCkv, kQuantScaleCkr, kSmoothScalesCq, kEpsilonCq, kEpsilonCkv, kCacheMode, kQuery, kQueryRope, kDequantScaleQNope };
+    enum : int8_t { kX, kWeightDq, kWeightUqQr, kWeightUk, kWeightDkvKr, kGammaCq, kGammaCkv, kSin, kCos, kCacheIndex, kKvCache, kKrCache, kEpsilonCq, kEpsilonCkv, kCacheMode, kQuery, kQueryRope, kDequantScaleQNope, kActualSeqLen, kKNopeClipAlpha, kWeightQuantMode, kKvQuantMode, kQueryQuantMode, kCkvkrRepoMode, kQuantScaleRepoMode, kTileSize, kQcQrScale, kKcScale, kQueryNorm, kDequantScaleQNorm };
   };
   static constexpr const char* kOpNames[] = { "mla_prolog" };
 };

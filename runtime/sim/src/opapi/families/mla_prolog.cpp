@@ -1,11 +1,12 @@
-// The mla_prolog family: DeepSeek's Multi-Head Latent Attention prolog (aclnnMlaProlog, aclnnMlaPrologV2WeightNz:
-// torch_npu.npu_mla_prolog_v2) as the pages' formulas state it, in their non-quantised scenario:
-//   cQ = RmsNorm(x @ W^DQ) * gamma_cq                  [T, Hcq]
+// The mla_prolog family: DeepSeek's Multi-Head Latent Attention prolog (aclnnMlaProlog, aclnnMlaPrologV2WeightNz and
+// aclnnMlaPrologV3WeightNz: torch_npu.npu_mla_prolog_v2 and _v3) as the pages' formulas state it, in their
+// non-quantised scenario (V3's alpha_q = qcQrScale and alpha_kv = kcScale; 1 before V3):
+//   cQ = RmsNorm(x @ W^DQ) * gamma_cq * alpha_q        [T, Hcq]
 //   [qC | qR'] of head n = cQ @ W^UQQR                 [T, N, D + Dr]
 //   query[t, n] = qC[t, n] @ W^UK[n]                   [T, N, Hckv]
 //   query_rope = ROPE(qR')                             [T, N, Dr]
 //   [cKV | kR'] = x @ W^DKVKR                          [T, Hckv + Dr]
-//   kv_cache[cacheIndex[t]] = RmsNorm(cKV) * gamma_ckv, kr_cache[cacheIndex[t]] = ROPE(kR')
+//   kv_cache[cacheIndex[t]] = RmsNorm(cKV) * gamma_ckv * alpha_kv, kr_cache[cacheIndex[t]] = ROPE(kR')
 // The tokens T are tokenX's rows ([T, He] or [B, S, He]). ROPE is InterleaveRope's rotation (rotation.h mode 3)
 // by ropeSin and ropeCos of the token; the norms' rstd as rms_rows.h computes it. The products run in float on
 // OpenBLAS, the weights read in FRACTAL_NZ (fractal_nz.h) or ND, and each product and norm is rounded to tokenX's
@@ -13,9 +14,10 @@
 // [BlockNum * BlockSize] row per slot through the cache's strides, "PA_NZ" each block as [H / C0, BlockSize, C0]
 // (C0 = 32 bytes) of a dense cache. Phase 1 checks the pages' fixed sizes (He 7168 or 7680, Hcq 1536, Hckv 512,
 // D 128, Dr 64, Nkv 1, BlockSize 16 or 128, N a power of 2 up to 128) and every shape against them; the quantised
-// scenarios (an INT8 weightUqQr, INT8 caches, any dequant/quant/smooth scale) are refused by name, as their
-// roundings are not stated; phase 2 refuses a cacheIndex outside [0, BlockNum * BlockSize) by name. V2's
-// dequantScaleQNopeOutOptional, [1] in this scenario, is not written.
+// scenarios (an INT8 tensor; their scales with BFLOAT16 ones fail the pages' dtype combinations first) are refused
+// by name, as their roundings are not stated, and so are V3's reserved inputs, modes and outputs other than their
+// defaults; phase 2 refuses a cacheIndex outside [0, BlockNum * BlockSize) by name. dequantScaleQNopeOutOptional,
+// [1] or absent in this scenario, is not written.
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
@@ -54,6 +56,7 @@ class MlaPrologWork final : public FamilyWork {
 
   int64_t tokens = 0, he = 0, heads = 0, slots = 0, block_size = 0;
   double epsilon_cq = 1e-5, epsilon_ckv = 1e-5;
+  float alpha_q = 1, alpha_kv = 1;  // V3's qcQrScale and kcScale
   bool pa_nz = false;
   aclDataType held = ACL_BF16;        // tokenX's dtype: what each step's result is rounded to
   NzLayout nz[kSlots];                // the FRACTAL_NZ weights' layouts (used: false for an ND weight)
@@ -83,15 +86,16 @@ class MlaPrologWork final : public FamilyWork {
     RoundThrough(out, held);
   }
 
-  // Row t of `rows` ([T, stride], `width` elements from `offset`) normalised by its rms and gamma, rounded.
+  // Row t of `rows` ([T, stride], `width` elements from `offset`) normalised by its rms, times gamma and alpha,
+  // rounded.
   void RmsNormRows(std::vector<float>* rows, int64_t stride, int64_t offset, int64_t width, int gamma_slot,
-                   double epsilon, int scratch, std::vector<float>* out) {
+                   double epsilon, float alpha, int scratch, std::vector<float>* out) {
     const float* gamma = static_cast<const float*>(ContiguousAs(tensor(gamma_slot), ComputeType::kFloat32, scratch));
     out->resize(static_cast<size_t>(tokens * width));
     ParallelFor(tokens, [&](int64_t t) {
       const float* row = rows->data() + t * stride + offset;
       const float rstd = RmsRstd(row, width, epsilon);
-      for (int64_t j = 0; j < width; ++j) (*out)[static_cast<size_t>(t * width + j)] = row[j] * rstd * gamma[j];
+      for (int64_t j = 0; j < width; ++j) (*out)[static_cast<size_t>(t * width + j)] = row[j] * rstd * gamma[j] * alpha;
     });
     RoundThrough(out, held);
   }
@@ -149,7 +153,7 @@ class MlaPrologWork final : public FamilyWork {
     // The query: cQ, then [qC | qR'] per head, query per head and its rope.
     std::vector<float> down, c_q, q;
     Product(x, tokens, he, kWeightDq, kHcq, 1, &down);
-    RmsNormRows(&down, kHcq, 0, kHcq, kGammaCq, epsilon_cq, 2, &c_q);
+    RmsNormRows(&down, kHcq, 0, kHcq, kGammaCq, epsilon_cq, alpha_q, 2, &c_q);
     Product(c_q.data(), tokens, kHcq, kWeightUqQr, heads * (kD + kDr), 1, &q);
     const float* uk = static_cast<const float*>(ContiguousAs(tensor(kWeightUk), ComputeType::kFloat32, 3));
     std::vector<float> query(static_cast<size_t>(tokens * heads * kHckv));
@@ -167,7 +171,7 @@ class MlaPrologWork final : public FamilyWork {
     // The key: [cKV | kR'], cKV's norm and kR's rope into the caches.
     std::vector<float> kv, c_kv, k_rope(static_cast<size_t>(tokens * kDr));
     Product(x, tokens, he, kWeightDkvKr, kHckv + kDr, 1, &kv);
-    RmsNormRows(&kv, kHckv + kDr, 0, kHckv, kGammaCkv, epsilon_ckv, 2, &c_kv);
+    RmsNormRows(&kv, kHckv + kDr, 0, kHckv, kGammaCkv, epsilon_ckv, alpha_kv, 2, &c_kv);
     Rope(kv.data() + kHckv, kHckv + kDr, tokens, 1, sin.data(), cos.data(), k_rope.data());
     for (int64_t t = 0; t < tokens; ++t) {
       Store(kKvCache, slot_of[static_cast<size_t>(t)], c_kv.data() + t * kHckv);
@@ -208,15 +212,22 @@ aclnnStatus PlanMlaProlog(const Call& call, const FamilySpec& family, ExecutorWo
   const TensorDesc* t[kSlots];
   for (int s = 0; s < kSlots; ++s) {
     t[s] = RoleTensor(call, family, slot_role[s]);
+    // V3's cacheIndexOptional: the page's cache modes ("PA_BSND", "PA_NZ") both index the cache.
+    if (!t[s] && s == kCacheIndex) return reject(F::Role::kCacheIndex, "is null: the paged cache modes index by it");
     if (!t[s]) return Decline(call, work, "without its tensors");
   }
-  // The quantised scenarios: their scales, or INT8 where the non-quantised scenario has BFLOAT16.
-  for (int role : {int(F::Role::kDequantScaleX), int(F::Role::kDequantScaleWDq), int(F::Role::kDequantScaleWUqQr),
-                   int(F::Role::kDequantScaleWDkvKr), int(F::Role::kQuantScaleCkv), int(F::Role::kQuantScaleCkr),
-                   int(F::Role::kSmoothScalesCq)}) {
-    if (RoleTensor(call, family, role)) {
-      return reject(role, "is given: the quantised scenarios (the page's 部分量化/全量化) are not modelled, the "
-                          "non-quantised one takes no scale");
+  // V3's reserved inputs and outputs (the page: 预留接口，传入空指针即可) and modes (传入0, tileSize 128).
+  for (int role : {int(F::Role::kActualSeqLen), int(F::Role::kKNopeClipAlpha), int(F::Role::kQueryNorm),
+                   int(F::Role::kDequantScaleQNorm)}) {
+    if (RoleTensor(call, family, role)) return reject(role, "is reserved (must be null): its use is not modelled");
+  }
+  for (int role : {int(F::Role::kWeightQuantMode), int(F::Role::kKvQuantMode), int(F::Role::kQueryQuantMode),
+                   int(F::Role::kCkvkrRepoMode), int(F::Role::kQuantScaleRepoMode), int(F::Role::kTileSize)}) {
+    const int64_t fallback = role == F::Role::kTileSize ? 128 : 0;
+    const int64_t value = RoleInt(call, family, role, fallback);
+    if (value != fallback) {
+      return reject(role, std::to_string(value) + " is not " + std::to_string(fallback) +
+                              ": the quantised modes and tilings the page reserves are not modelled");
     }
   }
   for (int s = 0; s < kSlots; ++s) {
@@ -310,6 +321,8 @@ aclnnStatus PlanMlaProlog(const Call& call, const FamilySpec& family, ExecutorWo
   made->pa_nz = pa_nz;
   made->epsilon_cq = RoleNumber(call, family, F::Role::kEpsilonCq, -1, 1e-5);
   made->epsilon_ckv = RoleNumber(call, family, F::Role::kEpsilonCkv, -1, 1e-5);
+  made->alpha_q = static_cast<float>(RoleNumber(call, family, F::Role::kQcQrScale, -1, 1.0));
+  made->alpha_kv = static_cast<float>(RoleNumber(call, family, F::Role::kKcScale, -1, 1.0));
   *work = made.release();
   return ACLNN_SUCCESS;
 }
