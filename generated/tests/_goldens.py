@@ -916,6 +916,8 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         k_rope = exact.rotary(k[:, None, hckv:], cos_t, sin_t, 3)[:, 0]
         kv_new, kr_new = kv_cache.clone(), kr_cache.clone()
         for cache, values in ((kv_new, c_kv), (kr_new, k_rope)):
+            if cache.numel() == 0:  # Skv 0: the caches are not updated (the pages' constraint)
+                continue
             blocks, block_size, width = cache.shape[0], cache.shape[1], cache.shape[-1]
             if cache_mode == "PA_NZ":
                 c0 = 32 // cache.element_size()

@@ -135,16 +135,17 @@ class MlaPrologWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
-    if (tokens == 0) return ACLNN_SUCCESS;
-    const int64_t* index = IndexValues(tensor(kCacheIndex), 7);
-    for (int64_t t = 0; t < tokens; ++t) {
+    if (tokens == 0) return ACLNN_SUCCESS;  // the pages: B, S or T 0, no output and the caches not updated
+    // Skv 0 (BlockNum 0): the query computed, the caches not updated (the pages' constraint), nor indexed.
+    const bool caches = slots > 0;
+    const int64_t* index = caches ? IndexValues(tensor(kCacheIndex), 7) : nullptr;
+    for (int64_t t = 0; caches && t < tokens; ++t) {
       if (index[t] < 0 || index[t] >= slots) {
         return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + tensor(kCacheIndex).name + ": element " +
                                          std::to_string(t) + " is " + std::to_string(index[t]) + ", outside [0, " +
                                          std::to_string(slots) + ") (the page: 取值范围需在[0,BlockNum*BlockSize)内)");
       }
     }
-    const std::vector<int64_t> slot_of(index, index + tokens);
     const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
     std::vector<float> sin(static_cast<size_t>(tokens * kDr)), cos(sin.size());
     GatherAs(tensor(kSin), ComputeType::kFloat32, sin.data());
@@ -168,14 +169,15 @@ class MlaPrologWork final : public FamilyWork {
     Rope(q.data() + kD, kD + kDr, tokens * heads, heads, sin.data(), cos.data(), query_rope.data());
     ScatterFrom(query_rope.data(), ComputeType::kFloat32, tensor(kQueryRope));
 
+    if (!caches) return ACLNN_SUCCESS;
     // The key: [cKV | kR'], cKV's norm and kR's rope into the caches.
     std::vector<float> kv, c_kv, k_rope(static_cast<size_t>(tokens * kDr));
     Product(x, tokens, he, kWeightDkvKr, kHckv + kDr, 1, &kv);
     RmsNormRows(&kv, kHckv + kDr, 0, kHckv, kGammaCkv, epsilon_ckv, alpha_kv, 2, &c_kv);
     Rope(kv.data() + kHckv, kHckv + kDr, tokens, 1, sin.data(), cos.data(), k_rope.data());
     for (int64_t t = 0; t < tokens; ++t) {
-      Store(kKvCache, slot_of[static_cast<size_t>(t)], c_kv.data() + t * kHckv);
-      Store(kKrCache, slot_of[static_cast<size_t>(t)], k_rope.data() + t * kDr);
+      Store(kKvCache, index[t], c_kv.data() + t * kHckv);
+      Store(kKrCache, index[t], k_rope.data() + t * kDr);
     }
     return ACLNN_SUCCESS;
   }
