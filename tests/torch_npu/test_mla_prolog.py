@@ -49,10 +49,11 @@ SETUP = textwrap.dedent(REFUSED_BY_NAME) + textwrap.dedent(f"""
 
 def test_npu_mla_prolog_v2_equals_the_formula(run_npu):
     out = run_npu(SETUP + textwrap.dedent("""
-        # Skv 0 (BlockNum 0, the last): the query computed, the caches not updated (the pages' constraint).
+        # T 0: empty outputs, the caches not updated; Skv 0 (BlockNum 0, the last): the query computed, the caches
+        # not updated (the pages' constraints).
         for lead, heads, blocks, block_size, mode in (((2, 1), 2, 2, 16, "PA_BSND"), ((3,), 4, 1, 16, "PA_NZ"),
                                                      ((1, 2), 1, 2, 128, "PA_NZ"), ((4,), 1, 1, 128, "PA_BSND"),
-                                                     ((2,), 1, 0, 16, "PA_BSND")):
+                                                     ((0,), 2, 1, 16, "PA_BSND"), ((2,), 1, 0, 16, "PA_BSND")):
             args = inputs(lead, heads, blocks, block_size) if blocks else inputs(lead, heads, 1, 16)[:5] + (
                 torch.zeros(lead, dtype=torch.int64), (uniform(0, 16, 1, Hckv), uniform(0, 16, 1, Dr)))
             npu = on_npu(*args)
