@@ -527,6 +527,9 @@ set(ACLNN_EXAMPLES
   minimum
   mish
   mish_backward
+  mla_prolog
+  mla_prolog_v2_weight_nz
+  mla_prolog_v3_weight_nz
   mm
   moe_gating_top_k
   moe_init_routing_v3

@@ -1061,6 +1061,39 @@ def makers(dtype: str = "float32"):
         return (x, w, torch.tensor(ends), ws, xs), {}, (q, scale, None)
     m["npu_grouped_matmul_swiglu_quant"] = grouped_matmul_swiglu_quant
 
+    def mla_prolog(version):
+        # aclnnMlaPrologV2WeightNz / V3WeightNz (the pages' non-quantised formula, exact.mla_prolog of the generated
+        # suites' goldens): the three weights npu_format_cast to FRACTAL_NZ as torch_npu's documentation does, the
+        # pages' fixed sizes (He 7168, Hcq 1536, D 128, Dr 64, Hckv 512) with N 2, the caches written in place.
+        import torch_npu
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "runtime" / "python" / "tests"))
+        from _goldens import exact
+
+        def uniform(*shape, bound=1.0):
+            return ((torch.rand(*shape, generator=g) * 2 - 1) * bound).to(torch.bfloat16)
+
+        x = uniform(2, 1, 7168)
+        weights = (uniform(7168, 1536, bound=0.05), uniform(1536, 2 * 192, bound=0.05), uniform(2, 128, 512, bound=0.1),
+                   uniform(7168, 576, bound=0.05))
+        gammas, sin, cos = (uniform(1536) + 1, uniform(512) + 1), uniform(2, 1, 64), uniform(2, 1, 64)
+        index, caches = torch.tensor([[3], [20]]), (uniform(2, 16, 1, 512), uniform(2, 16, 1, 64))
+        kv, kr, query, query_rope = exact.mla_prolog(x, *weights, *gammas, sin, cos, index, *caches, 1e-5, 1e-5, "PA_BSND")
+
+        def run(op, a, k):
+            torch.npu.config.allow_internal_format = True
+            nz = [torch_npu.npu_format_cast(w.contiguous(), 29) for w in (a[1], a[2], a[4])]
+            tensors = (a[0], nz[0], nz[1], a[3], nz[2]) + tuple(a[5:9])
+            if version == 2:
+                return op(*tensors, a[9], a[10], a[11], **k)
+            q, q_rope = op(*tensors, a[10], a[11], cache_index=a[9], **k)[:2]
+            return q, q_rope, a[10], a[11]  # V3 updates the caches in place and returns neither
+
+        args = (x, *weights, *gammas, sin, cos, index, *caches)
+        return args, {"cache_mode": "PA_BSND"}, (query, query_rope, kv, kr), run
+    m["npu_mla_prolog_v2"] = functools.partial(mla_prolog, 2)
+    m["npu_mla_prolog_v3"] = functools.partial(mla_prolog, 3)
+
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
         b = torch.randint(-8, 8, (16, 5), generator=g, dtype=torch.int8)

@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import Any, Iterator, Optional
 
 from gen import families
+from gen.conventions import PLAIN_FORMATS
+from gen.emit.sim import abi_formats
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.python import out_params, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, UNDOCUMENTED, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
@@ -392,7 +394,17 @@ class BaseCall:
             return "the page states no shapes for the members of " + ", ".join(p.name for p in self.list_inputs)
         if not self.shapes_free and self._example_shapes() is None:
             return "the page relates the tensors' shapes to nothing the tests can derive, and its example gives none"
-        return self.unheld_output or self.unallocated
+        return self.unheld_output or self.unlaid_input or self.unallocated
+
+    @property
+    def unlaid_input(self) -> str:
+        """Why the tests cannot pass an input: its page lists private layouts only (aclnnMlaProlog's FRACTAL_NZ
+        weights), which phase 1 checks, and the suites lay every tensor out in a plain one; else ""."""
+        for p in self.api.params:
+            checked = any(f in abi_formats() for f in p.formats)  # as phase 1's row (gen/emit/sim.py's _formats)
+            if p.kind is ParamKind.TENSOR and checked and not any(f in PLAIN_FORMATS for f in p.formats):
+                return f"the page takes {p.name} in {'/'.join(p.formats)} only, a private layout the suites do not lay out"
+        return ""
 
     @property
     def unheld_output(self) -> str:

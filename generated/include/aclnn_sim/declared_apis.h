@@ -1291,6 +1291,15 @@
 #include "aclnnop/aclnn_mish_backward.h"
 #define ACLNN_DECLARES_aclnnMishBackward 1
 
+#include "aclnnop/aclnn_mla_prolog.h"
+#define ACLNN_DECLARES_aclnnMlaProlog 1
+
+#include "aclnnop/aclnn_mla_prolog_v2_weight_nz.h"
+#define ACLNN_DECLARES_aclnnMlaPrologV2WeightNz 1
+
+#include "aclnnop/aclnn_mla_prolog_v3_weight_nz.h"
+#define ACLNN_DECLARES_aclnnMlaPrologV3WeightNz 1
+
 #include "aclnnop/aclnn_mm.h"
 #define ACLNN_DECLARES_aclnnMm 1
 

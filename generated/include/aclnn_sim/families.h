@@ -379,6 +379,17 @@ struct MatmulFamily {
   static constexpr const char* kOpNames[] = { "mm", "bmm", "matmul", "addmm", "baddbmm", "mv", "dot", "addmv", "addbmm", "ger", "gemm", "transpose_bmm", "matmul_all_reduce", "fused_matmul" };
 };
 
+// mla_prolog: cQ = RmsNorm(x @ weight_dq) * gamma_cq * qc_qr_scale; [qC | qR'] per head = cQ @ weight_uq_qr; query = qC @ weight_uk[n] per head; query_rope = ROPE(qR'); [cKV | kR'] = x @ weight_dkv_kr; kv_cache[cache_index[t]] = RmsNorm(cKV) * gamma_ckv * kc_scale, kr_cache[cache_index[t]] = ROPE(kR'); ROPE the InterleaveRope rotation (pairs de-interleaved into halves, then x * cos + rotate_half(x) * sin); each product and norm rounded to x's dtype, in float.
+struct MlaPrologFamily {
+  struct Op {
+    enum : int8_t { kMlaProlog };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeightDq, kWeightUqQr, kWeightUk, kWeightDkvKr, kGammaCq, kGammaCkv, kSin, kCos, kCacheIndex, kKvCache, kKrCache, kEpsilonCq, kEpsilonCkv, kCacheMode, kQuery, kQueryRope, kDequantScaleQNope, kActualSeqLen, kKNopeClipAlpha, kWeightQuantMode, kKvQuantMode, kQueryQuantMode, kCkvkrRepoMode, kQuantScaleRepoMode, kTileSize, kQcQrScale, kKcScale, kQueryNorm, kDequantScaleQNorm };
+  };
+  static constexpr const char* kOpNames[] = { "mla_prolog" };
+};
+
 // moe: gating_top_k: per row of x [rows, E], normOut = sigmoid(x); the E experts in group_count groups, the k_group groups of the largest max (group_select_mode 0) or top-2 sum (1) kept; the k largest scores of those (expert_idx, ties to the lower index), y = score / (sum + eps) * scaling; in float. gating_top_k_softmax: per row of x [..., E], renorm 0: the k largest of softmax(x) (y, expert_idx: ties to the lower index), softmax_out = softmax(x) when softmax_flag; renorm 1: the k largest of x, y their softmax; expert_idx = E in the rows finished marks; row_idx[n, j] = j * rows + n; in float.
 struct MoeFamily {
   struct Op {
@@ -882,6 +893,7 @@ aclnnStatus PlanLstmCell(const Call& call, const FamilySpec& family, ExecutorWor
 aclnnStatus PlanMargin(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMaskedSoftmax(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanMlaProlog(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoe(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeExpertTokens(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanMoeGatingGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -885,6 +885,55 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out
 
     @staticmethod
+    def mla_prolog(x: Any, w_dq: Any, w_uq_qr: Any, w_uk: Any, w_dkv_kr: Any, gamma_cq: Any, gamma_ckv: Any,
+                   sin: Any, cos: Any, cache_index: Any, kv_cache: Any, kr_cache: Any, eps_cq: float,
+                   eps_ckv: float, cache_mode: Any, qc_qr_scale: float = 1.0, kc_scale: float = 1.0) -> Any:
+        """aclnnMlaProlog's non-quantised formula (V2's the same; V3's scales cQ by qc_qr_scale and cKV's norm by
+        kc_scale): cQ = RmsNorm(x @ W^DQ), [qC | qR'] per head =
+        cQ @ W^UQQR, query = qC @ W^UK per head, query_rope = ROPE(qR'), [cKV | kR'] = x @ W^DKVKR, kv_cache and
+        kr_cache rows cache_index[t] = RmsNorm(cKV), ROPE(kR'). ROPE is InterleaveRope's rotation (rotary mode 3);
+        each product and norm rounded to x's dtype; "PA_NZ" caches hold each block as [H / C0, BlockSize, C0] (C0
+        32 bytes). Returns the new kv_cache, kr_cache, query and query_rope."""
+        import torch
+
+        dtype = x.dtype
+        rows = x.reshape(-1, x.shape[-1]).float()
+        t, n, d, hckv = rows.shape[0], w_uk.shape[0], w_uk.shape[1], w_uk.shape[2]
+        dr = sin.shape[-1]
+
+        def rms(v: Any, gamma: Any, eps: float, alpha: float) -> Any:
+            rstd = 1.0 / torch.sqrt((v.double().pow(2).mean(-1, keepdim=True) + eps).float())
+            return (v * rstd * gamma.float() * alpha).to(dtype).float()
+
+        c_q = rms((rows @ w_dq.float()).to(dtype).float(), gamma_cq, eps_cq, qc_qr_scale)
+        q = (c_q @ w_uq_qr.float()).to(dtype).float().reshape(t, n, d + dr)
+        query = torch.einsum("tnd,ndh->tnh", q[..., :d], w_uk.float())
+        sin_t, cos_t = sin.reshape(t, 1, dr).float(), cos.reshape(t, 1, dr).float()
+        query_rope = exact.rotary(q[..., d:], cos_t, sin_t, 3)
+        k = (rows @ w_dkv_kr.float()).to(dtype).float()
+        c_kv = rms(k[:, :hckv], gamma_ckv, eps_ckv, kc_scale)
+        k_rope = exact.rotary(k[:, None, hckv:], cos_t, sin_t, 3)[:, 0]
+        kv_new, kr_new = kv_cache.clone(), kr_cache.clone()
+        for cache, values in ((kv_new, c_kv), (kr_new, k_rope)):
+            if cache.numel() == 0:  # Skv 0: the caches are not updated (the pages' constraint)
+                continue
+            blocks, block_size, width = cache.shape[0], cache.shape[1], cache.shape[-1]
+            if cache_mode == "PA_NZ":
+                c0 = 32 // cache.element_size()
+                flat = cache.reshape(blocks, width // c0, block_size, c0)
+            else:
+                flat = cache.reshape(blocks, block_size, width)
+            for i, slot in enumerate(cache_index.reshape(-1).tolist()):
+                b, s = divmod(int(slot), block_size)
+                if cache_mode == "PA_NZ":
+                    flat[b, :, s, :] = values[i].reshape(width // c0, c0).to(cache.dtype)
+                else:
+                    flat[b, s, :] = values[i].to(cache.dtype)
+        lead = tuple(x.shape[:-1])
+        return (kv_new, kr_new, query.reshape(lead + (n, hckv)).to(dtype),
+                query_rope.reshape(lead + (n, dr)).to(dtype))
+
+    @staticmethod
     def swiglu_quant(x: Any, smooth: Any, offsets: Any, group_index: Any, activate_left: bool, quant_mode: str,
                      group_list_type: int) -> Any:
         """aclnnSwiGluQuant(V2)'s (yOut, scaleOut) as the page's formulas state them: Act = Swish(A) * B (A the

@@ -62,6 +62,8 @@ aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
 bool FamilyReadsPrivateLayout(const Call& call, int param, const TensorDesc& t);
 // The matmul family's: a FRACTAL_NZ second operand (matmul.cpp).
 bool MatmulReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
+// The mla_prolog family's: its FRACTAL_NZ weights (mla_prolog.cpp).
+bool MlaPrologReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
 
 // --- roles ------------------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@
 #include "common/dtypes.h"
 #include "opapi/blas.h"
 #include "opapi/families/family.h"
+#include "opapi/families/fractal_nz.h"
 #include "opapi/onednn.h"
 #include "opapi/thread_pool.h"
 
@@ -92,15 +93,6 @@ struct Operand {
   Dims batch_strides;  // in elements; 0 where broadcast
   bool trans = false;
   int64_t ld = 1;
-};
-
-// B's FRACTAL_NZ storage (see the file's comment): P's fractal counts and sizes, and whether P is
-// B transposed.
-struct NzLayout {
-  bool used = false;
-  bool transposed = false;
-  int64_t y1 = 0, y0 = 0, x1 = 0, x0 = 0;
-  Dims batch;  // B's own batch dimensions, each a block of fractals after the other
 };
 
 class MatmulWork final : public FamilyWork {
@@ -156,15 +148,7 @@ class MatmulWork final : public FamilyWork {
   template <typename T>
   Operand<T> PrepareNz(ComputeType type, int scratch) {
     const NzLayout& nz = nz_b;
-    const int64_t block = nz.x1 * nz.y1 * nz.y0 * nz.x0;
-    TensorRef fractals = tensor(kB);
-    fractals.shape = nz.batch;
-    fractals.strides = Dims(nz.batch.size(), 0);
-    for (size_t d = nz.batch.size(), stride = static_cast<size_t>(block); d-- > 0; stride *= static_cast<size_t>(nz.batch[d])) {
-      fractals.strides[d] = static_cast<int64_t>(stride);
-    }
-    for (int64_t extent : {nz.y1, nz.y0, nz.x1, nz.x0}) fractals.shape.push_back(extent);
-    for (int64_t stride : {nz.y0 * nz.x0, nz.x0, nz.y1 * nz.y0 * nz.x0, int64_t{1}}) fractals.strides.push_back(stride);
+    const TensorRef fractals = NzFractals(tensor(kB), nz);
     const int64_t count = fractals.numel();
     T* buffer = static_cast<T*>(Scratch(scratch, static_cast<size_t>(std::max<int64_t>(count, 1)) * sizeof(T)));
     GatherAs(fractals, type, buffer);
@@ -453,55 +437,14 @@ bool BroadcastTo(TensorRef* t, const Dims& target) {
 
 std::string RankText(int64_t rank) { return std::to_string(rank) + "-dimensional"; }
 
-// B's FRACTAL_NZ storage read (see the file's comment) into `nz`, with `tb`'s memory extent the
-// fractals'; else the rejection naming what the family does not read. Each matrix of the view must
-// be [K, N] row-major (P = B) or transposed (P = B^T), its batches one after the other from the
-// storage's first element.
+// B's FRACTAL_NZ storage read (fractal_nz.h) into `nz`, with `tb`'s memory extent the fractals'; else
+// the rejection naming what the family does not read.
 aclnnStatus PlanNz(const Call& call, const FamilySpec& family, int op, const TensorDesc& b, TensorRef* tb, NzLayout* nz) {
-  auto reject = [&](const std::string& message) {
-    return RejectInvalid(call, family, F::Role::kB, "FRACTAL_NZ " + message);
-  };
   if (op != F::Op::kMm && op != F::Op::kAddmm && op != F::Op::kMatmul && op != F::Op::kBmm) {
-    return reject("is read by mm, addmm, bmm and matmul only");
+    return RejectInvalid(call, family, F::Role::kB, "FRACTAL_NZ is read by mm, addmm, bmm and matmul only");
   }
-  const size_t rank = b.view.size();
-  if (rank < 2) return reject("view " + DimsText(b.view) + ": a matrix [..., K, N] is read");
-  if (b.storage.size() != rank + 2) {
-    return reject("storage " + DimsText(b.storage) + " is not [batch..., X1, Y1, Y0, X0] of view " + DimsText(b.view));
-  }
-  if (b.offset != 0) return reject("view at offset " + std::to_string(b.offset) + ": only a view from the first element is read");
-  const size_t nb = rank - 2;
-  const int64_t k = b.view[nb], n = b.view[nb + 1];
-  for (size_t d = nb, stride = static_cast<size_t>(k * n); d-- > 0; stride *= static_cast<size_t>(b.view[d])) {
-    if (b.storage[d] != b.view[d] || (b.view[d] != 1 && b.strides[d] != static_cast<int64_t>(stride))) {
-      return reject("view " + DimsText(b.view) + " with strides " + DimsText(b.strides) + " over storage " +
-                    DimsText(b.storage) + ": only batches stored one after the other are read");
-    }
-  }
-  const int64_t x1 = b.storage[nb], y1 = b.storage[nb + 1], y0 = b.storage[nb + 2], x0 = b.storage[nb + 3];
-  if (y0 <= 0 || x0 <= 0) return reject("storage " + DimsText(b.storage) + " has an empty fractal");
-  auto holds = [&](int64_t rows, int64_t cols) {  // P = rows x cols fits the fractal counts
-    return y1 == (rows + y0 - 1) / y0 && x1 == (cols + x0 - 1) / x0;
-  };
-  // The view's strides say which matrix P is; a dimension of 1 has any stride, and then the
-  // storage's counts decide.
-  const bool row_major = (n == 1 || b.strides[nb + 1] == 1) && (k == 1 || b.strides[nb] == n);
-  const bool column_major = (k == 1 || b.strides[nb] == 1) && (n == 1 || b.strides[nb + 1] == k);
-  if (row_major && holds(k, n)) {
-    nz->transposed = false;
-  } else if (column_major && holds(n, k)) {
-    nz->transposed = true;
-  } else {
-    return reject("storage " + DimsText(b.storage) + " with view " + DimsText(b.view) + " and strides " +
-                  DimsText(b.strides) + " holds neither B [K, N] nor B^T [N, K] as [ceil(cols/X0), ceil(rows/Y0), Y0, X0]");
-  }
-  nz->used = true;
-  nz->y1 = y1, nz->y0 = y0, nz->x1 = x1, nz->x0 = x0;
-  nz->batch.assign(b.view.begin(), b.view.begin() + static_cast<std::ptrdiff_t>(nb));
-  int64_t batches = 1;
-  for (int64_t d : nz->batch) batches *= d;
-  tb->low = 0;
-  tb->high = batches * x1 * y1 * y0 * x0 - 1;
+  const std::string unread = ReadNz(b, tb, nz);
+  if (!unread.empty()) return RejectInvalid(call, family, F::Role::kB, "FRACTAL_NZ " + unread);
   return ACLNN_SUCCESS;
 }
 

@@ -25,6 +25,7 @@
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
+#include "opapi/families/rotation.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -33,27 +34,6 @@ namespace {
 using F = RotaryFamily;
 
 enum Slot { kX, kCos, kSin, kDy, kOut, kDcos, kDsin, kKey, kSlots };
-
-// Row element j of A(x) is x[a[j]]; of B(x), sign[j] * x[b[j]].
-struct Rotation {
-  std::vector<int64_t> a, b;
-  std::vector<int> sign;
-
-  Rotation(int64_t mode, int64_t d) : a(d), b(d), sign(d) {
-    const int64_t h = d / 2, q = d / 4;
-    for (int64_t j = 0; j < d; ++j) {
-      a[j] = mode == 3 ? (j < h ? 2 * j : 2 * (j - h) + 1) : j;
-      bool negative;
-      switch (mode) {
-        case 0: negative = j < h, b[j] = j < h ? j + h : j - h; break;
-        case 1: negative = j % 2 == 0, b[j] = j % 2 == 0 ? j + 1 : j - 1; break;
-        case 2: negative = (j / q) % 2 == 0, b[j] = (j / q) % 2 == 0 ? j + q : j - q; break;
-        default: negative = j < h, b[j] = j < h ? 2 * j + 1 : 2 * (j - h); break;
-      }
-      sign[j] = negative ? -1 : 1;
-    }
-  }
-};
 
 // `t` (cos, sin: checked to broadcast in phase 1) seen broadcast to `shape`.
 TensorRef Broadcast(TensorRef t, const Dims& shape) {
