@@ -49,6 +49,7 @@ struct Block {
   // An allocation exported to other processes (aclrtIpcMemGetExportKey) lives in this memory file
   // from then on (ShareDeviceAllocation); closed when it is freed. -1: private memory.
   int shared_fd = -1;
+  uint32_t lead = 0;  // the allocation starts this far past what malloc returned (AllocateAligned)
 };
 
 struct Memory {
@@ -82,23 +83,43 @@ std::map<uintptr_t, Block>::const_iterator Containing(const std::map<uintptr_t, 
 // (transparent huge pages in "madvise" mode), as NumPy's and PyTorch's large arrays are: a kernel
 // streaming 64 MiB through 4 KiB pages read ~20% slower than PyTorch did through huge ones.
 constexpr size_t kHugePage = size_t{2} << 20;
-// From a page on, an allocation starts on a page and owns whole pages: an export to another process
+// From this size on, an allocation starts on a page and owns whole pages: an export to another process
 // (ShareDeviceAllocation) can then put them in a memory file in place, without touching a neighbour.
+// Smaller ones keep their size: whole pages would cost a 4 KiB tensor twice its memory or more.
 constexpr size_t kPage = 4096;
+constexpr size_t kShareable = size_t{64} << 10;
 
-// The bytes AllocateAligned(size) gives the caller; from a page on, whole pages of its own.
+// The bytes AllocateAligned(size) gives the caller; from kShareable on, whole pages of its own.
 size_t Capacity(size_t size) {
   const size_t capacity = (size + kGranule - 1) / kGranule * kGranule + kGranule;
-  return capacity >= kPage ? (capacity + kPage - 1) / kPage * kPage : capacity;
+  return capacity >= kShareable ? (capacity + kPage - 1) / kPage * kPage : capacity;
 }
 
-void* AllocateAligned(size_t size) {
-  const size_t capacity = Capacity(size);
+struct Allocation {
   void* p = nullptr;
-  const bool huge = capacity >= 2 * kHugePage;
-  if (posix_memalign(&p, huge ? kHugePage : capacity >= kPage ? kPage : kAlignment, capacity) != 0) return nullptr;
-  if (huge) madvise(p, capacity, MADV_HUGEPAGE);  // a hint: without it the pages are small, nothing else
-  return p;
+  uint32_t lead = 0;  // std::free's pointer is p - lead
+};
+
+Allocation AllocateAligned(size_t size) {
+  const size_t capacity = Capacity(size);
+  Allocation a;
+  if (capacity >= 2 * kHugePage) {
+    if (posix_memalign(&a.p, kHugePage, capacity) != 0) return Allocation{};
+    madvise(a.p, capacity, MADV_HUGEPAGE);  // a hint: without it the pages are small, nothing else
+  } else if (capacity >= kShareable) {
+    // The page found inside a malloc a page larger, not posix_memalign(4096): glibc serves a size this
+    // large with mmap until a free raises its threshold, and an aligned request stays above the
+    // threshold its own free sets, so that every allocation of a megabyte faulted its pages in afresh
+    // (~100x slower than the heap's reuse).
+    void* raw = std::malloc(capacity + kPage);
+    if (!raw) return Allocation{};
+    const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + kPage - 1) / kPage * kPage;
+    a.p = reinterpret_cast<void*>(start);
+    a.lead = static_cast<uint32_t>(start - reinterpret_cast<uintptr_t>(raw));
+  } else if (posix_memalign(&a.p, kAlignment, capacity) != 0) {
+    return Allocation{};
+  }
+  return a;
 }
 
 enum class Side { kHost, kDevice };
@@ -256,10 +277,10 @@ aclError ShareDeviceAllocation(const char* api, void* p, size_t size, int* fd, s
                                                " is 0 or larger than the allocation's " + std::to_string(it->second.size) + " bytes");
     }
     capacity = Capacity(it->second.size);
-    if (capacity < kPage) {
+    if (capacity < kShareable) {
       return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                  std::string(api) + ": not modelled by the simulator for an allocation under a page (" + std::to_string(kPage) +
-                      " bytes): its host memory shares a page with other memory, which another process cannot map alone");
+                  std::string(api) + ": not modelled by the simulator for an allocation under " + std::to_string(kShareable) +
+                      " bytes: its host memory shares pages with other memory, which another process cannot map alone");
     }
     if (it->second.shared_fd >= 0) {
       *fd = it->second.shared_fd;
@@ -381,14 +402,16 @@ aclError Malloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy, bool pa
                                                       std::to_string(capacity) + " in use");
     }
   }
-  void* p = aclsim::AllocateAligned(size);
-  if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of memory for " + std::to_string(size) + " bytes");
+  const aclsim::Allocation a = aclsim::AllocateAligned(size);
+  if (!a.p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of memory for " + std::to_string(size) + " bytes");
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  aclsim::Block block{size};
+  block.lead = a.lead;
+  m.device.emplace(reinterpret_cast<uintptr_t>(a.p), block);
   m.device_bytes += size;
   ++m.malloc_calls;
   if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
-  *devPtr = p;
+  *devPtr = a.p;
   return ACL_SUCCESS;
 }
 
@@ -411,6 +434,7 @@ aclError aclrtFree(void* devPtr) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   size_t size = 0;
   int shared_fd = -1;
+  uint32_t lead = 0;
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
@@ -444,6 +468,7 @@ aclError aclrtFree(void* devPtr) {
     m.device_bytes -= it->second.size;
     shared_fd = it->second.shared_fd;
     size = it->second.size;
+    lead = it->second.lead;
     m.device.erase(it);
     ++m.free_calls;
   }
@@ -453,7 +478,7 @@ aclError aclrtFree(void* devPtr) {
     mmap(devPtr, aclsim::Capacity(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     close(shared_fd);
   }
-  std::free(devPtr);
+  std::free(static_cast<char*>(devPtr) - lead);
   return ACL_SUCCESS;
 }
 
@@ -461,13 +486,15 @@ aclError aclrtMallocHost(void** hostPtr, size_t size) {
   if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is a null pointer");
   *hostPtr = nullptr;
   if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
-  void* p = aclsim::AllocateAligned(size);
-  if (!p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
+  const aclsim::Allocation a = aclsim::AllocateAligned(size);
+  if (!a.p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
   auto& m = aclsim::State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  m.host.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  aclsim::Block block{size};
+  block.lead = a.lead;
+  m.host.emplace(reinterpret_cast<uintptr_t>(a.p), block);
   m.host_bytes += size;
-  *hostPtr = p;
+  *hostPtr = a.p;
   return ACL_SUCCESS;
 }
 
@@ -484,9 +511,10 @@ aclError aclrtFreeHost(void* hostPtr) {
                 "aclrtFreeHost: " + aclsim::Hex(hostPtr) + " is not a live aclrtMallocHost allocation (freed twice?)");
   }
   m.host_bytes -= it->second.size;
+  const uint32_t lead = it->second.lead;
   m.host.erase(it);
   lock.unlock();
-  std::free(hostPtr);
+  std::free(static_cast<char*>(hostPtr) - lead);
   return ACL_SUCCESS;
 }
 
