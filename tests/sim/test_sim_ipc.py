@@ -8,13 +8,15 @@ from __future__ import annotations
 import ctypes
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gen import abi
-from tests.sim.sim_lib import D2H, H2D, P, session_sim
+from tests.sim.sim_lib import ACL_ERROR_RT_AICORE_EXCEPTION as AICORE_EXCEPTION, ROOT, P, session_sim, subprocess_env
+from tests.sim.test_sim_streams import SCRIPT as STREAM_SCRIPT
 
 ERRORS = abi.acl_errors()
 SUCCESS, INVALID, NOT_SUPPORTED, NO_PERMISSION = (ERRORS[n] for n in (
@@ -204,3 +206,36 @@ def test_an_ipc_event_orders_the_other_process_behind_this_one(sim, acl, peer):
     assert acl.aclrtDestroyEvent(event) == SUCCESS and acl.aclrtDestroyEvent(plain) == SUCCESS
     # Destroyed, the event's handle opens nothing.
     assert peer.ask(f"open_event {bytes(handle).hex()}")[0] == INVALID and "gone" in peer.error()
+
+
+def test_a_fault_before_the_record_reaches_the_other_process(sim, acl):
+    # The exporter (a fresh process, its first LeakyReluBackward launch failing by ACLNN_SIM_FAULT) records
+    # the event behind the fault; this process, waiting for it, takes the fault over, naming the kernel.
+    body = textwrap.dedent("""
+        acl, event = sim.libs[0], ctypes.c_void_p()
+        assert acl.aclrtCreateEventWithFlag(ctypes.byref(event), ctypes.c_uint32(0x40)) == 0, sim.error()
+        handle = (ctypes.c_char * 64)()
+        assert acl.aclrtIpcGetEventHandle(event, handle) == 0, sim.error()
+        op = Leaky(sim, 32)
+        assert op.launch(stream) == 0
+        assert acl.aclrtRecordEvent(event, ctypes.c_void_p(stream)) == 0
+        print(bytes(handle).hex(), flush=True)
+        sys.stdin.readline()
+    """)
+    exporter = subprocess.Popen([sys.executable, "-c", STREAM_SCRIPT.format(body=body), str(sim.libdir)], cwd=ROOT,
+                                env=subprocess_env(ACLNN_SIM_FAULT="aclnnLeakyReluBackward:1"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        handle = IpcEventHandle(bytes.fromhex(exporter.stdout.readline().strip()))
+        event = P()
+        assert acl.aclrtIpcOpenEventHandle(handle, ctypes.byref(event)) == SUCCESS, sim.error()
+        stream = sim.new_stream()
+        assert acl.aclrtStreamWaitEvent(P(stream), event) == SUCCESS
+        assert acl.aclrtSynchronizeStream(P(stream)) == AICORE_EXCEPTION
+        assert "aclnnLeakyReluBackward" in sim.error() and "through an event" in sim.error()
+        assert acl.aclrtSynchronizeEvent(event) == AICORE_EXCEPTION
+        assert "aclnnLeakyReluBackward" in sim.error() and f"in process {exporter.pid}" in sim.error()
+        assert acl.aclrtDestroyEvent(event) == SUCCESS
+    finally:
+        exporter.communicate("\n", timeout=60)
+    assert exporter.returncode == 0

@@ -4,7 +4,8 @@
 // memset or a kernel that would touch bytes outside it is refused with an error instead of
 // corrupting memory; freeing twice, freeing an interior pointer or freeing with the wrong call
 // is an error too. As CANN's aclrtMalloc, a request is rounded up to 32 bytes plus 32 more, and
-// blocks start on a 512-byte boundary (what kernels' vector loads rely on).
+// blocks start on a 512-byte boundary (what kernels' vector loads rely on); from 64 KiB on they start
+// on a page and own whole pages, which an export to another process (ipc.h) moves into a memory file.
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
