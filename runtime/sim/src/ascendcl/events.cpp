@@ -32,8 +32,8 @@ void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<St
   }
   event.reached.notify_all();
   if (event.shared) {
-    event.shared->Complete(version, fault.status, fault.api.c_str(),
-                           fault.message + " (in process " + std::to_string(getpid()) + ")");
+    const std::string where = fault.status ? fault.message + " (in process " + std::to_string(getpid()) + ")" : "";
+    event.shared->Complete(version, fault.status, fault.api.c_str(), where);
   }
 }
 

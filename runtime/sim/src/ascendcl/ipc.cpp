@@ -119,11 +119,6 @@ int OpenFile(const FileName& name, const char* file_name, std::string* why) {
 
 // --- memory -------------------------------------------------------------------------------------
 
-struct Export {
-  void* ptr;
-  ExportPage* page;  // mapped here until the key is closed
-};
-
 struct Import {
   void* base;
   size_t bytes;  // mapped
@@ -132,7 +127,7 @@ struct Import {
 
 struct Keys {
   std::mutex mutex;
-  std::map<std::string, Export> exports;  // keys this process made
+  std::map<std::string, ExportPage*> exports;  // keys this process made, their pages mapped until closed
   std::map<std::string, Import> imports;  // keys this process mapped
 };
 
@@ -295,7 +290,7 @@ aclError aclrtIpcMemGetExportKey(void* devPtr, size_t size, char* key, size_t le
   page->validate_pids = !(flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
   page->pid_count.store(0, std::memory_order_relaxed);
   __atomic_store_n(&page->serial, name.serial, __ATOMIC_RELEASE);
-  keys.exports.emplace(text, aclsim::Export{devPtr, page});
+  keys.exports.emplace(text, page);
   return ACL_SUCCESS;
 }
 
@@ -308,7 +303,7 @@ aclError aclrtIpcMemSetImportPid(const char* key, int32_t* pid, size_t num) {
   if (it == keys.exports.end()) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live key this process exported (aclrtIpcMemGetExportKey)");
   }
-  aclsim::ExportPage& page = *it->second.page;
+  aclsim::ExportPage& page = *it->second;
   const uint32_t count = page.pid_count.load(std::memory_order_relaxed);
   if (num > aclsim::kMaxImportPids - count) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a key admits at most " + std::to_string(aclsim::kMaxImportPids) +
@@ -403,8 +398,8 @@ aclError aclrtIpcMemClose(const char* key) {
   if (auto it = keys.exports.find(key); it != keys.exports.end()) {
     // Later imports are refused; processes that mapped the memory keep it, and the allocation stays
     // this process's until aclrtFree.
-    __atomic_store_n(&it->second.page->serial, uint64_t{0}, __ATOMIC_RELEASE);
-    munmap(it->second.page, aclsim::kPage);
+    __atomic_store_n(&it->second->serial, uint64_t{0}, __ATOMIC_RELEASE);
+    munmap(it->second, aclsim::kPage);
     keys.exports.erase(it);
     return ACL_SUCCESS;
   }

@@ -259,6 +259,8 @@ bool RemoveMappedRange(uintptr_t base, size_t size) {
 }
 
 aclError ShareDeviceAllocation(const char* api, void* p, size_t size, int* fd, size_t* file_bytes) {
+  static std::mutex moving;  // two threads exporting one allocation move it once
+  std::lock_guard<std::mutex> one_at_a_time(moving);
   Memory& m = State();
   const uintptr_t address = reinterpret_cast<uintptr_t>(p);
   size_t capacity = 0;
