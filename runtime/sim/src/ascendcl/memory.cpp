@@ -47,10 +47,10 @@ struct Block {
   bool mapped = false;
   // Another process's allocation mapped here by aclrtIpcMemImportByKey: aclrtIpcMemClose's to release.
   bool imported = false;
+  uint16_t lead = 0;  // the allocation starts this far past what malloc returned (AllocateAligned; < a page)
   // An allocation exported to other processes (aclrtIpcMemGetExportKey) lives in this memory file
   // from then on (ShareDeviceAllocation); closed when it is freed. -1: private memory.
-  int shared_fd = -1;
-  uint32_t lead = 0;  // the allocation starts this far past what malloc returned (AllocateAligned)
+  int32_t shared_fd = -1;
 };
 
 struct Memory {
@@ -98,8 +98,9 @@ size_t Capacity(size_t size) {
 
 struct Allocation {
   void* p = nullptr;
-  uint32_t lead = 0;  // std::free's pointer is p - lead
+  uint16_t lead = 0;  // std::free's pointer is p - lead
 };
+static_assert(kPage - 1 <= UINT16_MAX, "a lead is less than a page");
 
 Allocation AllocateAligned(size_t size) {
   const size_t capacity = Capacity(size);
@@ -116,7 +117,7 @@ Allocation AllocateAligned(size_t size) {
     if (!raw) return Allocation{};
     const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + kPage - 1) / kPage * kPage;
     a.p = reinterpret_cast<void*>(start);
-    a.lead = static_cast<uint32_t>(start - reinterpret_cast<uintptr_t>(raw));
+    a.lead = static_cast<uint16_t>(start - reinterpret_cast<uintptr_t>(raw));
   } else if (posix_memalign(&a.p, kAlignment, capacity) != 0) {
     return Allocation{};
   }
@@ -437,7 +438,7 @@ aclError aclrtFree(void* devPtr) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   size_t size = 0;
   int shared_fd = -1;
-  uint32_t lead = 0;
+  uint16_t lead = 0;
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
@@ -514,7 +515,7 @@ aclError aclrtFreeHost(void* hostPtr) {
                 "aclrtFreeHost: " + aclsim::Hex(hostPtr) + " is not a live aclrtMallocHost allocation (freed twice?)");
   }
   m.host_bytes -= it->second.size;
-  const uint32_t lead = it->second.lead;
+  const uint16_t lead = it->second.lead;
   m.host.erase(it);
   lock.unlock();
   std::free(static_cast<char*>(hostPtr) - lead);
