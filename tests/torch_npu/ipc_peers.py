@@ -7,12 +7,12 @@ import torch
 
 
 def read_write_and_answer(inbox, outbox):
-    """Takes (tensor, event) from the producer: waits for the event on its current stream, reads the
-    tensor, adds 100 to it in place and answers what it read, then a tensor of its own on the device
-    (shared the other way); holds both until the producer says it has read them."""
-    shared, written = inbox.get()
+    """Takes (tensor, neighbour, event) from the producer: waits for the event on its current stream,
+    reads both tensors, adds 100 to the first in place and answers what it read, then a tensor of its
+    own on the device (shared the other way); holds them until the producer says it has read them."""
+    shared, neighbour, written = inbox.get()
     torch.npu.current_stream().wait_event(written)
-    seen = shared.cpu()
+    seen = shared.cpu(), neighbour.cpu()
     shared.add_(100)
     torch.npu.synchronize()
     ours = torch.arange(6, dtype=torch.float32, device="npu") * -1

@@ -23,17 +23,23 @@ def test_a_tensor_and_an_event_shared_both_ways(run_npu):
         child.start()
         x = torch.arange(12, dtype=torch.float32).npu()
         x.mul_(2)
+        # Another tensor of the caching allocator's same segment: one exported allocation, two storages.
+        neighbour = torch.full((5,), 7, dtype=torch.int32, device="npu")
+        segment = [s for s in torch.npu.memory_snapshot() if s["address"] <= x.data_ptr() < s["address"] + s["total_size"]]
+        assert len(segment) == 1 and 0 < neighbour.data_ptr() - segment[0]["address"] < segment[0]["total_size"]
         written = torch.npu.Event(interprocess=True)
         written.record()
-        inbox.put((x[2:], written))  # a view: its offset in the allocation travels with it
-        seen, theirs, done = outbox.get(timeout=120)
+        inbox.put((x[2:], neighbour, written))  # a view: its offset in the allocation travels with it
+        (seen, seen_neighbour), theirs, done = outbox.get(timeout=120)
         assert torch.equal(seen, torch.arange(2, 12, dtype=torch.float32) * 2), seen
+        assert torch.equal(seen_neighbour, torch.full((5,), 7, dtype=torch.int32)), seen_neighbour
         torch.npu.current_stream().wait_event(done)
         assert torch.equal(theirs.cpu(), torch.arange(6, dtype=torch.float32) * -1), theirs
         expected = torch.arange(12, dtype=torch.float32) * 2
         expected[2:] += 100
         assert torch.equal(x.cpu(), expected), x
         assert theirs.device.type == "npu" and theirs.data_ptr() != x.data_ptr()
+        assert torch.equal(neighbour.cpu(), torch.full((5,), 7, dtype=torch.int32))
         del theirs, done
         inbox.put(None)
         child.join(120)

@@ -56,6 +56,8 @@ constexpr size_t kPage = 4096;
 constexpr uint64_t kExportMagic = 0x61636c73696d4d31;  // "aclsimM1"
 constexpr uint64_t kEventMagic = 0x61636c73696d4531;   // "aclsimE1"
 constexpr const char* kEventFileName = "aclsim-ipc-event";
+// The longest key or handle text read: Format's are under 64 characters (an event handle holds 64).
+constexpr size_t kLongestName = 96;
 static_assert(sizeof(SharedEventCounters) <= kPage, "an IPC event's counters fit a page");
 
 // The last page of an exported allocation's file.
@@ -89,7 +91,7 @@ struct FileName {
 };
 
 std::string Format(const char* prefix, const FileName& name) {
-  char text[96];
+  char text[kLongestName];
   std::snprintf(text, sizeof text, "%s:%ld:%d:%016" PRIx64, prefix, name.pid, name.fd, name.serial);
   return text;
 }
@@ -327,7 +329,7 @@ aclError aclrtIpcMemImportByKey(void** devPtr, const char* key, uint64_t flags) 
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
   aclsim::FileName name;
-  if (!aclsim::Parse("aclsim-ipc", key, 96, &name)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a key aclrtIpcMemGetExportKey made");
+  if (!aclsim::Parse("aclsim-ipc", key, aclsim::kLongestName, &name)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a key aclrtIpcMemGetExportKey made");
   auto& keys = aclsim::SharedKeys();
   std::lock_guard<std::mutex> lock(keys.mutex);
   std::string why;
