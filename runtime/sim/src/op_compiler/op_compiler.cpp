@@ -5,7 +5,9 @@
 // ACL_PRECISION_MODE to choose how to run ops); ACL_OP_JIT_COMPILE's default is the simulated chip's. An operator run by type name goes to the aclop
 // bridge (bridge.h, ops.cpp): Identity is here (a copy between plain layouts, and the transforms
 // between a plain layout and NC1HWC0 or FRACTAL_NZ); the other modelled types run the simulator's
-// aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success.
+// aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success (on a thread
+// running another thread's operators, as torch_npu's task queue does, the refusal is held and
+// returned by a later call: CheckOperator).
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -375,8 +377,9 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
   // Refused on a thread other than the asker's (torch_npu's task queue): failing this call would end
   // torch_npu's queue, every later operator of the process dropped without an error, their outputs
   // never written. The refusal is held for the process, whose next copy to the host, synchronisation
-  // or operator on a thread that does not run other threads' operators returns it. aclopCompileAndExecuteV2's stays its call's: its caller reads the
-  // outputs' extents the call wrote.
+  // or operator on a thread that does not run other threads' operators returns it.
+  // aclopCompileAndExecuteV2's stays its call's: its caller reads the outputs' extents the call wrote
+  // (torch_npu calls it on the calling thread, its queue drained: torch.nonzero on Ascend910).
   if (status == ACL_SUCCESS || !for_another_thread || std::string(api) != "aclopCompileAndExecute") return status;
   aclsim::HoldRefusal(status, aclGetRecentErrMsg());
   return ACL_SUCCESS;
