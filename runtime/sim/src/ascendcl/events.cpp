@@ -215,6 +215,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  if (int32_t held = aclsim::TakeHeldRefusal("aclrtSynchronizeEvent")) return held;
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is not a live event");
   std::shared_ptr<aclsim::StreamState> faulted;

@@ -524,7 +524,8 @@ aclError aclrtFreeHost(void* hostPtr) {
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
   // Synchronous, and not ordered with any stream: callers synchronise the stream that wrote
-  // `src` first, as on a device.
+  // `src` first, as on a device. The caller reads results here: an earlier refusal it is owed first.
+  if (int32_t held = aclsim::TakeHeldRefusal("aclrtMemcpy")) return held;
   if (aclError status = aclsim::CheckCopy("aclrtMemcpy", dst, destMax, src, count, kind)) return status;
   if (count) std::memmove(dst, src, count);
   return ACL_SUCCESS;
