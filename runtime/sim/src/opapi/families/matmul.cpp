@@ -785,6 +785,7 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
         return RejectInvalid(call, family, F::Role::kX3,
                              "shape " + DimsText(x3->view) + " is not the product's shape " + DimsText(result));
       }
+      if (integers) return Decline(call, work, "for integer operands with x3 (the pages' operands are floating)");
       made->epilogue = kAddX3;
       if (aclnnStatus s = take_x3(*x3)) return s;
     }
@@ -792,10 +793,11 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
     // asked for (op-plugin passes a [0] tensor when gather_output is false).
     if (const TensorDesc* gather = RoleTensor(call, family, F::Role::kGatherOut)) {
       if (gather->numel() != 0) {
-        if (gather->view != a->view) {
+        if (gather->view != a->view || gather->dtype != a->dtype) {
           return RejectInvalid(call, family, F::Role::kGatherOut,
-                               "shape " + DimsText(gather->view) + " is not " + RoleName(call, family, F::Role::kA) +
-                                   "'s " + DimsText(a->view) + ", the all-gather of the communicator's one rank");
+                               DTypeName(gather->dtype) + std::string(" ") + DimsText(gather->view) + " is not " +
+                                   RoleName(call, family, F::Role::kA) + "'s " + DTypeName(a->dtype) + " " +
+                                   DimsText(a->view) + ", the all-gather of the communicator's one rank");
         }
         made->tensor(kGatherOut).Set(RoleName(call, family, F::Role::kGatherOut), *gather);
         made->gathers = true;
