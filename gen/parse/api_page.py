@@ -161,6 +161,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=(*found.shape_rules, *presence), dim_bytes=tuple(found.dim_bytes), array_products=tuple(found.array_products),
+              padded_shapes=tuple(found.padded_shapes),
               speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
                               error_rows_name_formats=conventions.error_rows_name_formats(api),
@@ -207,7 +208,7 @@ def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optio
             for p, e in zip(kept, matched) if e is not None}
     lines = constraint_lines(constraints.blocks if constraints else ())
     page_text = "\n".join(b.text for b in doc.blocks)
-    found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text))
+    found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text), formula)
     diags.extend(found.diagnostics)
     # A shape a host argument or a dtype decides replaces the plain relations of its tensor; ranks do not.
     ruled = {r.param for r in found.shape_rules if r.form is not ShapeForm.RANK}

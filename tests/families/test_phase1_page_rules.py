@@ -49,3 +49,24 @@ def test_a_family_computed_api_checks_its_pages_shape_relations_citing_them():
     assert wrong != OK and "x2: shape [2,4] differs from x1's shape [2,3]" in message
     assert "(aclnnAddLayerNorm.md:1" in message
     assert (ok, of_gamma, of_x1) == (OK, OK, OK)
+
+
+def test_a_pads_output_has_the_shape_its_page_widens_by_the_padding_pairs():
+    # aclnnReflectionPad2d.md:113, out: "out倒数第二维度的数值等于self倒数第二维度的数值加padding后两个值，out最后一维度
+    # 的数值等于self最后一维度的数值加padding前两个值" ([left, right, top, bottom], W by the first pair).
+    (ok, _), (wide, message), (swapped, swapped_message) = phase1_probe.statuses([
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 10, 11])]),
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 10, 12])]),
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 11, 10])])])
+    assert ok == OK
+    assert wide == INVALID and "out: shape [2,3,10,12] is not self's [2,3,5,6] padded by padding [2,3,1,4], " \
+        "[2,3,10,11] (aclnnReflectionPad2d.md:113)" in message
+    assert swapped == INVALID and "(aclnnReflectionPad2d.md:113)" in swapped_message
+    # aclnnConstantPadNd.md:238: "self的shape和pad的输入推导出的shape与out的shape不一致", the formula widening a
+    # dimension per pair from the last; negative pads crop.
+    (crop, _), (uncropped, crop_message) = phase1_probe.statuses([
+        ("aclnnConstantPadNd", [tensor([4, 6]), phase1_probe.ints(-1, -2, 1, 0), phase1_probe.scalar(0.0), tensor([5, 3])]),
+        ("aclnnConstantPadNd", [tensor([4, 6]), phase1_probe.ints(-1, -2, 1, 0), phase1_probe.scalar(0.0), tensor([5, 6])])])
+    assert crop == OK
+    assert uncropped == INVALID and "out: shape [5,6] is not self's [4,6] padded by pad [-1,-2,1,0], [5,3] " \
+        "(aclnnConstantPadNd.md:238)" in crop_message
