@@ -33,7 +33,7 @@ from gen.parse.guarded import guarded
 from gen.parse.param_dtypes import (dtype_relations_the_combinations_keep, dtypes_from_combinations, dtypes_from_errors,
                                     dtypes_from_page_statement, dtypes_decided_by_combinations, resolve_references,
                                     scalar_dtypes_from_tensors)
-from gen.parse.param_entries import (constraint_entries, diagnose_coverage, documented_entries, match_entry,
+from gen.parse.param_entries import (constraint_entries, constraint_notes, diagnose_coverage, documented_entries, match_entry,
                                      pair_leftovers)
 from gen.parse.param_ranks import ranks_from_errors
 from gen.parse.param_roles import (in_place_target, optional_where_errors_refuse_only_all_null, present_under_bool_values,
@@ -102,7 +102,9 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         more, more_notes = documented_entries(fallback_scope(doc, sections, pair, pairs), names, diags)
         entries, notes = more, more_notes
 
-    ctx = ParamContext(api_params=names, section_notes=[*notes, *product_table_notes(doc, names)])
+    constraints_section = first_section(sections, CONSTRAINT_SECTION)
+    ctx = ParamContext(api_params=names, section_notes=[*notes, *product_table_notes(doc, names)],
+                       constraint_notes=constraint_notes(constraints_section, names))
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [match_entry(c.name, entries, diags) for c in cparams]
     pair_leftovers(cparams, matched, entries, diags)
@@ -112,7 +114,6 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = resolve_references(params, matched, diags)
     params = in_place_target(pair.api, params, diags)
     params = read_before_outputs(params, diags)
-    constraints_section = first_section(sections, CONSTRAINT_SECTION)
     combinations: tuple[DTypeCombination, ...] = ()
     for holder in combination_sections(sections, constraints_section):
         combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",

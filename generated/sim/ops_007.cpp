@@ -5094,17 +5094,32 @@ ACLSIM_OP_API aclnnStatus aclnnForeachRoundOffNumber(void* workspace, uint64_t w
 namespace {
 namespace sim_ForeachSubList {
 
+// x1: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
+// x2: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
+// out: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 91)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // x2 (line 101)
     {"x2", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/101},
     // alpha (line 111)
@@ -5116,7 +5131,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // out (line 121)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/121},
 };

@@ -70,3 +70,14 @@ def test_a_pads_output_has_the_shape_its_page_widens_by_the_padding_pairs():
     assert crop == OK
     assert uncropped == INVALID and "out: shape [5,6] is not self's [4,6] padded by pad [-1,-2,1,0], [5,3] " \
         "(aclnnConstantPadNd.md:238)" in crop_message
+
+
+def test_a_chips_dtype_bullet_under_the_constraints_is_enforced_on_that_chip_only():
+    # aclnnAddLayerNorm.md:348 (约束说明): "Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional支持FLOAT32、FLOAT16", beside a
+    # table that lists BFLOAT16: Ascend310P refuses a BFLOAT16 x1 citing the bullet, Ascend910B accepts it.
+    bf16 = [tensor([2, 3], "BFLOAT16"), tensor([2, 3], "BFLOAT16"), tensor([3], "BFLOAT16"), tensor([3], "BFLOAT16"), None,
+            1e-5, True, tensor([2, 3], "BFLOAT16"), tensor([2, 1]), tensor([2, 1]), tensor([2, 3], "BFLOAT16")]
+    (inference, message), = phase1_probe.statuses([("aclnnAddLayerNorm", bf16)], soc="Ascend310P")
+    (training, _), = phase1_probe.statuses([("aclnnAddLayerNorm", bf16)], soc="Ascend910B")
+    assert inference == INVALID and "aclnnAddLayerNorm.md:348" in message
+    assert training == OK

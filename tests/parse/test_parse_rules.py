@@ -569,3 +569,20 @@ def test_a_shape_sentence_no_rule_reads_is_diagnosed(path, words, why):
 def test_an_error_row_a_relation_reads_is_not_diagnosed_unread():
     # "self和out的shape不一致" holds on every call: the relation reader's, no unread rule.
     assert not [m for m in unread("ops-math/math/is_neg_inf/docs/aclnnIsNegInf.md") if "shape" in m]
+
+
+def test_a_chips_dtype_bullet_under_the_constraints_narrows_that_chip_only():
+    # 约束说明: "- Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional支持FLOAT32、FLOAT16." (the table lists BFLOAT16 too):
+    # Ascend310P refuses BFLOAT16, the other chips keep the table's list, and the refusal cites the bullet.
+    path = "ops-nn/norm/add_layer_norm/docs/aclnnAddLayerNorm.md"
+    x1 = api(path, "aclnnAddLayerNorm").param("x1")
+    assert DType.BFLOAT16 not in x1.dtypes_for(Soc.ASCEND310P) and DType.BFLOAT16 in x1.dtypes_for(Soc.ASCEND910B)
+    assert [(pl.soc, pl.line) for pl in x1.dtype_note_lines] == [(Soc.ASCEND310P, 348)]
+    # "- Ascend 950PR/Ascend 950DT：不支持INT16、INT8、UINT8." names no parameter: at the section's top level it speaks of
+    # the API's tensors.
+    sub = api("ops-nn/foreach/foreach_sub_list/docs/aclnnForeachSubList.md", "aclnnForeachSubList").param("x1")
+    assert DType.INT8 not in sub.dtypes_for(Soc.ASCEND950) and DType.INT8 in sub.dtypes_for(Soc.ASCEND910B)
+    # A bullet about the computation ("Cube单元不支持FLOAT32计算。当输入为FLOAT32，可通过设置cubeMathType=1...") or under
+    # a condition is no dtype list: FLOAT stays on Ascend910.
+    gemm = api("ops-nn/matmul/gemm/docs/aclnnGemm.md", "aclnnGemm").param("A")
+    assert DType.FLOAT in gemm.dtypes_for(Soc.ASCEND910)
