@@ -2226,29 +2226,54 @@ ACLSIM_OP_API aclnnStatus aclnnCumsum(void* workspace, uint64_t workspaceSize, a
 namespace {
 namespace sim_DeepNorm {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/291},
+};
+
+// gx: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/291},
+};
+
+// beta: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/291},
+};
+
+// gamma: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/291},
+};
+
+// yOut: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc8[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/291},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 93)
     {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/93},
     // gx (line 103)
     {"gx", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/103},
     // beta (line 113)
     {"beta", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/113},
     // gamma (line 123)
     {"gamma", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/1, 7, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/123},
     // alpha (line 133)
@@ -2278,7 +2303,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // yOut (line 173)
     {"yOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc8, 1,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/173},
 };
@@ -4546,17 +4571,32 @@ ACLSIM_OP_API aclnnStatus aclnnForeachReciprocal(void* workspace, uint64_t works
 namespace {
 namespace sim_ForeachSubListV2 {
 
+// x1: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/240},
+};
+
+// x2: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/240},
+};
+
+// out: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/240},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 90)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/90},
     // x2 (line 100)
     {"x2", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/100},
     // alpha (line 110)
@@ -4568,7 +4608,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // out (line 120)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/120},
 };

@@ -202,32 +202,32 @@ namespace sim_AddLayerNormGrad {
 
 // dy: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc5[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 // dsumOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc6[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 // dxOut: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc7[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/288},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/371},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -2159,17 +2159,27 @@ ACLSIM_OP_API aclnnStatus aclnnDynamicBlockQuantV2(void* workspace, uint64_t wor
 namespace {
 namespace sim_DynamicQuant {
 
+// x: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/247},
+};
+
+// smoothScalesOptional: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16), /*line=*/247},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x (line 95)
     {"x", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/95},
     // smoothScalesOptional (line 105)
     {"smoothScalesOptional", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/1, 1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // yOut (line 115)
@@ -6559,30 +6569,37 @@ namespace sim_MatmulWeightNz {
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
     {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/281},
 };
 
 // mat2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
     {aclsim::Soc::kAscend950, aclsim::Bits(ACL_BF16, ACL_FLOAT16), /*line=*/166},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/281},
+};
+
+// out: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT16, ACL_FLOAT), /*line=*/281},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // self (line 82)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(1), /*cast_from=*/0, /*same_format=*/0, /*line=*/82},
     // mat2 (line 94)
     {"mat2", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
-     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 4, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0), /*cast_from=*/0, /*same_format=*/0, /*line=*/94},
     // out (line 108)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_BF16, ACL_FLOAT16, ACL_FLOAT),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc2, 1,
      /*rank=*/2, 2, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/aclsim::Bits(0, 1), /*cast_from=*/0, /*same_format=*/0, /*line=*/108},
     // cubeMathType (line 118)
@@ -8724,7 +8741,10 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 1, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 115},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::PaddedShapeSpec kPaddedShapes[] = {
+    {.param = 2, .tensor = 0, .padding = 1, .pairs = 3, .status = 0, .line = 125},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .padded = kPaddedShapes, .padded_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).

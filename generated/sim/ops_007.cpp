@@ -2864,6 +2864,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, -1, 1, 2, -1, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::PaddedShapeSpec kPaddedShapes[] = {
+    {.param = 3, .tensor = 0, .padding = 1, .pairs = 0, .status = 0, .line = 238},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .padded = kPaddedShapes, .padded_count = 1};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kOutputSize, -1, /*line=*/247, 161002},
@@ -2876,7 +2883,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_ConstantPadNd
 }  // namespace
@@ -5087,17 +5094,32 @@ ACLSIM_OP_API aclnnStatus aclnnForeachRoundOffNumber(void* workspace, uint64_t w
 namespace {
 namespace sim_ForeachSubList {
 
+// x1: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
+// x2: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
+// out: the products whose dtypes differ from the page's main list
+constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32), /*line=*/244},
+};
+
 constexpr aclsim::ParamSpec kParams[] = {
     // x1 (line 91)
     {"x1", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/91},
     // x2 (line 101)
     {"x2", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc1, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/101},
     // alpha (line 111)
@@ -5109,7 +5131,7 @@ constexpr aclsim::ParamSpec kParams[] = {
     // out (line 121)
     {"out", aclsim::ParamKind::kTensorList, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8),
-     /*dtypes_by_soc=*/nullptr, 0,
+     /*dtypes_by_soc=*/kDTypesBySoc3, 1,
      /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/aclsim::Bits(0), /*line=*/121},
 };
@@ -10554,7 +10576,10 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 1, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 103},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::PaddedShapeSpec kPaddedShapes[] = {
+    {.param = 2, .tensor = 0, .padding = 1, .pairs = 2, .status = 0, .line = 113},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .padded = kPaddedShapes, .padded_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -10662,7 +10687,10 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 1, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 114},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::PaddedShapeSpec kPaddedShapes[] = {
+    {.param = 2, .tensor = 0, .padding = 1, .pairs = 3, .status = 0, .line = 124},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .padded = kPaddedShapes, .padded_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).

@@ -241,6 +241,15 @@ struct ArrayProductSpec {  // gen.ir.ArrayProduct
   int line;
 };
 
+struct PaddedShapeSpec {  // gen.ir.PaddedShape
+  int8_t param;    // the padded tensor (an output)
+  int8_t tensor;   // the tensor it pads
+  int8_t padding;  // the integer array of (before, after) pairs, the last dimension's first
+  int8_t pairs;    // the dimensions it widens: the tensor's last `pairs` ones (0: one per pair of the array)
+  int status;      // as ValueRangeSpec's
+  int line;
+};
+
 struct RulesSpec {
   uint64_t reserved;  // parameters the page reserves: they must be NULL
   const CombinationSpec* combinations;
@@ -263,6 +272,8 @@ struct RulesSpec {
   uint8_t dim_bytes_count = 0;
   const ArrayProductSpec* products = nullptr;
   uint8_t product_count = 0;
+  const PaddedShapeSpec* padded = nullptr;
+  uint8_t padded_count = 0;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)
