@@ -52,7 +52,6 @@ set(ACLNN_EXAMPLES
   addcdiv
   addcmul
   addmm
-  addmm_weight_nz
   addmv
   addr
   adds
@@ -92,7 +91,6 @@ set(ACLNN_EXAMPLES
   avg_pool3d_backward
   baddbmm
   batch_mat_mul
-  batch_mat_mul_weight_nz
   batch_norm
   batch_norm_backward
   batch_norm_elemt
@@ -508,7 +506,6 @@ set(ACLNN_EXAMPLES
   masked_softmax_with_rel_pos_bias
   matmul
   matmul_compress_dequant
-  matmul_weight_nz
   max
   max_dim
   max_pool2d_with_indices
@@ -577,8 +574,6 @@ set(ACLNN_EXAMPLES
   prod
   prod_dim
   prompt_flash_attention_v3
-  quant_matmul_all_reduce
-  quant_matmul_all_reduce_v2
   quant_matmul_dequant
   quant_matmul_v5
   quant_max

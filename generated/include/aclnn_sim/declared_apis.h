@@ -1503,6 +1503,12 @@
 #include "aclnnop/aclnn_put.h"
 #define ACLNN_DECLARES_aclnnInplacePut 1
 
+#include "aclnnop/aclnn_quant_matmul_all_reduce.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulAllReduce 1
+
+#include "aclnnop/aclnn_quant_matmul_all_reduce_v2.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulAllReduceV2 1
+
 #include "aclnnop/aclnn_quant_matmul_dequant.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulDequant 1
 
@@ -1890,10 +1896,6 @@
 
 #include "aclnnop/aclnn_trace.h"
 #define ACLNN_DECLARES_aclnnTrace 1
-
-#include "aclnnop/aclnn_trans_matmul_weight.h"
-#define ACLNN_DECLARES_aclnnQuantMatmulAllReduce 1
-#define ACLNN_DECLARES_aclnnQuantMatmulAllReduceV2 1
 
 #include "aclnnop/aclnn_trans_quant_param_v2.h"
 #define ACLNN_DECLARES_aclnnTransQuantParamV2 1
