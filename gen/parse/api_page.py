@@ -26,7 +26,8 @@ from gen.parse.extractors.params import ParamContext, build_param
 from gen.parse.extractors.products import find_products
 from gen.parse.extractors.prototypes import Declaration, Pairing, pair_declarations
 from gen.parse.extractors.relations import (shape_relations_the_example_keeps, speaks_of_broadcasting,
-                                             with_error_table_relations, without_product_shapes)
+                                             with_constraint_relations, with_error_table_relations,
+                                             without_product_shapes)
 from gen.parse.extractors.rules import Rules, UNREAD, counts_from_zero, limits_the_example_keeps, read_rules, texts_of
 from gen.parse.formula import formula_of, section_text
 from gen.parse.guarded import guarded
@@ -137,8 +138,9 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
                                     f"{pair.api}: the error row's {word!r} is read as the parameter {meant} "
                                     f"(the page's name differs by a plural or a suffix)"))
     params = list(with_error_table_relations(params, errors))
-    params = dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
     constraint_texts = [text for _, text in constraint_lines(constraints_section.blocks if constraints_section else ())]
+    params = list(with_constraint_relations(params, constraint_texts))
+    params = dtype_relations_the_combinations_keep(pair.api, params, combinations, diags)
     params = [with_reserved(param, entry, constraint_texts) for param, entry in zip(params, matched)]
     params = optional_where_errors_say_non_null(params, errors)
     params = optional_where_errors_refuse_only_all_null(params, errors)

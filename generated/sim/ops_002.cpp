@@ -5599,7 +5599,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/221},
+     /*same_shape=*/aclsim::Bits(9), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/221},
     // antiquantScale (line 231)
     {"antiquantScale", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/true,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT),

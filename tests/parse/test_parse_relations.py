@@ -6,7 +6,8 @@ from gen.ir import RelationKind as K
 from gen.ir import API, Direction, ErrorCase, ErrorCategory, ParamKind, Relation
 from gen.locations import REPOSITORY
 from gen.parse import parse_bytes
-from gen.parse.extractors.relations import relations_in, speaks_of_broadcasting, with_error_table_relations
+from gen.parse.extractors.relations import (relations_in, speaks_of_broadcasting, with_constraint_relations,
+                                             with_error_table_relations)
 from tests.support.factories import make_param
 
 NAMES = ["gradOutput", "self", "out", "result", "gradInput"]
@@ -66,7 +67,10 @@ def test_a_condition_that_the_parameter_be_given_is_no_condition(text):
                                   "使用时，shape必须与self保持一致。",  # aclnnFusedInferAttentionScoreV2
                                   "如果提供，shape需要与self保持一致。",  # aclnnRmsNormDynamicMxQuant
                                   "当`gradOutput`非空指针时，shape与self一致。",
-                                  "当 self 存在时与 self 的shape相同。"])  # aclnnFastLayerNorm
+                                  "当 self 存在时与 self 的shape相同。",  # aclnnFastLayerNorm
+                                  "gradOutput若非空，shape与self相同。",  # aclnnQuantMatmulAllReduce's x3
+                                  "若传入 gradOutput ，需保证其shape信息与 self 一致。",  # aclnnIncreFlashAttentionV4's quantOffset2
+                                  "gradOutput存在输入时，shape与self一致。"])
 def test_a_condition_that_a_party_be_given_is_no_condition(text):
     # Phase 1 judges no relation on an absent tensor: the condition is how every relation holds.
     assert rel(text) == [(K.SAME_SHAPE, ("self",))]
@@ -431,3 +435,19 @@ def test_a_shape_equal_to_some_dimensions_of_another_is_no_same_shape(text):
 ])
 def test_an_exception_opening_the_sentence_governs_its_relation(text):
     assert rel(text, own="gradInput") == []
+
+
+def test_a_constraint_on_a_tensor_given_relates_it():
+    # aclnnQuantMatmulAllReduce's 约束说明: "bias若非空，shape为(n)。x3若非空，shape与output相同。"
+    params = (make_param("x3"), make_param("output", direction=Direction.OUT), make_param("bias"))
+    for line in ("m大小不超过2147483647。bias若非空，shape为(n)。x3若非空，shape与output相同。", "当x3非空时，x3的shape与output相同。"):
+        got = with_constraint_relations(params, [line])
+        assert [p.related(K.SAME_SHAPE) for p in got] == [("output",), (), ()]
+
+
+@pytest.mark.parametrize("line", ["当bias非空时，x3的shape与output相同。",  # another tensor given: a condition
+                                  "x3若非空，shape大小与output最后一维大小相等。",  # one dimension
+                                  "- 当x为INT8时： x3若非空，shape与output相同。"])  # under an item's condition
+def test_a_constraint_under_another_condition_relates_nothing(line):
+    params = (make_param("x3"), make_param("output", direction=Direction.OUT), make_param("bias"), make_param("x"))
+    assert with_constraint_relations(params, [line]) == params

@@ -586,3 +586,22 @@ def test_a_chips_dtype_bullet_under_the_constraints_narrows_that_chip_only():
     # a condition is no dtype list: FLOAT stays on Ascend910.
     gemm = api("ops-nn/matmul/gemm/docs/aclnnGemm.md", "aclnnGemm").param("A")
     assert DType.FLOAT in gemm.dtypes_for(Soc.ASCEND910)
+
+
+def test_a_tensor_given_is_no_condition_on_a_constraint_or_error_rows_relation():
+    # 约束说明: "x3若非空，shape与output相同" is x3's relation whenever x3 is passed (phase 1 judges none on an
+    # absent tensor), read as its notes would be, and no longer diagnosed as conditional.
+    path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnQuantMatmulAllReduce.md"
+    x3 = next(p for p in api(path, "aclnnQuantMatmulAllReduce").params if p.name == "x3")
+    assert "output" in x3.related(RelationKind.SAME_SHAPE)
+    assert not any("x3若非空" in m for m in unread(path))
+    # "bias若非空，shape大小与output最后一维大小相等": one dimension, which no relation says; still diagnosed.
+    wq = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
+    assert any("bias若非空" in m for m in unread(wq))
+    # An error row: "当weights不为空时，self、weights shape不一致" is classified, its relation read.
+    bincount = "ops-math/math/bincount/docs/aclnnBincount.md"
+    row = next(e for e in api(bincount, "aclnnBincount").errors if e.line == 185)
+    assert row.category is not None and not unread(bincount)
+    # "antiquantOffsetOptional存在输入时，shape与antiquantScale不相同" names no tensor of its own after the opening.
+    wqbmm = "ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulV2.md"
+    assert any("antiquantOffsetOptional存在输入时" in m for m in unread(wqbmm))

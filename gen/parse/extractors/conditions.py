@@ -12,6 +12,7 @@ import re
 from typing import Optional
 
 from gen.ir import ErrorCategory
+from gen.parse.extractors.prose import names_in
 from gen.parse.extractors.vocab import WHEN
 from gen.parse.patterns import lazy_pattern
 
@@ -95,6 +96,76 @@ _NOT_A_VALUE_RANGE = lazy_pattern(r"数据类型|数据格式|shape|broadcast|da
                                   r"长度|元素个数|元素数量|存储范围", re.I)
 
 
+# A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
+# provided, bias must ...", "若存在需与 self shape 一致", "非空时shape与antiquantScale一致", "如果提供，shape和数据类型
+# 需要与gamma保持一致", "当 runningMean 非空指针时", "当传入有效数据时", "若传入 quantOffset2 ，需保证其类型和shape
+# 信息与 quantScale2 一致", "x3若非空，shape与output相同", "antiquantOffsetOptional存在输入时"): what follows is
+# what the parameter must be whenever it is passed, so it is no condition on the rule. Phase 1 judges
+# no rule on an absent tensor (a relation, a dimension equality, a divisibility), which is that
+# condition already. It names the parameter itself or none. Not "为空时" (its absence), nor "如果y1Out为
+# 有效输出时" (an output outputMask selects; an unselected one is still passed, "shape为[1]").
+_GIVEN = r"(?:存在输入|存在|非空指针|非空|不为空指针|不是空指针|不为空|不为nullptr)"
+_NAME = r"`?\s*(?P<{}>[A-Za-z_][A-Za-z0-9_]*)\s*`?"
+_PRESENCE = lazy_pattern(
+    r"^\s*(?:(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入有效数据|(?:传入|提供)(?=\s*(?:时|的话|$))|"
+    r"该参数(?:不为空|非空))\s*(?:时|的话)?"
+    rf"|(?:如果|若|当)\s*(?:传入|提供)\s*{_NAME.format('passed')}\s*(?:时|的话)?(?=\s*$)"
+    rf"|(?:如果|若|当|在)\s*(?:{_NAME.format('name')}|该参数)?\s*{_GIVEN}\s*(?:时|的话)?"
+    rf"|(?:{_NAME.format('named')})?\s*(?:(?:{_GIVEN}|使用)\s*时|(?:若|如果)\s*{_GIVEN}\s*(?:时|的话)?(?=\s*$)))|"
+    r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
+_CLAUSE_BREAK = lazy_pattern(r"([，,])")
+
+
+def _presence_of(clause: str) -> Optional[re.Match[str]]:
+    return _PRESENCE.search(clause)
+
+
+def _given_name(found: re.Match[str]) -> Optional[str]:
+    return found.group("name") or found.group("named") or found.group("passed")
+
+
+def without_presence(text: str, own_name: Optional[str]) -> str:
+    """`text` without the conditions its clauses open with where they are only that the parameter
+    `own_name` be given (`_PRESENCE`), or a tensor the rest of the clause relates it to ("当
+    rstdOutOptional存在时与rstdOutOptional的shape相同": a relation is judged only when both are given)."""
+    parts = _CLAUSE_BREAK.split(text)
+    for at in range(0, len(parts), 2):
+        found = _presence_of(parts[at])
+        if found is None:
+            continue
+        named = _given_name(found)
+        rest = parts[at][found.end():]
+        if named in (None, own_name) or named in names_in(rest, (named,)):
+            parts[at] = rest
+    return "".join(parts)
+
+
+def given_opening(sentence: str) -> Optional[tuple[str, str]]:
+    """The tensor a sentence opens by requiring to be given ("x3若非空，shape与output相同", "若传入 quantOffset2
+    ，需保证其类型和shape信息与 quantScale2 一致"), and the rest of the sentence: what that tensor must be
+    whenever it is passed. None where the opening is another condition or names no tensor."""
+    head, comma, rest = sentence.partition("，") if "，" in sentence else sentence.partition(",")
+    found = _presence_of(head) if comma else None
+    if found is None or head[found.end():].strip():
+        return None
+    named = _given_name(found)
+    return (named, rest) if named is not None else None
+
+
+def without_given_tensor(condition: str) -> str:
+    """An error row's condition without an opening that a tensor be given ("当weights不为空时，self、weights
+    shape不一致", "bias不为空时，bias与scale的shape不一致"): the row relates that tensor to others whenever it is
+    passed, as a usage note's `without_presence` reads it, and phase 1 judges no rule on an absent
+    tensor. Only where the rest names the tensor: "antiquantOffsetOptional存在输入时，shape与antiquantScale
+    不相同" stays conditional, as a test of the row would pass the tensor's shape alone and name no
+    other; anything else is a condition on another fact and stays one."""
+    given = given_opening(condition)
+    if given is None:
+        return condition
+    named, rest = given[0], given[1].strip()
+    return rest if named in names_in(rest, (named,)) else condition
+
+
 def _says_both(text: str) -> bool:
     """"且", or "is"/"are" and then, in the same sentence, " and ". (As one expression, the lazy
     `[^.;]*?` between them rescanned the sentence from every "is".)"""
@@ -122,7 +193,7 @@ def says_below_zero(condition: str) -> bool:
 
 
 def classify(condition: str) -> Optional[ErrorCategory]:
-    text = condition.strip()
+    text = without_given_tensor(condition.strip())
     if not text:
         return None
     conditional = bool(_CONDITIONAL.search(text)) or _says_both(text)

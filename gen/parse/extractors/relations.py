@@ -19,6 +19,7 @@ import re
 from typing import Collection, Sequence
 
 from gen.ir import API, Diagnostic, ErrorCase, ErrorCategory, Level, Param, ParamKind, Relation, RelationKind
+from gen.parse.extractors.conditions import classify, given_opening, without_given_tensor, without_presence
 from gen.parse.extractors.prose import name_set, names_in
 from gen.parse.extractors.vocab import WHEN
 from gen.parse.patterns import lazy_pattern
@@ -149,39 +150,6 @@ def _clauses(text: str, names: Collection[str], own_name: str) -> list[tuple[str
 _EXCEPTION = lazy_pattern(r"\s*(?:除(?:了)?\S|except\b)", re.I)
 
 
-# A condition that the parameter be given at all ("如果使用该功能其数据类型与shape必须与x保持一致", "When
-# provided, bias must ...", "若存在需与 self shape 一致", "非空时shape与antiquantScale一致", "如果提供，shape和数据类型
-# 需要与gamma保持一致", "当 runningMean 非空指针时", "当传入有效数据时"): what follows is what the parameter
-# must be whenever it is passed, so it is no condition on the rule. Phase 1 judges no rule on an
-# absent tensor (a relation, a dimension equality, a divisibility), which is that condition already.
-# It names the parameter itself or none. Not "为空时" (its absence), nor "如果y1Out为有效输出时" (an output
-# outputMask selects; an unselected one is still passed, "shape为[1]").
-_GIVEN = r"(?:存在|非空指针|非空|不为空)"
-_PRESENCE = lazy_pattern(
-    r"^\s*(?:(?:如果|若|当)\s*(?:使用该功能|使用此功能|使用该参数|传入该参数|传入有效数据|(?:传入|提供)(?=\s*(?:时|的话|$))|"
-    r"该参数(?:不为空|非空))\s*(?:时|的话)?"
-    rf"|(?:如果|若|当|在)\s*(?:`?\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*`?|该参数)?\s*{_GIVEN}\s*(?:时|的话)?"
-    rf"|(?:`?\s*(?P<named>[A-Za-z_][A-Za-z0-9_]*)\s*`?)?\s*(?:{_GIVEN}|使用)\s*时)|"
-    r"^\s*(?:if|when)\s+(?:it\s+is\s+)?(?:provided|specified|passed|given)\b", re.I)
-
-
-def without_presence(text: str, own_name: str) -> str:
-    """`text` without the conditions its clauses open with where they are only that the parameter
-    `own_name` be given (`_PRESENCE`), or a tensor the rest of the clause relates it to ("当
-    rstdOutOptional存在时与rstdOutOptional的shape相同": a relation is judged only when both are given)."""
-    parts = _CLAUSE_BREAK.split(text)
-    for at in range(0, len(parts), 2):
-        found = _PRESENCE.search(parts[at])
-        if found is None:
-            continue
-        named = found.group("name") or found.group("named")
-        rest = parts[at][found.end():]
-        if named in (None, own_name) or named in names_in(rest, (named,)):
-            parts[at] = rest
-    return "".join(parts)
-
-
-_CLAUSE_BREAK = lazy_pattern(r"([，,])")
 
 
 _OPENING_PARENTHESIS = lazy_pattern(r"[（(]")
@@ -278,21 +246,9 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
 
     found: dict[tuple[str, RelationKind], list[str]] = {}
     for row in errors:
-        row_kind = ERROR_ROW_RELATIONS.get(row.category) if row.category else None
-        if row_kind is None:
-            continue
-        for condition in _statements(row.condition, list(by_name)):
-            kind = row_kind
-            named = names_in(condition, list(by_name))
-            if len(named) < 2:
-                continue
-            if kind in _SHAPE_KINDS and not _plain_shape_row(condition, named):
-                continue
+        for kind, _, named in _row_statements(row.category, row.condition, list(by_name)):
             if kind is RelationKind.SAME_SHAPE:
-                # "shape不匹配": the shapes do not fit together (a pooled gradient and its input), not
-                # that they differ; no equality is read from it.
-                if _ONE_DIMENSION.search(condition) or _MISMATCH.search(condition) or \
-                        not _ranks_meet([by_name[n] for n in named]):
+                if not _ranks_meet([by_name[n] for n in named]):
                     continue
                 if any(related(a, b, (RelationKind.BROADCAST,)) for a in named for b in named):
                     kind = RelationKind.BROADCAST
@@ -304,6 +260,71 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
     params = tuple(_with_others(param, {kind: found.get((param.name, kind), ()) for kind in RelationKind})
                    for param in params)
     return _broadcast_results(params, errors)
+
+
+def given_relations(sentence: str, tensors: Sequence[str]) -> tuple[str, tuple[Relation, ...]]:
+    """A constraint that opens by requiring a tensor to be given and then relates it to others ("x3若非空，
+    shape与output相同", "若传入 quantOffset2 ，需保证其类型和shape信息与 quantScale2 一致"): the tensor, and the
+    relations its usage notes would state in those words ("" and none for any other sentence). Phase 1
+    judges no relation on an absent tensor, which is the sentence's condition already."""
+    given = given_opening(sentence)
+    if given is None or given[0] not in tensors:
+        return "", ()
+    name, rest = given
+    # "当bias非空时，x3的shape与output相同": the statement is another tensor's, under a condition.
+    subject = _STATEMENT_OTHERS.split(rest, maxsplit=1)
+    if len(subject) < 2 or any(n != name for n in names_in(subject[0], tensors)):
+        return "", ()
+    return name, relations_in(rest, name, tensors)
+
+
+# Where a statement's subject ends and the tensors it relates it to begin.
+_STATEMENT_OTHERS = lazy_pattern(r"与|跟|同")
+
+
+def with_constraint_relations(params: Sequence[Param], lines: Sequence[str]) -> tuple[Param, ...]:
+    """The relations the constraints section states of a tensor it requires to be given (`given_relations`),
+    joined to that tensor's own; a shape relation only among tensors whose documented ranks can meet, as
+    the error table's."""
+    by_name = {p.name: p for p in params if p.kind is ParamKind.TENSOR}
+    found: dict[str, dict[RelationKind, list[str]]] = {}
+    for line in lines:
+        for sentence in _SENTENCE.split(line):
+            name, read = given_relations(sentence, list(by_name))
+            for relation in read:
+                others = [n for n in relation.others if n in by_name and n not in by_name[name].related(relation.kind)
+                          and (relation.kind not in _SHAPE_KINDS or _ranks_meet([by_name[name], by_name[n]]))]
+                bucket = found.setdefault(name, {}).setdefault(relation.kind, [])
+                bucket.extend(n for n in others if n not in bucket)
+    return tuple(_with_others(param, found.get(param.name, {})) for param in params)
+
+
+def _row_statements(category: ErrorCategory | None, condition: str,
+                    tensors: Sequence[str]) -> list[tuple[RelationKind, str, tuple[str, ...]]]:
+    """The relations an error row's wording states, each with its statement and the tensors it
+    names, before the parameters' ranks are consulted (`with_error_table_relations`). A row whose
+    opening is only that a tensor be given relates it whenever it is (conditions.without_given_tensor)."""
+    row_kind = ERROR_ROW_RELATIONS.get(category) if category else None
+    if row_kind is None:
+        return []
+    out = []
+    for statement in _statements(without_given_tensor(condition), tensors):
+        named = names_in(statement, tensors)
+        if len(named) < 2:
+            continue
+        if row_kind in _SHAPE_KINDS and not _plain_shape_row(statement, named):
+            continue
+        # "shape不匹配": the shapes do not fit together (a pooled gradient and its input), not that
+        # they differ; no equality is read from it.
+        if row_kind is RelationKind.SAME_SHAPE and (_ONE_DIMENSION.search(statement) or _MISMATCH.search(statement)):
+            continue
+        out.append((row_kind, statement, named))
+    return out
+
+
+def states_relation(condition: str, tensors: Sequence[str]) -> bool:
+    """Whether an error row's condition states a relation the error table's reader reads."""
+    return bool(_row_statements(classify(condition), condition, tensors))
 
 
 # "out的shape不是self和other broadcast之后的shape": the row names a result and the operands whose

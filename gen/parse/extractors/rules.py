@@ -45,7 +45,8 @@ from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
-from gen.parse.extractors.relations import CONDITION, PRODUCT, relations_in, without_presence
+from gen.parse.extractors.conditions import without_presence
+from gen.parse.extractors.relations import CONDITION, PRODUCT, given_relations, relations_in, states_relation
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, word_starts
 
@@ -399,6 +400,11 @@ class _Reader:
                 self.rules.add(self.rules.padded_shapes, padded)
                 return
             why = "a shape derived from the arguments"
+        elif states_relation(sentence, self.tensors) if text.error_row else given_relations(sentence, self.tensors)[1]:
+            # "当weights不为空时，self、weights shape不一致" (an error row), "x3若非空，shape与output相同" (a
+            # constraint): a relation whenever the tensor is given, which the relation reader reads
+            # (conditions.without_given_tensor, relations.given_relations).
+            return
         elif len(set(named)) >= 2 and self._RELATION_WORDS.search(sentence) and CONDITION.search(sentence):
             why = "it holds under a condition"
         else:
@@ -461,7 +467,7 @@ class _Reader:
     def _sentence(self, sentence: str, text: Text) -> None:
         if text.subject is not None and not text.error_row:
             # "若存在需与self shape一致": a rule of the row's tensor whenever it is given, as phase 1
-            # judges every rule (relations.without_presence).
+            # judges every rule (conditions.without_presence).
             given = without_presence(sentence, text.subject)
             if given != sentence and self._unread_shape(given, text.subject):
                 self.rules.unread(self.api, text.line, text.subject, sentence, "a shape this parser cannot read")
