@@ -172,8 +172,9 @@ class DType(_Rows):
     COMPLEX32 = "COMPLEX32", "ACL_COMPLEX32", None, 4, DTypeCategory.COMPLEX
     COMPLEX64 = "COMPLEX64", "ACL_COMPLEX64", "numpy.complex64", 8, DTypeCategory.COMPLEX
     COMPLEX128 = "COMPLEX128", "ACL_COMPLEX128", "numpy.complex128", 16, DTypeCategory.COMPLEX
-    # Two per byte; ml_dtypes.int4 takes a byte per element, so it cannot hold CANN's layout.
-    INT4 = "INT4", "ACL_INT4", None, 0, DTypeCategory.SIGNED
+    # Two per byte on the device; on the host ml_dtypes.int4 holds one a byte, and the bindings pack
+    # and unpack (runtime/binding/arrays.cpp's pack_int4).
+    INT4 = "INT4", "ACL_INT4", "ml_dtypes.int4", 0, DTypeCategory.SIGNED
     UINT1 = "UINT1", "ACL_UINT1", None, 0, DTypeCategory.UNSIGNED  # eight per byte
     # Huawei's own 8-bit float (HiF8): no NumPy or ml_dtypes type encodes it.
     HIFLOAT8 = "HIFLOAT8", "ACL_HIFLOAT8", None, 1, DTypeCategory.FLOATING

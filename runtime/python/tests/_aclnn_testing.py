@@ -215,7 +215,7 @@ def random_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], d
         return rng.uniform(low, high, shape).astype(numpy_dtype)
     if dtype in COMPLEX:
         return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(numpy_dtype)
-    info = np.iinfo(numpy_dtype)
+    info = ml_dtypes.iinfo(numpy_dtype)  # NumPy's iinfo knows no ml_dtypes.int4
     lo, hi = max(math.ceil(low), info.min), min(math.floor(high), info.max)
     if lo > hi:  # a domain with no integer in it: its nearest integer
         lo = hi = min(max(round(low), info.min), info.max)
