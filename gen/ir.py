@@ -1516,6 +1516,9 @@ class OpSemantics(_Json):
     # A valid call for the generated tests where the page's example gives none: a shape per
     # tensor (a list of shapes per tensor list), a value per other parameter.
     call: tuple[ArgValue, ...] = ()
+    # Shapes of optional tensors the valid call leaves out (NULL), for the calls that pass them: a
+    # dtype-combination row that gives one a dtype (aclnnGroupedMatmulV5's antiquant rows).
+    optional_call: tuple[ArgValue, ...] = ()
     # The page's table wins over its example where they disagree (an example that breaks the
     # table: CANN refuses its call, as aclnnGeluBackward's INT32 gradOutput); by default an
     # example, a program that ran, widens what the table admits (gen.model.example_evidence).
@@ -1574,3 +1577,7 @@ class OpSemantics(_Json):
     def call_value(self, param: str) -> Any:
         """The file's value (or shape) of a parameter in its valid call; None when it gives none."""
         return next((a.value for a in self.call if a.param == param), None)
+
+    def optional_shape(self, param: str) -> Any:
+        """The file's shape of an optional tensor its valid call leaves out; None when it gives none."""
+        return next((a.value for a in self.optional_call if a.param == param), None)

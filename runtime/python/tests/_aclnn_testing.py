@@ -486,7 +486,10 @@ def golden_in(op: Op, inputs: dict[str, Any], compute: Any) -> tuple[Any, ...]:
 
     # dtype_of: each tensor's own dtype, where the golden rounds as the device does (its tensors
     # are of the compute dtype, float for FLOAT16).
+    # A list's: its first member's (aclnnGroupedMatmul's weight, INT8 or INT4 beside a float x).
     dtype_of = {n: torch_dtype(dtype_name(v.dtype)) for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    dtype_of.update({n: torch_dtype(dtype_name(v[0].dtype)) for n, v in inputs.items()
+                     if isinstance(v, (list, tuple)) and v and isinstance(v[0], np.ndarray)})
     env: dict[str, Any] = golden_names(dtype_of)
     for p in op.inputs:
         value = inputs[p.name]
