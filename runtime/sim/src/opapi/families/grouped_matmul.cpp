@@ -412,13 +412,13 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
                                           " is not member 0's " + DTypeName(given_weight));
     }
     if (!AsInt4(given_ws[i], &int4_ws.emplace_back())) {
-      return Decline(call, work, "member " + std::to_string(i) + " of " + RoleName(call, family, F::Role::kWeight) +
+      return Decline(call, work, "for member " + std::to_string(i) + " of " + RoleName(call, family, F::Role::kWeight) +
                                      ": INT32 words with no axis of stride 1 (the axis they pack eight INT4 along is unknown)");
     }
   }
   if (int4 && xs.front().dtype != ACL_FLOAT16 && xs.front().dtype != ACL_BF16) {
-    return Decline(call, work, std::string(RoleName(call, family, F::Role::kWeight)) + " of INT4 beside x " +
-                                   DTypeName(xs.front().dtype) + ": A8W4 and A4W4 are not simulated (A16W4 is)");
+    return Decline(call, work, std::string("for an INT4 weight beside x of dtype ") + DTypeName(xs.front().dtype) +
+                                   " (A8W4 and A4W4; A16W4, beside FLOAT16 or BFLOAT16 x, is)");
   }
   const std::vector<TensorDesc>& ws = int4 ? int4_ws : given_ws;
   const int64_t act = RoleInt(call, family, F::Role::kActType, 0);
