@@ -746,8 +746,11 @@ every result that views it), so that the memory is not freed under it.)doc")));
     // In bytes, as NumPy's.
     const DeviceTensor& t = tensor_self(self);
     const DTypeInfo* info = dtype_info(t.dtype);
+    // Elements packed below a byte (INT4: two a byte) have no stride in whole bytes.
+    if (info == nullptr || info->size == 0)
+      throw py::type_error("Tensor.strides: " + dtype_name(t.dtype) + " elements are not whole bytes; use Tensor.stride()");
     py::tuple out(t.strides.size());
-    for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
+    for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info->size);
     return out;
   }, "In bytes, as NumPy's ndarray.strides (Tensor.stride() gives them in elements, as torch and "
      "Tensor.from_pointer do).");

@@ -67,6 +67,14 @@ import copy
 t = aclnn.to_device(rng.integers(-8, 8, (5, 3)).astype(ml_dtypes.int4))
 np.testing.assert_array_equal(copy.deepcopy(t).numpy().astype(np.int8), t.numpy().astype(np.int8))
 assert aclnn.empty((3, 5), "INT4").shape == (3, 5)
+# Strides in bytes would be halves: refused, the elements' strides given.
+assert t.stride() == (3, 1)
+try:
+    t.strides
+except TypeError as error:
+    assert "INT4" in str(error)
+else:
+    raise AssertionError("INT4 byte strides given")
 ''')
 
 
