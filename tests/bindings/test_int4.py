@@ -124,3 +124,26 @@ np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=2e-3
 refused(lambda: aclnn.weight_quant_batch_matmul_v2(x, words, scale[:2], None, None, None, None, 0,
                                                    out=np.zeros((m, 2), np.float16)), 561003, ["INT32 weight"])
 ''')
+
+
+def test_int4_operands_of_quant_matmul_v5_multiply_exactly_then_scale():
+    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4; x2Scale per column, x1Scale per row, in
+    # float. The INT32 words packing eight INT4 are declined by name; INT8 beside INT4 with these scales is
+    # no combination of the page's table.
+    check(PROLOGUE + r'''
+m, k, n = 4, 64, 16
+a = rng.integers(-8, 8, (m, k)).astype(np.int8)
+b = rng.integers(-8, 8, (k, n)).astype(np.int8)
+s2 = rng.uniform(0.01, 0.1, n).astype(np.float32)
+s1 = rng.uniform(0.5, 1.5, (m, 1)).astype(np.float32)
+expected = (a.astype(np.float64) @ b) * s2 * s1
+x1, x2 = a.astype(ml_dtypes.int4), b.astype(ml_dtypes.int4)
+for dtype, tol in ((np.float16, 1e-3), (ml_dtypes.bfloat16, 8e-3)):
+    y = aclnn.quant_matmul_v5(x1, x2, s1, s2, None, None, None, None, None, False, False, 0, out=np.zeros((m, n), dtype))
+    np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=tol, atol=tol * 16)
+words = lambda v: packed_reference(v).view(np.int32).reshape(v.shape[0], v.shape[1] // 8)
+refused(lambda: aclnn.quant_matmul_v5(words(a), words(b), s1, s2, None, None, None, None, None, False, False, 0,
+                                      out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
+refused(lambda: aclnn.quant_matmul_v5(a, b.astype(ml_dtypes.int4), s1, s2, None, None, None, None, None, False,
+                                      False, 0, out=np.zeros((m, n), np.float16)), 161002, ["x2 INT4", "combinations"])
+''')
