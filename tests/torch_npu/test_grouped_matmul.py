@@ -6,8 +6,8 @@ split_item 3 (one output) and 0 (one output per group); an x per group (group_ty
 and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bias; a transposed
 weight. The INT8 quantised form (op-plugin's MoE inference call) and the antiquantised one (A16W8:
 an INT8 weight beside FLOAT16/BFLOAT16 x) against the README's formulas, and A16W4 (the INT32 words
-npu_convert_weight_to_int4pack packs INT4 weights in); its INT8 requantisation, A8W4, the activation
-forms and group_list_type 2 answer an error naming the argument, never a value."""
+npu_convert_weight_to_int4pack packs INT4 weights in); its INT8 requantisation, the activation forms
+and group_list_type 2 answer an error naming the argument, never a value."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -231,11 +231,6 @@ def test_grouped_matmul_antiquant_is_the_weight_only_formula(run_npu):
         (lambda: gmm([x.float()], [w], antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "weight"),
         (lambda: gmm([x.t().contiguous()], [w[0]], antiquant_scale=[scale[0]], group_list=torch.tensor([K]).npu(),
                      split_item=3, group_type=2), "groupType"),
-        # INT4 weights beside INT8 x (A8W4): not simulated, named.
-        (lambda: gmm([torch.randint(-128, 128, (M, K), dtype=torch.int8).npu()],
-                     [torch.randint(-2**31, 2**31 - 1, (E, K, N // 8), dtype=torch.int32).npu()],
-                     scale=[torch.randint(1, 2**31, (E, N), dtype=torch.int64).npu()], group_list=ends, split_item=3,
-                     group_type=0), "A8W4"),
     ]
     refused_by_name(calls)
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
