@@ -8,7 +8,7 @@ dimension of the same in GB/s read, a group norm with SiLU (aclnnGroupNormSilu o
 32 groups) in GB/s read + written, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
 float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices),
 a cross entropy over [4096, 32000] logits (GB/s read), a bilinear upsample x2 of [8, 64, 56, 56]
-float32 and a sort of 1M float32 with int64 indices (GB/s read + written).
+float32 and its input's gradient, and a sort of 1M float32 with int64 indices (GB/s read + written).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
@@ -17,6 +17,7 @@ simulator's pool uses ACLNN_SIM_THREADS threads (default: the hardware's), its B
 
     python -m bench.dense [--size 1024] [--elements 16M] [--conv 56] [--pool 32,64,112,112]
                           [--upsample 8,64,56,56] [--sort 1M] [--group-norm 2,320,64,64] [--rounds R]
+                          [--lines conv2d,sort]
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ def measure(name: str, dtype: str, work: float, unit: str, call_sim, run_torch, 
 
 
 VOCAB = 32000
+# The lines, as --lines names them (each row's op name up to its shape).
+LINES = ("mm", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "softmax", "log_softmax", "rms_norm",
+         "reduce_sum", "group_norm_silu", "max_pool2d", "cross_entropy", "upsample_bilinear2d",
+         "upsample_bilinear2d_backward", "sort")
 
 
 def cross_entropy(rng: np.random.Generator, count: int, rounds: int) -> dict:
@@ -99,7 +104,16 @@ def main() -> None:
     parser.add_argument("--sort", default="1M", help="elements of the sorted vector")
     parser.add_argument("--group-norm", default="2,320,64,64", help="N,C,H,W of the group norm + SiLU's input")
     parser.add_argument("--rounds", type=int, default=5)
+    # Some lines alone, for a before/after of the one being worked on: the others are not run.
+    parser.add_argument("--lines", default="", help="comma-separated lines to run, of " + ", ".join(LINES)
+                        + " (default: all)")
     args = parser.parse_args()
+    chosen = set(filter(None, args.lines.split(",")))
+    if chosen - set(LINES):
+        parser.error(f"--lines: no line {sorted(chosen - set(LINES))}")
+
+    def wanted(line: str) -> bool:
+        return not chosen or line in chosen
 
     import aclnn
     import ml_dtypes
@@ -110,7 +124,7 @@ def main() -> None:
     flops = 2.0 * n * n * n
     for dtype, np_dtype, torch_dtype, tol in (("float32", np.float32, torch.float32, 1e-4),
                                               ("bfloat16", ml_dtypes.bfloat16, torch.bfloat16, 2e-2),
-                                              ("float16", np.float16, torch.float16, 2e-3)):
+                                              ("float16", np.float16, torch.float16, 2e-3)) if wanted("mm") else ():
         a = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
         b = rng.uniform(-1, 1, (n, n)).astype(np.float32).astype(np_dtype)
         d_a, d_b = aclnn.to_device(a), aclnn.to_device(b)
@@ -144,10 +158,11 @@ def main() -> None:
 
     layer = f"[1, {channels}, {side}, {side}] 3x3 -> {channels}"
     flops = 2.0 * channels * channels * 9 * side * side  # each of the forward and the two gradients
-    rows.append(measure(f"conv2d {layer}", "float32", flops, "GFLOP/s",
-                        lambda: aclnn.convolution(d_image, d_kernel, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
-                                                  0, out=d_conv),
-                        torch_conv, args.rounds, check_conv))
+    if wanted("conv2d"):
+        rows.append(measure(f"conv2d {layer}", "float32", flops, "GFLOP/s",
+                            lambda: aclnn.convolution(d_image, d_kernel, None, [1, 1], [1, 1], [1, 1], False, [0, 0],
+                                                      1, 0, out=d_conv),
+                            torch_conv, args.rounds, check_conv))
     # Its two gradients, each alone (the output mask asks for one): aclnnConvolutionBackward against
     # aten's convolution_backward, which PyTorch's autograd calls for conv2d.
     grad = rng.uniform(-1, 1, image.shape).astype(np.float32)
@@ -155,6 +170,8 @@ def main() -> None:
     d_grads = (aclnn.to_device(np.zeros_like(image)), aclnn.to_device(np.zeros_like(kernel)),
                aclnn.to_device(np.zeros(channels, np.float32)))
     for which, mask in (("input", [True, False, False]), ("weight", [False, True, False])):
+        if not wanted(f"conv2d_backward_{which}"):
+            continue
         t_grads: list = []
 
         def torch_grad(mask=mask, t_grads=t_grads) -> None:
@@ -184,43 +201,56 @@ def main() -> None:
     def check_y() -> None:
         np.testing.assert_allclose(d_y.numpy(), t_y.numpy(), rtol=1e-4, atol=1e-5)
 
-    rows.append(measure(f"softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
-                        lambda: aclnn.softmax(d_x, -1, out=d_y),
-                        lambda: torch.softmax(t_x, -1, out=t_y), args.rounds, check_y))
-    rows.append(measure(f"log_softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
-                        lambda: aclnn.log_softmax(d_x, -1, out=d_y),
-                        lambda: torch.log_softmax(t_x, -1, out=t_y), args.rounds, check_y))
+    if wanted("softmax"):
+        rows.append(measure(f"softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
+                            lambda: aclnn.softmax(d_x, -1, out=d_y),
+                            lambda: torch.softmax(t_x, -1, out=t_y), args.rounds, check_y))
+    if wanted("log_softmax"):
+        rows.append(measure(f"log_softmax [{x.shape[0]}, {side}] dim -1", "float32", moved, "GB/s",
+                            lambda: aclnn.log_softmax(d_x, -1, out=d_y),
+                            lambda: torch.log_softmax(t_x, -1, out=t_y), args.rounds, check_y))
 
     def torch_rms() -> None:
         t_y.copy_(torch.nn.functional.rms_norm(t_x, (side,), t_gamma, eps=1e-6))
 
-    rows.append(measure(f"rms_norm [{x.shape[0]}, {side}] weight [{side}]", "float32", moved, "GB/s",
-                        lambda: aclnn.rms_norm(d_x, d_gamma, 1e-6, out=(d_y, d_rstd)),
-                        torch_rms, args.rounds, check_y))
+    if wanted("rms_norm"):
+        rows.append(measure(f"rms_norm [{x.shape[0]}, {side}] weight [{side}]", "float32", moved, "GB/s",
+                            lambda: aclnn.rms_norm(d_x, d_gamma, 1e-6, out=(d_y, d_rstd)),
+                            torch_rms, args.rounds, check_y))
     # A reduction along the last dimension: reads 16M elements, writes one per row.
     d_sum, t_sum = aclnn.to_device(np.zeros(x.shape[0], np.float32)), torch.empty(x.shape[0])
 
     def check_sum() -> None:
         np.testing.assert_allclose(d_sum.numpy(), t_sum.numpy(), rtol=1e-4, atol=1e-3)
 
-    rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim -1", "float32", float(x.nbytes), "GB/s",
-                        lambda: aclnn.reduce_sum(d_x, [-1], False, "FLOAT", out=d_sum),
-                        lambda: torch.sum(t_x, -1, out=t_sum), args.rounds, check_sum))
+    if wanted("reduce_sum"):
+        rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim -1", "float32", float(x.nbytes), "GB/s",
+                            lambda: aclnn.reduce_sum(d_x, [-1], False, "FLOAT", out=d_sum),
+                            lambda: torch.sum(t_x, -1, out=t_sum), args.rounds, check_sum))
     # Along the first dimension: the kept one is contiguous (column sums).
     d_col, t_col = aclnn.to_device(np.zeros(side, np.float32)), torch.empty(side)
 
     def check_col() -> None:
         np.testing.assert_allclose(d_col.numpy(), t_col.numpy(), rtol=1e-4, atol=1e-3)
 
-    rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim 0", "float32", float(x.nbytes), "GB/s",
-                        lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
-                        lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
-    rows.append(group_norm_silu_row(aclnn, rng, tuple(int(d) for d in args.group_norm.split(",")), args.rounds))
-    rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
+    if wanted("reduce_sum"):
+        rows.append(measure(f"reduce_sum [{x.shape[0]}, {side}] dim 0", "float32", float(x.nbytes), "GB/s",
+                            lambda: aclnn.reduce_sum(d_x, [0], False, "FLOAT", out=d_col),
+                            lambda: torch.sum(t_x, 0, out=t_col), args.rounds, check_col))
+    if wanted("group_norm_silu"):
+        rows.append(group_norm_silu_row(aclnn, rng, tuple(int(d) for d in args.group_norm.split(",")), args.rounds))
+    if wanted("max_pool2d"):
+        rows.append(max_pool_row(aclnn, rng, tuple(int(d) for d in args.pool.split(",")), args.rounds))
     del d_x, d_y, d_sum, d_col
-    rows.append(cross_entropy(rng, count, args.rounds))
-    rows.append(upsample_row(aclnn, rng, tuple(int(d) for d in args.upsample.split(",")), args.rounds))
-    rows.append(sort_row(aclnn, rng, size_of(args.sort), args.rounds))
+    if wanted("cross_entropy"):
+        rows.append(cross_entropy(rng, count, args.rounds))
+    upsample_shape = tuple(int(d) for d in args.upsample.split(","))
+    if wanted("upsample_bilinear2d"):
+        rows.append(upsample_row(aclnn, rng, upsample_shape, args.rounds))
+    if wanted("upsample_bilinear2d_backward"):
+        rows.append(upsample_backward_row(aclnn, rng, upsample_shape, args.rounds))
+    if wanted("sort"):
+        rows.append(sort_row(aclnn, rng, size_of(args.sort), args.rounds))
     stats = aclnn.sim_stats() or {}
     emit_result({"kernel_path": stats.get("kernel_path"), "engine_paths": stats.get("engine_paths"),
                  "torch_threads": torch.get_num_threads(), "torch_capability": torch.backends.cpu.get_cpu_capability(), "sim_threads": int(os.environ.get("ACLNN_SIM_THREADS", os.cpu_count() or 1)),
@@ -289,6 +319,27 @@ def upsample_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
     return measure(f"upsample_bilinear2d [{n}, {c}, {h}, {w}] x2", "float32", moved, "GB/s",
                    lambda: aclnn.upsample_bilinear2d(d_x, size, False, 2.0, 2.0, out=d_out),
                    lambda: torch.ops.aten.upsample_bilinear2d.out(t_x, size, False, 2.0, 2.0, out=t_out),
+                   rounds, check)
+
+
+def upsample_backward_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
+    """The bilinear upsample x2's input gradient (autograd's backward of F.interpolate):
+    aclnnUpsampleBilinear2dBackward against aten's upsample_bilinear2d_backward. GB/s: the output's
+    gradient read and the input's written."""
+    n, c, h, w = shape
+    size = [2 * h, 2 * w]
+    grad = rng.uniform(-4, 4, (n, c, *size)).astype(np.float32)
+    d_grad, d_out = aclnn.to_device(grad), aclnn.to_device(np.zeros(shape, np.float32))
+    t_grad, t_out = torch.from_numpy(grad), torch.empty(*shape)
+
+    def check() -> None:
+        np.testing.assert_allclose(d_out.numpy(), t_out.numpy(), rtol=1e-5, atol=1e-4)
+
+    moved = float(grad.nbytes + t_out.numel() * 4)
+    return measure(f"upsample_bilinear2d_backward [{n}, {c}, {h}, {w}] x2", "float32", moved, "GB/s",
+                   lambda: aclnn.upsample_bilinear2d_backward(d_grad, size, list(shape), False, 2.0, 2.0, out=d_out),
+                   lambda: torch.ops.aten.upsample_bilinear2d_backward.grad_input(
+                       t_grad, size, list(shape), False, 2.0, 2.0, grad_input=t_out),
                    rounds, check)
 
 

@@ -13,7 +13,7 @@ PyTorch's OpenMP workers otherwise spin after each parallel region and take the 
 simulator's pool then needs; passive workers cost PyTorch a wake-up per region (microseconds,
 against milliseconds of work here).
 
-    python -m bench.kernels [--sizes 1M,16M] [--rounds R]
+    python -m bench.kernels [--sizes 1M,16M] [--rounds R] [--ops gelu_erf,sigmoid] [--dtypes bfloat16]
 
 The project's one kernel benchmark: the simulator keeps no benchmark of its own.
 """
@@ -57,7 +57,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1M,16M")
     parser.add_argument("--rounds", type=int, default=5)
+    # One line alone, for a before/after of the kernel being worked on: the others' lines are not run.
+    parser.add_argument("--ops", default="", help="comma-separated ops to run (default: all)")
+    parser.add_argument("--dtypes", default="", help="comma-separated dtypes to run, float32,float16,bfloat16 (default: all)")
     args = parser.parse_args()
+    chosen_ops, chosen_dtypes = set(filter(None, args.ops.split(","))), set(filter(None, args.dtypes.split(",")))
 
     import aclnn
     from aclnn._dtypes import NUMPY_DTYPES
@@ -71,6 +75,8 @@ def main() -> None:
         for dtype in MEASURED:
             np_dtype = NUMPY_DTYPES[dtype.value]
             dtype_name = np.dtype(np_dtype).name  # "float32", ..., as PyTorch names it too
+            if chosen_dtypes and dtype_name not in chosen_dtypes:
+                continue
             torch_dtype = getattr(torch, dtype_name)
             rng = np.random.default_rng(0)
             grad: np.ndarray = rng.uniform(-4, 4, n).astype(np.float32).astype(np_dtype)
@@ -102,7 +108,12 @@ def main() -> None:
                              lambda: torch.ops.aten.softplus.out(t_x, 1.0, 20.0, out=t_out)),
                 "mish": (lambda: aclnn.mish(d_x, out=d_out), lambda: torch.ops.aten.mish.out(t_x, out=t_out)),
             }
+            unknown = chosen_ops - ops.keys()
+            if unknown:
+                parser.error(f"--ops: no line {sorted(unknown)}; the lines are {', '.join(ops)}")
             for op, (run_sim, run_torch) in ops.items():
+                if chosen_ops and op not in chosen_ops:
+                    continue
                 operands = 3 if op.endswith("_backward") else 2
                 moved = operands * n * np.dtype(np_dtype).itemsize
                 # Same results (to the dtype's rounding), checked once before timing.

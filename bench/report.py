@@ -111,7 +111,7 @@ def _dense_targets(dense_section: dict, on: str) -> list[dict]:
                           "met": value >= 0.8})
     # Issue 23: the families' lines >= 0.8x PyTorch's.
     notes = {"cross_entropy": " (log_softmax + nll_loss, torch_npu's path)"}
-    for op in ("max_pool2d", "cross_entropy", "upsample_bilinear2d", "sort"):
+    for op in ("max_pool2d", "cross_entropy", "upsample_bilinear2d", "upsample_bilinear2d_backward", "sort"):
         if (op, "float32") in dense:
             row = dense[(op, "float32")]
             value = row["sim_speed_vs_torch"]["median"]

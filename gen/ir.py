@@ -61,7 +61,9 @@ from gen import abi, jsontext
 # 26: RelationKind.SAME_RANK (a tensor's rank equal to another's: "维度需要与self和gradInput一致").
 # 27: ArrayProduct (an array's element product against a tensor's dimensions': "outputSize的两个元素乘积值需大于等于self
 # 在H和W维度上的size乘积值").
-SCHEMA_VERSION = 27
+# 28: PaddedShape (an output's shape as an input's widened by pairs of a padding array: "out最后一维度的数值等于self
+# 最后一维度的数值加padding前两个值").
+SCHEMA_VERSION = 28
 
 
 class PageKind(str, enum.Enum):
@@ -1086,6 +1088,44 @@ class ArrayProduct(_Json):
         return f"prod({self.param}) >= prod({self.tensor}.shape[-{self.last}:])" + _qualifiers((), self.status, None)
 
 
+@dataclass(frozen=True)
+class PaddedShape(_Json):
+    """A tensor's shape is another's with its last dimensions widened by an integer array's pairs, the
+    last dimension by the first pair (before, after), the one before it by the second, as F.pad orders
+    them: "out倒数第二维度的数值等于self倒数第二维度的数值加padding后两个值，out最后一维度的数值等于self最后
+    一维度的数值加padding前两个值" (the reflection, replication and circular pads). `pairs`: the
+    dimensions the page widens, one per pair; 0: as many as the array has pairs (aclnnConstantPadNd's
+    formula "dim0_{begin}+dim0_{in}+dim0_{end}" under "pad数组长度...不能超过self维度的两倍"). An absent
+    tensor or array, an array of another length than 2 × `pairs` (an odd one, for 0), or an input with
+    fewer dimensions (which the length and rank rules judge), is not judged; nor is a widening below 0
+    (the pads' own rows judge it)."""
+
+    param: str
+    tensor: str
+    padding: str
+    pairs: int
+    line: int = 0
+    status: int = 0  # as ValueRange's
+
+    def __post_init__(self) -> None:
+        assert 0 <= self.pairs <= MAX_RANK, f"{self.param}: {self.pairs} padded dimensions"
+
+    def expected(self, shape: Sequence[int], padding: Sequence[int]) -> Optional[tuple[int, ...]]:
+        """The shape it gives a tensor of `shape` padded by `padding`; None where it does not judge."""
+        pairs = self.pairs or len(padding) // 2
+        if len(padding) != 2 * pairs or len(shape) < pairs:
+            return None
+        out = list(shape)
+        for k in range(pairs):
+            out[-1 - k] += padding[2 * k] + padding[2 * k + 1]
+        return tuple(out) if min(out, default=0) >= 0 else None
+
+    def describe(self) -> str:
+        dimensions = f"its last {self.pairs} dimensions" if self.pairs else "a dimension per pair from the last"
+        return (f"{self.param}.shape == {self.tensor}.shape with {dimensions} widened by "
+                f"{self.padding}'s pairs (last dimension first)") + _qualifiers((), self.status, None)
+
+
 class ShapeForm(str, enum.Enum):
     """The shape a `ShapeRule` gives."""
 
@@ -1179,6 +1219,7 @@ class API(_Json):
     shape_rules: tuple[ShapeRule, ...] = ()
     dim_bytes: tuple[DimBytes, ...] = ()
     array_products: tuple[ArrayProduct, ...] = ()
+    padded_shapes: tuple[PaddedShape, ...] = ()
     # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
@@ -1207,7 +1248,8 @@ class API(_Json):
         """Every cross-parameter rule of the page, in page order (lint shows them so)."""
         found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
                             *self.dim_equalities,
-                            *self.divisibility, *self.shape_rules, *self.dim_bytes, *self.array_products]
+                            *self.divisibility, *self.shape_rules, *self.dim_bytes, *self.array_products,
+                            *self.padded_shapes]
         return tuple(sorted(found, key=lambda r: r.line))
 
     def dtype_checked(self, param: Param) -> bool:
@@ -1397,6 +1439,8 @@ def _rule_params(rule: Any) -> set[str]:
         named.add(rule.other)
     elif isinstance(rule, ArrayProduct):
         named.add(rule.tensor)
+    elif isinstance(rule, PaddedShape):
+        named.update((rule.tensor, rule.padding))
     elif isinstance(rule, Divisibility):
         if not rule.divisor.isdigit():
             named.add(rule.divisor)

@@ -12,7 +12,7 @@ MATMUL = Family(
          Op("addbmm", shapes={"out": "batch_sum"}, variations=(Variation("bias", ("bias",)),)),
          Op("ger", shapes={"out": "outer"}),
          Op("gemm", shapes={"out": "given"}, variations=(Variation("bias", ("bias",)),)),
-         Op("transpose_bmm", shapes={"out": "given"}), "matmul_all_reduce", "fused_matmul"),
+         Op("transpose_bmm", shapes={"out": "given"}), Op("matmul_all_reduce", shapes={"gather_out": "same"}), "fused_matmul"),
     # fused_matmul: matmul (+ bias) then the fused_op string's step: "" none, "add"/"mul" x3,
     # "gelu_tanh", "gelu_erf", "relu", "16cast32" (a FLOAT out).
     # bias: the added tensor of addmm & co. (selfRef for the in-place ones, which is also out);
@@ -21,9 +21,11 @@ MATMUL = Family(
     # transpose_bmm: bmm(a.permute(perm_a), b.permute(perm_b)).permute(perm_out), unscaled and
     # unsplit (scale, batch_split_factor); matmul_all_reduce: mc2's matmul (plus bias when given) then
     # an all-reduce over the communicator `group` names, the identity for the one-rank
-    # communicators of the simulated libhccl (any other group refused; reduce_op "sum").
+    # communicators of the simulated libhccl (any other group refused; reduce_op "sum"), plus x3 when
+    # given (aclnnMatmulAllReduceV2's addend after the all-reduce); gather_out: aclnnAllGatherMatmul's
+    # all-gather of a, a itself on one rank (an empty one not asked for).
     roles=("bias", "a", "b", "beta", "alpha", "out", "cube_math_type", "trans_a", "trans_b", "perm_a", "perm_b",
-           "perm_out", "scale", "batch_split_factor", "group", "reduce_op", "x3", "fused_op"),
+           "perm_out", "scale", "batch_split_factor", "group", "reduce_op", "x3", "fused_op", "gather_out"),
     required=("a", "b", "out"),
     options=("beta", "alpha"),
     output_shape="matmul",

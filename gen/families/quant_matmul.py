@@ -18,8 +18,11 @@ QUANT_MATMUL = Family(
     # x1_offset, y_scale, y_offset, group_size: aclnnQuantMatmulV5's, refused when given.
     # perm_x1, perm_x2, perm_y, batch_split: aclnnTransposeQuantBatchMatMul's permutations of its 3-d operands
     # and output, and its batchSplitFactor.
+    # group, reduce_op, x3: mc2's aclnnQuantMatmulAllReduce (V2): the product's all-reduce over the
+    # communicator group names, one rank's the identity (runtime/sim/src/opapi/families/mc2.cpp), then x3 added.
     roles=("x1", "x2", "scale", "offset", "pertoken", "bias", "transpose_x1", "transpose_x2", "round_mode", "x1_offset",
-           "y_scale", "y_offset", "group_size", "dst_type", "perm_x1", "perm_x2", "perm_y", "batch_split", "out"),
+           "y_scale", "y_offset", "group_size", "dst_type", "perm_x1", "perm_x2", "perm_y", "batch_split", "out",
+           "group", "reduce_op", "x3"),
     required=("scale", "out"),
     # scale_align: a scale of n columns padded to a multiple of it (aclnnQuantMatmulV2's deqScale).
     options=("scale_align",),

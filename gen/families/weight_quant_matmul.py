@@ -9,8 +9,10 @@ WEIGHT_QUANT_MATMUL = Family(
     "weight_quant_matmul", "PlanWeightQuantMatmul",
     ops=("weight_quant_matmul",),
     output_shape="given",
+    # group, reduce_op, x3: mc2's aclnnWeightQuantMatmulAllReduce: the all-reduce over the communicator
+    # group names, one rank's the identity (runtime/sim/src/opapi/families/mc2.cpp), then x3 added.
     roles=("x", "weight", "scale", "offset", "quant_scale", "quant_offset", "bias", "group_size", "inner_precise",
-           "out"),
+           "out", "group", "reduce_op", "x3"),
     required=("x", "weight", "scale", "out"),
     source="x",
     doc="y = x @ ((weight + offset) * scale) + bias for a 2-d x [m, k] and an INT8 weight [k, n], the scale and "

@@ -33,7 +33,7 @@ from gen.parse.guarded import guarded
 from gen.parse.param_dtypes import (dtype_relations_the_combinations_keep, dtypes_from_combinations, dtypes_from_errors,
                                     dtypes_from_page_statement, dtypes_decided_by_combinations, resolve_references,
                                     scalar_dtypes_from_tensors)
-from gen.parse.param_entries import (constraint_entries, diagnose_coverage, documented_entries, match_entry,
+from gen.parse.param_entries import (constraint_entries, constraint_notes, diagnose_coverage, documented_entries, match_entry,
                                      pair_leftovers)
 from gen.parse.param_ranks import ranks_from_errors
 from gen.parse.param_roles import (in_place_target, optional_where_errors_refuse_only_all_null, present_under_bool_values,
@@ -102,7 +102,9 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
         more, more_notes = documented_entries(fallback_scope(doc, sections, pair, pairs), names, diags)
         entries, notes = more, more_notes
 
-    ctx = ParamContext(api_params=names, section_notes=[*notes, *product_table_notes(doc, names)])
+    constraints_section = first_section(sections, CONSTRAINT_SECTION)
+    ctx = ParamContext(api_params=names, section_notes=[*notes, *product_table_notes(doc, names)],
+                       constraint_notes=constraint_notes(constraints_section, names))
     params: list[Param] = []
     matched: list[Optional[ParamEntry]] = [match_entry(c.name, entries, diags) for c in cparams]
     pair_leftovers(cparams, matched, entries, diags)
@@ -112,7 +114,6 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
     params = resolve_references(params, matched, diags)
     params = in_place_target(pair.api, params, diags)
     params = read_before_outputs(params, diags)
-    constraints_section = first_section(sections, CONSTRAINT_SECTION)
     combinations: tuple[DTypeCombination, ...] = ()
     for holder in combination_sections(sections, constraints_section):
         combinations += guarded(diags, holder.line, f"the dtype combinations of {pair.api}",
@@ -161,6 +162,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=(*found.shape_rules, *presence), dim_bytes=tuple(found.dim_bytes), array_products=tuple(found.array_products),
+              padded_shapes=tuple(found.padded_shapes),
               speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
                               error_rows_name_formats=conventions.error_rows_name_formats(api),
@@ -207,7 +209,7 @@ def _rules(doc: Document, api: str, params: list[Param], matched: Sequence[Optio
             for p, e in zip(kept, matched) if e is not None}
     lines = constraint_lines(constraints.blocks if constraints else ())
     page_text = "\n".join(b.text for b in doc.blocks)
-    found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text))
+    found = read_rules(api, kept, texts_of(kept, rows, errors, lines), counts_from_zero(page_text), formula)
     diags.extend(found.diagnostics)
     # A shape a host argument or a dtype decides replaces the plain relations of its tensor; ranks do not.
     ruled = {r.param for r in found.shape_rules if r.form is not ShapeForm.RANK}

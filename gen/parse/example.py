@@ -15,6 +15,7 @@ from gen.parse.sections import EXAMPLE_SECTION, first_section
 
 
 _INCLUDE = lazy_pattern(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
+_ANY_INCLUDE = lazy_pattern(r"#\s*include\s*[<\"]([^\">]+)[\">]")
 
 
 def example_block(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[str, int]:
@@ -35,10 +36,19 @@ def example_block(sections: Sequence[Section], workspace_fn: str, api: str) -> t
 
 def example_header(example: str, api: str) -> str:
     """The example's operator header: the one named after the API where it includes several
-    (aclnnWeightQuantBatchMatmulV2's example includes aclnn_cast.h first), else the first."""
-    includes = [m.group(1) for m in _INCLUDE.finditer(example)]
+    (aclnnWeightQuantBatchMatmulV2's example includes aclnn_cast.h first), else the first aclnnop/ one."""
     own = header_file(api)
-    return own if own in includes else (includes[0] if includes else "")
+    # Its own header by file name, whatever the directory: the mc2 pages' examples include it from the
+    # source tree ("../op_host/op_api/aclnn_quant_matmul_all_reduce.h") after another operator's
+    # aclnnop/ header (aclnn_trans_matmul_weight.h), which is not the API's.
+    own_file = own.rsplit("/", 1)[-1]
+    includes = [m.group(1) for m in _INCLUDE.finditer(example)]
+    named = [i for i in includes if i.rsplit("/", 1)[-1] == own_file]  # aclnnGemm's aclnnop/level2/aclnn_gemm.h
+    if named:
+        return named[0]
+    if any(m.group(1).rsplit("/", 1)[-1] == own_file for m in _ANY_INCLUDE.finditer(example)):
+        return own
+    return includes[0] if includes else ""
 
 
 def with_example_call(api: API, diags: list[Diagnostic]) -> API:

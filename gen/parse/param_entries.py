@@ -14,6 +14,7 @@ from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.entries import ParamEntry, entries_from_blocks, entries_from_table
 from gen.parse.extractors.params import note_socs, product_notes
 from gen.parse.extractors.prototypes import CParam, normalise_type
+from gen.parse.extractors.relations import CONDITION
 from gen.parse.param_roles import is_reserved
 from gen.parse.patterns import lazy_pattern
 from gen.parse.readers.document import Block, HEADING, ITEM, Section, TABLE, TEXT
@@ -48,10 +49,10 @@ def documented_entries(blocks: Sequence[Block], names: Sequence[str],
         if existing is None:
             entries[entry.name] = entry
     claimed = {line for e in entries.values() for line, _ in e.notes}
-    return entries, _section_notes(blocks, names, claimed)
+    return entries, section_notes(blocks, names, claimed)
 
 
-def _section_notes(blocks: Sequence[Block], names: Sequence[str], claimed: set[int]) -> list[prose.DTypeNote]:
+def section_notes(blocks: Sequence[Block], names: Sequence[str], claimed: set[int]) -> list[prose.DTypeNote]:
     """Product notes outside any parameter's bullet (after a table, in the section's prose)."""
     notes: list[prose.DTypeNote] = []
     inherited: tuple = ()
@@ -70,6 +71,33 @@ def _section_notes(blocks: Sequence[Block], names: Sequence[str], claimed: set[i
             if socs and not found:
                 inherited, inherited_level = socs, block.level
     return notes
+
+
+# What makes a product bullet of the constraints more than a list of dtypes: a condition, or the
+# computation behind the dtype ("Cube单元不支持FLOAT32计算。当输入为FLOAT32，可通过设置cubeMathType=1...",
+# "当输入数据是FLOAT类型时，会转换为FLOAT16类型进行计算", precision and value ranges): CANN accepts the
+# dtype there, and such a bullet is no rule of the dtypes.
+_NOT_A_DTYPE_LIST = lazy_pattern(r"计算|精度|转换|cast|Cube|取值|范围|结果|对齐|整除|维|shape|格式|format|组合", re.I)
+
+
+def constraint_notes(constraints: Optional[Section], names: Sequence[str]) -> list[prose.DTypeNote]:
+    """The product bullets of the constraints section that list dtypes and say nothing else
+    ("- Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional支持FLOAT32、FLOAT16", "- Ascend 950PR/Ascend 950DT：
+    不支持INT16、INT8、UINT8"): read as the notes under a table are."""
+    if constraints is None:
+        return []
+    # Each line's text, and whether it opens the section's top level (not under another bullet, whose
+    # words may scope it: "MLA场景：" over "- 数据类型仅支持BFLOAT16").
+    lines = {block.line + offset: (text, block.level <= 1) for block in constraints.blocks if block.kind in (ITEM, TEXT)
+             for offset, text in enumerate(block.text.split("\n"))}
+    kept = []
+    for note in section_notes(constraints.blocks, names, set()):
+        text, top = lines.get(note.line, ("", False))
+        # A bullet that opens with its chips, itself plain; one that names no parameter speaks of the
+        # whole API only at the top level.
+        if note_socs(text) and not CONDITION.search(text) and not _NOT_A_DTYPE_LIST.search(text) and (note.params or top):
+            kept.append(note)
+    return kept
 
 
 def match_entry(name: str, entries: dict[str, ParamEntry], diags: list[Diagnostic]) -> Optional[ParamEntry]:

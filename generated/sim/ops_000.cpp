@@ -13,27 +13,27 @@ namespace sim_AddLayerNorm {
 
 // x1: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/348},
 };
 
 // x2: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/348},
 };
 
 // gamma: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/348},
 };
 
 // beta: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc3[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/348},
 };
 
 // biasOptional: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc4[] = {
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/235},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16), /*line=*/348},
 };
 
 // yOut: the products whose dtypes differ from the page's main list

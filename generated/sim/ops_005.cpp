@@ -8250,7 +8250,10 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 1, .lengths = kLengths0, .length_count = 1, .status = 0, .line = 95},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::PaddedShapeSpec kPaddedShapes[] = {
+    {.param = 2, .tensor = 0, .padding = 1, .pairs = 1, .status = 0, .line = 105},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .padded = kPaddedShapes, .padded_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).

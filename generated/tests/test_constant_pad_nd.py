@@ -246,3 +246,18 @@ def test_error_row11_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 256: 161002 ACLNN_ERR_PARAM_INVALID: 对于CANN 9.0.0版本，当self的数据类型为HIFLOAT8、FLOAT8_E5M2、FLOAT8_E4M3FN、FLOAT8_E8M0时，value不为0。)')
 def test_error_row12_unclassified():
     pass
+
+
+# line 238: out.shape == self.shape with a dimension per pair from the last widened by pad's pairs (last dimension first)
+@pytest.mark.parametrize("case", [
+    BASE.but('padded', out={'out': 'FLOAT'}, out_shapes={'out': (3, 6)}),
+], ids=lambda case: case.id)
+def test_rule_line238_padded_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=7', out={'out': 'FLOAT'}, out_shapes={'out': (3, 7)}),
+], ids=lambda case: case.id)
+def test_rule_line238_padded_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=238, base=BASE)

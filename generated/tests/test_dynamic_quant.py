@@ -32,6 +32,12 @@ OP = t.Op(
             'yOut': ('INT4', 'INT8', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8', 'INT32'),
             'scaleOut': ('FLOAT',),
         },
+        'Ascend310P': {
+            'x': ('FLOAT16',),
+            'smoothScalesOptional': ('FLOAT16',),
+            'yOut': ('INT4', 'INT8', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8', 'INT32'),
+            'scaleOut': ('FLOAT',),
+        },
     },
     unsupported_socs=('Ascend310B',),
     golden='(lambda v: (lambda s: (torch.clamp(torch.round(v / s.unsqueeze(-1)), -128, 127).to(torch.int8), s))(v.abs().amax(-1) / 127))(x.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1))',

@@ -32,6 +32,12 @@ OP = t.Op(
             'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
             'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32', 'INT16', 'INT8', 'UINT8'),
         },
+        'Ascend950': {
+            'x1': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
+            'x2': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
+            'alpha': ('FLOAT', 'FLOAT16', 'INT32', 'DOUBLE', 'INT64'),
+            'out': ('FLOAT', 'FLOAT16', 'BFLOAT16', 'INT32'),
+        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
     golden='torch._foreach_sub(x1, x2, alpha=alpha)',

@@ -31,6 +31,11 @@ OP = t.Op(
             'mat2': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
             'out': ('BFLOAT16', 'FLOAT16', 'FLOAT'),
         },
+        'Ascend310P': {
+            'self': ('FLOAT16', 'FLOAT'),
+            'mat2': ('FLOAT16', 'FLOAT'),
+            'out': ('FLOAT16', 'FLOAT'),
+        },
         'Ascend950': {
             'self': ('BFLOAT16', 'FLOAT16'),
             'mat2': ('BFLOAT16', 'FLOAT16'),

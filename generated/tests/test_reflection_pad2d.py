@@ -233,3 +233,18 @@ def test_rule_line103_value_range2_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line103_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=103, base=BASE)
+
+
+# line 113: out.shape == self.shape with its last 2 dimensions widened by padding's pairs (last dimension first)
+@pytest.mark.parametrize("case", [
+    BASE.but('padded', out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 10, 11)}),
+], ids=lambda case: case.id)
+def test_rule_line113_padded_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=12', out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 10, 12)}),
+], ids=lambda case: case.id)
+def test_rule_line113_padded_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=113, base=BASE)

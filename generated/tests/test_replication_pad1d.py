@@ -213,3 +213,18 @@ def test_rule_line177_value_range1_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line95_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=95, base=BASE)
+
+
+# line 105: out.shape == self.shape with its last 1 dimensions widened by padding's pairs (last dimension first)
+@pytest.mark.parametrize("case", [
+    BASE.but('padded', out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 13)}),
+], ids=lambda case: case.id)
+def test_rule_line105_padded_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=14', out={'out': 'FLOAT'}, out_shapes={'out': (2, 3, 14)}),
+], ids=lambda case: case.id)
+def test_rule_line105_padded_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=105, base=BASE)

@@ -243,3 +243,18 @@ def test_rule_line196_value_range3_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line114_array_length1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=114, base=BASE)
+
+
+# line 124: out.shape == self.shape with its last 3 dimensions widened by padding's pairs (last dimension first)
+@pytest.mark.parametrize("case", [
+    BASE.but('padded', out={'out': 'FLOAT'}, out_shapes={'out': (1, 2, 7, 8, 11)}),
+], ids=lambda case: case.id)
+def test_rule_line124_padded_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=12', out={'out': 'FLOAT'}, out_shapes={'out': (1, 2, 7, 8, 12)}),
+], ids=lambda case: case.id)
+def test_rule_line124_padded_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=124, base=BASE)

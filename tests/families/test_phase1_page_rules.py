@@ -49,3 +49,35 @@ def test_a_family_computed_api_checks_its_pages_shape_relations_citing_them():
     assert wrong != OK and "x2: shape [2,4] differs from x1's shape [2,3]" in message
     assert "(aclnnAddLayerNorm.md:1" in message
     assert (ok, of_gamma, of_x1) == (OK, OK, OK)
+
+
+def test_a_pads_output_has_the_shape_its_page_widens_by_the_padding_pairs():
+    # aclnnReflectionPad2d.md:113, out: "out倒数第二维度的数值等于self倒数第二维度的数值加padding后两个值，out最后一维度
+    # 的数值等于self最后一维度的数值加padding前两个值" ([left, right, top, bottom], W by the first pair).
+    (ok, _), (wide, message), (swapped, swapped_message) = phase1_probe.statuses([
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 10, 11])]),
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 10, 12])]),
+        ("aclnnReflectionPad2d", [tensor([2, 3, 5, 6]), phase1_probe.ints(2, 3, 1, 4), tensor([2, 3, 11, 10])])])
+    assert ok == OK
+    assert wide == INVALID and "out: shape [2,3,10,12] is not self's [2,3,5,6] padded by padding [2,3,1,4], " \
+        "[2,3,10,11] (aclnnReflectionPad2d.md:113)" in message
+    assert swapped == INVALID and "(aclnnReflectionPad2d.md:113)" in swapped_message
+    # aclnnConstantPadNd.md:238: "self的shape和pad的输入推导出的shape与out的shape不一致", the formula widening a
+    # dimension per pair from the last; negative pads crop.
+    (crop, _), (uncropped, crop_message) = phase1_probe.statuses([
+        ("aclnnConstantPadNd", [tensor([4, 6]), phase1_probe.ints(-1, -2, 1, 0), phase1_probe.scalar(0.0), tensor([5, 3])]),
+        ("aclnnConstantPadNd", [tensor([4, 6]), phase1_probe.ints(-1, -2, 1, 0), phase1_probe.scalar(0.0), tensor([5, 6])])])
+    assert crop == OK
+    assert uncropped == INVALID and "out: shape [5,6] is not self's [4,6] padded by pad [-1,-2,1,0], [5,3] " \
+        "(aclnnConstantPadNd.md:238)" in crop_message
+
+
+def test_a_chips_dtype_bullet_under_the_constraints_is_enforced_on_that_chip_only():
+    # aclnnAddLayerNorm.md:348 (约束说明): "Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional支持FLOAT32、FLOAT16", beside a
+    # table that lists BFLOAT16: Ascend310P refuses a BFLOAT16 x1 citing the bullet, Ascend910B accepts it.
+    bf16 = [tensor([2, 3], "BFLOAT16"), tensor([2, 3], "BFLOAT16"), tensor([3], "BFLOAT16"), tensor([3], "BFLOAT16"), None,
+            1e-5, True, tensor([2, 3], "BFLOAT16"), tensor([2, 1]), tensor([2, 1]), tensor([2, 3], "BFLOAT16")]
+    (inference, message), = phase1_probe.statuses([("aclnnAddLayerNorm", bf16)], soc="Ascend310P")
+    (training, _), = phase1_probe.statuses([("aclnnAddLayerNorm", bf16)], soc="Ascend910B")
+    assert inference == INVALID and "aclnnAddLayerNorm.md:348" in message
+    assert training == OK

@@ -210,3 +210,19 @@ def test_strip_comments_keeps_strings_and_drops_comments_as_the_character_loop_d
     samples = ['printf("a // b /* c */");  // d\nx = 1; /* e\nf */ y', 'unterminated "str\\', "a /* open"]
     samples += ["".join(rnd.choice('"\\\n/* a\'') for _ in range(rnd.randint(0, 40))) for _ in range(5000)]
     assert [strip_comments(s) for s in samples] == [_strip_comments_by_characters(s) for s in samples]
+
+
+def test_the_example_header_is_the_one_named_after_the_api():
+    from gen.parse.example import example_header
+
+    # aclnnQuantMatmulAllReduce's example: another operator's aclnnop/ header first, its own from the source tree.
+    mc2 = '#include "aclnnop/aclnn_trans_matmul_weight.h"\n#include "../op_host/op_api/aclnn_quant_matmul_all_reduce.h"\n'
+    assert example_header(mc2, "aclnnQuantMatmulAllReduce") == "aclnnop/aclnn_quant_matmul_all_reduce.h"
+    # aclnnGemm's: its own header in a subdirectory of aclnnop/, kept as written.
+    assert example_header('#include "aclnnop/level2/aclnn_gemm.h"\n', "aclnnGemm") == "aclnnop/level2/aclnn_gemm.h"
+    # aclnnWeightQuantBatchMatmulV2's: aclnn_cast.h first, then its own.
+    wqbmm = '#include "aclnnop/aclnn_cast.h"\n#include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"\n'
+    assert example_header(wqbmm, "aclnnWeightQuantBatchMatmulV2") == "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
+    # None named after it: the first aclnnop/ header; none at all: no header.
+    assert example_header('#include "aclnnop/aclnn_add.h"\n', "aclnnAdds") == "aclnnop/aclnn_add.h"
+    assert example_header("#include <vector>\n", "aclnnFoo") == ""

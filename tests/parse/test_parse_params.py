@@ -474,3 +474,17 @@ def test_successive_lists_of_one_chip_without_a_scenario_still_narrow():
                    "    - self支持FLOAT16、INT8。\n"
                    "    - self仅支持INT8。\n")
     assert param(p, "self").dtypes_for(Soc.ASCEND950) == (DType.INT8,)
+
+
+def test_a_constraints_bullet_per_chip_narrows_its_chip_and_one_that_contradicts_the_table_is_diagnosed():
+    table = html_table(["参数名", "输入/输出", "数据类型"], ["self（aclTensor*）", "输入", "FLOAT、FLOAT16、BFLOAT16"],
+                       ["out（aclTensor*）", "输出", "FLOAT、FLOAT16、BFLOAT16"])
+    narrowing = page(f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{table}\n## 约束说明\n\n"
+                     "- <term>Atlas 推理系列产品</term>：self、out支持FLOAT、FLOAT16。\n")
+    self_ = narrowing.apis[0].param("self")
+    assert DType.BFLOAT16 not in self_.dtypes_for(Soc.ASCEND310P) and DType.BFLOAT16 in self_.dtypes_for(Soc.ASCEND910B)
+    widening = page(f"# aclnnFoo\n\n{PROTOTYPE}\n## aclnnFooGetWorkspaceSize\n\n{table}\n## 约束说明\n\n"
+                    "- <term>Atlas 推理系列产品</term>：self、out支持FLOAT、INT32。\n")
+    assert "constraint-contradicts-table" in codes(widening)
+    assert DType.INT32 not in widening.apis[0].param("self").dtypes_for(Soc.ASCEND310P)
+    assert DType.BFLOAT16 in widening.apis[0].param("self").dtypes_for(Soc.ASCEND310P)  # the table's list kept

@@ -133,9 +133,11 @@ def test_dim_ranges_and_dimension_equalities():
 
 
 def test_a_dimension_computed_from_another_is_not_an_equality():
+    # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a padded dimension (PaddedShape), which on this page
+    # contradicts its padding of four values (test_a_padded_output_shape_from_the_rows_clauses).
     path = "ops-math/conversion/pad_v3/docs/aclnnReplicationPad2d.md"
     assert api(path, "aclnnReplicationPad2d").dim_equalities == ()
-    assert any("computed from the other" in m for m in unread(path))
+    assert any("widens 1 dimension(s)" in m for m in unread(path))
 
 
 def test_divisibility_of_a_dimension_not_of_an_integer_argument():
@@ -403,6 +405,49 @@ def test_an_arrays_element_product_against_a_tensors_last_dimensions():
     assert not rule.refuses((2, 8), (1, 3, 4, 4)) and rule.refuses((3, 5), (1, 3, 4, 4))
 
 
+def test_a_padded_output_shape_from_the_rows_clauses():
+    # "out倒数第二维度的数值等于self倒数第二维度的数值加padding后两个值，out最后一维度的数值等于self最后一维度的数值加
+    # padding前两个值": each dimension from the last, widened by the pair F.pad gives it; of three, "中间两个" is the
+    # second; CircularPad's clauses stand in list items of one row.
+    for path, name, pairs, line in (
+            ("ops-math/conversion/mirror_pad/docs/aclnnReflectionPad1d.md", "aclnnReflectionPad1d", 1, 105),
+            ("ops-math/conversion/mirror_pad/docs/aclnnReflectionPad2d.md", "aclnnReflectionPad2d", 2, 113),
+            ("ops-math/conversion/mirror_pad/docs/aclnnReflectionPad3d.md", "aclnnReflectionPad3d", 3, 125),
+            ("ops-math/conversion/pad_v3/docs/aclnnReplicationPad3d.md", "aclnnReplicationPad3d", 3, 124),
+            ("ops-math/conversion/circular_pad/docs/aclnnCircularPad2d.md", "aclnnCircularPad2d", 2, 112),
+            ("ops-math/conversion/circular_pad/docs/aclnnCircularPad3d.md", "aclnnCircularPad3d", 3, 122)):
+        rules = api(path, name).padded_shapes
+        assert [(r.param, r.tensor, r.padding, r.pairs, r.line) for r in rules] == [("out", "self", "padding", pairs, line)]
+        assert not [m for m in unread(path) if "加padding" in m]
+    # ReplicationPad2d's row copies 1d's ("除被填充的最后一维外，需要与self一致") beside a padding of four values: the
+    # page contradicts itself, and the sentence is diagnosed rather than read as either.
+    path = "ops-math/conversion/pad_v3/docs/aclnnReplicationPad2d.md"
+    assert not api(path, "aclnnReplicationPad2d").padded_shapes
+    assert [m for m in unread(path) if "widens 1 dimension(s) and padding has 4 values" in m]
+
+
+def test_a_padded_shape_derived_by_the_formula():
+    # "self的shape和pad的输入推导出的shape与out的shape不一致" under a formula "dim0_{begin}+dim0_{in}+dim0_{end}": one
+    # dimension per pair of pad, from the last (pairs 0); a derived shape without such a formula stays unread.
+    path = "ops-math/conversion/pad_v3/docs/aclnnConstantPadNd.md"
+    rule, = api(path, "aclnnConstantPadNd").padded_shapes
+    assert (rule.param, rule.tensor, rule.padding, rule.pairs) == ("out", "self", "pad", 0)
+    assert rule.expected((1, 1, 1, 1, 1), (0, 1, 2, 3, 4, 5)) == (1, 1, 10, 6, 2)  # the page's example 2
+    assert rule.expected((2, 3), (1, 2, 0)) is None
+    assert not [m for m in unread(path) if "推导出的shape" in m]
+
+
+def test_a_padded_shapes_arithmetic():
+    rule = api("ops-math/conversion/mirror_pad/docs/aclnnReflectionPad2d.md", "aclnnReflectionPad2d").padded_shapes[0]
+    # [left, right, top, bottom]: W by the first pair, H by the second; the leading dimensions kept.
+    assert rule.expected((2, 3, 5, 6), (2, 3, 1, 4)) == (2, 3, 10, 11)
+    assert rule.expected((5, 6), (-1, -2, 0, 0)) == (5, 3)
+    # Not judged: another length (the length rule's), fewer dimensions (the rank's), a negative extent (the pads' rows').
+    assert rule.expected((2, 3, 5, 6), (1, 1)) is None
+    assert rule.expected((6,), (1, 1, 1, 1)) is None
+    assert rule.expected((2, 3), (-2, -2, 0, 0)) is None
+
+
 def test_ranges_bounded_by_a_tensors_rank_in_other_words():
     # "axis的取值不在[-x_rank, x_rank)范围内": a tensor's name and "_rank".
     path = "ops-math/math/scale/docs/aclnnScale.md"
@@ -514,7 +559,8 @@ def test_a_shape_under_the_tensors_own_dtype():
      "it holds under a condition"),
     # An error row against the shape the arguments give.
     ("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "推导得到的shape", "a shape derived from the arguments"),
-    ("ops-math/conversion/pad_v3/docs/aclnnConstantPadNd.md", "推导出的shape", "a shape derived from the arguments"),
+    # One naming an input, an output and an array, under a formula that does not pad (ConstantPadNd's pads: read).
+    ("ops-nn/pooling/adaptive_avg_pool3d/docs/aclnnAdaptiveAvgPool3d.md", "推导出的shape", "a shape derived from the arguments"),
 ])
 def test_a_shape_sentence_no_rule_reads_is_diagnosed(path, words, why):
     assert any(words in m and why in m for m in unread(path))
@@ -523,3 +569,20 @@ def test_a_shape_sentence_no_rule_reads_is_diagnosed(path, words, why):
 def test_an_error_row_a_relation_reads_is_not_diagnosed_unread():
     # "self和out的shape不一致" holds on every call: the relation reader's, no unread rule.
     assert not [m for m in unread("ops-math/math/is_neg_inf/docs/aclnnIsNegInf.md") if "shape" in m]
+
+
+def test_a_chips_dtype_bullet_under_the_constraints_narrows_that_chip_only():
+    # 约束说明: "- Atlas 推理系列产品：x1、x2、beta、gamma、biasOptional支持FLOAT32、FLOAT16." (the table lists BFLOAT16 too):
+    # Ascend310P refuses BFLOAT16, the other chips keep the table's list, and the refusal cites the bullet.
+    path = "ops-nn/norm/add_layer_norm/docs/aclnnAddLayerNorm.md"
+    x1 = api(path, "aclnnAddLayerNorm").param("x1")
+    assert DType.BFLOAT16 not in x1.dtypes_for(Soc.ASCEND310P) and DType.BFLOAT16 in x1.dtypes_for(Soc.ASCEND910B)
+    assert [(pl.soc, pl.line) for pl in x1.dtype_note_lines] == [(Soc.ASCEND310P, 348)]
+    # "- Ascend 950PR/Ascend 950DT：不支持INT16、INT8、UINT8." names no parameter: at the section's top level it speaks of
+    # the API's tensors.
+    sub = api("ops-nn/foreach/foreach_sub_list/docs/aclnnForeachSubList.md", "aclnnForeachSubList").param("x1")
+    assert DType.INT8 not in sub.dtypes_for(Soc.ASCEND950) and DType.INT8 in sub.dtypes_for(Soc.ASCEND910B)
+    # A bullet about the computation ("Cube单元不支持FLOAT32计算。当输入为FLOAT32，可通过设置cubeMathType=1...") or under
+    # a condition is no dtype list: FLOAT stays on Ascend910.
+    gemm = api("ops-nn/matmul/gemm/docs/aclnnGemm.md", "aclnnGemm").param("A")
+    assert DType.FLOAT in gemm.dtypes_for(Soc.ASCEND910)

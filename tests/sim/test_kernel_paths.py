@@ -155,6 +155,28 @@ results.update({
     "upsample_mixed_linear": aclnn.upsample_linear1d(mixed((2, 3, 37)), [74], False, 2.0),
     "upsample_mixed_bicubic": aclnn.upsample_bicubic2d(mixed((2, 3, 21, 37)), [42, 73], False, 2.0, 0.0),
 })
+# The backward ops' additions, which the baseline path makes four input columns at a time: input
+# columns with as many contributions as their neighbours (a 2x upsample's) and with fewer (the
+# borders, other scales, a downsample's columns that no output reads), the columns after the last
+# four, rows that coincide at the border (taken in the scalar order), nearest's one tap, and
+# gradients that are infinite or NaN beside finite ones.
+nonfinite = mixed((2, 3, 10, 22))
+nonfinite[0, 0, 3, 5], nonfinite[0, 1, 7, 0], nonfinite[1, 2, 9, 21] = np.inf, -np.inf, np.nan
+results.update({
+    "upsample_mixed_backward_bilinear": aclnn.upsample_bilinear2d_backward(mixed((2, 3, 42, 90)), [42, 90],
+                                                                           [2, 3, 21, 45], False, 2.0, 2.0),
+    "upsample_mixed_backward_trilinear": aclnn.upsample_trilinear3d_backward(mixed((1, 2, 10, 14, 19)), [10, 14, 19],
+                                                                             [1, 2, 5, 7, 9], False, 2.0, 2.0, 0.0),
+    "upsample_mixed_backward_linear": aclnn.upsample_linear1d_backward(mixed((2, 3, 74)), [74], [2, 3, 37], False, 2.0),
+    "upsample_mixed_backward_aligned": aclnn.upsample_bilinear2d_backward(mixed((2, 3, 13, 50)), [13, 50],
+                                                                          [2, 3, 6, 23], True, 0.0, 0.0),
+    "upsample_mixed_backward_down": aclnn.upsample_bilinear2d_backward(mixed((2, 3, 7, 11)), [7, 11],
+                                                                       [2, 3, 15, 29], False, 0.0, 0.0),
+    "upsample_mixed_backward_nearest": aclnn.upsample_nearest2d_backward(mixed((2, 3, 10, 31)), [10, 31],
+                                                                         [2, 3, 4, 13], 0.0, 0.0),
+    "upsample_backward_nonfinite": aclnn.upsample_bilinear2d_backward(nonfinite, [10, 22], [2, 3, 5, 11], False,
+                                                                      2.0, 2.0),
+})
 # The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
 # OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
 # transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
@@ -337,7 +359,10 @@ def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, pat
                                   "grid_sample_backward", "upsample_flat", "upsample_axes", "upsample_bicubic",
                                   "upsample_backward", "upsample_halfway_flat", "upsample_halfway_axes",
                                   "upsample_mixed_bilinear", "upsample_mixed_trilinear", "upsample_mixed_linear",
-                                  "upsample_mixed_bicubic"])
+                                  "upsample_mixed_bicubic", "upsample_mixed_backward_bilinear",
+                                  "upsample_mixed_backward_trilinear", "upsample_mixed_backward_linear",
+                                  "upsample_mixed_backward_aligned", "upsample_mixed_backward_down",
+                                  "upsample_mixed_backward_nearest", "upsample_backward_nonfinite"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:

@@ -5,6 +5,7 @@ ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message naming the call, never success."
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 import pytest
@@ -47,7 +48,7 @@ def compiler(sim):
     return ctypes.CDLL(str(sim.libdir / "libacl_op_compiler.so"))
 
 
-@pytest.mark.parametrize("name", ["aclrtIpcMemClose", "aclmdlRIAddCondTask", "aclrtMemcpyBatch", "rtKernelLaunch",
+@pytest.mark.parametrize("name", ["aclrtMemExportToShareableHandle", "aclmdlRIAddCondTask", "aclrtMemcpyBatch", "rtKernelLaunch",
                                   "aclrtGetDeviceUtilizationRate"])
 def test_what_is_not_modelled_says_so_by_name(sim, acl, name):
     status = getattr(acl, name)(None, None, None)
@@ -410,6 +411,60 @@ def test_the_identity_operator_copies_and_other_operators_are_refused_by_name(si
     assert np.array_equal(out, x)
     status, _ = run_operator(sim, acl, compiler, b"NPUGetFloatStatusV2", x, "ACL_FORMAT_ND", (3, 4), "ACL_FORMAT_ND")
     assert status == OP_NOT_FOUND and "NPUGetFloatStatusV2" in sim.error()
+
+
+@pytest.mark.parametrize("reporter", ["aclrtSynchronizeDevice", "aclrtMemcpy"])
+def test_a_refusal_on_another_thread_is_held_for_the_thread_that_described_the_operator(sim, acl, compiler, reporter):
+    # torch_npu's calling thread describes an aclop operator and its task-queue thread runs it; a failed
+    # call there ends torch_npu's queue (every later operator of the process dropped without an error).
+    # The refusal is held: the next synchronisation, synchronous copy, aclnn phase 1 or aclop call of a
+    # thread that does not run other threads' operators returns it with its message, once; the running
+    # thread goes on.
+    acl.aclCreateTensorDesc.restype = acl.aclCreateDataBuffer.restype = P
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    dims = (ctypes.c_int64 * 2)(2, 3)
+    src, dst = sim.malloc(x.nbytes), sim.malloc(x.nbytes)
+    sim.to_device(src, x)
+    descs = [acl.aclCreateTensorDesc(0, 2, dims, FORMATS["ACL_FORMAT_ND"]) for _ in range(2)]
+    buffers = [acl.aclCreateDataBuffer(ctypes.c_void_p(a), ctypes.c_size_t(x.nbytes)) for a in (src, dst)]
+
+    def call(api, op_type):
+        return getattr(compiler, api)(op_type, 1, (P * 1)(descs[0]), (P * 1)(buffers[0]), 1, (P * 1)(descs[1]),
+                                      (P * 1)(buffers[1]), None, 0, 0, None, None)
+
+    ran = {}
+
+    def queue_thread():
+        ran["set"] = acl.aclrtSetDevice(0)
+        ran["refused"] = call("aclopCompileAndExecute", b"RpnProposals")
+        ran["then"] = call("aclopCompileAndExecute", b"Identity")
+        ran["v2"] = call("aclopCompileAndExecuteV2", b"RpnProposals")  # its caller reads extents: its own
+        ran["sync"] = acl.aclrtSynchronizeDevice()  # it runs other threads' operators: never handed the refusal
+        acl.aclrtResetDevice(0)
+
+    worker = threading.Thread(target=queue_thread)
+    worker.start()
+    worker.join()
+    assert ran == {"set": SUCCESS, "refused": SUCCESS, "then": SUCCESS, "v2": OP_NOT_FOUND, "sync": SUCCESS}, ran
+    back = ctypes.create_string_buffer(x.nbytes)
+    if reporter == "aclrtMemcpy":
+        status = acl.aclrtMemcpy(back, ctypes.c_size_t(x.nbytes), ctypes.c_void_p(dst), ctypes.c_size_t(x.nbytes), D2H)
+    else:
+        status = acl.aclrtSynchronizeDevice()
+    assert status == OP_NOT_FOUND, (status, sim.error())
+    assert reporter + ": an operator asked for earlier was refused on the thread that ran it" in sim.error()
+    assert "operator type RpnProposals is not modelled" in sim.error(), sim.error()
+    assert acl.aclrtSynchronizeDevice() == SUCCESS  # reported once
+    assert np.array_equal(np.frombuffer(sim.from_device(dst, x.nbytes), np.float32).reshape(2, 3), x)
+    # The describing thread's own call: its refusal is the call's, as with ASCEND_LAUNCH_BLOCKING=1
+    assert call("aclopCompileAndExecute", b"RpnProposals") == OP_NOT_FOUND and "RpnProposals" in sim.error()
+    assert acl.aclrtSynchronizeDevice() == SUCCESS
+    for d in descs:
+        acl.aclDestroyTensorDesc(P(d))
+    for b in buffers:
+        assert acl.aclDestroyDataBuffer(P(b)) == SUCCESS
+    sim.free(src)
+    sim.free(dst)
 
 
 def nc1hwc0(x: np.ndarray, c0: int) -> np.ndarray:

@@ -1122,6 +1122,41 @@ def makers(dtype: str = "float32"):
         return (a, b, scale), {"output_dtype": torch.float16}, want
     m["npu_quant_matmul"] = quant_matmul
 
+    def one_rank_hcom():
+        # The name op-plugin's mc2 operators take (hcom): torch.distributed's HCCL group of world size 1,
+        # made once per worker, as torch_npu's own mc2 tests get it.
+        import socket
+
+        import torch.distributed as dist
+        if not dist.is_initialized():
+            with socket.socket() as probe:  # a free port of this machine: workers may overlap
+                probe.bind(("127.0.0.1", 0))
+                os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(probe.getsockname()[1]))
+            torch.npu.set_device(0)  # as torch_npu's documented mc2 example does first
+            dist.init_process_group("hccl", rank=0, world_size=1)
+        return dist.distributed_c10d._get_default_group()._get_backend(torch.device("npu")).get_hccl_comm_name(0)
+
+    def mm_all_reduce_base():  # aclnnMatmulAllReduce: one rank's all-reduce is its own x1 @ x2 + bias
+        x1, x2, bias = randn(2, 3, 16, dtype=torch.float16), randn(16, 8, dtype=torch.float16), randn(8, dtype=torch.float16)
+        want = (x1.float() @ x2.float() + bias.float()).half()
+        return (x1, x2, one_rank_hcom()), {"bias": bias}, want
+    m["npu_mm_all_reduce_base"] = mm_all_reduce_base
+
+    def mm_all_reduce_base_x3():  # aclnnMatmulAllReduceV2: x3 added after the all-reduce
+        x1, x2, x3 = randn(6, 16, dtype=torch.bfloat16), randn(16, 8, dtype=torch.bfloat16), randn(6, 8, dtype=torch.bfloat16)
+        want = (x1.float() @ x2.float() + x3.float()).bfloat16()
+        return (x1, x2, one_rank_hcom()), {"x3": x3}, want
+    m["npu_mm_all_reduce_base@x3"] = mm_all_reduce_base_x3
+
+    def mm_all_reduce_base_quant():  # aclnnQuantMatmulAllReduce: (x1 @ x2 + bias) * dequant_scale, BFLOAT16
+        a = torch.randint(-8, 8, (4, 16), generator=g, dtype=torch.int8)
+        b = torch.randint(-8, 8, (16, 8), generator=g, dtype=torch.int8)
+        bias = torch.randint(-100, 100, (8,), generator=g, dtype=torch.int32)
+        scale = (torch.rand(8, generator=g) * 0.01 + 0.001).bfloat16()
+        want = ((a.double() @ b.double() + bias.double()).float() * scale.float()).bfloat16()
+        return (a, b, one_rank_hcom()), {"bias": bias, "dequant_scale": scale}, want
+    m["npu_mm_all_reduce_base@quant"] = mm_all_reduce_base_quant
+
     def quant_matmul_dequant():
         # aclnnQuantMatmulDequant (Ascend310P only): x * smooth quantised per row by max|x| / 127, round half
         # to even, times weight^T exactly, then * weight_scale[n] * the row's scale.

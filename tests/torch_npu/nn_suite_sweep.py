@@ -5,7 +5,7 @@ compute the same thing (float16 inputs computed on the CPU in float32 and cast b
 assertRtolEqual with its default tolerances; backward through .backward() and .grad; in-place and
 out= variants. Not part of `make test`: run by hand from the repository after `make package`:
 
-    .venv/bin/python tests/torch_npu/nn_suite_sweep.py [--soc Ascend910] [--only conv,max_pool] [--verbose]
+    .venv/bin/python tests/torch_npu/nn_suite_sweep.py [--soc Ascend910] [--only conv,max_pool] [--verbose] [--task-queue]
 
 Each test prints one line: `pass`, `lax` (assertRtolEqual passes, as the framework's suite would, but
 some elements are off by more than 1e-3 (float32) / 1e-2 (float16) relative: a wrong value its
@@ -18,7 +18,9 @@ operators round on a device: the difference lies in the test's golden, not the s
 names), `crash` (the
 process died or hung: the driver starts a fresh worker at the next test). The run ends with the
 tally. Tests run in one worker process with the environment set_env.sh gives and
-ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its own call).
+ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its own call); with --task-queue without it, as
+torch_npu runs by default (an aclop refusal on its task-queue thread raised by the test's next copy to
+the host, synchronisation or operator: the sweep then checks that nothing is lost on the way).
 """
 
 from __future__ import annotations
@@ -672,13 +674,15 @@ def worker(start: int, only: set[str] | None, verbose: bool) -> None:
 # ---------------------------------------------------------------------------------------------------
 # Driver
 
-def drive(soc: str | None, only: set[str] | None, verbose: bool) -> collections.Counter:
+def drive(soc: str | None, only: set[str] | None, verbose: bool, task_queue: bool = False) -> collections.Counter:
     sys.path.insert(0, str(Path(__file__).parent))
     from opinfo_sweep import environment
 
     os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     total = len(plan(only, soc))
     env = environment(TOOLKIT, soc)
+    if task_queue:
+        del env["ASCEND_LAUNCH_BLOCKING"]
     tally: collections.Counter = collections.Counter()
     by_case: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     start = 0
@@ -720,13 +724,14 @@ def main() -> None:
     parser.add_argument("--soc", help="ACLNN_SIM_SOC (default: the simulator's, Ascend910B)")
     parser.add_argument("--only", help="comma-separated prefixes of case names")
     parser.add_argument("--verbose", action="store_true", help="print passing tests too")
+    parser.add_argument("--task-queue", action="store_true", help="without ASCEND_LAUNCH_BLOCKING (torch_npu's default)")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = set(args.only.split(",")) if args.only else None
     if args.worker is not None:
         worker(args.worker, only, args.verbose)
     else:
-        drive(args.soc, only, args.verbose)
+        drive(args.soc, only, args.verbose, args.task_queue)
 
 
 if __name__ == "__main__":

@@ -39,11 +39,10 @@ NOT_COMPARABLE = {
 }
 
 
-# torch_npu runs operators on its task queue's thread unless told otherwise, and an error there (an
-# aclop operator the simulator's aclop bridge does not model, an operator whose aclnn
-# API has no page) ends the queue for the whole process, by torch_npu's design, as on a device: later
-# operators log errors and leave their outputs unwritten. Launched synchronously, each refusal is
-# an exception of its own call and the process goes on.
+# torch_npu runs operators on its task queue's thread unless told otherwise: a refusal there is raised
+# by a later copy, synchronisation or operator (the simulator holds an aclop refusal for the caller,
+# rather than end torch_npu's queue: tests/torch_npu/test_task_queue.py). Launched synchronously, each
+# refusal is an exception of its own call, which names the sample that caused it.
 SYNCHRONOUS = {"ASCEND_LAUNCH_BLOCKING": "1"}
 
 

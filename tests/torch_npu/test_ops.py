@@ -224,8 +224,8 @@ def test_an_operator_the_simulator_cannot_run_raises_naming_it_in_asynchronous_m
     # (there is no aclnn API for it), which the simulator's aclop bridge does not model and refuses by
     # name, saying why (the device's overflow register, which the simulator does not keep): a wrong
     # value would be the failure. In torch_npu's default asynchronous mode the refusal happens on its task queue's
-    # thread and still reaches the caller as an exception. After it, by torch_npu's design, the
-    # queue drops the work queued behind it (the process is meant to exit), so the script stops there.
+    # thread and still reaches the caller as an exception, at the synchronisation (the simulator holds
+    # it for the caller: tests/torch_npu/test_task_queue.py checks that later operators compute).
     output = run_npu("""
         import os
         assert "ASCEND_LAUNCH_BLOCKING" not in os.environ

@@ -13,7 +13,7 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import NULLPTR, PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, ArrayLength, ArrayProduct, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, Param,
+from gen.ir import (DEFAULT_SOC, ArrayLength, ArrayProduct, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, PaddedShape, Param,
                     MAX_RANK, ParamKind, RelationKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
@@ -60,7 +60,8 @@ class RulePlanner:
             ("divisibility", self.api.divisibility, self.divisible_cases),
             ("shape_rule", self.api.shape_rules, self.shape_cases),
             ("dim_bytes", self.api.dim_bytes, self.bytes_cases),
-            ("array_product", self.api.array_products, self.product_cases))
+            ("array_product", self.api.array_products, self.product_cases),
+            ("padded_shape", self.api.padded_shapes, self.padded_cases))
         for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
@@ -92,11 +93,12 @@ class RulePlanner:
                     accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
                 # A dimension equality or a shape rule's shape answers the status of shapes that disagree
                 # (an output given where it must be null is no shape: 161002).
-                shaped = isinstance(rule, DimEquality) or isinstance(rule, ShapeRule) and \
+                shaped = isinstance(rule, (DimEquality, PaddedShape)) or isinstance(rule, ShapeRule) and \
                     rule.form not in (ShapeForm.ABSENT, ShapeForm.PRESENT)
                 ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
                 required = isinstance(rule, ShapeRule) and rule.form is ShapeForm.PRESENT
-                status = rule.status if valued or isinstance(rule, (ArrayLength, ArrayProduct)) else \
+                padded = isinstance(rule, PaddedShape) and rule.status  # its error row's status, else a shape's
+                status = rule.status if valued or padded or isinstance(rule, (ArrayLength, ArrayProduct)) else \
                     self.api.rank_status() if ranked else self.api.shape_status() if shaped else \
                     NULLPTR if required else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
@@ -413,6 +415,22 @@ class RulePlanner:
         dims[at] -= 1
         refused = replace(self.base, id=f"{rule.param}-product{math.prod(dims)}", values={**self.base.values, rule.param: tuple(dims)})
         return [replace(self.base, id="base")], [refused], ""
+
+    def padded_cases(self, rule: PaddedShape) -> tuple[list[Case], list[Case], str]:
+        """The output at the padded shape (accepted), and with its last dimension one longer (refused:
+        not the input's widened by its pair)."""
+        shape, padding = self._dims(rule.tensor), self.base.values.get(rule.padding)
+        if shape is None or not isinstance(padding, tuple):
+            return [], [], f"the base call gives no shape of {rule.tensor} or no {rule.padding}"
+        want = rule.expected(shape, padding)
+        given = self.base.out_shapes.get(rule.param)
+        if want is None or (isinstance(given, tuple) and given != want):
+            return [], [], "the base call does not meet it"
+        wider = (*want[:-1], want[-1] + 1)
+        accepted = replace(self.base, id="padded", out={**self.base.out, rule.param: self.call.out_dtype(self.api.param(rule.param))},
+                           out_shapes={**self.base.out_shapes, rule.param: want})
+        refused = replace(accepted, id=f"{rule.param}-dim-1={wider[-1]}", out_shapes={**self.base.out_shapes, rule.param: wider})
+        return [accepted], [refused], ""
 
     # -- dimensions ----------------------------------------------------------------------------------
 

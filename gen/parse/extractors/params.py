@@ -48,6 +48,10 @@ class ParamContext:
     # Made a set once per API (__post_init__): each parameter's notes look names up in it.
     api_params: Collection[str]
     section_notes: Sequence[prose.DTypeNote] = ()
+    # The product bullets of the constraints section (约束说明): "- Atlas 推理系列产品：x1、x2、beta、gamma支持
+    # FLOAT32、FLOAT16". They narrow a chip's list as the notes under the table do; one that lists a dtype
+    # the parameter's table does not is a contradiction, diagnosed, and the table kept.
+    constraint_notes: Sequence[prose.DTypeNote] = ()
 
     def __post_init__(self) -> None:
         self.api_params = prose.name_set(self.api_params)
@@ -239,6 +243,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
 
     own = [n for n in notes if not n.params or name in n.params]
     section = [n for n in ctx.section_notes if _section_note_applies(n, name, kind, base)]
+    section += _agreeing_constraint_notes(name, kind, base, ctx.constraint_notes, diags)
     # The note under the table that last set a product's list: its refusals cite that line.
     note_lines: dict[Soc, int] = {}
     # The scenario whose list a chip's list is: a list under another scenario of the same chip adds
@@ -297,6 +302,27 @@ def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:
     if note.op == prose.ADD:
         return current + [d for d in note.dtypes if d not in current]
     return [d for d in current if d not in note.dtypes]
+
+
+def _agreeing_constraint_notes(name: str, kind: Optional[ParamKind], base: list[DType],
+                               notes: Sequence[prose.DTypeNote], diags: list[Diagnostic]) -> list[prose.DTypeNote]:
+    """The constraints section's product bullets that apply to a parameter (as a note after the table
+    does) and agree with its table: a bullet that gives a chip a dtype the table lists for no chip
+    contradicts it, and the page does not say which one CANN follows: diagnosed, not applied (the
+    table's list stays, as it was before the bullet was read)."""
+    agreeing = []
+    for note in notes:
+        if not _section_note_applies(note, name, kind, base):
+            continue
+        extra = [d for d in note.dtypes if d not in base] if note.op != prose.REMOVE and base else []
+        if extra:
+            chips = ", ".join(s.value for s in note.socs)
+            diags.append(Diagnostic(Level.WARNING, note.line, "constraint-contradicts-table",
+                                    f"{name}: the constraints give {chips} {', '.join(d.value for d in extra)}, "
+                                    f"which its table does not list; the table's list is kept"))
+            continue
+        agreeing.append(note)
+    return agreeing
 
 
 def _section_note_applies(note: prose.DTypeNote, name: str, kind: Optional[ParamKind], base: list[DType]) -> bool:

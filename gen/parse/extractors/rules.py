@@ -41,7 +41,7 @@ from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
 from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
-                    Param, ParamKind, RelationKind,
+                    PaddedShape, Param, ParamKind, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
@@ -77,6 +77,7 @@ class Rules:
     shape_rules: list[ShapeRule] = field(default_factory=list)
     dim_bytes: list[DimBytes] = field(default_factory=list)
     array_products: list[ArrayProduct] = field(default_factory=list)
+    padded_shapes: list[PaddedShape] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
@@ -192,10 +193,12 @@ _DEFAULT = lazy_pattern(r"默认|\bby\s+default\b", re.I)
 _SENTENCES = lazy_pattern(r"[。；;\n]|(?<=[A-Za-z0-9)\]])\.(?:\s|$)")
 
 
-def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_based: bool) -> Rules:
+def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_based: bool, formula: str = "") -> Rules:
     """The rules of one API. `zero_based`: the page counts dimensions from 0 somewhere ("第0维"),
-    so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read."""
+    so "第1维" is the second; otherwise a digit other than 0 is ambiguous and not read. `formula`: the
+    page's formula section, which says what a shape "derived from" the arguments is."""
     reader = _Reader(api, params, zero_based)
+    reader.pads_by_pairs = bool(_PAIRS_WIDEN.search(formula))
     texts = list(texts)
     reader.api_letters = reader.letters_of(texts)
     reader.rows = {text.subject: text.text for text in texts if text.subject is not None and not text.error_row}
@@ -210,7 +213,50 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     absent_when_empty = {p.name for p in params if conventions.empty_array_absent(p)}
     rules.array_lengths[:] = _merged_lengths(rules.array_lengths, reader.zero_length_meant | absent_when_empty)
     rules.value_ranges[:] = _statuses_of_error_rows(rules.value_ranges)
+    _padded_shapes(api, reader.pad_clauses, rules)
     return rules
+
+
+# "dim0_{begin}+dim0_{in}+dim0_{end}": a formula that widens each dimension by its pair of an array.
+_PAIRS_WIDEN = lazy_pattern(r"(\w+)_\{begin\}\s*\+\s*\1_\{in\}\s*\+\s*\1_\{end\}")
+
+
+@dataclass(frozen=True)
+class _PadClause:
+    """One dimension of a padded shape as a row states it: "out倒数第二维度的数值等于self倒数第二维度的数值
+    加padding后两个值" is out's axis -2 = self's axis -2 + the pair `part` ("后") of padding."""
+
+    param: str
+    tensor: str
+    padding: str
+    axis: int
+    part: str  # "前", "中间", "后", or "" ("加padding的两个值": the array's one pair)
+    line: int
+    status: int
+    sentence: str
+
+
+def _padded_shapes(api: str, clauses: Sequence[_PadClause], rules: Rules) -> None:
+    """The padded shapes a row's clauses state together: one clause per dimension from the last, each
+    widened by the pair F.pad gives it (the last dimension by the first pair, "前两个"; of three, the
+    middle one by "中间两个"; the first padded one by the last pair, "后两个"), and the array as long as
+    its pairs where a length rule gives its length. Anything else (ReplicationPad2d's row names the
+    last dimension only beside a padding of four values) is diagnosed, never guessed."""
+    groups: dict[tuple[int, str, str, str], list[_PadClause]] = {}
+    for clause in clauses:
+        groups.setdefault((clause.line, clause.param, clause.tensor, clause.padding), []).append(clause)
+    for (line, param, tensor, padding), found in groups.items():
+        pairs = len(found)
+        last_pair = pairs - 1
+        index = {"前": 0, "后": last_pair, "中间": 1 if pairs == 3 else None, "": 0 if pairs == 1 else None}
+        lengths = {length for rule in rules.array_lengths if rule.param == padding for length in rule.lengths}
+        if sorted(-c.axis - 1 for c in found) != list(range(pairs)) or any(index[c.part] != -c.axis - 1 for c in found):
+            rules.unread(api, line, param, found[0].sentence, "its dimensions are not padded by their pairs in F.pad's order")
+        elif lengths and lengths - {0} != {2 * pairs}:
+            rules.unread(api, line, param, found[0].sentence,
+                         f"it widens {pairs} dimension(s) and {padding} has {'/'.join(map(str, sorted(lengths)))} values")
+        else:
+            rules.add(rules.padded_shapes, PaddedShape(param, tensor, padding, pairs, line, max(c.status for c in found)))
 
 
 def _merged_lengths(found: list[ArrayLength], zero_length_meant: set[str]) -> list[ArrayLength]:
@@ -299,6 +345,8 @@ class _Reader:
         # The arrays a sentence gives a meaning when empty ("当数组长度为0时，内部会取kernelSize的值").
         self.zero_length_meant: set[str] = set()
         self.rows: dict[str, str] = {}  # each parameter's row, as read_rules gives it
+        self.pad_clauses: list[_PadClause] = []  # the dimensions of padded shapes, which read_rules assembles
+        self.pads_by_pairs = False  # the formula widens each dimension by its pair of an array (read_rules)
 
     # The patterns that name this API's parameters are compiled once for any names (NamedPattern):
     # compiled per API, or per sentence, they cost a third of the parse. Rank and size terms match
@@ -346,12 +394,28 @@ class _Reader:
         if not named or not self._SHAPE_WORDS.search(sentence):
             return
         if self._DERIVED.search(sentence):
+            padded = self._padded_by_formula(named, sentence, text)
+            if padded is not None:
+                self.rules.add(self.rules.padded_shapes, padded)
+                return
             why = "a shape derived from the arguments"
         elif len(set(named)) >= 2 and self._RELATION_WORDS.search(sentence) and CONDITION.search(sentence):
             why = "it holds under a condition"
         else:
             return
         self.rules.unread(self.api, text.line, named[0], sentence, why)
+
+    def _padded_by_formula(self, named: Sequence[str], sentence: str, text: Text) -> Optional[PaddedShape]:
+        """"self的shape和pad的输入推导出的shape与out的shape不一致" where the formula pads each dimension by its
+        pair (aclnnConstantPadNd): the output's shape is the input's widened pair by pair, when the sentence
+        names one input tensor, one output tensor and one integer array."""
+        if not self.pads_by_pairs:
+            return None
+        tensors = {self.params[n].direction: n for n in set(named)}
+        arrays = {m.group(0) for m in name_matches(self.names, sentence) if self.params[m.group(0)].kind is ParamKind.INT_ARRAY}
+        if len(set(named)) != 2 or set(tensors) != {Direction.IN, Direction.OUT} or len(arrays) != 1:
+            return None
+        return PaddedShape(tensors[Direction.OUT], tensors[Direction.IN], arrays.pop(), 0, text.line, text.status)
 
     _JOIN_OTHERWISE = lazy_pattern(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 
@@ -967,10 +1031,21 @@ class _Reader:
                 self.rules.unread(self.api, text.line, a, match.group(0), why or other_why)
                 continue
             if self._ARITHMETIC.match(sentence, match.end()):
-                # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a sum, not an equality.
+                # "out最后一维度的数值等于self最后一维度的数值加padding前两个值": a sum, not an equality; a
+                # padded dimension when its addend is a pair of an integer array (read_rules assembles them).
+                addend = self._PAD_ADDEND.match(sentence, match.end())
+                array = self.params.get(addend.group("array")) if addend else None
+                if addend and array is not None and array.kind is ParamKind.INT_ARRAY and axis == other_axis < 0:
+                    self.pad_clauses.append(_PadClause(a, b, array.name, axis, addend.group("part") or "", text.line,
+                                                       text.status, sentence))
+                    continue
                 self.rules.unread(self.api, text.line, a, sentence, "the dimension is computed from the other")
                 continue
             self.rules.add(self.rules.dim_equalities, DimEquality(a, axis, b, other_axis, text.line))
+
+    # "加padding后两个值", "加padding中间两个数值", "加padding的两个值": a pair of an array added to a dimension.
+    _PAD_ADDEND = lazy_pattern(rf"\s*(?:的)?\s*(?:数值|值|大小)?\s*加(?:上)?\s*(?P<array>{_IDENTIFIER})\s*(?:的)?\s*"
+                               r"(?P<part>前|后|中间)?\s*(?:两|2)\s*个\s*(?:数值|值)")
 
     # "，或者是二维", "; or": a clause that opens another alternative.
     _ALTERNATIVE = lazy_pattern(r"[,，;；]\s*(?:或者|或是|或|\bor\b)|或者是", re.I)

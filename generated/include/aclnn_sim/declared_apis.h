@@ -116,6 +116,9 @@
 #include "aclnnop/aclnn_all.h"
 #define ACLNN_DECLARES_aclnnAll 1
 
+#include "aclnnop/aclnn_all_gather_matmul.h"
+#define ACLNN_DECLARES_aclnnAllGatherMatmul 1
+
 #include "aclnnop/aclnn_amax.h"
 #define ACLNN_DECLARES_aclnnAmax 1
 
@@ -1230,8 +1233,17 @@
 #define ACLNN_DECLARES_aclnnMatmul 1
 #define ACLNN_DECLARES_aclnnMatmulWeightNz 1
 
+#include "aclnnop/aclnn_matmul_all_reduce.h"
+#define ACLNN_DECLARES_aclnnMatmulAllReduce 1
+
+#include "aclnnop/aclnn_matmul_all_reduce_v2.h"
+#define ACLNN_DECLARES_aclnnMatmulAllReduceV2 1
+
 #include "aclnnop/aclnn_matmul_compress_dequant.h"
 #define ACLNN_DECLARES_aclnnMatmulCompressDequant 1
+
+#include "aclnnop/aclnn_matmul_reduce_scatter.h"
+#define ACLNN_DECLARES_aclnnMatmulReduceScatter 1
 
 #include "aclnnop/aclnn_max.h"
 #define ACLNN_DECLARES_aclnnMax 1
@@ -1490,6 +1502,12 @@
 
 #include "aclnnop/aclnn_put.h"
 #define ACLNN_DECLARES_aclnnInplacePut 1
+
+#include "aclnnop/aclnn_quant_matmul_all_reduce.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulAllReduce 1
+
+#include "aclnnop/aclnn_quant_matmul_all_reduce_v2.h"
+#define ACLNN_DECLARES_aclnnQuantMatmulAllReduceV2 1
 
 #include "aclnnop/aclnn_quant_matmul_dequant.h"
 #define ACLNN_DECLARES_aclnnQuantMatmulDequant 1
@@ -2009,6 +2027,9 @@
 
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v3.h"
 #define ACLNN_DECLARES_aclnnWeightQuantBatchMatmulV3 1
+
+#include "aclnnop/aclnn_weight_quant_matmul_all_reduce.h"
+#define ACLNN_DECLARES_aclnnWeightQuantMatmulAllReduce 1
 
 #include "aclnnop/aclnn_x_log_y_scalar_other.h"
 #define ACLNN_DECLARES_aclnnInplaceXLogYScalarOther 1

@@ -371,7 +371,7 @@ struct MatmulFamily {
     enum : int8_t { kMm, kBmm, kMatmul, kAddmm, kBaddbmm, kMv, kDot, kAddmv, kAddbmm, kGer, kGemm, kTransposeBmm, kMatmulAllReduce, kFusedMatmul };
   };
   struct Role {
-    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp, kX3, kFusedOp };
+    enum : int8_t { kBias, kA, kB, kBeta, kAlpha, kOut, kCubeMathType, kTransA, kTransB, kPermA, kPermB, kPermOut, kScale, kBatchSplitFactor, kGroup, kReduceOp, kX3, kFusedOp, kGatherOut };
   };
   struct Option {
     enum : int8_t { kBeta, kAlpha };
@@ -592,7 +592,7 @@ struct QuantMatmulFamily {
     enum : int8_t { kQuantMatmul, kTransQuantParam, kDequantBias, kTransposeQuantBatchMatmul };
   };
   struct Role {
-    enum : int8_t { kX1, kX2, kScale, kOffset, kPertoken, kBias, kTransposeX1, kTransposeX2, kRoundMode, kX1Offset, kYScale, kYOffset, kGroupSize, kDstType, kPermX1, kPermX2, kPermY, kBatchSplit, kOut };
+    enum : int8_t { kX1, kX2, kScale, kOffset, kPertoken, kBias, kTransposeX1, kTransposeX2, kRoundMode, kX1Offset, kYScale, kYOffset, kGroupSize, kDstType, kPermX1, kPermX2, kPermY, kBatchSplit, kOut, kGroup, kReduceOp, kX3 };
   };
   struct Option {
     enum : int8_t { kScaleAlign };
@@ -854,7 +854,7 @@ struct WeightQuantMatmulFamily {
     enum : int8_t { kWeightQuantMatmul };
   };
   struct Role {
-    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut };
+    enum : int8_t { kX, kWeight, kScale, kOffset, kQuantScale, kQuantOffset, kBias, kGroupSize, kInnerPrecise, kOut, kGroup, kReduceOp, kX3 };
   };
   static constexpr const char* kOpNames[] = { "weight_quant_matmul" };
 };

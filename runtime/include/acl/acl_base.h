@@ -66,6 +66,8 @@ static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
  * feature a device or driver lacks), with a message naming the function. */
 static const int ACL_ERROR_RT_FEATURE_NOT_SUPPORT = 207000;
 static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
+/* A process imports memory another process shared without admitting it (aclrtIpcMemSetImportPid). */
+static const int ACL_ERROR_RT_NO_PERMISSION = 207006;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_RT_FAILURE = 500003;

@@ -347,6 +347,26 @@ ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offse
                                          uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
 
+/* Memory and events shared between processes: a key names an aclrtMalloc allocation another process
+ * maps (aclrtIpcMemImportByKey) while the key is live; a handle names an event made with ACL_EVENT_IPC.
+ * The exporter admits importing processes by pid (aclrtIpcMemSetImportPid) unless it disables the check. */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+#define ACL_IPC_EVENT_HANDLE_SIZE 64U
+
+typedef struct aclrtIpcEventHandle {
+  char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACL_FUNC_VISIBILITY aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
+
 /* CANN package versions (acl_rt.h of CANN 8.x and later). */
 #define ACL_PKG_VERSION_MAX_SIZE       128
 #define ACL_PKG_VERSION_PARTS_MAX_SIZE 64

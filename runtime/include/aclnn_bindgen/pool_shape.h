@@ -57,10 +57,26 @@ inline PoolProblem PooledExtent(int64_t in, int64_t kernel, int64_t stride, int6
   return kPoolOk;
 }
 
+// The pads' one formula (F.pad's, the pages': "out最后一维度的数值等于self最后一维度的数值加padding前两个值"):
+// a dimension of `in` elements padded by `before` and `after` (negative ones crop).
+inline int64_t PaddedSize(int64_t in, int64_t before, int64_t after) { return in + before + after; }
+
+// `shape` padded by `count` values of pairs (before, after), the last dimension's first, as F.pad and
+// the pages order them (gen.ir.PaddedShape; aclnnConstantPadNd pads as many dimensions as it has
+// pairs). False for an odd count or more pairs than dimensions.
+inline bool PadShape(const int64_t* pads, size_t count, Dims* shape) {
+  if (count % 2 != 0 || count / 2 > shape->size()) return false;
+  for (size_t k = 0; k < count / 2; ++k) {
+    int64_t& size = (*shape)[shape->size() - 1 - k];
+    size = PaddedSize(size, pads[2 * k], pads[2 * k + 1]);
+  }
+  return true;
+}
+
 // The extent of a dimension padded by `before` and `after`: for reflection, each smaller than `in`.
 inline PoolProblem PaddedExtent(int64_t in, int64_t before, int64_t after, bool reflection, int64_t* out) {
   if (reflection && (before >= in || after >= in || before < 0 || after < 0)) return kPoolReflection;
-  const int64_t n = in + before + after;
+  const int64_t n = PaddedSize(in, before, after);
   if (n <= 0) return kPoolOutput;
   *out = n;
   return kPoolOk;

@@ -164,6 +164,40 @@ def on_simulator() -> bool:
     return str(aclnn.backend()) == "sim"
 
 
+# The communicator the semantics calls of the mc2 operators name as their group (semantics/mc2.toml): on
+# the simulator, the first call naming it makes it, one rank, under that name (one_rank_group). On CANN
+# the suite's process has no communicator, and such a call answers CANN's own error.
+ONE_RANK_GROUP = "aclsim_world"
+_GROUP_MADE: list[Any] = []  # the communicator handle, kept for the process's life
+
+
+def one_rank_group() -> None:
+    """Makes the simulated libhccl's one-rank communicator named ONE_RANK_GROUP, once per process:
+    HcclGetRootInfo, then HcclCommInitRootInfoConfig with the name in its config (HcclCommConfig as
+    far as hcclCommName: the config's size field says how much of it the caller passes)."""
+    if _GROUP_MADE or not on_simulator():
+        return
+    import ctypes
+    from aclnn import sim
+
+    hccl = ctypes.CDLL(str(sim.home() / "lib64" / "libhccl.so"))
+    root = ctypes.create_string_buffer(4108)  # HCCL_ROOT_INFO_BYTES
+    status = hccl.HcclGetRootInfo(root)
+    assert status == 0, f"HcclGetRootInfo: {status}"
+    name = ONE_RANK_GROUP.encode()
+    # The prefix HcclCommConfigInit writes (size, HCCL_COMM_CONFIG_MAGIC_WORD, HCCL_COMM_CONFIG_VERSION,
+    # reserved), hcclBufferSize and hcclDeterministic "not set", then hcclCommName[COMM_NAME_MAX_LENGTH].
+    size = 24 + 4 + 4 + 128
+    config = ctypes.create_string_buffer(
+        size.to_bytes(8, "little") + (0xF0F0F0F0).to_bytes(4, "little") + (10).to_bytes(4, "little") + bytes(8)
+        + (0xFFFFFFFF).to_bytes(4, "little") * 2 + name + bytes(128 - len(name)), size)
+    comm = ctypes.c_void_p()
+    aclnn.to_device(np.zeros(1, np.float32))  # the runtime's device is current: the communicator's
+    status = hccl.HcclCommInitRootInfoConfig(ctypes.c_uint32(1), root, ctypes.c_uint32(0), config, ctypes.byref(comm))
+    assert status == 0, f"HcclCommInitRootInfoConfig: {status}"
+    _GROUP_MADE.append((hccl, comm))
+
+
 @contextmanager
 def simulated_chip(soc: str) -> Iterator[None]:
     """The simulator as `soc` inside the block, and the chip it was after it."""
@@ -352,6 +386,8 @@ def call(op: Op, case: Case, inputs: dict[str, Any], outs: Optional[list[Any]]) 
     args = []
     for p in op.inputs:
         value = inputs[p.name]
+        if p.kind == "string" and value == ONE_RANK_GROUP:
+            one_rank_group()
         if case.layout == "device" and p.kind == "tensor" and value is not None:
             value = aclnn.to_device(value)
         elif case.layout == "device" and p.kind == "tensor_list" and value is not None:

@@ -4,6 +4,8 @@
 // synchronisation on them.
 #include "ascendcl/stream_state.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -29,9 +31,18 @@ void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<St
     }
   }
   event.reached.notify_all();
+  if (event.shared) {
+    const std::string where = fault.status ? fault.message + " (in process " + std::to_string(getpid()) + ")" : "";
+    event.shared->Complete(version, fault.status, fault.api.c_str(), where);
+  }
 }
 
 Fault WaitForEvent(EventState& event, uint64_t version) {
+  if (event.shared) {  // the version may be another process's record: the shared counters say
+    Fault fault;
+    fault.status = event.shared->Wait(version, &fault.api, &fault.message);
+    return fault;
+  }
   std::unique_lock<std::mutex> lock(event.mutex);
   event.reached.wait(lock, [&] { return event.completed >= version; });
   for (const auto& [faulted, fault] : event.faulted_versions) {
@@ -50,6 +61,14 @@ aclError RefuseCapturedRecord(const EventState& e, const char* api) {
                                                                "(aclmdlRICaptureBegin) and runs only when the model is executed");
 }
 
+// An event shared between processes is not timed: its latest record may be another process's, whose
+// time this one never saw (CUDA, too, times no interprocess event). Requires the event's mutex.
+aclError RefuseTimingShared(const EventState& e, const char* api) {
+  if (!e.shared) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator for an event shared "
+                                                                   "between processes (ACL_EVENT_IPC): timing it");
+}
+
 // A record of `event` on `stream` (a new version of the event), or a wait of `stream` for the
 // event's latest record (nothing to wait for when it was never recorded).
 aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, const char* api) {
@@ -65,12 +84,18 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   // Into a capture, a record or a wait is numbered when the model is executed (ReplayModel).
   std::shared_ptr<ModelState> capture = CaptureOf(*s);
   std::shared_ptr<ModelState> join;
+  if (e->shared && capture) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator: a record of or a "
+                                                                     "wait for an event shared between processes (ACL_EVENT_IPC) in a capture");
+  }
   {
     std::lock_guard<std::mutex> lock(e->mutex);
     if (kind == Task::Kind::kRecord) {
       e->record_captured = capture != nullptr;
       e->captured_into = capture;
-      if (!capture) task.version = ++e->recorded;
+      if (!capture) task.version = e->recorded = e->shared ? e->shared->Record() : e->recorded + 1;
+    } else if (e->shared) {
+      task.version = e->shared->Latest();
     } else {
       if (e->record_captured && !capture) {
         join = e->captured_into.lock();
@@ -106,17 +131,21 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   return Enqueue(s, std::move(task));
 }
 
+// Whether the event's latest record, in any process that shares it, has been reached. Requires its mutex.
+bool LatestReached(const EventState& e) {
+  return e.shared ? e.shared->Reached(e.shared->Latest()) : e.completed >= e.recorded;
+}
+
 aclError CreateEventWithFlag(aclrtEvent* event, uint32_t flag, const char* api) {
   if (!event) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": event is a null pointer");
   constexpr uint32_t kKnown = ACL_EVENT_SYNC | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACL_EVENT_TIME_LINE |
                               ACL_EVENT_DEVICE_USE_ONLY | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC;
   if (flag & ~kKnown) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown event flags " + std::to_string(flag));
-  if (flag & ACL_EVENT_IPC) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_EVENT_IPC (events shared between processes) is not modelled by the simulator");
-  }
   // Every simulated event can be synchronised on and timed: the other flags select hardware
-  // resources that the simulator does not distinguish.
-  *event = reinterpret_cast<aclrtEvent>(State().events.Add(std::make_shared<EventState>(flag)));
+  // resources that the simulator does not distinguish. An IPC event's versions live in shared memory.
+  auto state = std::make_shared<EventState>(flag);
+  if ((flag & ACL_EVENT_IPC) && !(state->shared = SharedEvent::Create(api))) return ACL_ERROR_RT_MEMORY_ALLOCATION;
+  *event = reinterpret_cast<aclrtEvent>(State().events.Add(std::move(state)));
   return ACL_SUCCESS;
 }
 
@@ -149,7 +178,7 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* statu
   std::lock_guard<std::mutex> lock(e->mutex);
   if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventWaitStatus")) return refused;
   // A wait for the event is satisfied once its latest record has been reached.
-  *status = e->completed >= e->recorded ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+  *status = aclsim::LatestReached(*e) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
 
@@ -158,6 +187,7 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: event is not a live event");
   std::lock_guard<std::mutex> lock(e->mutex);
+  if (aclError refused = aclsim::RefuseTimingShared(*e, "aclrtEventGetTimestamp")) return refused;
   if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtEventGetTimestamp")) return refused;
   if (e->recorded == 0 || e->completed < e->recorded) {
     return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventGetTimestamp: the event was not recorded, or its record has not been reached yet");
@@ -185,9 +215,23 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  if (int32_t held = aclsim::TakeHeldRefusal("aclrtSynchronizeEvent")) return held;
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is not a live event");
   std::shared_ptr<aclsim::StreamState> faulted;
+  if (e->shared) {
+    aclsim::Fault fault;
+    fault.status = e->shared->Wait(e->shared->Latest(), &fault.api, &fault.message);
+    if (fault.status == 0) return ACL_SUCCESS;
+    {
+      std::lock_guard<std::mutex> lock(e->mutex);
+      faulted = e->faulted_stream.lock();
+    }
+    // Recorded behind a fault here, the stream's synchronisation reports it; in another process, this one.
+    if (faulted) return aclsim::TakeFault(*faulted, "aclrtSynchronizeEvent");
+    return Fail(fault.status, "aclrtSynchronizeEvent: the event was recorded behind a kernel of " + fault.api +
+                                  " that failed on the device: " + fault.message);
+  }
   {
     std::unique_lock<std::mutex> lock(e->mutex);
     if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtSynchronizeEvent")) return refused;
@@ -206,7 +250,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* statu
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: event is not a live event");
   std::lock_guard<std::mutex> lock(e->mutex);
   if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtQueryEventStatus")) return refused;
-  *status = e->completed >= e->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  *status = aclsim::LatestReached(*e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
 
@@ -222,6 +266,7 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   aclsim::EventState* events[2] = {start.get(), end.get()};
   for (int i = 0; i < 2; ++i) {
     std::lock_guard<std::mutex> lock(events[i]->mutex);
+    if (aclError refused = aclsim::RefuseTimingShared(*events[i], "aclrtEventElapsedTime")) return refused;
     if (aclError refused = aclsim::RefuseCapturedRecord(*events[i], "aclrtEventElapsedTime")) return refused;
     if (events[i]->recorded == 0 || events[i]->completed < events[i]->recorded) {
       return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, std::string("aclrtEventElapsedTime: ") +
@@ -231,6 +276,26 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
     when[i] = events[i]->when;
   }
   *ms = std::chrono::duration<float, std::milli>(when[1] - when[0]).count();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle* handle) {
+  if (!handle) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtIpcGetEventHandle: handle is a null pointer");
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtIpcGetEventHandle: event is not a live event");
+  if (!e->shared) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtIpcGetEventHandle: the event was not created with ACL_EVENT_IPC "
+                                         "(aclrtCreateEventWithFlag, aclrtCreateEventExWithFlag)");
+  }
+  *handle = e->shared->Handle();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent* event) {
+  if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtIpcOpenEventHandle: event is a null pointer");
+  auto state = std::make_shared<aclsim::EventState>(ACL_EVENT_IPC);
+  if (aclError status = aclsim::SharedEvent::Open(handle, "aclrtIpcOpenEventHandle", &state->shared)) return status;
+  *event = reinterpret_cast<aclrtEvent>(aclsim::State().events.Add(std::move(state)));
   return ACL_SUCCESS;
 }
 

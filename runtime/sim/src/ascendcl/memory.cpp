@@ -4,8 +4,10 @@
 // memset or a kernel that would touch bytes outside it is refused with an error instead of
 // corrupting memory; freeing twice, freeing an interior pointer or freeing with the wrong call
 // is an error too. As CANN's aclrtMalloc, a request is rounded up to 32 bytes plus 32 more, and
-// blocks start on a 512-byte boundary (what kernels' vector loads rely on).
+// blocks start on a 512-byte boundary (what kernels' vector loads rely on); from 64 KiB on they start
+// on a page and own whole pages, which an export to another process (ipc.h) moves into a memory file.
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -15,10 +17,12 @@
 #include <string>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 #include "aclnn_bindgen/spin_lock.h"
 #include "aclnn_sim.h"
+#include "ascendcl/ipc.h"
 #include "ascendcl/streams.h"
 #include "common/internal.h"
 #include "ascendcl/settings.h"
@@ -41,6 +45,12 @@ struct Block {
   // A range of reserved virtual memory that aclrtMapMem backed with physical memory: device memory
   // for copies and kernels, but aclrtUnmapMem's to release, not aclrtFree's.
   bool mapped = false;
+  // Another process's allocation mapped here by aclrtIpcMemImportByKey: aclrtIpcMemClose's to release.
+  bool imported = false;
+  uint16_t lead = 0;  // the allocation starts this far past what malloc returned (AllocateAligned; < a page)
+  // An allocation exported to other processes (aclrtIpcMemGetExportKey) lives in this memory file
+  // from then on (ShareDeviceAllocation); closed when it is freed. -1: private memory.
+  int32_t shared_fd = -1;
 };
 
 struct Memory {
@@ -74,14 +84,44 @@ std::map<uintptr_t, Block>::const_iterator Containing(const std::map<uintptr_t, 
 // (transparent huge pages in "madvise" mode), as NumPy's and PyTorch's large arrays are: a kernel
 // streaming 64 MiB through 4 KiB pages read ~20% slower than PyTorch did through huge ones.
 constexpr size_t kHugePage = size_t{2} << 20;
+// From this size on, an allocation starts on a page and owns whole pages: an export to another process
+// (ShareDeviceAllocation) can then put them in a memory file in place, without touching a neighbour.
+// Smaller ones keep their size: whole pages would cost a 4 KiB tensor twice its memory or more.
+constexpr size_t kPage = 4096;
+constexpr size_t kShareable = size_t{64} << 10;
 
-void* AllocateAligned(size_t size) {
+// The bytes AllocateAligned(size) gives the caller; from kShareable on, whole pages of its own.
+size_t Capacity(size_t size) {
   const size_t capacity = (size + kGranule - 1) / kGranule * kGranule + kGranule;
+  return capacity >= kShareable ? (capacity + kPage - 1) / kPage * kPage : capacity;
+}
+
+struct Allocation {
   void* p = nullptr;
-  const bool huge = capacity >= 2 * kHugePage;
-  if (posix_memalign(&p, huge ? kHugePage : kAlignment, capacity) != 0) return nullptr;
-  if (huge) madvise(p, capacity, MADV_HUGEPAGE);  // a hint: without it the pages are small, nothing else
-  return p;
+  uint16_t lead = 0;  // std::free's pointer is p - lead
+};
+static_assert(kPage - 1 <= UINT16_MAX, "a lead is less than a page");
+
+Allocation AllocateAligned(size_t size) {
+  const size_t capacity = Capacity(size);
+  Allocation a;
+  if (capacity >= 2 * kHugePage) {
+    if (posix_memalign(&a.p, kHugePage, capacity) != 0) return Allocation{};
+    madvise(a.p, capacity, MADV_HUGEPAGE);  // a hint: without it the pages are small, nothing else
+  } else if (capacity >= kShareable) {
+    // The page found inside a malloc a page larger, not posix_memalign(4096): glibc serves a size this
+    // large with mmap until a free raises its threshold, and an aligned request stays above the
+    // threshold its own free sets, so that every allocation of a megabyte faulted its pages in afresh
+    // (~100x slower than the heap's reuse).
+    void* raw = std::malloc(capacity + kPage);
+    if (!raw) return Allocation{};
+    const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + kPage - 1) / kPage * kPage;
+    a.p = reinterpret_cast<void*>(start);
+    a.lead = static_cast<uint16_t>(start - reinterpret_cast<uintptr_t>(raw));
+  } else if (posix_memalign(&a.p, kAlignment, capacity) != 0) {
+    return Allocation{};
+  }
+  return a;
 }
 
 enum class Side { kHost, kDevice };
@@ -219,6 +259,80 @@ bool RemoveMappedRange(uintptr_t base, size_t size) {
   return true;
 }
 
+aclError ShareDeviceAllocation(const char* api, void* p, size_t size, int* fd, size_t* file_bytes) {
+  static std::mutex moving;  // two threads exporting one allocation move it once
+  std::lock_guard<std::mutex> one_at_a_time(moving);
+  Memory& m = State();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  size_t capacity = 0;
+  {
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+    auto it = m.device.find(address);
+    if (it == m.device.end() || it->second.mapped || it->second.imported) {
+      const char* what = it == m.device.end() ? (Containing(m.device, address) != m.device.end()
+                                                     ? " points inside a device allocation, not at its start"
+                                                     : " is not a live device allocation (aclrtMalloc)")
+                         : it->second.mapped ? " is mapped virtual memory (share it with aclrtMemExportToShareableHandle)"
+                                             : " was imported from another process";
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devPtr " + Hex(p) + what);
+    }
+    if (size == 0 || size > it->second.size) {
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size " + std::to_string(size) +
+                                               " is 0 or larger than the allocation's " + std::to_string(it->second.size) + " bytes");
+    }
+    capacity = Capacity(it->second.size);
+    if (capacity < kShareable) {
+      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                  std::string(api) + ": not modelled by the simulator for an allocation under " + std::to_string(kShareable) +
+                      " bytes: its host memory shares pages with other memory, which another process cannot map alone");
+    }
+    if (it->second.shared_fd >= 0) {
+      *fd = it->second.shared_fd;
+      *file_bytes = capacity;
+      return ACL_SUCCESS;
+    }
+  }
+  // The pages move into a memory file in place: queued work that uses them runs first, so that none
+  // writes the private pages after their contents were copied.
+  WaitForUsers(address, address + capacity);
+  const int file = memfd_create(kSharedMemoryName, MFD_CLOEXEC);
+  bool moved = file >= 0 && ftruncate(file, static_cast<off_t>(capacity)) == 0;
+  for (size_t done = 0; moved && done < capacity;) {
+    const ssize_t n = pwrite(file, static_cast<const char*>(p) + done, capacity - done, static_cast<off_t>(done));
+    moved = n > 0;
+    done += n > 0 ? static_cast<size_t>(n) : 0;
+  }
+  moved = moved && mmap(p, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, file, 0) != MAP_FAILED;
+  if (!moved) {
+    const std::string reason = std::strerror(errno);
+    if (file >= 0) close(file);
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": could not place the allocation in shared memory: " + reason);
+  }
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  m.device.at(address).shared_fd = file;
+  *fd = file;
+  *file_bytes = capacity;
+  return ACL_SUCCESS;
+}
+
+bool AddImportedRange(uintptr_t base, size_t size) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  auto next = m.device.lower_bound(base);
+  if ((next != m.device.end() && next->first < base + size) || Containing(m.device, base) != m.device.end()) return false;
+  Block block{size};
+  block.imported = true;
+  m.device.emplace(base, block);
+  return true;
+}
+
+void RemoveImportedRange(uintptr_t base) {
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  auto it = m.device.find(base);
+  if (it != m.device.end() && it->second.imported) m.device.erase(it);
+}
+
 bool FindDeviceAllocation(const void* address, DeviceRange* out) {
   Memory& m = State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
@@ -292,14 +406,16 @@ aclError Malloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy, bool pa
                                                       std::to_string(capacity) + " in use");
     }
   }
-  void* p = aclsim::AllocateAligned(size);
-  if (!p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of memory for " + std::to_string(size) + " bytes");
+  const aclsim::Allocation a = aclsim::AllocateAligned(size);
+  if (!a.p) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, api + ": out of memory for " + std::to_string(size) + " bytes");
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  m.device.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  aclsim::Block block{size};
+  block.lead = a.lead;
+  m.device.emplace(reinterpret_cast<uintptr_t>(a.p), block);
   m.device_bytes += size;
   ++m.malloc_calls;
   if (m.device_bytes > m.peak_device_bytes) m.peak_device_bytes = m.device_bytes;
-  *devPtr = p;
+  *devPtr = a.p;
   return ACL_SUCCESS;
 }
 
@@ -321,11 +437,17 @@ aclError aclrtFree(void* devPtr) {
   auto& m = aclsim::State();
   const uintptr_t address = reinterpret_cast<uintptr_t>(devPtr);
   size_t size = 0;
+  int shared_fd = -1;
+  uint16_t lead = 0;
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
     if (it != m.device.end() && it->second.mapped) {
       return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " is mapped virtual memory (release it with aclrtUnmapMem)");
+    }
+    if (it != m.device.end() && it->second.imported) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) +
+                                               " was imported from another process (release it with aclrtIpcMemClose)");
     }
     if (it == m.device.end()) {
       if (aclsim::Containing(m.device, address) != m.device.end()) {
@@ -348,10 +470,19 @@ aclError aclrtFree(void* devPtr) {
       return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: " + aclsim::Hex(devPtr) + " was freed by another thread meanwhile");
     }
     m.device_bytes -= it->second.size;
+    shared_fd = it->second.shared_fd;
+    size = it->second.size;
+    lead = it->second.lead;
     m.device.erase(it);
     ++m.free_calls;
   }
-  std::free(devPtr);
+  if (shared_fd >= 0) {
+    // Exported memory goes back to private pages before the heap has it again: importers keep the
+    // file's pages (their mappings), and nothing the heap writes there later reaches them.
+    mmap(devPtr, aclsim::Capacity(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    close(shared_fd);
+  }
+  std::free(static_cast<char*>(devPtr) - lead);
   return ACL_SUCCESS;
 }
 
@@ -359,13 +490,15 @@ aclError aclrtMallocHost(void** hostPtr, size_t size) {
   if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is a null pointer");
   *hostPtr = nullptr;
   if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
-  void* p = aclsim::AllocateAligned(size);
-  if (!p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
+  const aclsim::Allocation a = aclsim::AllocateAligned(size);
+  if (!a.p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
   auto& m = aclsim::State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  m.host.emplace(reinterpret_cast<uintptr_t>(p), aclsim::Block{size});
+  aclsim::Block block{size};
+  block.lead = a.lead;
+  m.host.emplace(reinterpret_cast<uintptr_t>(a.p), block);
   m.host_bytes += size;
-  *hostPtr = p;
+  *hostPtr = a.p;
   return ACL_SUCCESS;
 }
 
@@ -382,15 +515,17 @@ aclError aclrtFreeHost(void* hostPtr) {
                 "aclrtFreeHost: " + aclsim::Hex(hostPtr) + " is not a live aclrtMallocHost allocation (freed twice?)");
   }
   m.host_bytes -= it->second.size;
+  const uint16_t lead = it->second.lead;
   m.host.erase(it);
   lock.unlock();
-  std::free(hostPtr);
+  std::free(static_cast<char*>(hostPtr) - lead);
   return ACL_SUCCESS;
 }
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
   // Synchronous, and not ordered with any stream: callers synchronise the stream that wrote
-  // `src` first, as on a device.
+  // `src` first, as on a device. The caller reads results here: an earlier refusal it is owed first.
+  if (int32_t held = aclsim::TakeHeldRefusal("aclrtMemcpy")) return held;
   if (aclError status = aclsim::CheckCopy("aclrtMemcpy", dst, destMax, src, count, kind)) return status;
   if (count) std::memmove(dst, src, count);
   return ACL_SUCCESS;

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct OpTensorDesc {
   // shape, a permutation, offsets), whatever its data buffer holds then.
   bool constant = false;
   std::vector<uint8_t> constant_data;
+  // The thread that made it (aclCreateTensorDesc): the one that asked for the operators it describes,
+  // which another thread may run (HoldRefusal).
+  std::thread::id maker = std::this_thread::get_id();
 };
 
 struct OpDataBuffer {

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -239,6 +240,60 @@ int32_t LastErrorStatus(bool clear) {
 void SetError(const std::string& message) {
   t_last_error = message;
   if (Settings().log) std::fprintf(stderr, "[aclnn-sim] %s\n", message.c_str());
+}
+
+namespace {
+
+struct HeldRefusals {
+  std::mutex mutex;
+  int32_t status = 0;  // 0: none held
+  std::string message;
+  size_t more = 0;  // refusals held after the first, before it was taken: they may only follow from it
+  std::atomic<bool> any{false};  // every aclnn phase 1 asks, without the lock
+};
+
+HeldRefusals& Held() {
+  static HeldRefusals* held = new HeldRefusals;  // never destroyed: threads may call during exit
+  return *held;
+}
+
+thread_local bool t_runs_other_threads_operators = false;
+
+}  // namespace
+
+void RunsOtherThreadsOperators() { t_runs_other_threads_operators = true; }
+
+void HoldRefusal(int32_t status, const std::string& message) {
+  HeldRefusals& held = Held();
+  std::lock_guard<std::mutex> lock(held.mutex);
+  if (held.status != 0) {
+    ++held.more;
+    return;
+  }
+  held.status = status;
+  held.message = message;
+  held.any.store(true, std::memory_order_release);
+}
+
+int32_t TakeHeldRefusal(const char* api) {
+  HeldRefusals& held = Held();
+  if (!held.any.load(std::memory_order_acquire) || t_runs_other_threads_operators) return 0;
+  int32_t status;
+  std::string message = std::string(api) +
+                        ": an operator asked for earlier was refused on the thread that ran it (torch_npu's task queue "
+                        "runs operators on a thread of its own), its outputs not written: ";
+  {
+    std::lock_guard<std::mutex> lock(held.mutex);
+    if (held.status == 0) return 0;
+    status = held.status;
+    message += held.message;
+    if (held.more) message += " (and " + std::to_string(held.more) + " later operators were refused there after it)";
+    held.status = 0;
+    held.message.clear();
+    held.more = 0;
+    held.any.store(false, std::memory_order_release);
+  }
+  return Fail(status, message);
 }
 
 bool& AclopKernelOnEveryChip() {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "ascendcl/ipc.h"
 #include "common/handles.h"
 #include "common/internal.h"
 
@@ -67,6 +68,9 @@ struct EventState {
   // when the model is executed. A stream that waits for it joins that capture (`captured_into`).
   bool record_captured = false;
   std::weak_ptr<ModelState> captured_into;
+  // ACL_EVENT_IPC: the versions every process that opened the event shares (ipc.h); `recorded` and
+  // `completed` above then count this process's records only.
+  std::shared_ptr<SharedEvent> shared;
 };
 constexpr size_t kFaultedVersions = 64;
 

@@ -261,6 +261,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) 
 aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
   constexpr const char* api = "aclrtSynchronizeDeviceWithTimeout";
   if (timeout == -1) return aclrtSynchronizeDevice();
+  if (int32_t held = aclsim::TakeHeldRefusal(api)) return held;
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
   if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
@@ -370,6 +371,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
 }
 
 aclError aclrtSynchronizeDevice(void) {
+  if (int32_t held = aclsim::TakeHeldRefusal("aclrtSynchronizeDevice")) return held;
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) {
     return Fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no device is set (call aclrtSetDevice first)");

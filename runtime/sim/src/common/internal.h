@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl_rt.h"
@@ -34,6 +35,22 @@ Status Fail(Status status, const std::string& message) {
   SetErrorStatus(static_cast<int32_t>(status));
   return status;
 }
+
+// A refusal of work another thread asked for: an aclop operator whose descriptions another thread
+// made, refused on the thread that runs it (torch_npu's task-queue thread runs the operators its
+// calling thread describes, and ends its queue for the whole process, silently dropping every later
+// operator, when one of those calls fails). The refusal is held for the process instead, and
+// returned, with its message, by the next call that reports earlier work (TakeHeldRefusal's callers)
+// of a thread that does not run other threads' operators: the asker's, or another that reads the
+// results (torch's autograd thread describes the backward operators, the main thread reads the
+// gradients). The calling thread is marked as one that runs other threads' operators.
+ACLSIM_EXPORT void HoldRefusal(int32_t status, const std::string& message);
+// The held refusal, taken, unless the calling thread runs other threads' operators (HoldRefusal):
+// its status, with the message set saying that `api` reports an earlier operator's; 0 when none.
+ACLSIM_EXPORT int32_t TakeHeldRefusal(const char* api);
+// Marks the calling thread as one that runs operators other threads described: it is never handed
+// a held refusal (failing one of its calls is what holding avoids).
+ACLSIM_EXPORT void RunsOtherThreadsOperators();
 
 // A live aclrtMalloc allocation: [base, base + size) is what the caller asked for.
 struct DeviceRange {

@@ -5,13 +5,16 @@
 // ACL_PRECISION_MODE to choose how to run ops); ACL_OP_JIT_COMPILE's default is the simulated chip's. An operator run by type name goes to the aclop
 // bridge (bridge.h, ops.cpp): Identity is here (a copy between plain layouts, and the transforms
 // between a plain layout and NC1HWC0 or FRACTAL_NZ); the other modelled types run the simulator's
-// aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success.
+// aclnn kernels; every other type is ACL_ERROR_OP_NOT_FOUND naming it, never success (on a thread
+// running another thread's operators, as torch_npu's task queue does, the refusal is held and
+// returned by a later call: CheckOperator).
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -318,6 +321,16 @@ aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const
 
 namespace {
 
+// The thread that asked for the operator: the one that made its descriptions. torch_npu's calling
+// thread makes them (aclCreateTensorDesc, aclSetTensorFormat, aclSetTensorShape) and, unless
+// ASCEND_LAUNCH_BLOCKING=1, its task-queue thread ("acl_thread") runs the call (traced with gdb on
+// torch_npu 2.13.0 on Ascend910: `x + z` of plain tensors).
+std::thread::id Asker(const aclsim::aclop::OpCall& call) {
+  if (!call.inputs.empty()) return call.inputs[0].desc->maker;
+  if (!call.outputs.empty()) return call.outputs[0].desc->maker;
+  return std::this_thread::get_id();
+}
+
 // aclopCompileAndExecute's arguments, checked as CANN checks them, then run by the operator type's
 // entry in the aclop bridge (bridge.h).
 aclError CheckOperator(const char* api, const char* opType, int numInputs, const aclTensorDesc* const inputDesc[],
@@ -354,7 +367,22 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
     std::lock_guard<std::mutex> lock(found->mutex);
     call.attrs = found->values;
   }
-  return aclsim::aclop::Run(call);
+  const bool for_another_thread = Asker(call) != std::this_thread::get_id();
+  if (for_another_thread) {
+    aclsim::RunsOtherThreadsOperators();
+  } else if (int32_t held = aclsim::TakeHeldRefusal(api)) {
+    return held;
+  }
+  const aclError status = aclsim::aclop::Run(call);
+  // Refused on a thread other than the asker's (torch_npu's task queue): failing this call would end
+  // torch_npu's queue, every later operator of the process dropped without an error, their outputs
+  // never written. The refusal is held for the process, whose next copy to the host, synchronisation
+  // or operator on a thread that does not run other threads' operators returns it.
+  // aclopCompileAndExecuteV2's stays its call's: its caller reads the outputs' extents the call wrote
+  // (torch_npu calls it on the calling thread, its queue drained: torch.nonzero on Ascend910).
+  if (status == ACL_SUCCESS || !for_another_thread || std::string(api) != "aclopCompileAndExecute") return status;
+  aclsim::HoldRefusal(status, aclGetRecentErrMsg());
+  return ACL_SUCCESS;
 }
 
 }  // namespace

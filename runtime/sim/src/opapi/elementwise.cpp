@@ -210,6 +210,9 @@ Float4 WidenHalfSse2(UInt4 upper) {
 void LoadHalfSse2(const char* src, int64_t n, float* dst) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
+    // entry.h's kPrefetchBytes says why: sigmoid over 16M FLOAT16 on one core, 1.72 -> 1.55-1.66 ns an
+    // element (the BFLOAT16 rows' loop measured the same with it, 1.20-1.29, and has none).
+    __builtin_prefetch(src + 2 * i + kPrefetchBytes, 0, 3);
     const Short8 halves = *reinterpret_cast<const StoredShort8*>(src + 2 * i), zero{};
     const Float4 low = WidenHalfSse2((UInt4)__builtin_shufflevector(zero, halves, 0, 8, 1, 9, 2, 10, 3, 11));
     const Float4 high = WidenHalfSse2((UInt4)__builtin_shufflevector(zero, halves, 4, 12, 5, 13, 6, 14, 7, 15));

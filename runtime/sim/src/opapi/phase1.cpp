@@ -733,6 +733,7 @@ aclnnStatus PlanKernel(Call& call, std::unique_ptr<ExecutorWork>* work, uint64_t
 
 aclnnStatus GetWorkspaceSize(const ApiSpec& spec, const Arg* args, uint64_t* workspaceSize, aclOpExecutor** executor) {
   if (!Settings().valid()) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + Settings().error);
+  if (int32_t held = TakeHeldRefusal(spec.name)) return held;
   Soc soc;
   if (!SimulatedSoc(&soc)) return Fail(ACLNN_ERR_RUNTIME_ERROR, std::string(spec.name) + ": " + aclGetRecentErrMsg());
   if (aclnnStatus s = CheckNulls(spec, args, workspaceSize, executor)) return s;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "aclnn_bindgen/pool_shape.h"
 #include "common/dtypes.h"
 
 namespace aclsim {
@@ -506,6 +507,27 @@ aclnnStatus CheckValueRules(const Call& call) {
                                          std::to_string(product) + " is less than " + std::to_string(least) +
                                          ", the product of the last " + std::to_string(rule.last) + " dimensions of " +
                                          spec.params[rule.tensor].name + " " + Shape(*shape) + Where(spec, rule.line));
+  }
+  // A padded shape after the arrays' lengths and values, whose rows a wrong padding answers first.
+  for (uint8_t r = 0; r < rules.padded_count; ++r) {
+    const PaddedShapeSpec& rule = rules.padded[r];
+    const Dims* shape = TensorShape(call, rule.tensor);
+    const Dims* given = TensorShape(call, rule.param);
+    const Call::Param& padding = call.params[rule.padding];
+    // An array of another length or a tensor without the dimensions (the length and rank rules judge them) is not judged.
+    if (!shape || !given || !padding.present || (rule.pairs && padding.ints.size() != static_cast<size_t>(2 * rule.pairs))) {
+      continue;
+    }
+    Dims want = *shape;
+    if (!aclnn_bindgen::PadShape(padding.ints.data(), padding.ints.size(), &want)) continue;
+    // A widening below 0 is the pads' own rows' to refuse.
+    if (std::any_of(want.begin(), want.end(), [](int64_t d) { return d < 0; }) || want == *given) continue;
+    return call.Fail(rule.status ? rule.status : ShapeStatus(spec),
+                     std::string(spec.params[rule.param].name) + ": shape " + Shape(*given) + " is not " +
+                         spec.params[rule.tensor].name + "'s " + Shape(*shape) + " padded by " +
+                         spec.params[rule.padding].name + " " + Shape(Dims(padding.ints.begin(), padding.ints.end())) + ", " +
+                         Shape(want) +
+                         Where(spec, rule.line));
   }
   for (uint8_t r = 0; r < rules.divisible_count; ++r) {
     const DivisibleSpec& rule = rules.divisible[r];

@@ -53,7 +53,7 @@ namespace {
 
 using F = MatmulFamily;
 
-enum Slot { kA, kB, kOut, kBias, kX3, kSlots };
+enum Slot { kA, kB, kOut, kBias, kX3, kGatherOut, kSlots };
 
 // fused_matmul's step after the product (and bias), by the page's fusedOpType: "" and "16cast32"
 // none (the latter's FLOAT out converts), "add" and "mul" x3, "gelu_tanh", "gelu_erf", "relu".
@@ -109,6 +109,7 @@ class MatmulWork final : public FamilyWork {
   bool sum_batches = false;    // addbmm: the sum over `summed` products
   int64_t summed = 1;
   int epilogue = kNoEpilogue;  // fused_matmul's, applied in the compute type before the one rounding
+  bool gathers = false;        // aclnnAllGatherMatmul's gatherOut asked for: one rank's all-gather of A is A
 
  private:
   int64_t BatchCount() const {
@@ -378,6 +379,7 @@ class MatmulWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
+    if (gathers) ScatterFrom(ContiguousAs(tensor(kA), type, 5), type, tensor(kGatherOut));
     if (m == 0 || n == 0 || (!sum_batches && BatchCount() == 0)) return ACLNN_SUCCESS;
     if (integers) {
       IntegerProduct();
@@ -644,8 +646,11 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
   const bool transposed_out = op == F::Op::kTransposeBmm;
   const Dims expected = transposed_out ? Dims{m, batch[0], n} : result;
   if (out->view != expected) {
+    // An mc2 output sized for more ranks (torch_npu sizes a reduce-scatter's or an all-gather's by
+    // its world_size) is not one rank's product.
     return RejectInvalid(call, family, F::Role::kOut,
-                         "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(expected));
+                         "shape " + DimsText(out->view) + " is not the product's shape " + DimsText(expected) +
+                             (all_reduce ? ", the result of the communicator's one rank" : ""));
   }
   // A result-shaped view as [.., M, N]: the dimensions a 1-D operand dropped come back as 1.
   auto to_full = [&](TensorRef* t) {
@@ -681,6 +686,17 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       *scale = boolean ? static_cast<double>(*scale != 0) : std::trunc(*scale);
     }
   }
+  // x3, added to (or multiplying) the product after the bias.
+  auto take_x3 = [&](const TensorDesc& x3) -> aclnnStatus {
+    TensorRef& t3 = made->tensor(kX3);
+    t3.Set(RoleName(call, family, F::Role::kX3), x3);
+    if (!BroadcastTo(&t3, result)) {
+      return RejectInvalid(call, family, F::Role::kX3,
+                           "shape " + DimsText(x3.view) + " does not broadcast to the product's shape " + DimsText(result));
+    }
+    to_full(&t3);
+    return ACLNN_SUCCESS;
+  };
   if (op == F::Op::kFusedMatmul) {
     static const struct {
       const char* name;
@@ -701,13 +717,34 @@ aclnnStatus PlanMatmul(const Call& call, const FamilySpec& family, ExecutorWork*
       if (!x3) {
         return RejectParam(call, family, F::Role::kX3, ACLNN_ERR_PARAM_NULLPTR, "is null where fusedOpType is \"" + fused + "\"");
       }
-      TensorRef& t3 = made->tensor(kX3);
-      t3.Set(RoleName(call, family, F::Role::kX3), *x3);
-      if (!BroadcastTo(&t3, result)) {
+      if (aclnnStatus s = take_x3(*x3)) return s;
+    }
+  }
+  if (all_reduce) {
+    // aclnnMatmulAllReduceV2's x3 is added after the all-reduce, the identity of one rank: the
+    // same "add" step; its page wants it of the product's shape.
+    if (const TensorDesc* x3 = RoleTensor(call, family, F::Role::kX3)) {
+      if (x3->view != result) {
         return RejectInvalid(call, family, F::Role::kX3,
-                             "shape " + DimsText(x3->view) + " does not broadcast to the product's shape " + DimsText(result));
+                             "shape " + DimsText(x3->view) + " is not the product's shape " + DimsText(result));
       }
-      to_full(&t3);
+      if (integers) return Decline(call, work, "for integer operands with x3 (the pages' operands are floating)");
+      made->epilogue = kAddX3;
+      if (aclnnStatus s = take_x3(*x3)) return s;
+    }
+    // aclnnAllGatherMatmul's gatherOut, allgather(x1): x1 itself on one rank. An empty one is not
+    // asked for (op-plugin passes a [0] tensor when gather_output is false).
+    if (const TensorDesc* gather = RoleTensor(call, family, F::Role::kGatherOut)) {
+      if (gather->numel() != 0) {
+        if (gather->view != a->view || gather->dtype != a->dtype) {
+          return RejectInvalid(call, family, F::Role::kGatherOut,
+                               DTypeName(gather->dtype) + std::string(" ") + DimsText(gather->view) + " is not " +
+                                   RoleName(call, family, F::Role::kA) + "'s " + DTypeName(a->dtype) + " " +
+                                   DimsText(a->view) + ", the all-gather of the communicator's one rank");
+        }
+        made->tensor(kGatherOut).Set(RoleName(call, family, F::Role::kGatherOut), *gather);
+        made->gathers = true;
+      }
     }
   }
   // addbmm keeps A and B as [batch, M, K] and [batch, K, N] (broadcast batches are expanded by

@@ -89,7 +89,7 @@ class PackWork final : public FamilyWork {
   }
 };
 
-enum MatmulSlot { kMx1, kMx2, kMScale, kMOffset, kMPertoken, kMBias, kMOut, kMatmulSlots };
+enum MatmulSlot { kMx1, kMx2, kMScale, kMOffset, kMPertoken, kMBias, kMOut, kMX3, kMatmulSlots };
 
 class QuantMatmulWork final : public FamilyWork {
  public:
@@ -104,6 +104,7 @@ class QuantMatmulWork final : public FamilyWork {
   bool mx = false;          // per block of kMxBlock along k: the FLOAT8_E8M0 scale and pertoken (x1Scale) of each
   bool int4 = false;        // the operands are `int4_x1` and `int4_x2` (their slots hold the bytes they lie in)
   TensorDesc int4_x1, int4_x2;
+  bool has_x3 = false;      // mc2's addend after the dequantisation (aclnnQuantMatmulAllReduce's x3), of the output's shape
   static constexpr int64_t kMxBlock = 32;
 
  private:
@@ -127,6 +128,7 @@ class QuantMatmulWork final : public FamilyWork {
     const std::vector<float> bias = has_bias && !int_bias ? Floats(tensor(kMBias)) : std::vector<float>();
     std::vector<double> int_bias_values(has_bias && int_bias ? static_cast<size_t>(tensor(kMBias).numel()) : 0);
     if (!int_bias_values.empty()) GatherAs(tensor(kMBias), ComputeType::kFloat64, int_bias_values.data());
+    const std::vector<float> x3 = has_x3 ? Floats(tensor(kMX3)) : std::vector<float>();
     auto at = [](const std::vector<float>& v, int64_t j) { return v[v.size() == 1 ? 0 : static_cast<size_t>(j)]; };
     const int64_t blocks = (k + kMxBlock - 1) / kMxBlock, pairs = (blocks + 1) / 2;
     // Block kb's MX scales of row i (x1Scale) and column j (x2Scale) of the operands' matrices ma and mb, as
@@ -179,6 +181,7 @@ class QuantMatmulWork final : public FamilyWork {
         if (has_pertoken) v *= pertoken[static_cast<size_t>(i)];
         if (has_bias && !bias_first) v += at(bias, j);
         if (has_offset) v += at(offset, j);
+        if (has_x3) v += x3[static_cast<size_t>(row * n + j)];
         y[static_cast<size_t>(row * n + j)] = v;
       }
     });
@@ -299,6 +302,9 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   if (x1->view.size() < 2 || x2->view.size() < 2) {
     return reject(x1->view.size() < 2 ? Q::Role::kX1 : Q::Role::kX2, "has fewer than 2 dimensions");
   }
+  if (family.has(Q::Role::kGroup)) {  // mc2's quantised all-reduce: one rank's is the identity
+    if (aclnnStatus s = CheckOneRankGroup(call, family, Q::Role::kGroup, Q::Role::kReduceOp)) return s;
+  }
   for (int role : {int{Q::Role::kX1Offset}, int{Q::Role::kYScale}, int{Q::Role::kYOffset}}) {
     if (Given(call, family, role)) {
       return Decline(call, work, std::string("with ") + RoleName(call, family, role) + " (not simulated)");
@@ -344,6 +350,17 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
     batch[d] = da == 1 ? db : da;
   }
   if (mx && rank != 0) return Decline(call, work, "for a batched MX product (its scales' batch layout is not simulated)");
+  if (const TensorDesc* x3 = Given(call, family, Q::Role::kX3)) {
+    if (mx) return Decline(call, work, "for x3 with MX scales (no page adds one)");
+    Dims product = batch;
+    product.push_back(made->m);
+    product.push_back(made->n);
+    if (x3->view != product) {
+      return reject(Q::Role::kX3, "shape " + DimsText(x3->view) + " is not the output's " + DimsText(product));
+    }
+    made->tensor(kMX3).Set(RoleName(call, family, Q::Role::kX3), *x3);
+    made->has_x3 = true;
+  }
   made->batch = batch;
   made->x1_batch_strides = BatchStrides(ba, batch);
   made->x2_batch_strides = BatchStrides(bb, batch);

@@ -131,12 +131,15 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
 
 // One plane's work: the axes' tables (three, the missing leading ones one tap of weight 1), the
 // source and the destination (zeroed for a backward op), and which of aten's orders to follow.
+struct ByInput;
+
 template <typename T>
 struct PlaneJob {
   const Axis<T>* axes;
   Mode mode;
   bool backward;
   bool flat_linear;  // the forward's one sum of products (see Run)
+  const ByInput* by_input;  // the baseline path's float linear and nearest backward: the last axis turned round
 };
 
 // The hot loop, built for each code path (ACLSIM_KERNEL): a fused multiply-add is one instruction
@@ -206,7 +209,11 @@ static inline __attribute__((always_inline)) Floats4 FusedInDouble4(Floats4 a, F
   Doubles2 low = SumWithError2(_mm_cvtps_pd(a) * _mm_cvtps_pd(b), _mm_cvtps_pd(c), &low_error);
   Doubles2 high = SumWithError2(_mm_cvtps_pd(_mm_movehl_ps(a, a)) * _mm_cvtps_pd(_mm_movehl_ps(b, b)),
                                 _mm_cvtps_pd(_mm_movehl_ps(c, c)), &high_error);
-  if (__builtin_expect(_mm_movemask_pd((low_error != 0) | (high_error != 0)) != 0, 0)) {
+  // SSE2's own compare and or: GCC's generic (e != 0) | (f != 0) went through the integer registers
+  // lane by lane (objdump), a quarter of the loop's samples.
+  const Doubles2 zero{};
+  if (__builtin_expect(_mm_movemask_pd(_mm_or_pd(_mm_cmpneq_pd(low_error, zero), _mm_cmpneq_pd(high_error, zero))) != 0,
+                       0)) {
     low = OffHalfway2(low, low_error);
     high = OffHalfway2(high, high_error);
   }
@@ -381,6 +388,135 @@ static inline __attribute__((always_inline)) void ResampleFloatPlaneByRows(const
   }
 }
 
+// aten's linear and nearest backward of one output row: the first axis's taps outer, the weights'
+// product times the gradient added in one fused multiply-add, in the order of the output's columns.
+template <int kPathLanes, int W0, int W1, int W2, typename T>
+static inline __attribute__((always_inline)) void AddRowGradients(int w0, int w1, const Axis<T>& x2, const T* gradient,
+                                                                  T* const (&grad_rows)[4][4],
+                                                                  const T (&row_weights)[4][4]) {
+  const int w2 = W2 ? W2 : x2.width;
+  const int64_t* ic = x2.index.data();
+  const T* wc = x2.weight.data();
+  for (int64_t o2 = 0; o2 < x2.out; ++o2) {
+    for (int a = 0; a < w0; ++a) {
+      for (int b = 0; b < w1; ++b) {
+        for (int c = 0; c < w2; ++c) {
+          T& target = grad_rows[a][b][ic[o2 * w2 + c]];
+          target = Fused<kPathLanes>(row_weights[a][b] * wc[o2 * w2 + c], gradient[o2], target);
+        }
+      }
+    }
+  }
+}
+
+// The baseline path's AddRowGradients, four input columns at a time: the same fused multiply-adds
+// in the same order for each input element, so bit for bit the FMA paths' results. The scalar loop
+// adds into memory, each element its columns' gradients one after another (a 2x upsample's element
+// takes four in a row), and pays a TwoSum per addition; here each input row's elements keep their
+// sums in a vector across their contributions, which come from the last axis's table turned round
+// (ByInput: for each input column its output columns and weights, in the output's order), and the
+// TwoSums go four at a time. Four columns with fewer contributions than their neighbours add the
+// gradient 0 with weight 0, which leaves a sum as it is (a sum that starts at +0 is never -0).
+// Rows of one output row that coincide (an axis's clamped taps at the border) take their
+// contributions interleaved: false then, and the caller takes the scalar loop.
+struct ByInput {
+  int64_t columns = 0;                 // the input's
+  std::vector<int32_t> first;          // per input column, its first contribution (columns + 1)
+  std::vector<int32_t> steps;          // per four input columns, the most contributions of one
+  std::vector<int32_t> offset;         // per four, per step: the gradients' columns (a padding's: the zero's)
+  std::vector<float> weight;           // per four, per step: the last axis's weights (a padding's 0)
+  std::vector<int32_t> scalar_offset;  // per contribution of an input column past the last four
+  std::vector<float> scalar_weight;
+};
+
+// x2's table turned round; none (nullptr) for a row too long for 32-bit offsets.
+std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2) {
+  const int w2 = x2.width;
+  if (x2.out * w2 >= INT32_MAX) return nullptr;
+  auto table = std::make_unique<ByInput>();
+  const int64_t columns = x2.in, vectors = columns / 4;
+  std::vector<int32_t> count(static_cast<size_t>(columns + 1), 0);
+  for (int64_t k = 0; k < x2.out * w2; ++k) ++count[static_cast<size_t>(x2.index[static_cast<size_t>(k)] + 1)];
+  for (int64_t i = 0; i < columns; ++i) count[static_cast<size_t>(i + 1)] += count[static_cast<size_t>(i)];
+  table->first = count;
+  std::vector<int32_t> contribution(static_cast<size_t>(x2.out * w2));  // the table's entries, by input column
+  for (int64_t k = 0; k < x2.out * w2; ++k) {
+    contribution[static_cast<size_t>(count[static_cast<size_t>(x2.index[static_cast<size_t>(k)])]++)] =
+        static_cast<int32_t>(k);
+  }
+  const int32_t zero = static_cast<int32_t>(x2.out);  // the gradient row's copy ends with a 0
+  table->steps.assign(static_cast<size_t>(vectors), 0);
+  for (int64_t v = 0; v < vectors; ++v) {
+    int32_t steps = 0;
+    for (int lane = 0; lane < 4; ++lane) {
+      const size_t i = static_cast<size_t>(4 * v + lane);
+      steps = std::max(steps, table->first[i + 1] - table->first[i]);
+    }
+    table->steps[static_cast<size_t>(v)] = steps;
+    for (int32_t j = 0; j < steps; ++j) {
+      for (int lane = 0; lane < 4; ++lane) {
+        const size_t i = static_cast<size_t>(4 * v + lane);
+        const bool real = table->first[i] + j < table->first[i + 1];
+        const int32_t k = real ? contribution[static_cast<size_t>(table->first[i] + j)] : 0;
+        table->offset.push_back(real ? k / w2 : zero);
+        table->weight.push_back(real ? x2.weight[static_cast<size_t>(k)] : 0.0f);
+      }
+    }
+  }
+  for (int32_t at = table->first[static_cast<size_t>(vectors * 4)]; at < table->first[static_cast<size_t>(columns)];
+       ++at) {
+    const int32_t k = contribution[static_cast<size_t>(at)];
+    table->scalar_offset.push_back(k / w2);
+    table->scalar_weight.push_back(x2.weight[static_cast<size_t>(k)]);
+  }
+  table->columns = columns;
+  return table;
+}
+
+template <int W0, int W1>
+static inline __attribute__((always_inline)) bool AddRowGradientsByInput(int w0, int w1, const Axis<float>& x2,
+                                                                         const ByInput& table, const float* gradient,
+                                                                         float* const (&grad_rows)[4][4],
+                                                                         const float (&row_weights)[4][4]) {
+  for (int r = 0; r < w0 * w1; ++r) {
+    for (int q = 0; q < r; ++q) {
+      if (grad_rows[r / w1][r % w1] == grad_rows[q / w1][q % w1]) return false;
+    }
+  }
+  thread_local std::vector<float> row;  // the gradient row and a 0 for the paddings
+  row.assign(gradient, gradient + x2.out);
+  row.push_back(0.0f);
+  const float* g = row.data();
+  const int64_t vectors = x2.in / 4;
+  for (int a = 0; a < w0; ++a) {
+    for (int b = 0; b < w1; ++b) {
+      float* target = grad_rows[a][b];
+      const float rw = row_weights[a][b];
+      const Floats4 row_weight{rw, rw, rw, rw};
+      const int32_t* offset = table.offset.data();
+      const float* weight = table.weight.data();
+      for (int64_t v = 0; v < vectors; ++v) {
+        Floats4 sum = Load<Floats4>(target + 4 * v);
+        for (int32_t j = table.steps[static_cast<size_t>(v)]; j > 0; --j, offset += 4, weight += 4) {
+          const Floats4 values{g[offset[0]], g[offset[1]], g[offset[2]], g[offset[3]]};
+          sum = FusedInDouble4(row_weight * Load<Floats4>(weight), values, sum);
+        }
+        std::memcpy(target + 4 * v, &sum, sizeof sum);
+      }
+      const int32_t base = table.first[static_cast<size_t>(vectors * 4)];
+      for (int64_t i = vectors * 4; i < x2.in; ++i) {
+        float sum = target[i];
+        for (int32_t at = table.first[static_cast<size_t>(i)]; at < table.first[static_cast<size_t>(i + 1)]; ++at) {
+          sum = FusedInDouble(rw * table.scalar_weight[static_cast<size_t>(at - base)],
+                              g[table.scalar_offset[static_cast<size_t>(at - base)]], sum);
+        }
+        target[i] = sum;
+      }
+    }
+  }
+  return true;
+}
+
 // W0, W1, W2: the axes' tap counts where known at compile time (the loops unroll), 0 where not.
 template <typename T, int W0, int W1, int W2, int kPathLanes>
 static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T>& job, const T* from, T* to) {
@@ -477,19 +613,13 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
             }
           }
         }
-      } else {
-        // aten's linear and nearest backward: the first axis's taps outer, the weights' product
-        // times the gradient added in one fused multiply-add.
-        for (int64_t o2 = 0; o2 < x2.out; ++o2) {
-          for (int a = 0; a < w0; ++a) {
-            for (int b = 0; b < w1; ++b) {
-              for (int c = 0; c < w2; ++c) {
-                T& target = grad_rows[a][b][ic[o2 * w2 + c]];
-                target = Fused<kPathLanes>(row_weights[a][b] * wc[o2 * w2 + c], gradient[o2], target);
-              }
-            }
-          }
+      } else if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
+        if (job.by_input == nullptr ||
+            !AddRowGradientsByInput<W0, W1>(w0, w1, x2, *job.by_input, gradient, grad_rows, row_weights)) {
+          AddRowGradients<kPathLanes, W0, W1, W2>(w0, w1, x2, gradient, grad_rows, row_weights);
         }
+      } else {
+        AddRowGradients<kPathLanes, W0, W1, W2>(w0, w1, x2, gradient, grad_rows, row_weights);
       }
     }
   }
@@ -574,7 +704,11 @@ class ResampleWork final : public FamilyWork {
                         !Overlap(out, tensor(kSource));
     T* result = direct ? reinterpret_cast<T*>(out.first)
                        : static_cast<T*>(Scratch(1, static_cast<size_t>(planes * (backward ? in_plane : out_plane)) * sizeof(T)));
-    const PlaneJob<T> job{axes.data(), mode, backward, flat_linear};
+    std::unique_ptr<ByInput> by_input;
+    if constexpr (std::is_same<T, float>::value) {
+      if (backward && mode != Mode::kCubic && KernelPath() == Isa::kBaseline) by_input = MakeByInput(axes[2]);
+    }
+    const PlaneJob<T> job{axes.data(), mode, backward, flat_linear, by_input.get()};
     ParallelFor(planes, [&](int64_t p) {
       RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
     });

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "aclnn_bindgen/pool_shape.h"
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/families/views.h"
@@ -539,7 +540,7 @@ aclnnStatus PlanShape(const Call& call, const FamilySpec& family, ExecutorWork**
       for (size_t j = 0; j < pad.size() / 2; ++j) {  // pad's first pair is the last dimension's
         const int64_t d = rank - 1 - static_cast<int64_t>(j);
         w.pads[2 * d] = pad[2 * j], w.pads[2 * d + 1] = pad[2 * j + 1];
-        shape[d] = self->view[d] + pad[2 * j] + pad[2 * j + 1];
+        shape[d] = aclnn_bindgen::PaddedSize(self->view[d], pad[2 * j], pad[2 * j + 1]);
         grows = grows || pad[2 * j] > 0 || pad[2 * j + 1] > 0;
         if (shape[d] < 0) {
           return RejectByRow(call, family, F::Role::kPad, RowKind::kOutputSize,

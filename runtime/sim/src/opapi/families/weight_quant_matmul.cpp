@@ -25,7 +25,7 @@ namespace {
 
 using W = WeightQuantMatmulFamily;
 
-enum MatmulSlot { kWx, kWWeight, kWScale, kWOffset, kWBias, kWOut, kMatmulSlots };
+enum MatmulSlot { kWx, kWWeight, kWScale, kWOffset, kWBias, kWOut, kWX3, kMatmulSlots };
 
 class WeightQuantMatmulWork final : public FamilyWork {
  public:
@@ -35,6 +35,7 @@ class WeightQuantMatmulWork final : public FamilyWork {
   bool has_offset = false, has_bias = false;
   bool int4 = false;   // the weight is `nibbles` (its slot holds the bytes they lie in)
   TensorDesc nibbles;
+  bool has_x3 = false;  // mc2's addend after the all-reduce (aclnnWeightQuantMatmulAllReduce's x3), [m, n]
 
  private:
   aclnnStatus Compute() override {
@@ -55,6 +56,7 @@ class WeightQuantMatmulWork final : public FamilyWork {
     const std::vector<float> scale = values(kWScale);
     const std::vector<float> offset = has_offset ? values(kWOffset) : std::vector<float>();
     const std::vector<float> bias = has_bias ? values(kWBias) : std::vector<float>();
+    const std::vector<float> x3 = has_x3 ? values(kWX3) : std::vector<float>();
     const bool per_tensor = scale.size() == 1;
     // The weight dequantised in place: its row kk reads scale row kk / group (row 0 without groups).
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -77,7 +79,8 @@ class WeightQuantMatmulWork final : public FamilyWork {
         }
         for (int64_t j = 0; j < n; ++j) {
           y[static_cast<size_t>(i * n + j)] =
-              static_cast<float>(acc[j]) + (has_bias ? bias[bias.size() == 1 ? 0 : static_cast<size_t>(j)] : 0.0f);
+              static_cast<float>(acc[j]) + (has_bias ? bias[bias.size() == 1 ? 0 : static_cast<size_t>(j)] : 0.0f) +
+              (has_x3 ? x3[static_cast<size_t>(i * n + j)] : 0.0f);
         }
       }
     });
@@ -97,6 +100,9 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
   const TensorDesc* out = RoleTensor(call, family, W::Role::kOut);
   if (!x || !weight || !scale || !out) return Decline(call, work, "without its tensors");
   const ParamRejecter reject(call, family);
+  if (family.has(W::Role::kGroup)) {  // mc2's all-reduce after the product: one rank's is the identity
+    if (aclnnStatus s = CheckOneRankGroup(call, family, W::Role::kGroup, W::Role::kReduceOp)) return s;
+  }
   if (RoleTensor(call, family, W::Role::kQuantScale)) {
     return Decline(call, work, "with quantScaleOptional (an INT8 output through aclnnTransQuantParam's UINT64 scales)");
   }
@@ -172,6 +178,13 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
     }
     made->tensor(kWBias).Set(RoleName(call, family, W::Role::kBias), *bias);
     made->has_bias = true;
+  }
+  if (const TensorDesc* x3 = RoleTensor(call, family, W::Role::kX3)) {
+    if (x3->view != Dims{m, n}) {
+      return reject(W::Role::kX3, "shape " + DimsText(x3->view) + " is not the output's [m, n] " + DimsText(Dims{m, n}));
+    }
+    made->tensor(kWX3).Set(RoleName(call, family, W::Role::kX3), *x3);
+    made->has_x3 = true;
   }
   made->tensor(kWx).Set(RoleName(call, family, W::Role::kX), *x);
   if (int4) {
