@@ -174,8 +174,9 @@ class DType(_Rows):
     COMPLEX32 = "COMPLEX32", "ACL_COMPLEX32", None, 4, DTypeCategory.COMPLEX
     COMPLEX64 = "COMPLEX64", "ACL_COMPLEX64", "numpy.complex64", 8, DTypeCategory.COMPLEX
     COMPLEX128 = "COMPLEX128", "ACL_COMPLEX128", "numpy.complex128", 16, DTypeCategory.COMPLEX
-    # Two per byte; ml_dtypes.int4 takes a byte per element, so it cannot hold CANN's layout.
-    INT4 = "INT4", "ACL_INT4", None, 0, DTypeCategory.SIGNED
+    # Two per byte on the device; on the host ml_dtypes.int4 holds one a byte, and the bindings pack
+    # and unpack (runtime/binding/arrays.cpp's pack_int4).
+    INT4 = "INT4", "ACL_INT4", "ml_dtypes.int4", 0, DTypeCategory.SIGNED
     UINT1 = "UINT1", "ACL_UINT1", None, 0, DTypeCategory.UNSIGNED  # eight per byte
     # Huawei's own 8-bit float (HiF8): no NumPy or ml_dtypes type encodes it.
     HIFLOAT8 = "HIFLOAT8", "ACL_HIFLOAT8", None, 1, DTypeCategory.FLOATING
@@ -1559,6 +1560,9 @@ class OpSemantics(_Json):
     # A valid call for the generated tests where the page's example gives none: a shape per
     # tensor (a list of shapes per tensor list), a value per other parameter.
     call: tuple[ArgValue, ...] = ()
+    # Shapes of optional tensors the valid call leaves out (NULL), for the calls that pass them: a
+    # dtype-combination row that gives one a dtype (aclnnGroupedMatmulV5's antiquant rows).
+    optional_call: tuple[ArgValue, ...] = ()
     # The page's table wins over its example where they disagree (an example that breaks the
     # table: CANN refuses its call, as aclnnGeluBackward's INT32 gradOutput); by default an
     # example, a program that ran, widens what the table admits (gen.model.example_evidence).
@@ -1617,3 +1621,7 @@ class OpSemantics(_Json):
     def call_value(self, param: str) -> Any:
         """The file's value (or shape) of a parameter in its valid call; None when it gives none."""
         return next((a.value for a in self.call if a.param == param), None)
+
+    def optional_shape(self, param: str) -> Any:
+        """The file's shape of an optional tensor its valid call leaves out; None when it gives none."""
+        return next((a.value for a in self.optional_call if a.param == param), None)

@@ -367,13 +367,14 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     ranks = {r.param: tuple(r.value) for r in semantics.client_ranks}
     broadcasting = set(semantics.client_broadcast)
     tensors = {p.name for p in api.params if p.kind is ParamKind.TENSOR}
-    # A host scalar's dtype too: op-plugin makes a Python float an aclScalar of DOUBLE.
-    typed = tensors | {p.name for p in api.params if p.kind is ParamKind.SCALAR}
+    lists = {p.name for p in api.params if p.kind is ParamKind.TENSOR_LIST}
+    # A host scalar's dtype too: op-plugin makes a Python float an aclScalar of DOUBLE; and a list's
+    # members' (npu_grouped_matmul's INT32-packed INT4 weights).
+    typed = tensors | lists | {p.name for p in api.params if p.kind is ParamKind.SCALAR}
     # A framework may pass NULL for any pointer (op-plugin's nullptr outputMask, an aclBoolArray).
     pointers = {p.name for p in api.params if p.kind is not None and p.kind.is_pointer}
-    lists = {p.name for p in api.params if p.kind is ParamKind.TENSOR_LIST}
     single = set(semantics.client_tensor_for_list)
-    allowed = {"client_dtypes": (typed, "tensor or scalar"), "client_optional": (pointers, "pointer"),
+    allowed = {"client_dtypes": (typed, "tensor, tensor list or scalar"), "client_optional": (pointers, "pointer"),
                "client_ranks": (tensors, "tensor"), "client_broadcast": (tensors, "tensor"),
                "client_tensor_for_list": (lists, "tensor list")}
     for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks),

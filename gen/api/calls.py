@@ -7,8 +7,10 @@ from __future__ import annotations
 from gen.ir import DType
 
 # What a test can pass to the bindings and compute a PyTorch golden for: the dtypes NumPy (with
-# ml_dtypes) holds that PyTorch also promotes with the others (not UINT16..UINT64, not FLOAT8_*).
-EXPRESSIBLE = tuple(d for d in DType if d.numpy and d.promotes_with_others)
+# ml_dtypes) holds that PyTorch also promotes with the others (not UINT16..UINT64, not FLOAT8_*),
+# and INT4, which promotes with none but whose values (-8..7) every golden reads as integers (the
+# bindings pack ml_dtypes.int4 arrays as CANN lays INT4 out).
+EXPRESSIBLE = tuple(d for d in DType if d.numpy and (d.promotes_with_others or d is DType.INT4))
 
 # Shapes by rank: small (at most 48 elements), with extents of 1 among them (which broadcast
 # and whose strides do not matter) and no two equal adjacent extents (so transposes show).

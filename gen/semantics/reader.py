@@ -86,7 +86,7 @@ from gen.ir import ArgValue, ClientDTypes, Diagnostic, DType, InputDomain, Integ
 ABSENT_VALUES = ("lowest", "highest")
 
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
-               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "table_over_example",
+               "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "optional_call", "table_over_example",
                "absent", "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_tensor_for_list",
                "client_evidence", "law", "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
@@ -268,6 +268,13 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
     if not isinstance(call, dict) or not all(_is_call_value(v) for v in call.values()):
         bad("call is a table of parameter = a shape (list of ints), a list of shapes, or a value")
         call = {}
+    optional_call = table.get("optional_call", {})
+    if not isinstance(optional_call, dict) or not all(_is_call_value(v) for v in optional_call.values()):
+        bad("optional_call is a table of optional tensor = a shape (list of ints) or a list of shapes")
+        optional_call = {}
+    if set(optional_call) & set(call):
+        bad(f"optional_call gives {sorted(set(optional_call) & set(call))} a shape call gives already")
+        optional_call = {k: v for k, v in optional_call.items() if k not in call}
 
     return OpSemantics(api=api, source=source, kernel=kernel, kernel_complex=kernel_complex,
                        result_rule=ResultRule.of(integral_to_float=integral_result == "floating",
@@ -278,6 +285,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
                        checks=tuple(checks), domains=tuple(domains), errata=tuple(errata), line=line,
                        family=family, op=op, roles=roles, options=options,
                        call=tuple(ArgValue(k, _frozen(v)) for k, v in call.items()),
+                       optional_call=tuple(ArgValue(k, _frozen(v)) for k, v in optional_call.items()),
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
                        client_optional=tuple(client_optional), client_ranks=tuple(client_ranks),
                        client_broadcast=tuple(client_broadcast), client_tensor_for_list=tuple(client_tensor_for_list),

@@ -37,7 +37,7 @@ DTYPES: dict[str, DTypeFacts] = {
     "COMPLEX32": DTypeFacts("ACL_COMPLEX32", None, False, 4, "complex"),
     "COMPLEX64": DTypeFacts("ACL_COMPLEX64", "complex64", False, 8, "complex"),
     "COMPLEX128": DTypeFacts("ACL_COMPLEX128", "complex128", False, 16, "complex"),
-    "INT4": DTypeFacts("ACL_INT4", None, False, 0, "signed"),
+    "INT4": DTypeFacts("ACL_INT4", "int4", True, 0, "signed"),
     "UINT1": DTypeFacts("ACL_UINT1", None, False, 0, "unsigned"),
     "HIFLOAT8": DTypeFacts("ACL_HIFLOAT8", None, False, 1, "floating"),
     "FLOAT8_E5M2": DTypeFacts("ACL_FLOAT8_E5M2", "float8_e5m2", True, 1, "floating"),

@@ -5110,8 +5110,8 @@ constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32)},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5123,7 +5123,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/104},
     // weight (line 114)
     {"weight", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/114},

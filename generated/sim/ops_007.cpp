@@ -5703,13 +5703,13 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool transposeX = aclsim::CallBool(call, 4);
   const bool transposeWeight = aclsim::CallBool(call, 5);
   const int64_t groupType = aclsim::CallInt(call, 6);
-  if (!transposeX) {  // semantics/matmul.toml:244
+  if (!transposeX) {  // semantics/matmul.toml:256
     return aclsim::Reject(call, 161002, "transposeX must be true, the only layout the API supports");
   }
-  if (transposeWeight) {  // semantics/matmul.toml:250
+  if (transposeWeight) {  // semantics/matmul.toml:262
     return aclsim::Reject(call, 161002, "transposeWeight must be false, the only layout the API supports");
   }
-  if (groupType != 2) {  // semantics/matmul.toml:256
+  if (groupType != 2) {  // semantics/matmul.toml:268
     return aclsim::Reject(call, 161002, "groupType must be 2 (K-axis groups), the only one the API supports");
   }
   return ACLNN_SUCCESS;
@@ -5899,8 +5899,8 @@ constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
 
 // weight: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc1[] = {
-    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
-    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16)},
+    {aclsim::Soc::kAscend910_93, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32)},
+    {aclsim::Soc::kAscend910B, aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32)},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
@@ -5912,7 +5912,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/105},
     // weight (line 115)
     {"weight", aclsim::ParamKind::kTensorList, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16),
+     /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT8, ACL_INT4, ACL_BF16, ACL_INT32),
      /*dtypes_by_soc=*/kDTypesBySoc1, 2,
      /*rank=*/2, 3, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/115},

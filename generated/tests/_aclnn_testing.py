@@ -250,7 +250,7 @@ def random_array(rng: np.random.Generator, dtype: str, shape: tuple[int, ...], d
         return rng.uniform(low, high, shape).astype(numpy_dtype)
     if dtype in COMPLEX:
         return (rng.uniform(low, high, shape) + 1j * rng.uniform(low, high, shape)).astype(numpy_dtype)
-    info = np.iinfo(numpy_dtype)
+    info = ml_dtypes.iinfo(numpy_dtype)  # NumPy's iinfo knows no ml_dtypes.int4
     lo, hi = max(math.ceil(low), info.min), min(math.floor(high), info.max)
     if lo > hi:  # a domain with no integer in it: its nearest integer
         lo = hi = min(max(round(low), info.min), info.max)
@@ -523,7 +523,10 @@ def golden_in(op: Op, inputs: dict[str, Any], compute: Any) -> tuple[Any, ...]:
 
     # dtype_of: each tensor's own dtype, where the golden rounds as the device does (its tensors
     # are of the compute dtype, float for FLOAT16).
+    # A list's: its first member's (aclnnGroupedMatmul's weight, INT8 or INT4 beside a float x).
     dtype_of = {n: torch_dtype(dtype_name(v.dtype)) for n, v in inputs.items() if isinstance(v, np.ndarray)}
+    dtype_of.update({n: torch_dtype(dtype_name(v[0].dtype)) for n, v in inputs.items()
+                     if isinstance(v, (list, tuple)) and v and isinstance(v[0], np.ndarray)})
     env: dict[str, Any] = golden_names(dtype_of)
     for p in op.inputs:
         value = inputs[p.name]

@@ -51,24 +51,27 @@ OP = t.Op(
 )
 
 # The valid call every other case varies.
-BASE = Case('INT8', dtypes={'x': 'INT8', 'scale': 'FLOAT', 'offset': 'FLOAT'}, shapes={'x': (3, 8), 'scale': (8,), 'offset': (8,)}, values={'dstType': 1, 'sqrtMode': False}, out={'y': '<auto>'})
+BASE = Case('INT4', dtypes={'x': 'INT4', 'scale': 'FLOAT', 'offset': 'FLOAT'}, shapes={'x': (3, 8), 'scale': (8,), 'offset': (8,)}, values={'dstType': 1, 'sqrtMode': False}, out={'y': '<auto>'})
 
 # Every documented dtype, all inputs alike.
 DTYPES = [
-    BASE.but('INT8'),
+    BASE.but('INT4'),
+    BASE.but('INT8', dtypes={'x': 'INT8'}),
     BASE.but('INT32', dtypes={'x': 'INT32'}),
-    pytest.param(BASE.but('INT4'), marks=pytest.mark.skip(reason='NumPy cannot hold INT4')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
 LAYOUTS = [
-    BASE.but('transposed-INT8', layout='transposed', noncontiguous=('x',)),
+    BASE.but('transposed-INT4', layout='transposed', noncontiguous=('x',)),
+    BASE.but('transposed-INT8', dtypes={'x': 'INT8'}, layout='transposed', noncontiguous=('x',)),
     BASE.but('transposed-INT32', dtypes={'x': 'INT32'}, layout='transposed', noncontiguous=('x',)),
-    BASE.but('strided-INT8', layout='strided', noncontiguous=('x', 'scale', 'offset')),
+    BASE.but('strided-INT4', layout='strided', noncontiguous=('x', 'scale', 'offset')),
+    BASE.but('strided-INT8', dtypes={'x': 'INT8'}, layout='strided', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('strided-INT32', dtypes={'x': 'INT32'}, layout='strided', noncontiguous=('x', 'scale', 'offset')),
-    BASE.but('offset-INT8', layout='offset', noncontiguous=('x', 'scale', 'offset')),
+    BASE.but('offset-INT4', layout='offset', noncontiguous=('x', 'scale', 'offset')),
+    BASE.but('offset-INT8', dtypes={'x': 'INT8'}, layout='offset', noncontiguous=('x', 'scale', 'offset')),
     BASE.but('offset-INT32', dtypes={'x': 'INT32'}, layout='offset', noncontiguous=('x', 'scale', 'offset')),
-    BASE.but('device-INT8', layout='device'),
+    BASE.but('device-INT4', layout='device'),
 ]
 
 # Non-contiguous out= arrays.
@@ -156,6 +159,15 @@ def test_error_row5_unclassified():
 
 
 # line 203: x.shape[-1] % 2 == 0 when the dtype of x is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of x is INT4')
-def test_rule_line203_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('base', out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line203_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line203_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=203, base=BASE)

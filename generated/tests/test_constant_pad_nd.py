@@ -175,6 +175,7 @@ def test_error_row2_unclassified():
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: self、value或out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('value=<undocumented>', dtypes={'value': '<undocumented>'}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_unsupported_dtype(op, case):

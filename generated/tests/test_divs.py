@@ -197,6 +197,7 @@ def test_error_row1_null_pointer(op, case):
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: self和other的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('other=<undocumented>', dtypes={'other': '<undocumented>'}, out={'out': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

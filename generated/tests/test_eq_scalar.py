@@ -220,6 +220,7 @@ def test_error_row1_null_pointer(op, case):
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: self，other或out的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
     BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('other=<undocumented>', dtypes={'other': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

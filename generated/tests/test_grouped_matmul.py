@@ -62,8 +62,8 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'weight': 'FLOAT16', 'biasOptional': 'FLOAT16'}),
     BASE.but('INT16', dtypes={'x': 'INT16', 'weight': 'INT16'}),
     BASE.but('INT8', dtypes={'x': 'INT8', 'weight': 'INT8'}),
+    BASE.but('INT4', dtypes={'x': 'INT4', 'weight': 'INT4'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'weight': 'BFLOAT16', 'scaleOptional': 'BFLOAT16', 'antiquantScaleOptional': 'BFLOAT16', 'antiquantOffsetOptional': 'BFLOAT16'}),
-    pytest.param(BASE.but('INT4'), marks=pytest.mark.skip(reason='NumPy cannot hold INT4')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -149,6 +149,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和index的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}, out={'outRef': 'FLOAT'}),
     BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'outRef': 'FLOAT'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

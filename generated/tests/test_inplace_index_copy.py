@@ -134,6 +134,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 390: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和index的数据类型不在支持的范围之内。
 @pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
     BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

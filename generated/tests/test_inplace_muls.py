@@ -161,9 +161,11 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 339: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围内时。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 339: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的数据类型不在支持的范围内时。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 342: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和other无法做数据类型推导。

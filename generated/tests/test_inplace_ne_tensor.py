@@ -86,9 +86,12 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 337: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和other的数据类型不在支持的范围之内时。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 337: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和other的数据类型不在支持的范围之内时。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
+    BASE.but('other=<undocumented>', dtypes={'other': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 340: 161002 ACLNN_ERR_PARAM_INVALID: selfRef和other的数据类型无法进行推导时。

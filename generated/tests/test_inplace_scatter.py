@@ -123,7 +123,9 @@ def test_error_row1_null_pointer(op, case):
 
 # line 417: 161002 ACLNN_ERR_PARAM_INVALID: selfRef、index、src数据类型不在支持范围内。
 @pytest.mark.parametrize("case", [
+    BASE.but('selfRef=<undocumented>', dtypes={'selfRef': '<undocumented>'}),
     BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}),
+    BASE.but('src=<undocumented>', dtypes={'src': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -143,6 +143,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: element或testElements或out的数据类型不在支持范围之内。
 @pytest.mark.parametrize("case", [
+    BASE.but('element=<undocumented>', dtypes={'element': '<undocumented>'}, out={'out': 'BOOL'}, out_shapes={'out': '<auto>'}),
     BASE.but('testElements=<undocumented>', dtypes={'testElements': '<undocumented>'}, out={'out': 'BOOL'}, out_shapes={'out': '<auto>'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)

@@ -143,6 +143,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 170: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型和数据格式不在支持的范围之内。
 @pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

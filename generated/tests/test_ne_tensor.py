@@ -234,9 +234,13 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 183: 161002 ACLNN_ERR_PARAM_INVALID: self、other或out的数据类型不在支持的范围之内时。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 183: 161002 ACLNN_ERR_PARAM_INVALID: self、other或out的数据类型不在支持的范围之内时。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('other=<undocumented>', dtypes={'other': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 186: 161002 ACLNN_ERR_PARAM_INVALID: self、other或out的维度大于8时。

@@ -166,6 +166,7 @@ def test_error_row1_null_pointer(op, case):
 
 # line 173: 161002 ACLNN_ERR_PARAM_INVALID: self或out的数据类型不在支持的范围内。
 @pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):

@@ -156,15 +156,19 @@ def test_rule_line262_dtype_combination2_accepted(op, case):
 
 
 # line 263: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4
-@pytest.mark.skip(reason="not tested: NumPy cannot hold y's INT4")
-def test_rule_line263_dtype_combination3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('line263', out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line263_dtype_combination3_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
 
 
 # line 264: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, gamma BFLOAT16, beta BFLOAT16, scale BFLOAT16, offset INT8, y INT4
-@pytest.mark.skip(reason="not tested: NumPy cannot hold y's INT4")
-def test_rule_line264_dtype_combination4():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('line264', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'scale': 'BFLOAT16'}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line264_dtype_combination4_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
 
 
 # line 270: dtype combination on Ascend310P, Ascend310B: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT8
@@ -176,9 +180,11 @@ def test_rule_line270_dtype_combination5_accepted(op, case):
 
 
 # line 271: dtype combination on Ascend310P, Ascend310B: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4
-@pytest.mark.skip(reason="not tested: NumPy cannot hold y's INT4")
-def test_rule_line271_dtype_combination6():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('line271', out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line271_dtype_combination6_accepted(op, case):
+    t.check_accepted(op, case, socs=('Ascend310P', 'Ascend310B'))
 
 
 # line 261: dtypes each documented but in no combination of the table at line 261

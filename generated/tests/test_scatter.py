@@ -136,7 +136,10 @@ def test_error_row1_null_pointer(op, case):
 
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: self、index、src或out的数据类型不在支持范围内。
 @pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('src=<undocumented>', dtypes={'src': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

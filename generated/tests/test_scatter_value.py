@@ -136,7 +136,10 @@ def test_error_row1_null_pointer(op, case):
 
 # line 232: 161002 ACLNN_ERR_PARAM_INVALID: self、index、value或out的数据类型不在支持范围内。
 @pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'out': 'FLOAT'}),
     BASE.but('index=<undocumented>', dtypes={'index': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('value=<undocumented>', dtypes={'value': '<undocumented>'}, out={'out': 'FLOAT'}),
+    BASE.but('out=<undocumented>', out={'out': '<undocumented>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)

@@ -138,15 +138,20 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: self或valueOut的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 208: 161002 ACLNN_ERR_PARAM_INVALID: self或valueOut的数据类型不在支持的范围之内。)')
-def test_error_row2_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valueOut': 'FLOAT', 'inverseOut': 'INT32', 'countsOut': 'INT32'}),
+    BASE.but('valueOut=<undocumented>', out={'valueOut': '<undocumented>'}),
+], ids=lambda case: case.id)
+def test_error_row2_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不在支持的范围之内。
-@pytest.mark.skip(reason='every dtype NumPy can hold is documented for the parameters it names (line 211: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不在支持的范围之内。)')
-def test_error_row3_unsupported_dtype():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self=<undocumented>', dtypes={'self': '<undocumented>'}, out={'valueOut': 'FLOAT', 'inverseOut': 'INT32', 'countsOut': 'INT32'}),
+], ids=lambda case: case.id)
+def test_error_row3_unsupported_dtype(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: inverseOut或countsOut的数据类型不在支持的范围之内。

@@ -252,7 +252,7 @@ def test_rule_line466_dtype_combination6():
 
 # line 478: dtype combination: x FLOAT16/BFLOAT16, weight INT4/INT32, antiquantScale as x, antiquantOffsetOptional as x/null, quantScaleOptional null, quantOffsetOptional null, y as x
 @pytest.mark.parametrize("case", [
-    BASE.but('line478', dtypes={'weight': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional', 'quantScaleOptional', 'quantOffsetOptional')),
+    BASE.but('line478', dtypes={'weight': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional', 'quantScaleOptional', 'quantOffsetOptional')),
 ], ids=lambda case: case.id)
 def test_rule_line478_dtype_combination7_accepted(op, case):
     t.check_accepted(op, case, socs=())
@@ -260,7 +260,7 @@ def test_rule_line478_dtype_combination7_accepted(op, case):
 
 # line 479: dtype combination: x FLOAT16/BFLOAT16, weight INT4/INT32, antiquantScale as x, antiquantOffsetOptional as x/null, quantScaleOptional null, quantOffsetOptional null, y as x
 @pytest.mark.parametrize("case", [
-    BASE.but('line479', dtypes={'weight': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional', 'quantScaleOptional', 'quantOffsetOptional')),
+    BASE.but('line479', dtypes={'weight': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}, none=('quantScaleOptional', 'quantOffsetOptional', 'quantScaleOptional', 'quantOffsetOptional')),
 ], ids=lambda case: case.id)
 def test_rule_line479_dtype_combination8_accepted(op, case):
     t.check_accepted(op, case, socs=())
@@ -274,7 +274,7 @@ def test_rule_line480_dtype_combination9():
 
 # line 486: dtype combination: x FLOAT16/BFLOAT16, weight INT4/INT32
 @pytest.mark.parametrize("case", [
-    BASE.but('line486', dtypes={'weight': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line486', dtypes={'weight': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line486_dtype_combination10_accepted(op, case):
     t.check_accepted(op, case, socs=())
@@ -282,7 +282,7 @@ def test_rule_line486_dtype_combination10_accepted(op, case):
 
 # line 487: dtype combination: x FLOAT16/BFLOAT16, weight INT4/INT32
 @pytest.mark.parametrize("case", [
-    BASE.but('line487', dtypes={'weight': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line487', dtypes={'weight': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line487_dtype_combination11_accepted(op, case):
     t.check_accepted(op, case, socs=())
@@ -290,7 +290,7 @@ def test_rule_line487_dtype_combination11_accepted(op, case):
 
 # line 488: dtype combination: x FLOAT16/BFLOAT16, weight INT4/INT32
 @pytest.mark.parametrize("case", [
-    BASE.but('line488', dtypes={'weight': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line488', dtypes={'weight': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_line488_dtype_combination12_accepted(op, case):
     t.check_accepted(op, case, socs=())

@@ -132,7 +132,7 @@ Call::Slot* Call::tensor_slot(py::handle obj, bool inout, const Label& label, bo
     d.shape = slot->host.shape;
     d.strides = slot->host.strides;
     d.storage_elements = slot->host.span_elements();
-    d.storage = DeviceBuffer::allocate(static_cast<size_t>(d.storage_elements) * slot->host.itemsize, stream_,
+    d.storage = DeviceBuffer::allocate(slot->host.bytes(d.storage_elements), stream_,
                                        spec_.api);
     slot->device = &d;
     if (inout) refuse_self_overlap(slot->device->shape, slot->device->strides, label);

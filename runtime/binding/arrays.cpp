@@ -135,6 +135,31 @@ int64_t HostArray::span_elements() const {
   return span;
 }
 
+size_t HostArray::bytes(int64_t elements) const {
+  return packed ? storage_bytes(dtype, elements) : static_cast<size_t>(elements) * itemsize;
+}
+
+py::array pack_int4(py::array values) {
+  py::module_ np = py::module_::import("numpy");
+  // One element a byte, its nibble in the low four bits (ml_dtypes' int4: -1 is 0x0f).
+  py::array_t<uint8_t> nibbles = np.attr("ascontiguousarray")(values).attr("view")(np.attr("uint8"));
+  const auto count = static_cast<size_t>(nibbles.size());
+  py::array_t<uint8_t> packed(static_cast<py::ssize_t>(std::max<size_t>((count + 1) / 2, 1)));
+  const uint8_t* in = nibbles.data();
+  uint8_t* out = packed.mutable_data();
+  std::memset(out, 0, static_cast<size_t>(packed.size()));
+  for (size_t i = 0; i < count; ++i) out[i / 2] |= static_cast<uint8_t>((in[i] & 0x0f) << (4 * (i % 2)));
+  return std::move(packed);
+}
+
+py::array unpack_int4(const uint8_t* packed, const Dims& shape) {
+  py::array_t<uint8_t> nibbles(std::vector<py::ssize_t>(shape.begin(), shape.end()));
+  uint8_t* out = nibbles.mutable_data();
+  const auto count = static_cast<size_t>(nibbles.size());
+  for (size_t i = 0; i < count; ++i) out[i] = (packed[i / 2] >> (4 * (i % 2))) & 0x0f;
+  return nibbles.attr("view")(to_numpy(ACL_INT4));
+}
+
 bool HostArray::dense() const {
   // Row-major contiguous (or any permutation of it) with no broadcast dimension.
   int64_t numel = 1;
@@ -253,6 +278,21 @@ HostArray host_array(py::handle obj, const ArgumentName& what, bool for_output) 
   if (h.dtype == ACL_DT_UNDEFINED)
     throw py::type_error(what.str() + ": dtype " + std::string(py::str(dtype)) + " has no aclDataType");
   h.itemsize = static_cast<size_t>(dtype.itemsize());
+  if (h.dtype == ACL_INT4) {
+    // Packed into a private copy whatever the strides: a view of two elements a byte cannot start
+    // or step inside a byte.
+    const auto ndim = static_cast<size_t>(array.ndim());
+    h.shape.assign(array.shape(), array.shape() + ndim);
+    h.strides = contiguous_strides(h.shape);
+    for (size_t i = 0; i < ndim; ++i)
+      if (h.shape[i] <= 1) h.strides[i] = 0;  // as below: the span stays minimal
+    py::array bytes = pack_int4(array);
+    h.data = static_cast<char*>(bytes.mutable_data());
+    h.keep = std::move(bytes);
+    h.packed = true;
+    if (for_output) h.writeback = array;
+    return h;
+  }
 
   bool needs_copy = py::str(dtype.attr("byteorder")).cast<std::string>() == ">";
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
@@ -324,7 +364,7 @@ py::object to_device(py::handle obj) {
   t.shape = h.shape;
   t.strides = h.strides;
   t.storage_elements = h.span_elements();
-  const size_t nbytes = static_cast<size_t>(t.storage_elements) * h.itemsize;
+  const size_t nbytes = h.bytes(t.storage_elements);
   t.storage = DeviceBuffer::allocate(nbytes, stream, "");
   // Queued on the current stream (the block may have been another call's a moment ago), and
   // waited for: the host array may go as soon as this returns (PyTorch's non_blocking=False).
@@ -349,7 +389,50 @@ void wait_for_writer(const DeviceTensor& tensor, Stream& reader) {
   rt.check(rt.abi().aclrtStreamWaitEvent(reader.handle(), written.handle()), "", "aclrtStreamWaitEvent");
 }
 
+namespace {
+
+// to_host of an INT4 view: the bytes its elements lie in, then each element's nibble by its index.
+py::array to_host_int4(const DeviceTensor& t) {
+  int64_t low = 0, high = 0, numel = 1;
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    numel *= t.shape[i];
+    const int64_t reach = (t.shape[i] - 1) * t.strides[i];
+    (reach < 0 ? low : high) += reach;
+  }
+  if (numel == 0) return unpack_int4(nullptr, t.shape);
+  const int64_t first_byte = (t.offset + low) / 2, last_byte = (t.offset + high) / 2;
+  py::array_t<uint8_t> raw(static_cast<py::ssize_t>(last_byte - first_byte + 1));
+  Stream& stream = Runtime::get().stream();
+  wait_for_writer(t, stream);
+  copy_async(raw.mutable_data(), static_cast<char*>(t.storage->data()) + first_byte, static_cast<size_t>(raw.size()),
+             ACL_MEMCPY_DEVICE_TO_HOST, stream, "");
+  try {
+    stream.synchronize("aclnn.Tensor.numpy()");
+  } catch (py::error_already_set&) {  // Ctrl-C: the queued copy still writes the buffer
+    stream.hold_until_done(raw);
+    throw;
+  }
+  // The elements row-major, each read from its own nibble (element e: byte e / 2, high half when odd).
+  std::vector<uint8_t> packed(static_cast<size_t>((numel + 1) / 2), 0);
+  Dims index(t.shape.size(), 0);
+  const uint8_t* bytes = raw.data();
+  for (int64_t e = 0; e < numel; ++e) {
+    int64_t at = t.offset;
+    for (size_t d = 0; d < index.size(); ++d) at += index[d] * t.strides[d];
+    const uint8_t nibble = (bytes[at / 2 - first_byte] >> (4 * (at % 2))) & 0x0f;
+    packed[static_cast<size_t>(e / 2)] |= static_cast<uint8_t>(nibble << (4 * (e % 2)));
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < t.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return unpack_int4(packed.data(), t.shape);
+}
+
+}  // namespace
+
 py::array to_host(const DeviceTensor& t) {
+  if (t.dtype == ACL_INT4) return to_host_int4(t);
   py::dtype dtype = to_numpy(t.dtype);
   const auto itemsize = static_cast<int64_t>(dtype.itemsize());
   // Copy the span the view addresses, then let NumPy gather it into a contiguous array.
@@ -523,9 +606,10 @@ py::object empty(py::handle shape_arg, py::handle dtype_arg) {
   DeviceTensor t;
   t.dtype = dtype_argument(dtype_arg, "empty(dtype)");
   const DTypeInfo* info = dtype_info(t.dtype);
-  if (info == nullptr || info->size == 0) throw py::type_error("empty: " + dtype_name(t.dtype) + " has no byte layout");
+  if (info == nullptr || (info->size == 0 && t.dtype != ACL_INT4))
+    throw py::type_error("empty: " + dtype_name(t.dtype) + " has no byte layout");
   t.shape = int_sequence(shape_arg, "empty(shape)");
-  size_t nbytes = info->size;
+  size_t nbytes = info->size == 0 ? 1 : info->size;  // INT4: counted in elements, then halved
   for (int64_t d : t.shape) {
     if (d < 0) throw py::value_error("empty: shape " + std::string(py::repr(shape_arg)) + " has a negative dimension");
     if (__builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
@@ -533,6 +617,7 @@ py::object empty(py::handle shape_arg, py::handle dtype_arg) {
   }
   t.strides = contiguous_strides(t.shape);
   t.storage_elements = t.numel();
+  if (info->size == 0) nbytes = storage_bytes(t.dtype, t.storage_elements);
   // From the caching allocator, on the current stream: no copy, no synchronisation.
   t.storage = DeviceBuffer::allocate(nbytes, Runtime::get().stream(), "");
   return wrap_tensor(std::move(t));
@@ -622,7 +707,9 @@ every result that views it), so that the memory is not freed under it.)doc")));
   tensor_method(type, "data_ptr", [](py::handle self) {
     const DeviceTensor& t = tensor_self(self);
     const DTypeInfo* info = dtype_info(t.dtype);
-    return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(t.offset) * (info ? info->size : 0);
+    // INT4: the byte element [0, ..., 0] lies in (an odd offset: its high half).
+    const int64_t bytes = t.dtype == ACL_INT4 ? t.offset / 2 : t.offset * (info ? info->size : 0);
+    return reinterpret_cast<uintptr_t>(t.storage->data()) + static_cast<uintptr_t>(bytes);
   }, "The device address of element [0, ..., 0] (for other libraries; torch's data_ptr()).");
   tensor_property(type, "device", [](py::handle self) { return tensor_self(self).storage->device(); });
   tensor_property(type, "shape", [](py::handle self) {
@@ -659,8 +746,11 @@ every result that views it), so that the memory is not freed under it.)doc")));
     // In bytes, as NumPy's.
     const DeviceTensor& t = tensor_self(self);
     const DTypeInfo* info = dtype_info(t.dtype);
+    // Elements packed below a byte (INT4: two a byte) have no stride in whole bytes.
+    if (info == nullptr || info->size == 0)
+      throw py::type_error("Tensor.strides: " + dtype_name(t.dtype) + " elements are not whole bytes; use Tensor.stride()");
     py::tuple out(t.strides.size());
-    for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info ? info->size : 0);
+    for (size_t i = 0; i < t.strides.size(); ++i) out[i] = t.strides[i] * static_cast<int64_t>(info->size);
     return out;
   }, "In bytes, as NumPy's ndarray.strides (Tensor.stride() gives them in elements, as torch and "
      "Tensor.from_pointer do).");
@@ -687,8 +777,7 @@ every result that views it), so that the memory is not freed under it.)doc")));
     // The same view over a copy of the memory it spans, queued on the current stream.
     const DeviceTensor& t = tensor_self(self);
     Stream& stream = Runtime::get().stream();
-    const DTypeInfo* info = dtype_info(t.dtype);
-    const size_t nbytes = static_cast<size_t>(t.storage_elements) * (info ? info->size : 0);
+    const size_t nbytes = storage_bytes(t.dtype, t.storage_elements);
     DeviceTensor copy(t);
     wait_for_writer(t, stream);
     copy.storage = DeviceBuffer::allocate(nbytes, stream, "");

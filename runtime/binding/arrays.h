@@ -52,8 +52,11 @@ struct HostArray {
   Dims shape;
   Dims strides;  // elements
   bool writeable = false;
+  // INT4: `keep` holds the values packed (pack_int4), row-major; a `writeback` gets them unpacked.
+  bool packed = false;
 
-  int64_t span_elements() const;  // elements from the first to the last one addressed, inclusive
+  int64_t span_elements() const;
+  size_t bytes(int64_t elements) const;  // the device bytes of `elements` of this array's dtype  // elements from the first to the last one addressed, inclusive
   bool dense() const;             // the view covers its span exactly once (no gaps, no overlap)
 };
 
@@ -93,6 +96,14 @@ aclTensor* descriptor_of(py::handle obj, const char* api);
 aclTensor* describe_result(py::handle obj, const char* api);
 // aclnn.to_device: a device copy of a host array's span, with the array's strides (a Tensor: itself).
 py::object to_device(py::handle obj);
+// INT4 on the device is two elements a byte, element 2i in the low four bits of byte i: the order
+// op-plugin's convert_to_int4_pack gives the INT32 words torch_npu passes (element 8i in bits 0-3 of a
+// little-endian word), and the one CANN's pages state for the packed FLOAT4 ("低位nibble对应偶数维",
+// ops-nn's turbo_quant_compress_latent). On the host, ml_dtypes.int4 holds one a byte.
+// `values` (ml_dtypes.int4, any strides) as the bytes that hold it row-major (at least one byte).
+py::array pack_int4(py::array values);
+// The elements of a C-contiguous `shape` packed in `packed`, as an ml_dtypes.int4 array.
+py::array unpack_int4(const uint8_t* packed, const Dims& shape);
 // Row-major strides in elements (an extent of 0 or 1 counts as 1).
 Dims contiguous_strides(const Dims& shape);
 // An integer argument (Python's, NumPy's, a 0-d integer array) as int64; false (no Python error

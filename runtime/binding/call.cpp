@@ -178,8 +178,8 @@ void Call::execute(void* phase1, Phase1Trampoline trampoline, const void* closur
         // strided one is uploaded, so that the elements between its own keep their values.)
         if (slot.overwrite && slot.host.dense() && !slot.host.writeback) continue;
         host_reads_pending_ = true;
-        copy_async(slot.device->storage->data(), slot.host.data,
-                   static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_HOST_TO_DEVICE,
+        copy_async(slot.device->storage->data(), slot.host.data, slot.host.bytes(slot.device->storage_elements),
+                   ACL_MEMCPY_HOST_TO_DEVICE,
                    stream_, spec_.api);
       }
       std::shared_ptr<DeviceBuffer> workspace;
@@ -254,16 +254,19 @@ void Call::synchronize_and_download() {
   for (size_t i = 0; i < slot_count_; ++i) {
     Slot& slot = slot_at(i);
     if (!slot.download) continue;
-    copy_async(slot.host.data, slot.device->storage->data(),
-               static_cast<size_t>(slot.device->storage_elements) * slot.host.itemsize, ACL_MEMCPY_DEVICE_TO_HOST,
+    copy_async(slot.host.data, slot.device->storage->data(), slot.host.bytes(slot.device->storage_elements),
+               ACL_MEMCPY_DEVICE_TO_HOST,
                stream_, spec_.api);
   }
   synchronize_stream();
   host_reads_pending_ = false;
   for (size_t i = 0; i < slot_count_; ++i) {
     Slot& slot = slot_at(i);
-    if (slot.download && slot.host.writeback)
-      py::module_::import("numpy").attr("copyto")(slot.host.writeback, slot.host.keep);
+    if (!slot.download || !slot.host.writeback) continue;
+    py::object values = slot.host.keep;
+    if (slot.host.packed)
+      values = unpack_int4(static_cast<const uint8_t*>(slot.host.keep.cast<py::array>().data()), slot.host.shape);
+    py::module_::import("numpy").attr("copyto")(slot.host.writeback, values);
   }
 }
 

@@ -36,7 +36,9 @@ aclDataType from_numpy(const py::dtype& dtype) {
   const bool user = dtype.attr("num").cast<int>() >= kFirstUserDType;
   const std::string name = py::str(dtype.attr("name"));
   for (const auto& row : aclnn_bindgen::kDTypes) {
-    if (row.numpy != nullptr && row.ml_dtypes == user && name == row.numpy && row.size == size) return row.dtype;
+    // A dtype packed below a byte (INT4) has a NumPy type of one element a byte (ml_dtypes.int4).
+    const size_t held = row.size == 0 ? 1 : row.size;
+    if (row.numpy != nullptr && row.ml_dtypes == user && name == row.numpy && held == size) return row.dtype;
   }
   return ACL_DT_UNDEFINED;  // strings, objects, datetimes, structured types, ...
 }
@@ -47,6 +49,12 @@ py::dtype to_numpy(aclDataType dtype) {
     throw py::type_error("NumPy has no dtype for " + dtype_name(dtype));
   if (info->ml_dtypes) return py::dtype::from_args(py::module_::import("ml_dtypes").attr(info->numpy));
   return py::dtype(info->numpy);
+}
+
+size_t storage_bytes(aclDataType dtype, int64_t elements) {
+  if (dtype == ACL_INT4) return static_cast<size_t>((elements + 1) / 2);
+  const DTypeInfo* info = dtype_info(dtype);
+  return info ? static_cast<size_t>(elements) * info->size : 0;
 }
 
 void bind_dtypes(py::module_& m) {

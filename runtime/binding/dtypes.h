@@ -28,6 +28,9 @@ aclDataType promote(aclDataType a, aclDataType b);
 // aclDataType (object, str, ...); `to_numpy` raises TypeError for aclDataTypes NumPy cannot hold.
 aclDataType from_numpy(const py::dtype& dtype);
 py::dtype to_numpy(aclDataType dtype);
+// The device bytes that hold `elements` of `dtype`: INT4 two to a byte (see pack_int4), the others
+// their size each; 0 for a dtype with no byte layout (STRING, FLOAT4_*, ...).
+size_t storage_bytes(aclDataType dtype, int64_t elements);
 // aclnn._C._promote_types, for tests/bindings/test_dtype_agreement.py.
 void bind_dtypes(py::module_& m);
 

@@ -134,13 +134,14 @@ Call::Slot* Call::output_slot(int param, py::handle given, const OutputPlan* pla
 Call::Slot* Call::allocated_slot(const Dims& shape, aclDataType dtype, const Label& label, bool list_member,
                                  bool data_dependent) {
   const DTypeInfo* info = dtype_info(dtype);
-  if (info == nullptr || info->size == 0)
+  if (info == nullptr || (info->size == 0 && dtype != ACL_INT4))
     throw py::type_error(label.str() + " cannot be allocated as " + dtype_name(dtype) + "; pass out=");
-  size_t nbytes = info->size;
+  size_t nbytes = info->size == 0 ? 1 : info->size;  // INT4: counted in elements, then halved
   for (int64_t d : shape) {
     if (d < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(d), &nbytes))
       throw py::value_error(label.str() + ": the output would be too large to allocate");
   }
+  if (info->size == 0) nbytes = storage_bytes(dtype, static_cast<int64_t>(nbytes));
 
   // The device first: a size the device cannot hold fails there, as an aclnn error, before the
   // host is asked for the same bytes.

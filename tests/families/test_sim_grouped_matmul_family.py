@@ -182,7 +182,7 @@ refused(lambda: call(scale=[a_scale.astype(np.float32)]), 161002, ["antiquantSca
 refused(lambda: call(scale=[np.ones((3, 2, 4), np.float16)]), 161002, ["antiquantScaleOptional", "[3, 4]"])
 refused(lambda: call(offset=[np.ones((3, 5), np.float16)]), 161002, ["antiquantOffsetOptional"])
 refused(lambda: call(x=xh.astype(np.float32), out=np.float32), 161002, ["weight", "INT8"])
-refused(lambda: call(w=wq.astype(np.float16)), 161002, ["antiquantScaleOptional", "without an INT8 weight"])
+refused(lambda: call(w=wq.astype(np.float16)), 161002, ["antiquantScaleOptional", "without an INT8 or INT4 weight"])
 refused(lambda: call(qscale=[np.ones((3, 4), np.float32)]), 561003, ["scaleOptional"])
 ''')
 

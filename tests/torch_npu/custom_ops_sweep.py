@@ -186,6 +186,13 @@ def makers(dtype: str = "float32"):
         """Normal values in the sweep's dtype (--dtype) unless the operator needs another."""
         return torch.randn(*shape, generator=g).to(dtype or default)
 
+    def int4pack(w):
+        # npu_convert_weight_to_int4pack's words (op-plugin's convert_to_int4_pack): eight INT4 along the last
+        # axis, element 8i in bits 0-3 of word i.
+        nibbles = (w.to(torch.int64) & 0xF).reshape(*w.shape[:-1], -1, 8)
+        words = sum(nibbles[..., i] << (4 * i) for i in range(8))
+        return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
+
     def rstd_of(x, eps, dims=1):
         return torch.rsqrt(x.float().pow(2).mean(tuple(range(-dims, 0)), keepdim=True) + eps)
 
@@ -1025,6 +1032,19 @@ def makers(dtype: str = "float32"):
                              "split_item": 3, "group_type": 0}, [want.half()])
     m["npu_grouped_matmul@antiquant"] = grouped_matmul_antiquant
 
+    def grouped_matmul_int4():
+        # A16W4: the antiquantised form of INT4 weights, passed as the INT32 words npu_convert_weight_to_int4pack
+        # makes ([3, 32, 16 / 8] for 16 columns), x's 7 rows grouped by the cumulative ends [2, 2, 6].
+        x = randn(7, 32, dtype=torch.float16)
+        w = torch.randint(-8, 8, (3, 32, 16), generator=g, dtype=torch.int32)
+        scale = (torch.rand(3, 16, generator=g) / 10 + 0.01).half()
+        want = torch.zeros(7, 16)
+        for i, (start, end) in enumerate(((0, 2), (2, 2), (2, 6))):
+            want[start:end] = x[start:end].float() @ (w[i].float() * scale[i].float())
+        return (([x], [int4pack(w)]), {"antiquant_scale": [scale], "group_list": torch.tensor([2, 2, 6]),
+                                       "split_item": 3, "group_type": 0}, [want.half()])
+    m["npu_grouped_matmul@int4"] = grouped_matmul_int4
+
     def grouped_matmul_list():
         # The List overload (aclnnGroupedMatmul): x's 7 rows grouped by the cumulative ends [2, 2, 6], one output.
         x, ws = randn(7, 8), [randn(8, 5) for _ in range(3)]
@@ -1214,6 +1234,17 @@ def makers(dtype: str = "float32"):
         want = (x.float() @ (w.float() * scale.float())).half()
         return (x, w, scale), {}, want
     m["npu_weight_quant_batchmatmul"] = weight_quant_batchmatmul
+
+    def weight_quant_batchmatmul_int4():
+        # A16W4: the INT32 words npu_convert_weight_to_int4pack makes, (k, n / 8) for y's n columns, per channel
+        # with an offset.
+        x = randn(3, 32, dtype=torch.float16)
+        w = torch.randint(-8, 8, (32, 16), generator=g, dtype=torch.int32)
+        scale = (torch.rand(16, generator=g) / 10 + 0.01).half()
+        offset = torch.randint(-2, 2, (16,), generator=g).half()
+        want = (x.float() @ ((w.float() + offset.float()) * scale.float())).half()
+        return (x, int4pack(w), scale), {"antiquant_offset": offset}, want
+    m["npu_weight_quant_batchmatmul@int4"] = weight_quant_batchmatmul_int4
 
     def weight_quant_batchmatmul_fp8():
         # aclnnWeightQuantBatchMatmulV2's C quantisation on Ascend950: a FLOAT8_E4M3FN weight times a per-channel

@@ -5,9 +5,9 @@ an empty group; rows past the last group) against one [E, K, N] weight or a weig
 split_item 3 (one output) and 0 (one output per group); an x per group (group_type 0, split_item 2,
 and -1, split_item 0, x of 3 dimensions); the K axis split (group_type 2); a bias; a transposed
 weight. The INT8 quantised form (op-plugin's MoE inference call) and the antiquantised one (A16W8:
-an INT8 weight beside FLOAT16/BFLOAT16 x) against the README's formulas; its INT8 requantisation,
-INT4 weights, the activation forms and group_list_type 2 answer an error naming the argument, never
-a value."""
+an INT8 weight beside FLOAT16/BFLOAT16 x) against the README's formulas, and A16W4 (the INT32 words
+npu_convert_weight_to_int4pack packs INT4 weights in); its INT8 requantisation, the activation forms
+and group_list_type 2 answer an error naming the argument, never a value."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -231,11 +231,41 @@ def test_grouped_matmul_antiquant_is_the_weight_only_formula(run_npu):
         (lambda: gmm([x.float()], [w], antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "weight"),
         (lambda: gmm([x.t().contiguous()], [w[0]], antiquant_scale=[scale[0]], group_list=torch.tensor([K]).npu(),
                      split_item=3, group_type=2), "groupType"),
-        # INT4 weights (A16W4), which torch_npu packs eight to an INT32: no dtype of the pages' weight.
-        (lambda: gmm([x], [torch.randint(-2**31, 2**31 - 1, (E, K, N // 8), dtype=torch.int32).npu()],
-                     antiquant_scale=[scale], group_list=ends, split_item=3, group_type=0), "INT32"),
     ]
     refused_by_name(calls)
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+
+
+def test_grouped_matmul_of_int4pack_weights_equals_the_dequantised_product(run_npu):
+    # A16W4: op-plugin passes the INT32 words npu_convert_weight_to_int4pack packs eight INT4 in
+    # ([E, K, N / 8]) and shapes y N columns wide; the simulator reads the nibbles (element 8i in bits
+    # 0-3) and dequantises them per column as it does an INT8 weight.
+    run_npu("""
+        torch.manual_seed(0)
+        gmm = torch_npu.npu_grouped_matmul
+        E, K, N, M = 3, 32, 16, 12
+        counts = [4, 0, 6]  # 10 of 12 rows: the last two belong to no group
+        for dtype in (torch.float16, torch.bfloat16):
+            x = torch.randn(M, K).to(dtype)
+            w = torch.randint(-8, 8, (E, K, N), dtype=torch.int32)
+            packed = torch.stack([torch_npu.npu_convert_weight_to_int4pack(wi.npu()).cpu() for wi in w])
+            assert tuple(packed.shape) == (E, K, N // 8)
+            scale = (torch.rand(E, N) * 0.1 + 0.01).to(dtype)
+            offset = torch.randint(-2, 2, (E, N)).to(dtype)
+            bias = torch.randn(E, N).to(torch.float16 if dtype == torch.float16 else torch.float32)
+            want, at = torch.zeros(M, N), 0
+            for i, c in enumerate(counts):
+                dequantised = (w[i].float() + offset[i].float()) * scale[i].float()
+                want[at:at + c] = x[at:at + c].float() @ dequantised + bias[i].float()
+                at += c
+            y = gmm([x.npu()], [packed.npu()], bias=[bias.npu()], antiquant_scale=[scale.npu()],
+                    antiquant_offset=[offset.npu()], group_list=torch.tensor(counts).cumsum(0).npu(), split_item=3,
+                    group_type=0)
+            got = y[0].cpu()
+            assert got.dtype == dtype and got.shape == (M, N), (got.dtype, got.shape)
+            tol = 2e-2 if dtype == torch.float16 else 1e-1
+            err = (got.float() - want).abs().max().item()
+            assert err <= tol * max(1.0, want.abs().max().item()), (dtype, err)
     """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
 
 

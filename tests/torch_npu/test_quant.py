@@ -140,6 +140,39 @@ def test_npu_weight_quant_batchmatmul_follows_its_page(run_npu):
     """)
 
 
+def test_npu_weight_quant_batchmatmul_of_int4pack_weights(run_npu):
+    # A16W4: npu_convert_weight_to_int4pack packs eight INT4 (-8..7) into each INT32 word along n,
+    # element 8i in bits 0-3; op-plugin passes the (k, n / 8) INT32 tensor and y of n columns, and the
+    # simulator reads the nibbles back: per channel with an offset, per group of 32 rows of k, and the
+    # words of the transposed weight (packed along k).
+    run_npu("""
+        torch.manual_seed(0)
+        m, k, n = 5, 64, 32
+        x = torch.randn(m, k).half()
+        w = torch.randint(-8, 8, (k, n), dtype=torch.int32)
+        packed = torch_npu.npu_convert_weight_to_int4pack(w.npu())
+        assert packed.dtype == torch.int32 and tuple(packed.shape) == (k, n // 8)
+        scale = (torch.rand(n) * 0.05 + 0.01).half()
+        offset = torch.randint(-2, 2, (n,)).half()
+        want = x.float() @ ((w.float() + offset.float()) * scale.float())
+        got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), packed, scale.npu(), antiquant_offset=offset.npu()).cpu()
+        assert got.dtype == torch.float16 and got.shape == (m, n)
+        assert torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), (got.float() - want).abs().max()
+        group = 32
+        scale = (torch.rand(k // group, n) * 0.05 + 0.01).half()
+        want = x.float() @ (w.float() * scale.float().repeat_interleave(group, 0))
+        got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), packed, scale.npu(), antiquant_group_size=group).cpu()
+        assert torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), ("per group", (got.float() - want).abs().max())
+        # The words of w's transpose (n, k / 8), seen transposed: (k / 8, n) of strides (1, k / 8).
+        packed_t = torch_npu.npu_convert_weight_to_int4pack(w.t().contiguous().npu()).t()
+        scale = (torch.rand(n) * 0.05 + 0.01).half()
+        want = x.float() @ (w.float() * scale.float())
+        got = torch_npu.npu_weight_quant_batchmatmul(x.npu(), packed_t, scale.npu()).cpu()
+        assert got.shape == (m, n) and torch.allclose(got.float(), want, rtol=2e-3, atol=2e-3), (
+            "transposed", (got.float() - want).abs().max())
+    """)
+
+
 def test_npu_quant_matmul_of_batched_operands(run_npu):
     # aclnnQuantMatmulV5's 约束说明: x1 (batch, m, k), x2 (batch, k, n) or (k, n), out (batch, m, n), the
     # batch broadcast; the table's out rank 2 is read wider (semantics/quant_matmul.toml), and torch_npu

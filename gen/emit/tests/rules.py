@@ -42,6 +42,7 @@ class RulePlanner:
         self.api = call.api
         self.base = call.error_base
         semantics = call.bound.semantics
+        self.semantics = semantics
         # Outputs whose out= shape the suite can give: the golden's, or the broadcast of related inputs.
         self.golden = bool(semantics and semantics.golden)
         self.shaped_outs = {plan.param.name for plan in call.plans
@@ -193,6 +194,7 @@ class RulePlanner:
     def combination_case(self, row: DTypeCombination) -> tuple[Optional[Case], str]:
         base = self.base
         dtypes, values, out = dict(base.dtypes), dict(base.values), dict(base.out)
+        shapes: dict[str, Any] = dict(base.shapes)
         out_shapes: dict[str, Any] = dict(base.out_shapes)
         none = list(base.none)
         for cell in row.cells:
@@ -211,8 +213,9 @@ class RulePlanner:
                     return None, f"the row has {cell.param} NULL, which out= cannot pass"
                 return None, f"the row gives {cell.param} no dtype the suite can pass"
             if param.direction is Direction.OUT:
-                if param.kind is not ParamKind.TENSOR:
-                    return None, f"{cell.param} is an output list"
+                if param.kind is not ParamKind.TENSOR and not self.golden:
+                    # A list's members are shaped by the golden only (one out= array each).
+                    return None, f"{cell.param} is an output list, which the suite shapes by the golden only"
                 if not self.golden and param.name not in self.shaped_outs:
                     return None, f"the suite cannot shape {cell.param} without a golden"
                 out[param.name] = dtype.value
@@ -223,11 +226,16 @@ class RulePlanner:
             elif param.kind in (ParamKind.TENSOR, ParamKind.TENSOR_LIST, ParamKind.SCALAR):
                 if param.name in none:
                     none.remove(param.name)
-                if param.name not in base.shapes and param.kind is not ParamKind.SCALAR:
-                    return None, f"the base call gives {cell.param} no shape"
+                if param.name not in shapes and param.kind is not ParamKind.SCALAR:
+                    # An optional tensor the base call leaves out: the semantics file's shape for it.
+                    shape = self.semantics.optional_shape(param.name) if self.semantics else None
+                    if shape is None:
+                        return None, f"the base call gives {cell.param} no shape"
+                    shapes[param.name] = (tuple(tuple(s) for s in shape) if param.kind is ParamKind.TENSOR_LIST
+                                          else tuple(shape))
                 dtypes[param.name] = dtype.value
-        case = replace(base, id=f"line{row.line}", dtypes=dtypes, values=values, out=out, out_shapes=out_shapes,
-                       none=tuple(none))
+        case = replace(base, id=f"line{row.line}", dtypes=dtypes, shapes=shapes, values=values, out=out,
+                       out_shapes=out_shapes, none=tuple(none))
         # The chip the test runs on may ask its tensors for more bytes than the base call's dtypes needed.
         return self.call.bytes_kept(case), ""
 

@@ -58,7 +58,7 @@ inline constexpr DTypeInfo kDTypes[kDTypeCount] = {
     {ACL_COMPLEX32, "ACL_COMPLEX32", "COMPLEX32", nullptr, false, 4, DTypeCategory::kComplex},  // 14
     {ACL_COMPLEX64, "ACL_COMPLEX64", "COMPLEX64", "complex64", false, 8, DTypeCategory::kComplex},  // 15
     {ACL_COMPLEX128, "ACL_COMPLEX128", "COMPLEX128", "complex128", false, 16, DTypeCategory::kComplex},  // 16
-    {ACL_INT4, "ACL_INT4", "INT4", nullptr, false, 0, DTypeCategory::kSigned},  // 17
+    {ACL_INT4, "ACL_INT4", "INT4", "int4", true, 0, DTypeCategory::kSigned},  // 17
     {ACL_UINT1, "ACL_UINT1", "UINT1", nullptr, false, 0, DTypeCategory::kUnsigned},  // 18
     {ACL_HIFLOAT8, "ACL_HIFLOAT8", "HIFLOAT8", nullptr, false, 1, DTypeCategory::kFloating},  // 19
     {ACL_FLOAT8_E5M2, "ACL_FLOAT8_E5M2", "FLOAT8_E5M2", "float8_e5m2", true, 1, DTypeCategory::kFloating},  // 20

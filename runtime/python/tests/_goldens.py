@@ -755,7 +755,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     @staticmethod
     def grouped_matmul(x: Any, weight: Any, bias: Any, group_list: Any, split_item: int, group_type: int,
                        group_list_type: int, scale: Any = None, per_token_scale: Any = None,
-                       antiquant_scale: Any = None, antiquant_offset: Any = None) -> Any:
+                       antiquant_scale: Any = None, antiquant_offset: Any = None, dtypes: Any = None) -> Any:
         """aclnnGroupedMatmulV4/V5's out by its README: y_i = x_i @ weight_i + bias_i in float, for groups
         of x's rows (group_type 0: group_list's cumulative ends, type 0, or counts, type 1; or one x per
         group), of its columns (2, the K axis: x [M, K], y_i [M, N]) or one x per group (-1, x_i of any
@@ -765,7 +765,8 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         y_i = (x_i @ weight_i + bias_i) * scale_i [* per_token_scale_i], the product and the INT32 bias
         exact, the scales in float, out BFLOAT16 for a BFLOAT16 scale and FLOAT16 for a FLOAT one (the
         README's A2/A3 table); without scale the INT32 sum. The antiquantised form (FLOAT16/BFLOAT16 x,
-        INT8 weight, group_type -1 or 0): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
+        INT8 or INT4 weight, group_type -1 or 0; `dtypes`: each tensor's own dtype, where the tensors hold the
+        compute dtype): y_i = x_i @ ((weight_i + antiquant_offset_i) * antiquant_scale_i)
         + bias_i, per column (antiquant_* [g, N] beside a 3-d weight, or [n_i] each; no offset: 0), the
         weight dequantised in float, out x's dtype. Packed UINT64/INT64 scales (an INT8 out, whose rounding
         the README leaves unstated) and what the README rules out are refused."""
@@ -774,13 +775,16 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         xs, ws = list(x), list(weight)
         # The page lists no DOUBLE: a float64 x is an integral one held in the compute dtype, whose
         # product the README gives as INT32 (INT8 x INT8 without scale).
-        integral = xs[0].dtype in (torch.int8, torch.float64)
+        own = dict(dtypes or {})
+        x_dtype, w_dtype = own.get("x", xs[0].dtype), own.get("weight", ws[0].dtype)
+        integral = xs[0].dtype in (torch.int8, torch.float64) or x_dtype == torch.int8
         dtype = torch.int32 if integral else xs[0].dtype
         stacked = len(ws) == 1 and ws[0].dim() == 3
         if stacked:
             ws = list(ws[0].unbind(0))
-        if not integral and ws[0].dtype in (torch.int8, torch.float64):
-            if not antiquant_scale or xs[0].dtype not in (torch.float16, torch.bfloat16) or group_type not in (-1, 0):
+        if not integral and x_dtype.is_floating_point and (ws[0].dtype in (torch.int8, torch.float64) or
+                                                           w_dtype in (torch.int8, torch.int4)):
+            if not antiquant_scale or x_dtype not in (torch.float16, torch.bfloat16) or group_type not in (-1, 0):
                 exact.refused("an INT8 weight beside a float x: the antiquantised form (FLOAT16/BFLOAT16 x, "
                               "antiquant_scale, group_type -1 or 0)")
 

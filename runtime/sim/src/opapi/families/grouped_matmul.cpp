@@ -32,9 +32,12 @@
 // x's dtype, one [g, N] beside a 3-d weight or one [n_i] per weight; an absent antiquant_offset (the
 // API's Optional, torch_npu's None) is the symmetric case, offset 0. Each weight is dequantised in
 // float32 and the product taken like the float form's, rounded once to out (x's dtype).
+// An INT4 weight (A16W4) is antiquantised the same way, read as CANN packs INT4 (common/int4.h), or
+// from the INT32 words torch_npu packs eight INT4 in (npu_convert_weight_to_int4pack: [k, n / 8] for
+// n columns, [g, K, N / 8] stacked).
 // Declined by name: the requantisation to INT8 (a UINT64/INT64 scale: the README does not state how
 // it rounds or saturates, nor does the quant_matmul family's page, which declines it too), INT4
-// weights (A16W4, A8W4; torch_npu packs them 8 to an INT32), the offset, the activation forms
+// weights beside INT8 or INT4 x (A8W4, A4W4), the offset, the activation forms
 // (activation_*, the two extra outputs) and group_list_type 2 (whose first column the README does not
 // define); what the README rules out is refused in phase 1.
 // grouped_matmul_add, aclnnGroupedMatmulAdd (torch_npu.npu_grouped_matmul_add, a derived page): yRef_i +=
@@ -50,6 +53,7 @@
 #include <cblas.h>
 
 #include "common/dtypes.h"
+#include "common/int4.h"
 #include "opapi/blas.h"
 #include "opapi/families/family.h"
 #include "opapi/families/quant_scale.h"
@@ -88,11 +92,15 @@ class GroupedMatmulWork final : public FamilyWork {
   bool sized_outs = false;   // split_item 0/1 by group_list: out i has exactly group i's rows
   bool shared_x = false;     // one x whose rows or columns group_list splits (else one x per group)
   bool quant = false;        // INT8 x and weight: the quantised form
+  std::vector<TensorDesc> int4_weights;  // by slot: an INT4 weight's elements (its slot holds their bytes)
   int per_token = -1;        // per_token_scale's slot (quant): one value per row of the one x
 
  private:
   // The groups' sizes along x's grouped axis from group_list, or the failure naming it.
   bool Listed() const { return group_list >= 0 || !host_list.empty(); }
+  bool IsInt4Weight(int slot) const {
+    return static_cast<size_t>(slot) < int4_weights.size() && int4_weights[static_cast<size_t>(slot)].dtype == ACL_INT4;
+  }
   int64_t ListCount() const { return group_list >= 0 ? tensor(group_list).numel() : static_cast<int64_t>(host_list.size()); }
   const int64_t* ListValues() {
     if (group_list < 0) return host_list.data();
@@ -222,7 +230,12 @@ class GroupedMatmulWork final : public FamilyWork {
     std::vector<std::vector<float>> values(static_cast<size_t>(tensor_count()));
     auto floats = [&](int slot) -> const float* {
       std::vector<float>& v = values[static_cast<size_t>(slot)];
-      if (v.empty() && tensor(slot).numel()) {
+      if (!v.empty()) return v.data();
+      if (IsInt4Weight(slot)) {
+        const TensorDesc& nibbles = int4_weights[static_cast<size_t>(slot)];
+        v.resize(static_cast<size_t>(nibbles.numel()));
+        GatherInt4(nibbles, v.data());
+      } else if (tensor(slot).numel()) {
         v.resize(static_cast<size_t>(tensor(slot).numel()));
         GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
       }
@@ -378,7 +391,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     }
   }
   const std::vector<TensorDesc>& xs = Members(call, family, F::Role::kX);
-  const std::vector<TensorDesc>& ws = Members(call, family, F::Role::kWeight);
+  const std::vector<TensorDesc>& given_ws = Members(call, family, F::Role::kWeight);
   const std::vector<TensorDesc>& bs = Members(call, family, F::Role::kBias);
   const std::vector<TensorDesc>& os = Members(call, family, F::Role::kOut);
   const TensorDesc* list = RoleTensor(call, family, F::Role::kGroupList);
@@ -386,8 +399,28 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   if (!list) RoleInts(call, family, F::Role::kGroupList, &host_list);
   const bool listed = list || !host_list.empty();
   if (xs.empty()) return reject(F::Role::kX, "is empty");
-  if (ws.empty()) return reject(F::Role::kWeight, "is empty");
+  if (given_ws.empty()) return reject(F::Role::kWeight, "is empty");
   if (os.empty()) return reject(F::Role::kOut, "is empty");
+  // INT4 weights (A16W4) reach the simulator as INT4, or as the INT32 words torch_npu packs them in:
+  // from here on, their INT4 elements.
+  const aclDataType given_weight = given_ws.front().dtype;
+  const bool int4 = given_weight == ACL_INT4 || (given_weight == ACL_INT32 && xs.front().dtype != ACL_INT32);
+  std::vector<TensorDesc> int4_ws;
+  for (size_t i = 0; int4 && i < given_ws.size(); ++i) {
+    if (given_ws[i].dtype != given_weight) {
+      return reject(F::Role::kWeight, "member " + std::to_string(i) + ": dtype " + DTypeName(given_ws[i].dtype) +
+                                          " is not member 0's " + DTypeName(given_weight));
+    }
+    if (!AsInt4(given_ws[i], &int4_ws.emplace_back())) {
+      return Decline(call, work, "for member " + std::to_string(i) + " of " + RoleName(call, family, F::Role::kWeight) +
+                                     ": INT32 words with no axis of stride 1 (the axis they pack eight INT4 along is unknown)");
+    }
+  }
+  if (int4 && xs.front().dtype != ACL_FLOAT16 && xs.front().dtype != ACL_BF16) {
+    return Decline(call, work, std::string("for an INT4 weight beside x of dtype ") + DTypeName(xs.front().dtype) +
+                                   " (A8W4 and A4W4; A16W4, beside FLOAT16 or BFLOAT16 x, is)");
+  }
+  const std::vector<TensorDesc>& ws = int4 ? int4_ws : given_ws;
   const int64_t act = RoleInt(call, family, F::Role::kActType, 0);
   if (act != 0) {
     return reject(F::Role::kActType, std::to_string(act) +
@@ -417,24 +450,20 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   const std::vector<TensorDesc>& ps = Members(call, family, F::Role::kPerTokenScale);
   const std::vector<TensorDesc>& as = Members(call, family, F::Role::kAntiquantScale);
   const std::vector<TensorDesc>& aos = Members(call, family, F::Role::kAntiquantOffset);
-  // INT4 weights (A16W4, A8W4) reach the simulator as INT4, or as the INT32 words torch_npu packs them in.
-  for (const TensorDesc& w : ws) {
-    if (w.dtype == ACL_INT4 || (w.dtype == ACL_INT32 && dtype != ACL_INT32)) {
-      return Decline(call, work, std::string(RoleName(call, family, F::Role::kWeight)) + " of dtype " +
-                                     DTypeName(w.dtype) + ": INT4 weights (A16W4, A8W4) are not simulated");
-    }
-  }
-  // The antiquantised form: an INT8 weight beside a float x, dequantised per column.
-  const bool antiquant = !quant && ws.front().dtype == ACL_INT8;
+  // The antiquantised form: an INT8 or INT4 weight beside a float x, dequantised per column.
+  const bool antiquant = !quant && (ws.front().dtype == ACL_INT8 || int4);
   if (antiquant) {
     if (dtype != ACL_FLOAT16 && dtype != ACL_BF16) {
-      return reject(F::Role::kWeight, std::string("dtype INT8 beside x ") + DTypeName(dtype) +
+      return reject(F::Role::kWeight, std::string("dtype ") + DTypeName(ws.front().dtype) + " beside x " + DTypeName(dtype) +
                                           ": the antiquantised form takes FLOAT16 or BFLOAT16 x (the README)");
     }
     if (type != -1 && type != 0) {
       return reject(F::Role::kGroupType, std::to_string(type) + ": the antiquantised form takes -1 or 0 (the README)");
     }
-    if (as.empty()) return reject(F::Role::kAntiquantScale, "is absent: an INT8 weight beside a float x needs it");
+    if (as.empty()) {
+      return reject(F::Role::kAntiquantScale, std::string("is absent: an ") + DTypeName(ws.front().dtype) +
+                                                  " weight beside a float x needs it");
+    }
     for (int role : {int{F::Role::kAntiquantScale}, int{F::Role::kAntiquantOffset}}) {
       const std::vector<TensorDesc>& list = Members(call, family, role);
       for (size_t i = 0; i < list.size(); ++i) {
@@ -446,7 +475,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
     }
   } else {
     for (int role : {int{F::Role::kAntiquantScale}, int{F::Role::kAntiquantOffset}}) {
-      if (!Members(call, family, role).empty()) return reject(role, "is given without an INT8 weight beside a float x");
+      if (!Members(call, family, role).empty()) return reject(role, "is given without an INT8 or INT4 weight beside a float x");
     }
   }
   if (!quant) {
@@ -506,7 +535,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
       return reject(F::Role::kX, member(i) + ": dtype " + DTypeName(xs[i].dtype) + " is not member 0's " + DTypeName(dtype));
     }
   }
-  const aclDataType weight_dtype = antiquant ? ACL_INT8 : dtype;
+  const aclDataType weight_dtype = antiquant ? ws.front().dtype : dtype;
   for (size_t i = 0; i < ws.size(); ++i) {
     if (ws[i].dtype != weight_dtype) {
       return reject(F::Role::kWeight, member(i) + ": dtype " + DTypeName(ws[i].dtype) + " is not member 0's " +
@@ -556,7 +585,12 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
   std::unique_ptr<GroupedMatmulWork> owned(made);
   const char* x_name = RoleName(call, family, F::Role::kX);
   for (size_t i = 0; i < xs.size(); ++i) made->tensor(x0 + static_cast<int>(i)).Set(x_name, xs[i]);
-  for (size_t i = 0; i < ws.size(); ++i) made->tensor(w0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kWeight), ws[i]);
+  if (int4) made->int4_weights.resize(static_cast<size_t>(w0) + ws.size());
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const int slot = w0 + static_cast<int>(i);
+    if (int4) made->int4_weights[static_cast<size_t>(slot)] = ws[i];
+    made->tensor(slot).Set(RoleName(call, family, F::Role::kWeight), int4 ? Int4Bytes(ws[i]) : ws[i]);
+  }
   for (size_t i = 0; i < bs.size(); ++i) made->tensor(b0 + static_cast<int>(i)).Set(RoleName(call, family, F::Role::kBias), bs[i]);
   if (list) {
     made->tensor(l0).Set(RoleName(call, family, F::Role::kGroupList), *list);

@@ -24,7 +24,11 @@
 //                   of 32 along k's sum times its x1Scale[m, j] * x2Scale[j, n], j the block, the scales
 //                   (m, ceil(k / 64), 2) and (ceil(k / 64), n, 2), block j at [j / 2][j % 2] (transposed:
 //                   (ceil(k / 64), m, 2), (n, ceil(k / 64), 2)), then + bias.
-// Refused by name (561003): INT4 and INT32-packed operands, HIFLOAT8 (no page defines its encoding),
+//   INT4               INT4 operands (A4W4, aclnnQuantMatmulV5's K-C rows), read as CANN packs INT4
+//                      (common/int4.h): the same exact product and epilogue.
+// Refused by name (561003): INT32-packed operands (the suites' INT32 calls are plain (m, k) matrices, which
+//                      the page's "每个INT32数据存放8个INT4数据" refuses: left declined rather than refused
+//                      until the suites lay them out), INT4 beside INT8 (A8W4), HIFLOAT8 (no page defines its encoding),
 // FLOAT4 and mixed FLOAT8 x FLOAT4 operands, batched MX products, an INT8 or INT32 out (requantisation
 // rounds in ways the pages leave unstated), a bias over batches (3-d); the NZ weight format is declined
 // before the family plans (phase 1's private layouts), a plain one of any label (ND, NCL, ...) read as ND.
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "common/int4.h"
 #include "common/minifloat.h"
 #include "opapi/families/family.h"
 #include "opapi/families/quant_scale.h"
@@ -97,6 +102,8 @@ class QuantMatmulWork final : public FamilyWork {
   bool t1 = false, t2 = false, has_offset = false, has_pertoken = false, has_bias = false, int_bias = false;
   bool bias_first = false;  // the bias joins the product before the scales (an INT32 bias, or any with packed words)
   bool mx = false;          // per block of kMxBlock along k: the FLOAT8_E8M0 scale and pertoken (x1Scale) of each
+  bool int4 = false;        // the operands are `int4_x1` and `int4_x2` (their slots hold the bytes they lie in)
+  TensorDesc int4_x1, int4_x2;
   bool has_x3 = false;      // mc2's addend after the dequantisation (aclnnQuantMatmulAllReduce's x3), of the output's shape
   static constexpr int64_t kMxBlock = 32;
 
@@ -106,10 +113,15 @@ class QuantMatmulWork final : public FamilyWork {
     for (int64_t d : batch) batches *= d;
     if (batches == 0 || m == 0 || n == 0) return ACLNN_SUCCESS;
     // INT8, INT32 and FLOAT8 values are exact in double, and so are the products' sums at these sizes.
-    std::vector<double> a(static_cast<size_t>(tensor(kMx1).numel()));
-    std::vector<double> b(product ? static_cast<size_t>(tensor(kMx2).numel()) : 0);
-    GatherAs(tensor(kMx1), ComputeType::kFloat64, a.data());
-    if (product) GatherAs(tensor(kMx2), ComputeType::kFloat64, b.data());
+    std::vector<double> a(static_cast<size_t>(int4 ? int4_x1.numel() : tensor(kMx1).numel()));
+    std::vector<double> b(product ? static_cast<size_t>(int4 ? int4_x2.numel() : tensor(kMx2).numel()) : 0);
+    if (int4) {
+      GatherInt4(int4_x1, a.data());
+      GatherInt4(int4_x2, b.data());
+    } else {
+      GatherAs(tensor(kMx1), ComputeType::kFloat64, a.data());
+      if (product) GatherAs(tensor(kMx2), ComputeType::kFloat64, b.data());
+    }
     const std::vector<float> scale = ScaleValues(tensor(kMScale));
     const std::vector<float> offset = has_offset ? Floats(tensor(kMOffset)) : std::vector<float>();
     const std::vector<float> pertoken = has_pertoken ? Floats(tensor(kMPertoken)) : std::vector<float>();
@@ -268,10 +280,17 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
   if (!x1 || !x2 || !scale || !out) return Decline(call, work, "without its tensors");
   const ParamRejecter reject(call, family);
-  // INT8 operands, or FLOAT8 ones (E4M3FN, E5M2: their values as the OCP formats define them).
+  // INT4 operands: from here on, their INT4 elements.
+  TensorDesc x1_int4, x2_int4;
+  const bool int4 = x1->dtype == ACL_INT4 && x2->dtype == ACL_INT4 && AsInt4(*x1, &x1_int4) && AsInt4(*x2, &x2_int4);
+  if (int4) {
+    x1 = &x1_int4;
+    x2 = &x2_int4;
+  }
+  // INT8 operands, or FLOAT8 ones (E4M3FN, E5M2: their values as the OCP formats define them), or INT4 ones.
   const bool floating = MiniFloatOf(x1->dtype) && !IsFloat4(x1->dtype);
   for (const TensorDesc* t : {x1, x2}) {
-    const bool admitted = floating ? MiniFloatOf(t->dtype) && !IsFloat4(t->dtype) : t->dtype == ACL_INT8;
+    const bool admitted = floating ? MiniFloatOf(t->dtype) && !IsFloat4(t->dtype) : t->dtype == (int4 ? ACL_INT4 : ACL_INT8);
     if (!admitted) {
       return Decline(call, work, std::string("for an operand of dtype ") + DTypeName(t->dtype) + " with x1 " +
                                      DTypeName(x1->dtype) +
@@ -345,8 +364,13 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   made->batch = batch;
   made->x1_batch_strides = BatchStrides(ba, batch);
   made->x2_batch_strides = BatchStrides(bb, batch);
-  made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), *x1);
-  made->tensor(kMx2).Set(RoleName(call, family, Q::Role::kX2), *x2);
+  made->int4 = int4;
+  if (int4) {
+    made->int4_x1 = *x1;
+    made->int4_x2 = *x2;
+  }
+  made->tensor(kMx1).Set(RoleName(call, family, Q::Role::kX1), int4 ? Int4Bytes(*x1) : *x1);
+  made->tensor(kMx2).Set(RoleName(call, family, Q::Role::kX2), int4 ? Int4Bytes(*x2) : *x2);
   Dims shape = batch;
   shape.push_back(made->m);
   shape.push_back(made->n);

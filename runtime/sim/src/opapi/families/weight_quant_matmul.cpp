@@ -3,15 +3,20 @@
 // (any strides: a transposed one too), the scale and offset one value ((1,), (1, 1)), one per
 // column ((n,), (1, n)) or one per group of antiquantGroupSize rows of k ((ceil(k / g), n)); in
 // float, each product summed in double. A FLOAT8_E4M3FN weight (Ascend950's C quantisation) takes a
-// per-column or per-tensor scale, no offset nor groups. Refused by name: quantScaleOptional (the INT8
-// output through aclnnTransQuantParam's UINT64 scales), UINT64/INT64 and FLOAT8_E8M0 (MX) antiquant
-// scales, HIFLOAT8, FLOAT4, INT4 and INT32-packed weights, batched operands.
+// per-column or per-tensor scale, no offset nor groups. An INT4 weight (A16W4) is read as CANN packs
+// it (common/int4.h), of any strides; an INT32 weight as the words torch_npu packs eight INT4 in
+// (npu_convert_weight_to_int4pack: a (k, n / 8) weight for n columns of y), the scales alike. Refused
+// by name: quantScaleOptional (the INT8 output through aclnnTransQuantParam's UINT64 scales),
+// UINT64/INT64 and FLOAT8_E8M0 (MX) antiquant scales, HIFLOAT8 and FLOAT4 weights, an INT32 weight
+// whose packed columns are not y's (the pages' (k, n) leaves which INT32 layout that is open),
+// batched operands.
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/dtypes.h"
+#include "common/int4.h"
 #include "opapi/families/family.h"
 #include "opapi/thread_pool.h"
 
@@ -28,15 +33,21 @@ class WeightQuantMatmulWork final : public FamilyWork {
 
   int64_t group = 0;  // rows of k per scale row; 0: one scale row for all
   bool has_offset = false, has_bias = false;
+  bool int4 = false;   // the weight is `nibbles` (its slot holds the bytes they lie in)
+  TensorDesc nibbles;
   bool has_x3 = false;  // mc2's addend after the all-reduce (aclnnWeightQuantMatmulAllReduce's x3), [m, n]
 
  private:
   aclnnStatus Compute() override {
-    const int64_t m = tensor(kWx).shape[0], k = tensor(kWx).shape[1], n = tensor(kWWeight).shape[1];
+    const int64_t m = tensor(kWx).shape[0], k = tensor(kWx).shape[1], n = tensor(kWOut).shape[1];
     if (m == 0 || n == 0) return ACLNN_SUCCESS;
     std::vector<float> x(static_cast<size_t>(m * k)), w(static_cast<size_t>(k * n));
     GatherAs(tensor(kWx), ComputeType::kFloat32, x.data());
-    GatherAs(tensor(kWWeight), ComputeType::kFloat32, w.data());
+    if (int4) {
+      if (k > 0) GatherInt4(nibbles, w.data());
+    } else {
+      GatherAs(tensor(kWWeight), ComputeType::kFloat32, w.data());
+    }
     auto values = [&](int slot) {
       std::vector<float> v(static_cast<size_t>(tensor(slot).numel()));
       GatherAs(tensor(slot), ComputeType::kFloat32, v.data());
@@ -95,9 +106,16 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
   if (RoleTensor(call, family, W::Role::kQuantScale)) {
     return Decline(call, work, "with quantScaleOptional (an INT8 output through aclnnTransQuantParam's UINT64 scales)");
   }
-  // INT8, or FLOAT8_E4M3FN (Ascend950's per-channel C quantisation: its values exact in float, no offset).
+  // INT8, or FLOAT8_E4M3FN (Ascend950's per-channel C quantisation: its values exact in float, no offset),
+  // or INT4, packed as INT4 or in INT32 words.
   const bool float8 = weight->dtype == ACL_FLOAT8_E4M3FN;
-  if (weight->dtype != ACL_INT8 && !float8) {
+  TensorDesc nibbles;
+  const bool int4 = AsInt4(*weight, &nibbles);
+  if (weight->dtype == ACL_INT32 && !int4) {
+    return Decline(call, work, "for an INT32 weight " + DimsText(weight->view) + " with no axis of stride 1 (the "
+                               "axis its words pack eight INT4 along is unknown)");
+  }
+  if (weight->dtype != ACL_INT8 && !float8 && !int4) {
     return Decline(call, work, std::string("for a weight of dtype ") + DTypeName(weight->dtype) +
                                    (weight->dtype == ACL_HIFLOAT8 ? " (no page defines HIFLOAT8's encoding)" : ""));
   }
@@ -115,8 +133,19 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
     return Decline(call, work, "for x " + DimsText(x->view) + " and weight " + DimsText(weight->view) +
                                    " (only 2-d operands are simulated)");
   }
-  const int64_t m = x->view[0], k = x->view[1], n = weight->view[1];
-  if (weight->view[0] != k) {
+  const int64_t m = x->view[0], k = x->view[1], n = int4 ? nibbles.view[1] : weight->view[1];
+  if (weight->dtype == ACL_INT32 && (out->view.size() != 2 || out->view[1] != n || nibbles.view[0] != k)) {
+    return Decline(call, work, "for an INT32 weight " + DimsText(weight->view) + " packing (" + std::to_string(nibbles.view[0]) +
+                               ", " + std::to_string(n) + ") INT4 for x " + DimsText(x->view) + " and y " +
+                               DimsText(out->view) + " (an INT32 weight of y's own columns is a layout no page states)");
+  }
+  // The inner axis (of stride 1: k for a transposed weight) holds whole bytes.
+  const size_t inner = weight->strides.back() == 1 ? 1 : 0;
+  if (weight->dtype == ACL_INT4 && weight->view[inner] % 2 != 0) {
+    return reject(W::Role::kWeight, "inner axis " + std::to_string(weight->view[inner]) +
+                                        " is odd (the page: 若数据类型为INT4，则weight的内轴应为偶数)");
+  }
+  if (int4 ? nibbles.view[0] != k : weight->view[0] != k) {
     return reject(W::Role::kWeight, "shape " + DimsText(weight->view) + " does not have x's k = " + std::to_string(k) +
                                         " rows");
   }
@@ -158,7 +187,14 @@ aclnnStatus PlanWeightQuantMatmul(const Call& call, const FamilySpec& family, Ex
     made->has_x3 = true;
   }
   made->tensor(kWx).Set(RoleName(call, family, W::Role::kX), *x);
-  made->tensor(kWWeight).Set(RoleName(call, family, W::Role::kWeight), *weight);
+  if (int4) {
+    // The slot holds the bytes the elements lie in, for the memory check; Compute reads the nibbles.
+    made->int4 = true;
+    made->nibbles = nibbles;
+    made->tensor(kWWeight).Set(RoleName(call, family, W::Role::kWeight), Int4Bytes(nibbles));
+  } else {
+    made->tensor(kWWeight).Set(RoleName(call, family, W::Role::kWeight), *weight);
+  }
   if (aclnnStatus s = made->KeepOutput(call, family, W::Role::kOut, *out, Dims{m, n}, "[m, n]", kWOut)) return s;
   *work = made_owner.release();
   return ACLNN_SUCCESS;

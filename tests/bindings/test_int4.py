@@ -1,0 +1,149 @@
+"""INT4 through the bindings: an ml_dtypes.int4 array (one element a byte on the host) goes to the
+device packed as CANN lays INT4 out, two elements a byte with element 2i in the low four bits of
+byte i (op-plugin's convert_to_int4_pack; runtime/binding/arrays.cpp's pack_int4), and comes back
+unpacked. The packed bytes are read back through a UINT8 view of the same device memory, so the
+layout itself is checked, not only the round trip; and aclnnWeightQuantBatchMatmulV2 with an INT4
+weight (A16W4) equals NumPy's product of the dequantised weight, for every layout the host array
+has.
+
+The calls run in a process of their own on the package of op_docs/ (tests/support/op_docs_process.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import bindings_build
+from tests.support.op_docs_process import check
+
+pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="the device memory is the simulator's")
+
+PROLOGUE = r'''
+import ml_dtypes
+
+def packed_reference(values):
+    """The bytes CANN holds `values` in, written out nibble by nibble (odd counts: a zero high half)."""
+    flat = [int(v) & 0xF for v in np.asarray(values).reshape(-1).astype(np.int8)]
+    flat += [0] * (len(flat) % 2)
+    return np.array([flat[i] | flat[i + 1] << 4 for i in range(0, len(flat), 2)], np.uint8)
+
+def device_bytes(tensor, count):
+    return aclnn.Tensor.from_pointer(tensor.data_ptr(), (count,), "UINT8", owner=tensor).numpy()
+'''
+
+
+def test_int4_arrays_go_to_the_device_packed_low_nibble_first_and_come_back():
+    check(PROLOGUE + r'''
+every = np.arange(-8, 8).astype(ml_dtypes.int4)
+for shape in [(16,), (7,), (3, 5), (1,), (2, 3, 3)]:
+    values = rng.integers(-8, 8, shape).astype(ml_dtypes.int4)
+    if shape == (16,):
+        values = every
+    t = aclnn.to_device(values)
+    assert t.acl_dtype == "INT4" and t.shape == shape and t.dtype == np.dtype(ml_dtypes.int4)
+    n = values.size
+    np.testing.assert_array_equal(device_bytes(t, (n + 1) // 2), packed_reference(values))
+    back = t.numpy()
+    assert back.dtype == np.dtype(ml_dtypes.int4) and back.shape == shape
+    np.testing.assert_array_equal(back.astype(np.int8), values.astype(np.int8))
+# -8..7 each in both halves of a byte: 0x98 holds 8 (low) and 9 (high), i.e. -8 and -7.
+assert device_bytes(aclnn.to_device(every), 8).tolist() == [0x98, 0xba, 0xdc, 0xfe, 0x10, 0x32, 0x54, 0x76]
+
+# A 0-d array (one element, one byte) and an empty one.
+scalar = aclnn.to_device(np.array(-3, ml_dtypes.int4))
+assert scalar.shape == () and int(scalar.numpy()) == -3
+assert device_bytes(scalar, 1).tolist() == [0x0d]
+empty = aclnn.to_device(np.zeros((0, 4), ml_dtypes.int4))
+assert empty.shape == (0, 4) and empty.numpy().shape == (0, 4)
+
+# Views: strided, transposed, negative steps, an offset into the buffer: packed row-major as seen.
+base = rng.integers(-8, 8, (6, 10)).astype(ml_dtypes.int4)
+for view in [base[:, ::2], base.T, base[::-1, ::-3], base[1:, 3:], base[2]]:
+    t = aclnn.to_device(view)
+    np.testing.assert_array_equal(device_bytes(t, (view.size + 1) // 2), packed_reference(np.ascontiguousarray(view)))
+    np.testing.assert_array_equal(t.numpy().astype(np.int8), view.astype(np.int8))
+
+# aclnn.empty holds INT4 in half the bytes; its copy (__deepcopy__) copies them all.
+import copy
+t = aclnn.to_device(rng.integers(-8, 8, (5, 3)).astype(ml_dtypes.int4))
+np.testing.assert_array_equal(copy.deepcopy(t).numpy().astype(np.int8), t.numpy().astype(np.int8))
+assert aclnn.empty((3, 5), "INT4").shape == (3, 5)
+# Strides in bytes would be halves: refused, the elements' strides given.
+assert t.stride() == (3, 1)
+try:
+    t.strides
+except TypeError as error:
+    assert "INT4" in str(error)
+else:
+    raise AssertionError("INT4 byte strides given")
+''')
+
+
+def test_an_int4_weight_multiplies_as_its_values_for_every_host_layout():
+    # A16W4: y = x @ ((weight + offset) * scale) per column, and per group of 32 rows of k.
+    check(PROLOGUE + r'''
+m, k, n = 3, 64, 8
+x = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+w = rng.integers(-8, 8, (k, n)).astype(np.int8)
+for group in (0, 32):
+    rows = 1 if group == 0 else k // group
+    scale = rng.uniform(0.01, 0.1, (rows, n)).astype(np.float16)
+    offset = rng.uniform(-2, 2, (rows, n)).astype(np.float16)
+    expand = (lambda p: np.repeat(p.astype(np.float64), group, 0)) if group else (lambda p: p.astype(np.float64))
+    expected = x.astype(np.float64) @ ((w + expand(offset)) * expand(scale))
+    # The weight as a C-ordered array, a strided view of a wider buffer, and read back from the device.
+    wide = np.zeros((k, 2 * n), ml_dtypes.int4)
+    wide[:, ::2] = w.astype(ml_dtypes.int4)
+    for weight in [w.astype(ml_dtypes.int4), wide[:, ::2], aclnn.to_device(w.astype(ml_dtypes.int4))]:
+        y = aclnn.weight_quant_batch_matmul_v2(x, weight, scale if group else scale[0], offset if group else offset[0],
+                                               None, None, None, group, out=np.zeros((m, n), np.float16))
+        np.testing.assert_allclose(host(y).astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+
+# The page: an INT4 weight's inner axis is even.
+odd = rng.integers(-8, 8, (k, 7)).astype(ml_dtypes.int4)
+refused(lambda: aclnn.weight_quant_batch_matmul_v2(x, odd, np.ones(7, np.float16), None, None, None, None, 0,
+                                                   out=np.zeros((m, 7), np.float16)), 161002, ["odd"])
+''')
+
+
+def test_int32_words_of_eight_int4_are_read_as_torch_npu_packs_them():
+    # npu_convert_weight_to_int4pack's words: a (k, n / 8) INT32 weight for y's n columns; y of the
+    # INT32 weight's own columns is a layout no page states, refused by name.
+    check(PROLOGUE + r'''
+m, k, n = 2, 16, 16
+x = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+w = rng.integers(-8, 8, (k, n)).astype(np.int8)
+words = packed_reference(w).view(np.int32).reshape(k, n // 8)
+scale = rng.uniform(0.01, 0.1, n).astype(np.float16)
+expected = x.astype(np.float64) @ (w * scale.astype(np.float64))
+y = aclnn.weight_quant_batch_matmul_v2(x, words, scale, None, None, None, None, 0, out=np.zeros((m, n), np.float16))
+np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+# The transposed words (k / 8, n) with strides (1, k / 8): packed along k, as torch_npu's transposed weight.
+words_t = packed_reference(w.T).view(np.int32).reshape(n, k // 8).T
+y = aclnn.weight_quant_batch_matmul_v2(x, words_t, scale, None, None, None, None, 0, out=np.zeros((m, n), np.float16))
+np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+refused(lambda: aclnn.weight_quant_batch_matmul_v2(x, words, scale[:2], None, None, None, None, 0,
+                                                   out=np.zeros((m, 2), np.float16)), 561003, ["INT32 weight"])
+''')
+
+
+def test_int4_operands_of_quant_matmul_v5_multiply_exactly_then_scale():
+    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4; x2Scale per column, x1Scale per row, in
+    # float. The INT32 words packing eight INT4 are declined by name; INT8 beside INT4 with these scales is
+    # no combination of the page's table.
+    check(PROLOGUE + r'''
+m, k, n = 4, 64, 16
+a = rng.integers(-8, 8, (m, k)).astype(np.int8)
+b = rng.integers(-8, 8, (k, n)).astype(np.int8)
+s2 = rng.uniform(0.01, 0.1, n).astype(np.float32)
+s1 = rng.uniform(0.5, 1.5, (m, 1)).astype(np.float32)
+expected = (a.astype(np.float64) @ b) * s2 * s1
+x1, x2 = a.astype(ml_dtypes.int4), b.astype(ml_dtypes.int4)
+for dtype, tol in ((np.float16, 1e-3), (ml_dtypes.bfloat16, 8e-3)):
+    y = aclnn.quant_matmul_v5(x1, x2, s1, s2, None, None, None, None, None, False, False, 0, out=np.zeros((m, n), dtype))
+    np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=tol, atol=tol * 16)
+words = lambda v: packed_reference(v).view(np.int32).reshape(v.shape[0], v.shape[1] // 8)
+refused(lambda: aclnn.quant_matmul_v5(words(a), words(b), s1, s2, None, None, None, None, None, False, False, 0,
+                                      out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
+refused(lambda: aclnn.quant_matmul_v5(a, b.astype(ml_dtypes.int4), s1, s2, None, None, None, None, None, False,
+                                      False, 0, out=np.zeros((m, n), np.float16)), 161002, ["x2 INT4", "combinations"])
+''')
