@@ -49,3 +49,13 @@ def acl_errors() -> dict[str, int]:
     """aclError values of the runtime API by name (`static const int ACL_ERROR_INVALID_PARAM = 100000;`)."""
     return {name: int(value) for name, value in
             re.findall(r"^static const int (ACL_\w+) = (\d+);", _text("acl/acl_base.h"), re.M)}
+
+
+def formats() -> dict[str, str]:
+    """The aclFormat enumerators of our ABI header, by the name pages write (ND -> ACL_FORMAT_ND)."""
+    found = {}
+    for enumerator in enumerators("aclFormat"):
+        page_name = re.sub(r"^ACL_(FORMAT_)?", "", enumerator)
+        if page_name != "UNDEFINED":
+            found[page_name] = enumerator
+    return found

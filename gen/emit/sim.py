@@ -58,16 +58,6 @@ _RESERVED = frozenset({"aclsim", "aclsim_args", "workspaceSize", "executor", "ca
 _IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)")
 
 
-def abi_formats() -> dict[str, str]:
-    """The aclFormat enumerators of our ABI header, by the name pages write (ND -> ACL_FORMAT_ND)."""
-    found = {}
-    for enumerator in abi.enumerators("aclFormat"):
-        page_name = re.sub(r"^ACL_(FORMAT_)?", "", enumerator)
-        if page_name != "UNDEFINED":
-            found[page_name] = enumerator
-    return found
-
-
 def cpp_identifier(name: str) -> str:
     """A page's parameter name as a C++ identifier of the generated entry."""
     ident = re.sub(r"\W", "_", name)
@@ -146,7 +136,7 @@ def _formats(param: Param, checked: bool = True) -> tuple[Optional[tuple[str, ..
     takes NCHW, and a page listing NCHW, NCL takes its own example's ND tensors:
     aclnnAdaptiveAvgPool2dBackward), and the private ones it lists; any format where the page's
     column is not a check (`gen.conventions.formats_checked`)."""
-    known = abi_formats()
+    known = abi.formats()
     listed = [known[f] for f in param.formats if f in known]
     plain = any(f in PLAIN_FORMATS for f in param.formats)
     if not listed or not checked:

@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from gen import abi
 from gen.emit import sim
 from gen.emit.files import FileManager
 from gen.model import APIS_PER_UNIT, build_model
@@ -99,7 +100,7 @@ def test_formats_nd_admits_plain_layouts_and_keeps_private_ones():
 
 
 def test_abi_formats_come_from_the_abi_header():
-    formats = sim.abi_formats()
+    formats = abi.formats()
     assert formats["ND"] == "ACL_FORMAT_ND" and formats["FRACTAL_Z_3D"] == "ACL_FRACTAL_Z_3D"
     assert "UNDEFINED" not in formats
 

@@ -8,9 +8,8 @@ import functools
 from dataclasses import replace
 from typing import Any, Iterator, Optional
 
-from gen import families
+from gen import abi, families
 from gen.conventions import PLAIN_FORMATS
-from gen.emit.sim import abi_formats
 from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.api.python import out_params, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, UNDOCUMENTED, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
@@ -401,7 +400,7 @@ class BaseCall:
         """Why the tests cannot pass an input: its page lists private layouts only (aclnnMlaProlog's FRACTAL_NZ
         weights), which phase 1 checks, and the suites lay every tensor out in a plain one; else ""."""
         for p in self.api.params:
-            checked = any(f in abi_formats() for f in p.formats)  # as phase 1's row (gen/emit/sim.py's _formats)
+            checked = any(f in abi.formats() for f in p.formats)  # as phase 1's row (gen/emit/sim.py's _formats)
             if p.kind is ParamKind.TENSOR and checked and not any(f in PLAIN_FORMATS for f in p.formats):
                 return f"the page takes {p.name} in {'/'.join(p.formats)} only, a private layout the suites do not lay out"
         return ""
