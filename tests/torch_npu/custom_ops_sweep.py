@@ -4,7 +4,7 @@ hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
         [--op-api] [--hand] [--soc Ascend950 (every operator on it; else CHIP_OF's on theirs)] [--dtype float16]
-        [--toolkit DIR (another build, for a baseline)]
+        [--toolkit DIR (another build, for a baseline)] [--task-queue]
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
 
 The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
@@ -23,7 +23,8 @@ otherwise made from the schema (a float32 tensor per Tensor, the defaults, ones)
              it retired there)
   bad-args   the sweep's own arguments were rejected before any aclnn call (the maker's fault)
 
-Calls run with ASCEND_LAUNCH_BLOCKING=1 in worker processes; a worker that dies loses only the operator
+Calls run with ASCEND_LAUNCH_BLOCKING=1 (--task-queue: without it, as torch_npu runs by default) in
+worker processes; a worker that dies loses only the operator
 it was running, recorded as a crash.
 """
 
@@ -2480,6 +2481,7 @@ def main() -> None:
                         help="the floating dtype of the hand-made calls' inputs (where the operator allows a choice)")
     parser.add_argument("--soc", help="ACLNN_SIM_SOC for the workers (default: the toolkit's)")
     parser.add_argument("--toolkit", type=Path, default=TOOLKIT)
+    parser.add_argument("--task-queue", action="store_true", help="without ASCEND_LAUNCH_BLOCKING (torch_npu's default)")
     parser.add_argument("--summary", type=Path, help="print the summary of a JSONL and exit")
     parser.add_argument("--brief", action="store_true", help="with --summary: the counts only")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -2492,7 +2494,7 @@ def main() -> None:
         return
     if not args.out:
         parser.error("--out or --summary is required")
-    env = environment(args.toolkit)
+    env = environment(args.toolkit, task_queue=args.task_queue)
     if args.soc:
         env["ACLNN_SIM_SOC"] = args.soc
     names = registered(env)
