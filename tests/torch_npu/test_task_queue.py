@@ -172,3 +172,39 @@ def test_a_refused_backward_operator_raises_before_its_gradient_is_read(run_npu)
     later_operators_compute()
     """, env={"ACLNN_SIM_SOC": "Ascend910"}, fresh=True)
 
+
+@pytest.mark.parametrize("blocking", [False, True])
+def test_a_1d_layer_norm_kept_in_nc1hwc0_is_refused_naming_gamma(run_npu, blocking):
+    # torch_npu sends a 1-D x kept in NC1HWC0 (the Atlas A2 with allow_internal_format) to the aclop
+    # LayerNorm with 0-d gamma and beta, whose broadcast no page states: refused naming them, as the
+    # operator's call (an aclnnLayerNorm "weightOptional" named nothing the user passed). Launched
+    # blocking, the call raises it. On the task queue torch_npu's own host code fails first, after
+    # queueing the operator (it views the 7-element mean as [1], on a device too), and the refusal
+    # is the next synchronisation's; later operators compute.
+    run_npu(REFUSED + f"""
+    import numpy as np
+    import torch.nn.functional as F
+    from torch_npu.testing.common_utils import create_common_tensor
+    torch.npu.config.allow_internal_format = True
+    _, x = create_common_tensor([np.float16, 3, (7,)], -3, 3)
+    assert torch_npu.get_npu_format(x) == 3
+    GAMMA = "LayerNorm): gamma [] is not x's dimensions from begin_params_axis [7]"
+    try:
+        F.layer_norm(x, (7,)).cpu()
+    except RuntimeError as error:
+        first = str(error)
+    else:
+        raise AssertionError("the refused operator raised nothing")
+    if {blocking}:
+        assert GAMMA in first, first
+    else:
+        assert "shape '[1]' is invalid for input of size 7" in first, first
+        try:
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert GAMMA in str(error) and "refused on the thread that ran it" in str(error), error
+        else:
+            raise AssertionError("the refusal was not raised")
+    later_operators_compute()
+    """, env={"ACLNN_SIM_SOC": "Ascend910B", **({"ASCEND_LAUNCH_BLOCKING": "1"} if blocking else {})}, fresh=True)
+
