@@ -1063,7 +1063,7 @@ def makers(dtype: str = "float32"):
     m["npu_grouped_matmul_swiglu_quant"] = grouped_matmul_swiglu_quant
 
     def mla_prolog(version):
-        # aclnnMlaPrologV2WeightNz / V3WeightNz (the pages' non-quantised formula, exact.mla_prolog of the generated
+        # aclnnMlaProlog (through the aclop MlaProlog) / V2WeightNz / V3WeightNz (the pages' non-quantised formula, exact.mla_prolog of the generated
         # suites' goldens): the three weights npu_format_cast to FRACTAL_NZ as torch_npu's documentation does, the
         # pages' fixed sizes (He 7168, Hcq 1536, D 128, Dr 64, Hckv 512) with N 2, the caches written in place.
         import torch_npu
@@ -1085,13 +1085,14 @@ def makers(dtype: str = "float32"):
             torch.npu.config.allow_internal_format = True
             nz = [torch_npu.npu_format_cast(w.contiguous(), 29) for w in (a[1], a[2], a[4])]
             tensors = (a[0], nz[0], nz[1], a[3], nz[2]) + tuple(a[5:9])
-            if version == 2:
+            if version in (1, 2):  # V1 (the aclop MlaProlog) returns new caches, V2 updates them in place too
                 return op(*tensors, a[9], a[10], a[11], **k)
             q, q_rope = op(*tensors, a[10], a[11], cache_index=a[9], **k)[:2]
             return q, q_rope, a[10], a[11]  # V3 updates the caches in place and returns neither
 
         args = (x, *weights, *gammas, sin, cos, index, *caches)
         return args, {"cache_mode": "PA_BSND"}, (query, query_rope, kv, kr), run
+    m["npu_mla_prolog"] = functools.partial(mla_prolog, 1)
     m["npu_mla_prolog_v2"] = functools.partial(mla_prolog, 2)
     m["npu_mla_prolog_v3"] = functools.partial(mla_prolog, 3)
 
