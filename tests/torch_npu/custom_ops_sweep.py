@@ -2290,6 +2290,10 @@ def sweep_one(name: str, hand: dict, schemas: dict) -> dict:
         torch.npu.synchronize()
     except Exception as error:  # a refusal, or the maker's arguments rejected before any call
         record["verdict"], record["why"] = classify_error(error)
+        try:  # a refusal held for this call (--task-queue) is this operator's, not the next one's
+            torch.npu.synchronize()
+        except Exception:  # noqa: BLE001
+            pass
     else:
         difference = compare(want, got)
         record["verdict"] = "wrong" if difference else "unchecked" if want is None else "equal"

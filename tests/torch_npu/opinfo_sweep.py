@@ -252,6 +252,10 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                 except Exception as error:
                     counts["refused"] += 1
                     reasons[reason_of(error)] += 1
+                    try:  # a refusal held for this sample (--task-queue) is this operator's, not the next one's
+                        torch.npu.synchronize()
+                    except Exception:  # noqa: BLE001
+                        pass
                     continue
                 notes = set()
                 ties = op.name in TIES

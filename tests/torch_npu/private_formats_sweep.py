@@ -111,6 +111,14 @@ def compare(got, want, fn, cpu_a, cpu_b, dtype):
     return got.shape == want.shape and bool(matches.all())
 
 
+def reason(error: Exception) -> str:
+    """What refused, in a line: the operator type or aclnn API the message names."""
+    text = str(error)
+    named = re.search(r"operator type \w+ is not modelled", text) or re.search(r"aclop\w* \([^\n]*", text)
+    named = named or re.search(r"call aclnn\w+ failed[^\n]*", text)
+    return (named.group(0) if named else text.splitlines()[0] if text else "")[:240]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--allow-internal", action="store_true", help="torch.npu.config.allow_internal_format = True")
@@ -143,10 +151,11 @@ def main() -> None:
                         torch.npu.synchronize()
                         kind, why = ("pass", "") if compare(got, want, fn, cpu_a, cpu_b, dtype) else ("WRONG", "")
                     except Exception as error:  # noqa: BLE001 - a refusal is the answer being counted
-                        text = str(error)
-                        named = re.search(r"operator type \w+ is not modelled", text) or re.search(r"aclop\w* \([^\n]*", text)
-                        named = named or re.search(r"call aclnn\w+ failed[^\n]*", text)
-                        kind, why = "refused", (named.group(0) if named else text.splitlines()[0] if text else "")[:240]
+                        kind, why = "refused", reason(error)
+                        try:  # a refusal held for this case (torch_npu's own error came first) is this case's
+                            torch.npu.synchronize()
+                        except Exception as held:  # noqa: BLE001
+                            why += f" (then: {reason(held)})"
                     tally[kind] = tally.get(kind, 0) + 1
                     print(f"{kind:8} {case} {why}", flush=True)
     print("TALLY", json.dumps(tally))
