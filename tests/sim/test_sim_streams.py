@@ -260,6 +260,9 @@ def test_a_faulting_kernel_is_reported_by_the_next_synchronisation_naming_its_ap
     assert sim.aclrtSynchronizeStream(stream) == ACL_ERROR_RT_AICORE_EXCEPTION
     message = sim.error()
     assert "a kernel of aclnnLeakyReluBackward" in message and "gradOutput" in message
+    # The next copy reports the fault again (what torch_npu's copy raises), once.
+    host = np.zeros(64, np.float32)
+    assert sim.aclrtMemcpy(host.ctypes.data, host.nbytes, good.out.ptr, host.nbytes, D2H) == ACL_ERROR_RT_AICORE_EXCEPTION
     assert not good.out.read_storage().any()  # the work behind the fault did not run
     fault = (ctypes.c_char * 160)()
     assert sim.aclsimLastFault(stream, fault) == 0
@@ -270,6 +273,40 @@ def test_a_faulting_kernel_is_reported_by_the_next_synchronisation_naming_its_ap
     assert np.array_equal(good.out.numpy(), golden(good.grad.storage, good.x.storage))
     bad.close()
     good.close()
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+@pytest.mark.parametrize("between", [None, "aclrtSynchronizeStream", "aclrtSynchronizeDevice", "a copy to the device"])
+def test_the_next_copy_after_a_failed_stream_synchronisation_fails_with_its_fault(sim, between):
+    # torch_npu's copy to the host synchronises the stream, then copies, and puts the recent error
+    # message in its exception only when the copy fails: the thread's next copy, if it reads the device,
+    # fails too with the fault's message; another synchronisation or copy first forgets it.
+    stream = sim.new_stream()
+    bad = Leaky(sim, 64)
+    sim.free(bad.grad.ptr)
+    bad.grad.ptr = None
+    assert bad.launch(stream) == 0
+    assert sim.aclrtSynchronizeStream(stream) == ACL_ERROR_RT_AICORE_EXCEPTION
+    said = sim.error()
+    if between == "aclrtSynchronizeStream":
+        assert sim.aclrtSynchronizeStream(stream) == 0
+    elif between == "aclrtSynchronizeDevice":
+        assert sim.aclrtSynchronizeDevice() == 0
+    elif between == "a copy to the device":
+        zeros = np.zeros(64, np.float32)
+        assert sim.aclrtMemcpy(bad.out.ptr, zeros.nbytes, zeros.ctypes.data, zeros.nbytes, H2D) == 0, sim.error()
+    host = np.full(64, 7.0, np.float32)
+    status = sim.aclrtMemcpy(host.ctypes.data, host.nbytes, bad.out.ptr, host.nbytes, D2H)
+    if between is None:
+        assert status == ACL_ERROR_RT_AICORE_EXCEPTION
+        assert sim.error().startswith("aclrtMemcpy: nothing copied") and said in sim.error(), sim.error()
+        assert (host == 7.0).all()
+        # Owed once: the next copy copies.
+        assert sim.aclrtMemcpy(host.ctypes.data, host.nbytes, bad.out.ptr, host.nbytes, D2H) == 0, sim.error()
+    else:
+        assert status == 0, sim.error()
+    assert (host == 0.0).all()
+    bad.close()
     assert sim.aclrtDestroyStream(stream) == 0
 
 

@@ -4,7 +4,7 @@ hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --out build/custom-ops-sweep.jsonl [--ops npu_rms_norm,...]
         [--op-api] [--hand] [--soc Ascend950 (every operator on it; else CHIP_OF's on theirs)] [--dtype float16]
-        [--toolkit DIR (another build, for a baseline)]
+        [--toolkit DIR (another build, for a baseline)] [--task-queue]
     .venv/bin/python tests/torch_npu/custom_ops_sweep.py --summary build/custom-ops-sweep.jsonl
 
 The operators are the schemas torch_npu 2.13 registers under `npu::` (--op-api: only those op-plugin's
@@ -23,7 +23,8 @@ otherwise made from the schema (a float32 tensor per Tensor, the defaults, ones)
              it retired there)
   bad-args   the sweep's own arguments were rejected before any aclnn call (the maker's fault)
 
-Calls run with ASCEND_LAUNCH_BLOCKING=1 in worker processes; a worker that dies loses only the operator
+Calls run with ASCEND_LAUNCH_BLOCKING=1 (--task-queue: without it, as torch_npu runs by default) in
+worker processes; a worker that dies loses only the operator
 it was running, recorded as a crash.
 """
 
@@ -1082,7 +1083,7 @@ def makers(dtype: str = "float32"):
     m["npu_grouped_matmul_swiglu_quant"] = grouped_matmul_swiglu_quant
 
     def mla_prolog(version):
-        # aclnnMlaPrologV2WeightNz / V3WeightNz (the pages' non-quantised formula, exact.mla_prolog of the generated
+        # aclnnMlaProlog (through the aclop MlaProlog) / V2WeightNz / V3WeightNz (the pages' non-quantised formula, exact.mla_prolog of the generated
         # suites' goldens): the three weights npu_format_cast to FRACTAL_NZ as torch_npu's documentation does, the
         # pages' fixed sizes (He 7168, Hcq 1536, D 128, Dr 64, Hckv 512) with N 2, the caches written in place.
         import torch_npu
@@ -1104,13 +1105,14 @@ def makers(dtype: str = "float32"):
             torch.npu.config.allow_internal_format = True
             nz = [torch_npu.npu_format_cast(w.contiguous(), 29) for w in (a[1], a[2], a[4])]
             tensors = (a[0], nz[0], nz[1], a[3], nz[2]) + tuple(a[5:9])
-            if version == 2:
+            if version in (1, 2):  # V1 (the aclop MlaProlog) returns new caches, V2 updates them in place too
                 return op(*tensors, a[9], a[10], a[11], **k)
             q, q_rope = op(*tensors, a[10], a[11], cache_index=a[9], **k)[:2]
             return q, q_rope, a[10], a[11]  # V3 updates the caches in place and returns neither
 
         args = (x, *weights, *gammas, sin, cos, index, *caches)
         return args, {"cache_mode": "PA_BSND"}, (query, query_rope, kv, kr), run
+    m["npu_mla_prolog"] = functools.partial(mla_prolog, 1)
     m["npu_mla_prolog_v2"] = functools.partial(mla_prolog, 2)
     m["npu_mla_prolog_v3"] = functools.partial(mla_prolog, 3)
 
@@ -2319,6 +2321,10 @@ def sweep_one(name: str, hand: dict, schemas: dict) -> dict:
         torch.npu.synchronize()
     except Exception as error:  # a refusal, or the maker's arguments rejected before any call
         record["verdict"], record["why"] = classify_error(error)
+        try:  # a refusal held for this call (--task-queue) is this operator's, not the next one's
+            torch.npu.synchronize()
+        except Exception:  # noqa: BLE001
+            pass
     else:
         difference = compare(want, got)
         record["verdict"] = "wrong" if difference else "unchecked" if want is None else "equal"
@@ -2511,6 +2517,7 @@ def main() -> None:
                         help="the floating dtype of the hand-made calls' inputs (where the operator allows a choice)")
     parser.add_argument("--soc", help="ACLNN_SIM_SOC for the workers (default: the toolkit's)")
     parser.add_argument("--toolkit", type=Path, default=TOOLKIT)
+    parser.add_argument("--task-queue", action="store_true", help="without ASCEND_LAUNCH_BLOCKING (torch_npu's default)")
     parser.add_argument("--summary", type=Path, help="print the summary of a JSONL and exit")
     parser.add_argument("--brief", action="store_true", help="with --summary: the counts only")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -2523,7 +2530,7 @@ def main() -> None:
         return
     if not args.out:
         parser.error("--out or --summary is required")
-    env = environment(args.toolkit)
+    env = environment(args.toolkit, task_queue=args.task_queue)
     if args.soc:
         env["ACLNN_SIM_SOC"] = args.soc
     names = registered(env)

@@ -680,9 +680,7 @@ def drive(soc: str | None, only: set[str] | None, verbose: bool, task_queue: boo
 
     os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
     total = len(plan(only, soc))
-    env = environment(TOOLKIT, soc)
-    if task_queue:
-        del env["ASCEND_LAUNCH_BLOCKING"]
+    env = environment(TOOLKIT, soc, task_queue)
     tally: collections.Counter = collections.Counter()
     by_case: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     start = 0

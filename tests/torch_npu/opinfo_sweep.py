@@ -6,7 +6,7 @@ the floating inputs). Not part of `make test`:
 run by hand from the repository after `make package`:
 
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --out build/opinfo-sweep.jsonl [--modes float32,backward]
-        [--ops abs,add] [--cap 8] [--jobs 1] [--soc Ascend910]
+        [--ops abs,add] [--cap 8] [--jobs 1] [--soc Ascend910] [--task-queue]
     .venv/bin/python tests/torch_npu/opinfo_sweep.py --summary build/opinfo-sweep.jsonl
 
 Each (operator, mode) is classified: equal, convention (equal but for torch_npu's own conventions:
@@ -18,7 +18,7 @@ the same: host_code.py, each with its evidence; checked by computing that result
 (another value without an error: the worst outcome), crash (the process died or hung), refused (an
 exception: the aclnn API and its status when the message names them), or skip (no sample runs on the
 CPU). Operators run in worker processes with ASCEND_LAUNCH_BLOCKING=1 (each refusal an exception of its
-own call, as test_opinfo.py does); a worker that dies or stops answering loses only the (operator,
+own call, as test_opinfo.py does; --task-queue: without it, as torch_npu runs by default); a worker that dies or stops answering loses only the (operator,
 mode) it was running, recorded as a crash, and a fresh worker goes on with the next.
 """
 
@@ -70,15 +70,22 @@ def not_comparable() -> set[str]:
     return set(module.NOT_COMPARABLE)
 
 
-def environment(toolkit: Path, soc: str | None = None) -> dict[str, str]:
+def environment(toolkit: Path, soc: str | None = None, task_queue: bool = False) -> dict[str, str]:
     """A user's environment after `source set_env.sh` (as tests/torch_npu/conftest.py builds it), on
-    the chip `soc` names (ACLNN_SIM_SOC; None: the simulator's default)."""
+    the chip `soc` names (ACLNN_SIM_SOC; None: the simulator's default), with ASCEND_LAUNCH_BLOCKING=1
+    (each refusal an exception of its own call) unless `task_queue`: then without it, as torch_npu runs
+    by default (its task-queue thread runs the operators, and a refusal there is raised by the calling
+    thread's next copy to the host, synchronisation or operator; the sweeps synchronise inside each
+    case, so that a case is answered by its own refusal and never by the one before)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("ACLNN_")}
     base.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
     listing = subprocess.run(["bash", "-c", 'source "$1" && env -0', "set_env", str(toolkit / "set_env.sh")],
                              env=base, check=True, capture_output=True).stdout
     env = dict(entry.split("=", 1) for entry in listing.decode().split("\0") if "=" in entry)
-    env["ASCEND_LAUNCH_BLOCKING"] = "1"
+    if task_queue:
+        env.pop("ASCEND_LAUNCH_BLOCKING", None)
+    else:
+        env["ASCEND_LAUNCH_BLOCKING"] = "1"
     if soc:
         env["ACLNN_SIM_SOC"] = soc
     return env
@@ -245,6 +252,10 @@ def worker(pairs: list[tuple[str, str]], cap: int) -> None:
                 except Exception as error:
                     counts["refused"] += 1
                     reasons[reason_of(error)] += 1
+                    try:  # a refusal held for this sample (--task-queue) is this operator's, not the next one's
+                        torch.npu.synchronize()
+                    except Exception:  # noqa: BLE001
+                        pass
                     continue
                 notes = set()
                 ties = op.name in TIES
@@ -297,8 +308,8 @@ def plan(modes: list[str], only: set[str] | None) -> list[tuple[str, str]]:
     return pairs
 
 
-def drive(pairs, cap: int, out: Path, jobs: int, toolkit: Path, soc: str | None) -> None:
-    env = environment(toolkit, soc)
+def drive(pairs, cap: int, out: Path, jobs: int, toolkit: Path, soc: str | None, task_queue: bool = False) -> None:
+    env = environment(toolkit, soc, task_queue)
     pending = collections.deque(pairs)
     done = set()
     if out.exists():  # resume
@@ -445,6 +456,7 @@ def main() -> None:
     parser.add_argument("--toolkit", type=Path, default=TOOLKIT,
                         help="the simulator's toolkit (default: this worktree's build; a copy keeps a baseline)")
     parser.add_argument("--soc", help="the chip to simulate (ACLNN_SIM_SOC, e.g. Ascend910; default: the simulator's)")
+    parser.add_argument("--task-queue", action="store_true", help="without ASCEND_LAUNCH_BLOCKING (torch_npu's default)")
     parser.add_argument("--summary", type=Path, help="print the summary of a JSONL and exit")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -461,7 +473,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown modes {sorted(unknown)}: choose among {MODES}")
     pairs = plan(modes, set(args.ops.split(",")) if args.ops else None)
-    drive(pairs, args.cap, args.out, args.jobs, args.toolkit, args.soc)
+    drive(pairs, args.cap, args.out, args.jobs, args.toolkit, args.soc, args.task_queue)
     summary(args.out)
 
 

@@ -7,6 +7,10 @@ simulator, as a framework's per-op suite does (create_common_tensor, a CPU refer
     ACLNN_SIM_SOC=Ascend910 ASCEND_LAUNCH_BLOCKING=1 TORCH_DEVICE_BACKEND_AUTOLOAD=1 \\
         .venv/bin/python tests/torch_npu/private_formats_sweep.py [--allow-internal] [--ops add,exp,...]
 
+or, as torch_npu runs by default (its task-queue thread runs the operators), without
+ASCEND_LAUNCH_BLOCKING and with --task-queue: the flag states the mode the run is meant to be in, and the
+sweep refuses to start in the other one (torch_npu reads the variable once, before any case runs).
+
 (--allow-internal: Atlas A2 keeps private formats only once torch.npu.config.allow_internal_format
 is set.) Each case prints one line, `pass`, `WRONG` (another value without an error: the worst
 outcome) or `refused` (an exception, with the operator type or aclnn API it names), and the run
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 
 import numpy as np
@@ -106,11 +111,25 @@ def compare(got, want, fn, cpu_a, cpu_b, dtype):
     return got.shape == want.shape and bool(matches.all())
 
 
+def reason(error: Exception) -> str:
+    """What refused, in a line: the operator type or aclnn API the message names."""
+    text = str(error)
+    named = re.search(r"operator type \w+ is not modelled", text) or re.search(r"aclop\w* \([^\n]*", text)
+    named = named or re.search(r"call aclnn\w+ failed[^\n]*", text)
+    return (named.group(0) if named else text.splitlines()[0] if text else "")[:240]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--allow-internal", action="store_true", help="torch.npu.config.allow_internal_format = True")
     parser.add_argument("--ops", help="comma-separated names of OPS to run (default: all)")
+    parser.add_argument("--task-queue", action="store_true",
+                        help="the environment runs torch_npu's task queue (no ASCEND_LAUNCH_BLOCKING=1)")
     args = parser.parse_args()
+    blocking = os.environ.get("ASCEND_LAUNCH_BLOCKING") == "1"
+    if blocking == args.task_queue:
+        parser.error("--task-queue runs without ASCEND_LAUNCH_BLOCKING=1, and only it does: "
+                     f"ASCEND_LAUNCH_BLOCKING is {os.environ.get('ASCEND_LAUNCH_BLOCKING')!r}")
     if args.allow_internal:
         torch.npu.config.allow_internal_format = True
     chosen = set(args.ops.split(",")) if args.ops else set(OPS)
@@ -127,12 +146,16 @@ def main() -> None:
                         cpu_b, npu_b = create_common_tensor([dtype, fmt, shape], -3, 3)
                         want = fn(cpu_a.float(), cpu_b.float())
                         got = fn(npu_a, npu_b).cpu()
+                        # The case's own refusal, held on torch_npu's task queue, is raised here at the
+                        # latest, never by the next case.
+                        torch.npu.synchronize()
                         kind, why = ("pass", "") if compare(got, want, fn, cpu_a, cpu_b, dtype) else ("WRONG", "")
                     except Exception as error:  # noqa: BLE001 - a refusal is the answer being counted
-                        text = str(error)
-                        named = re.search(r"operator type \w+ is not modelled", text) or re.search(r"aclop\w* \([^\n]*", text)
-                        named = named or re.search(r"call aclnn\w+ failed[^\n]*", text)
-                        kind, why = "refused", (named.group(0) if named else text.splitlines()[0] if text else "")[:240]
+                        kind, why = "refused", reason(error)
+                        try:  # a refusal held for this case (torch_npu's own error came first) is this case's
+                            torch.npu.synchronize()
+                        except Exception as held:  # noqa: BLE001
+                            why += f" (then: {reason(held)})"
                     tally[kind] = tally.get(kind, 0) + 1
                     print(f"{kind:8} {case} {why}", flush=True)
     print("TALLY", json.dumps(tally))

@@ -8,7 +8,7 @@ integer and bool inputs, type promotion, non-contiguous views, empty tensors. No
 test` (tests/torch_npu/test_tensor_suite.py keeps a handful of these); run by hand after `make
 package`:
 
-    .venv/bin/python tests/torch_npu/tensor_suite_sweep.py [--soc Ascend910] [--only add,sum]
+    .venv/bin/python tests/torch_npu/tensor_suite_sweep.py [--soc Ascend910] [--only add,sum] [--task-queue]
 
 Each test prints one line: `pass`, `torch_npu` (a check's result differs from the CPU's and equals
 what torch_npu's own host code defines for it, as a device gives it: host_code.TENSOR_SUITE computes
@@ -17,7 +17,9 @@ test goes on with its next check), `WRONG` (an assertion of the test failed: ano
 an error, the worst outcome), `refused` (an exception; the aclnn API or aclop operator it names),
 `skip` or `crash` (the process died; a fresh worker goes on with the next test), and the run ends
 with the tally. Tests run in a worker process with the environment set_env.sh gives and
-ASCEND_LAUNCH_BLOCKING=1, so that each refusal is the exception of its own call.
+ASCEND_LAUNCH_BLOCKING=1, so that each refusal is the exception of its own call (--task-queue: without
+it, as torch_npu runs by default; a refusal no check of the test raised is raised by a synchronisation
+after it, and counted as the test's).
 
 What TENSOR_SUITE explains on Ascend910 and Ascend310P, where plain tensors take aclop: result dtypes
 op-plugin chooses (cumsum of a small integer dtype keeps it, all/any of uint8 give bool, exp2 of an
@@ -2081,18 +2083,36 @@ class Reporter(unittest.TestResult):
         super().startTest(test)
         self.emit(event="start", test=test.id().split(".", 1)[1])
 
+    @staticmethod
+    def raised_after(test) -> str:
+        """A refusal the test's own checks did not raise, raised by a synchronisation after it: on
+        torch_npu's task queue (--task-queue) a refusal is held until the calling thread's next copy
+        to the host, synchronisation or operator, which must not be the next test's."""
+        try:
+            torch.npu.synchronize()
+        except Exception as error:  # noqa: BLE001 - the held refusal is what is asked for
+            return f"raised after the test's checks: {reason_of(error)}"
+        return ""
+
     def addSuccess(self, test):
+        late = self.raised_after(test)
+        if late:  # its checks read no output of the refused operator
+            self.emit(event="end", test=test.id().split(".", 1)[1], kind="refused", why=late)
+            return
         explained = "; ".join(dict.fromkeys(test.explained))
         self.emit(event="end", test=test.id().split(".", 1)[1], kind="torch_npu" if explained else "pass", why=explained)
 
     def addFailure(self, test, err):
         import traceback
         where = traceback.extract_tb(err[2])
-        self.emit(event="end", test=test.id().split(".", 1)[1], kind="WRONG", why=f"{lines_of(where)}: {str(err[1])[:160]}")
+        late = self.raised_after(test)  # a value read before its refusal was raised: still WRONG
+        self.emit(event="end", test=test.id().split(".", 1)[1], kind="WRONG",
+                  why=f"{lines_of(where)}: {str(err[1])[:160]}" + (f" ({late})" if late else ""))
 
     def addError(self, test, err):
         import traceback
         where = traceback.extract_tb(err[2])
+        self.raised_after(test)  # a later refusal of the same test: its own is the one reported
         self.emit(event="end", test=test.id().split(".", 1)[1], kind="refused",
                   why=f"{lines_of(where)}: {reason_of(err[1])}")
 
@@ -2112,10 +2132,10 @@ def worker(names: list[str]) -> None:
     suite.run(Reporter(emit))
 
 
-def drive(names: list[str], toolkit: Path, soc: str | None, timeout: int) -> None:
+def drive(names: list[str], toolkit: Path, soc: str | None, timeout: int, task_queue: bool = False) -> None:
     import select
 
-    env = environment(toolkit, soc)
+    env = environment(toolkit, soc, task_queue)
     tally: collections.Counter[str] = collections.Counter()
     pending = list(names)
     while pending:
@@ -2159,11 +2179,12 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated substrings of the tests to run (Class.test_name)")
     parser.add_argument("--toolkit", type=Path, default=TOOLKIT, help="the simulator's toolkit (default: this checkout's)")
     parser.add_argument("--timeout", type=int, default=300, help="seconds a test may run before it counts as hung")
+    parser.add_argument("--task-queue", action="store_true", help="without ASCEND_LAUNCH_BLOCKING (torch_npu's default)")
     args = parser.parse_args()
     names = all_tests()
     if args.only:
         names = [n for n in names if any(part in n for part in args.only.split(","))]
-    drive(names, args.toolkit, args.soc, args.timeout)
+    drive(names, args.toolkit, args.soc, args.timeout, args.task_queue)
 
 
 if __name__ == "__main__":

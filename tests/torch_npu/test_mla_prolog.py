@@ -4,7 +4,8 @@ torch_npu's documentation calls them; query, query_rope and the caches they upda
 written with torch ops on the CPU (exact.mla_prolog, the generated suites' golden) in both cache modes, with (B, S) and
 (T) tokens, several heads and V3's qc_qr_scale and kc_scale. What the simulator does not model is refused naming it:
 the quantised scenarios (an INT8 weight_uq_qr with its scale), a cache index outside the cache, the pages' fixed sizes,
-V3's reserved modes; npu_mla_prolog runs the aclop operator MlaProlog, which the aclop bridge does not model."""
+V3's reserved modes. npu_mla_prolog runs the aclop operator MlaProlog, which the aclop bridge computes with
+aclnnMlaProlog, its weights read in FRACTAL_NZ as they arrive."""
 
 import textwrap
 
@@ -103,6 +104,29 @@ def test_npu_mla_prolog_v3_equals_the_formula(run_npu):
     assert "mla prolog v3 ok" in out
 
 
+def test_npu_mla_prolog_equals_the_formula_and_leaves_its_caches_alone(run_npu):
+    # torch_npu sends npu_mla_prolog to the aclop operator MlaProlog (its weights in FRACTAL_NZ, absent
+    # quantisation tensors undefined), which the bridge computes with aclnnMlaProlog; its schema returns
+    # the updated caches as new tensors, the caches given unchanged.
+    out = run_npu(SETUP + textwrap.dedent("""
+        for lead, heads, blocks, block_size, mode in (((2, 1), 2, 2, 16, "PA_BSND"), ((3,), 4, 1, 16, "PA_NZ")):
+            args = inputs(lead, heads, blocks, block_size)
+            npu = on_npu(*args)
+            query, query_rope, kv_out, kr_out = torch_npu.npu_mla_prolog(*npu, rmsnorm_epsilon_cq=1e-5,
+                                                                         rmsnorm_epsilon_ckv=1e-6, cache_mode=mode)
+            x, weights, gammas, sin, cos, index, caches = args
+            want = exact.mla_prolog(x, *weights, *gammas, sin, cos, index, *caches, 1e-5, 1e-6, mode)
+            for name, a, b in zip(("kv_cache", "kr_cache", "query", "query_rope"), (kv_out, kr_out, query, query_rope),
+                                  want):
+                assert a.shape == b.shape and a.dtype == torch.bfloat16, (name, a.shape, b.shape, a.dtype)
+                diff = (a.cpu().float() - b.float()).abs().max().item()
+                assert diff <= 0.02 * max(1.0, b.float().abs().max().item()), (lead, heads, mode, name, diff)
+            assert torch.equal(npu[10].cpu(), caches[0]) and torch.equal(npu[11].cpu(), caches[1])
+        print("mla prolog ok")
+    """), env={"ACLNN_SIM_SOC": "Ascend910B"})
+    assert "mla prolog ok" in out
+
+
 def test_what_the_simulator_does_not_model_is_refused_by_name(run_npu):
     out = run_npu(SETUP + textwrap.dedent("""
         def refused(words, f):
@@ -122,8 +146,8 @@ def test_what_the_simulator_does_not_model_is_refused_by_name(run_npu):
         # The pages' fixed sizes: Hckv 512.
         small_uk = npu[:3] + (torch.zeros(1, D, 256, dtype=torch.bfloat16).npu(),) + npu[4:]
         refused(["weightUk", "Hckv 512"], lambda: call(*small_uk))
-        # npu_mla_prolog: the aclop operator MlaProlog.
-        refused(["MlaProlog"], lambda: torch_npu.npu_mla_prolog(*npu))
+        # npu_mla_prolog (the aclop operator MlaProlog, computed by aclnnMlaProlog): the same refusals.
+        refused(["weightUk", "Hckv 512"], lambda: torch_npu.npu_mla_prolog(*small_uk))
         # V3's reserved modes, and its cache index (optional in its schema) that the paged caches index by.
         v3 = torch_npu.npu_mla_prolog_v3
         refused(["tileSize"], lambda: v3(*npu[:9], npu[10], npu[11], cache_index=npu[9], tile_size=64))

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "acl/acl.h"
+#include "ascendcl/streams.h"
 
 namespace aclsim {
 
@@ -215,6 +216,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  aclsim::ForgetFaultOwedToCopy();
   if (int32_t held = aclsim::TakeHeldRefusal("aclrtSynchronizeEvent")) return held;
   auto e = event ? aclsim::State().events.Find(event) : nullptr;
   if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeEvent: event is not a live event");

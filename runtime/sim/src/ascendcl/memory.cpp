@@ -526,6 +526,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
   // Synchronous, and not ordered with any stream: callers synchronise the stream that wrote
   // `src` first, as on a device. The caller reads results here: an earlier refusal it is owed first.
   if (int32_t held = aclsim::TakeHeldRefusal("aclrtMemcpy")) return held;
+  if (aclError owed = aclsim::TakeFaultOwedToCopy("aclrtMemcpy", kind)) return owed;
   if (aclError status = aclsim::CheckCopy("aclrtMemcpy", dst, destMax, src, count, kind)) return status;
   if (count) std::memmove(dst, src, count);
   return ACL_SUCCESS;

@@ -61,17 +61,44 @@ aclError TakeFault(StreamState& s, const char* api) {
 
 namespace {
 
+// The fault the calling thread's last synchronisation of a stream reported (status 0: none), with
+// that call's message: owed to its next synchronous copy too (TakeFaultOwedToCopy).
+thread_local Fault t_owed_to_copy;
+
+// A stream's synchronisation's status, its fault owed to the thread's next copy.
+aclError OweToNextCopy(aclError status) {
+  t_owed_to_copy = Fault{};
+  if (status != ACL_SUCCESS) {
+    t_owed_to_copy.status = status;
+    t_owed_to_copy.message = aclGetRecentErrMsg();
+  }
+  return status;
+}
+
 aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
+  ForgetFaultOwedToCopy();
   if (aclError status = RefuseWhileCaptured(*s, api)) return status;
   Drain(s);
   State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
-  return TakeFault(*s, api);
+  return OweToNextCopy(TakeFault(*s, api));
 }
 
 }  // namespace
 
+void ForgetFaultOwedToCopy() { t_owed_to_copy = Fault{}; }
+
+aclError TakeFaultOwedToCopy(const char* api, aclrtMemcpyKind kind) {
+  if (t_owed_to_copy.status == 0) return ACL_SUCCESS;
+  const Fault owed = std::move(t_owed_to_copy);
+  t_owed_to_copy = Fault{};
+  if (kind != ACL_MEMCPY_DEVICE_TO_HOST) return ACL_SUCCESS;
+  return Fail(owed.status, std::string(api) + ": nothing copied: the synchronisation of the stream before it failed, what it "
+                                              "waited for not written (" + owed.message + ")");
+}
+
 aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeout, const char* api) {
   if (timeout == -1) return Synchronize(s, api);
+  ForgetFaultOwedToCopy();
   if (aclError status = RefuseWhileCaptured(*s, api)) return status;
   if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
   if (!DrainBefore(s, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout))) {
@@ -79,7 +106,7 @@ aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeou
                                                       std::to_string(timeout) + " ms");
   }
   State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
-  return TakeFault(*s, api);
+  return OweToNextCopy(TakeFault(*s, api));
 }
 
 namespace {
@@ -261,6 +288,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) 
 aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
   constexpr const char* api = "aclrtSynchronizeDeviceWithTimeout";
   if (timeout == -1) return aclrtSynchronizeDevice();
+  aclsim::ForgetFaultOwedToCopy();
   if (int32_t held = aclsim::TakeHeldRefusal(api)) return held;
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
@@ -371,6 +399,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
 }
 
 aclError aclrtSynchronizeDevice(void) {
+  aclsim::ForgetFaultOwedToCopy();
   if (int32_t held = aclsim::TakeHeldRefusal("aclrtSynchronizeDevice")) return held;
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) {

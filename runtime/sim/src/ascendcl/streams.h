@@ -33,6 +33,18 @@ int32_t LastErrorStatus(bool clear);
 aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count);
 aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t value, size_t count);
 
+// A fault a stream's synchronisation reported is also the calling thread's next synchronous copy's
+// (aclrtMemcpy) if that copy reads the device: torch_npu's copy to the host synchronises the stream,
+// copies, and raises a failed copy with the recent error message in its exception, a failed
+// synchronisation with the status alone (the message only a warning), so the user's exception names
+// the operator and why only if the copy fails too. Such a copy reads what the failed stream was to
+// write: nothing is copied. The thread's next synchronisation or copy forgets the fault, whichever
+// way it goes (a copy to the device, which reads no result, copies).
+void ForgetFaultOwedToCopy();
+// The fault owed to this copy of `kind`, reported as `api`'s (its status, and its message after
+// "nothing copied"), forgotten; ACL_SUCCESS when none is owed or the copy does not read the device.
+aclError TakeFaultOwedToCopy(const char* api, aclrtMemcpyKind kind);
+
 // Blocks until no queued or running task on any stream touches [begin, end): what aclrtFree
 // does before it releases an allocation. Each stream waited for counts as a synchronisation.
 void WaitForUsers(uintptr_t begin, uintptr_t end);

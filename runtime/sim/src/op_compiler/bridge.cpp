@@ -385,6 +385,31 @@ aclTensor* AclnnObjects::View(const Operand& operand, const char* what, const st
   return tensor;
 }
 
+aclTensor* AclnnObjects::InLayout(const Operand& operand, const char* what) {
+  if (status_ != ACL_SUCCESS) return nullptr;
+  const OpTensorDesc& desc = *operand.desc;
+  if (PlainFormat(desc.format)) return Tensor(operand, what);
+  const size_t item = DTypeSize(desc.dtype);
+  if (!PlainFormat(desc.origin_format) || desc.placement != ACL_MEMTYPE_DEVICE || desc.constant ||
+      std::any_of(desc.origin_dims.begin(), desc.origin_dims.end(), [](int64_t d) { return d < 0; }) ||
+      static_cast<size_t>(std::max<int64_t>(Elements(desc.dims), 0)) * item > operand.buffer->size) {
+    status_ = call_.Fail(ACL_ERROR_FORMAT_NOT_MATCH, std::string(what) + " in the private layout " +
+                                                         std::to_string(static_cast<int>(desc.format)) + " of storage " +
+                                                         ListText(desc.dims) + ": no plain origin shape, or not device "
+                                                         "memory its storage fits");
+    return nullptr;
+  }
+  const std::vector<int64_t> strides = ContiguousStrides(desc.origin_dims);
+  aclTensor* tensor = aclCreateTensor(desc.origin_dims.data(), desc.origin_dims.size(), desc.dtype, strides.data(), 0, desc.format,
+                                      desc.dims.data(), desc.dims.size(), operand.buffer->data);
+  if (!tensor) {
+    status_ = call_.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(what) + ": " + aclGetRecentErrMsg());
+    return nullptr;
+  }
+  tensors_.push_back(tensor);
+  return tensor;
+}
+
 aclTensorList* AclnnObjects::List(const std::vector<aclTensor*>& tensors) {
   if (status_ != ACL_SUCCESS) return nullptr;
   aclTensorList* list = aclCreateTensorList(tensors.data(), tensors.size());
@@ -697,7 +722,7 @@ aclError Run(const OpCall& call) {
     explicit ChipScope(bool every_chip) { AclopKernelOnEveryChip() = saved || every_chip; }
     ~ChipScope() { AclopKernelOnEveryChip() = saved; }
   } chip_scope(entry->every_chip);
-  return RunInPlainLayouts(call, entry->run);
+  return entry->own_layouts ? entry->run(call) : RunInPlainLayouts(call, entry->run);
 }
 
 }  // namespace aclsim::aclop

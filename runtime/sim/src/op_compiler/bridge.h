@@ -132,6 +132,11 @@ class AclnnObjects {
   // strides and offset in elements).
   aclTensor* View(const Operand& operand, const char* what, const std::vector<int64_t>& view,
                   const std::vector<int64_t>& strides, int64_t offset, const std::vector<int64_t>& dims);
+  // An aclTensor over the operand's data buffer in the layout the caller gave it: a private one
+  // (FRACTAL_NZ, NC1HWC0) as its origin shape stored in that layout, a plain one as Tensor does.
+  // Null, with the error set, when a private operand has no plain origin or its storage does not
+  // fit its buffer.
+  aclTensor* InLayout(const Operand& operand, const char* what);
   aclIntArray* Ints(const std::vector<int64_t>& values);
   aclBoolArray* Bools(const std::vector<bool>& values);  // an output mask
   aclScalar* Scalar(double value, aclDataType dtype);  // FLOAT or DOUBLE
@@ -207,6 +212,10 @@ struct OpEntry {
   // the call writes it into the outputs' descriptions, which a plain copy of a private output
   // would not carry back, so a private output is refused (a private input is read as any other).
   bool data_shaped = false;
+  // Its aclnn API reads operands in private layouts itself (MlaProlog's FRACTAL_NZ weights, which
+  // aclnnMlaProlog's page requires): the run sees every operand in the layout the caller gave
+  // (AclnnObjects::InLayout), none through a plain copy.
+  bool own_layouts = false;
 };
 
 // The bridge's table (ops.cpp), by operator type.

@@ -60,6 +60,14 @@ using CastApi = Phase1<const aclTensor*, aclDataType, aclTensor*>;
 using MatmulApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*, int8_t>;
 using InplaceAddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*>;
 using ReduceSumApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;
+using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+// tokenX, the four weights, the two gammas, sin, cos, cacheIndex, the two caches (updated in place),
+// the seven optional quantisation tensors, the two epsilons, cacheMode, queryOut, queryRopeOut.
+using MlaPrologApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                            const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                            const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                            const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, double, double, char*,
+                            const aclTensor*, const aclTensor*>;
 
 // SignBitsPack: x (float, 1-D) -> y [size, -1] (uint8), the attribute size.
 aclError SignBitsPack(const OpCall& call) {
@@ -568,6 +576,43 @@ aclError AttentionQkvGradW(const OpCall& call) {
   return ACL_SUCCESS;
 }
 
+// MlaProlog (torch_npu's npu_mla_prolog; traced on Ascend910B): the twelve tensors of aclnnMlaProlog,
+// then its seven optional quantisation tensors (absent ones undefined), in its page's order; the
+// attributes rmsnorm_epsilon_cq, rmsnorm_epsilon_ckv and cache_mode; outputs query, query_rope and
+// the two caches, which aclnnMlaProlog updates in place (kvCacheRef, krCacheRef): an output cache
+// that is not its input's memory gets the input's values first. The three weights arrive in
+// FRACTAL_NZ, the layout the page requires, and are read in it.
+aclError MlaProlog(const OpCall& call) {
+  if (aclError s = call.Arity(12, 19, 4)) return s;
+  static constexpr const char* kInputs[] = {"token_x", "weight_dq", "weight_uq_qr", "weight_uk", "weight_dkv_kr",
+                                            "rmsnorm_gamma_cq", "rmsnorm_gamma_ckv", "rope_sin", "rope_cos", "cache_index",
+                                            "kv_cache", "kr_cache", "dequant_scale_x", "dequant_scale_w_dq",
+                                            "dequant_scale_w_uq_qr", "dequant_scale_w_dkv_kr", "quant_scale_ckv",
+                                            "quant_scale_ckr", "smooth_scales_cq"};
+  AclnnObjects o(call);
+  const aclTensor* in[19] = {};
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    if (!Absent(call.inputs[i])) in[i] = o.InLayout(call.inputs[i], kInputs[i]);
+  }
+  if (Absent(call.inputs[10]) || Absent(call.inputs[11])) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "kv_cache and kr_cache are required; the call: " + call.Signature());
+  }
+  aclTensor* query = o.InLayout(call.outputs[0], "query");
+  aclTensor* query_rope = o.InLayout(call.outputs[1], "query_rope");
+  aclTensor* caches[2] = {o.InLayout(call.outputs[2], "kv_cache_out"), o.InLayout(call.outputs[3], "kr_cache_out")};
+  if (o.status()) return o.status();
+  for (size_t c = 0; c < 2; ++c) {
+    if (call.outputs[2 + c].buffer->data == call.inputs[10 + c].buffer->data) continue;
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", caches[c], in[10 + c])) return s;
+  }
+  std::string cache_mode = call.String("cache_mode", "PA_BSND");
+  return Aclnn<MlaPrologApi>(call, "aclnnMlaProlog", in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9],
+                             caches[0], caches[1], in[12], in[13], in[14], in[15], in[16], in[17], in[18],
+                             static_cast<double>(call.Float("rmsnorm_epsilon_cq", 1e-5f)),
+                             static_cast<double>(call.Float("rmsnorm_epsilon_ckv", 1e-5f)), cache_mode.data(), query,
+                             query_rope);
+}
+
 }  // namespace
 
 const std::vector<OpEntry>& CustomEntries() {
@@ -594,6 +639,12 @@ const std::vector<OpEntry>& CustomEntries() {
       {"NPUAllocFloatStatus", {}, NpuAllocFloatStatus},
       {"AttentionQKVGradX", {{"trans_a", K::kBool}, {"trans_b", K::kBool}}, AttentionQkvGradX},
       {"AttentionQKVGradW", {{"trans_a", K::kBool}, {"trans_b", K::kBool}, {"trans_dw", K::kBool}}, AttentionQkvGradW},
+      {"MlaProlog",
+       {{"rmsnorm_epsilon_cq", K::kFloat}, {"rmsnorm_epsilon_ckv", K::kFloat}, {"cache_mode", K::kString}},
+       MlaProlog,
+       false,
+       false,
+       true},
   };
   return entries;
 }
@@ -613,3 +664,5 @@ ACLOP_SAME(aclnnCast, CastApi);
 ACLOP_SAME(aclnnMatmul, MatmulApi);
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
 ACLOP_SAME(aclnnReduceSum, ReduceSumApi);
+ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
+ACLOP_SAME(aclnnMlaProlog, MlaPrologApi);

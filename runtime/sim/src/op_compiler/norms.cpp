@@ -132,6 +132,18 @@ aclError LayerNorm(const OpCall& call) {
   }
   const double epsilon = static_cast<double>(call.Float("epsilon", 1e-7f));
   const std::vector<int64_t> normalized(dims.begin() + norm, dims.end());
+  // gamma and beta hold x's dimensions from begin_params_axis. torch_npu gives a 1-D x kept in
+  // NC1HWC0 0-d ones for both (traced on Ascend910B: FLOAT[] format NCHW), whose broadcast over the
+  // normalised dimensions no page states: refused as the operator's call, not as aclnnLayerNorm's.
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const std::vector<int64_t>& got = call.inputs[i].desc->dims;
+    if (!Absent(call.inputs[i]) && got != normalized) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, std::string(i == 1 ? "gamma " : "beta ") + ListText(got) +
+                                                         " is not x's dimensions from begin_params_axis " +
+                                                         ListText(normalized) + " (x " + ListText(dims) +
+                                                         "): a broadcast gamma or beta is not modelled");
+    }
+  }
   return NormWithVariance(call, epsilon, [&](AclnnObjects& o, aclTensor* x, aclTensor* gamma, aclTensor* beta, aclTensor* y,
                                              aclTensor* mean, aclTensor* rstd) {
     return Aclnn<LayerNormApi>(call, "aclnnLayerNorm", x, o.Ints(normalized), gamma, beta, epsilon, y, mean, rstd);

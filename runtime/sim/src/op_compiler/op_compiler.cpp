@@ -368,6 +368,11 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
     call.attrs = found->values;
   }
   const bool for_another_thread = Asker(call) != std::this_thread::get_id();
+  // An operator without tensors (torch_npu's npu_clear_float_status, NPUClearFloatStatusV2, passes no
+  // attributes either: traced on Ascend910B) tells no asker: run on torch_npu's queue thread, its
+  // failed call dropped every later operator of the process. It writes nothing a caller could read
+  // before its next synchronisation, which reports its refusal held as another thread's.
+  const bool tensorless = call.inputs.empty() && call.outputs.empty();
   if (for_another_thread) {
     aclsim::RunsOtherThreadsOperators();
   } else if (int32_t held = aclsim::TakeHeldRefusal(api)) {
@@ -380,7 +385,9 @@ aclError CheckOperator(const char* api, const char* opType, int numInputs, const
   // or operator on a thread that does not run other threads' operators returns it.
   // aclopCompileAndExecuteV2's stays its call's: its caller reads the outputs' extents the call wrote
   // (torch_npu calls it on the calling thread, its queue drained: torch.nonzero on Ascend910).
-  if (status == ACL_SUCCESS || !for_another_thread || std::string(api) != "aclopCompileAndExecute") return status;
+  if (status == ACL_SUCCESS || !(for_another_thread || tensorless) || std::string(api) != "aclopCompileAndExecute") {
+    return status;
+  }
   aclsim::HoldRefusal(status, aclGetRecentErrMsg());
   return ACL_SUCCESS;
 }
