@@ -353,6 +353,18 @@ def makers(dtype: str = "float32"):
         return (x, torch.float16), {}, x.half()
     m["npu_dtype_cast"] = dtype_cast
 
+    def private_dtype_cast():
+        # _npu_dtype_cast, the cast op-plugin's own kernels call (aclnnCast): float32 to int32, truncating.
+        x = randn(4, 7, dtype=torch.float32) * 100
+        return (x, torch.int32), {}, x.int()
+    m["_npu_dtype_cast"] = private_dtype_cast
+
+    def batch_norm_reduce():
+        # aclnnBatchNormReduce: per channel (dim 1 of NCHW), the sum and the sum of squares over N, H, W.
+        x = randn(2, 3, 4, 5, dtype=torch.float32)
+        return (x, 1e-5), {}, (x.double().sum((0, 2, 3)).float(), x.double().pow(2).sum((0, 2, 3)).float())
+    m["batch_norm_reduce"] = batch_norm_reduce
+
     def dtype_cast_backward():
         # The gradient of a cast is the gradient cast back to the input's dtype (op-plugin's).
         dy = randn(4, 7, dtype=torch.float32)
@@ -437,6 +449,19 @@ def makers(dtype: str = "float32"):
         mean, rstd = s.mean(-1, keepdim=True), torch.rsqrt(s.var(-1, unbiased=False, keepdim=True) + 1e-6)
         return (x, gx, beta, gamma), {}, (mean, rstd, (s - mean) * rstd * gamma + beta)
     m["npu_deep_norm"] = deep_norm
+
+    def deep_norm_backward():
+        # aclnnDeepNormGrad: the gradients of deep_norm's y = (s - mean) * rstd * gamma + beta, s = alpha *
+        # x + gx, from the forward's saved mean and rstd: CPU autograd of that formula in double.
+        x, gx, gamma, dy = (randn(3, 16, dtype=torch.float32), randn(3, 16, dtype=torch.float32),
+                            randn(16, dtype=torch.float32), randn(3, 16, dtype=torch.float32))
+        xd, gxd, gammad, betad = (t.double().requires_grad_() for t in (x, gx, gamma, torch.zeros(16)))
+        sd = xd * 0.3 + gxd
+        mean, var = sd.mean(-1, keepdim=True), sd.var(-1, unbiased=False, keepdim=True)
+        ((sd - mean) * torch.rsqrt(var + 1e-6) * gammad + betad).backward(dy.double())
+        saved = (mean.detach().float(), torch.rsqrt(var.detach() + 1e-6).float())
+        return (dy, x, gx, gamma, *saved), {"alpha": 0.3}, tuple(t.grad.float() for t in (xd, gxd, betad, gammad))
+    m["npu_deep_norm_backward"] = deep_norm_backward
 
     def add_layer_norm():
         x1, x2, gamma, beta = randn(3, 16), randn(3, 16), randn(16), randn(16)

@@ -98,9 +98,11 @@ GROUPS = {
                                        "npu_grouped_matmul_add", "npu_grouped_matmul@list", "npu_moe_gating_top_k_backward",
                                        "npu_advance_step_flashattn"],
     # Operators whose pages the simulator computed before any call was written for them: the group-limited
-    # gating, the INT32 dequantisation, punica's LoRA product and the add-RMS-norm with two dynamic quantisations.
-    "gating_dequant_and_lora": ["npu_moe_gating_top_k", "npu_moe_gating_top_k@group_max", "npu_dequant_bias",
-                                "npu_batch_gather_matmul", "npu_add_rms_norm_dynamic_quant@two_smooths"],
+    # gating, the INT32 dequantisation, punica's LoRA product, the add-RMS-norm with two dynamic quantisations,
+    # DeepNorm's gradient, batch norm's per-channel sums and op-plugin's own cast.
+    "gating_dequant_lora_and_norms": ["npu_moe_gating_top_k", "npu_moe_gating_top_k@group_max", "npu_dequant_bias",
+                                      "npu_batch_gather_matmul", "npu_add_rms_norm_dynamic_quant@two_smooths",
+                                      "npu_deep_norm_backward", "batch_norm_reduce", "_npu_dtype_cast"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
