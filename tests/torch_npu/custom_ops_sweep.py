@@ -1071,6 +1071,13 @@ def makers(dtype: str = "float32"):
         return (permuted, rank), {"probs": probs}, tokens * probs.sum(1, keepdim=True)
     m["npu_moe_token_unpermute"] = moe_token_unpermute
 
+    def private_moe_token_unpermute():
+        # _npu_moe_token_unpermute, the call under npu_moe_token_unpermute and its autograd: the same
+        # unpermuted tokens and, with probs, the permuted tokens themselves kept for the backward.
+        args, kwargs, want = moe_token_unpermute()
+        return args, kwargs, (want, args[0])
+    m["_npu_moe_token_unpermute"] = private_moe_token_unpermute
+
     def moe_token_permute_grad():
         tokens, indices, order, rank = moe_token_pairs()
         grad = randn(8, 3)

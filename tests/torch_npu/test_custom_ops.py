@@ -95,8 +95,8 @@ GROUPS = {
                                        "npu_moe_token_unpermute_with_routing_map",
                                        "npu_moe_token_permute_with_routing_map_grad",
                                        "npu_moe_token_unpermute_with_routing_map_grad", "npu_moe_re_routing",
-                                       "npu_grouped_matmul_add", "npu_grouped_matmul@list", "npu_moe_gating_top_k_backward",
-                                       "npu_advance_step_flashattn"],
+                                       "_npu_moe_token_unpermute", "npu_grouped_matmul_add", "npu_grouped_matmul@list",
+                                       "npu_moe_gating_top_k_backward", "npu_advance_step_flashattn"],
     # Operators whose pages the simulator computed before any call was written for them: the group-limited
     # gating, the INT32 dequantisation, punica's LoRA product, the add-RMS-norm with two dynamic quantisations,
     # DeepNorm's gradient, batch norm's per-channel sums and op-plugin's own cast.
