@@ -1022,10 +1022,11 @@ def makers(dtype: str = "float32"):
     m["npu_rms_norm_quant_v2"] = lambda: rms_norm_quant_v2(True)
     m["npu_rms_norm_quant_v2@multiply"] = lambda: rms_norm_quant_v2(False)
 
-    def add_rms_norm_dynamic_quant(both):
+    def add_rms_norm_dynamic_quant(both, mask=None):
         # aclnnAddRmsNormDynamicQuantV2: x = x1 + x2, q = x / Rms(x) * gamma, then per row and
         # smoothing factor s: v = q * s, scale = max|v| / 127, y = rint(v / scale); the second pair
-        # written when both smoothing factors are given.
+        # written when both smoothing factors are given, or as output_mask says (op-plugin passes
+        # the pair not asked for as 0-d tensors, left alone).
         # FLOAT16 (the page's A2 rows have no FLOAT x); the smoothing factors x's dtype.
         x1, x2, gamma = randn(3, 8, dtype=torch.float16), randn(3, 8, dtype=torch.float16), randn(8, dtype=torch.float16)
         smooths = [(torch.rand(8, generator=g) + 0.5).half() for _ in range(2 if both else 1)]
@@ -1037,11 +1038,15 @@ def makers(dtype: str = "float32"):
             scale = v.abs().amax(-1) / 127
             ys.append(rounded_int8(v / scale[:, None]))
             scales.append(scale.float())
-        want = (ys[0], ys[1] if both else None, x, scales[0], scales[1] if both else None)
-        kwargs = {"smooth_scale1": smooths[0], "smooth_scale2": smooths[1] if both else None, "epsilon": 1e-6}
+        written = mask or (True, both)
+        want = (ys[0] if written[0] else None, ys[1] if written[1] else None, x,
+                scales[0] if written[0] else None, scales[1] if written[1] else None)
+        kwargs = {"smooth_scale1": smooths[0], "smooth_scale2": smooths[1] if both else None, "epsilon": 1e-6,
+                  "output_mask": list(mask) if mask else None}
         return (x1, x2, gamma), kwargs, want
     m["npu_add_rms_norm_dynamic_quant"] = lambda: add_rms_norm_dynamic_quant(False)
     m["npu_add_rms_norm_dynamic_quant@two_smooths"] = lambda: add_rms_norm_dynamic_quant(True)
+    m["npu_add_rms_norm_dynamic_quant@second_only"] = lambda: add_rms_norm_dynamic_quant(True, (False, True))
 
     def moe_compute_expert_tokens():
         sorted_experts = torch.tensor([0, 0, 1, 3, 3, 3], dtype=torch.int32)

@@ -98,10 +98,12 @@ GROUPS = {
                                        "_npu_moe_token_unpermute", "npu_grouped_matmul_add", "npu_grouped_matmul@list",
                                        "npu_moe_gating_top_k_backward", "npu_advance_step_flashattn"],
     # Operators whose pages the simulator computed before any call was written for them: the group-limited
-    # gating, the INT32 dequantisation, punica's LoRA product, the add-RMS-norm with two dynamic quantisations,
+    # gating, the INT32 dequantisation, punica's LoRA product, the add-RMS-norm with one or two dynamic quantisations,
     # DeepNorm's gradient, batch norm's per-channel sums and op-plugin's own cast.
     "gating_dequant_lora_and_norms": ["npu_moe_gating_top_k", "npu_moe_gating_top_k@group_max", "npu_dequant_bias",
-                                      "npu_batch_gather_matmul", "npu_add_rms_norm_dynamic_quant@two_smooths",
+                                      "npu_batch_gather_matmul", "npu_add_rms_norm_dynamic_quant",
+                                      "npu_add_rms_norm_dynamic_quant@two_smooths",
+                                      "npu_add_rms_norm_dynamic_quant@second_only",
                                       "npu_deep_norm_backward", "batch_norm_reduce", "_npu_dtype_cast"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
