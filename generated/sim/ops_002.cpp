@@ -226,13 +226,13 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"y1Out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT32, ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/224},
     // y2Out (line 234)
     {"y2Out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT32, ACL_INT8, ACL_HIFLOAT8, ACL_FLOAT8_E5M2, ACL_FLOAT8_E4M3FN),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/2, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 8, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/234},
     // xOut (line 244)
     {"xOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
@@ -268,7 +268,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& smoothScale1Optional = aclsim::CallTensor(call, 3);
   const aclsim::TensorInfo& smoothScale2Optional = aclsim::CallTensor(call, 4);
   const aclsim::BoolArrayInfo outputMaskOptional = aclsim::CallBoolArray(call, 7);
-  if (!outputMaskOptional.present && smoothScale2Optional.present && !smoothScale1Optional.present) {  // semantics/norm_dynamic_quant.toml:47
+  if (!outputMaskOptional.present && smoothScale2Optional.present && !smoothScale1Optional.present) {  // semantics/norm_dynamic_quant.toml:49
     return aclsim::Reject(call, 161002, "smoothScale2Optional without smoothScale1Optional needs outputMaskOptional");
   }
   return ACLNN_SUCCESS;

@@ -65,6 +65,7 @@ CHIP_OF = {op: "Ascend950" for op in (
 CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supports
 CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
 CHIP_OF["npu_swiglu_group_quant_backward"] = "Ascend950"  # likewise
+CHIP_OF.update({op: "Ascend950" for op in ("npu_gelu_quant", "npu_rms_norm_quant_v2", "npu_fused_matmul")})  # likewise
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -360,6 +361,18 @@ def makers(dtype: str = "float32"):
         return (x, torch.float16), {}, x.half()
     m["npu_dtype_cast"] = dtype_cast
 
+    def private_dtype_cast():
+        # _npu_dtype_cast, the cast op-plugin's own kernels call (aclnnCast): float32 to int32, truncating.
+        x = randn(4, 7, dtype=torch.float32) * 100
+        return (x, torch.int32), {}, x.int()
+    m["_npu_dtype_cast"] = private_dtype_cast
+
+    def batch_norm_reduce():
+        # aclnnBatchNormReduce: per channel (dim 1 of NCHW), the sum and the sum of squares over N, H, W.
+        x = randn(2, 3, 4, 5, dtype=torch.float32)
+        return (x, 1e-5), {}, (x.double().sum((0, 2, 3)).float(), x.double().pow(2).sum((0, 2, 3)).float())
+    m["batch_norm_reduce"] = batch_norm_reduce
+
     def dtype_cast_backward():
         # The gradient of a cast is the gradient cast back to the input's dtype (op-plugin's).
         dy = randn(4, 7, dtype=torch.float32)
@@ -444,6 +457,19 @@ def makers(dtype: str = "float32"):
         mean, rstd = s.mean(-1, keepdim=True), torch.rsqrt(s.var(-1, unbiased=False, keepdim=True) + 1e-6)
         return (x, gx, beta, gamma), {}, (mean, rstd, (s - mean) * rstd * gamma + beta)
     m["npu_deep_norm"] = deep_norm
+
+    def deep_norm_backward():
+        # aclnnDeepNormGrad: the gradients of deep_norm's y = (s - mean) * rstd * gamma + beta, s = alpha *
+        # x + gx, from the forward's saved mean and rstd: CPU autograd of that formula in double.
+        x, gx, gamma, dy = (randn(3, 16, dtype=torch.float32), randn(3, 16, dtype=torch.float32),
+                            randn(16, dtype=torch.float32), randn(3, 16, dtype=torch.float32))
+        xd, gxd, gammad, betad = (t.double().requires_grad_() for t in (x, gx, gamma, torch.zeros(16)))
+        sd = xd * 0.3 + gxd
+        mean, var = sd.mean(-1, keepdim=True), sd.var(-1, unbiased=False, keepdim=True)
+        ((sd - mean) * torch.rsqrt(var + 1e-6) * gammad + betad).backward(dy.double())
+        saved = (mean.detach().float(), torch.rsqrt(var.detach() + 1e-6).float())
+        return (dy, x, gx, gamma, *saved), {"alpha": 0.3}, tuple(t.grad.float() for t in (xd, gxd, betad, gammad))
+    m["npu_deep_norm_backward"] = deep_norm_backward
 
     def add_layer_norm():
         x1, x2, gamma, beta = randn(3, 16), randn(3, 16), randn(16), randn(16)
@@ -898,6 +924,137 @@ def makers(dtype: str = "float32"):
                 want[r] += scales[r, j] * (expanded[dst[j * rows + r]] + bias[experts[r, j]])
         return (expanded, skip1, None, bias, scales, dst, experts), {}, want
     m["npu_moe_finalize_routing"] = moe_finalize_routing
+    # k given (2, what scales' columns already say): op-plugin passes it to aclnnMoeFinalizeRoutingV4
+    # alone and refuses it by name where the library has only V2 (no V4 page in the corpus): the
+    # same reference once V4 computes.
+    m["npu_moe_finalize_routing@k2"] = lambda: (lambda a, k, w: (a, {"k": 2}, w))(*moe_finalize_routing())
+
+    def moe_gating_top_k(group_select_mode):
+        # aclnnMoeGatingTopK (op-plugin's route without input_ids and tid2eid), its page's formula in
+        # float: sigmoid scores; 4 groups of 4 experts, each scored by its max (mode 0) or the sum of
+        # its two largest (1); the 2 best groups kept, the 4 best experts of those (ties: the lower);
+        # y renormalised over the 4 and scaled by 1.5; outOut the sigmoid (out_flag).
+        x = randn(5, 16, dtype=torch.float32)
+        scores = torch.sigmoid(x)
+        grouped = scores.reshape(5, 4, 4)
+        group_scores = grouped.max(-1).values if group_select_mode == 0 else grouped.topk(2, -1).values.sum(-1)
+        keep = torch.zeros(5, 4, dtype=torch.bool).scatter_(1, group_scores.topk(2, -1).indices, True)
+        weights, experts = scores.masked_fill(~keep.repeat_interleave(4, 1), -1.0).topk(4, -1)
+        y = weights / (weights.sum(-1, keepdim=True) + 1e-20) * 1.5
+        kwargs = {"k_group": 2, "group_count": 4, "group_select_mode": group_select_mode, "renorm": 0,
+                  "norm_type": 1, "out_flag": True, "routed_scaling_factor": 1.5, "eps": 1e-20}
+        return (x, 4), kwargs, (y, experts.int(), scores)
+    m["npu_moe_gating_top_k"] = lambda: moe_gating_top_k(1)
+    m["npu_moe_gating_top_k@group_max"] = lambda: moe_gating_top_k(0)
+
+    def rounded_int8(v):
+        """INT8 of float values, half to even, saturated (the quantisers' rint)."""
+        return torch.round(v).clamp(-128, 127).to(torch.int8)
+
+    def gelu_quant(quant_mode, approximate):
+        # aclnnGeluQuant: g = GELU(x) (erf, or tanh), then static y = rint(g * scale + offset) with
+        # scale and offset along the last dimension, or dynamic per row: v = g * scale,
+        # outScale = max|v| / 127, y = rint(v / outScale).
+        x = randn(3, 8, dtype=torch.float32)
+        scale, offset = torch.rand(8, generator=g) * 40 + 10, torch.randn(8, generator=g)
+        gelu = F.gelu(x.double(), approximate=approximate)
+        if quant_mode == "static":
+            want = (rounded_int8(gelu * scale.double() + offset.double()), None)
+            return (x,), {"input_scale": scale, "input_offset": offset, "approximate": approximate,
+                          "quant_mode": "static"}, want
+        v = gelu * scale.double()
+        out_scale = v.abs().amax(-1) / 127
+        return (x,), {"input_scale": scale, "approximate": approximate, "quant_mode": "dynamic"}, \
+            (rounded_int8(v / out_scale[:, None]), out_scale.float())
+    m["npu_gelu_quant"] = lambda: gelu_quant("dynamic", "none")
+    m["npu_gelu_quant@static_tanh"] = lambda: gelu_quant("static", "tanh")
+
+    def dequant_bias():
+        # aclnnDequantBias without bias: y = x * weightScale (per column) * activateScale (per row), FLOAT16.
+        x = torch.randint(-3000, 3000, (4, 6), generator=g, dtype=torch.int32)
+        weight_scale, activation_scale = torch.rand(6, generator=g) / 100, torch.rand(4, generator=g) + 0.5
+        want = (x.double() * weight_scale.double() * activation_scale.double()[:, None]).half()
+        return (x, weight_scale, activation_scale, None), {"output_dtype": torch.float16}, want
+    m["npu_dequant_bias"] = dequant_bias
+
+    def fused_matmul(fused_op_type):
+        # aclnnFusedMatmul: x1 @ x2 (+ bias), then fusedOpType's step: "add" and "mul" x3, "relu",
+        # "gelu_tanh", "gelu_erf".
+        x1, x2, x3 = randn(3, 8, dtype=torch.float16), randn(8, 5, dtype=torch.float16), randn(3, 5, dtype=torch.float16)
+        product = x1.float() @ x2.float()
+        step = {"add": lambda p: p + x3.float(), "mul": lambda p: p * x3.float(), "relu": torch.relu,
+                "gelu_tanh": lambda p: F.gelu(p, approximate="tanh"), "gelu_erf": F.gelu}[fused_op_type]
+        x3 = x3 if fused_op_type in ("add", "mul") else None
+        return (x1, x2), {"x3": x3, "fused_op_type": fused_op_type}, step(product).half()
+    m["npu_fused_matmul"] = lambda: fused_matmul("add")
+    m["npu_fused_matmul@mul"] = lambda: fused_matmul("mul")
+    m["npu_fused_matmul@gelu_tanh"] = lambda: fused_matmul("gelu_tanh")
+    m["npu_fused_matmul@relu"] = lambda: fused_matmul("relu")
+
+    def batch_gather_matmul():
+        # aclnnAddLora (punica's bgmv): row b of x through weightA[indices[b], layer] and
+        # weightB[indices[b], layer], scaled, added to y's columns [yOffset, yOffset + ySliceSize).
+        batch, h1, rank, h2, width, layers = 3, 8, 4, 6, 2, 2
+        y, x = randn(batch, 10, dtype=torch.float16), randn(batch, h1, dtype=torch.float16)
+        weight_a = randn(width, layers, rank, h1, dtype=torch.float16)
+        weight_b = randn(width, layers, h2, rank, dtype=torch.float16)
+        indices = torch.tensor([1, 0, 1], dtype=torch.int32)
+        want = y.float().clone()
+        for b in range(batch):
+            z1 = weight_a[indices[b], 1].float() @ x[b].float()
+            want[b, 3:3 + h2] += weight_b[indices[b], 1].float() @ z1 * 0.5
+        kwargs = {"weight_a": weight_a, "layer_idx": 1, "scale": 0.5, "y_offset": 3, "y_slice_size": h2}
+
+        def run(op, args, kwargs):
+            # op-plugin's out-of-place form computes into a tensor of its own and returns its input y
+            # (on an NPU too): the product is read from the in-place form, and the other checked for
+            # leaving y as it was.
+            returned = op(*args, **kwargs).cpu()
+            return torch.ops.npu.npu_batch_gather_matmul_(*args, **kwargs), returned
+        return (y, x, weight_b, indices), kwargs, (want.half(), y), run
+    m["npu_batch_gather_matmul"] = batch_gather_matmul
+
+    def rms_norm_quant_v2(div_mode):
+        # aclnnRmsNormQuantV3: q = x / Rms(x) * gamma + beta, y = rint(q / scale + offset) (divMode),
+        # rint(q * scale + offset) without; scale and offset along the last dimension.
+        # x requires grad: op-plugin then asks for rstd [3, 1] (outputRstd); without, it passes an empty
+        # rstd that the page's row refuses (不支持空Tensor), as phase 1 does.
+        x, gamma, beta = randn(3, 8, dtype=torch.float32), randn(8, dtype=torch.float32), randn(8, dtype=torch.float32)
+        x.requires_grad_()
+        scale = torch.rand(8, generator=g) / 20 + 0.01 if div_mode else torch.rand(8, generator=g) * 40 + 10
+        offset = torch.randn(8, generator=g)
+        rstd = rstd_of(x.detach(), 1e-6)
+        q = x.detach().double() * rstd.double() * gamma.double() + beta.double()
+        y = rounded_int8((q / scale.double() if div_mode else q * scale.double()) + offset.double())
+        return (x, gamma, scale), {"offset": offset, "beta": beta, "epsilon": 1e-6, "div_mode": div_mode}, (y, rstd)
+    m["npu_rms_norm_quant_v2"] = lambda: rms_norm_quant_v2(True)
+    m["npu_rms_norm_quant_v2@multiply"] = lambda: rms_norm_quant_v2(False)
+
+    def add_rms_norm_dynamic_quant(both, mask=None):
+        # aclnnAddRmsNormDynamicQuantV2: x = x1 + x2, q = x / Rms(x) * gamma, then per row and
+        # smoothing factor s: v = q * s, scale = max|v| / 127, y = rint(v / scale); the second pair
+        # written when both smoothing factors are given, or as output_mask says (op-plugin passes
+        # the pair not asked for as 0-d tensors, left alone).
+        # FLOAT16 (the page's A2 rows have no FLOAT x); the smoothing factors x's dtype.
+        x1, x2, gamma = randn(3, 8, dtype=torch.float16), randn(3, 8, dtype=torch.float16), randn(8, dtype=torch.float16)
+        smooths = [(torch.rand(8, generator=g) + 0.5).half() for _ in range(2 if both else 1)]
+        x = x1 + x2
+        q = x.double() * rstd_of(x, 1e-6).double() * gamma.double()
+        ys, scales = [], []
+        for s_ in smooths:
+            v = q * s_.double()
+            scale = v.abs().amax(-1) / 127
+            ys.append(rounded_int8(v / scale[:, None]))
+            scales.append(scale.float())
+        written = mask or (True, both)
+        want = (ys[0] if written[0] else None, ys[1] if written[1] else None, x,
+                scales[0] if written[0] else None, scales[1] if written[1] else None)
+        kwargs = {"smooth_scale1": smooths[0], "smooth_scale2": smooths[1] if both else None, "epsilon": 1e-6,
+                  "output_mask": list(mask) if mask else None}
+        return (x1, x2, gamma), kwargs, want
+    m["npu_add_rms_norm_dynamic_quant"] = lambda: add_rms_norm_dynamic_quant(False)
+    m["npu_add_rms_norm_dynamic_quant@two_smooths"] = lambda: add_rms_norm_dynamic_quant(True)
+    m["npu_add_rms_norm_dynamic_quant@second_only"] = lambda: add_rms_norm_dynamic_quant(True, (False, True))
 
     def moe_compute_expert_tokens():
         sorted_experts = torch.tensor([0, 0, 1, 3, 3, 3], dtype=torch.int32)
@@ -926,6 +1083,13 @@ def makers(dtype: str = "float32"):
         # Each token's two rows back from their ranks, weighed: probs[t, 0] + probs[t, 1] of its own row.
         return (permuted, rank), {"probs": probs}, tokens * probs.sum(1, keepdim=True)
     m["npu_moe_token_unpermute"] = moe_token_unpermute
+
+    def private_moe_token_unpermute():
+        # _npu_moe_token_unpermute, the call under npu_moe_token_unpermute and its autograd: the same
+        # unpermuted tokens and, with probs, the permuted tokens themselves kept for the backward.
+        args, kwargs, want = moe_token_unpermute()
+        return args, kwargs, (want, args[0])
+    m["_npu_moe_token_unpermute"] = private_moe_token_unpermute
 
     def moe_token_permute_grad():
         tokens, indices, order, rank = moe_token_pairs()

@@ -3,8 +3,8 @@ through torch_npu's op-plugin on the simulator, against PyTorch on the CPU: F.gl
 aclnnGluBackward), F.prelu / nn.PReLU (aclnnPrelu, aclnnPreluBackward), F.logsigmoid
 (aclnnLogSigmoidForward), nn.Embedding's backward (aclnnEmbeddingDenseBackward); torch_npu's own
 npu_swiglu (aclnnSwiGlu, aclnnSwiGluGrad), npu_gelu_mul (aclnnGeluMul) and npu_rotary_mul
-(aclnnRotaryPositionEmbedding, aclnnRotaryPositionEmbeddingGrad) against the compositions their
-docs state."""
+(aclnnRotaryPositionEmbeddingV2, aclnnRotaryPositionEmbeddingGrad) against the compositions their
+docs state; npu_rotary_mul's undocumented rotate refused by name."""
 
 # f(*tensors) on the CPU and on npu, then the gradients of (f * w).sum() for every input, with a
 # weight w so that each output position's gradient differs.
@@ -77,6 +77,21 @@ def test_swiglu_gelu_mul_and_rotary_equal_their_compositions(run_npu):
             check(f"npu_rotary_mul {mode}", lambda x, c, s: torch_npu.npu_rotary_mul(x, c, s, mode),
                   torch.randn(2, 4, 3, 8), torch.randn(1, 4, 1, 8), torch.randn(1, 4, 1, 8),
                   cpu_f=lambda x, c, s: rotary(x, c, s, mode))
+    """)
+
+
+def test_rotary_mul_refuses_its_undocumented_rotate_by_name(run_npu):
+    # op-plugin passes rotate to aclnnRotaryPositionEmbeddingV2 alone (V1 where the library lacks V2,
+    # dropping it unseen); no page says what it does, so V2 (a derived page) refuses it rather than
+    # compute as if it were absent.
+    run_npu("""
+        x, cos, sin = torch.randn(1, 2, 3, 8).npu(), torch.randn(1, 2, 1, 8).npu(), torch.randn(1, 2, 1, 8).npu()
+        try:
+            torch_npu.npu_rotary_mul(x, cos, sin, "half", rotate=torch.eye(8).npu())
+        except RuntimeError as error:
+            assert "aclnnRotaryPositionEmbeddingV2" in str(error) and "rotateOptional" in str(error), error
+        else:
+            raise AssertionError("rotate was not refused")
     """)
 
 

@@ -95,14 +95,24 @@ GROUPS = {
                                        "npu_moe_token_unpermute_with_routing_map",
                                        "npu_moe_token_permute_with_routing_map_grad",
                                        "npu_moe_token_unpermute_with_routing_map_grad", "npu_moe_re_routing",
-                                       "npu_grouped_matmul_add", "npu_grouped_matmul@list", "npu_moe_gating_top_k_backward",
-                                       "npu_advance_step_flashattn"],
+                                       "_npu_moe_token_unpermute", "npu_grouped_matmul_add", "npu_grouped_matmul@list",
+                                       "npu_moe_gating_top_k_backward", "npu_advance_step_flashattn"],
+    # Operators whose pages the simulator computed before any call was written for them: the group-limited
+    # gating, the INT32 dequantisation, punica's LoRA product, the add-RMS-norm with one or two dynamic quantisations,
+    # DeepNorm's gradient, batch norm's per-channel sums and op-plugin's own cast.
+    "gating_dequant_lora_and_norms": ["npu_moe_gating_top_k", "npu_moe_gating_top_k@group_max", "npu_dequant_bias",
+                                      "npu_batch_gather_matmul", "npu_add_rms_norm_dynamic_quant",
+                                      "npu_add_rms_norm_dynamic_quant@two_smooths",
+                                      "npu_add_rms_norm_dynamic_quant@second_only",
+                                      "npu_deep_norm_backward", "batch_norm_reduce", "_npu_dtype_cast"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
-# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad).
+# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad, aclnnGeluQuant, aclnnRmsNormQuantV3, aclnnFusedMatmul).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
-             "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward"]
+             "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward", "npu_gelu_quant",
+             "npu_gelu_quant@static_tanh", "npu_rms_norm_quant_v2", "npu_rms_norm_quant_v2@multiply", "npu_fused_matmul",
+             "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.

@@ -239,3 +239,23 @@ def test_moe_gating_top_k_backward_is_the_forwards_adjoint(run_npu):
                                                          renorm=1), "renorm"),
     ])
     """)
+
+
+def test_moe_finalize_routing_refuses_k_without_its_v4_api(run_npu):
+    # op-plugin sends k to aclnnMoeFinalizeRoutingV4 alone; the corpus documents V2 (computed) and no V4,
+    # so k other than 1 is refused naming V4 rather than dropped, and k 1 takes V2 as without it.
+    run_npu("""
+        rows, k, h = 3, 2, 4
+        expanded, scales = torch.randn(rows * k, h), torch.rand(rows, k)
+        dst = torch.randperm(rows * k).int()
+        want = sum(scales[:, j:j + 1] * expanded[dst[j * rows:(j + 1) * rows].long()] for j in range(k))
+        args = (expanded.npu(), None, None, None, scales.npu(), dst.npu(), None)
+        got = torch_npu.npu_moe_finalize_routing(*args, drop_pad_mode=0, k=1).cpu()
+        assert torch.allclose(got, want, rtol=1e-5, atol=1e-5), (got, want)
+        try:
+            torch_npu.npu_moe_finalize_routing(*args, drop_pad_mode=0, k=2)
+        except RuntimeError as error:
+            assert "aclnnMoeFinalizeRoutingV4" in str(error), error
+        else:
+            raise AssertionError("k=2 was not refused")
+    """)

@@ -1639,6 +1639,7 @@
 
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbedding 1
+#define ACLNN_DECLARES_aclnnRotaryPositionEmbeddingV2 1
 
 #include "aclnnop/aclnn_rotary_position_embedding_grad.h"
 #define ACLNN_DECLARES_aclnnRotaryPositionEmbeddingGrad 1
