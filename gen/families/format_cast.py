@@ -1,7 +1,6 @@
 """A tensor moved between its plain layout and FRACTAL_NZ (runtime/sim/src/opapi/families/format_cast.cpp):
-aclnnNpuFormatCast, which torch_npu's npu_format_cast reaches on Ascend950 (aclnn-only there) and, with a
-customize_dtype, on Atlas A2/A3; aclnnNpuFormatCastCalculateSizeAndFormat, which shapes its destination, is
-the engine file's too."""
+aclnnNpuFormatCast, which torch_npu's npu_format_cast reaches on Ascend950 (aclnn-only there);
+aclnnNpuFormatCastCalculateSizeAndFormat, which shapes its destination, is the engine file's too."""
 
 from gen.families.model import Family
 

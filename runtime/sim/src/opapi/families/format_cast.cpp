@@ -1,7 +1,7 @@
 // The format_cast family: aclnnNpuFormatCast, and the aclnnNpuFormatCastCalculateSizeAndFormat that
 // shapes its destination (no two-phase API: written here, beside the kernel whose layout it states).
-// torch_npu's npu_format_cast calls the two on Ascend950, where it runs aclnn alone, and on Atlas A2/A3
-// when given a customize_dtype (elsewhere its aclop TransData, the aclop bridge's Identity).
+// torch_npu's npu_format_cast calls the two on Ascend950, where it runs aclnn alone (elsewhere its aclop
+// TransData, the aclop bridge's Identity: on Atlas A2 it refuses a customize_dtype itself).
 //   format_cast  a plain [batch..., M, N] (ND or NCL; NCHW and NCDHW too on Atlas A2/A3) into FRACTAL_NZ, storage [batch..., ceil(N / C0), ceil(M / 16),
 //                16, C0] (fractal_nz.h's [X1, Y1, Y0, X0]) with its padding zero, or back; C0 = 32 bytes
 //                over the size of additionalDtype (the page's rule), each element moved as it is.
