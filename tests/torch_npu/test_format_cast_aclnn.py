@@ -2,9 +2,9 @@
 with aclnnNpuFormatCastCalculateSizeAndFormat and moves the elements with aclnnNpuFormatCast (the
 format_cast family), where it refused before ("aclnnNpuFormatCast does not exist"). FRACTAL_NZ's
 storage is checked element by element against the layout the page states (C0 = 32 bytes of the
-dtype, fractals of 16 rows), not only read back; the page's Ascend950 table has no FLOAT row into
-FRACTAL_NZ of its own C0, and NC1HWC0 and NCHW carry its superscript 1 (not Ascend950): those stay
-refused by name."""
+dtype, fractals of 16 rows), not only read back; FLOAT's row of the page's Ascend950 table
+(FRACTAL_NZ_C0_16) is not simulated, and NC1HWC0 and NCHW carry its superscript 1 (not Ascend950):
+those stay refused by name."""
 
 SOC = {"ACLNN_SIM_SOC": "Ascend950"}
 
@@ -47,14 +47,15 @@ def test_casts_the_page_leaves_out_refuse_by_name_on_ascend950(run_npu):
     run_npu("""
         import numpy as np
         from torch_npu.testing.common_utils import create_common_tensor
-        # FLOAT has no row into FRACTAL_NZ of its own C0; NC1HWC0, and NCHW (a 4-D tensor's base
-        # format) into FRACTAL_NZ, carry the page's superscript 1 (not Ascend950).
-        for dtype, fmt, shape in ((np.float32, 29, (17, 33)), (np.float16, 3, (2, 19, 4, 5)),
-                                  (np.float16, 29, (3, 2, 40, 7))):
+        # torch_npu casts FLOAT with additionalDtype FLOAT16: the page's row into FRACTAL_NZ_C0_16, which
+        # is not simulated (561003); NC1HWC0, and NCHW (a 4-D tensor's base format) into FRACTAL_NZ, carry
+        # the page's superscript 1, not Ascend950 (161002).
+        for dtype, fmt, shape, status in ((np.float32, 29, (17, 33), "561003"), (np.float16, 3, (2, 19, 4, 5), "161002"),
+                                          (np.float16, 29, (3, 2, 40, 7), "161002")):
             try:
                 create_common_tensor([dtype, fmt, shape], -3, 3)
             except RuntimeError as error:
-                assert "aclnnNpuFormatCastCalculateSizeAndFormat" in str(error) or "161002" in str(error), error
+                assert "aclnnNpuFormatCastCalculateSizeAndFormat" in str(error) and status in str(error), error
             else:
                 raise AssertionError(f"{dtype} cast to format {fmt} computed")
     """, env=SOC)

@@ -87,6 +87,20 @@ constexpr Combination kAscend950[] = {
     {ACL_BF16, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_BF16},
 };
 
+// The rows of that table the simulator does not model: FLOAT and INT32 into FRACTAL_NZ_C0_16 or _C0_32
+// (C0 of another dtype than the source's), and the 4-bit dtypes' rows.
+constexpr Combination kAscend950Unmodelled[] = {
+    {ACL_INT32, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16},
+    {ACL_INT32, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_BF16},
+    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16},
+    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_BF16},
+    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT8_E4M3FN},
+    {ACL_FLOAT4_E2M1, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT8_E4M3FN},
+    {ACL_FLOAT4_E2M1, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT4_E2M1},
+    {ACL_FLOAT4_E1M2, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT4_E1M2},
+    {ACL_FLOAT4_E2M1, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_FLOAT4_E2M1},
+};
+
 // "format 29": the enumeration's value, as the page's tables give it beside the name.
 std::string FormatText(int format) { return "format " + std::to_string(format); }
 
@@ -189,12 +203,18 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
       listed = listed || (row.src == src.dtype && (row.from == ACL_FORMAT_FRACTAL_NZ) == from_nz && (row.to == ACL_FORMAT_FRACTAL_NZ) != from_nz && row.additional == additional);
     }
     if (!listed) {
-      return Refuse(ACLNN_ERR_PARAM_INVALID, std::string("srcTensor ") + DTypeName(src.dtype) + " in " + FormatText(src.format) +
-                                                 " to " + FormatText(dstFormat) + " with additionalDtype " +
-                                                 std::to_string(additionalDtype) +
-                                                 " is no combination of the page's Ascend950 table with actualFormat "
-                                                 "FRACTAL_NZ or ND that the simulator models (the FRACTAL_NZ_C0_16/_C0_32 and "
-                                                 "4-bit rows are not simulated)");
+      const std::string what = std::string("srcTensor ") + DTypeName(src.dtype) + " in " + FormatText(src.format) +
+                               " to " + FormatText(dstFormat) + " with additionalDtype " + std::to_string(additionalDtype);
+      bool unmodelled = false;  // a row of the table that the simulator does not model
+      for (const Combination& row : kAscend950Unmodelled) {
+        unmodelled = unmodelled || (row.src == src.dtype && (row.from == ACL_FORMAT_FRACTAL_NZ) == from_nz &&
+                                    row.additional == additional);
+      }
+      if (unmodelled) {
+        return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Ascend950 table that is not "
+                                                             "simulated (actualFormat FRACTAL_NZ_C0_16/_C0_32, or 4-bit)");
+      }
+      return Refuse(ACLNN_ERR_PARAM_INVALID, what + " is no row of the page's Ascend950 table");
     }
   } else if (DTypeSize(additional) == 0 || 32 % DTypeSize(additional) != 0 ||
              (src.dtype != ACL_INT8 && src.dtype != ACL_UINT8 && src.dtype != ACL_INT32 && src.dtype != ACL_UINT32 &&
