@@ -51,7 +51,7 @@ def test_casts_the_page_leaves_out_refuse_by_name_on_ascend950(run_npu):
         # is not simulated (561003); NC1HWC0, and NCHW (a 4-D tensor's base format) into FRACTAL_NZ, carry
         # the page's superscript 1, not Ascend950 (161002).
         for dtype, fmt, shape, status in ((np.float32, 29, (17, 33), "561003"), (np.float16, 3, (2, 19, 4, 5), "161002"),
-                                          (np.float16, 29, (3, 2, 40, 7), "161002")):
+                                          (np.float16, 3, (4, 5), "161002"), (np.float16, 29, (3, 2, 40, 7), "161002")):
             try:
                 create_common_tensor([dtype, fmt, shape], -3, 3)
             except RuntimeError as error:

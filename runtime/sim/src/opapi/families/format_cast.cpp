@@ -188,11 +188,17 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
   };
   const bool from_plain = plain(src.format), from_nz = src.format == ACL_FORMAT_FRACTAL_NZ;
   if (!((from_plain && to == ACL_FORMAT_FRACTAL_NZ) || (from_nz && plain(to)))) {
-    const bool listed = src.format == ACL_FORMAT_NCHW || src.format == ACL_FORMAT_NCDHW || to == ACL_FORMAT_NCHW ||
-                        to == ACL_FORMAT_NCDHW;
-    if (soc == Soc::kAscend950 && listed) {
+    // The formats the page's tables mark with superscript 1: not on Ascend950.
+    auto not_on_950 = [](int format) {
+      for (int f : {ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NCDHW, ACL_FORMAT_NDHWC, ACL_FORMAT_DHWCN,
+                    ACL_FORMAT_NDC1HWC0, ACL_FORMAT_FRACTAL_Z_3D, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z}) {
+        if (format == f) return true;
+      }
+      return false;
+    };
+    if (soc == Soc::kAscend950 && (not_on_950(src.format) || not_on_950(dstFormat))) {
       return Refuse(ACLNN_ERR_PARAM_INVALID, "from " + FormatText(src.format) + " to " + FormatText(dstFormat) +
-                                                 ": NCHW and NCDHW carry superscript 1, unsupported on Ascend950");
+                                                 ": the page marks that format with superscript 1, unsupported on Ascend950");
     }
     return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "from " + FormatText(src.format) + " to " + FormatText(dstFormat) +
                                                          " is not simulated (ND, NCL, NCHW, NCDHW <-> FRACTAL_NZ only)");
