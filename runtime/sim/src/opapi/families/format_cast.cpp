@@ -67,38 +67,36 @@ class FormatCastWork final : public FamilyWork {
 };
 
 // One row of the page's Ascend950 table of aclnnNpuFormatCastCalculateSizeAndFormat's combinations
-// (约束说明) that the simulator models: FRACTAL_NZ with C0 = 32 bytes of additionalDtype, ND standing
-// for the plain layouts the page casts (ND, NCL).
+// (约束说明): the source's dtype, whether it casts out of FRACTAL_NZ (else into it, ND standing for the
+// plain layouts the page casts: ND, NCL), additionalDtype, and whether the simulator models it. It
+// models FRACTAL_NZ with C0 = 32 bytes of additionalDtype; not FLOAT and INT32 into
+// FRACTAL_NZ_C0_16/_C0_32 (C0 of another dtype than the source's), nor the 4-bit dtypes' rows.
 struct Combination {
   aclDataType src;
-  aclFormat from, to;
+  bool from_nz;
   aclDataType additional;
+  bool modelled;
 };
 constexpr Combination kAscend950[] = {
-    {ACL_INT8, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_INT8},
-    {ACL_FLOAT16, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16},
-    {ACL_BF16, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_BF16},
-    {ACL_FLOAT8_E4M3FN, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT8_E4M3FN},
-    {ACL_HIFLOAT8, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_HIFLOAT8},
-    {ACL_INT8, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_INT8},
-    {ACL_UINT8, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_UINT8},
-    {ACL_FLOAT8_E4M3FN, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_FLOAT8_E4M3FN},
-    {ACL_FLOAT16, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_FLOAT16},
-    {ACL_BF16, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_BF16},
-};
-
-// The rows of that table the simulator does not model: FLOAT and INT32 into FRACTAL_NZ_C0_16 or _C0_32
-// (C0 of another dtype than the source's), and the 4-bit dtypes' rows.
-constexpr Combination kAscend950Unmodelled[] = {
-    {ACL_INT32, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16},
-    {ACL_INT32, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_BF16},
-    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT16},
-    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_BF16},
-    {ACL_FLOAT, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT8_E4M3FN},
-    {ACL_FLOAT4_E2M1, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT8_E4M3FN},
-    {ACL_FLOAT4_E2M1, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT4_E2M1},
-    {ACL_FLOAT4_E1M2, ACL_FORMAT_ND, ACL_FORMAT_FRACTAL_NZ, ACL_FLOAT4_E1M2},
-    {ACL_FLOAT4_E2M1, ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_ND, ACL_FLOAT4_E2M1},
+    {ACL_INT8, false, ACL_INT8, true},
+    {ACL_FLOAT16, false, ACL_FLOAT16, true},
+    {ACL_BF16, false, ACL_BF16, true},
+    {ACL_FLOAT8_E4M3FN, false, ACL_FLOAT8_E4M3FN, true},
+    {ACL_HIFLOAT8, false, ACL_HIFLOAT8, true},
+    {ACL_INT8, true, ACL_INT8, true},
+    {ACL_UINT8, true, ACL_UINT8, true},
+    {ACL_FLOAT8_E4M3FN, true, ACL_FLOAT8_E4M3FN, true},
+    {ACL_FLOAT16, true, ACL_FLOAT16, true},
+    {ACL_BF16, true, ACL_BF16, true},
+    {ACL_INT32, false, ACL_FLOAT16, false},
+    {ACL_INT32, false, ACL_BF16, false},
+    {ACL_FLOAT, false, ACL_FLOAT16, false},
+    {ACL_FLOAT, false, ACL_BF16, false},
+    {ACL_FLOAT, false, ACL_FLOAT8_E4M3FN, false},
+    {ACL_FLOAT4_E2M1, false, ACL_FLOAT8_E4M3FN, false},
+    {ACL_FLOAT4_E2M1, false, ACL_FLOAT4_E2M1, false},
+    {ACL_FLOAT4_E1M2, false, ACL_FLOAT4_E1M2, false},
+    {ACL_FLOAT4_E2M1, true, ACL_FLOAT4_E2M1, false},
 };
 
 // "format 29": the enumeration's value, as the page's tables give it beside the name.
@@ -204,23 +202,16 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
                                                          " is not simulated (ND, NCL, NCHW, NCDHW <-> FRACTAL_NZ only)");
   }
   if (soc == Soc::kAscend950) {
-    bool listed = false;
+    const Combination* found = nullptr;
     for (const Combination& row : kAscend950) {
-      listed = listed || (row.src == src.dtype && (row.from == ACL_FORMAT_FRACTAL_NZ) == from_nz && (row.to == ACL_FORMAT_FRACTAL_NZ) != from_nz && row.additional == additional);
+      if (row.src == src.dtype && row.from_nz == from_nz && row.additional == additional) found = &row;
     }
-    if (!listed) {
-      const std::string what = std::string("srcTensor ") + DTypeName(src.dtype) + " in " + FormatText(src.format) +
-                               " to " + FormatText(dstFormat) + " with additionalDtype " + std::to_string(additionalDtype);
-      bool unmodelled = false;  // a row of the table that the simulator does not model
-      for (const Combination& row : kAscend950Unmodelled) {
-        unmodelled = unmodelled || (row.src == src.dtype && (row.from == ACL_FORMAT_FRACTAL_NZ) == from_nz &&
-                                    row.additional == additional);
-      }
-      if (unmodelled) {
-        return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Ascend950 table that is not "
-                                                             "simulated (actualFormat FRACTAL_NZ_C0_16/_C0_32, or 4-bit)");
-      }
-      return Refuse(ACLNN_ERR_PARAM_INVALID, what + " is no row of the page's Ascend950 table");
+    const std::string what = std::string("srcTensor ") + DTypeName(src.dtype) + " in " + FormatText(src.format) + " to " +
+                             FormatText(dstFormat) + " with additionalDtype " + std::to_string(additionalDtype);
+    if (!found) return Refuse(ACLNN_ERR_PARAM_INVALID, what + " is no row of the page's Ascend950 table");
+    if (!found->modelled) {
+      return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Ascend950 table that is not "
+                                                           "simulated (actualFormat FRACTAL_NZ_C0_16/_C0_32, or 4-bit)");
     }
   } else if (DTypeSize(additional) == 0 || 32 % DTypeSize(additional) != 0 ||
              (src.dtype != ACL_INT8 && src.dtype != ACL_UINT8 && src.dtype != ACL_INT32 && src.dtype != ACL_UINT32 &&
