@@ -556,6 +556,7 @@ set(ACLNN_EXAMPLES
   normal_float_tensor
   normal_tensor_float
   normal_tensor_tensor
+  npu_format_cast
   nsa_compress
   nsa_compress_attention
   nsa_compress_attention_infer

@@ -199,6 +199,20 @@ def packed_roundtrip_torch_npu(x):
     return data, data.reshape(t0, x.shape[0], *x.shape[2:]).transpose(0, 1)
 
 
+def float_register_of(value: float) -> float:
+    """The float a callee declared `float` reads from a register its caller filled with the double
+    `value`: the double's low 32 bits (x86-64's xmm0 and AArch64's d0/s0 alike)."""
+    return float(np.frombuffer(np.float64(value).tobytes()[:4], dtype=np.float32)[0])
+
+
+def masked_scale_torch_npu(x, m):
+    """What a device computes of op-plugin's _masked_scale (op_plugin_functions.yaml: gen_opapi exec
+    aclnnMaskedScale, self, mask, scale, out): the schema's `float scale` is a C++ double, which
+    op-plugin's call passes as it is to the page's `float scale` (aclnnMaskedScale.md:43), so the kernel
+    scales by the double's low 32 bits read as a float (0 for 2.0; seen on the simulator, Ascend950)."""
+    return x * (m > 0.5).to(x.dtype) * float_register_of(2.0)
+
+
 def unscale(x):
     grads_ = [x.clone(), x[1:].clone()]
     found = torch.zeros(1, device=x.device)
@@ -443,7 +457,7 @@ CASES += [
 
 # Cases whose result torch_npu's own host code defines differently from PyTorch's (a device gives
 # the same): the CPU computation of that result, by case name.
-TORCH_NPU_HOST = {"pack_padded_sequence": packed_roundtrip_torch_npu}
+TORCH_NPU_HOST = {"pack_padded_sequence": packed_roundtrip_torch_npu, "masked_scale": masked_scale_torch_npu}
 
 
 def flat(out):

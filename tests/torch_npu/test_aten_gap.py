@@ -112,3 +112,17 @@ def test_sync_batch_norm_refused_where_its_documents_say_so(run_npu):
             else:
                 raise AssertionError(f"{document}: computed on Ascend310P, which it marks unsupported")
     """, env={"ACLNN_SIM_SOC": "Ascend310P", "ASCEND_LAUNCH_BLOCKING": "1"})
+
+
+def test_masked_scale_reads_op_plugins_double_as_the_pages_float_on_ascend950(run_npu):
+    # op-plugin passes _masked_scale's scale (a C++ double) to aclnnMaskedScale, whose page declares
+    # `float scale`: the kernel reads the double's low 32 bits, as a device would; the sweep counts it
+    # torch_npu's own (aten_gap_sweep.masked_scale_torch_npu), never equal to the CPU.
+    run_npu("""
+        import numpy as np
+        x, mask = torch.randn(3, 4), (torch.rand(3, 4) > 0.5).float()
+        for scale in (2.0, 1 / 3, 0.1):
+            read = float(np.frombuffer(np.float64(scale).tobytes()[:4], dtype=np.float32)[0])
+            got = torch.ops.aten._masked_scale(x.npu(), mask.npu(), scale).cpu()
+            assert torch.equal(got, x * mask * read), (scale, got)
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})

@@ -44,3 +44,27 @@ def test_embedding_bag_equals_the_cpu(run_npu):
             raise AssertionError("max mode was not refused")
     """)
 
+
+
+def test_embedding_bag_on_ascend950_with_op_plugins_empty_max_indices(run_npu):
+    # On Ascend950 op-plugin passes maxIndices as [0] in sum and mean mode (it has nothing to hold
+    # there): the bags compute, where phase 1 refused its shape. include_last_offset's bagSize, which
+    # op-plugin gives one element more there than there are bags, stays refused naming bagSize.
+    run_npu("""
+        F = torch.nn.functional
+        weight = torch.randn(10, 4)
+        indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0])
+        offsets = torch.tensor([0, 3, 3, 7])
+        for mode in ("sum", "mean"):
+            for padding_idx in (None, 4):
+                want = F.embedding_bag(indices, weight, offsets, mode=mode, padding_idx=padding_idx)
+                got = F.embedding_bag(indices.npu(), weight.npu(), offsets.npu(), mode=mode, padding_idx=padding_idx)
+                assert torch.allclose(got.cpu(), want, rtol=1e-5, atol=1e-5), (mode, padding_idx, got, want)
+        try:
+            F.embedding_bag(indices.npu(), weight.npu(), torch.tensor([0, 3, 3, 7, 9]).npu(), include_last_offset=True)
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert "bagSize" in str(error), error
+        else:
+            raise AssertionError("include_last_offset's longer bagSize computed on Ascend950")
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})

@@ -1438,6 +1438,9 @@
 #define ACLNN_DECLARES_aclnnNormalTensorFloat 1
 #define ACLNN_DECLARES_aclnnNormalTensorTensor 1
 
+#include "aclnnop/aclnn_npu_format_cast.h"
+#define ACLNN_DECLARES_aclnnNpuFormatCast 1
+
 #include "aclnnop/aclnn_nsa_compress.h"
 #define ACLNN_DECLARES_aclnnNsaCompress 1
 

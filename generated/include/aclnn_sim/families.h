@@ -252,6 +252,17 @@ struct ForeachFamily {
   static constexpr const char* kOpNames[] = { "map", "norm", "add_n", "max_n", "min_n" };
 };
 
+// format_cast: format_cast: dst holds src's elements, a plain layout into FRACTAL_NZ (its padding zero), FRACTAL_NZ into a plain layout, or one plain layout into another.
+struct FormatCastFamily {
+  struct Op {
+    enum : int8_t { kFormatCast };
+  };
+  struct Role {
+    enum : int8_t { kSrc, kDst };
+  };
+  static constexpr const char* kOpNames[] = { "format_cast" };
+};
+
 // grid_sample: grid_sample: input [N, C, (D,) H, W] sampled at grid [N, (Do,) Ho, Wo, 2 or 3] (bilinear/trilinear, nearest, bicubic in 2-D; zeros, border or reflection padding; align_corners) as aten's CPU grid sampler, and its backward (inputGrad, gridGrad); in float (double for DOUBLE).
 struct GridSampleFamily {
   struct Op {
@@ -882,6 +893,7 @@ aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork
 aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanFormatCast(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGroupedBiasAddGrad(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -11,7 +11,9 @@
 // The page's table gives maxIndices one dimension, where max mode's is [bags, D]: max mode (any
 // mode but 0 and 1) is refused by name (the page's unsupported scaleGradByFreq and sparse true are
 // refused by the semantics file's checks). In sum mode offset2bag may also be empty ([0]: aten's fast path and what op-plugin passes
-// when paddingIdx < 0), and is then left alone. An index outside [0, numWeight), offsets not
+// when paddingIdx < 0), and is then left alone; so may maxIndices in sum and mean mode on Ascend950, where
+// op-plugin passes it as [0] (EmbeddingBagNpuOpApi.cpp: apply_tensor_without_format({0}) there, the bags'
+// count elsewhere). An index outside [0, numWeight), offsets not
 // rising from 0 to at most N, or a last offset other than N with includeLastOffset fail phase 2 by
 // name. Rows accumulate in float (FLOAT16 and BFLOAT16 too); bags are spread over the threads.
 #include <algorithm>
@@ -37,7 +39,7 @@ class EmbeddingBagWork final : public FamilyWork {
   explicit EmbeddingBagWork(const char* api) : FamilyWork(api, kSlots) {}
 
   int64_t num_weights = 0, width = 0, count = 0, offsets = 0, bags = 0, mode = kMean, padding_idx = -1;
-  bool include_last = false, per_sample = false, offset2bag = true;
+  bool include_last = false, per_sample = false, offset2bag = true, max_indices = true;
 
  private:
   aclnnStatus Fault(int slot, const std::string& what) {
@@ -101,7 +103,7 @@ class EmbeddingBagWork final : public FamilyWork {
     ScatterFrom(out.data(), type, tensor(kOutput));
     if (offset2bag) ScatterFrom(which.data(), ComputeType::kInt64, tensor(kOffset2Bag));
     ScatterFrom(sizes.data(), ComputeType::kInt64, tensor(kBagSize));
-    ScatterFrom(sizes.data(), ComputeType::kInt64, tensor(kMaxIndices));
+    if (max_indices) ScatterFrom(sizes.data(), ComputeType::kInt64, tensor(kMaxIndices));
     return ACLNN_SUCCESS;
   }
 };
@@ -187,9 +189,12 @@ aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, Executo
                                        kBagSize)) {
     return s;
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMaxIndices, *max_indices, per_bag,
-                                       "one element per bag", kMaxIndices)) {
-    return s;
+  made->max_indices = !(max_indices->numel() == 0 && max_indices->view.size() == 1);
+  if (made->max_indices) {
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMaxIndices, *max_indices, per_bag,
+                                         "one element per bag", kMaxIndices)) {
+      return s;
+    }
   }
   *work = owned.release();
   return ACLNN_SUCCESS;

@@ -315,7 +315,8 @@ aclnnStatus PlanFamily(const Call& call, std::unique_ptr<ExecutorWork>* work, ui
 bool FamilyReadsPrivateLayout(const Call& call, int param, const TensorDesc& t) {
   const FamilySpec& family = *call.spec.family;
   return (family.plan == &PlanMatmul && MatmulReadsPrivateLayout(call, family, param, t)) ||
-         (family.plan == &PlanMlaProlog && MlaPrologReadsPrivateLayout(call, family, param, t));
+         (family.plan == &PlanMlaProlog && MlaPrologReadsPrivateLayout(call, family, param, t)) ||
+         (family.plan == &PlanFormatCast && FormatCastReadsPrivateLayout(call, family, param, t));
 }
 
 // --- tensors --------------------------------------------------------------------------------------

@@ -64,6 +64,8 @@ bool FamilyReadsPrivateLayout(const Call& call, int param, const TensorDesc& t);
 bool MatmulReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
 // The mla_prolog family's: its FRACTAL_NZ weights (mla_prolog.cpp).
 bool MlaPrologReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
+// The format_cast family's: the FRACTAL_NZ side of a cast (format_cast.cpp).
+bool FormatCastReadsPrivateLayout(const Call& call, const FamilySpec& family, int param, const TensorDesc& t);
 
 // --- roles ------------------------------------------------------------------------------------
 
