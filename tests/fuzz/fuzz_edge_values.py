@@ -269,10 +269,9 @@ def edge_values(dtype: str, edges: EdgeSet = EdgeSet()) -> "Any":
         bits = negative_nan.view(f"u{numpy_dtype.itemsize}")
         bits |= bits.dtype.type(1) << bits.dtype.type(8 * numpy_dtype.itemsize - 1)  # -NaN: the sign bit set
         return np.concatenate([array, negative_nan])
-    info = np.iinfo(numpy_dtype)
-    values = {info.min, info.max, 0, 1, info.max - 1, info.min + 1, info.max // 2, 2, 7}
-    if info.min < 0:
-        values |= {-1, -2, info.min // 2}
+    info = ml_dtypes.iinfo(numpy_dtype)  # NumPy's and ml_dtypes' integers alike (INT4)
+    values = {v for v in (info.min, info.max, 0, 1, info.max - 1, info.min + 1, info.max // 2, 2, 7, -1, -2, info.min // 2)
+              if info.min <= v <= info.max}
     return np.array(sorted(values), numpy_dtype)
 
 

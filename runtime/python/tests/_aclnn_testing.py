@@ -508,6 +508,15 @@ def golden(op: Op, case: Case, inputs: dict[str, Any]) -> tuple[Any, ...]:
         return golden_in(op, inputs, np.float64)
 
 
+def _held_in(array: np.ndarray, compute: Any) -> bool:
+    """Whether every integer of `array` is exactly a value of the NumPy dtype `compute`."""
+    kind = np.dtype(compute)
+    if kind.kind not in "fc":  # the exact ops' INT64 and BOOL: as before
+        return True
+    exact = 2 ** (np.finfo(kind).nmant + 1)
+    return bool(np.all(np.abs(array.astype(np.float64)) <= exact)) if array.size else True
+
+
 def _held_in_float64(value: Any) -> bool:
     arrays = value if isinstance(value, (list, tuple)) else [value]
     return all(bool(np.all(np.abs(np.asarray(a).astype(np.float64)) < 2 ** 53)) for a in arrays)
@@ -518,7 +527,12 @@ def golden_in(op: Op, inputs: dict[str, Any], compute: Any) -> tuple[Any, ...]:
     import torch
 
     def as_torch(array: Any) -> Any:
-        return torch.from_numpy(np.asarray(array).astype(compute, order="C"))  # 0-d stays 0-d
+        array = np.asarray(array)
+        if array.dtype.kind in "iu" and array.itemsize == 8 and not _held_in(array, compute):
+            # 64-bit integers the compute dtype would round (a quantisation scale's packed words, 2**63 - 1
+            # as a float is 2**63, whose .long() wraps): their exact bits, as int64, which .long() keeps.
+            return torch.from_numpy(np.ascontiguousarray(array).view(np.int64))
+        return torch.from_numpy(array.astype(compute, order="C"))  # 0-d stays 0-d
 
     # dtype_of: each tensor's own dtype, where the golden rounds as the device does (its tensors
     # are of the compute dtype, float for FLOAT16).

@@ -142,7 +142,7 @@ class NsaSelectWork final : public FamilyWork {
           for (int64_t j = 0; j < keys; ++j) {
             const int64_t at = KeyRow(t, h, j) * kv_heads + h;
             const float* vj = v_ + at * dv;
-            const double p = total > 0 ? std::exp(s[j] - mx) / total : 0.0;
+            const double p = std::exp(s[j] - mx) / total;  // the page's P, as the kernel divides: any statistics the caller gives
             double dp = 0;
             for (int64_t d = 0; d < dv; ++d) dp += static_cast<double>(gi[d]) * vj[d];
             const double ds = p * (dp - rowsum);
