@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Collection, Sequence
+from typing import Collection, Mapping, Sequence
 
 from gen.ir import API, Diagnostic, ErrorCase, ErrorCategory, Level, Param, ParamKind, Relation, RelationKind
 from gen.parse.extractors.conditions import classify, given_opening, without_given_tensor, without_presence
@@ -262,7 +262,7 @@ def with_error_table_relations(params: Sequence[Param], errors: Sequence[ErrorCa
     return _broadcast_results(params, errors)
 
 
-def given_relations(sentence: str, tensors: Sequence[str]) -> tuple[str, tuple[Relation, ...]]:
+def given_relations(sentence: str, tensors: Collection[str]) -> tuple[str, tuple[Relation, ...]]:
     """A constraint that opens by requiring a tensor to be given and then relates it to others ("x3若非空，
     shape与output相同", "若传入 quantOffset2 ，需保证其类型和shape信息与 quantScale2 一致"): the tensor, and the
     relations its usage notes would state in those words ("" and none for any other sentence). Phase 1
@@ -300,7 +300,7 @@ def with_constraint_relations(params: Sequence[Param], lines: Sequence[str]) -> 
 
 
 def _row_statements(category: ErrorCategory | None, condition: str,
-                    tensors: Sequence[str]) -> list[tuple[RelationKind, str, tuple[str, ...]]]:
+                    tensors: Collection[str]) -> list[tuple[RelationKind, str, tuple[str, ...]]]:
     """The relations an error row's wording states, each with its statement and the tensors it
     names, before the parameters' ranks are consulted (`with_error_table_relations`). A row whose
     opening is only that a tensor be given relates it whenever it is (conditions.without_given_tensor)."""
@@ -322,7 +322,7 @@ def _row_statements(category: ErrorCategory | None, condition: str,
     return out
 
 
-def states_relation(condition: str, tensors: Sequence[str]) -> bool:
+def states_relation(condition: str, tensors: Collection[str]) -> bool:
     """Whether an error row's condition states a relation the error table's reader reads."""
     return bool(_row_statements(classify(condition), condition, tensors))
 
@@ -369,7 +369,7 @@ def _broadcast_results(params: tuple[Param, ...], errors: Sequence[ErrorCase]) -
 _MISMATCH = lazy_pattern(r"不匹配|mismatch|(?:do|does)\s+not\s+match|don't\s+match", re.I)
 
 
-def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
+def _statements(condition: str, tensors: Collection[str]) -> list[str]:
     """An error row's statements: "out的shape与self的shape不相同，sorter的shape与sortedSequence的shape不相同"
     (aclnnSearchSorted) states two relations of two tensors each, not one of four; a row whose
     clauses name tensors more than once is read clause by clause, and so is a row one clause of
@@ -385,7 +385,7 @@ def _statements(condition: str, tensors: Sequence[str]) -> list[str]:
     return clauses if len(clauses) > 1 else [condition]
 
 
-def _says_more_than_names(clause: str, tensors: Sequence[str]) -> bool:
+def _says_more_than_names(clause: str, tensors: Collection[str]) -> bool:
     for name in sorted(tensors, key=len, reverse=True):
         clause = clause.replace(name, " ")
     return re.fullmatch(r"[\s、和与及或以及and]*", clause) is None
@@ -405,13 +405,14 @@ def _ranks_meet(tensors: Sequence[Param]) -> bool:
     return not bounds or max(lo for lo, _ in bounds) <= min(hi for _, hi in bounds)
 
 
-def _with_others(param: Param, added: dict[RelationKind, Sequence[str]]) -> Param:
+def _with_others(param: Param, added: Mapping[RelationKind, Sequence[str]]) -> Param:
     """`param` with `added` names joined to its relation of each kind (one relation per kind, as
     `relations_in` gives them), or a new relation after its own."""
     if not any(added.values()):
         return param
-    relations = [Relation(r.kind, r.others + tuple(added.pop(r.kind, ()))) for r in param.relations]
-    relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names]
+    joined = {r.kind for r in param.relations}
+    relations = [Relation(r.kind, r.others + tuple(added.get(r.kind, ()))) for r in param.relations]
+    relations += [Relation(kind, tuple(names)) for kind, names in added.items() if names and kind not in joined]
     return dataclasses.replace(param, relations=tuple(relations))
 
 

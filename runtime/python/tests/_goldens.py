@@ -783,7 +783,7 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         if stacked:
             ws = list(ws[0].unbind(0))
         if not integral and x_dtype.is_floating_point and (ws[0].dtype in (torch.int8, torch.float64) or
-                                                           w_dtype in (torch.int8, torch.int4)):
+                                                           w_dtype in (torch.int8, torch.int4)):  # type: ignore[attr-defined]  # stubs lack int4
             if not antiquant_scale or x_dtype not in (torch.float16, torch.bfloat16) or group_type not in (-1, 0):
                 exact.refused("an INT8 weight beside a float x: the antiquantised form (FLOAT16/BFLOAT16 x, "
                               "antiquant_scale, group_type -1 or 0)")
