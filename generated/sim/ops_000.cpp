@@ -442,19 +442,19 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"currentScale", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/106},
     // growthTracker (line 116)
     {"growthTracker", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/116},
     // foundInf (line 126)
     {"foundInf", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/126},
     // growthFactor (line 136)
     {"growthFactor", aclsim::ParamKind::kFloat, aclsim::Direction::kIn, /*optional=*/false,
@@ -478,13 +478,13 @@ constexpr aclsim::ParamSpec kParams[] = {
     {"updatedScale", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT, ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/166},
     // updatedGrowthTracker (line 176)
     {"updatedGrowthTracker", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/1, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
+     /*rank=*/0, 1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/176},
 };
 
