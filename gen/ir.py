@@ -1582,6 +1582,11 @@ class OpSemantics(_Json):
     # gives aclnnGRUBackward its hx [D * num_layers, B, H] as it gives aclnnGRU's): phase 1 reads
     # that tensor as the list of it (gen.emit.sim's SpecRow.tensor_for_list).
     client_tensor_for_list: tuple[str, ...] = ()
+    # Outputs a framework passes empty where the page's row refuses empty tensors, because the
+    # call's flag skips them (op-plugin's npu_rms_norm_quant_v2 gives aclnnRmsNormQuantV3 an rstd of
+    # shape [0] with outputRstd false): empty admitted; the family still sizes the output when the
+    # flag asks for it, so an empty one is then refused by its shape.
+    client_empty: tuple[str, ...] = ()
     client_evidence: str = ""
     # What an elementwise kernel reads for an optional tensor input the caller passes as null: a
     # bound's identity (aclnnClampTensor's absent clipValueMin bounds nothing), "lowest" or "highest"
@@ -1598,7 +1603,7 @@ class OpSemantics(_Json):
     def client_widens(self) -> bool:
         """The file states what a framework's calls admit beyond the page (each fact needs client_evidence)."""
         return bool(self.client_dtypes or self.client_optional or self.client_ranks or self.client_broadcast
-                    or self.client_tensor_for_list)
+                    or self.client_tensor_for_list or self.client_empty)
 
     def domain(self, param: str) -> Optional[InputDomain]:
         for d in self.domains:

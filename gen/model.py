@@ -355,8 +355,8 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     that framework's calls (torch_npu's op-plugin gives aclnnLayerNorm FLOAT statistics for a
     FLOAT16 input), so the simulator is not stricter than it; each widening is a warning on the
     page, naming the evidence. Likewise client_optional (NULL admitted), client_ranks (ranks
-    widened), client_broadcast (the "shape与x一致" and "维度与x一致" relations among its tensors made broadcast ones)
-    and client_tensor_for_list (one aclTensor admitted for a list: checked and noted here, read by
+    widened), client_broadcast (the "shape与x一致" and "维度与x一致" relations among its tensors made broadcast ones),
+    client_empty (outputs admitted empty) and client_tensor_for_list (one aclTensor admitted for a list: checked and noted here, read by
     the simulator's spec rows, gen.emit.sim)."""
     if semantics is None or not semantics.client_widens:
         return api, ()
@@ -374,11 +374,14 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
     # A framework may pass NULL for any pointer (op-plugin's nullptr outputMask, an aclBoolArray).
     pointers = {p.name for p in api.params if p.kind is not None and p.kind.is_pointer}
     single = set(semantics.client_tensor_for_list)
+    emptied = set(semantics.client_empty)
+    outputs = {p.name for p in api.params if p.kind is ParamKind.TENSOR and p.direction is Direction.OUT}
     allowed = {"client_dtypes": (typed, "tensor, tensor list or scalar"), "client_optional": (pointers, "pointer"),
                "client_ranks": (tensors, "tensor"), "client_broadcast": (tensors, "tensor"),
-               "client_tensor_for_list": (lists, "tensor list")}
+               "client_tensor_for_list": (lists, "tensor list"), "client_empty": (outputs, "tensor output")}
     for key, named in (("client_dtypes", widened), ("client_optional", nullable), ("client_ranks", ranks),
-                       ("client_broadcast", broadcasting), ("client_tensor_for_list", single)):
+                       ("client_broadcast", broadcasting), ("client_tensor_for_list", single),
+                       ("client_empty", emptied)):
         names, kind = allowed[key]
         for name in sorted(set(named) - names):
             notes.append(Diagnostic(Level.ERROR, line, "client-dtypes", f"{api.name}: {key} names {name}, "
@@ -414,6 +417,11 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
             notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
                                     f"{api.name}.{param.name}: a framework passes one aclTensor for the list "
                                     f"({semantics.client_evidence}): the simulator reads it as the list of it"))
+        if param.name in emptied and param.empty_tensor is False:
+            changes["empty_tensor"] = True
+            notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                    f"{api.name}.{param.name}: a framework passes it empty "
+                                    f"({semantics.client_evidence}): the simulator admits it empty"))
         if param.name in ranks and param.rank != ranks[param.name]:
             lo, hi = ranks[param.name]
             if param.rank is not None:

@@ -38,7 +38,8 @@ A file states what pages say only in prose and formulas. One table per API, keye
     client_evidence = "torch_npu 2.13 op-plugin LayerNormKernelNpuOpApi.cpp: FLOAT statistics"
     # Likewise client_optional (pointers it passes NULL), client_ranks ({ x = [lo, hi] }),
     # client_broadcast (tensors whose "shape与x一致" relations it passes broadcasting shapes to) and
-    # client_tensor_for_list (aclTensorList parameters it passes one aclTensor for: the list of it).
+    # client_tensor_for_list (aclTensorList parameters it passes one aclTensor for: the list of it) and
+    # client_empty (outputs the page refuses empty that it passes empty, where a flag lets the caller skip them).
     # Optional: what the kernel reads for an optional tensor input passed as null, the identity of
     # what it bounds by: "lowest" or "highest" of the compute type (±infinity for floating ones).
     absent = { clipValueMin = "lowest", clipValueMax = "highest" }
@@ -88,7 +89,7 @@ ABSENT_VALUES = ("lowest", "highest")
 _KNOWN_KEYS = {"kernel", "kernel_complex", "complex_result", "integral_result", "result", "golden", "integer_math",
                "exact", "errata", "domain", "checks", "family", "op", "roles", "options", "call", "optional_call", "table_over_example",
                "absent", "client_dtypes", "client_optional", "client_ranks", "client_broadcast", "client_tensor_for_list",
-               "client_evidence", "law", "invariant"}
+               "client_empty", "client_evidence", "law", "invariant"}
 _CHECK_KEYS = {"when", "message", "status", "violation"}
 
 
@@ -194,10 +195,15 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
             bad(f"client_dtypes.{name} is a list of dtype names (FLOAT, FLOAT16, ...)")
             continue
         client_dtypes.append(ClientDTypes(param=name, dtypes=tuple(d for d in dtypes if d is not None)))
-    client_optional = table.get("client_optional", [])
-    if not (isinstance(client_optional, list) and all(isinstance(n, str) for n in client_optional)):
-        bad("client_optional is a list of parameter names")
-        client_optional = []
+
+    def names(key: str) -> list[str]:
+        value = table.get(key, [])
+        if not (isinstance(value, list) and all(isinstance(n, str) for n in value)):
+            bad(f"{key} is a list of parameter names")
+            return []
+        return value
+
+    client_optional = names("client_optional")
     client_ranks = []
     for name, bounds in (table.get("client_ranks") or {}).items():
         if not (isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, int) for b in bounds)
@@ -205,20 +211,17 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
             bad(f"client_ranks.{name} is [low, high], 0 <= low <= high")
             continue
         client_ranks.append(ArgValue(name, (bounds[0], bounds[1])))
-    client_broadcast = table.get("client_broadcast", [])
-    if not (isinstance(client_broadcast, list) and all(isinstance(n, str) for n in client_broadcast)):
-        bad("client_broadcast is a list of parameter names")
-        client_broadcast = []
-    client_tensor_for_list = table.get("client_tensor_for_list", [])
-    if not (isinstance(client_tensor_for_list, list) and all(isinstance(n, str) for n in client_tensor_for_list)):
-        bad("client_tensor_for_list is a list of parameter names")
-        client_tensor_for_list = []
+    client_broadcast = names("client_broadcast")
+    client_tensor_for_list = names("client_tensor_for_list")
+    client_empty = names("client_empty")
     client_evidence = table.get("client_evidence", "")
-    widens = bool(client_dtypes or client_optional or client_ranks or client_broadcast or client_tensor_for_list)
+    widens = bool(client_dtypes or client_optional or client_ranks or client_broadcast or client_tensor_for_list
+                  or client_empty)
     if widens and not (isinstance(client_evidence, str) and client_evidence.strip()):
-        bad("client_dtypes, client_optional, client_ranks, client_broadcast and client_tensor_for_list need "
-            "client_evidence: which framework makes the call, and where")
+        bad("client_dtypes, client_optional, client_ranks, client_broadcast, client_tensor_for_list and client_empty "
+            "need client_evidence: which framework makes the call, and where")
         client_dtypes, client_optional, client_ranks, client_broadcast, client_tensor_for_list = [], [], [], [], []
+        client_empty = []
         widens = False
 
     domains = []
@@ -289,6 +292,7 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
                        table_over_example=table_over_example, client_dtypes=tuple(client_dtypes),
                        client_optional=tuple(client_optional), client_ranks=tuple(client_ranks),
                        client_broadcast=tuple(client_broadcast), client_tensor_for_list=tuple(client_tensor_for_list),
+                       client_empty=tuple(client_empty),
                        client_evidence=client_evidence if widens else "",
                        law=law, invariant=invariant, absent=tuple(ArgValue(k, v) for k, v in absent.items()))
 

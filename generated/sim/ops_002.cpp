@@ -268,7 +268,7 @@ aclnnStatus CheckValues(const aclsim::Call& call) {
   const aclsim::TensorInfo& smoothScale1Optional = aclsim::CallTensor(call, 3);
   const aclsim::TensorInfo& smoothScale2Optional = aclsim::CallTensor(call, 4);
   const aclsim::BoolArrayInfo outputMaskOptional = aclsim::CallBoolArray(call, 7);
-  if (!outputMaskOptional.present && smoothScale2Optional.present && !smoothScale1Optional.present) {  // semantics/norm_dynamic_quant.toml:49
+  if (!outputMaskOptional.present && smoothScale2Optional.present && !smoothScale1Optional.present) {  // semantics/norm_dynamic_quant.toml:51
     return aclsim::Reject(call, 161002, "smoothScale2Optional without smoothScale1Optional needs outputMaskOptional");
   }
   return ACLNN_SUCCESS;

@@ -33,12 +33,8 @@ OP = t.Op(
         'Ascend910': {
             'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
         },
-        'Ascend950': {
-            'selfRef': ('COMPLEX32', 'COMPLEX64'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    on_chips={'Ascend950': {'selfRef': 'COMPLEX64'}},
     golden='torch.tril(selfRef, diagonal)',
     integer_math='exact',
     simulated=True,

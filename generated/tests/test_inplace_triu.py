@@ -33,12 +33,8 @@ OP = t.Op(
         'Ascend910': {
             'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
         },
-        'Ascend950': {
-            'selfRef': ('COMPLEX32', 'COMPLEX64'),
-        },
     },
     unsupported_socs=('Ascend310B',),
-    on_chips={'Ascend950': {'selfRef': 'COMPLEX64'}},
     golden='torch.triu(selfRef, diagonal)',
     integer_math='exact',
     simulated=True,

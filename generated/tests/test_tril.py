@@ -37,13 +37,8 @@ OP = t.Op(
             'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
             'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
         },
-        'Ascend950': {
-            'self': ('COMPLEX32', 'COMPLEX64'),
-            'out': ('COMPLEX32', 'COMPLEX64'),
-        },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),
-    on_chips={'Ascend950': {'self': 'COMPLEX64'}},
     golden='torch.tril(self, diagonal)',
     integer_math='exact',
     simulated=True,

@@ -37,13 +37,8 @@ OP = t.Op(
             'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
             'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
         },
-        'Ascend950': {
-            'self': ('COMPLEX32', 'COMPLEX64'),
-            'out': ('COMPLEX32', 'COMPLEX64'),
-        },
     },
     unsupported_socs=('Ascend310B',),
-    on_chips={'Ascend950': {'self': 'COMPLEX64'}},
     golden='torch.triu(self, diagonal)',
     integer_math='exact',
     simulated=True,

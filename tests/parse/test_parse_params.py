@@ -114,6 +114,23 @@ def test_note_after_the_table_narrows_the_lists_it_narrows():
     assert s.dtypes_for(Soc.ASCEND910B) == s.dtypes
 
 
+@pytest.mark.parametrize("sentence", [
+    "COMPLEX64、BFLOAT16仅支持该产品。",  # aclnnTril's and aclnnTriu's Ascend950 note
+    "COMPLEX64、BFLOAT16等数据类型仅在该型号支持。",  # aclnnInplaceScatterUpdate's
+    "COMPLEX64 and BFLOAT16 are supported only on this product.",
+])
+def test_a_list_only_one_product_supports_adds_to_its_list(sentence):
+    # Read as the chip's whole list, the note refused FLOAT on Ascend950 for aclnnTril (issue 24).
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、COMPLEX64、BFLOAT16"],
+                            ["index", "输入", "INT32、INT64"], ["out", "输出", "FLOAT、COMPLEX64、BFLOAT16"])
+                 + f"\n- <term>Ascend 950PR/Ascend 950DT</term>：{sentence}\n", prototype=PROTOTYPE.replace(
+                     "aclTensor       *out,", "const aclTensor *index,\n  aclTensor       *out,"))
+    for name in ("self", "out"):
+        assert param(p, name).dtypes_for(Soc.ASCEND950) == (DType.FLOAT, DType.COMPLEX64, DType.BFLOAT16)
+    # A parameter whose table lists none of the dtypes is not the note's.
+    assert param(p, "index").dtypes_for(Soc.ASCEND950) == (DType.INT32, DType.INT64)
+
+
 def test_note_naming_a_param_applies_to_it_only():
     p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、BFLOAT16"],
                             ["out", "输出", "FLOAT、BFLOAT16"])

@@ -204,6 +204,24 @@ def test_a_tensor_a_framework_passes_for_a_list_is_noted_and_marks_that_list_row
     assert rows["hx"].trailing[-1] == ("tensor_for_list", "true") and rows["input"].trailing == ()
 
 
+def test_an_output_a_framework_passes_empty_is_admitted_empty_and_an_input_is_not():
+    from gen.ir import OpSemantics
+
+    # aclnnRmsNormQuantV3's rstd: "不支持空Tensor", passed as [0] by op-plugin with outputRstd false.
+    rstd = make_param("rstd", direction=Direction.OUT, empty_tensor=False)
+    x = make_param("x", empty_tensor=False)
+    page = make_page(make_api("aclnnFoo", (x, make_param("y", direction=Direction.OUT), rstd)))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, client_empty=("rstd", "x"),
+                         client_evidence="op-plugin FooKernelNpuOpApi.cpp")
+    model = build_model([page], [chosen])
+    api = model.api("aclnnFoo").api
+    assert (api.param("rstd").empty_tensor, api.param("x").empty_tensor) == (True, False)
+    notes = [d for _, d in model.notes]
+    assert any(d.code == "client-widens-table" and "aclnnFoo.rstd" in d.message for d in notes)
+    assert any(d.code == "client-dtypes" and d.level is Level.ERROR and "client_empty names x" in d.message
+               for d in notes)
+
+
 def test_a_check_of_a_parameter_the_page_lacks_does_not_apply_to_that_page():
     from gen.ir import OpSemantics, ValueCheck
 

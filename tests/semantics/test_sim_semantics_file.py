@@ -109,3 +109,13 @@ def test_client_tensor_for_list_is_read_with_its_evidence(tmp_path):
     assert a.client_tensor_for_list == ("hx",) and a.client_evidence == "op-plugin" and a.client_widens
     assert b.client_tensor_for_list == () and c.client_tensor_for_list == () and not c.client_widens
     assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]
+
+
+def test_client_empty_is_read_with_its_evidence(tmp_path):
+    loaded = _load(tmp_path, '[aclnnA]\nkernel = "self"\nclient_empty = ["rstd"]\nclient_evidence = "op-plugin"\n'
+                             '[aclnnB]\nkernel = "self"\nclient_empty = ["rstd"]\n'
+                             '[aclnnC]\nkernel = "self"\nclient_empty = "rstd"\nclient_evidence = "op-plugin"\n')
+    a, b, c = loaded.ops
+    assert a.client_empty == ("rstd",) and a.client_evidence == "op-plugin" and a.client_widens
+    assert b.client_empty == () and c.client_empty == () and not c.client_widens
+    assert [d.code for d in loaded.diagnostics] == ["semantics-value", "semantics-value"]

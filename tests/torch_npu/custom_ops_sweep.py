@@ -1014,20 +1014,23 @@ def makers(dtype: str = "float32"):
         return (y, x, weight_b, indices), kwargs, (want.half(), y), run
     m["npu_batch_gather_matmul"] = batch_gather_matmul
 
-    def rms_norm_quant_v2(div_mode):
+    def rms_norm_quant_v2(div_mode, grad=True):
         # aclnnRmsNormQuantV3: q = x / Rms(x) * gamma + beta, y = rint(q / scale + offset) (divMode),
         # rint(q * scale + offset) without; scale and offset along the last dimension.
         # x requires grad: op-plugin then asks for rstd [3, 1] (outputRstd); without, it passes an empty
-        # rstd that the page's row refuses (不支持空Tensor), as phase 1 does.
+        # rstd with outputRstd false, which the page's row refuses (不支持空Tensor) and op-plugin returns
+        # as it is: admitted (semantics/norm_dynamic_quant.toml's client_empty), left empty.
         x, gamma, beta = randn(3, 8, dtype=torch.float32), randn(8, dtype=torch.float32), randn(8, dtype=torch.float32)
-        x.requires_grad_()
+        x.requires_grad_(grad)
         scale = torch.rand(8, generator=g) / 20 + 0.01 if div_mode else torch.rand(8, generator=g) * 40 + 10
         offset = torch.randn(8, generator=g)
         rstd = rstd_of(x.detach(), 1e-6)
         q = x.detach().double() * rstd.double() * gamma.double() + beta.double()
         y = rounded_int8((q / scale.double() if div_mode else q * scale.double()) + offset.double())
-        return (x, gamma, scale), {"offset": offset, "beta": beta, "epsilon": 1e-6, "div_mode": div_mode}, (y, rstd)
+        return (x, gamma, scale), {"offset": offset, "beta": beta, "epsilon": 1e-6, "div_mode": div_mode}, (
+            y, rstd if grad else torch.empty(0))
     m["npu_rms_norm_quant_v2"] = lambda: rms_norm_quant_v2(True)
+    m["npu_rms_norm_quant_v2@inference"] = lambda: rms_norm_quant_v2(True, grad=False)
     m["npu_rms_norm_quant_v2@multiply"] = lambda: rms_norm_quant_v2(False)
 
     def add_rms_norm_dynamic_quant(both, mask=None):

@@ -180,12 +180,18 @@ def test_multilabel_margin_loss_equals_the_cpu(run_npu):
 
 
 # op-plugin sends npu_apply_adam_w to aclnnApplyAdamW only on an aclnn-only chip (Ascend 950), with
-# its scalars as 0-d tensors where the page requires shape [1]: phase 1 follows the page and refuses
-# them (semantics/optim.toml's erratum), never computing a step CANN would refuse.
-def test_apply_adam_w_of_torch_npu_is_refused_by_its_page(run_npu):
-    output = run_npu("""
+# its scalars as 0-d tensors where the page requires shape [1] (semantics/optim.toml's client_ranks, the
+# page's error row refusing only a size other than 1): the step of the page's formula, the beta powers
+# being beta^(t-1).
+def test_apply_adam_w_of_torch_npu_computes_the_pages_step(run_npu):
+    run_npu("""
         var, m, v, grad = torch.randn(3, 4), torch.randn(3, 4), torch.rand(3, 4), torch.randn(3, 4)
-        torch_npu.npu_apply_adam_w(0.9, 0.99, 0.01, 0.1, 0.9, 0.999, 1e-8, grad.npu(), None, False, False,
-                                   out=(var.npu(), m.npu(), v.npu()))
-    """, env={"ACLNN_SIM_SOC": "Ascend950", "ACLNN_SIM_LOG": "1"}, expect_failure=True)
-    assert "aclnnApplyAdamW: beta1Power: rank 0" in output and "161002" in output, output
+        b1p, b2p, lr, wd, b1, b2, eps = 0.9, 0.99, 0.01, 0.1, 0.9, 0.999, 1e-8
+        state = (var.npu(), m.npu(), v.npu())
+        torch_npu.npu_apply_adam_w(b1p, b2p, lr, wd, b1, b2, eps, grad.npu(), None, False, False, out=state)
+        m1 = b1 * m + (1 - b1) * grad
+        v1 = b2 * v + (1 - b2) * grad * grad
+        var1 = var - lr * wd * var - lr * (m1 / (1 - b1p * b1)) / ((v1 / (1 - b2p * b2)).sqrt() + eps)
+        for got, want in zip(state, (var1, m1, v1)):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-6)
+    """, env={"ACLNN_SIM_SOC": "Ascend950"})

@@ -108,11 +108,14 @@ GROUPS = {
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
-# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad, aclnnGeluQuant, aclnnRmsNormQuantV3, aclnnFusedMatmul).
+# (aclnnRmsNormGradQuant, aclnnSwigluGroupQuantGrad, aclnnGeluQuant, aclnnRmsNormQuantV3, aclnnFusedMatmul);
+# npu_apply_adam takes aclnnApplyAdam there (IsAclnnOnly), its scalars as 0-d tensors (semantics/optim.toml's
+# client_ranks), and npu_rms_norm_quant_v2 on an x without grad passes an empty rstd (client_empty).
 ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose", "npu_scaled_masked_softmax",
              "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward", "npu_gelu_quant",
              "npu_gelu_quant@static_tanh", "npu_rms_norm_quant_v2", "npu_rms_norm_quant_v2@multiply", "npu_fused_matmul",
-             "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu"]
+             "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu",
+             "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.

@@ -125,16 +125,22 @@ def test_fused_optimizers_and_grad_scaler_unscale_as_on_cpu(run_npu):
             found = torch.zeros(1, device=device)
             torch._amp_foreach_non_finite_check_and_unscale_([w.grad], found, torch.ones(1, device=device))
             assert found.item() == 1.0, device
-        # GradScaler.update passes its 0-d scale, which aclnnAmpUpdateScale's page refuses (rank 1):
-        # an error naming it, not a wrong scale (semantics/optim.toml's erratum).
-        scaler = torch.amp.GradScaler("npu", init_scale=4.0)
-        w = torch.nn.Parameter(torch.ones(3, device="npu"))
-        opt = torch.optim.SGD([w], lr=0.1)
-        scaler.scale(w.sum()).backward()
-        scaler.step(opt)
-        try:
-            scaler.update()
-            raise AssertionError("GradScaler.update ran")
-        except RuntimeError as error:
-            assert "aclnnAmpUpdateScale" in str(error) and "rank 0" in str(error), error
+        # GradScaler.update passes its 0-d scale and growth tracker, where aclnnAmpUpdateScale's page says
+        # rank 1 (semantics/optim.toml's client_ranks): grown after growth_interval finite steps, backed off
+        # and the tracker reset after a non-finite one, as on CPU.
+        def scales(device):
+            scaler = torch.amp.GradScaler(device, init_scale=4.0, growth_factor=2.0, backoff_factor=0.25,
+                                          growth_interval=2)
+            w = torch.nn.Parameter(torch.ones(3, device=device))
+            opt = torch.optim.SGD([w], lr=0.1)
+            seen = []
+            for step in range(5):
+                opt.zero_grad()
+                scaler.scale((w * (float("inf") if step == 3 else 1.0)).sum()).backward()
+                scaler.step(opt)
+                scaler.update()
+                seen.append((scaler.get_scale(), int(scaler._growth_tracker.item())))
+            return seen
+        got, want = scales("npu"), scales("cpu")
+        assert got == want and want[1][0] == 8.0 and want[3][0] == 2.0, (got, want)
     """))

@@ -299,7 +299,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
 def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:
     if note.op == prose.SET:
         return list(note.dtypes)
-    if note.op == prose.ADD:
+    if note.op in (prose.ADD, prose.EXCLUSIVE):
         return current + [d for d in note.dtypes if d not in current]
     return [d for d in current if d not in note.dtypes]
 
@@ -334,7 +334,7 @@ def _section_note_applies(note: prose.DTypeNote, name: str, kind: Optional[Param
         return False
     if note.op == prose.SET:
         return not base or set(note.dtypes) <= set(base)
-    if note.op == prose.REMOVE:
+    if note.op in (prose.REMOVE, prose.EXCLUSIVE):
         return bool(set(note.dtypes) & set(base))
     return bool(base)
 

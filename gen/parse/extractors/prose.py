@@ -164,9 +164,17 @@ def _product_prefix(line: str) -> tuple[str, str, str]:
 
 # --- per-product notes -----------------------------------------------------------------------
 
-SET, ADD, REMOVE = "set", "add", "remove"
+# EXCLUSIVE: dtypes the note's products alone support, which they add to the parameter's list (ADD
+# for those products) and which the note applies to the parameters whose table lists them.
+SET, ADD, REMOVE, EXCLUSIVE = "set", "add", "remove", "exclusive"
 
 _ADD_TRIGGER = lazy_pattern(r"(?:数据类型)?额外支持|(?:additionally|also)\s+supports?(?:\s+data\s*types?)?\s*:?\s*", re.I)
+# A product note's list the note's products alone support ("COMPLEX32、COMPLEX64仅支持该产品", aclnnTril's
+# Ascend950 note; "FLOAT8_E4M3FN、HIFLOAT8等数据类型仅在该型号支持", aclnnInplaceScatterUpdate's): dtypes
+# the product adds to the parameter's list (EXCLUSIVE), never the product's whole list.
+_THIS_PRODUCT_ONLY = lazy_pattern(
+    r"仅(?:支持|在|于)?(?:该|此|本)(?:产品|型号|芯片)(?:上)?(?:支持)?|"
+    r"\b(?:only\s+(?:be\s+)?supported|supported\s+only)\s+(?:by|on|in)\s+this\s+(?:product|model|chip)", re.I)
 _REMOVE_TRIGGER = lazy_pattern(
     r"(?:数据类型)?(?:不支持|不再支持)(?:数据类型)?[：:]?\s*|"
     r"\b(?:does|do)\s+not\s+support(?:\s+(?:the\s+)?data\s*types?)?\s*:?\s*|\bnot\s+supported\s*:?\s*",
@@ -178,7 +186,7 @@ class DTypeNote:
     """A product's dtype statement: "Atlas 推理系列产品：数据类型支持FLOAT、FLOAT16"."""
 
     socs: tuple[Soc, ...]
-    op: str  # SET, ADD or REMOVE
+    op: str  # SET, ADD, REMOVE or EXCLUSIVE
     dtypes: tuple[DType, ...]
     params: tuple[str, ...]  # the parameters the statement names ("" = none named)
     line: int
@@ -261,10 +269,12 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
             continue
         bare = DTYPE_LIST.match(sentence.strip())
         if bare and not _REMOVE_TRIGGER.search(sentence) and not _ADD_TRIGGER.search(sentence):
-            # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb.
+            # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb. A list
+            # "supported only on this product" is what the product has beyond the others, not all it has.
             listed = parse_dtype_list(bare.group(0))
             if listed.dtypes and len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。.")):
-                notes.append(DTypeNote(socs, SET, listed.dtypes, named, line, scenario))
+                op = EXCLUSIVE if _THIS_PRODUCT_ONLY.search(sentence) else SET
+                notes.append(DTypeNote(socs, op, listed.dtypes, named, line, scenario))
                 continue
         for trigger, op in ((_ADD_TRIGGER, ADD), (_REMOVE_TRIGGER, REMOVE)):
             match = trigger.search(sentence)
