@@ -339,6 +339,19 @@ def _kthvalue_in_float16(input, k, dim=-1, keepdim=False):
     return (values, indices) if keepdim else (values.squeeze(dim), indices.squeeze(dim))
 
 
+def _median_dim_by_topk(input, dim=None, keepdim=False):
+    # TopKV2 (k = (n + 1) // 2, largest false, sorted), then GatherV2 of its last column (traced on
+    # Ascend910): the k-th smallest with no NaN check, where aten answers NaN for a row holding one.
+    # Which rank NaN takes is TopKV2's: above every number, as torch.topk orders it. The whole-tensor
+    # median (no dim) was not traced and stays PyTorch's.
+    if dim is None:
+        return torch.median(input)
+    n = input.shape[dim] if input.dim() else 1
+    values, indices = torch.topk(input, (n + 1) // 2, dim, largest=False, sorted=True)
+    values, indices = values.narrow(dim, -1, 1), indices.narrow(dim, -1, 1)
+    return torch.return_types.median((values, indices) if keepdim else (values.squeeze(dim), indices.squeeze(dim)))
+
+
 def _replacing(function, replacement, *more):
     """A model running the check's own function with each call of `function` (torch.addmm, ...)
     computed by `replacement` (and so for each further pair in `more`), called with the same
@@ -409,10 +422,14 @@ def _compared_in_float32(fn, x):
     return fn(x.float())
 
 
-def _cpu_fallback_in_dtype(fn, x):
-    # torch_npu warns and runs aten::logit on the CPU (LogitKernelNpuOpApi.cpp's fallback) on the
-    # float16 tensor itself, where the suite's golden computes in float32 and rounds once.
-    return fn(x)
+def _cpu_fallback(fn, x, *out):
+    # torch_npu warns and runs the aten operator on the CPU on the tensor itself (in float16 for a
+    # float16 tensor, where the suite's golden computes in float32 and rounds once). An out= tensor
+    # receives the CPU result by copy_, of which an empty out takes nothing: it stays as it was
+    # passed, unresized (logit's fallback copies into `out`, LogitKernelNpuOpApi.cpp; traced for
+    # logit and sinc on Ascend910: the simulator receives one copy of the input to the host, then no
+    # operator and no copy back).
+    return out[0] if out else fn(x)
 
 
 BATCHED_MATMUL_IN_FLOAT16 = Explained(
@@ -468,7 +485,16 @@ TENSOR_SUITE: dict[str, Explained] = {
     "test_integer_scalars_in_the_tensors_dtype": Explained(
         "torch_npu", "int32 == / != a scalar beyond int32: op-plugin casts the tensor to float32 for Equal/NotEqual, "
         "where aten wraps the scalar to int32", ACLOP_CHIPS, frozenset({"int32"}), _compared_in_float32),
+    "test_median_kthvalue_mode_more": Explained(
+        "torch_npu", "median along a dim of float32: op-plugin takes the k-th smallest of TopKV2 (largest false) "
+        "with no NaN check, so a row holding NaN gives a number where aten gives NaN",
+        ACLOP_CHIPS, frozenset({"float32"}), _replacing(torch.median, _median_dim_by_topk)),
     "test_logit": Explained(
         "torch_npu", "logit on a chip without aclnnLogit's kernel: torch_npu runs aten::logit on the CPU, in float16 "
-        "for a float16 tensor", ACLOP_CHIPS, frozenset({"float16"}), _cpu_fallback_in_dtype),
+        "for a float16 tensor, and copies the result into an out= tensor, which left empty stays empty",
+        ACLOP_CHIPS, frozenset({"float16", "float32"}), _cpu_fallback),
+    "test_sinc": Explained(
+        "torch_npu", "sinc, which torch_npu runs on the CPU ('kernel [sinc] is not supported by NPU currently'), copies "
+        "its result into an out= tensor, which left empty stays empty", ACLOP_CHIPS, frozenset({"float32"}),
+        _cpu_fallback),
 }

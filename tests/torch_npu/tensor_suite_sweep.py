@@ -26,7 +26,8 @@ op-plugin chooses (cumsum of a small integer dtype keeps it, all/any of uint8 gi
 integer tensor is an integer Pow, clamp and where of float16 with float32 stay float16, an int32
 compared with a scalar beyond int32 is compared in float32), float16 steps with float16 scalars
 (addmm as Mul, MatMul, Add or AxpyV2; x + 3.7; lerp), a beta-0 addmm that keeps self's NaN, TopKV2
-in float16 for kthvalue, and logit run by aten on the CPU in float16 (torch_npu's fallback).
+in float16 for kthvalue, median as TopKV2's k-th smallest with no NaN check, and logit and sinc run
+by aten on the CPU (torch_npu's fallback: in float16, and an empty out= tensor left unresized).
 """
 
 from __future__ import annotations
@@ -146,6 +147,14 @@ class Suite(TestCase):
             return
         if isinstance(want, np.ndarray) and isinstance(got, np.ndarray) and want.dtype != got.dtype:
             self.fail(f"dtype error: cpu {want.dtype}, npu {got.dtype}")
+        if isinstance(want, np.ndarray) and want.dtype.kind == "f" and want.shape == got.shape and np.isinf(want).any():
+            # assertRtolEqual takes inf - inf for a difference (NaN): the infinities compared as equal
+            # values (logit of an integer 0 or 1 is one), the rest by its tolerances
+            infinite = np.isinf(want)
+            self.assertTrue(np.array_equal(want[infinite], got[infinite]), "infinity error")
+            want, got = want[~infinite], got[~infinite]
+            if not want.size:
+                return
         self.assertRtolEqual(want, got)
 
     def pair(self, fn, cpu_args, npu_args):
@@ -482,11 +491,11 @@ def unary_test(fn, lo, hi):
             self.check(lambda a: inplace(a), fmts(shapes=((4, 5),)), lo, hi)
         ca, na = create_common_tensor([np.float32, 2, (6, 4)], lo, hi)
         self.pair(lambda a: fn(a.t()), (ca,), (na,))
-        cout = torch.empty(0, dtype=fn(ca).dtype)
-        nout = cout.npu()
-        fn(ca, out=cout)
-        fn(na, out=nout)
-        self.compare(cpu_exec(lambda x: x, cout), npu_exec(lambda x: x, nout))
+        # an empty out= tensor, which the operator resizes
+        empty = torch.empty(0, dtype=fn(ca).dtype)
+        into_out = lambda x, out: fn(x, out=out)  # noqa: E731
+        self.compare_or_explain(into_out, (ca, empty), cpu_exec(into_out, ca, empty.clone()),
+                                npu_exec(into_out, na, empty.npu()))
     return test
 
 

@@ -89,7 +89,11 @@ SCRIPT = f"""
         ("test_where_scalars_and_promotion", lambda a, b: torch.where(a > 0, a, b), [half(4, 5) * 5, torch.randn(4, 5)]),
         ("test_integer_scalars_in_the_tensors_dtype", lambda x: x == 2**32 + 3,
          [torch.tensor([-5, 0, 3, 2**31 - 1, -2**31, 7], dtype=torch.int32)]),
+        ("test_median_kthvalue_mode_more", lambda a: torch.median(a, 1)[0],
+         [torch.tensor([[1.0, float("nan"), 3.0, 2.0], [4.0, 1.0, 2.0, 2.0], [float("nan"), 5.0, -1.0, 0.5]])]),
         ("test_logit", torch.logit, [torch.rand(2, 3, 4, 5).half() * 0.9 + 0.05]),
+        ("test_logit", lambda x, out: torch.logit(x, out=out), [torch.rand(6, 4) * 0.9 + 0.05, torch.empty(0)]),
+        ("test_sinc", lambda x, out: torch.sinc(x, out=out), [torch.rand(6, 4) * 6 - 3, torch.empty(0)]),
     ]
     assert {{k for k, *_ in NN}} == set(NN_SUITE), "every entry of NN_SUITE has its call here"
     assert {{k for k, *_ in TENSOR}} == set(TENSOR_SUITE), "every entry of TENSOR_SUITE has its call here"
@@ -117,4 +121,4 @@ SCRIPT = f"""
 
 def test_sweeps_explained_results_on_ascend910(run_npu):
     output = run_npu(SCRIPT, env={"ACLNN_SIM_SOC": "Ascend910"})
-    assert output.count("explained:") == 25, output
+    assert output.count("explained:") == 28, output
