@@ -187,10 +187,10 @@ def _read_op(api: str, table: dict[str, Any], source: str, line: int, lines: _Li
         errata = []
 
     client_dtypes = []
-    for name, names in (table.get("client_dtypes") or {}).items():
+    for name, listed in (table.get("client_dtypes") or {}).items():
         known = {d.value: d for d in DType}
-        dtypes = ([known.get(n) for n in names]
-                  if isinstance(names, list) and all(isinstance(n, str) for n in names) else None)
+        dtypes = ([known.get(n) for n in listed]
+                  if isinstance(listed, list) and all(isinstance(n, str) for n in listed) else None)
         if not dtypes or None in dtypes:
             bad(f"client_dtypes.{name} is a list of dtype names (FLOAT, FLOAT16, ...)")
             continue
