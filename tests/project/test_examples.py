@@ -437,6 +437,8 @@ KNOWN_EXAMPLE_DISAGREEMENTS: dict[str, str] = {
     "mla_prolog": _HOST_BUFFER_ON_DEVICE,
     "mla_prolog_v2_weight_nz": _HOST_BUFFER_ON_DEVICE,
     "mla_prolog_v3_weight_nz": _HOST_BUFFER_ON_DEVICE,
+    "npu_format_cast": "casts an INT32 tensor with a FLOAT16 C0 (additionalDtype of another width than the source's), "
+                       "a row of the page's Atlas A2/A3 table the kernel declines by name (561003)",
     "scatter_list": "passes a two-column indice [1, 2], which the kernel declines by name (561003, reported by the "
                     "synchronisation): the page says only that its second dimension is 2, not what the columns hold",
 }

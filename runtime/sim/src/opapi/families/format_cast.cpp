@@ -213,16 +213,23 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
       return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Ascend950 table that is not "
                                                            "simulated (actualFormat FRACTAL_NZ_C0_16/_C0_32, or 4-bit)");
     }
-  } else if (DTypeSize(additional) == 0 || 32 % DTypeSize(additional) != 0 ||
-             (src.dtype != ACL_INT8 && src.dtype != ACL_UINT8 && src.dtype != ACL_INT32 && src.dtype != ACL_UINT32 &&
-              src.dtype != ACL_FLOAT && src.dtype != ACL_FLOAT16 && src.dtype != ACL_BF16) ||
-             DTypeSize(additional) != DTypeSize(src.dtype)) {
-    // Atlas A2/A3: the page's dtypes without the superscript 2; a C0 of another dtype's width than
-    // the source's (a FLOAT tensor cast with a FLOAT16 C0) is not simulated.
-    return Refuse(ACLNN_ERR_PARAM_INVALID, std::string("srcTensor ") + DTypeName(src.dtype) + " with additionalDtype " +
-                                               std::to_string(additionalDtype) +
-                                               " is not a combination the simulator models on Atlas A2/A3 (an additionalDtype "
-                                               "of the source's width)");
+  } else {
+    // Atlas A2/A3: the page's table lists these dtypes for srcTensor and additionalDtype alike; a C0 of
+    // another dtype's width than the source's (an INT32 tensor cast with a FLOAT16 C0, the page's own
+    // example) is a row of the page the simulator does not model: not simulated, not a refusal of the page's.
+    const auto listed = [](aclDataType d) {
+      return d == ACL_INT8 || d == ACL_UINT8 || d == ACL_INT32 || d == ACL_UINT32 || d == ACL_FLOAT || d == ACL_FLOAT16 ||
+             d == ACL_BF16;
+    };
+    const std::string what = std::string("srcTensor ") + DTypeName(src.dtype) + " with additionalDtype " +
+                             std::to_string(additionalDtype);
+    if (!listed(src.dtype) || !listed(additional)) {
+      return Refuse(ACLNN_ERR_PARAM_INVALID, what + " is no row of the page's Atlas A2/A3 table");
+    }
+    if (DTypeSize(additional) != DTypeSize(src.dtype)) {
+      return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Atlas A2/A3 table that is not "
+                                                           "simulated (a C0 of another width than the source's)");
+    }
   }
   Dims shape;
   if (to == ACL_FORMAT_FRACTAL_NZ) {
