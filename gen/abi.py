@@ -51,6 +51,7 @@ def acl_errors() -> dict[str, int]:
             re.findall(r"^static const int (ACL_\w+) = (\d+);", _text("acl/acl_base.h"), re.M)}
 
 
+@functools.lru_cache(maxsize=1)
 def formats() -> dict[str, str]:
     """The aclFormat enumerators of our ABI header, by the name pages write (ND -> ACL_FORMAT_ND)."""
     found = {}

@@ -14,8 +14,7 @@ from gen.parse.readers.document import Section
 from gen.parse.sections import EXAMPLE_SECTION, first_section
 
 
-_INCLUDE = lazy_pattern(r"#\s*include\s*[<\"](aclnnop/[^\">]+)[\">]")
-_ANY_INCLUDE = lazy_pattern(r"#\s*include\s*[<\"]([^\">]+)[\">]")
+_INCLUDE = lazy_pattern(r"#\s*include\s*[<\"]([^\">]+)[\">]")
 
 
 def example_block(sections: Sequence[Section], workspace_fn: str, api: str) -> tuple[str, int]:
@@ -42,13 +41,14 @@ def example_header(example: str, api: str) -> str:
     # source tree ("../op_host/op_api/aclnn_quant_matmul_all_reduce.h") after another operator's
     # aclnnop/ header (aclnn_trans_matmul_weight.h), which is not the API's.
     own_file = own.rsplit("/", 1)[-1]
-    includes = [m.group(1) for m in _INCLUDE.finditer(example)]
-    named = [i for i in includes if i.rsplit("/", 1)[-1] == own_file]  # aclnnGemm's aclnnop/level2/aclnn_gemm.h
+    included = [m.group(1) for m in _INCLUDE.finditer(example)]
+    operator_headers = [i for i in included if i.startswith("aclnnop/")]
+    named = [i for i in operator_headers if i.rsplit("/", 1)[-1] == own_file]  # aclnnGemm's aclnnop/level2/aclnn_gemm.h
     if named:
         return named[0]
-    if any(m.group(1).rsplit("/", 1)[-1] == own_file for m in _ANY_INCLUDE.finditer(example)):
+    if any(i.rsplit("/", 1)[-1] == own_file for i in included):
         return own
-    return includes[0] if includes else ""
+    return operator_headers[0] if operator_headers else ""
 
 
 def with_example_call(api: API, diags: list[Diagnostic]) -> API:

@@ -513,13 +513,13 @@ def _held_in(array: np.ndarray, compute: Any) -> bool:
     kind = np.dtype(compute)
     if kind.kind not in "fc":  # the exact ops' INT64 and BOOL: as before
         return True
-    exact = 2 ** (np.finfo(kind).nmant + 1)
-    return bool(np.all(np.abs(array.astype(np.float64)) <= exact)) if array.size else True
+    exact = 2 ** (np.finfo(kind).nmant + 1)  # every integer below it is a value of the dtype
+    return bool(np.all(np.abs(array.astype(np.float64)) < exact)) if array.size else True
 
 
 def _held_in_float64(value: Any) -> bool:
     arrays = value if isinstance(value, (list, tuple)) else [value]
-    return all(bool(np.all(np.abs(np.asarray(a).astype(np.float64)) < 2 ** 53)) for a in arrays)
+    return all(_held_in(np.asarray(a), np.float64) for a in arrays)
 
 
 def golden_in(op: Op, inputs: dict[str, Any], compute: Any) -> tuple[Any, ...]:
