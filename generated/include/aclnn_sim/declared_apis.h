@@ -1339,6 +1339,9 @@
 #include "aclnnop/aclnn_moe_init_routing.h"
 #define ACLNN_DECLARES_aclnnMoeInitRouting 1
 
+#include "aclnnop/aclnn_moe_init_routing_quant_v2.h"
+#define ACLNN_DECLARES_aclnnMoeInitRoutingQuantV2 1
+
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1
 
