@@ -407,6 +407,9 @@
 #include "aclnnop/aclnn_dequant_bias.h"
 #define ACLNN_DECLARES_aclnnDequantBias 1
 
+#include "aclnnop/aclnn_dequant_rope_quant_kvcache.h"
+#define ACLNN_DECLARES_aclnnDequantRopeQuantKvcache 1
+
 #include "aclnnop/aclnn_dequant_swiglu_quant.h"
 #define ACLNN_DECLARES_aclnnDequantSwigluQuant 1
 
