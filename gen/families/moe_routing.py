@@ -2,19 +2,21 @@
 which torch_npu.npu_moe_init_routing_v2 reaches (op-plugin's MoeInitRoutingV2KernelNpuOpApi.cpp), its V1
 aclnnMoeInitRouting (npu_moe_init_routing, MoeInitRoutingKernelNpuOpApi.cpp), and aclnnMoeFinalizeRouting and
 its V2, which torch_npu.npu_moe_finalize_routing reaches (MoeFinalizeRoutingV2KernelNpuOpApi.cpp: V2 when the
-library has it, V1 when it has neither V2 nor V4). The V1 pipeline's count of rows per expert is
+library has it, V1 when it has neither V2 nor V4), and aclnnMoeInitRoutingQuantV2, which torch_npu.npu_moe_init_routing_quant
+reaches (MoeInitRoutingQuantKernelNpuOpApi.cpp; a derived page from its README). The V1 pipeline's count of rows per expert is
 moe_expert_tokens.py's."""
 
 from gen.families.model import Family, Op
 
 MOE_ROUTING = Family(
     "moe_routing", "PlanMoeRouting",
-    ops=("init_routing", Op("finalize_routing", dtype_source="expanded_x"), Op("init_routing_v1", exact=True)),
+    ops=("init_routing", Op("finalize_routing", dtype_source="expanded_x"), Op("init_routing_v1", exact=True),
+         Op("init_routing_quant", dtypes={"expanded_x": "INT8", "expert_tokens": "INT32"})),
     output_shape="given",
     roles=("x", "expert_idx", "scale", "offset", "active_num", "expert_capacity", "expert_num", "drop_pad_mode",
            "tokens_num_type", "tokens_num_flag", "quant_mode", "active_range", "row_idx_type", "expanded_x",
            "expanded_row_idx", "expert_tokens", "expanded_scale", "x1", "x2", "bias", "scales", "out", "row_idx",
-           "expanded_expert_idx"),
+           "expanded_expert_idx", "tokens_mode"),
     required=("expanded_x", "expanded_row_idx"),
     source="x",
     fixed_dtypes={"expanded_row_idx": "INT32", "expert_tokens": "INT64", "expanded_scale": "FLOAT",
@@ -28,4 +30,8 @@ MOE_ROUTING = Family(
         "k]]) (drop_pad_mode 0), absent x1, x2, bias adding nothing; in float. init_routing_v1: the N*K elements of "
         "expert_idx sorted by expert, stably, carrying row_idx's (a permutation of [0, N*K)): expanded_expert_idx "
         "the sorted experts, expanded_row_idx[row_idx of the i-th] = i, expanded_x[i] = x[its row_idx % N] for the "
-        "first min(N, active_num) * K")
+        "first min(N, active_num) * K. init_routing_quant: init_routing's order, expanded_row_idx[j] = i for every "
+        "pair, expanded_x[i] the INT8 row j // K of x for the first min(N*K, active_num) pairs (all for 0): static "
+        "round(x * scale + offset), scale and offset one value each, or dynamic with scale [H] as smooth and its "
+        "scale in expanded_scale; expert_tokens the histogram over [0, expert_num) (tokens_mode 2) or its cumsum "
+        "(1); Drop/Pad declined")

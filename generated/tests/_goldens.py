@@ -1266,6 +1266,47 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return expanded_x, row_idx, tokens, expanded_scale
 
     @staticmethod
+    def moe_init_routing_quant_v2(x: Any, expert_idx: Any, scale: Any, offset: Any, active_num: int, expert_num: int,
+                                  drop_pad_mode: int, tokens_flag: int, quant_mode: int) -> Any:
+        """aclnnMoeInitRoutingQuantV2's (expandedXOut, expandedRowIdxOut, expertTokensCountOrCumsumOutOptional,
+        expertTokensBeforeCapacityOutOptional, dynamicQuantScaleOutOptional) by its README's formula, read
+        as aclnnMoeInitRoutingV3's (semantics/moe.toml): the pairs j = r*K + s sorted by expert, stably;
+        expandedRowIdx[j] = i for all; the first min(N*K, activeNum) (all for 0) read row j // K of x,
+        quantised statically (round(x * scale + offset)) or dynamically (x * scale as smooth, its scale
+        max|v| / 127). Refused where the README is silent: Drop/Pad, a static value NaN, outside INT8 or
+        halfway between two integers; an expert outside [0, expertNum)."""
+        import torch
+
+        if drop_pad_mode != 0:
+            exact.refused("Drop/Pad: the README does not say what expandedRowIdxOut holds")
+        rows, k = expert_idx.shape
+        flat = expert_idx.reshape(-1).long()
+        if flat.numel() and (flat.min() < 0 or flat.max() >= expert_num):
+            exact.refused("an expert outside [0, expertNum)")
+        order = torch.sort(flat, stable=True).indices
+        row_idx = torch.empty(rows * k, dtype=torch.int32)
+        row_idx[order] = torch.arange(rows * k, dtype=torch.int32)
+        out_rows = min(rows * k, active_num) if active_num > 0 else rows * k
+        source = x.float()[order[:out_rows] // k]
+        dynamic_scale = None
+        if quant_mode == 0:
+            v = source * scale.float().reshape(()) + offset.float().reshape(())
+            rounded = torch.round(v)
+            if bool(torch.isnan(v).any() | (rounded < -128).any() | (rounded > 127).any()
+                    | ((v - torch.trunc(v)).abs() == 0.5).any()):
+                exact.refused("a static value NaN, outside INT8 or halfway between two integers")
+            expanded_x = rounded.to(torch.int8)
+        else:
+            v = source * (scale.float().reshape(-1) if scale is not None else 1)
+            dynamic_scale = v.abs().amax(-1) / 127 if v.shape[-1] else torch.zeros(out_rows)
+            expanded_x = torch.clamp(torch.round(v / dynamic_scale.unsqueeze(-1)), -128, 127).to(torch.int8)
+        tokens = None
+        if tokens_flag:
+            counts = torch.bincount(flat, minlength=expert_num).int()
+            tokens = counts.cumsum(0).int() if tokens_flag == 1 else counts
+        return expanded_x, row_idx, tokens, None, dynamic_scale
+
+    @staticmethod
     def lstm(input: Any, params: Any, hx: Any, has_bias: bool, num_layers: int, train: bool, bidirectional: bool,
              batch_first: bool) -> Any:
         """aclnnLSTM's (output, hy, cy, then the lists i, j, f, o, h, c, tanh(c)): output, hy and cy

@@ -2371,6 +2371,33 @@ def makers(dtype: str = "float32"):
         return (kv, gamma, cos, sin, index, k_cache, ckv_cache), {}, None
     m["npu_kv_rmsnorm_rope_cache"] = kv_rmsnorm_rope_cache
 
+    # npu_moe_init_routing_quant (aclnnMoeInitRoutingQuantV2, a derived page): its README's steps for 5 rows to
+    # 3 of 6 experts: the pairs j = r * K + s sorted by expert (in pair order within one), expandedRowIdx
+    # their scatter, the first activeNum pairs' rows j // K quantised, the histogram or its cumsum.
+    def moe_init_routing_quant_call(quant_mode, active_num, tokens_mode):
+        rows, k, hidden, expert_num = 5, 3, 8, 6
+        experts = torch.stack([torch.randperm(expert_num, generator=g)[:k] for _ in range(rows)]).int()
+        order = sorted(range(rows * k), key=lambda j: (int(experts.flatten()[j]), j))
+        row_idx = torch.empty(rows * k, dtype=torch.int32)
+        row_idx[order] = torch.arange(rows * k, dtype=torch.int32)
+        kept = order[:min(rows * k, active_num) if active_num else rows * k]
+        if quant_mode == 0:  # odd sixteenths times 4 plus 1/8: no value at a tie, which the simulator refuses
+            x = (torch.randint(-40, 40, (rows, hidden), generator=g) * 2 + 1) / 16
+            scale, offset, dynamic_scale = torch.tensor([4.0]), torch.tensor([0.125]), None
+            expanded_x = torch.round(x[[j // k for j in kept]] * 4 + 0.125).to(torch.int8)
+        else:
+            x, scale, offset = randn(rows, hidden), torch.rand(hidden, generator=g) + 0.5, None
+            v = x[[j // k for j in kept]] * scale
+            dynamic_scale = v.abs().amax(-1) / 127
+            expanded_x = torch.round(v / dynamic_scale[:, None]).to(torch.int8)
+        counts = torch.bincount(experts.flatten().long(), minlength=expert_num).int()
+        tokens = counts.cumsum(0).int() if tokens_mode == 1 else counts
+        kwargs = {"scale": scale, "offset": offset, "active_num": active_num, "expert_num": expert_num,
+                  "expert_tokens_num_mode": tokens_mode, "quant_mode": quant_mode}
+        return (x, experts), kwargs, (expanded_x, row_idx, tokens, None, dynamic_scale)
+    m["npu_moe_init_routing_quant"] = lambda: moe_init_routing_quant_call(1, 0, 1)
+    m["npu_moe_init_routing_quant@static_active"] = lambda: moe_init_routing_quant_call(0, 7, 2)
+
     return m
 
 

@@ -89,7 +89,9 @@ GROUPS = {
                               "npu_rotated_box_encode", "npu_rotated_box_decode", "npu_nms_rotated", "npu_nms_with_mask",
                               "npu_sub_sample", "npu_fused_attention_qkv_grad", "npu_alloc_float_status"],
     # Derived pages of ops-transformer's MoE and grouped-matmul READMEs (op_docs/derived/), and vLLM's decode step.
-    "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_compute_expert_tokens", "npu_moe_token_permute",
+    "moe_routing_and_grouped_matmul": ["npu_moe_init_routing", "npu_moe_init_routing_quant",
+                                       "npu_moe_init_routing_quant@static_active", "npu_moe_compute_expert_tokens",
+                                       "npu_moe_token_permute",
                                        "npu_moe_token_unpermute", "npu_moe_token_permute_grad",
                                        "npu_moe_token_unpermute_grad", "npu_moe_token_permute_with_routing_map",
                                        "npu_moe_token_unpermute_with_routing_map",

@@ -7,7 +7,9 @@ values are test_custom_ops.py's). And the V1 routing pipeline, npu_moe_init_rout
 and npu_moe_compute_expert_tokens (aclnnMoeComputeExpertTokens), against their READMEs' formulas written
 here element by element (derived pages: op_docs/derived/), alone and between the gating and the
 finalize routing of a MoE layer. And npu_moe_gating_top_k's backward (aclnnMoeGatingTopKBackward, a derived
-page), directly and through autograd, against CPU autograd of the forward's README formula."""
+page), directly and through autograd, against CPU autograd of the forward's README formula. And
+npu_moe_init_routing_quant (aclnnMoeInitRoutingQuantV2, a derived page) against its README's formula written
+here pair by pair, static and dynamic, and its refusals of what the README leaves open."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -258,4 +260,91 @@ def test_moe_finalize_routing_refuses_k_without_its_v4_api(run_npu):
             assert "aclnnMoeFinalizeRoutingV4" in str(error), error
         else:
             raise AssertionError("k=2 was not refused")
+    """)
+
+
+QUANT_V2_REFERENCE = """
+    def init_routing_quant_reference(x, expert_idx, scale, offset, active_num, expert_num, tokens_mode, quant_mode):
+        # The README's steps: keyValueSort of the pairs j = r * K + s by expert (equal experts in pair order),
+        # expandedRowIdx[sortedRowIdx[i]] = i, the quantised row j // K (semantics/moe.toml's errata) of the
+        # first min(N * K, activeNum) pairs (all for 0), the histogram (2) or its cumsum (1).
+        rows, k = expert_idx.shape
+        experts = expert_idx.flatten().tolist()
+        sorted_row_idx = sorted(range(rows * k), key=lambda j: (experts[j], j))
+        expanded_row_idx = torch.empty(rows * k, dtype=torch.int32)
+        for i, j in enumerate(sorted_row_idx):
+            expanded_row_idx[j] = i
+        kept = sorted_row_idx[:min(rows * k, active_num) if active_num > 0 else rows * k]
+        expanded_x = torch.zeros(len(kept), x.shape[1], dtype=torch.int8)
+        dynamic_scale = torch.zeros(len(kept))
+        for i, j in enumerate(kept):
+            row = x[j // k].float()
+            if quant_mode == 0:
+                expanded_x[i] = torch.round(row * scale.item() + offset.item()).to(torch.int8)
+            else:
+                v = row * scale.reshape(-1) if scale is not None else row
+                dynamic_scale[i] = v.abs().max() / 127
+                expanded_x[i] = torch.round(v / dynamic_scale[i]).to(torch.int8)
+        counts = torch.tensor([experts.count(e) for e in range(expert_num)], dtype=torch.int32)
+        tokens = None if tokens_mode == 0 else counts.cumsum(0).int() if tokens_mode == 1 else counts
+        return expanded_x, expanded_row_idx, tokens, None, dynamic_scale if quant_mode == 1 else None
+"""
+
+
+def test_moe_init_routing_quant_equals_its_readme_formula(run_npu):
+    # Static and dynamic quant (with and without the smooth scale [H] and [1, H]), Dropless (activeNum 0) and
+    # Active (below and above N * K), both count modes and none, experts without tokens; no rows.
+    run_npu(QUANT_V2_REFERENCE + """
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for rows, k, experts, hidden in ((7, 3, 9, 16), (5, 1, 4, 8), (4, 2, 3, 5), (0, 2, 4, 8)):
+            randn = torch.randn(rows, hidden).to(dtype)
+            expert_idx = torch.stack([torch.randperm(experts)[:k] for _ in range(rows)] or [torch.zeros(0, k)])
+            expert_idx = expert_idx.int().reshape(rows, k)
+            smooth = torch.rand(hidden) + 0.5
+            # Static values at no tie (the simulator refuses those by name): odd sixteenths times 4 plus 1/8
+            # end in .375 or .875, every step exact in the three dtypes.
+            odd_sixteenths = ((torch.randint(-40, 40, (rows, hidden)) * 2 + 1) / 16).to(dtype)
+            settings = [(None, None, 1), (smooth, None, 1), (smooth.reshape(1, -1), None, 1),
+                        (torch.tensor([4.0]), torch.tensor([0.125]), 0)]
+            for scale, offset, quant_mode in settings:
+                x = odd_sixteenths if quant_mode == 0 else randn
+                for active_num, tokens_mode in ((0, 1), (5, 2), (rows * k + 3, 0)):
+                    got = torch_npu.npu_moe_init_routing_quant(
+                        x.npu(), expert_idx.npu(), scale=None if scale is None else scale.npu(),
+                        offset=None if offset is None else offset.npu(), active_num=active_num, expert_num=experts,
+                        expert_tokens_num_mode=tokens_mode, quant_mode=quant_mode)
+                    want = init_routing_quant_reference(x, expert_idx, scale, offset, active_num, experts,
+                                                        tokens_mode, quant_mode)
+                    names = ("expanded_x", "expanded_row_idx", "tokens", "before_capacity", "dynamic_scale")
+                    for g, w, name in zip(got, want, names):
+                        what = (dtype, rows, k, quant_mode, active_num, name)
+                        if w is None:
+                            assert g is None, what
+                        elif name == "dynamic_scale":
+                            assert torch.allclose(g.cpu(), w, rtol=1e-6, atol=0), what
+                        else:
+                            assert g.dtype == w.dtype and torch.equal(g.cpu(), w), (what, g, w)
+    """)
+
+
+def test_moe_init_routing_quant_refuses_what_its_readme_leaves_open(run_npu):
+    # Drop/Pad (expandedRowIdx's layout unstated), static values outside INT8, NaN or at a tie (saturation and
+    # round's tie unstated), experts outside [0, expertNum) (device data), a static quant without its offset.
+    run_npu(REFUSED_BY_NAME + """
+    x, experts = torch.randn(3, 4).npu(), torch.tensor([[0, 1], [1, 2], [2, 0]], dtype=torch.int32).npu()
+    one = torch.tensor([1.0]).npu()
+    def static(x, scale, offset):
+        return lambda: torch_npu.npu_moe_init_routing_quant(x, experts, scale=scale, offset=offset, active_num=0,
+                                                            expert_num=3, quant_mode=0)
+    calls = [
+        (lambda: torch_npu.npu_moe_init_routing_quant(x, experts, active_num=0, expert_capacity=2, expert_num=3,
+                                                      drop_pad_mode=1), "dropPadMode 1"),
+        (static(x, torch.tensor([1000.0]).npu(), one), "outside INT8"),
+        (static(torch.full((3, 4), float("nan")).npu(), one, one), "NaN"),
+        (static(torch.full((3, 4), 0.25).npu(), torch.tensor([2.0]).npu(), one), "halfway"),
+        (static(x, one, None), "offsetOptional"),
+        (lambda: torch_npu.npu_moe_init_routing_quant(x, experts, active_num=0, expert_num=2), "expertIdx"),
+    ]
+    refused_by_name(calls)
     """)

@@ -2,7 +2,8 @@
 rope_cache family, a derived page) against its README's formulas written here in PyTorch on the CPU, in double:
 cos and sin the halves of cos_sin_cache's row at each token's position (mrope: section s of them from positions'
 row s), each head's first rotary_dim elements rotated, rotate_half over the halves or rotate_interleaved over the
-even and odd elements, the rest of the head kept; and the README's constraints refused by name."""
+even and odd elements, the rest of the head kept; and the README's constraints refused by name. And npu_dequant_rope_quant_kvcache (aclnnDequantRopeQuantKvcache, a
+derived page that binds without a kernel) refused by name rather than computed from formulas its README leaves out."""
 
 from tests.torch_npu.npu_scripts import REFUSED_BY_NAME
 
@@ -82,4 +83,21 @@ def test_npu_mrope_refuses_what_its_readme_excludes_by_name(run_npu):
         (lambda: torch_npu.npu_mrope(positions, torch.randn(4, 100).npu(), key, cache, 64), "queryIn"),
     ]
     refused_by_name(calls)
+    """)
+
+
+def test_npu_dequant_rope_quant_kvcache_is_refused_by_name(run_npu):
+    # op-plugin's call reaches the derived page's API (phase 1 passes), and the stream answers 561003 naming it:
+    # the README names Dequant, ApplyRotaryPosEmb and Quant without their formulas; the caches are left as given.
+    run_npu(REFUSED_BY_NAME + """
+    b, s, n, d = 2, 1, 1, 64
+    x = torch.randint(-100, 100, (b, s, 3 * n * d), dtype=torch.int32).npu()
+    cos, sin = torch.randn(b, s, 1, d).half().npu(), torch.randn(b, s, 1, d).half().npu()
+    k_cache, v_cache = torch.zeros(b, 4, n, d, dtype=torch.int8).npu(), torch.zeros(b, 4, n, d, dtype=torch.int8).npu()
+    scale = torch.ones(n * d).npu()
+    call = lambda: torch_npu.npu_dequant_rope_quant_kvcache(
+        x, cos, sin, k_cache, v_cache, torch.zeros(b, dtype=torch.int32).npu(), scale, scale, [n * d] * 3,
+        weight_scale=torch.ones(3 * n * d).npu(), kv_output=True)
+    refused_by_name([(call, ["aclnnDequantRopeQuantKvcache", "not simulated"])])
+    assert not k_cache.cpu().any() and not v_cache.cpu().any()
     """)

@@ -407,6 +407,9 @@
 #include "aclnnop/aclnn_dequant_bias.h"
 #define ACLNN_DECLARES_aclnnDequantBias 1
 
+#include "aclnnop/aclnn_dequant_rope_quant_kvcache.h"
+#define ACLNN_DECLARES_aclnnDequantRopeQuantKvcache 1
+
 #include "aclnnop/aclnn_dequant_swiglu_quant.h"
 #define ACLNN_DECLARES_aclnnDequantSwigluQuant 1
 
@@ -1338,6 +1341,9 @@
 
 #include "aclnnop/aclnn_moe_init_routing.h"
 #define ACLNN_DECLARES_aclnnMoeInitRouting 1
+
+#include "aclnnop/aclnn_moe_init_routing_quant_v2.h"
+#define ACLNN_DECLARES_aclnnMoeInitRoutingQuantV2 1
 
 #include "aclnnop/aclnn_moe_init_routing_v3.h"
 #define ACLNN_DECLARES_aclnnMoeInitRoutingV3 1

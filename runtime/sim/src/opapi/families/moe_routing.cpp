@@ -31,7 +31,19 @@
 //                 = i, expandedXOut[i] = x[sortedRowIdx[i] % N] for i < min(N, activeNum) * K, rows copied exactly.
 //                 rowIdx is device data: its scatter defines every element once only for a permutation of
 //                 [0, N*K), so phase 2 refuses any other rowIdx naming it.
+//   init_routing_quant  aclnnMoeInitRoutingQuantV2 (torch_npu.npu_moe_init_routing_quant; a derived page from its
+//                 README): the N*K pairs j = r*K + s of expertIdx sorted by expert, stably, as init_routing;
+//                 expandedRowIdxOut[j] = i for every pair (the formula's scatter), expandedXOut[i] the quantised row
+//                 j / K of x for the first min(N*K, activeNum) pairs (all of them for activeNum 0). Static (quantMode
+//                 0): round(x * scale + offset), scale and offset one value each, in float. Dynamic (1): the quant
+//                 family's row quantiser of x (times scaleOptional [H] as smooth), dynamicQuantScaleOutOptional[i]
+//                 the scale of row i. expertTokensCountOrCumsumOutOptional: the histogram over [0, expertNum) of all
+//                 the pairs (flag 2) or its cumsum (1). Declined by name (561003): Drop/Pad (the README does not say
+//                 which index expandedRowIdxOut holds for a kept or a dropped pair) and, in phase 2, a static value
+//                 that is NaN, outside INT8 or halfway between two integers (neither saturation nor the tie of
+//                 round is stated). expertIdx is device data: a value outside [0, expertNum) fails phase 2.
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <memory>
 #include <numeric>
@@ -466,12 +478,185 @@ aclnnStatus PlanRoutingV1(const Call& call, const FamilySpec& family, ExecutorWo
   return ACLNN_SUCCESS;
 }
 
+
+enum QuantSlot { kQX, kQIdx, kQScale, kQOffset, kQExpandedX, kQRowIdx, kQTokens, kQScaleOut, kQSlots };
+
+class RoutingQuantWork final : public IndexedWork {
+ public:
+  explicit RoutingQuantWork(const char* api) : IndexedWork(api, kQSlots) {}
+
+  int64_t rows = 0, k = 1, hidden = 0, expert_num = 0, out_rows = 0, quant_mode = 1, tokens_mode = 0;
+  bool scaled = false, tokens = false, scale_out = false;
+
+ private:
+  aclnnStatus Compute() override {
+    const int64_t pairs = rows * k;
+    const std::vector<int64_t> experts = Int64s(kQIdx);
+    for (int64_t j = 0; j < pairs; ++j) {
+      const int64_t e = experts[static_cast<size_t>(j)];
+      if (e < 0 || e >= expert_num) return OutOfRange(kQIdx, j, e, expert_num, "expertNum's experts");
+    }
+    std::vector<int64_t> order(static_cast<size_t>(pairs));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return experts[static_cast<size_t>(a)] < experts[static_cast<size_t>(b)];
+    });
+    // Each row of x quantises once: neither mode's scale depends on the pair (scaleOptional broadcasts over a row).
+    std::vector<int64_t> q(static_cast<size_t>(rows * hidden));
+    std::vector<float> row_scale(static_cast<size_t>(rows));
+    if (aclnnStatus s = Quantise(q.data(), row_scale.data())) return s;
+    std::vector<int64_t> row_idx(static_cast<size_t>(pairs));
+    for (int64_t i = 0; i < pairs; ++i) row_idx[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
+    ScatterFrom(row_idx.data(), ComputeType::kInt64, tensor(kQRowIdx));
+    std::vector<float> expanded_scale(static_cast<size_t>(out_rows));
+    ParallelFor(out_rows, [&](int64_t i) {
+      const int64_t r = order[static_cast<size_t>(i)] / k;
+      ScatterFrom(q.data() + r * hidden, ComputeType::kInt64, Row(tensor(kQExpandedX), i));
+      expanded_scale[static_cast<size_t>(i)] = row_scale[static_cast<size_t>(r)];
+    });
+    if (scale_out) ScatterFrom(expanded_scale.data(), ComputeType::kFloat32, tensor(kQScaleOut));
+    if (tokens) {
+      std::vector<int64_t> counts(static_cast<size_t>(expert_num));
+      for (int64_t e : experts) ++counts[static_cast<size_t>(e)];
+      if (tokens_mode == 1) std::partial_sum(counts.begin(), counts.end(), counts.begin());
+      ScatterFrom(counts.data(), ComputeType::kInt64, tensor(kQTokens));
+    }
+    return ACLNN_SUCCESS;
+  }
+
+  // The rows of x quantised into q ([rows, H]) with their dynamic scales; a static value the README leaves
+  // open fails naming it.
+  aclnnStatus Quantise(int64_t* q, float* row_scale) {
+    const float* x = Floats(kQX, 0, rows * hidden);
+    const float* scale = scaled ? Floats(kQScale, 1, tensor(kQScale).numel()) : nullptr;
+    if (quant_mode == 1) {
+      ParallelFor(rows, [&](int64_t r) {
+        const float* row = x + r * hidden;
+        float offset = 0;
+        QuantiseRow(hidden, [&](int64_t c) { return scale ? row[c] * scale[c] : row[c]; }, false, -128, 127,
+                    &row_scale[r], &offset, q + r * hidden);
+      });
+      return ACLNN_SUCCESS;
+    }
+    const float offset = *Floats(kQOffset, 2, 1);
+    for (int64_t e = 0; e < rows * hidden; ++e) {
+      const float product = x[e] * scale[0];
+      const float v = product + offset;
+      const float rounded = std::nearbyint(v);
+      const char* open = std::isnan(v) ? "NaN (the README does not say what NaN quantises to)"
+                         : (rounded < -128 || rounded > 127)
+                             ? "outside INT8 (the README does not say whether it saturates)"
+                         : std::fabs(v - std::trunc(v)) == 0.5f
+                             ? "halfway between two integers (the README's round names no tie rule)"
+                             : nullptr;
+      if (open) {
+        return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+                    std::string(api_) + ": not simulated: x * scaleOptional + offsetOptional at element " +
+                        std::to_string(e) + " of x is " + std::to_string(v) + ", " + open);
+      }
+      q[e] = static_cast<int64_t>(rounded);
+    }
+    return ACLNN_SUCCESS;
+  }
+};
+
+aclnnStatus PlanRoutingQuant(const Call& call, const FamilySpec& family, ExecutorWork** work) {
+  const TensorDesc* x = RoleTensor(call, family, F::Role::kX);
+  const TensorDesc* idx = RoleTensor(call, family, F::Role::kExpertIdx);
+  const TensorDesc* expanded_x = RoleTensor(call, family, F::Role::kExpandedX);
+  const TensorDesc* row_idx = RoleTensor(call, family, F::Role::kExpandedRowIdx);
+  if (!x || !idx || !expanded_x || !row_idx) return Decline(call, work, "without its tensors");
+  if (!ComputesInFloat32(x->dtype)) return DeclineDtype(call, work, x->dtype);
+  const ParamRejecter refuse(call, family);
+  const int64_t drop_pad = RoleInt(call, family, F::Role::kDropPadMode, 0);
+  const int64_t quant = RoleInt(call, family, F::Role::kQuantMode, 1);
+  const int64_t tokens_mode = RoleInt(call, family, F::Role::kTokensMode, 0);
+  const int64_t active = RoleInt(call, family, F::Role::kActiveNum, 0);
+  const int64_t expert_num = RoleInt(call, family, F::Role::kExpertNum, 0);
+  if (drop_pad != 0 && drop_pad != 1) return refuse(F::Role::kDropPadMode, std::to_string(drop_pad) + " is neither 0 nor 1");
+  if (quant != 0 && quant != 1) return refuse(F::Role::kQuantMode, std::to_string(quant) + " is neither 0 nor 1");
+  if (tokens_mode < 0 || tokens_mode > 2) {
+    return refuse(F::Role::kTokensMode, std::to_string(tokens_mode) + " is not 0, 1 or 2");
+  }
+  if (active < 0) return refuse(F::Role::kActiveNum, std::to_string(active) + " is negative");
+  if (expert_num < 0) return refuse(F::Role::kExpertNum, std::to_string(expert_num) + " is negative");
+  if (drop_pad == 1) {
+    return Decline(call, work, "for dropPadMode 1 (Drop/Pad): the README does not say which index expandedRowIdxOut "
+                               "holds for a kept or a dropped pair");
+  }
+  if (x->view.size() != 2) return refuse(F::Role::kX, "shape " + DimsText(x->view) + " is not [NUM_ROWS, H]");
+  if (idx->view.size() != 2 || idx->view[0] != x->view[0]) {
+    return refuse(F::Role::kExpertIdx, "shape " + DimsText(idx->view) + " is not [NUM_ROWS, K] for x " + DimsText(x->view));
+  }
+  const int64_t rows = x->view[0], k = idx->view[1], hidden = x->view[1];
+  const TensorDesc* scale = RoleTensor(call, family, F::Role::kScale);
+  const TensorDesc* offset = RoleTensor(call, family, F::Role::kOffset);
+  if (quant == 0) {
+    if (!scale || !offset) return refuse(scale ? F::Role::kOffset : F::Role::kScale, "is null: static quant needs it");
+    for (const TensorDesc* t : {scale, offset}) {
+      if (t->view != Dims{1}) {
+        return refuse(t == scale ? F::Role::kScale : F::Role::kOffset,
+                      "shape " + DimsText(t->view) + " is not [1] (static quant: one value)");
+      }
+    }
+  } else {
+    if (offset) return refuse(F::Role::kOffset, "is given: dynamic quant takes none");
+    if (scale && scale->view != Dims{hidden} && scale->view != (Dims{1, hidden})) {
+      return refuse(F::Role::kScale, "shape " + DimsText(scale->view) + " is neither [H] nor [1, H] for H = " +
+                                         std::to_string(hidden));
+    }
+  }
+  RoutingQuantWork* made = new RoutingQuantWork(call.spec.name);
+  std::unique_ptr<RoutingQuantWork> owned(made);
+  made->rows = rows;
+  made->k = k;
+  made->hidden = hidden;
+  made->expert_num = expert_num;
+  made->out_rows = active > 0 ? std::min(rows * k, active) : rows * k;
+  made->quant_mode = quant;
+  made->tokens_mode = tokens_mode;
+  made->scaled = scale != nullptr;
+  made->tensor(kQX).Set(RoleName(call, family, F::Role::kX), *x);
+  made->tensor(kQIdx).Set(RoleName(call, family, F::Role::kExpertIdx), *idx);
+  if (scale) made->tensor(kQScale).Set(RoleName(call, family, F::Role::kScale), *scale);
+  if (offset && quant == 0) made->tensor(kQOffset).Set(RoleName(call, family, F::Role::kOffset), *offset);
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedX, *expanded_x, Dims{made->out_rows, hidden},
+                                       active > 0 ? "[min(NUM_ROWS * K, activeNum), H]" : "[NUM_ROWS * K, H]",
+                                       kQExpandedX)) {
+    return s;
+  }
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedRowIdx, *row_idx, Dims{rows * k},
+                                       "[NUM_ROWS * K]", kQRowIdx)) {
+    return s;
+  }
+  // The optional outputs the flags and modes ask for are written; the README's "not output" leaves the others.
+  const TensorDesc* tokens = RoleTensor(call, family, F::Role::kExpertTokens);
+  if (tokens && tokens_mode != 0) {
+    made->tokens = true;
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpertTokens, *tokens, Dims{expert_num}, "[expertNum]",
+                                         kQTokens)) {
+      return s;
+    }
+  }
+  const TensorDesc* scale_out = RoleTensor(call, family, F::Role::kExpandedScale);
+  if (scale_out && quant == 1) {
+    made->scale_out = true;
+    if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kExpandedScale, *scale_out, Dims{made->out_rows},
+                                         "[rows of expandedXOut]", kQScaleOut)) {
+      return s;
+    }
+  }
+  *work = owned.release();
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace
 
 aclnnStatus PlanMoeRouting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
   *workspace = 0;
   if (family.op == F::Op::kFinalizeRouting) return PlanFinalize(call, family, work);
   if (family.op == F::Op::kInitRoutingV1) return PlanRoutingV1(call, family, work);
+  if (family.op == F::Op::kInitRoutingQuant) return PlanRoutingQuant(call, family, work);
   return PlanRouting(call, family, work);
 }
 
