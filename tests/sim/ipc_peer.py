@@ -13,6 +13,15 @@ and answers one line each, "<status> <value>" (value "-" when there is none):
     record EVENT                aclrtRecordEvent on a stream of its own (made at the first command that needs it)
     wait_read EVENT PTR N       aclrtStreamWaitEvent then aclrtMemcpyAsync of N bytes on that stream, synchronised: hex
     elapsed EVENT               aclrtEventElapsedTime(EVENT, EVENT)
+    malloc_physical SIZE        aclrtMallocPhysical of SIZE bytes on device 0: the handle
+    export_shareable HANDLE FLAGS   aclrtMemExportToShareableHandle: the shareable handle
+    import_shareable VALUE DEVICE   aclrtMemImportFromShareableHandle: the handle
+    reserve SIZE                aclrtReserveMemAddress: the address
+    map PTR SIZE HANDLE         aclrtMapMem
+    unmap PTR                   aclrtUnmapMem
+    free_physical HANDLE        aclrtFreePhysical
+    release PTR                 aclrtReleaseMemAddress
+    used                        aclrtGetMemInfo(ACL_HBM_MEM): the device bytes in use (total - free)
     error                       aclGetRecentErrMsg (the value is the message, spaces kept)
 """
 
@@ -24,11 +33,21 @@ import sys
 from pathlib import Path
 
 P = ctypes.c_void_p
-D2H, H2D = 2, 1  # aclrtMemcpyKind's (runtime/include/acl/acl_rt.h), without importing the repository
+# acl_rt.h's aclrtMemcpyKind and aclrtMemAttr values (runtime/include/acl/acl_rt.h), without importing the repository.
+D2H, H2D = 2, 1
+ACL_HBM_MEM = 1
 
 
 class IpcEventHandle(ctypes.Structure):  # acl_rt.h's aclrtIpcEventHandle
     _fields_ = [("reserved", ctypes.c_char * 64)]
+
+
+class PhysicalMemProp(ctypes.Structure):  # acl_rt.h's aclrtPhysicalMemProp
+    _fields_ = [("handleType", ctypes.c_int), ("allocationType", ctypes.c_int), ("memAttr", ctypes.c_int),
+                ("location_id", ctypes.c_uint32), ("location_type", ctypes.c_int), ("reserve", ctypes.c_uint64)]
+
+
+DEVICE_MEMORY = PhysicalMemProp(0, 0, 0, 0, 1, 0)  # device 0 (ACL_MEM_LOCATION_TYPE_DEVICE)
 
 
 def main() -> None:
@@ -81,6 +100,38 @@ def main() -> None:
         elif command == "elapsed":
             ms = ctypes.c_float()
             status = acl.aclrtEventElapsedTime(ctypes.byref(ms), P(int(args[0])), P(int(args[0])))
+        elif command == "malloc_physical":
+            handle = P()
+            status = acl.aclrtMallocPhysical(ctypes.byref(handle), ctypes.c_size_t(int(args[0])), ctypes.byref(DEVICE_MEMORY),
+                                             ctypes.c_uint64(0))
+            value = handle.value or 0
+        elif command == "export_shareable":
+            shareable = ctypes.c_uint64()
+            status = acl.aclrtMemExportToShareableHandle(P(int(args[0])), 0, ctypes.c_uint64(int(args[1])), ctypes.byref(shareable))
+            value = shareable.value
+        elif command == "import_shareable":
+            handle = P()
+            status = acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(int(args[0])), ctypes.c_int32(int(args[1])),
+                                                           ctypes.byref(handle))
+            value = handle.value or 0
+        elif command == "reserve":
+            base = P()
+            status = acl.aclrtReserveMemAddress(ctypes.byref(base), ctypes.c_size_t(int(args[0])), ctypes.c_size_t(0), None,
+                                                ctypes.c_uint64(0))
+            value = base.value or 0
+        elif command == "map":
+            status = acl.aclrtMapMem(P(int(args[0])), ctypes.c_size_t(int(args[1])), ctypes.c_size_t(0), P(int(args[2])),
+                                     ctypes.c_uint64(0))
+        elif command == "unmap":
+            status = acl.aclrtUnmapMem(P(int(args[0])))
+        elif command == "free_physical":
+            status = acl.aclrtFreePhysical(P(int(args[0])))
+        elif command == "release":
+            status = acl.aclrtReleaseMemAddress(P(int(args[0])))
+        elif command == "used":
+            free, total = ctypes.c_size_t(), ctypes.c_size_t()
+            status = acl.aclrtGetMemInfo(ACL_HBM_MEM, ctypes.byref(free), ctypes.byref(total))
+            value = total.value - free.value
         elif command == "error":
             status, value = 0, (acl.aclGetRecentErrMsg() or b"").decode()
         else:

@@ -1,7 +1,9 @@
-"""Memory and events shared between processes (acl_rt.h's aclrtIpc* calls), through the C ABI: this
-process exports, another (tests/sim/ipc_peer.py, on the same libascendcl) imports, reads and writes;
-the pids the exporter admits are enforced, aclrtIpcMemClose ends a key (exporter) or unmaps it
-(importer), and an event made with ACL_EVENT_IPC orders the other process's stream behind this one's."""
+"""Memory and events shared between processes (acl_rt.h's aclrtIpc* calls and the shareable handles of
+physical memory), through the C ABI: this process exports, another (tests/sim/ipc_peer.py, on the same
+libascendcl) imports, reads and writes; the pids the exporter admits are enforced, aclrtIpcMemClose
+ends a key (exporter) or unmaps it (importer), aclrtFreePhysical ends a shareable handle (exporter)
+while what imported it keeps the memory, and an event made with ACL_EVENT_IPC orders the other
+process's stream behind this one's."""
 
 from __future__ import annotations
 
@@ -19,12 +21,18 @@ from tests.sim.sim_lib import ACL_ERROR_RT_AICORE_EXCEPTION as AICORE_EXCEPTION,
 from tests.sim.test_sim_streams import SCRIPT as STREAM_SCRIPT
 
 ERRORS = abi.acl_errors()
-SUCCESS, INVALID, NOT_SUPPORTED, NO_PERMISSION = (ERRORS[n] for n in (
-    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "ACL_ERROR_RT_NO_PERMISSION"))
-VALIDATE_PIDS, ANYONE = 0, 1  # ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, ..._DISABLE_PID_VALIDATION
+SUCCESS, INVALID, NOT_SUPPORTED, NO_PERMISSION, INVALID_DEVICE = (ERRORS[n] for n in (
+    "ACL_SUCCESS", "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_FEATURE_NOT_SUPPORT", "ACL_ERROR_RT_NO_PERMISSION",
+    "ACL_ERROR_RT_INVALID_DEVICEID"))
+# ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, ..._DISABLE_PID_VALIDATION; ACL_RT_VMM_EXPORT_FLAG_* are the same values
+VALIDATE_PIDS, ANYONE = 0, 1
 ACL_EVENT_IPC = 0x40
 KEY_LEN = 65
 SIZE = (64 << 10) + 100  # from 64 KiB on an allocation is shareable; a part of a page past it
+
+
+TWO_MIB = 2 << 20  # the granularity of physical memory (vmm.cpp)
+PHYSICAL_SIZE = TWO_MIB + 4096  # backed by two pages of the granularity, mapped as allocated
 
 
 class IpcEventHandle(ctypes.Structure):  # acl_rt.h's aclrtIpcEventHandle
@@ -239,3 +247,156 @@ def test_a_fault_before_the_record_reaches_the_other_process(sim, acl):
     finally:
         exporter.communicate("\n", timeout=60)
     assert exporter.returncode == 0
+
+
+# --- physical memory shared by shareable handle (aclrtMem*ShareableHandle, vmm.cpp) ---------------------
+
+
+def malloc_physical(acl, size: int = PHYSICAL_SIZE) -> P:
+    from tests.sim.ipc_peer import DEVICE_MEMORY
+    handle = P()
+    assert acl.aclrtMallocPhysical(ctypes.byref(handle), ctypes.c_size_t(size), ctypes.byref(DEVICE_MEMORY), ctypes.c_uint64(0)) == SUCCESS
+    return handle
+
+
+def export_shareable(acl, handle: P, flags: int) -> tuple[int, int]:
+    value = ctypes.c_uint64()
+    status = acl.aclrtMemExportToShareableHandle(handle, 0, ctypes.c_uint64(flags), ctypes.byref(value))
+    return status, value.value
+
+
+def admit_to_shareable(acl, value: int, *pids: int) -> int:
+    return acl.aclrtMemSetPidToShareableHandle(ctypes.c_uint64(value), (ctypes.c_int32 * len(pids))(*pids), ctypes.c_size_t(len(pids)))
+
+
+def map_physical(acl, handle: P, size: int = PHYSICAL_SIZE) -> int:
+    base = P()
+    assert acl.aclrtReserveMemAddress(ctypes.byref(base), ctypes.c_size_t(size), 0, None, 0) == SUCCESS
+    assert acl.aclrtMapMem(base, ctypes.c_size_t(size), 0, handle, 0) == SUCCESS
+    return base.value
+
+
+def used_device_memory(acl) -> int:
+    free, total = ctypes.c_size_t(), ctypes.c_size_t()
+    assert acl.aclrtGetMemInfo(1, ctypes.byref(free), ctypes.byref(total)) == SUCCESS  # ACL_HBM_MEM
+    return total.value - free.value
+
+
+def peer_reads(peer, ptr: int, n: int) -> bytes:
+    status, seen = peer.ask(f"read {ptr} {n}")
+    assert status == SUCCESS, peer.error()
+    return bytes.fromhex(seen)
+
+
+def test_physical_memory_is_shared_by_handle_with_the_processes_the_exporter_admits(sim, acl, peer):
+    handle = malloc_physical(acl)
+    base = map_physical(acl, handle)
+    sim.to_device(base, pattern(6, PHYSICAL_SIZE))  # written before the export: the memory does not move
+    status, value = export_shareable(acl, handle, VALIDATE_PIDS)
+    assert status == SUCCESS, sim.error()
+    assert export_shareable(acl, handle, VALIDATE_PIDS) == (SUCCESS, value)  # one shareable handle per handle
+    assert export_shareable(acl, handle, ANYONE)[0] == INVALID and "other flags" in sim.error()
+    # The handle validates pids: a process not admitted yet is refused, naming the call that admits.
+    used = int(peer.ask("used")[1])
+    assert peer.ask(f"import_shareable {value} 0")[0] == NO_PERMISSION
+    assert "aclrtMemSetPidToShareableHandle" in peer.error()
+    assert admit_to_shareable(acl, value, peer.pid) == SUCCESS, sim.error()
+    status, theirs = peer.ask(f"import_shareable {value} 0")
+    assert status == SUCCESS, peer.error()
+    # An imported handle is mapped as the importer's own, into a range it reserved.
+    status, where = peer.ask(f"reserve {PHYSICAL_SIZE}")
+    assert status == SUCCESS
+    assert peer.ask(f"map {where} {TWO_MIB} {theirs}")[0] == INVALID  # a mapping is of the whole allocation
+    assert peer.ask(f"map {where} {PHYSICAL_SIZE} {theirs}")[0] == SUCCESS, peer.error()
+    # Importing and mapping the exporter's memory takes none of the importer's device memory.
+    assert int(peer.ask("used")[1]) == used
+    # Both processes see one memory: what either writes, the other reads, across the pages' boundary.
+    last = PHYSICAL_SIZE - 8192
+    assert peer_reads(peer, int(where), 4096) == pattern(6, PHYSICAL_SIZE)[:4096].tobytes()
+    assert peer_reads(peer, int(where) + last, 8192) == pattern(6, PHYSICAL_SIZE)[last:].tobytes()
+    assert peer.ask(f"write {int(where) + last} {pattern(7, 8192).tobytes().hex()}")[0] == SUCCESS
+    assert sim.from_device(base + last, 8192) == pattern(7, 8192).tobytes()
+    sim.to_device(base, pattern(8, 4096))
+    assert peer_reads(peer, int(where), 4096) == pattern(8, 4096).tobytes()
+    # Only the process that allocated the memory exports it.
+    assert peer.ask(f"export_shareable {theirs} 1")[0] == INVALID and "imported" in peer.error()
+    # The exporter frees its handle, still mapped: the export ends (though the memory lives on in both
+    # processes' mappings), and the importer keeps the memory it mapped after the exporter unmaps it.
+    assert acl.aclrtFreePhysical(handle) == SUCCESS
+    assert peer.ask(f"import_shareable {value} 0")[0] == INVALID and "export ended" in peer.error()
+    assert admit_to_shareable(acl, value, peer.pid) == INVALID and "aclrtMemExportToShareableHandle" in sim.error()
+    assert sim.from_device(base, 4096) == pattern(8, 4096).tobytes()
+    assert acl.aclrtUnmapMem(P(base)) == SUCCESS
+    assert peer.ask(f"import_shareable {value} 0")[0] == INVALID and "not exported any more" in peer.error()
+    assert peer_reads(peer, int(where), 4096) == pattern(8, 4096).tobytes()
+    # Freed while mapped, the imported handle's memory stays until the unmap; then it is gone.
+    assert peer.ask(f"free_physical {theirs}")[0] == SUCCESS
+    assert peer.ask(f"free_physical {theirs}")[0] == INVALID
+    assert peer_reads(peer, int(where) + last, 8192) == pattern(7, 8192).tobytes()
+    assert peer.ask(f"unmap {where}")[0] == SUCCESS
+    assert peer.ask(f"read {where} 16")[0] == INVALID
+    assert peer.ask(f"release {where}")[0] == SUCCESS
+    assert acl.aclrtReleaseMemAddress(P(base)) == SUCCESS
+
+
+def test_a_handle_without_pid_validation_admits_any_process_while_its_exporter_lives(sim, acl, peer):
+    # The other process allocates, maps, writes and exports; this one imports without being admitted.
+    status, handle = peer.ask(f"malloc_physical {PHYSICAL_SIZE}")
+    assert status == SUCCESS, peer.error()
+    status, where = peer.ask(f"reserve {PHYSICAL_SIZE}")
+    assert status == SUCCESS and peer.ask(f"map {where} {PHYSICAL_SIZE} {handle}")[0] == SUCCESS
+    assert peer.ask(f"write {where} {pattern(9, 4096).tobytes().hex()}")[0] == SUCCESS
+    status, value = peer.ask(f"export_shareable {handle} {ANYONE}")
+    assert status == SUCCESS, peer.error()
+    used = used_device_memory(acl)
+    ours = P()
+    assert acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(int(value)), 0, ctypes.byref(ours)) == SUCCESS, sim.error()
+    again = P()  # each import is a handle of its own, freed on its own
+    assert acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(int(value)), 0, ctypes.byref(again)) == SUCCESS
+    assert again.value != ours.value and acl.aclrtFreePhysical(again) == SUCCESS
+    base = map_physical(acl, ours)
+    assert used_device_memory(acl) == used
+    assert sim.from_device(base, 4096) == pattern(9, 4096).tobytes()
+    # The exporting process ends: its handle imports no more; the memory mapped here stays.
+    peer.close()
+    assert acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(int(value)), 0, ctypes.byref(again)) == INVALID
+    assert "has ended" in sim.error()
+    sim.to_device(base, pattern(10, 4096))
+    assert sim.from_device(base, 4096) == pattern(10, 4096).tobytes()
+    assert acl.aclrtUnmapMem(P(base)) == SUCCESS and acl.aclrtFreePhysical(ours) == SUCCESS
+    assert acl.aclrtReleaseMemAddress(P(base)) == SUCCESS
+
+
+def test_what_cannot_be_shared_by_handle_is_refused(sim, acl):
+    handle = malloc_physical(acl)
+    value = ctypes.c_uint64()
+    pids = (ctypes.c_int32 * 1)(1)
+    freed = malloc_physical(acl)
+    status, stale = export_shareable(acl, freed, ANYONE)
+    assert status == SUCCESS and acl.aclrtFreePhysical(freed) == SUCCESS
+    imported = P()
+    calls = {
+        "no place for the value": lambda: acl.aclrtMemExportToShareableHandle(handle, 0, ctypes.c_uint64(0), None),
+        "a POSIX handle type (reserved: NONE)": lambda: acl.aclrtMemExportToShareableHandle(handle, 2, ctypes.c_uint64(0), ctypes.byref(value)),
+        "unknown flags": lambda: acl.aclrtMemExportToShareableHandle(handle, 0, ctypes.c_uint64(2), ctypes.byref(value)),
+        "a handle never allocated": lambda: acl.aclrtMemExportToShareableHandle(P(4096), 0, ctypes.c_uint64(0), ctypes.byref(value)),
+        "a freed handle": lambda: acl.aclrtMemExportToShareableHandle(freed, 0, ctypes.c_uint64(0), ctypes.byref(value)),
+        "pids of a handle never exported": lambda: admit_to_shareable(acl, 12345, 1),
+        "pids of a freed handle's export": lambda: admit_to_shareable(acl, stale, 1),
+        "no pids": lambda: acl.aclrtMemSetPidToShareableHandle(ctypes.c_uint64(stale), pids, ctypes.c_size_t(0)),
+        "an import with nowhere to put it": lambda: acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(stale), 0, None),
+        "an import of no handle": lambda: acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(0), 0, ctypes.byref(imported)),
+        "an import of a freed handle's export": lambda: acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(stale), 0, ctypes.byref(imported)),
+    }
+    for name, call in calls.items():
+        assert call() == INVALID, name
+        assert sim.error(), name
+    assert "not exported any more" in (acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(stale), 0, ctypes.byref(imported)) and sim.error())
+    status, live = export_shareable(acl, handle, VALIDATE_PIDS)
+    assert status == SUCCESS
+    assert admit_to_shareable(acl, live, 0) == INVALID and "not a process id" in sim.error()
+    assert acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(live), 99, ctypes.byref(imported)) == INVALID_DEVICE
+    assert "device 99" in sim.error()
+    # This process exported it with pid validation and did not admit itself.
+    assert acl.aclrtMemImportFromShareableHandle(ctypes.c_uint64(live), 0, ctypes.byref(imported)) == NO_PERMISSION
+    assert acl.aclrtFreePhysical(handle) == SUCCESS

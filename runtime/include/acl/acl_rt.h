@@ -347,6 +347,20 @@ ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offse
                                          uint64_t flags);
 ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
 
+/* Physical memory shared between processes: the process that allocated it exports a handle
+ * (aclrtMemExportToShareableHandle; handleType must be ACL_MEM_HANDLE_TYPE_NONE), admits importing
+ * processes by pid (aclrtMemSetPidToShareableHandle) unless it exports with
+ * ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, and another process imports it as a handle of its own
+ * (aclrtMemImportFromShareableHandle), which it maps with aclrtMapMem and frees with aclrtFreePhysical. */
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                                             uint64_t flags, uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                               aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+
 /* Memory and events shared between processes: a key names an aclrtMalloc allocation another process
  * maps (aclrtIpcMemImportByKey) while the key is live; a handle names an event made with ACL_EVENT_IPC.
  * The exporter admits importing processes by pid (aclrtIpcMemSetImportPid) unless it disables the check. */

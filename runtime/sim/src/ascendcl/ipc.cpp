@@ -8,7 +8,8 @@
 // A key is "aclsim-ipc:<pid>:<fd>:<serial>". Its file holds the allocation's pages, then one page of
 // the export's bookkeeping (ExportPage): the serial of the live key and the processes it admits. An
 // export validates the importer's pid unless made with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION
-// (torch_npu's): a process the exporter did not name in aclrtIpcMemSetImportPid is refused.
+// (torch_npu's): a process the exporter did not name in aclrtIpcMemSetImportPid is refused. The
+// shareable handles of physical memory (vmm.cpp) are exports of the same kind, named in 64 bits.
 // aclrtIpcMemClose in the exporting process ends the key (later imports are refused; mappings made
 // already stay); in an importing process it unmaps the memory (after its last import of the key).
 #include "ascendcl/ipc.h"
@@ -60,35 +61,11 @@ constexpr const char* kEventFileName = "aclsim-ipc-event";
 constexpr size_t kLongestName = 96;
 static_assert(sizeof(SharedEventCounters) <= kPage, "an IPC event's counters fit a page");
 
-// The last page of an exported allocation's file.
-struct ExportPage {
-  uint64_t magic;
-  uint64_t serial;  // the live key's; 0 once it is closed
-  uint64_t size;    // the bytes the key exports
-  uint32_t validate_pids;
-  std::atomic<uint32_t> pid_count;
-  int32_t pids[(kPage - 32) / sizeof(int32_t)];
-};
-static_assert(sizeof(ExportPage) <= kPage, "an export's bookkeeping fits a page");
-constexpr size_t kMaxImportPids = sizeof(ExportPage::pids) / sizeof(int32_t);
-
-// Serials no other process draws: a random start, counted up.
-uint64_t NextSerial() {
-  static std::atomic<uint64_t> next{[] {
-    std::random_device device;
-    return (uint64_t{device()} << 32 | device()) | 1;
-  }()};
-  return next.fetch_add(2, std::memory_order_relaxed);
-}
+// Bits of a shareable handle (ipc.h's NameShareable).
+constexpr int kShareablePidBits = 22, kShareableFdBits = 20, kShareableSerialBits = 22;
+static_assert(kShareablePidBits + kShareableFdBits + kShareableSerialBits == 64, "a shareable handle is 64 bits");
 
 std::string Errno() { return std::strerror(errno); }
-
-// What a key or a handle names: a file of process `pid`.
-struct FileName {
-  long pid = 0;
-  int fd = -1;
-  uint64_t serial = 0;
-};
 
 std::string Format(const char* prefix, const FileName& name) {
   char text[kLongestName];
@@ -138,11 +115,6 @@ Keys& SharedKeys() {
   return *keys;
 }
 
-ExportPage* MapExportPage(int fd, size_t offset) {
-  void* page = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
-  return page == MAP_FAILED ? nullptr : static_cast<ExportPage*>(page);
-}
-
 bool CopyKey(const std::string& key, char* out, size_t len, const char* api) {
   if (key.size() + 1 > len) {
     Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": len " + std::to_string(len) + " is too small for the key (" +
@@ -154,6 +126,128 @@ bool CopyKey(const std::string& key, char* out, size_t len, const char* api) {
 }
 
 }  // namespace
+
+// --- exports of memory files ----------------------------------------------------------------------
+
+// The last page of an exported file.
+struct ExportPage {
+  uint64_t magic;
+  uint64_t serial;  // the live export's; 0 once it ended
+  uint64_t size;    // the bytes it exports
+  uint32_t validate_pids;
+  std::atomic<uint32_t> pid_count;
+  int32_t pids[(kPage - 32) / sizeof(int32_t)];
+};
+static_assert(sizeof(ExportPage) <= kPage, "an export's bookkeeping fits a page");
+constexpr size_t kMaxImportPids = sizeof(ExportPage::pids) / sizeof(int32_t);
+
+// A random start, counted up.
+uint64_t NextSerial() {
+  static std::atomic<uint64_t> next{[] {
+    std::random_device device;
+    return (uint64_t{device()} << 32 | device()) | 1;
+  }()};
+  return next.fetch_add(2, std::memory_order_relaxed);
+}
+
+aclError MapExportPage(const char* api, int fd, size_t memory_bytes, ExportPage** page) {
+  struct stat file;
+  if (fstat(fd, &file) != 0) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + Errno());
+  if (static_cast<size_t>(file.st_size) == memory_bytes && ftruncate(fd, static_cast<off_t>(memory_bytes + kPage)) != 0) {
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + Errno());
+  }
+  void* mapped = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(memory_bytes));
+  if (mapped == MAP_FAILED) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + Errno());
+  *page = static_cast<ExportPage*>(mapped);
+  return ACL_SUCCESS;
+}
+
+void UnmapExportPage(ExportPage* page) { munmap(page, kPage); }
+
+ExportTerms Terms(const ExportPage& page) {
+  const uint64_t serial = page.magic == kExportMagic ? __atomic_load_n(&page.serial, __ATOMIC_ACQUIRE) : 0;
+  return ExportTerms{serial, static_cast<size_t>(page.size), page.validate_pids != 0};
+}
+
+void StartExport(ExportPage* page, const ExportTerms& terms) {
+  page->magic = kExportMagic;
+  page->size = terms.size;
+  page->validate_pids = terms.validate_pids;
+  page->pid_count.store(0, std::memory_order_relaxed);
+  __atomic_store_n(&page->serial, terms.serial, __ATOMIC_RELEASE);
+}
+
+void EndExport(ExportPage* page) {
+  __atomic_store_n(&page->serial, uint64_t{0}, __ATOMIC_RELEASE);
+  UnmapExportPage(page);
+}
+
+aclError AdmitProcesses(ExportPage* page, const int32_t* pids, size_t count, const char* api) {
+  const uint32_t admitted = page->pid_count.load(std::memory_order_relaxed);
+  if (count > kMaxImportPids - admitted) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": an export admits at most " + std::to_string(kMaxImportPids) +
+                                             " processes; " + std::to_string(admitted) + " are set already");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (pids[i] <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": pid " + std::to_string(pids[i]) + " is not a process id");
+  }
+  std::memcpy(page->pids + admitted, pids, count * sizeof(int32_t));
+  page->pid_count.store(admitted + static_cast<uint32_t>(count), std::memory_order_release);
+  return ACL_SUCCESS;
+}
+
+aclError OpenExport(const FileName& name, const char* file_name, const char* what, const char* admitter, const char* api,
+                    int* fd, size_t* size) {
+  std::string why;
+  const int file = OpenFile(name, file_name, &why);
+  if (file < 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + what + " is not exported any more: " + why);
+  struct stat status;
+  void* mapped = MAP_FAILED;
+  if (fstat(file, &status) == 0 && static_cast<size_t>(status.st_size) > kPage) {
+    mapped = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, file, static_cast<off_t>(status.st_size) - kPage);
+  }
+  const auto* page = mapped == MAP_FAILED ? nullptr : static_cast<const ExportPage*>(mapped);
+  auto refuse = [&](aclError code, const std::string& message) {
+    if (page) munmap(mapped, kPage);
+    close(file);
+    return Fail(code, std::string(api) + ": " + message);
+  };
+  if (!page || name.serial == 0 || Terms(*page).serial != name.serial) {
+    return refuse(ACL_ERROR_INVALID_PARAM, std::string(what) + " is not exported any more (its export ended, or the memory was freed)");
+  }
+  if (page->validate_pids) {
+    const uint32_t count = page->pid_count.load(std::memory_order_acquire);
+    const int32_t self = static_cast<int32_t>(getpid());
+    const int32_t* end = page->pids + std::min<size_t>(count, kMaxImportPids);
+    if (std::find<const int32_t*>(page->pids, end, self) == end) {
+      return refuse(ACL_ERROR_RT_NO_PERMISSION, "process " + std::to_string(self) + " is not among the processes the exporter "
+                                                    "admitted (" + admitter + "), and the export validates them");
+    }
+  }
+  *size = page->size;
+  munmap(mapped, kPage);
+  *fd = file;
+  return ACL_SUCCESS;
+}
+
+bool NameShareable(int fd, FileName* name, uint64_t* handle) {
+  const uint64_t pid = static_cast<uint64_t>(getpid());
+  if (fd < 0 || static_cast<uint64_t>(fd) >> kShareableFdBits || pid >> kShareablePidBits) return false;
+  uint64_t serial = 0;
+  // The low bits, which differ from one export to the next (the lowest is always 1).
+  while (serial == 0) serial = NextSerial() >> 1 & ((uint64_t{1} << kShareableSerialBits) - 1);
+  *name = FileName{static_cast<long>(pid), fd, serial};
+  *handle = pid << (kShareableFdBits + kShareableSerialBits) | static_cast<uint64_t>(fd) << kShareableSerialBits | serial;
+  return true;
+}
+
+bool ParseShareable(uint64_t handle, FileName* name) {
+  const uint64_t serial = handle & ((uint64_t{1} << kShareableSerialBits) - 1);
+  const uint64_t fd = handle >> kShareableSerialBits & ((uint64_t{1} << kShareableFdBits) - 1);
+  const uint64_t pid = handle >> (kShareableFdBits + kShareableSerialBits);
+  *name = FileName{static_cast<long>(pid), static_cast<int>(fd), serial};
+  return pid > 0 && serial != 0;
+}
 
 // --- events -------------------------------------------------------------------------------------
 
@@ -262,36 +356,25 @@ aclError aclrtIpcMemGetExportKey(void* devPtr, size_t size, char* key, size_t le
   if (aclError status = aclsim::ShareDeviceAllocation(api, devPtr, size, &fd, &file_bytes)) return status;
   auto& keys = aclsim::SharedKeys();
   std::lock_guard<std::mutex> lock(keys.mutex);
-  // The bookkeeping page follows the allocation's pages in its file.
-  struct stat file;
-  if (fstat(fd, &file) != 0) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
-  if (static_cast<size_t>(file.st_size) == file_bytes && ftruncate(fd, static_cast<off_t>(file_bytes + aclsim::kPage)) != 0) {
-    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
-  }
-  aclsim::ExportPage* page = aclsim::MapExportPage(fd, file_bytes);
-  if (!page) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
+  aclsim::ExportPage* page = nullptr;
+  if (aclError status = aclsim::MapExportPage(api, fd, file_bytes, &page)) return status;
+  const aclsim::ExportTerms terms{aclsim::NextSerial(), size, !(flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)};
   // An allocation has one live key, its file's: exporting it again gives it back.
-  if (const uint64_t live = __atomic_load_n(&page->serial, __ATOMIC_ACQUIRE)) {
-    const bool same = page->size == size && page->validate_pids == !(flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
-    munmap(page, aclsim::kPage);
-    if (!same) {
+  if (const aclsim::ExportTerms live = aclsim::Terms(*page); live.serial) {
+    aclsim::UnmapExportPage(page);
+    if (live.size != terms.size || live.validate_pids != terms.validate_pids) {
       return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the allocation is exported already with another size or "
                                                               "flags (aclrtIpcMemClose its key first)");
     }
-    const std::string text = aclsim::Format("aclsim-ipc", aclsim::FileName{static_cast<long>(getpid()), fd, live});
+    const std::string text = aclsim::Format("aclsim-ipc", aclsim::FileName{static_cast<long>(getpid()), fd, live.serial});
     return aclsim::CopyKey(text, key, len, api) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
   }
-  const aclsim::FileName name{static_cast<long>(getpid()), fd, aclsim::NextSerial()};
-  const std::string text = aclsim::Format("aclsim-ipc", name);
+  const std::string text = aclsim::Format("aclsim-ipc", aclsim::FileName{static_cast<long>(getpid()), fd, terms.serial});
   if (!aclsim::CopyKey(text, key, len, api)) {
-    munmap(page, aclsim::kPage);
+    aclsim::UnmapExportPage(page);
     return ACL_ERROR_INVALID_PARAM;
   }
-  page->magic = aclsim::kExportMagic;
-  page->size = size;
-  page->validate_pids = !(flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
-  page->pid_count.store(0, std::memory_order_relaxed);
-  __atomic_store_n(&page->serial, name.serial, __ATOMIC_RELEASE);
+  aclsim::StartExport(page, terms);
   keys.exports.emplace(text, page);
   return ACL_SUCCESS;
 }
@@ -305,18 +388,7 @@ aclError aclrtIpcMemSetImportPid(const char* key, int32_t* pid, size_t num) {
   if (it == keys.exports.end()) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live key this process exported (aclrtIpcMemGetExportKey)");
   }
-  aclsim::ExportPage& page = *it->second;
-  const uint32_t count = page.pid_count.load(std::memory_order_relaxed);
-  if (num > aclsim::kMaxImportPids - count) {
-    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a key admits at most " + std::to_string(aclsim::kMaxImportPids) +
-                                             " processes; " + std::to_string(count) + " are set already");
-  }
-  for (size_t i = 0; i < num; ++i) {
-    if (pid[i] <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": pid " + std::to_string(pid[i]) + " is not a process id");
-  }
-  std::memcpy(page.pids + count, pid, num * sizeof(int32_t));
-  page.pid_count.store(count + static_cast<uint32_t>(num), std::memory_order_release);
-  return ACL_SUCCESS;
+  return aclsim::AdmitProcesses(it->second, pid, num, api);
 }
 
 aclError aclrtIpcMemImportByKey(void** devPtr, const char* key, uint64_t flags) {
@@ -332,45 +404,22 @@ aclError aclrtIpcMemImportByKey(void** devPtr, const char* key, uint64_t flags) 
   if (!aclsim::Parse("aclsim-ipc", key, aclsim::kLongestName, &name)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a key aclrtIpcMemGetExportKey made");
   auto& keys = aclsim::SharedKeys();
   std::lock_guard<std::mutex> lock(keys.mutex);
-  std::string why;
-  const int fd = aclsim::OpenFile(name, aclsim::kSharedMemoryName, &why);
-  if (fd < 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the key's memory is not exported any more: " + why);
-  struct stat file;
-  aclsim::ExportPage* page = nullptr;
-  if (fstat(fd, &file) == 0 && static_cast<size_t>(file.st_size) > aclsim::kPage) {
-    page = aclsim::MapExportPage(fd, static_cast<size_t>(file.st_size) - aclsim::kPage);
-  }
-  auto release = [&] {  // the file and its bookkeeping page: a mapping of the memory keeps what it needs
-    if (page) munmap(page, aclsim::kPage);
-    close(fd);
-  };
-  auto refuse = [&](aclError status, const std::string& message) {
-    release();
-    return Fail(status, std::string(api) + ": " + message);
-  };
-  if (!page || page->magic != aclsim::kExportMagic || __atomic_load_n(&page->serial, __ATOMIC_ACQUIRE) != name.serial) {
-    return refuse(ACL_ERROR_INVALID_PARAM, "the key's memory is not exported any more (its key was closed, or the memory freed)");
-  }
-  if (page->validate_pids) {
-    const uint32_t count = page->pid_count.load(std::memory_order_acquire);
-    const int32_t self = static_cast<int32_t>(getpid());
-    const int32_t* end = page->pids + std::min<size_t>(count, aclsim::kMaxImportPids);
-    if (std::find<const int32_t*>(page->pids, end, self) == end) {
-      return refuse(ACL_ERROR_RT_NO_PERMISSION, "process " + std::to_string(self) + " is not among the processes the exporter "
-                                                    "admitted (aclrtIpcMemSetImportPid), and the key validates them");
-    }
+  int fd = -1;
+  size_t size = 0;
+  if (aclError status = aclsim::OpenExport(name, aclsim::kSharedMemoryName, "the key's memory", "aclrtIpcMemSetImportPid", api, &fd, &size)) {
+    return status;
   }
   if (auto it = keys.imports.find(key); it != keys.imports.end()) {
-    release();
+    close(fd);
     ++it->second.count;  // mapped once, unmapped after its last import is closed
     *devPtr = it->second.base;
     return ACL_SUCCESS;
   }
-  const size_t size = page->size;
   const size_t bytes = (size + aclsim::kPage - 1) / aclsim::kPage * aclsim::kPage;
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) return refuse(ACL_ERROR_RT_MEMORY_ALLOCATION, "could not map the memory: " + aclsim::Errno());
-  release();
+  const std::string why = aclsim::Errno();
+  close(fd);  // the mapping keeps the file
+  if (base == MAP_FAILED) return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": could not map the memory: " + why);
   if (!aclsim::AddImportedRange(reinterpret_cast<uintptr_t>(base), size)) {
     munmap(base, bytes);
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": the mapping overlaps device memory");
@@ -400,8 +449,7 @@ aclError aclrtIpcMemClose(const char* key) {
   if (auto it = keys.exports.find(key); it != keys.exports.end()) {
     // Later imports are refused; processes that mapped the memory keep it, and the allocation stays
     // this process's until aclrtFree.
-    __atomic_store_n(&it->second->serial, uint64_t{0}, __ATOMIC_RELEASE);
-    munmap(it->second, aclsim::kPage);
+    aclsim::EndExport(it->second);
     keys.exports.erase(it);
     return ACL_SUCCESS;
   }

@@ -22,6 +22,60 @@ namespace aclsim {
 
 // The name of the memory files of exported allocations (memfd_create's; /proc shows it).
 inline constexpr const char* kSharedMemoryName = "aclsim-ipc-memory";
+// The name of the memory files of physical allocations (aclrtMallocPhysical's, vmm.cpp), which a
+// shareable handle exports.
+inline constexpr const char* kPhysicalMemoryName = "aclsim-physical";
+
+// --- exports of memory files (ipc.cpp): aclrtIpcMem*'s keys, and the shareable handles of physical
+// memory (vmm.cpp's aclrtMem*ShareableHandle) ------------------------------------------------------
+//
+// An exported file holds the memory, then one page of the export's bookkeeping (ExportPage): the
+// serial of the live export (0 once it ended), the bytes it exports, and whether it admits only the
+// processes the exporter names and which. What names it elsewhere is a FileName: the exporting
+// process, the file's descriptor in it, and the serial.
+
+struct FileName {
+  long pid = 0;
+  int fd = -1;
+  uint64_t serial = 0;
+};
+
+struct ExportPage;
+
+// What an export says: serial 0 when the file is not exported.
+struct ExportTerms {
+  uint64_t serial = 0;
+  size_t size = 0;
+  bool validate_pids = false;
+};
+
+// Maps the bookkeeping page of the memory file `fd` whose memory is its first `memory_bytes` bytes
+// into `page`; the file grows by the page the first time (the memory's mappings are unchanged). Fails
+// naming `api`.
+aclError MapExportPage(const char* api, int fd, size_t memory_bytes, ExportPage** page);
+void UnmapExportPage(ExportPage* page);
+ExportTerms Terms(const ExportPage& page);
+// Starts the export `terms` describe (`terms.serial` nonzero), admitting no process by pid yet.
+void StartExport(ExportPage* page, const ExportTerms& terms);
+// Ends the export, then unmaps the page: later imports are refused; mappings made already stay.
+void EndExport(ExportPage* page);
+// Admits `count` more processes, naming `api` in the error when they do not fit or one is not a pid.
+aclError AdmitProcesses(ExportPage* page, const int32_t* pids, size_t count, const char* api);
+// Opens the export `name` names, `what` the importer calls it in its messages ("the key's memory"):
+// a live export of a memory file named `file_name` that admits this process (`admitter`: the call
+// that admits processes). Gives the file in `fd` (the caller's to close) and the bytes it exports
+// in `size`, or fails naming `api`.
+aclError OpenExport(const FileName& name, const char* file_name, const char* what, const char* admitter, const char* api,
+                    int* fd, size_t* size);
+// A serial no other process draws.
+uint64_t NextSerial();
+
+// A shareable handle (a uint64_t) is a FileName in 64 bits: the pid in 22 (Linux's PID_MAX_LIMIT is
+// 2^22), the descriptor in 20 (its default nr_open is 2^20), 22 bits of serial. Names the file `fd`
+// of this process with a new serial; false when the descriptor does not fit.
+bool NameShareable(int fd, FileName* name, uint64_t* handle);
+// The file a shareable handle names; false when `handle` is not one NameShareable can give.
+bool ParseShareable(uint64_t handle, FileName* name);
 
 // --- memory.cpp ----------------------------------------------------------------------------------
 

@@ -50,12 +50,6 @@ ACLSIM_NOT_MODELLED(aclskOptimize, "super kernels (fusion of captured kernels)")
 ACLSIM_NOT_MODELLED(aclskScopeBegin, "super kernels (fusion of captured kernels)")
 ACLSIM_NOT_MODELLED(aclskScopeEnd, "super kernels (fusion of captured kernels)")
 
-// Physical memory handles shared between processes (torch_npu shares expandable segments so); aclrtMalloc's
-// memory and events shared between processes are ipc.cpp's.
-ACLSIM_NOT_MODELLED(aclrtMemExportToShareableHandle, "physical memory handles shared between processes")
-ACLSIM_NOT_MODELLED(aclrtMemImportFromShareableHandle, "physical memory handles shared between processes")
-ACLSIM_NOT_MODELLED(aclrtMemSetPidToShareableHandle, "physical memory handles shared between processes")
-
 // Host memory registered for device access.
 ACLSIM_NOT_MODELLED(aclrtHostRegister, "host memory registered for device access")
 ACLSIM_NOT_MODELLED(aclrtHostRegisterV2, "host memory registered for device access")

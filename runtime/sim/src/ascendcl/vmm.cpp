@@ -8,6 +8,15 @@
 // capacity, and a mapping maps the file over part of a reservation. A mapped range is device memory
 // for copies and kernels until it is unmapped; touching a reserved but unmapped address faults, as
 // on a device.
+//
+// Physical memory is shared between processes as torch_npu shares an expandable segment's: the
+// owner exports a handle (aclrtMemExportToShareableHandle: a 64-bit value naming its memory file,
+// ipc.h), admits processes by pid unless it exported with
+// ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION (aclrtMemSetPidToShareableHandle), and another
+// process imports the value as a handle of its own (aclrtMemImportFromShareableHandle) that it maps
+// into its reservations and frees as its own. The file is the memory from the start, so exporting
+// changes nothing of the owner's mappings. The owner's aclrtFreePhysical ends the export (later
+// imports are refused); an imported handle and its mappings keep the memory until they are released.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,6 +28,7 @@
 #include <string>
 
 #include "acl/acl.h"
+#include "ascendcl/ipc.h"
 #include "ascendcl/streams.h"
 #include "common/internal.h"
 
@@ -34,7 +44,13 @@ size_t WholePages(size_t size) { return (size + kGranularity - 1) / kGranularity
 struct Physical {
   int fd = -1;
   size_t size = 0;
+  // The bytes of the device's capacity it holds: its size, or 0 when imported (the exporter's memory).
+  size_t charged = 0;
+  bool imported = false;
   int mappings = 0;  // live aclrtMapMem mappings of it: it is freed after the last unmap
+  // While its shareable handle is live (until aclrtFreePhysical): the handle, and its export's page.
+  uint64_t shareable = 0;
+  ExportPage* exported = nullptr;
   ~Physical() {
     if (fd >= 0) close(fd);
   }
@@ -66,6 +82,12 @@ bool InReservation(const VirtualMemory& vm, uintptr_t base, size_t size) {
 }
 
 std::string Errno() { return std::strerror(errno); }
+
+// The live physical handle `handle` names, or null.
+std::shared_ptr<Physical> Find(const VirtualMemory& vm, aclrtDrvMemHandle handle) {
+  auto it = vm.handles.find(reinterpret_cast<uintptr_t>(handle));
+  return it == vm.handles.end() ? nullptr : it->second;
+}
 
 }  // namespace
 }  // namespace aclsim
@@ -129,7 +151,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   if (aclError status = aclsim::CheckDeviceId(prop->location.id, api)) return status;
   if (!aclsim::ChargeDeviceMemory(size, api)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
   auto physical = std::make_shared<aclsim::Physical>();
-  physical->fd = memfd_create("aclsim-physical", MFD_CLOEXEC);
+  physical->fd = memfd_create(aclsim::kPhysicalMemoryName, MFD_CLOEXEC);
   // Whole pages of the granularity back it, as a driver allocates them; mappings are of `size`.
   const size_t backed = aclsim::WholePages(size);
   if (physical->fd < 0 || ftruncate(physical->fd, static_cast<off_t>(backed)) != 0) {
@@ -137,6 +159,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, std::string(api) + ": " + aclsim::Errno());
   }
   physical->size = size;
+  physical->charged = size;
   auto& vm = aclsim::State();
   std::lock_guard<std::mutex> lock(vm.mutex);
   *handle = physical.get();
@@ -150,11 +173,14 @@ aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
   auto it = vm.handles.find(reinterpret_cast<uintptr_t>(handle));
   if (it == vm.handles.end()) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFreePhysical: not a live physical memory handle");
   // Mappings keep the memory (CUDA's and CANN's rule: freeing the handle of mapped memory releases
-  // it when the last mapping goes); the device's capacity gets it back then.
-  const bool mapped = it->second->mappings > 0;
-  const size_t size = it->second->size;
+  // it when the last mapping goes); the device's capacity gets it back then. Processes that imported
+  // it keep it too, but no new one can.
+  aclsim::Physical& physical = *it->second;
+  if (physical.exported) aclsim::EndExport(physical.exported);
+  physical.exported = nullptr;
+  physical.shareable = 0;
+  if (physical.mappings == 0) aclsim::RefundDeviceMemory(physical.charged);
   vm.handles.erase(it);
-  if (!mapped) aclsim::RefundDeviceMemory(size);
   return ACL_SUCCESS;
 }
 
@@ -166,9 +192,8 @@ aclError aclrtMapMem(void* virPtr, size_t size, size_t offset, aclrtDrvMemHandle
   const uintptr_t base = reinterpret_cast<uintptr_t>(virPtr);
   auto& vm = aclsim::State();
   std::lock_guard<std::mutex> lock(vm.mutex);
-  auto found = vm.handles.find(reinterpret_cast<uintptr_t>(handle));
-  if (found == vm.handles.end()) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live physical memory handle");
-  const auto physical = found->second;
+  const auto physical = aclsim::Find(vm, handle);
+  if (!physical) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live physical memory handle");
   if (size == 0 || size != physical->size) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must be the physical allocation's size, " + std::to_string(physical->size));
   }
@@ -209,8 +234,86 @@ aclError aclrtUnmapMem(void* virPtr) {
   auto& vm = aclsim::State();
   std::lock_guard<std::mutex> lock(vm.mutex);
   if (--physical->mappings == 0 && !vm.handles.count(reinterpret_cast<uintptr_t>(physical.get()))) {
-    aclsim::RefundDeviceMemory(physical->size);  // its handle was freed while it was mapped
+    aclsim::RefundDeviceMemory(physical->charged);  // its handle was freed while it was mapped
   }
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType, uint64_t flags,
+                                         uint64_t* shareableHandle) {
+  constexpr const char* api = "aclrtMemExportToShareableHandle";
+  if (!shareableHandle) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": shareableHandle is a null pointer");
+  if (handleType != ACL_MEM_HANDLE_TYPE_NONE) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handleType must be ACL_MEM_HANDLE_TYPE_NONE (acl_rt.h: reserved)");
+  }
+  if (flags & ~uint64_t{ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION}) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown flags " + std::to_string(flags));
+  }
+  const bool validate_pids = !(flags & ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  const auto physical = aclsim::Find(vm, handle);
+  if (!physical) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live physical memory handle");
+  if (physical->imported) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the handle was imported from another process; only the "
+                                                            "process that allocated the memory (aclrtMallocPhysical) exports it");
+  }
+  // A handle has one shareable handle: exporting it again gives it back.
+  if (physical->exported) {
+    if (aclsim::Terms(*physical->exported).validate_pids != validate_pids) {
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the handle is exported already with other flags");
+    }
+    *shareableHandle = physical->shareable;
+    return ACL_SUCCESS;
+  }
+  aclsim::FileName name;
+  uint64_t value = 0;
+  if (!aclsim::NameShareable(physical->fd, &name, &value)) {
+    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator for this process: its pid "
+                                                                     "or the memory's descriptor does not fit a shareable handle");
+  }
+  aclsim::ExportPage* page = nullptr;
+  if (aclError status = aclsim::MapExportPage(api, physical->fd, aclsim::WholePages(physical->size), &page)) return status;
+  aclsim::StartExport(page, aclsim::ExportTerms{name.serial, physical->size, validate_pids});
+  physical->exported = page;
+  physical->shareable = value;
+  *shareableHandle = value;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t* pid, size_t pidNum) {
+  constexpr const char* api = "aclrtMemSetPidToShareableHandle";
+  if (!pid || pidNum == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": pid is a null pointer, or pidNum is 0");
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  for (const auto& [address, physical] : vm.handles) {
+    if (physical->exported && physical->shareable == shareableHandle) {
+      return aclsim::AdmitProcesses(physical->exported, pid, pidNum, api);
+    }
+  }
+  return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live shareable handle this process exported "
+                                                          "(aclrtMemExportToShareableHandle; aclrtFreePhysical ends it)");
+}
+
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId, aclrtDrvMemHandle* handle) {
+  constexpr const char* api = "aclrtMemImportFromShareableHandle";
+  if (!handle) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": handle is a null pointer");
+  *handle = nullptr;
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  aclsim::FileName name;
+  if (!aclsim::ParseShareable(shareableHandle, &name)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a handle aclrtMemExportToShareableHandle made");
+  }
+  auto physical = std::make_shared<aclsim::Physical>();
+  if (aclError status = aclsim::OpenExport(name, aclsim::kPhysicalMemoryName, "the handle's memory", "aclrtMemSetPidToShareableHandle",
+                                           api, &physical->fd, &physical->size)) {
+    return status;
+  }
+  physical->imported = true;
+  auto& vm = aclsim::State();
+  std::lock_guard<std::mutex> lock(vm.mutex);
+  *handle = physical.get();
+  vm.handles.emplace(reinterpret_cast<uintptr_t>(physical.get()), std::move(physical));
   return ACL_SUCCESS;
 }
 
