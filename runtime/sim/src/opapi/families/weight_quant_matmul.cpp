@@ -2,8 +2,9 @@
 // W = (weight + antiquantOffset) * antiquantScale, x [m, k] FLOAT16/BFLOAT16, weight INT8 [k, n]
 // (any strides: a transposed one too), the scale and offset one value ((1,), (1, 1)), one per
 // column ((n,), (1, n)) or one per group of antiquantGroupSize rows of k ((ceil(k / g), n)); in
-// float, each product summed in double. A FLOAT8_E4M3FN weight (Ascend950's C quantisation) takes a
-// per-column or per-tensor scale, no offset nor groups. An INT4 weight (A16W4) is read as CANN packs
+// float, the products summed in float as the cube accumulates them (a product beyond float's range
+// is infinite there, and two of opposite signs make NaN, as on the device). A FLOAT8_E4M3FN weight
+// (Ascend950's C quantisation) takes a per-column or per-tensor scale, no offset nor groups. An INT4 weight (A16W4) is read as CANN packs
 // it (common/int4.h), of any strides; an INT32 weight as the words torch_npu packs eight INT4 in
 // (npu_convert_weight_to_int4pack: a (k, n / 8) weight for n columns of y), the scales alike. Refused
 // by name: quantScaleOptional (the INT8 output through aclnnTransQuantParam's UINT64 scales),
@@ -69,17 +70,17 @@ class WeightQuantMatmulWork final : public FamilyWork {
     }
     std::vector<float> y(static_cast<size_t>(m * n));
     ParallelRange(m, k * n, [&](int64_t begin, int64_t end) {
-      std::vector<double> acc(static_cast<size_t>(n));
+      std::vector<float> acc(static_cast<size_t>(n));
       for (int64_t i = begin; i < end; ++i) {
-        std::fill(acc.begin(), acc.end(), 0.0);
+        std::fill(acc.begin(), acc.end(), 0.0f);
         for (int64_t kk = 0; kk < k; ++kk) {
-          const double a = x[static_cast<size_t>(i * k + kk)];
+          const float a = x[static_cast<size_t>(i * k + kk)];
           const float* wr = w.data() + kk * n;
           for (int64_t j = 0; j < n; ++j) acc[j] += a * wr[j];
         }
         for (int64_t j = 0; j < n; ++j) {
           y[static_cast<size_t>(i * n + j)] =
-              static_cast<float>(acc[j]) + (has_bias ? bias[bias.size() == 1 ? 0 : static_cast<size_t>(j)] : 0.0f) +
+              acc[j] + (has_bias ? bias[bias.size() == 1 ? 0 : static_cast<size_t>(j)] : 0.0f) +
               (has_x3 ? x3[static_cast<size_t>(i * n + j)] : 0.0f);
         }
       }
