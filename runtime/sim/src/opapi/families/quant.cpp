@@ -28,8 +28,11 @@
 //                  and a true mask
 // The norm_quant family (norm_quant.cpp) and the weight_quant_matmul family
 // (weight_quant_matmul.cpp) quantise through the same rows (quant_row.h).
-// What the family does not model is refused by name (561003, "not simulated"): outputs other than
-// INT8 for ascend_quant and dynamic_quant (INT4, INT32-packed INT4, HIFLOAT8, FLOAT8), quantize's
+// ascend_quant and dynamic_quant write INT8, INT4 (saturated to [-8, 7]; dynamic_quant's dtypeMax 7,
+// its asymmetric scale_opt 15 and offset_opt 7) or INT32 words of eight INT4 along the last
+// dimension (dstType 3), packed as CANN lays INT4 out (common/int4.h).
+// What the family does not model is refused by name (561003, "not simulated"): HIFLOAT8 and FLOAT8
+// outputs of ascend_quant and dynamic_quant, quantize's
 // HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
 // dynamic quantisation by groups (groupIndexOptional). A NaN quantises to 0.
 #include <algorithm>
@@ -39,6 +42,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "common/int4.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/gelu.h"
@@ -76,8 +80,20 @@ class QuantWork final : public FamilyWork {
   // dynamic_quant's extent of a scale (aclnnDynamicQuantV3/V4's quantMode): a row of the last
   // dimension, the whole tensor, or a column (along the second-to-last dimension, per batch).
   enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
+  // An INT4 output, or an INT32 one packing eight INT4 along its last dimension: its elements as
+  // INT4 (common/int4.h), written nibble by nibble (its slot holds the bytes they lie in).
+  bool int4_out = false;
+  TensorDesc int4_y;
 
  private:
+  void WriteQuantised(const int64_t* q) {
+    if (int4_out) {
+      ScatterInt4(q, int4_y);
+    } else {
+      ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    }
+  }
+
   aclnnStatus Compute() override {
     const int64_t n = tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;
@@ -122,7 +138,7 @@ class QuantWork final : public FamilyWork {
         q[i] = Saturate(RoundBy(rounding, v), low, high);
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     return ACLNN_SUCCESS;
   }
 
@@ -172,7 +188,7 @@ class QuantWork final : public FamilyWork {
                     &scales[r], &offsets[r], q + r * width);
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
     return ACLNN_SUCCESS;
@@ -212,7 +228,7 @@ class QuantWork final : public FamilyWork {
         }
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     return ACLNN_SUCCESS;
   }
@@ -240,8 +256,11 @@ class QuantWork final : public FamilyWork {
     float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(groups) * sizeof(float)));
     float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(groups) * sizeof(float)));
     for (size_t g = 0; g < static_cast<size_t>(groups); ++g) {
-      scales[g] = nan[g] ? NAN : asymmetric ? (top[g] - bottom[g]) / 255.0f : magnitude[g] / 127.0f;
-      offsets[g] = asymmetric ? 127.0f - top[g] / scales[g] : 0.0f;
+      // As QuantiseRow's: the quantised dtype's range gives the divisors (INT8 127 and 255, INT4 7 and 15).
+      scales[g] = nan[g]       ? NAN
+                  : asymmetric ? (top[g] - bottom[g]) / static_cast<float>(high - low)
+                               : magnitude[g] / static_cast<float>(high);
+      offsets[g] = asymmetric ? static_cast<float>(high) - top[g] / scales[g] : 0.0f;
     }
     int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
     for (int64_t i = 0; i < n; ++i) {
@@ -249,7 +268,7 @@ class QuantWork final : public FamilyWork {
       const float v = asymmetric ? value(i) / scales[g] + offsets[g] : value(i) / scales[g];
       q[i] = Saturate(std::nearbyint(v), low, high);
     }
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
     return ACLNN_SUCCESS;
@@ -291,6 +310,18 @@ bool IntegerRange(aclDataType dtype, double* low, double* high) {
     case ACL_UINT8: *low = 0; *high = 255; return true;
     case ACL_INT32: *low = -2147483648.0; *high = 2147483647.0; return true;
     default: return false;
+  }
+}
+
+// The dtype of y that ascend_quant's and dynamic_quant's dstType names (2 INT8, 3 INT32 packing
+// eight INT4, 29 INT4: the pages' "INT32实际为8个INT4拼接"); ACL_DT_UNDEFINED for the others
+// (HIFLOAT8 and FLOAT8's 34 to 36, which the family does not produce).
+aclDataType QuantisedDType(int64_t dst_type) {
+  switch (dst_type) {
+    case 2: return ACL_INT8;
+    case 3: return ACL_INT32;
+    case 29: return ACL_INT4;
+    default: return ACL_DT_UNDEFINED;
   }
 }
 
@@ -367,6 +398,61 @@ class Planner {
     if (!scale_out) return Decline("without outScaleOptional");
     return made->KeepOutput(call_, family_, F::Role::kScaleOut, *scale_out, Dims(shape.begin(), shape.end() - 1),
                             "self's shape without its last dimension", kScaleOut);
+  }
+
+  // ascend_quant's and dynamic_quant's y: of the dtype dstType names (without dstType, aclnnDynamicQuant:
+  // INT8, INT4 or INT32 as given), saturated to its range; an INT4 y has x's shape, whose last
+  // dimension is even, an INT32 y x's shape with the last dimension an eighth (divisible by 8), each
+  // word eight INT4 along it, element 8i in its low four bits (common/int4.h).
+  aclnnStatus QuantisedOutput(QuantWork* made, const TensorDesc& out, const Dims& shape) {
+    aclDataType want = out.dtype;
+    if (family_.has(F::Role::kDstType)) {
+      const int64_t dst = RoleInt(call_, family_, F::Role::kDstType, 2);
+      want = QuantisedDType(dst);
+      if (want == ACL_DT_UNDEFINED) {
+        return Decline("for dstType " + std::to_string(dst) + " (2 INT8, 3 INT32 of packed INT4 and 29 INT4 are simulated)");
+      }
+      if (out.dtype != want) {
+        return Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out.dtype) + " is not dstType " +
+                                         std::to_string(dst) + "'s " + DTypeName(want));
+      }
+    } else if (want != ACL_INT8 && want != ACL_INT4 && want != ACL_INT32) {
+      return Decline(std::string("for an output of dtype ") + DTypeName(out.dtype) + " (INT8, INT4 and INT32 of packed INT4 are simulated)");
+    }
+    if (want == ACL_INT8) {
+      made->low = -128;
+      made->high = 127;
+      return made->KeepOutput(call_, family_, F::Role::kOut, out, shape, "x's shape", kOut);
+    }
+    made->low = -8;
+    made->high = 7;
+    made->int4_out = true;
+    const int64_t last = shape.empty() ? 1 : shape.back();
+    if (want == ACL_INT4) {
+      if (last % 2 != 0) {
+        return Reject(F::Role::kX, "last dimension " + std::to_string(last) + " is odd (an INT4 y needs it even)");
+      }
+      if (aclnnStatus s = made->KeepOutput(call_, family_, F::Role::kOut, out, shape, "x's shape", kOut)) return s;
+      made->int4_y = out;
+      made->tensor(kOut).Set(RoleName(call_, family_, F::Role::kOut), Int4Bytes(out));
+      return ACLNN_SUCCESS;
+    }
+    if (shape.empty() || last % 8 != 0) {
+      return Reject(F::Role::kX, "last dimension " + std::to_string(last) +
+                                     " is not divisible by 8 (an INT32 y packs eight INT4 along it)");
+    }
+    Dims words = shape;
+    words.back() /= 8;
+    if (aclnnStatus s = made->KeepOutput(call_, family_, F::Role::kOut, out, words,
+                                         "x's shape with its last dimension divided by 8", kOut)) {
+      return s;
+    }
+    if (out.strides.back() != 1 && out.view.back() > 1) {
+      return Decline("for an INT32 y whose last dimension has stride " + std::to_string(out.strides.back()) +
+                     " (its words pack INT4 along it; only stride 1 is simulated)");
+    }
+    made->int4_y = Int4OfWords(out, out.view.size() - 1);
+    return ACLNN_SUCCESS;
   }
 
   // aclnnDynamicBlockQuant/V2's attributes and scaleOut ([B,] ceil(M / rowBlockSize),
@@ -460,8 +546,6 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     if (s != ACLNN_SUCCESS || *work) return s;  // refused, or declined (*work: the not-simulated work)
   } else if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
     if (op == F::Op::kAscendQuant) {
-      const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
-      if (dst != 2) return plan.Decline("for dstType " + std::to_string(dst) + " (only 2, INT8, is simulated)");
       const char* mode = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : "";
       const std::string m = mode ? mode : "";
       if (m == "round") {
@@ -484,7 +568,7 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
                                               DTypeName(dst));
       }
     }
-    if (!IntegerRange(out->dtype, &made->low, &made->high) || (op == F::Op::kAscendQuant && out->dtype != ACL_INT8)) {
+    if (op == F::Op::kQuantize && !IntegerRange(out->dtype, &made->low, &made->high)) {
       return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype));
     }
     // aclnnAscendQuant's scale may also be x's rank with 1 except along the axis.
@@ -509,11 +593,6 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
   } else if (op == F::Op::kDynamicQuant) {
     if (RoleTensor(call, family, F::Role::kGroupIndex)) {
       return plan.Decline("with groupIndexOptional (per-expert smooth scales)");
-    }
-    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
-    if (dst != 2 || out->dtype != ACL_INT8) {
-      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype) + " (dstType " +
-                          std::to_string(dst) + "; only INT8 is simulated)");
     }
     if (rank < 1) return plan.Reject(F::Role::kX, "shape [] has no last dimension");
     const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth);
@@ -607,7 +686,12 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     if (!mask) return plan.Decline("without mask");
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMask, *mask, shape, "self's shape", kMask)) return s;
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) return s;
+  if (op == F::Op::kAscendQuant || op == F::Op::kDynamicQuant) {
+    const aclnnStatus s = plan.QuantisedOutput(made, *out, shape);
+    if (s != ACLNN_SUCCESS || *work) return s;
+  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) {
+    return s;
+  }
   *work = made_owner.release();
   return ACLNN_SUCCESS;
 }
