@@ -430,8 +430,18 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
             notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
                                     f"{api.name}.{param.name}: a framework passes ranks {lo} to {hi} "
                                     f"({semantics.client_evidence}): the simulator admits them"))
+        # INT32 given for an INT4 output is eight INT4 a word along the last dimension (op-plugin's
+        # quint4x2 outputs; the sibling pages' "INT32实际为8个INT4拼接"): its shape is no longer the one
+        # the "shape与x一致" relation states, and the family sizes it (x's, the last dimension / 8).
+        packs_int4 = param.direction is Direction.OUT and DType.INT32 in extra and DType.INT4 in param.dtypes
         relations = []
         for relation in param.relations:
+            if packs_int4 and relation.kind is RelationKind.SAME_SHAPE:
+                notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                        f"{api.name}.{param.name}: a framework passes INT32 words of eight INT4 "
+                                        f"({semantics.client_evidence}): its shape is no longer tied to "
+                                        f"{', '.join(relation.others)}'s; the family checks it"))
+                continue
             freed = tuple(o for o in relation.others if o in broadcasting) if param.name in broadcasting else ()
             # Broadcasting shapes need not share a rank either (torch.polar(abs of (4,), angle of (2, 3, 4))).
             if relation.kind in (RelationKind.SAME_SHAPE, RelationKind.SAME_RANK) and freed:

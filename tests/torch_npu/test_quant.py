@@ -3,7 +3,7 @@ torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTens
 and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
 backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
-npu_dynamic_quant_asymmetric, npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
+npu_dynamic_quant_asymmetric (INT8, and torch.quint4x2's INT32 words of INT4), npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
 (aclnnGeluQuant), npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2) and
 npu_dynamic_block_quant (aclnnDynamicBlockQuantV2), npu_quant_scatter(_) (aclnnInplaceQuantScatter/V2)
 and npu_rotate_quant (aclnnRotateQuant) against the formulas of their pages written with torch ops."""
@@ -84,6 +84,47 @@ def test_npu_dynamic_quant_follows_its_page(run_npu):
         y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu())
         assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric scale"
         assert torch.equal(y.cpu(), want), "npu_dynamic_quant_asymmetric"
+    """)
+
+
+def test_int4_outputs_of_npu_quantize_and_npu_dynamic_quant_as_int32_words(run_npu):
+    # torch.quint4x2: op-plugin gives aclnnAscendQuantV3 and aclnnDynamicQuantV2 an INT32 y with dstType
+    # 3, x's shape with its last dimension / 8, each word eight INT4 (-8..7) low nibble first; the
+    # dynamic scales are INT4's (dtypeMax 7; asymmetric (max - min) / 15 and offset 7 - max / scale).
+    run_npu("""
+        def unpack(words):
+            b = words.contiguous().view(torch.uint8).reshape(*words.shape[:-1], -1).int()
+            nibbles = torch.stack([b & 15, b >> 4], -1).reshape(*words.shape[:-1], words.shape[-1] * 8)
+            return torch.where(nibbles >= 8, nibbles - 16, nibbles)
+
+        # Values well past [-8, 7], so that saturation and every nibble value occur.
+        x = torch.randn(4, 24) * 6
+        scales = torch.rand(24) + 0.5
+        zero = torch.randint(-2, 2, (24,)).float()
+        want = torch.clamp(torch.round(x * scales + zero), -8, 7).int()
+        got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.npu(), torch.quint4x2, -1, False).cpu()
+        assert got.dtype == torch.int32 and got.shape == (4, 3), got.shape
+        assert torch.equal(unpack(got), want), "npu_quantize quint4x2"
+        assert want.min() == -8 and want.max() == 7
+
+        x = (torch.randn(2, 3, 16) * 3).half()
+        smooth = (torch.rand(16) + 0.5).half()
+        for s in (None, smooth):
+            v = x.float() * (s.float() if s is not None else 1)
+            scale = v.abs().amax(-1) / 7
+            want = torch.clamp(torch.round(v / scale.unsqueeze(-1)), -8, 7).int()
+            y, got_scale = torch_npu.npu_dynamic_quant(x.npu(), smooth_scales=None if s is None else s.npu(),
+                                                       dst_type=torch.quint4x2)
+            assert y.dtype == torch.int32 and y.shape == (2, 3, 2), y.shape
+            assert torch.equal(got_scale.cpu(), scale) and torch.equal(unpack(y.cpu()), want), ("quint4x2", s is None)
+        v = x.float()
+        top, bottom = v.amax(-1), v.amin(-1)
+        scale = (top - bottom) / 15
+        offset = 7 - top / scale
+        want = torch.clamp(torch.round(v / scale.unsqueeze(-1) + offset.unsqueeze(-1)), -8, 7).int()
+        y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu(), dst_type=torch.quint4x2)
+        assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric int4 scale"
+        assert torch.equal(unpack(y.cpu()), want), "npu_dynamic_quant_asymmetric quint4x2"
     """)
 
 
