@@ -66,6 +66,7 @@ CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supp
 CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
 CHIP_OF["npu_swiglu_group_quant_backward"] = "Ascend950"  # likewise
 CHIP_OF.update({op: "Ascend950" for op in ("npu_gelu_quant", "npu_rms_norm_quant_v2", "npu_fused_matmul")})  # likewise
+CHIP_OF["npu_format_cast@c0_16"] = "Ascend950"  # FRACTAL_NZ_C0_16 is that chip's
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -2370,6 +2371,43 @@ def makers(dtype: str = "float32"):
         k_cache, ckv_cache = torch.zeros(b, 1, 4, d_rope), torch.zeros(b, 1, 4, d_norm)
         return (kv, gamma, cos, sin, index, k_cache, ckv_cache), {}, None
     m["npu_kv_rmsnorm_rope_cache"] = kv_rmsnorm_rope_cache
+
+    # --- INT4 outputs (torch.quint4x2): op-plugin's INT32 words of eight INT4 along the last dimension,
+    # element 8i in the low four bits (the reference packs the CPU's values the same way).
+    def int4_words(values):
+        nibbles = (values.to(torch.int32) & 0xF).reshape(*values.shape[:-1], -1, 8)
+        return sum(nibbles[..., j] << (4 * j) for j in range(8)).to(torch.int32)
+
+    def quantize_int4():
+        # aclnnAscendQuantV3 (no div_mode): round(x * scales + offset) half to even, saturated to [-8, 7].
+        x, scales, zero = randn(3, 16) * 4, torch.rand(16, generator=g) + 0.5, randn(16)
+        want = int4_words(torch.round(x * scales + zero).clamp(-8, 7))
+        return (x, scales, zero, torch.quint4x2), {"axis": -1, "div_mode": False}, want
+    m["npu_quantize@quint4x2"] = quantize_int4
+
+    def dynamic_quant_int4():
+        # aclnnDynamicQuantV2, dstType INT32: scale = max|x| / 7 per row (INT4's dtypeMax).
+        x = randn(3, 16, dtype=torch.float16) * 3
+        s = x.float().abs().amax(-1) / 7
+        return (x,), {"dst_type": torch.quint4x2}, (int4_words(torch.round(x.float() / s[:, None]).clamp(-8, 7)), s)
+    m["npu_dynamic_quant@quint4x2"] = dynamic_quant_int4
+
+    def dynamic_quant_asymmetric_int4():
+        # scale = (max - min) / 15, offset = 7 - max / scale (aclnnDynamicQuantV2's scale_opt and offset_opt).
+        x = randn(3, 16, dtype=torch.float16) * 3
+        top, bottom = x.float().amax(-1), x.float().amin(-1)
+        s = (top - bottom) / 15
+        o = 7 - top / s
+        y = int4_words(torch.round(x.float() / s[:, None] + o[:, None]).clamp(-8, 7))
+        return (x,), {"dst_type": torch.quint4x2}, (y, s, o)
+    m["npu_dynamic_quant_asymmetric@quint4x2"] = dynamic_quant_asymmetric_int4
+
+    def format_cast_c0_16():
+        # Ascend950 (CHIP_OF): float32 into FRACTAL_NZ is FRACTAL_NZ_C0_16 (50), read back unchanged (its
+        # fractals byte for byte: tests/torch_npu/test_format_cast_aclnn.py).
+        x = randn(17, 33)
+        return (x, 29), {}, x
+    m["npu_format_cast@c0_16"] = format_cast_c0_16
 
     return m
 
