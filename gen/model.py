@@ -395,6 +395,7 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         return dtypes + tuple(d for d in extra if d not in dtypes)
 
     params: list[Param] = []
+    packed_int4: set[str] = set()
     for param in api.params:
         changes: dict = {}
         extra = widened.get(param.name, ())
@@ -434,6 +435,8 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         # quint4x2 outputs; the sibling pages' "INT32实际为8个INT4拼接"): its shape is no longer the one
         # the "shape与x一致" relation states, and the family sizes it (x's, the last dimension / 8).
         packs_int4 = param.direction is Direction.OUT and DType.INT32 in extra and DType.INT4 in param.dtypes
+        if packs_int4:
+            packed_int4.add(param.name)
         relations = []
         for relation in param.relations:
             if packs_int4 and relation.kind is RelationKind.SAME_SHAPE:
@@ -463,7 +466,14 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         if tuple(relations) != param.relations:
             changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
-    return replace(api, params=tuple(params)), tuple(notes)
+    # The INT32 words stand for INT4 in the dtype-combination rows too: a row's INT4 for such an output
+    # admits INT32 beside it.
+    combinations = tuple(
+        replace(row, cells=tuple(replace(c, dtypes=c.dtypes + (DType.INT32,))
+                                 if c.param in packed_int4 and DType.INT4 in c.dtypes and DType.INT32 not in c.dtypes
+                                 else c for c in row.cells))
+        for row in api.dtype_combinations) if packed_int4 else api.dtype_combinations
+    return replace(api, params=tuple(params), dtype_combinations=combinations), tuple(notes)
 
 
 def doc_name(source: str, roots: Sequence[str | Path]) -> str:

@@ -9453,7 +9453,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t innerPrecise = aclsim::CallInt(call, 8);
-  if (innerPrecise != 0 && innerPrecise != 1) {  // semantics/quant.toml:190
+  if (innerPrecise != 0 && innerPrecise != 1) {  // semantics/quant.toml:194
     return aclsim::Reject(call, 161002, "innerPrecise must be 0 (high precision) or 1 (high performance)");
   }
   return ACLNN_SUCCESS;

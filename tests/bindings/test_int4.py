@@ -151,7 +151,8 @@ refused(lambda: aclnn.quant_matmul_v5(a, b.astype(ml_dtypes.int4), s1, s2, None,
 
 def test_quantisers_write_int4_and_int32_words_of_int4():
     # aclnnAscendQuant's dstType 29 (INT4) and 3 (INT32, eight INT4 a word along the last dimension),
-    # aclnnDynamicQuant's INT4 and INT32 y: round, saturate to [-8, 7], pack as CANN lays INT4 out. The
+    # aclnnDynamicQuant's INT4 and INT32 y, aclnnRmsNormQuant's INT4 y: round, saturate to [-8, 7], pack
+    # as CANN lays INT4 out. The
     # out= arrays are C-ordered, strided views of a wider array (the nibbles between them kept), and
     # device tensors whose bytes are read back as they lie.
     check(PROLOGUE + r'''
@@ -210,6 +211,16 @@ y, got_s, got_o = aclnn.dynamic_quant_v2(x16, None, None, 29, out=(np.zeros((2, 
 np.testing.assert_allclose(host(got_s), s, rtol=1e-6)
 np.testing.assert_allclose(host(got_o), o, rtol=1e-5, atol=1e-5)
 np.testing.assert_array_equal(host(y).astype(np.int8), np.clip(np.round(v / s[..., None] + o[..., None]), -8, 7))
+
+# aclnnRmsNormQuant's INT4 y (the norm_quant family): round(norm * scale + offset) saturated to [-8, 7].
+xn = rng.uniform(-2, 2, (3, 16)).astype(np.float16)
+gamma, beta = rng.uniform(0.5, 2, 16).astype(np.float16), rng.uniform(-0.1, 0.1, 16).astype(np.float16)
+rstd = 1 / np.sqrt((xn.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6).astype(np.float32)
+normed = xn.astype(np.float32) * rstd * gamma.astype(np.float32) + beta.astype(np.float32)
+want = np.clip(np.round(normed * np.float32(4) + 1), -8, 7).astype(np.int8)
+y = aclnn.rms_norm_quant(xn, gamma, beta, np.array([4], np.float16), np.array([1], np.int8), 1e-6,
+                         out=np.zeros((3, 16), ml_dtypes.int4))
+np.testing.assert_array_equal(host(y).astype(np.int8), want)
 
 # The pages' rules: INT4 needs x's last dimension even, INT32 divisible by 8, y the dtype dstType names.
 x = rng.uniform(-4, 4, (2, 6)).astype(np.float32)

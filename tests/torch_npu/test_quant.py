@@ -87,7 +87,7 @@ def test_npu_dynamic_quant_follows_its_page(run_npu):
     """)
 
 
-def test_int4_outputs_of_npu_quantize_and_npu_dynamic_quant_as_int32_words(run_npu):
+def test_int4_outputs_of_the_quantisers_as_int32_words(run_npu):
     # torch.quint4x2: op-plugin gives aclnnAscendQuantV3 and aclnnDynamicQuantV2 an INT32 y with dstType
     # 3, x's shape with its last dimension / 8, each word eight INT4 (-8..7) low nibble first; the
     # dynamic scales are INT4's (dtypeMax 7; asymmetric (max - min) / 15 and offset 7 - max / scale).
@@ -125,6 +125,27 @@ def test_int4_outputs_of_npu_quantize_and_npu_dynamic_quant_as_int32_words(run_n
         y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu(), dst_type=torch.quint4x2)
         assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric int4 scale"
         assert torch.equal(unpack(y.cpu()), want), "npu_dynamic_quant_asymmetric quint4x2"
+
+        # The norm quantisers: npu_rms_norm_quant (aclnnRmsNormQuant, INT32 y op-plugin passes beyond the
+        # page's INT8 and INT4) and npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2: scale
+        # max|v| / 7, the page's INT4 row).
+        x = torch.randn(3, 16).half()
+        gamma, beta = (torch.rand(16) + 0.5).half(), (torch.randn(16) * 0.1).half()
+        scale, offset = torch.tensor([3.0]).half(), torch.tensor([1], dtype=torch.int8)
+        rstd = torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+        want = torch.clamp(torch.round((x.float() * rstd * gamma.float() + beta.float()) * scale.float() + 1), -8, 7).int()
+        y = torch_npu.npu_rms_norm_quant(x.npu(), gamma.npu(), beta.npu(), scale.npu(), offset.npu(), 1e-6,
+                                         dst_dtype=torch.quint4x2)
+        assert y.dtype == torch.int32 and y.shape == (3, 2) and torch.equal(unpack(y.cpu()), want), "npu_rms_norm_quant"
+        x1, x2 = torch.randn(3, 16).half(), torch.randn(3, 16).half()
+        y, _, total, got_scale, _ = torch_npu.npu_add_rms_norm_dynamic_quant(x1.npu(), x2.npu(), gamma.npu(),
+                                                                             y_dtype=torch.quint4x2)
+        v = total.cpu().float()
+        v = v * torch.rsqrt((v.double().pow(2).mean(-1, keepdim=True) + 1e-6).float()) * gamma.float()
+        scale = v.abs().amax(-1) / 7
+        assert torch.equal(got_scale.cpu(), scale), "npu_add_rms_norm_dynamic_quant scale"
+        want = torch.clamp(torch.round(v / scale[:, None]), -8, 7).int()
+        assert y.shape == (3, 2) and torch.equal(unpack(y.cpu()), want), "npu_add_rms_norm_dynamic_quant quint4x2"
     """)
 
 

@@ -30,7 +30,7 @@
 // (weight_quant_matmul.cpp) quantise through the same rows (quant_row.h).
 // ascend_quant and dynamic_quant write INT8, INT4 (saturated to [-8, 7]; dynamic_quant's dtypeMax 7,
 // its asymmetric scale_opt 15 and offset_opt 7) or INT32 words of eight INT4 along the last
-// dimension (dstType 3), packed as CANN lays INT4 out (common/int4.h).
+// dimension (dstType 3), packed as CANN lays INT4 out (quantised_out.h).
 // What the family does not model is refused by name (561003, "not simulated"): HIFLOAT8 and FLOAT8
 // outputs of ascend_quant and dynamic_quant, quantize's
 // HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
@@ -42,11 +42,11 @@
 #include <vector>
 
 #include "common/dtypes.h"
-#include "common/int4.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/gelu.h"
 #include "opapi/families/quant_row.h"
+#include "opapi/families/quantised_out.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -80,15 +80,13 @@ class QuantWork final : public FamilyWork {
   // dynamic_quant's extent of a scale (aclnnDynamicQuantV3/V4's quantMode): a row of the last
   // dimension, the whole tensor, or a column (along the second-to-last dimension, per batch).
   enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
-  // An INT4 output, or an INT32 one packing eight INT4 along its last dimension: its elements as
-  // INT4 (common/int4.h), written nibble by nibble (its slot holds the bytes they lie in).
-  bool int4_out = false;
-  TensorDesc int4_y;
+  // ascend_quant's and dynamic_quant's y: INT8, INT4 or INT32 words of INT4 (quantised_out.h).
+  QuantisedOut y;
 
  private:
   void WriteQuantised(const int64_t* q) {
-    if (int4_out) {
-      ScatterInt4(q, int4_y);
+    if (op_ == F::Op::kAscendQuant || op_ == F::Op::kDynamicQuant) {
+      aclsim::WriteQuantised(q, y, tensor(kOut));
     } else {
       ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
     }
@@ -313,18 +311,6 @@ bool IntegerRange(aclDataType dtype, double* low, double* high) {
   }
 }
 
-// The dtype of y that ascend_quant's and dynamic_quant's dstType names (2 INT8, 3 INT32 packing
-// eight INT4, 29 INT4: the pages' "INT32实际为8个INT4拼接"); ACL_DT_UNDEFINED for the others
-// (HIFLOAT8 and FLOAT8's 34 to 36, which the family does not produce).
-aclDataType QuantisedDType(int64_t dst_type) {
-  switch (dst_type) {
-    case 2: return ACL_INT8;
-    case 3: return ACL_INT32;
-    case 29: return ACL_INT4;
-    default: return ACL_DT_UNDEFINED;
-  }
-}
-
 class Planner {
  public:
   Planner(const Call& call, const FamilySpec& family, ExecutorWork** work)
@@ -401,14 +387,11 @@ class Planner {
   }
 
   // ascend_quant's and dynamic_quant's y: of the dtype dstType names (without dstType, aclnnDynamicQuant:
-  // INT8, INT4 or INT32 as given), saturated to its range; an INT4 y has x's shape, whose last
-  // dimension is even, an INT32 y x's shape with the last dimension an eighth (divisible by 8), each
-  // word eight INT4 along it, element 8i in its low four bits (common/int4.h).
+  // INT8, INT4 or INT32 as given), saturated to its range (quantised_out.h).
   aclnnStatus QuantisedOutput(QuantWork* made, const TensorDesc& out, const Dims& shape) {
-    aclDataType want = out.dtype;
     if (family_.has(F::Role::kDstType)) {
       const int64_t dst = RoleInt(call_, family_, F::Role::kDstType, 2);
-      want = QuantisedDType(dst);
+      const aclDataType want = QuantisedDType(dst);
       if (want == ACL_DT_UNDEFINED) {
         return Decline("for dstType " + std::to_string(dst) + " (2 INT8, 3 INT32 of packed INT4 and 29 INT4 are simulated)");
       }
@@ -416,42 +399,10 @@ class Planner {
         return Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out.dtype) + " is not dstType " +
                                          std::to_string(dst) + "'s " + DTypeName(want));
       }
-    } else if (want != ACL_INT8 && want != ACL_INT4 && want != ACL_INT32) {
-      return Decline(std::string("for an output of dtype ") + DTypeName(out.dtype) + " (INT8, INT4 and INT32 of packed INT4 are simulated)");
     }
-    if (want == ACL_INT8) {
-      made->low = -128;
-      made->high = 127;
-      return made->KeepOutput(call_, family_, F::Role::kOut, out, shape, "x's shape", kOut);
-    }
-    made->low = -8;
-    made->high = 7;
-    made->int4_out = true;
-    const int64_t last = shape.empty() ? 1 : shape.back();
-    if (want == ACL_INT4) {
-      if (last % 2 != 0) {
-        return Reject(F::Role::kX, "last dimension " + std::to_string(last) + " is odd (an INT4 y needs it even)");
-      }
-      if (aclnnStatus s = made->KeepOutput(call_, family_, F::Role::kOut, out, shape, "x's shape", kOut)) return s;
-      made->int4_y = out;
-      made->tensor(kOut).Set(RoleName(call_, family_, F::Role::kOut), Int4Bytes(out));
-      return ACLNN_SUCCESS;
-    }
-    if (shape.empty() || last % 8 != 0) {
-      return Reject(F::Role::kX, "last dimension " + std::to_string(last) +
-                                     " is not divisible by 8 (an INT32 y packs eight INT4 along it)");
-    }
-    Dims words = shape;
-    words.back() /= 8;
-    if (aclnnStatus s = made->KeepOutput(call_, family_, F::Role::kOut, out, words,
-                                         "x's shape with its last dimension divided by 8", kOut)) {
-      return s;
-    }
-    if (out.strides.back() != 1 && out.view.back() > 1) {
-      return Decline("for an INT32 y whose last dimension has stride " + std::to_string(out.strides.back()) +
-                     " (its words pack INT4 along it; only stride 1 is simulated)");
-    }
-    made->int4_y = Int4OfWords(out, out.view.size() - 1);
+    if (aclnnStatus s = KeepQuantised(made, call_, family_, work_, F::Role::kOut, out, shape, kOut, &made->y)) return s;
+    made->low = made->y.low;
+    made->high = made->y.high;
     return ACLNN_SUCCESS;
   }
 
