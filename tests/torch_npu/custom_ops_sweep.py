@@ -2402,6 +2402,16 @@ def makers(dtype: str = "float32"):
         return (x,), {"dst_type": torch.quint4x2}, (y, s, o)
     m["npu_dynamic_quant_asymmetric@quint4x2"] = dynamic_quant_asymmetric_int4
 
+    def rms_norm_quant_int4():
+        # aclnnRmsNormQuant, INT32 y: round(x * rstd * gamma + beta) * scale + offset), saturated to [-8, 7].
+        x = randn(3, 16, dtype=torch.float16)
+        gamma, beta = (torch.rand(16, generator=g) + 0.5).half(), (randn(16) * 0.1).half()
+        scale, offset = torch.tensor([3.0]).half(), torch.tensor([1], dtype=torch.int8)
+        rstd = torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+        y = torch.round((x.float() * rstd * gamma.float() + beta.float()) * scale.float() + 1).clamp(-8, 7)
+        return (x, gamma, beta, scale, offset), {"epsilon": 1e-6, "dst_dtype": torch.quint4x2}, int4_words(y)
+    m["npu_rms_norm_quant@quint4x2"] = rms_norm_quant_int4
+
     def format_cast_c0_16():
         # Ascend950 (CHIP_OF): float32 into FRACTAL_NZ is FRACTAL_NZ_C0_16 (50), read back unchanged (its
         # fractals byte for byte: tests/torch_npu/test_format_cast_aclnn.py).
