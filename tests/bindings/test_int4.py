@@ -126,10 +126,10 @@ refused(lambda: aclnn.weight_quant_batch_matmul_v2(x, words, scale[:2], None, No
 ''')
 
 
-def test_int4_operands_of_quant_matmul_v5_multiply_exactly_then_scale():
-    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4; x2Scale per column, x1Scale per row, in
-    # float. The INT32 words packing eight INT4 are declined by name; INT8 beside INT4 with these scales is
-    # no combination of the page's table.
+def test_int4_operands_of_quant_matmul_v5_and_their_int32_words_multiply_exactly_then_scale():
+    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4, or INT32 words packing eight INT4; x2Scale per
+    # column, x1Scale per row, in float. INT8 beside INT4 with these scales is no combination of the page's
+    # table.
     check(PROLOGUE + r'''
 m, k, n = 4, 64, 16
 a = rng.integers(-8, 8, (m, k)).astype(np.int8)
@@ -141,9 +141,15 @@ x1, x2 = a.astype(ml_dtypes.int4), b.astype(ml_dtypes.int4)
 for dtype, tol in ((np.float16, 1e-3), (ml_dtypes.bfloat16, 8e-3)):
     y = aclnn.quant_matmul_v5(x1, x2, s1, s2, None, None, None, None, None, False, False, 0, out=np.zeros((m, n), dtype))
     np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=tol, atol=tol * 16)
+# The same operands as INT32 words of eight INT4 (the page's x1 (m, k / 8), x2 (k, n / 8), and with
+# transposeX2 (n, k / 8)); plain INT32 matrices, whose words hold no common k, stay declined by name.
 words = lambda v: packed_reference(v).view(np.int32).reshape(v.shape[0], v.shape[1] // 8)
-refused(lambda: aclnn.quant_matmul_v5(words(a), words(b), s1, s2, None, None, None, None, None, False, False, 0,
-                                      out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
+for x2, t2 in ((words(b), False), (words(np.ascontiguousarray(b.T)), True)):
+    y = aclnn.quant_matmul_v5(words(a), x2, s1, s2, None, None, None, None, None, False, t2, 0,
+                              out=np.zeros((m, n), np.float16))
+    np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=1e-3, atol=16e-3)
+refused(lambda: aclnn.quant_matmul_v5(a.astype(np.int32), b.astype(np.int32), s1, s2, None, None, None, None, None,
+                                      False, False, 0, out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
 refused(lambda: aclnn.quant_matmul_v5(a, b.astype(ml_dtypes.int4), s1, s2, None, None, None, None, None, False,
                                       False, 0, out=np.zeros((m, n), np.float16)), 161002, ["x2 INT4", "combinations"])
 ''')

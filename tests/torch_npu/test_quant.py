@@ -253,6 +253,26 @@ def test_npu_quant_matmul_of_batched_operands(run_npu):
     """)
 
 
+def test_npu_quant_matmul_of_int32_words_of_int4(run_npu):
+    # A4W4 in torch_npu: int32 x1 (m, k / 8) and x2 (k, n / 8), eight INT4 a word along the last dimension
+    # (element 8i in the low bits), or x2 a transposed view of (n, k / 8) words; op-plugin reads n from the
+    # words and packs the FLOAT scale with npu_trans_quant_param. The product is exact, then scaled.
+    run_npu("""
+        def words(v):
+            nibbles = (v.to(torch.int32) & 0xF).reshape(*v.shape[:-1], -1, 8)
+            return sum(nibbles[..., j] << (4 * j) for j in range(8)).to(torch.int32)
+
+        m, k, n = 4, 64, 16
+        a, b = torch.randint(-8, 8, (m, k)), torch.randint(-8, 8, (k, n))
+        scale = torch.rand(n) * 0.05 + 0.01
+        packed = (scale.view(torch.int32) & -8192).view(torch.float32)
+        want = (a.double() @ b.double() * packed.double()).half()
+        for name, x2 in (("(k, n / 8)", words(b)), ("(n, k / 8) transposed", words(b.t().contiguous()).t())):
+            got = torch_npu.npu_quant_matmul(words(a).npu(), x2.npu(), scale.npu(), output_dtype=torch.float16).cpu()
+            assert got.shape == (m, n) and torch.equal(got, want), (name, (got.float() - want.float()).abs().max())
+    """)
+
+
 def test_npu_trans_quant_param_follows_its_page(run_npu):
     run_npu("""
         scale = torch.rand(8) * 0.01 + 0.001
