@@ -2412,6 +2412,16 @@ def makers(dtype: str = "float32"):
         return (x, gamma, beta, scale, offset), {"epsilon": 1e-6, "dst_dtype": torch.quint4x2}, int4_words(y)
     m["npu_rms_norm_quant@quint4x2"] = rms_norm_quant_int4
 
+    def quant_matmul_int4_words():
+        # A4W4: int32 x1 (m, k / 8) and x2 (k, n / 8) of INT4 words; the FLOAT scale packed by
+        # npu_trans_quant_param (float32's top 19 bits), the exact product scaled into FLOAT16.
+        a, b = torch.randint(-8, 8, (4, 64), generator=g), torch.randint(-8, 8, (64, 16), generator=g)
+        scale = torch.rand(16, generator=g) * 0.05 + 0.01
+        packed = (scale.view(torch.int32) & -8192).view(torch.float32)
+        want = (a.double() @ b.double() * packed.double()).half()
+        return (int4_words(a), int4_words(b), scale), {"output_dtype": torch.float16}, want
+    m["npu_quant_matmul@int4_words"] = quant_matmul_int4_words
+
     def format_cast_c0_16():
         # Ascend950 (CHIP_OF): float32 into FRACTAL_NZ is FRACTAL_NZ_C0_16 (50), read back unchanged (its
         # fractals byte for byte: tests/torch_npu/test_format_cast_aclnn.py).
