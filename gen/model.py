@@ -395,6 +395,7 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         return dtypes + tuple(d for d in extra if d not in dtypes)
 
     params: list[Param] = []
+    packed_int4: set[str] = set()
     for param in api.params:
         changes: dict = {}
         extra = widened.get(param.name, ())
@@ -430,8 +431,20 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
             notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
                                     f"{api.name}.{param.name}: a framework passes ranks {lo} to {hi} "
                                     f"({semantics.client_evidence}): the simulator admits them"))
+        # INT32 given for an INT4 output is eight INT4 a word along the last dimension (op-plugin's
+        # quint4x2 outputs; the sibling pages' "INT32实际为8个INT4拼接"): its shape is no longer the one
+        # the "shape与x一致" relation states, and the family sizes it (x's, the last dimension / 8).
+        packs_int4 = param.direction is Direction.OUT and DType.INT32 in extra and DType.INT4 in param.dtypes
+        if packs_int4:
+            packed_int4.add(param.name)
         relations = []
         for relation in param.relations:
+            if packs_int4 and relation.kind is RelationKind.SAME_SHAPE:
+                notes.append(Diagnostic(Level.WARNING, line, "client-widens-table",
+                                        f"{api.name}.{param.name}: a framework passes INT32 words of eight INT4 "
+                                        f"({semantics.client_evidence}): its shape is no longer tied to "
+                                        f"{', '.join(relation.others)}'s; the family checks it"))
+                continue
             freed = tuple(o for o in relation.others if o in broadcasting) if param.name in broadcasting else ()
             # Broadcasting shapes need not share a rank either (torch.polar(abs of (4,), angle of (2, 3, 4))).
             if relation.kind in (RelationKind.SAME_SHAPE, RelationKind.SAME_RANK) and freed:
@@ -453,7 +466,14 @@ def client_evidence(api: API, semantics: Optional[OpSemantics]) -> tuple[API, tu
         if tuple(relations) != param.relations:
             changes["relations"] = tuple(relations)
         params.append(replace(param, **changes) if changes else param)
-    return replace(api, params=tuple(params)), tuple(notes)
+    # The INT32 words stand for INT4 in the dtype-combination rows too: a row's INT4 for such an output
+    # admits INT32 beside it.
+    combinations = tuple(
+        replace(row, cells=tuple(replace(c, dtypes=c.dtypes + (DType.INT32,))
+                                 if c.param in packed_int4 and DType.INT4 in c.dtypes and DType.INT32 not in c.dtypes
+                                 else c for c in row.cells))
+        for row in api.dtype_combinations) if packed_int4 else api.dtype_combinations
+    return replace(api, params=tuple(params), dtype_combinations=combinations), tuple(notes)
 
 
 def doc_name(source: str, roots: Sequence[str | Path]) -> str:

@@ -9244,10 +9244,10 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/129},
     // y (line 139)
     {"y", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT4),
+     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_INT4, ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/139},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/139},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -9287,7 +9287,7 @@ constexpr aclsim::CombinationCellSpec kCombination2[] = {
     {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
     {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
     {.param = 4, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
-    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4, ACL_INT32), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination3[] = {
     {.param = 0, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
@@ -9295,7 +9295,7 @@ constexpr aclsim::CombinationCellSpec kCombination3[] = {
     {.param = 2, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
     {.param = 3, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
     {.param = 4, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
-    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4, ACL_INT32), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationCellSpec kCombination4[] = {
     {.param = 0, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
@@ -9311,7 +9311,7 @@ constexpr aclsim::CombinationCellSpec kCombination5[] = {
     {.param = 2, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
     {.param = 3, .dtypes = aclsim::Bits(ACL_FLOAT16), .absent = false, .same_as = -1},
     {.param = 4, .dtypes = aclsim::Bits(ACL_INT8), .absent = false, .same_as = -1},
-    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4), .absent = false, .same_as = -1},
+    {.param = 6, .dtypes = aclsim::Bits(ACL_INT4, ACL_INT32), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination0, .cell_count = 6, .socs = static_cast<uint16_t>((1u << static_cast<int>(aclsim::Soc::kAscend910B)) | (1u << static_cast<int>(aclsim::Soc::kAscend910_93))), .line = 261},

@@ -1750,10 +1750,10 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/162},
     // yOut (line 172)
     {"yOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8),
+     /*dtypes=*/aclsim::Bits(ACL_INT4, ACL_INT8, ACL_INT32),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kAllowed, /*formats=*/aclsim::kPlainFormats,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/172},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/172},
     // scaleOut (line 182)
     {"scaleOut", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT),
@@ -1980,7 +1980,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t quantMin = aclsim::CallInt(call, 4);
   const int64_t quantMax = aclsim::CallInt(call, 5);
-  if (quantMin > quantMax) {  // semantics/quant.toml:105
+  if (quantMin > quantMax) {  // semantics/quant.toml:113
     return aclsim::Reject(call, 161002, "quantMin must not be greater than quantMax");
   }
   return ACLNN_SUCCESS;

@@ -8066,32 +8066,32 @@ ACLSIM_OP_API aclnnStatus aclnnNormalFloatTensor(void* workspace, uint64_t works
   return aclsim::Run(sim_NormalFloatTensor::kSpec, workspace, workspaceSize, executor, stream);
 }
 
-// ---- aclnnNpuFormatCast (derived/aclnnNpuFormatCast.md:68) ----
+// ---- aclnnNpuFormatCast (derived/aclnnNpuFormatCast.md:71) ----
 namespace {
 namespace sim_NpuFormatCast {
 
 constexpr aclsim::ParamSpec kParams[] = {
-    // srcTensor (line 258)
+    // srcTensor (line 261)
     {"srcTensor", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_FLOAT4_E1M2, ACL_HIFLOAT8),
      /*dtypes_by_soc=*/nullptr, 0,
-     /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NCDHW, ACL_FORMAT_NDC1HWC0, ACL_FRACTAL_Z_3D, ACL_FORMAT_NCL),
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/258},
-    // dstTensor (line 268)
+     /*rank=*/2, 6, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_FRACTAL_NZ_C0_2, ACL_FORMAT_FRACTAL_NZ_C0_4, ACL_FORMAT_FRACTAL_NZ_C0_16, ACL_FORMAT_FRACTAL_NZ_C0_32, ACL_FORMAT_NCDHW, ACL_FORMAT_NDC1HWC0, ACL_FRACTAL_Z_3D, ACL_FORMAT_NCL),
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/261},
+    // dstTensor (line 271)
     {"dstTensor", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_INT32, ACL_UINT32, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT4_E2M1, ACL_HIFLOAT8, ACL_FLOAT4_E1M2),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/268},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/271},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
-    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/16},
-    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/19},
-    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/22},
-    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/31},
-    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/28},
-    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/25},
+    {aclsim::Soc::kAscend950, true, "Ascend 950PR/Ascend 950DT", /*line=*/19},
+    {aclsim::Soc::kAscend910_93, true, "Atlas A3 训练系列产品/Atlas A3 推理系列产品", /*line=*/22},
+    {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas A2 推理系列产品", /*line=*/25},
+    {aclsim::Soc::kAscend910, false, "Atlas 训练系列产品", /*line=*/34},
+    {aclsim::Soc::kAscend310P, false, "Atlas 推理系列产品", /*line=*/31},
+    {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/28},
 };
 
 // Computed by the format_cast family (src=srcTensor, dst=dstTensor).
@@ -8274,49 +8274,49 @@ constexpr aclsim::CombinationCellSpec kCombination42[] = {
     {.param = 1, .dtypes = aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_INT32, ACL_UINT32), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {.cells = kCombination0, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 450},
-    {.cells = kCombination1, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 451},
-    {.cells = kCombination2, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 452},
-    {.cells = kCombination3, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 453},
-    {.cells = kCombination4, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 454},
-    {.cells = kCombination5, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 455},
-    {.cells = kCombination6, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 456},
-    {.cells = kCombination7, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 457},
-    {.cells = kCombination8, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 458},
-    {.cells = kCombination9, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 459},
-    {.cells = kCombination10, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 460},
-    {.cells = kCombination11, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 461},
-    {.cells = kCombination12, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 462},
-    {.cells = kCombination13, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 463},
-    {.cells = kCombination14, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 464},
-    {.cells = kCombination15, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 465},
-    {.cells = kCombination16, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 466},
-    {.cells = kCombination17, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 467},
-    {.cells = kCombination18, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 468},
-    {.cells = kCombination19, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 469},
-    {.cells = kCombination20, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 470},
-    {.cells = kCombination21, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 471},
-    {.cells = kCombination22, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 472},
-    {.cells = kCombination23, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 473},
-    {.cells = kCombination24, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 474},
-    {.cells = kCombination25, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 475},
-    {.cells = kCombination26, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 476},
-    {.cells = kCombination27, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 477},
-    {.cells = kCombination28, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 478},
-    {.cells = kCombination29, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 479},
-    {.cells = kCombination30, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 480},
-    {.cells = kCombination31, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 535},
-    {.cells = kCombination32, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 536},
-    {.cells = kCombination33, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 537},
-    {.cells = kCombination34, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 538},
-    {.cells = kCombination35, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 539},
-    {.cells = kCombination36, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 540},
-    {.cells = kCombination37, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 541},
-    {.cells = kCombination38, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 542},
-    {.cells = kCombination39, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 543},
-    {.cells = kCombination40, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 544},
-    {.cells = kCombination41, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 545},
-    {.cells = kCombination42, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 546},
+    {.cells = kCombination0, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 453},
+    {.cells = kCombination1, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 454},
+    {.cells = kCombination2, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 455},
+    {.cells = kCombination3, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 456},
+    {.cells = kCombination4, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 457},
+    {.cells = kCombination5, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 458},
+    {.cells = kCombination6, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 459},
+    {.cells = kCombination7, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 460},
+    {.cells = kCombination8, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 461},
+    {.cells = kCombination9, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 462},
+    {.cells = kCombination10, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 463},
+    {.cells = kCombination11, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 464},
+    {.cells = kCombination12, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 465},
+    {.cells = kCombination13, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 466},
+    {.cells = kCombination14, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 467},
+    {.cells = kCombination15, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 468},
+    {.cells = kCombination16, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 469},
+    {.cells = kCombination17, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 470},
+    {.cells = kCombination18, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 471},
+    {.cells = kCombination19, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 472},
+    {.cells = kCombination20, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 473},
+    {.cells = kCombination21, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 474},
+    {.cells = kCombination22, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 475},
+    {.cells = kCombination23, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 476},
+    {.cells = kCombination24, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 477},
+    {.cells = kCombination25, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 478},
+    {.cells = kCombination26, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 479},
+    {.cells = kCombination27, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 480},
+    {.cells = kCombination28, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 481},
+    {.cells = kCombination29, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 482},
+    {.cells = kCombination30, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 483},
+    {.cells = kCombination31, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 538},
+    {.cells = kCombination32, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 539},
+    {.cells = kCombination33, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 540},
+    {.cells = kCombination34, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 541},
+    {.cells = kCombination35, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 542},
+    {.cells = kCombination36, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 543},
+    {.cells = kCombination37, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 544},
+    {.cells = kCombination38, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 545},
+    {.cells = kCombination39, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 546},
+    {.cells = kCombination40, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 547},
+    {.cells = kCombination41, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 548},
+    {.cells = kCombination42, .cell_count = 2, .socs = static_cast<uint16_t>(0), .line = 549},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 43, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
@@ -9736,7 +9736,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool trans = aclsim::CallBool(call, 7);
-  if (trans) {  // semantics/quant.toml:273
+  if (trans) {  // semantics/quant.toml:285
     return aclsim::Reject(call, 161002, "trans must be false (the page: 目前只支持false)");
   }
   return ACLNN_SUCCESS;

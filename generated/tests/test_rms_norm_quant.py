@@ -35,7 +35,7 @@ OP = t.Op(
             'beta': ('FLOAT16', 'BFLOAT16'),
             'scale': ('FLOAT16', 'BFLOAT16'),
             'offset': ('INT8',),
-            'y': ('INT8', 'INT4'),
+            'y': ('INT8', 'INT4', 'INT32'),
         },
         'Ascend310B': {
             'x': ('FLOAT16',),
@@ -43,7 +43,7 @@ OP = t.Op(
             'beta': ('FLOAT16',),
             'scale': ('FLOAT16',),
             'offset': ('INT8',),
-            'y': ('INT8', 'INT4'),
+            'y': ('INT8', 'INT4', 'INT32'),
         },
         'Ascend310P': {
             'x': ('FLOAT16',),
@@ -51,7 +51,7 @@ OP = t.Op(
             'beta': ('FLOAT16',),
             'scale': ('FLOAT16',),
             'offset': ('INT8',),
-            'y': ('INT8', 'INT4'),
+            'y': ('INT8', 'INT4', 'INT32'),
         },
     },
     unsupported_socs=('Ascend910',),
@@ -155,7 +155,7 @@ def test_rule_line262_dtype_combination2_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
 
 
-# line 263: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4
+# line 263: dtype combination on Ascend910B, Ascend910_93: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4/INT32
 @pytest.mark.parametrize("case", [
     BASE.but('line263', out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
@@ -163,7 +163,7 @@ def test_rule_line263_dtype_combination3_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend910B', 'Ascend910_93'))
 
 
-# line 264: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, gamma BFLOAT16, beta BFLOAT16, scale BFLOAT16, offset INT8, y INT4
+# line 264: dtype combination on Ascend910B, Ascend910_93: x BFLOAT16, gamma BFLOAT16, beta BFLOAT16, scale BFLOAT16, offset INT8, y INT4/INT32
 @pytest.mark.parametrize("case", [
     BASE.but('line264', dtypes={'x': 'BFLOAT16', 'gamma': 'BFLOAT16', 'beta': 'BFLOAT16', 'scale': 'BFLOAT16'}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
@@ -179,7 +179,7 @@ def test_rule_line270_dtype_combination5_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend310P', 'Ascend310B'))
 
 
-# line 271: dtype combination on Ascend310P, Ascend310B: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4
+# line 271: dtype combination on Ascend310P, Ascend310B: x FLOAT16, gamma FLOAT16, beta FLOAT16, scale FLOAT16, offset INT8, y INT4/INT32
 @pytest.mark.parametrize("case", [
     BASE.but('line271', out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)

@@ -126,10 +126,10 @@ refused(lambda: aclnn.weight_quant_batch_matmul_v2(x, words, scale[:2], None, No
 ''')
 
 
-def test_int4_operands_of_quant_matmul_v5_multiply_exactly_then_scale():
-    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4; x2Scale per column, x1Scale per row, in
-    # float. The INT32 words packing eight INT4 are declined by name; INT8 beside INT4 with these scales is
-    # no combination of the page's table.
+def test_int4_operands_of_quant_matmul_v5_and_their_int32_words_multiply_exactly_then_scale():
+    # A4W4 (aclnnQuantMatmulV5's K-C rows): x1 and x2 INT4, or INT32 words packing eight INT4; x2Scale per
+    # column, x1Scale per row, in float. INT8 beside INT4 with these scales is no combination of the page's
+    # table.
     check(PROLOGUE + r'''
 m, k, n = 4, 64, 16
 a = rng.integers(-8, 8, (m, k)).astype(np.int8)
@@ -141,9 +141,102 @@ x1, x2 = a.astype(ml_dtypes.int4), b.astype(ml_dtypes.int4)
 for dtype, tol in ((np.float16, 1e-3), (ml_dtypes.bfloat16, 8e-3)):
     y = aclnn.quant_matmul_v5(x1, x2, s1, s2, None, None, None, None, None, False, False, 0, out=np.zeros((m, n), dtype))
     np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=tol, atol=tol * 16)
+# The same operands as INT32 words of eight INT4 (the page's x1 (m, k / 8), x2 (k, n / 8), and with
+# transposeX2 (n, k / 8)); plain INT32 matrices, whose words hold no common k, stay declined by name.
 words = lambda v: packed_reference(v).view(np.int32).reshape(v.shape[0], v.shape[1] // 8)
-refused(lambda: aclnn.quant_matmul_v5(words(a), words(b), s1, s2, None, None, None, None, None, False, False, 0,
-                                      out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
+for x2, t2 in ((words(b), False), (words(np.ascontiguousarray(b.T)), True)):
+    y = aclnn.quant_matmul_v5(words(a), x2, s1, s2, None, None, None, None, None, False, t2, 0,
+                              out=np.zeros((m, n), np.float16))
+    np.testing.assert_allclose(np.asarray(y).astype(np.float64), expected, rtol=1e-3, atol=16e-3)
+refused(lambda: aclnn.quant_matmul_v5(a.astype(np.int32), b.astype(np.int32), s1, s2, None, None, None, None, None,
+                                      False, False, 0, out=np.zeros((m, n), np.float16)), 561003, ["INT32"])
 refused(lambda: aclnn.quant_matmul_v5(a, b.astype(ml_dtypes.int4), s1, s2, None, None, None, None, None, False,
                                       False, 0, out=np.zeros((m, n), np.float16)), 161002, ["x2 INT4", "combinations"])
+''')
+
+
+def test_quantisers_write_int4_and_int32_words_of_int4():
+    # aclnnAscendQuant's dstType 29 (INT4) and 3 (INT32, eight INT4 a word along the last dimension),
+    # aclnnDynamicQuant's INT4 and INT32 y, aclnnRmsNormQuant's INT4 y: round, saturate to [-8, 7], pack
+    # as CANN lays INT4 out. The
+    # out= arrays are C-ordered, strided views of a wider array (the nibbles between them kept), and
+    # device tensors whose bytes are read back as they lie.
+    check(PROLOGUE + r'''
+def words_of(values):
+    return packed_reference(values).view(np.int32).reshape(*values.shape[:-1], values.shape[-1] // 8)
+
+def nibbles_of(words):
+    b = np.ascontiguousarray(words).view(np.uint8).reshape(*words.shape[:-1], -1).astype(np.int8)
+    n = np.stack([b & 15, (b >> 4) & 15], -1).reshape(*words.shape[:-1], words.shape[-1] * 8)
+    return np.where(n >= 8, n - 16, n)
+
+for shape in [(5, 2), (3, 6), (1, 16), (2, 3, 8)]:
+    x = rng.uniform(-12, 12, shape).astype(np.float32)
+    scale = rng.uniform(0.3, 1.5, shape[-1]).astype(np.float32)
+    offset = rng.uniform(-2, 2, shape[-1]).astype(np.float32)
+    for mode, f in (("round", np.round), ("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)):
+        want = np.clip(f(x * scale + offset), -8, 7).astype(np.int8)
+        y = aclnn.ascend_quant(x, scale, offset, False, mode, 29, out=np.zeros(shape, ml_dtypes.int4))
+        assert host(y).dtype == np.dtype(ml_dtypes.int4)
+        np.testing.assert_array_equal(host(y).astype(np.int8), want, err_msg=f"{shape} {mode}")
+        if shape[-1] % 8 == 0:
+            words = aclnn.ascend_quant(x, scale, offset, False, mode, 3,
+                                       out=np.zeros((*shape[:-1], shape[-1] // 8), np.int32))
+            np.testing.assert_array_equal(host(words), words_of(want), err_msg=f"{shape} {mode} INT32")
+x = rng.uniform(-12, 12, (3, 16)).astype(np.float32)
+scale = rng.uniform(0.3, 1.5, 16).astype(np.float32)
+want = np.clip(np.round(x * scale), -8, 7).astype(np.int8)
+assert want.min() == -8 and want.max() == 7
+
+# A strided out= view: every other nibble of a wider array, the ones between untouched.
+wide = np.full((3, 32), 5, ml_dtypes.int4)
+aclnn.ascend_quant(x, scale, None, False, "round", 29, out=wide[:, ::2])
+np.testing.assert_array_equal(wide[:, ::2].astype(np.int8), want)
+np.testing.assert_array_equal(wide[:, 1::2].astype(np.int8), np.full((3, 16), 5, np.int8))
+# A device out: its bytes as CANN holds them.
+out = aclnn.empty((3, 16), "INT4")
+aclnn.ascend_quant(x, scale, None, False, "round", 29, out=out)
+np.testing.assert_array_equal(device_bytes(out, 24), packed_reference(want))
+
+# aclnnDynamicQuant: y's dtype chooses; scale = max|x| / 7 per row (INT4's dtypeMax).
+x16 = rng.uniform(-4, 4, (2, 3, 16)).astype(np.float16)
+v = x16.astype(np.float32)
+s = np.abs(v).max(-1) / np.float32(7)
+want = np.clip(np.round(v / s[..., None]), -8, 7).astype(np.int8)
+y, got = aclnn.dynamic_quant(x16, None, out=(np.zeros((2, 3, 16), ml_dtypes.int4), np.zeros((2, 3), np.float32)))
+np.testing.assert_array_equal(host(y).astype(np.int8), want)
+np.testing.assert_allclose(host(got), s, rtol=1e-6)
+y, _ = aclnn.dynamic_quant(x16, None, out=(np.zeros((2, 3, 2), np.int32), np.zeros((2, 3), np.float32)))
+np.testing.assert_array_equal(nibbles_of(host(y)), want)
+# aclnnDynamicQuantV2's asymmetric INT4: scale (max - min) / 15, offset 7 - max / scale.
+top, bottom = v.max(-1), v.min(-1)
+s = (top - bottom) / np.float32(15)
+o = np.float32(7) - top / s
+y, got_s, got_o = aclnn.dynamic_quant_v2(x16, None, None, 29, out=(np.zeros((2, 3, 16), ml_dtypes.int4),
+                                         np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32)))
+np.testing.assert_allclose(host(got_s), s, rtol=1e-6)
+np.testing.assert_allclose(host(got_o), o, rtol=1e-5, atol=1e-5)
+np.testing.assert_array_equal(host(y).astype(np.int8), np.clip(np.round(v / s[..., None] + o[..., None]), -8, 7))
+
+# aclnnRmsNormQuant's INT4 y (the norm_quant family): round(norm * scale + offset) saturated to [-8, 7].
+xn = rng.uniform(-2, 2, (3, 16)).astype(np.float16)
+gamma, beta = rng.uniform(0.5, 2, 16).astype(np.float16), rng.uniform(-0.1, 0.1, 16).astype(np.float16)
+rstd = 1 / np.sqrt((xn.astype(np.float64) ** 2).mean(-1, keepdims=True) + 1e-6).astype(np.float32)
+normed = xn.astype(np.float32) * rstd * gamma.astype(np.float32) + beta.astype(np.float32)
+want = np.clip(np.round(normed * np.float32(4) + 1), -8, 7).astype(np.int8)
+y = aclnn.rms_norm_quant(xn, gamma, beta, np.array([4], np.float16), np.array([1], np.int8), 1e-6,
+                         out=np.zeros((3, 16), ml_dtypes.int4))
+np.testing.assert_array_equal(host(y).astype(np.int8), want)
+
+# The pages' rules: INT4 needs x's last dimension even, INT32 divisible by 8, y the dtype dstType names.
+x = rng.uniform(-4, 4, (2, 6)).astype(np.float32)
+refused(lambda: aclnn.ascend_quant(x[:, :5], np.ones(5, np.float32), None, False, "round", 29,
+                                   out=np.zeros((2, 5), ml_dtypes.int4)), 161002, ["multiple of 2"])
+refused(lambda: aclnn.ascend_quant(x, np.ones(6, np.float32), None, False, "round", 3,
+                                   out=np.zeros((2, 1), np.int32)), 161002, ["multiple of 8"])
+refused(lambda: aclnn.ascend_quant(x, np.ones(6, np.float32), None, False, "round", 29,
+                                   out=np.zeros((2, 6), np.int8)), 161002, ["dstType 29"])
+# aclnnDynamicQuant's (no dstType): the INT32 words' shape is x's with the last dimension / 8.
+refused(lambda: aclnn.dynamic_quant(x16[0], None, out=(np.zeros((3, 16), np.int32), np.zeros(3, np.float32))),
+        161002, ["yOut", "divided by 8"])
 ''')

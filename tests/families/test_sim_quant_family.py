@@ -1,5 +1,6 @@
 """What the quant families do not model is refused by name, never computed with a wrong value: the
-outputs and inputs the pages list but the simulator does not produce (INT32-packed INT4, HIFLOAT8),
+outputs and inputs the pages list but the simulator does not produce (FLOAT8 and HIFLOAT8 outputs,
+INT32-packed INT4 inputs),
 roundMode "hybrid", dynamic quantisation by groups, a gamma over several dimensions, aclnnGeluQuant's
 offset in its dynamic mode and aclnnDynamicBlockQuantV2's custom dstTypeMax answer 561003 naming the
 attribute; a roundMode the page does not allow is the page's 161002. One valid call of each
@@ -17,6 +18,7 @@ from tests.support.op_docs_process import results_of
 pytestmark = pytest.mark.skipif(not bindings_build.real_simulator(), reason="phase 2 needs the simulator")
 
 CALLS = r'''
+import ml_dtypes
 rng = np.random.default_rng(0)
 x = rng.uniform(-3, 3, (4, 16)).astype(np.float32)
 scale = np.full(16, 20.0, np.float32)
@@ -34,6 +36,8 @@ def record(name, call):
 record("int8", lambda: aclnn.ascend_quant(x, scale, offset, False, "round", 2, out=int8))
 record("packed int4", lambda: aclnn.ascend_quant(x, scale, offset, False, "round", 3,
                                                  out=np.zeros((4, 2), np.int32)))
+record("float8", lambda: aclnn.ascend_quant_v3(x, scale, offset, False, "round", 36, -1,
+                                               out=np.zeros((4, 16), ml_dtypes.float8_e4m3fn)))
 record("hybrid", lambda: aclnn.ascend_quant(x, scale, offset, False, "hybrid", 2, out=int8))
 record("nearest", lambda: aclnn.ascend_quant(x, scale, offset, False, "nearest", 2, out=int8))
 record("packed x", lambda: aclnn.ascend_anti_quant(np.zeros((4, 2), np.int32), scale, offset, 1, False,
@@ -64,10 +68,12 @@ def results() -> dict:
 
 def test_an_int8_quantisation_computes(results):
     assert results["int8"] == {"status": 0}
+    # INT32 words of eight INT4 compute too (their values: tests/bindings/test_int4.py).
+    assert results["packed int4"] == {"status": 0}
 
 
 @pytest.mark.parametrize("name, named", [
-    ("packed int4", "dstType 3"),
+    ("float8", "dstType 36"),
     ("hybrid", "roundMode \"hybrid\""),
     ("packed x", "x of dtype INT32"),
     ("groups", "groupIndexOptional"),

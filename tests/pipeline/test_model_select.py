@@ -152,6 +152,38 @@ def test_without_client_dtypes_the_page_holds():
     assert client_page().api("aclnnFoo").api.param("meanOut").related(RelationKind.SAME_DTYPE) == ("input",)
 
 
+def test_int32_words_a_framework_passes_for_an_int4_output_free_it_from_its_shape_relation():
+    from gen.ir import ClientDTypes, DType, OpSemantics, Relation, RelationKind
+
+    # aclnnDynamicQuantV2's yOut: INT4 or INT8 "shape与x一致"; op-plugin's quint4x2 passes INT32 words
+    # of eight INT4, x's shape with its last dimension / 8. An INT8-only output keeps its relation.
+    same = (Relation(RelationKind.SAME_SHAPE, ("x",)),)
+    y = make_param("yOut", direction=Direction.OUT, dtypes=(DType.INT4, DType.INT8), relations=same)
+    z = make_param("zOut", direction=Direction.OUT, dtypes=(DType.INT8,), relations=same)
+    page = make_page(make_api("aclnnFoo", (make_param("x"), y, z)))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, client_evidence="op-plugin: quint4x2",
+                         client_dtypes=(ClientDTypes("yOut", (DType.INT32,)), ClientDTypes("zOut", (DType.INT32,))))
+    model = build_model([page], [chosen])
+    api = model.api("aclnnFoo").api
+    assert api.param("yOut").relations == () and api.param("yOut").dtypes == (DType.INT4, DType.INT8, DType.INT32)
+    assert api.param("zOut").relations == same
+    assert any("INT32 words of eight INT4" in d.message for _, d in model.notes if d.code == "client-widens-table")
+
+
+def test_int32_words_for_an_int4_output_join_its_dtype_combination_rows():
+    from gen.ir import ClientDTypes, CombinationCell, DType, DTypeCombination, OpSemantics
+
+    # aclnnRmsNormQuant's table: x FLOAT16 with y INT8, or with y INT4; op-plugin's quint4x2 y is INT32.
+    rows = (DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("y", (DType.INT8,)))),
+            DTypeCombination((CombinationCell("x", (DType.FLOAT16,)), CombinationCell("y", (DType.INT4,)))))
+    y = make_param("y", direction=Direction.OUT, dtypes=(DType.INT8, DType.INT4))
+    page = make_page(make_api("aclnnFoo", (make_param("x", dtypes=(DType.FLOAT16,)), y), dtype_combinations=rows))
+    chosen = OpSemantics("aclnnFoo", "foo.toml", line=7, client_evidence="op-plugin: quint4x2",
+                         client_dtypes=(ClientDTypes("y", (DType.INT32,)),))
+    api = build_model([page], [chosen]).api("aclnnFoo").api
+    assert [row.cell("y").dtypes for row in api.dtype_combinations] == [(DType.INT8,), (DType.INT4, DType.INT32)]
+
+
 def test_shapes_a_framework_broadcasts_turn_the_same_shape_relations_among_them_into_broadcast_ones():
     from gen.ir import OpSemantics, Relation, RelationKind
 

@@ -66,6 +66,7 @@ CHIP_OF["npu_quant_matmul_dequant"] = "Ascend310P"  # the one chip its page supp
 CHIP_OF["npu_matmul_compress_dequant"] = "Ascend310P"  # the one chip its page supports
 CHIP_OF["npu_swiglu_group_quant_backward"] = "Ascend950"  # likewise
 CHIP_OF.update({op: "Ascend950" for op in ("npu_gelu_quant", "npu_rms_norm_quant_v2", "npu_fused_matmul")})  # likewise
+CHIP_OF["npu_format_cast@c0_16"] = "Ascend950"  # FRACTAL_NZ_C0_16 is that chip's
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -2397,6 +2398,63 @@ def makers(dtype: str = "float32"):
         return (x, experts), kwargs, (expanded_x, row_idx, tokens, None, dynamic_scale)
     m["npu_moe_init_routing_quant"] = lambda: moe_init_routing_quant_call(1, 0, 1)
     m["npu_moe_init_routing_quant@static_active"] = lambda: moe_init_routing_quant_call(0, 7, 2)
+
+    # --- INT4 outputs (torch.quint4x2): op-plugin's INT32 words of eight INT4 along the last dimension,
+    # element 8i in the low four bits (the reference packs the CPU's values the same way).
+    def int4_words(values):
+        nibbles = (values.to(torch.int32) & 0xF).reshape(*values.shape[:-1], -1, 8)
+        return sum(nibbles[..., j] << (4 * j) for j in range(8)).to(torch.int32)
+
+    def quantize_int4():
+        # aclnnAscendQuantV3 (no div_mode): round(x * scales + offset) half to even, saturated to [-8, 7].
+        x, scales, zero = randn(3, 16) * 4, torch.rand(16, generator=g) + 0.5, randn(16)
+        want = int4_words(torch.round(x * scales + zero).clamp(-8, 7))
+        return (x, scales, zero, torch.quint4x2), {"axis": -1, "div_mode": False}, want
+    m["npu_quantize@quint4x2"] = quantize_int4
+
+    def dynamic_quant_int4():
+        # aclnnDynamicQuantV2, dstType INT32: scale = max|x| / 7 per row (INT4's dtypeMax).
+        x = randn(3, 16, dtype=torch.float16) * 3
+        s = x.float().abs().amax(-1) / 7
+        return (x,), {"dst_type": torch.quint4x2}, (int4_words(torch.round(x.float() / s[:, None]).clamp(-8, 7)), s)
+    m["npu_dynamic_quant@quint4x2"] = dynamic_quant_int4
+
+    def dynamic_quant_asymmetric_int4():
+        # scale = (max - min) / 15, offset = 7 - max / scale (aclnnDynamicQuantV2's scale_opt and offset_opt).
+        x = randn(3, 16, dtype=torch.float16) * 3
+        top, bottom = x.float().amax(-1), x.float().amin(-1)
+        s = (top - bottom) / 15
+        o = 7 - top / s
+        y = int4_words(torch.round(x.float() / s[:, None] + o[:, None]).clamp(-8, 7))
+        return (x,), {"dst_type": torch.quint4x2}, (y, s, o)
+    m["npu_dynamic_quant_asymmetric@quint4x2"] = dynamic_quant_asymmetric_int4
+
+    def rms_norm_quant_int4():
+        # aclnnRmsNormQuant, INT32 y: round(x * rstd * gamma + beta) * scale + offset), saturated to [-8, 7].
+        x = randn(3, 16, dtype=torch.float16)
+        gamma, beta = (torch.rand(16, generator=g) + 0.5).half(), (randn(16) * 0.1).half()
+        scale, offset = torch.tensor([3.0]).half(), torch.tensor([1], dtype=torch.int8)
+        rstd = torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+        y = torch.round((x.float() * rstd * gamma.float() + beta.float()) * scale.float() + 1).clamp(-8, 7)
+        return (x, gamma, beta, scale, offset), {"epsilon": 1e-6, "dst_dtype": torch.quint4x2}, int4_words(y)
+    m["npu_rms_norm_quant@quint4x2"] = rms_norm_quant_int4
+
+    def quant_matmul_int4_words():
+        # A4W4: int32 x1 (m, k / 8) and x2 (k, n / 8) of INT4 words; the FLOAT scale packed by
+        # npu_trans_quant_param (float32's top 19 bits), the exact product scaled into FLOAT16.
+        a, b = torch.randint(-8, 8, (4, 64), generator=g), torch.randint(-8, 8, (64, 16), generator=g)
+        scale = torch.rand(16, generator=g) * 0.05 + 0.01
+        packed = (scale.view(torch.int32) & -8192).view(torch.float32)
+        want = (a.double() @ b.double() * packed.double()).half()
+        return (int4_words(a), int4_words(b), scale), {"output_dtype": torch.float16}, want
+    m["npu_quant_matmul@int4_words"] = quant_matmul_int4_words
+
+    def format_cast_c0_16():
+        # Ascend950 (CHIP_OF): float32 into FRACTAL_NZ is FRACTAL_NZ_C0_16 (50), read back unchanged (its
+        # fractals byte for byte: tests/torch_npu/test_format_cast_aclnn.py).
+        x = randn(17, 33)
+        return (x, 29), {}, x
+    m["npu_format_cast@c0_16"] = format_cast_c0_16
 
     return m
 

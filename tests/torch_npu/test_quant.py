@@ -3,7 +3,7 @@ torch.fake_quantize_per_tensor_affine with tensor qparams (aclnnFakeQuantPerTens
 and torch.fake_quantize_per_channel_affine (aclnnFakeQuantPerChannelAffineCachemask), forward and
 backward (the mask); torch_npu's npu_quantize (aclnnQuantize with div_mode, aclnnAscendQuantV3
 without), npu_anti_quant (aclnnAscendAntiQuant), npu_dynamic_quant (aclnnDynamicQuantV2) and
-npu_dynamic_quant_asymmetric, npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
+npu_dynamic_quant_asymmetric (INT8, and torch.quint4x2's INT32 words of INT4), npu_trans_quant_param (aclnnTransQuantParamV3), npu_gelu_quant
 (aclnnGeluQuant), npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2) and
 npu_dynamic_block_quant (aclnnDynamicBlockQuantV2), npu_quant_scatter(_) (aclnnInplaceQuantScatter/V2)
 and npu_rotate_quant (aclnnRotateQuant) against the formulas of their pages written with torch ops."""
@@ -84,6 +84,68 @@ def test_npu_dynamic_quant_follows_its_page(run_npu):
         y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu())
         assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric scale"
         assert torch.equal(y.cpu(), want), "npu_dynamic_quant_asymmetric"
+    """)
+
+
+def test_int4_outputs_of_the_quantisers_as_int32_words(run_npu):
+    # torch.quint4x2: op-plugin gives aclnnAscendQuantV3 and aclnnDynamicQuantV2 an INT32 y with dstType
+    # 3, x's shape with its last dimension / 8, each word eight INT4 (-8..7) low nibble first; the
+    # dynamic scales are INT4's (dtypeMax 7; asymmetric (max - min) / 15 and offset 7 - max / scale).
+    run_npu("""
+        def unpack(words):
+            b = words.contiguous().view(torch.uint8).reshape(*words.shape[:-1], -1).int()
+            nibbles = torch.stack([b & 15, b >> 4], -1).reshape(*words.shape[:-1], words.shape[-1] * 8)
+            return torch.where(nibbles >= 8, nibbles - 16, nibbles)
+
+        # Values well past [-8, 7], so that saturation and every nibble value occur.
+        x = torch.randn(4, 24) * 6
+        scales = torch.rand(24) + 0.5
+        zero = torch.randint(-2, 2, (24,)).float()
+        want = torch.clamp(torch.round(x * scales + zero), -8, 7).int()
+        got = torch_npu.npu_quantize(x.npu(), scales.npu(), zero.npu(), torch.quint4x2, -1, False).cpu()
+        assert got.dtype == torch.int32 and got.shape == (4, 3), got.shape
+        assert torch.equal(unpack(got), want), "npu_quantize quint4x2"
+        assert want.min() == -8 and want.max() == 7
+
+        x = (torch.randn(2, 3, 16) * 3).half()
+        smooth = (torch.rand(16) + 0.5).half()
+        for s in (None, smooth):
+            v = x.float() * (s.float() if s is not None else 1)
+            scale = v.abs().amax(-1) / 7
+            want = torch.clamp(torch.round(v / scale.unsqueeze(-1)), -8, 7).int()
+            y, got_scale = torch_npu.npu_dynamic_quant(x.npu(), smooth_scales=None if s is None else s.npu(),
+                                                       dst_type=torch.quint4x2)
+            assert y.dtype == torch.int32 and y.shape == (2, 3, 2), y.shape
+            assert torch.equal(got_scale.cpu(), scale) and torch.equal(unpack(y.cpu()), want), ("quint4x2", s is None)
+        v = x.float()
+        top, bottom = v.amax(-1), v.amin(-1)
+        scale = (top - bottom) / 15
+        offset = 7 - top / scale
+        want = torch.clamp(torch.round(v / scale.unsqueeze(-1) + offset.unsqueeze(-1)), -8, 7).int()
+        y, got_scale, got_offset = torch_npu.npu_dynamic_quant_asymmetric(x.npu(), dst_type=torch.quint4x2)
+        assert torch.equal(got_scale.cpu(), scale) and torch.equal(got_offset.cpu(), offset), "asymmetric int4 scale"
+        assert torch.equal(unpack(y.cpu()), want), "npu_dynamic_quant_asymmetric quint4x2"
+
+        # The norm quantisers: npu_rms_norm_quant (aclnnRmsNormQuant, INT32 y op-plugin passes beyond the
+        # page's INT8 and INT4) and npu_add_rms_norm_dynamic_quant (aclnnAddRmsNormDynamicQuantV2: scale
+        # max|v| / 7, the page's INT4 row).
+        x = torch.randn(3, 16).half()
+        gamma, beta = (torch.rand(16) + 0.5).half(), (torch.randn(16) * 0.1).half()
+        scale, offset = torch.tensor([3.0]).half(), torch.tensor([1], dtype=torch.int8)
+        rstd = torch.rsqrt((x.double().pow(2).mean(-1, keepdim=True) + 1e-6).float())
+        want = torch.clamp(torch.round((x.float() * rstd * gamma.float() + beta.float()) * scale.float() + 1), -8, 7).int()
+        y = torch_npu.npu_rms_norm_quant(x.npu(), gamma.npu(), beta.npu(), scale.npu(), offset.npu(), 1e-6,
+                                         dst_dtype=torch.quint4x2)
+        assert y.dtype == torch.int32 and y.shape == (3, 2) and torch.equal(unpack(y.cpu()), want), "npu_rms_norm_quant"
+        x1, x2 = torch.randn(3, 16).half(), torch.randn(3, 16).half()
+        y, _, total, got_scale, _ = torch_npu.npu_add_rms_norm_dynamic_quant(x1.npu(), x2.npu(), gamma.npu(),
+                                                                             y_dtype=torch.quint4x2)
+        v = total.cpu().float()
+        v = v * torch.rsqrt((v.double().pow(2).mean(-1, keepdim=True) + 1e-6).float()) * gamma.float()
+        scale = v.abs().amax(-1) / 7
+        assert torch.equal(got_scale.cpu(), scale), "npu_add_rms_norm_dynamic_quant scale"
+        want = torch.clamp(torch.round(v / scale[:, None]), -8, 7).int()
+        assert y.shape == (3, 2) and torch.equal(unpack(y.cpu()), want), "npu_add_rms_norm_dynamic_quant quint4x2"
     """)
 
 
@@ -188,6 +250,26 @@ def test_npu_quant_matmul_of_batched_operands(run_npu):
             want = (x1.double() @ x2.double() * packed.double()).half()
             got = torch_npu.npu_quant_matmul(x1.npu(), x2.npu(), scale.npu(), output_dtype=torch.float16).cpu()
             assert got.shape == (2, 3, 5) and torch.equal(got, want), (tuple(x2.shape), got, want)
+    """)
+
+
+def test_npu_quant_matmul_of_int32_words_of_int4(run_npu):
+    # A4W4 in torch_npu: int32 x1 (m, k / 8) and x2 (k, n / 8), eight INT4 a word along the last dimension
+    # (element 8i in the low bits), or x2 a transposed view of (n, k / 8) words; op-plugin reads n from the
+    # words and packs the FLOAT scale with npu_trans_quant_param. The product is exact, then scaled.
+    run_npu("""
+        def words(v):
+            nibbles = (v.to(torch.int32) & 0xF).reshape(*v.shape[:-1], -1, 8)
+            return sum(nibbles[..., j] << (4 * j) for j in range(8)).to(torch.int32)
+
+        m, k, n = 4, 64, 16
+        a, b = torch.randint(-8, 8, (m, k)), torch.randint(-8, 8, (k, n))
+        scale = torch.rand(n) * 0.05 + 0.01
+        packed = (scale.view(torch.int32) & -8192).view(torch.float32)
+        want = (a.double() @ b.double() * packed.double()).half()
+        for name, x2 in (("(k, n / 8)", words(b)), ("(n, k / 8) transposed", words(b.t().contiguous()).t())):
+            got = torch_npu.npu_quant_matmul(words(a).npu(), x2.npu(), scale.npu(), output_dtype=torch.float16).cpu()
+            assert got.shape == (m, n) and torch.equal(got, want), (name, (got.float() - want.float()).abs().max())
     """)
 
 

@@ -7,7 +7,10 @@
 //                over the size of additionalDtype (the page's rule), each element moved as it is.
 // Between plain layouts of one shape (ND, NCHW, ...: the page's tables admit ND into ND) it is a copy.
 // The page's other layouts (Atlas A2/A3's NC1HWC0, FRACTAL_Z, NDC1HWC0, FRACTAL_Z_3D) and
-// Ascend950's FRACTAL_NZ_C0_16/_C0_32 and 4-bit rows are not modelled: refused by name (561003).
+// FRACTAL_NZ_C0_16 (Ascend950's FRACTAL_NZ of FLOAT and INT32 with a FLOAT16 or BFLOAT16
+// additionalDtype: the same [X1, Y1, 16, C0] with C0 = 16 elements, 64 bytes) is cast both ways;
+// Ascend950's other C0s (2, 4, 32), C0_16 of 8-bit dtypes and its 4-bit rows are not modelled: refused
+// by name (561003).
 #include <cstring>
 #include <memory>
 #include <string>
@@ -25,6 +28,7 @@ using F = FormatCastFamily;
 constexpr int kSrc = 0, kDst = 1;
 constexpr const char* kPage = "aclnnNpuFormatCast.md";
 constexpr int64_t kFractalRows = 16;  // Y0: a fractal's rows, whatever the dtype
+constexpr int64_t kC0Of16 = 16;       // X0 of FRACTAL_NZ_C0_16: its name's 16 columns
 
 class FormatCastWork final : public FamilyWork {
  public:
@@ -67,37 +71,69 @@ class FormatCastWork final : public FamilyWork {
 };
 
 // One row of the page's Ascend950 table of aclnnNpuFormatCastCalculateSizeAndFormat's combinations
-// (约束说明): the source's dtype, whether it casts out of FRACTAL_NZ (else into it, ND standing for the
-// plain layouts the page casts: ND, NCL), additionalDtype, and whether the simulator models it. It
-// models FRACTAL_NZ with C0 = 32 bytes of additionalDtype; not FLOAT and INT32 into
-// FRACTAL_NZ_C0_16/_C0_32 (C0 of another dtype than the source's), nor the 4-bit dtypes' rows.
+// (约束说明): the source's dtype, whether it casts out of a FRACTAL_NZ format (else into it, ND standing
+// for the plain layouts the page casts: ND, NCL), additionalDtype, the FRACTAL_NZ format of the row (the
+// source's when out of it, the actualFormat the row answers when into it), and whether the simulator
+// models it. It models FRACTAL_NZ with C0 = 32 bytes of additionalDtype, and FRACTAL_NZ_C0_16 of the
+// 4-byte FLOAT and INT32 (C0 = 16 elements, the row's FLOAT16/BFLOAT16 additionalDtype's 32 bytes: the
+// format's name); not the other C0s (2, 4, 32) nor the 4-bit dtypes' rows.
 struct Combination {
   aclDataType src;
   bool from_nz;
   aclDataType additional;
+  aclFormat nz;
   bool modelled;
 };
+constexpr aclFormat kNz = ACL_FORMAT_FRACTAL_NZ, kC16 = ACL_FORMAT_FRACTAL_NZ_C0_16, kC32 = ACL_FORMAT_FRACTAL_NZ_C0_32;
 constexpr Combination kAscend950[] = {
-    {ACL_INT8, false, ACL_INT8, true},
-    {ACL_FLOAT16, false, ACL_FLOAT16, true},
-    {ACL_BF16, false, ACL_BF16, true},
-    {ACL_FLOAT8_E4M3FN, false, ACL_FLOAT8_E4M3FN, true},
-    {ACL_HIFLOAT8, false, ACL_HIFLOAT8, true},
-    {ACL_INT8, true, ACL_INT8, true},
-    {ACL_UINT8, true, ACL_UINT8, true},
-    {ACL_FLOAT8_E4M3FN, true, ACL_FLOAT8_E4M3FN, true},
-    {ACL_FLOAT16, true, ACL_FLOAT16, true},
-    {ACL_BF16, true, ACL_BF16, true},
-    {ACL_INT32, false, ACL_FLOAT16, false},
-    {ACL_INT32, false, ACL_BF16, false},
-    {ACL_FLOAT, false, ACL_FLOAT16, false},
-    {ACL_FLOAT, false, ACL_BF16, false},
-    {ACL_FLOAT, false, ACL_FLOAT8_E4M3FN, false},
-    {ACL_FLOAT4_E2M1, false, ACL_FLOAT8_E4M3FN, false},
-    {ACL_FLOAT4_E2M1, false, ACL_FLOAT4_E2M1, false},
-    {ACL_FLOAT4_E1M2, false, ACL_FLOAT4_E1M2, false},
-    {ACL_FLOAT4_E2M1, true, ACL_FLOAT4_E2M1, false},
+    {ACL_INT8, false, ACL_INT8, kNz, true},
+    {ACL_FLOAT16, false, ACL_FLOAT16, kNz, true},
+    {ACL_BF16, false, ACL_BF16, kNz, true},
+    {ACL_FLOAT8_E4M3FN, false, ACL_FLOAT8_E4M3FN, kNz, true},
+    {ACL_HIFLOAT8, false, ACL_HIFLOAT8, kNz, true},
+    {ACL_INT32, false, ACL_FLOAT16, kC16, true},
+    {ACL_INT32, false, ACL_BF16, kC16, true},
+    {ACL_FLOAT, false, ACL_FLOAT16, kC16, true},
+    {ACL_FLOAT, false, ACL_BF16, kC16, true},
+    {ACL_FLOAT, false, ACL_FLOAT8_E4M3FN, kC32, false},
+    {ACL_FLOAT4_E2M1, false, ACL_FLOAT8_E4M3FN, kNz, false},
+    {ACL_FLOAT4_E2M1, false, ACL_FLOAT4_E2M1, kNz, false},
+    {ACL_FLOAT4_E1M2, false, ACL_FLOAT4_E1M2, kNz, false},
+    {ACL_INT8, true, ACL_INT8, kNz, true},
+    {ACL_UINT8, true, ACL_UINT8, kNz, true},
+    {ACL_FLOAT8_E4M3FN, true, ACL_FLOAT8_E4M3FN, kNz, true},
+    {ACL_FLOAT16, true, ACL_FLOAT16, kNz, true},
+    {ACL_BF16, true, ACL_BF16, kNz, true},
+    {ACL_INT32, true, ACL_INT32, kC16, true},
+    {ACL_FLOAT, true, ACL_FLOAT, kC16, true},
+    // torch_npu 2.13 casts a FRACTAL_NZ_C0_16 tensor back to ND (its copy to the host, a format cast to
+    // ND) with the additionalDtype that made it (FLOAT16 for a float32 tensor, as into it), where the page
+    // gives the source's own: the plain result does not depend on it, so those are admitted too.
+    {ACL_INT32, true, ACL_FLOAT16, kC16, true},
+    {ACL_INT32, true, ACL_BF16, kC16, true},
+    {ACL_FLOAT, true, ACL_FLOAT16, kC16, true},
+    {ACL_FLOAT, true, ACL_BF16, kC16, true},
+    {ACL_FLOAT4_E2M1, true, ACL_FLOAT4_E2M1, kNz, false},
+    {ACL_FLOAT4_E2M1, true, ACL_FLOAT4_E2M1, kC32, false},
+    {ACL_INT8, true, ACL_INT8, kC16, false},
+    {ACL_INT8, true, ACL_INT8, kC32, false},
+    {ACL_UINT8, true, ACL_UINT8, kC16, false},
+    {ACL_UINT8, true, ACL_UINT8, kC32, false},
+    {ACL_INT32, true, ACL_INT32, kNz, false},
+    {ACL_INT32, true, ACL_INT32, ACL_FORMAT_FRACTAL_NZ_C0_2, false},
+    {ACL_INT32, true, ACL_INT32, ACL_FORMAT_FRACTAL_NZ_C0_4, false},
+    {ACL_INT32, true, ACL_INT32, kC32, false},
+    {ACL_FLOAT, true, ACL_FLOAT, kNz, false},
+    {ACL_FLOAT, true, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ_C0_2, false},
+    {ACL_FLOAT, true, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ_C0_4, false},
+    {ACL_FLOAT, true, ACL_FLOAT, kC32, false},
 };
+
+// The FRACTAL_NZ formats of the page's tables (FRACTAL_NZ and its C0_2, _4, _16, _32 variants).
+bool AnyNz(int format) {
+  return format == ACL_FORMAT_FRACTAL_NZ || format == ACL_FORMAT_FRACTAL_NZ_C0_2 || format == ACL_FORMAT_FRACTAL_NZ_C0_4 ||
+         format == ACL_FORMAT_FRACTAL_NZ_C0_16 || format == ACL_FORMAT_FRACTAL_NZ_C0_32;
+}
 
 // "format 29": the enumeration's value, as the page's tables give it beside the name.
 std::string FormatText(int format) { return "format " + std::to_string(format); }
@@ -108,9 +144,12 @@ aclnnStatus Refuse(aclnnStatus status, const std::string& why) {
 
 }  // namespace
 
+// The FRACTAL_NZ formats the kernel reads and writes: FRACTAL_NZ, and FRACTAL_NZ_C0_16 (checked to be
+// a 4-byte dtype's in fractals of 16 columns when planned).
+bool ModelledNz(int format) { return format == ACL_FORMAT_FRACTAL_NZ || format == ACL_FORMAT_FRACTAL_NZ_C0_16; }
+
 bool FormatCastReadsPrivateLayout(const Call&, const FamilySpec& family, int param, const TensorDesc& t) {
-  return (param == family.role(F::Role::kSrc) || param == family.role(F::Role::kDst)) &&
-         t.format == ACL_FORMAT_FRACTAL_NZ;
+  return (param == family.role(F::Role::kSrc) || param == family.role(F::Role::kDst)) && ModelledNz(t.format);
 }
 
 aclnnStatus PlanFormatCast(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace) {
@@ -129,8 +168,8 @@ aclnnStatus PlanFormatCast(const Call& call, const FamilySpec& family, ExecutorW
   std::unique_ptr<FormatCastWork> owned(made);
   // Integers in int64 and the floating dtypes in float or double: every value moves unchanged.
   if (!FamilyComputeType(src->dtype, true, &made->type)) return DeclineDtype(call, work, src->dtype);
-  made->src_nz = src->format == ACL_FORMAT_FRACTAL_NZ;
-  made->dst_nz = dst->format == ACL_FORMAT_FRACTAL_NZ;
+  made->src_nz = ModelledNz(src->format);
+  made->dst_nz = ModelledNz(dst->format);
   made->tensor(kSrc).Set(RoleName(call, family, F::Role::kSrc), *src);
   made->tensor(kDst).Set(RoleName(call, family, F::Role::kDst), *dst);
   if (made->src_nz && made->dst_nz) return Decline(call, work, "from FRACTAL_NZ to FRACTAL_NZ");
@@ -143,6 +182,16 @@ aclnnStatus PlanFormatCast(const Call& call, const FamilySpec& family, ExecutorW
     if (made->nz.y0 != kFractalRows) {
       return reject(nz_role, "storage " + DimsText(stored.storage) + ": fractals of " + std::to_string(made->nz.y0) +
                                  " rows, not 16");
+    }
+    if (stored.format == ACL_FORMAT_FRACTAL_NZ_C0_16) {
+      if (DTypeSize(stored.dtype) != 4) {
+        return Decline(call, work, std::string("for FRACTAL_NZ_C0_16 of ") + DTypeName(stored.dtype) +
+                                       " (the page's 8-bit rows of that format are not simulated; FLOAT and INT32 are)");
+      }
+      if (made->nz.x0 != kC0Of16) {
+        return reject(nz_role, "storage " + DimsText(stored.storage) + ": FRACTAL_NZ_C0_16 fractals of " +
+                                   std::to_string(made->nz.x0) + " columns, not 16");
+      }
     }
     const Dims& view = src->view;
     made->rows = view[view.size() - 2];
@@ -184,7 +233,9 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
     return format == ACL_FORMAT_ND || format == ACL_FORMAT_NCL ||
            (a2_a3 && (format == ACL_FORMAT_NCHW || format == ACL_FORMAT_NCDHW));
   };
-  const bool from_plain = plain(src.format), from_nz = src.format == ACL_FORMAT_FRACTAL_NZ;
+  // Out of FRACTAL_NZ, or on Ascend950 out of any of its C0 variants (the table's rows say which it models).
+  const bool from_plain = plain(src.format),
+             from_nz = src.format == ACL_FORMAT_FRACTAL_NZ || (soc == Soc::kAscend950 && AnyNz(src.format));
   if (!((from_plain && to == ACL_FORMAT_FRACTAL_NZ) || (from_nz && plain(to)))) {
     // The formats the page's tables mark with superscript 1: not on Ascend950.
     auto not_on_950 = [](int format) {
@@ -201,18 +252,26 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
     return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "from " + FormatText(src.format) + " to " + FormatText(dstFormat) +
                                                          " is not simulated (ND, NCL, NCHW, NCDHW <-> FRACTAL_NZ only)");
   }
+  aclFormat actual = to;
+  int64_t c0 = 32 / static_cast<int64_t>(DTypeSize(additional));
   if (soc == Soc::kAscend950) {
     const Combination* found = nullptr;
     for (const Combination& row : kAscend950) {
-      if (row.src == src.dtype && row.from_nz == from_nz && row.additional == additional) found = &row;
+      if (row.src == src.dtype && row.from_nz == from_nz && row.additional == additional &&
+          (!from_nz || row.nz == src.format)) {
+        found = &row;
+      }
     }
     const std::string what = std::string("srcTensor ") + DTypeName(src.dtype) + " in " + FormatText(src.format) + " to " +
                              FormatText(dstFormat) + " with additionalDtype " + std::to_string(additionalDtype);
     if (!found) return Refuse(ACLNN_ERR_PARAM_INVALID, what + " is no row of the page's Ascend950 table");
     if (!found->modelled) {
       return Refuse(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, what + " is a row of the page's Ascend950 table that is not "
-                                                           "simulated (actualFormat FRACTAL_NZ_C0_16/_C0_32, or 4-bit)");
+                                                           "simulated (FRACTAL_NZ_C0_2/_C0_4/_C0_32, C0_16 of "
+                                                           "8-bit dtypes, FRACTAL_NZ of 4-byte ones, or 4-bit)");
     }
+    if (!from_nz) actual = found->nz;
+    if (actual == ACL_FORMAT_FRACTAL_NZ_C0_16) c0 = kC0Of16;
   } else {
     // Atlas A2/A3: the page's table lists these dtypes for srcTensor and additionalDtype alike; a C0 of
     // another dtype's width than the source's (an INT32 tensor cast with a FLOAT16 C0, the page's own
@@ -233,7 +292,6 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
   }
   Dims shape;
   if (to == ACL_FORMAT_FRACTAL_NZ) {
-    const int64_t c0 = 32 / static_cast<int64_t>(DTypeSize(additional));
     const int64_t m = src.view[rank - 2], n = src.view[rank - 1];
     shape.assign(src.view.begin(), src.view.end() - 2);
     for (int64_t d : {(n + c0 - 1) / c0, (m + 15) / 16, int64_t{16}, c0}) shape.push_back(d);
@@ -244,6 +302,6 @@ extern "C" ACLSIM_EXPORT aclnnStatus aclnnNpuFormatCastCalculateSizeAndFormat(co
   for (size_t d = 0; d < shape.size(); ++d) out[d] = shape[d];
   *dstShape = out;
   *dstShapeSize = shape.size();
-  *actualFormat = static_cast<int>(to);
+  *actualFormat = static_cast<int>(actual);
   return ACLNN_SUCCESS;
 }

@@ -1,4 +1,5 @@
-// The norm_quant family, an rms norm over x's last dimension quantised to INT8:
+// The norm_quant family, an rms norm over x's last dimension quantised to INT8, INT4 or INT32 words of
+// eight INT4 (the outputs' dtypes; quantised_out.h: saturated to [-8, 7], the dynamic scale max|v| / 7):
 //   rms_norm_quant      y = x * rstd * gamma + beta, out = round(y * scale + offset)
 //                       (aclnnRmsNormQuant: one scale and one INT8 offset)
 //   add_rms_norm_quant  x = x1 + x2 rounded to x1's dtype (sum_out), y as above (beta optional),
@@ -18,7 +19,7 @@
 //                       factors (aclnnAddLayerNormQuant/V2)
 // rstd, where given (and output_rstd is true), is each row's 1 / Rms(x) (aclnnRmsNormQuantV3).
 // The rms ops' rstd = 1 / sqrt(mean(x^2) + epsilon), the mean square summed in double; the rest in float;
-// rounding half to even, saturated to INT8. gamma and the per-channel tensors span the last
+// rounding half to even, saturated to the output's dtype. gamma and the per-channel tensors span the last
 // dimension only (a gamma over several trailing dimensions is refused by name).
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,7 @@
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/quant_row.h"
+#include "opapi/families/quantised_out.h"
 #include "opapi/families/rms_rows.h"
 #include "opapi/thread_pool.h"
 
@@ -50,6 +52,7 @@ class NormQuantWork final : public FamilyWork {
   bool divide = false, add = false, dynamic = false, layer = false, write_sum = true;
   bool has[kNormSlots] = {};  // the optional tensors given, and the optional outputs written
   bool write[2] = {true, false};  // the dynamic ops' out and out2 (with scale_out and scale_out2)
+  QuantisedOut quantised[2];      // out's and out2's dtypes: INT8, INT4 or INT32 words of INT4 (quantised_out.h)
 
  private:
   // The per-channel tensor of `slot` as `width` floats (one value repeated for a single one);
@@ -88,6 +91,7 @@ class NormQuantWork final : public FamilyWork {
     const std::vector<float> offsets[2] = {Channel(kNOffset, width), Channel(kNOffset2, width)};
     const std::vector<float> smooth[2] = {Channel(kNSmooth, width), Channel(kNSmooth2, width)};
     const bool produce[2] = {dynamic ? write[0] : true, dynamic ? write[1] : !scales[1].empty()};
+    const QuantisedOut* range = quantised;
     std::vector<float> normed(static_cast<size_t>(n)), rstds(static_cast<size_t>(rows));
     std::vector<int64_t> q[2];
     std::vector<float> row_scales[2];
@@ -127,14 +131,14 @@ class NormQuantWork final : public FamilyWork {
           if (dynamic) {
             const std::vector<float>& s = smooth[k];
             float unused;
-            QuantiseRow(width, [&](int64_t j) { return s.empty() ? y[j] : y[j] * s[j]; }, false, -128, 127,
-                        &row_scales[k][r], &unused, out);
+            QuantiseRow(width, [&](int64_t j) { return s.empty() ? y[j] : y[j] * s[j]; }, false, range[k].low,
+                        range[k].high, &row_scales[k][r], &unused, out);
             continue;
           }
           for (int64_t j = 0; j < width; ++j) {
             float v = divide ? y[j] / scales[k][j] : y[j] * scales[k][j];
             if (!offsets[k].empty()) v += offsets[k][j];
-            out[j] = Saturate(std::nearbyint(v), -128, 127);
+            out[j] = Saturate(std::nearbyint(v), range[k].low, range[k].high);
           }
         }
       }
@@ -142,7 +146,7 @@ class NormQuantWork final : public FamilyWork {
     const int outs[2] = {kNOut, kNOut2}, scale_outs[2] = {kNScaleOut, kNScaleOut2};
     for (int k = 0; k < 2; ++k) {
       if (!produce[k] || (k == 1 && !has[kNOut2])) continue;
-      ScatterFrom(q[k].data(), ComputeType::kInt64, tensor(outs[k]));
+      WriteQuantised(q[k].data(), range[k], tensor(outs[k]));
       if (dynamic) ScatterFrom(row_scales[k].data(), ComputeType::kFloat32, tensor(scale_outs[k]));
     }
     if (has[kNNorm]) ScatterFrom(normed.data(), ComputeType::kFloat32, tensor(kNNorm));
@@ -160,13 +164,19 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
   if (!x || !out) return Decline(call, work, "without its tensors");
   if (x->view.empty() || x->view.size() > 16) return Decline(call, work, "for a 0-d x or over 16 dimensions");
   const ParamRejecter reject(call, family);
-  if (out->dtype != ACL_INT8) return Decline(call, work, std::string("for an output of dtype ") + DTypeName(out->dtype));
   if (family.has(N::Role::kAxis) && RoleInt(call, family, N::Role::kAxis, -1) != -1) {
     return reject(N::Role::kAxis, "must be -1 (the pages: only -1 is supported)");
   }
-  if (family.has(N::Role::kDstType) && RoleInt(call, family, N::Role::kDstType, 2) != 2) {
-    return Decline(call, work, "for dstType " + std::to_string(RoleInt(call, family, N::Role::kDstType, 2)) +
-                                   " (only 2, INT8, is simulated)");
+  if (family.has(N::Role::kDstType)) {  // the dtype of y it names (quantised_out.h)
+    const int64_t dst = RoleInt(call, family, N::Role::kDstType, 2);
+    const aclDataType want = QuantisedDType(dst);
+    if (want == ACL_DT_UNDEFINED) {
+      return Decline(call, work, "for dstType " + std::to_string(dst) + " (2 INT8, 3 INT32 of packed INT4 and 29 INT4 are simulated)");
+    }
+    if (out->dtype != want) {
+      return reject(N::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType " + std::to_string(dst) +
+                                       "'s " + DTypeName(want));
+    }
   }
   const Dims& shape = x->view;
   const int64_t width = shape.back();
@@ -259,11 +269,8 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
       const TensorDesc* q = RoleTensor(call, family, outs[k]);
       const TensorDesc* s = RoleTensor(call, family, scales[k]);
       if (!q || !s) return Decline(call, work, std::string("without ") + RoleName(call, family, q ? scales[k] : outs[k]));
-      if (q->dtype != ACL_INT8) {
-        return Decline(call, work,
-                       std::string("for ") + RoleName(call, family, outs[k]) + " of dtype " + DTypeName(q->dtype));
-      }
-      if (aclnnStatus st = made->KeepOutput(call, family, outs[k], *q, shape, "x's shape", out_slots[k])) return st;
+      const aclnnStatus kept = KeepQuantised(made, call, family, work, outs[k], *q, shape, out_slots[k], &made->quantised[k]);
+      if (kept != ACLNN_SUCCESS || *work) return kept;
       // The add form's pages (every version) admit, beside x1's rows, "与x1除了最后一维的乘积一致": a scale
       // of as many elements, in the rows' order (the 8.5.0 page's example passes [2, 1] for x1 [2, 8]).
       const int64_t row_count = std::accumulate(rows.begin(), rows.end(), int64_t{1}, std::multiplies<int64_t>());
@@ -279,11 +286,12 @@ aclnnStatus PlanNormQuant(const Call& call, const FamilySpec& family, ExecutorWo
     const TensorDesc* out2 =
         RoleTensor(call, family, N::Role::kScale2) ? RoleTensor(call, family, N::Role::kOut2) : nullptr;
     if (out2) {
-      if (out2->dtype != ACL_INT8) return Decline(call, work, std::string("for y2Out of dtype ") + DTypeName(out2->dtype));
-      if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut2, *out2, shape, "x1's shape", kNOut2)) return s;
+      const aclnnStatus kept = KeepQuantised(made, call, family, work, N::Role::kOut2, *out2, shape, kNOut2, &made->quantised[1]);
+      if (kept != ACLNN_SUCCESS || *work) return kept;
       made->has[kNOut2] = true;
     }
-    if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kOut, *out, shape, "x's shape", kNOut)) return s;
+    const aclnnStatus kept = KeepQuantised(made, call, family, work, N::Role::kOut, *out, shape, kNOut, &made->quantised[0]);
+    if (kept != ACLNN_SUCCESS || *work) return kept;
   }
   if (const TensorDesc* normed = RoleTensor(call, family, N::Role::kNormOut)) {
     if (aclnnStatus s = made->KeepOutput(call, family, N::Role::kNormOut, *normed, shape, "x1's shape", kNNorm)) {

@@ -28,8 +28,11 @@
 //                  and a true mask
 // The norm_quant family (norm_quant.cpp) and the weight_quant_matmul family
 // (weight_quant_matmul.cpp) quantise through the same rows (quant_row.h).
-// What the family does not model is refused by name (561003, "not simulated"): outputs other than
-// INT8 for ascend_quant and dynamic_quant (INT4, INT32-packed INT4, HIFLOAT8, FLOAT8), quantize's
+// ascend_quant and dynamic_quant write INT8, INT4 (saturated to [-8, 7]; dynamic_quant's dtypeMax 7,
+// its asymmetric scale_opt 15 and offset_opt 7) or INT32 words of eight INT4 along the last
+// dimension (dstType 3), packed as CANN lays INT4 out (quantised_out.h).
+// What the family does not model is refused by name (561003, "not simulated"): HIFLOAT8 and FLOAT8
+// outputs of ascend_quant and dynamic_quant, quantize's
 // HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
 // dynamic quantisation by groups (groupIndexOptional). A NaN quantises to 0.
 #include <algorithm>
@@ -43,6 +46,7 @@
 #include "opapi/families/family.h"
 #include "opapi/families/gelu.h"
 #include "opapi/families/quant_row.h"
+#include "opapi/families/quantised_out.h"
 #include "opapi/thread_pool.h"
 
 namespace aclsim {
@@ -76,8 +80,18 @@ class QuantWork final : public FamilyWork {
   // dynamic_quant's extent of a scale (aclnnDynamicQuantV3/V4's quantMode): a row of the last
   // dimension, the whole tensor, or a column (along the second-to-last dimension, per batch).
   enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
+  // ascend_quant's and dynamic_quant's y: INT8, INT4 or INT32 words of INT4 (quantised_out.h).
+  QuantisedOut y;
 
  private:
+  void WriteQuantised(const int64_t* q) {
+    if (op_ == F::Op::kAscendQuant || op_ == F::Op::kDynamicQuant) {
+      aclsim::WriteQuantised(q, y, tensor(kOut));
+    } else {
+      ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    }
+  }
+
   aclnnStatus Compute() override {
     const int64_t n = tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;
@@ -122,7 +136,7 @@ class QuantWork final : public FamilyWork {
         q[i] = Saturate(RoundBy(rounding, v), low, high);
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     return ACLNN_SUCCESS;
   }
 
@@ -172,7 +186,7 @@ class QuantWork final : public FamilyWork {
                     &scales[r], &offsets[r], q + r * width);
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
     return ACLNN_SUCCESS;
@@ -212,7 +226,7 @@ class QuantWork final : public FamilyWork {
         }
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     return ACLNN_SUCCESS;
   }
@@ -240,8 +254,11 @@ class QuantWork final : public FamilyWork {
     float* scales = static_cast<float*>(Scratch(4, static_cast<size_t>(groups) * sizeof(float)));
     float* offsets = static_cast<float*>(Scratch(5, static_cast<size_t>(groups) * sizeof(float)));
     for (size_t g = 0; g < static_cast<size_t>(groups); ++g) {
-      scales[g] = nan[g] ? NAN : asymmetric ? (top[g] - bottom[g]) / 255.0f : magnitude[g] / 127.0f;
-      offsets[g] = asymmetric ? 127.0f - top[g] / scales[g] : 0.0f;
+      // As QuantiseRow's: the quantised dtype's range gives the divisors (INT8 127 and 255, INT4 7 and 15).
+      scales[g] = nan[g]       ? NAN
+                  : asymmetric ? (top[g] - bottom[g]) / static_cast<float>(high - low)
+                               : magnitude[g] / static_cast<float>(high);
+      offsets[g] = asymmetric ? static_cast<float>(high) - top[g] / scales[g] : 0.0f;
     }
     int64_t* q = static_cast<int64_t*>(Scratch(3, static_cast<size_t>(n) * sizeof(int64_t)));
     for (int64_t i = 0; i < n; ++i) {
@@ -249,7 +266,7 @@ class QuantWork final : public FamilyWork {
       const float v = asymmetric ? value(i) / scales[g] + offsets[g] : value(i) / scales[g];
       q[i] = Saturate(std::nearbyint(v), low, high);
     }
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q);
     ScatterFrom(scales, ComputeType::kFloat32, tensor(kScaleOut));
     if (asymmetric) ScatterFrom(offsets, ComputeType::kFloat32, tensor(kOffsetOut));
     return ACLNN_SUCCESS;
@@ -369,6 +386,26 @@ class Planner {
                             "self's shape without its last dimension", kScaleOut);
   }
 
+  // ascend_quant's and dynamic_quant's y: of the dtype dstType names (without dstType, aclnnDynamicQuant:
+  // INT8, INT4 or INT32 as given), saturated to its range (quantised_out.h).
+  aclnnStatus QuantisedOutput(QuantWork* made, const TensorDesc& out, const Dims& shape) {
+    if (family_.has(F::Role::kDstType)) {
+      const int64_t dst = RoleInt(call_, family_, F::Role::kDstType, 2);
+      const aclDataType want = QuantisedDType(dst);
+      if (want == ACL_DT_UNDEFINED) {
+        return Decline("for dstType " + std::to_string(dst) + " (2 INT8, 3 INT32 of packed INT4 and 29 INT4 are simulated)");
+      }
+      if (out.dtype != want) {
+        return Reject(F::Role::kOut, std::string("dtype ") + DTypeName(out.dtype) + " is not dstType " +
+                                         std::to_string(dst) + "'s " + DTypeName(want));
+      }
+    }
+    if (aclnnStatus s = KeepQuantised(made, call_, family_, work_, F::Role::kOut, out, shape, kOut, &made->y)) return s;
+    made->low = made->y.low;
+    made->high = made->y.high;
+    return ACLNN_SUCCESS;
+  }
+
   // aclnnDynamicBlockQuant/V2's attributes and scaleOut ([B,] ceil(M / rowBlockSize),
   // ceil(N / colBlockSize)).
   aclnnStatus BlockQuant(QuantWork* made, const TensorDesc& out, const Dims& shape) {
@@ -460,8 +497,6 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     if (s != ACLNN_SUCCESS || *work) return s;  // refused, or declined (*work: the not-simulated work)
   } else if (op == F::Op::kAscendQuant || op == F::Op::kQuantize) {
     if (op == F::Op::kAscendQuant) {
-      const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
-      if (dst != 2) return plan.Decline("for dstType " + std::to_string(dst) + " (only 2, INT8, is simulated)");
       const char* mode = family.has(F::Role::kRoundMode) ? CallString(call, family.role(F::Role::kRoundMode)) : "";
       const std::string m = mode ? mode : "";
       if (m == "round") {
@@ -484,7 +519,7 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
                                               DTypeName(dst));
       }
     }
-    if (!IntegerRange(out->dtype, &made->low, &made->high) || (op == F::Op::kAscendQuant && out->dtype != ACL_INT8)) {
+    if (op == F::Op::kQuantize && !IntegerRange(out->dtype, &made->low, &made->high)) {
       return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype));
     }
     // aclnnAscendQuant's scale may also be x's rank with 1 except along the axis.
@@ -509,11 +544,6 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
   } else if (op == F::Op::kDynamicQuant) {
     if (RoleTensor(call, family, F::Role::kGroupIndex)) {
       return plan.Decline("with groupIndexOptional (per-expert smooth scales)");
-    }
-    const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
-    if (dst != 2 || out->dtype != ACL_INT8) {
-      return plan.Decline(std::string("for an output of dtype ") + DTypeName(out->dtype) + " (dstType " +
-                          std::to_string(dst) + "; only INT8 is simulated)");
     }
     if (rank < 1) return plan.Reject(F::Role::kX, "shape [] has no last dimension");
     const TensorDesc* smooth = RoleTensor(call, family, F::Role::kSmooth);
@@ -607,7 +637,12 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
     if (!mask) return plan.Decline("without mask");
     if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kMask, *mask, shape, "self's shape", kMask)) return s;
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) return s;
+  if (op == F::Op::kAscendQuant || op == F::Op::kDynamicQuant) {
+    const aclnnStatus s = plan.QuantisedOutput(made, *out, shape);
+    if (s != ACLNN_SUCCESS || *work) return s;
+  } else if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, shape, "x's shape", kOut)) {
+    return s;
+  }
   *work = made_owner.release();
   return ACLNN_SUCCESS;
 }

@@ -25,10 +25,12 @@
 //                   (m, ceil(k / 64), 2) and (ceil(k / 64), n, 2), block j at [j / 2][j % 2] (transposed:
 //                   (ceil(k / 64), m, 2), (n, ceil(k / 64), 2)), then + bias.
 //   INT4               INT4 operands (A4W4, aclnnQuantMatmulV5's K-C rows), read as CANN packs INT4
-//                      (common/int4.h): the same exact product and epilogue.
-// Refused by name (561003): INT32-packed operands (the suites' INT32 calls are plain (m, k) matrices, which
-//                      the page's "每个INT32数据存放8个INT4数据" refuses: left declined rather than refused
-//                      until the suites lay them out), INT4 beside INT8 (A8W4), HIFLOAT8 (no page defines its encoding),
+//                      (common/int4.h), or INT32 words of eight INT4 along their axis of stride 1 (the
+//                      page's x1 (m, k / 8), x2 (k, n / 8): torch_npu's npu_quant_matmul of int32
+//                      operands): the same exact product and epilogue.
+// Refused by name (561003): INT32 operands whose words hold no common k (the suites' INT32 calls are plain
+//                      (m, k) matrices, which the page's "每个INT32数据存放8个INT4数据" refuses: left declined
+//                      rather than refused until the suites lay them out), INT4 beside INT8 (A8W4), HIFLOAT8 (no page defines its encoding),
 // FLOAT4 and mixed FLOAT8 x FLOAT4 operands, batched MX products, an INT8 or INT32 out (requantisation
 // rounds in ways the pages leave unstated), a bias over batches (3-d); the NZ weight format is declined
 // before the family plans (phase 1's private layouts), a plain one of any label (ND, NCL, ...) read as ND.
@@ -280,9 +282,17 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   const TensorDesc* out = RoleTensor(call, family, Q::Role::kOut);
   if (!x1 || !x2 || !scale || !out) return Decline(call, work, "without its tensors");
   const ParamRejecter reject(call, family);
-  // INT4 operands: from here on, their INT4 elements.
+  // INT4 operands, as INT4 or as INT32 words of eight along their axis of stride 1 (the page's "每个INT32数据
+  // 存放8个INT4数据": x1 (m, k / 8), x2 (k, n / 8) or (n, k / 8) with transposeX2; op-plugin's A4W4, whose
+  // transposed x2 is a view (k / 8, n) of stride 1 along k): from here on, their INT4 elements.
   TensorDesc x1_int4, x2_int4;
-  const bool int4 = x1->dtype == ACL_INT4 && x2->dtype == ACL_INT4 && AsInt4(*x1, &x1_int4) && AsInt4(*x2, &x2_int4);
+  const bool words = x1->dtype == ACL_INT32 && x2->dtype == ACL_INT32;
+  const bool int4 = ((x1->dtype == ACL_INT4 && x2->dtype == ACL_INT4) || words) && AsInt4(*x1, &x1_int4) &&
+                    AsInt4(*x2, &x2_int4);
+  if (words && !int4) return Decline(call, work, "for INT32 operands with no axis of stride 1 (their words' axis is unknown)");
+  if (words && RoleBool(call, family, Q::Role::kTransposeX1, false)) {
+    return reject(Q::Role::kTransposeX1, "is true with INT32 x1 (the page: transposeX1为false)");
+  }
   if (int4) {
     x1 = &x1_int4;
     x2 = &x2_int4;
@@ -335,6 +345,11 @@ aclnnStatus PlanProduct(const Call& call, const FamilySpec& family, ExecutorWork
   made->k = made->t1 ? a[ra - 2] : a[ra - 1];
   const int64_t k2 = made->t2 ? b[rb - 1] : b[rb - 2];
   made->n = made->t2 ? b[rb - 2] : b[rb - 1];
+  if (k2 != made->k && words) {
+    // Plain INT32 matrices (the suites' INT32 calls) are no layout of the page's; left declined by name.
+    return Decline(call, work, "for INT32 operands whose words do not hold one k (x1 " + DimsText(x1->view) +
+                                   " and x2 " + DimsText(x2->view) + " as INT4: the page's x1 (m, k / 8) and x2 (k, n / 8))");
+  }
   if (k2 != made->k) {
     return reject(Q::Role::kX2, "shape " + DimsText(b) + " does not have x1's k = " + std::to_string(made->k));
   }

@@ -1,4 +1,4 @@
-// The int8 row quantiser the quant family's dynamic quantisation computes with (quant.cpp), shared
+// The row quantiser (INT8, INT4) the quant family's dynamic quantisation computes with (quant.cpp), shared
 // with the engines that quantise rows the same way (moe_routing.cpp's dynamic quant mode,
 // rotate_quant.cpp).
 #ifndef ACLNN_SIM_OPAPI_FAMILIES_QUANT_ROW_H_
@@ -16,8 +16,10 @@ inline int64_t Saturate(double v, double low, double high) {
   return static_cast<int64_t>(std::min(std::max(v, low), high));
 }
 
-// Dynamic quantisation of one row of `width` values (value(j)): its scale max|v| / 127, or with
-// `asymmetric` (max - min) / 255 and the offset 127 - max / scale; a NaN among the values makes
+// Dynamic quantisation of one row of `width` values (value(j)) into the range [low, high] of the
+// quantised dtype: its scale max|v| / high (the pages' dtypeMax: 127 for INT8, 7 for INT4), or with
+// `asymmetric` (max - min) / (high - low) and the offset high - max / scale (aclnnDynamicQuantV2's
+// scale_opt and offset_opt: 255 and 127 for INT8, 15 and 7 for INT4); a NaN among the values makes
 // the scale NaN, as torch.amax propagates it. q[j] = round(v / scale (+ offset)) half to even,
 // saturated to [low, high]; `round` another rounding (std::floor: aclnnRotateQuant's roundMode).
 template <typename Value, typename Round = double (*)(double)>
@@ -32,8 +34,8 @@ void QuantiseRow(int64_t width, const Value& value, bool asymmetric, double low,
     bottom = std::min(bottom, v);
     magnitude = std::max(magnitude, std::fabs(v));
   }
-  const float s = nan ? NAN : asymmetric ? (top - bottom) / 255.0f : magnitude / 127.0f;
-  const float o = asymmetric ? 127.0f - top / s : 0.0f;
+  const float s = nan ? NAN : asymmetric ? (top - bottom) / static_cast<float>(high - low) : magnitude / static_cast<float>(high);
+  const float o = asymmetric ? static_cast<float>(high) - top / s : 0.0f;
   *scale = s;
   *offset = o;
   for (int64_t j = 0; j < width; ++j) {
