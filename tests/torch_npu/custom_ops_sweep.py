@@ -2371,6 +2371,215 @@ def makers(dtype: str = "float32"):
         return (kv, gamma, cos, sin, index, k_cache, ckv_cache), {}, None
     m["npu_kv_rmsnorm_rope_cache"] = kv_rmsnorm_rope_cache
 
+    # ----- issue 21, miss21i: documented operators the schema's arguments could not serve (float indices,
+    # float32 where the page lists FLOAT16, 3-d where it wants rows), and in-place twins of hand calls.
+
+    def rms_norm_quant():
+        # aclnnRmsNormQuant: y = round((x / Rms(x) * gamma + beta) * scale + offset), saturated to INT8;
+        # its page lists FLOAT16 and BFLOAT16 for x (float32 refused)
+        x, gamma, beta = randn(3, 16, dtype=torch.float16), randn(16, dtype=torch.float16), randn(16, dtype=torch.float16)
+        scale, offset = torch.tensor([12.5], dtype=torch.float16), torch.tensor([3], dtype=torch.int8)
+        normed = x.float() * rstd_of(x, 1e-6) * gamma.float() + beta.float()
+        want = torch.round(normed * scale.float() + offset.float()).clamp(-128, 127).to(torch.int8)
+        return (x, gamma, beta, scale, offset), {}, want
+    m["npu_rms_norm_quant"] = rms_norm_quant
+
+    def add_rms_norm_cast():
+        # aclnnAddRmsNormCast: y1 the float RMS norm of x1 + x2, y2 the same cast to x's dtype, rstd, x1 + x2
+        x1, x2, gamma = randn(3, 16, dtype=torch.float16), randn(3, 16, dtype=torch.float16), randn(16, dtype=torch.float16)
+        x = x1.float() + x2.float()
+        r = rstd_of(x, 1e-6)
+        y = x * r * gamma.float()
+        return (x1, x2, gamma), {}, (y, y.half(), r, x.half())
+    m["npu_add_rms_norm_cast"] = add_rms_norm_cast
+
+    def dynamic_quant_asymmetric():
+        # aclnnDynamicQuantV2, per row: scale = (max - min) / 255, offset = 127 - max / scale,
+        # y = round(x / scale + offset)
+        x = randn(3, 16, dtype=torch.float16)
+        high, low = x.float().amax(-1), x.float().amin(-1)
+        scale = (high - low) / 255
+        offset = 127 - high / scale
+        y = torch.round(x.float() / scale[:, None] + offset[:, None]).clamp(-128, 127).to(torch.int8)
+        return (x,), {}, (y, scale, offset)
+    m["npu_dynamic_quant_asymmetric"] = dynamic_quant_asymmetric
+
+    def scatter_update_inplace():
+        (x, indices, updates, axis), _, want = scatter_update()
+        return (x, indices, updates, axis), {}, want
+    m["scatter_update_"] = scatter_update_inplace
+
+    def scatter_nd_update_inplace():
+        (x, indices, updates), _, want = scatter_nd_update()
+        return (x, indices, updates), {}, want
+    m["npu_scatter_nd_update_"] = scatter_nd_update_inplace
+
+    def cross_entropy_loss_backward():
+        # aclnnCrossEntropyLossGrad: the gradient of the mean cross entropy with respect to the logits
+        # whose log-softmax is log_prob (softmax - one hot, over the rows not ignored)
+        x, target, dy = randn(4, 6), torch.tensor([0, 5, -100, 3], dtype=torch.int64), randn(())
+        want = grads(lambda x: F.cross_entropy(x, target, ignore_index=-100), (x,), dy)[0]
+        return (dy.reshape(1), x.log_softmax(-1), target), {}, want
+    m["npu_cross_entropy_loss_backward"] = cross_entropy_loss_backward
+
+    def add_layer_norm_backward():
+        # aclnnAddLayerNormGrad: layer norm of x1 + x2 differentiated; dx (for both inputs), dgamma, dbeta
+        x1, x2, gamma, beta, dy = randn(3, 16), randn(3, 16), randn(16), randn(16), randn(3, 16)
+        x = x1.float() + x2.float()
+        # mean and rstd in FLOAT whatever x's dtype (the page's rows)
+        mean, rstd = x.mean(-1, keepdim=True), torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+        dx, dgamma, dbeta = grads(lambda x, g, b: F.layer_norm(x, (16,), g, b, 1e-5), (x, gamma.float(), beta.float()),
+                                  dy.float())
+        return (dy, x1, x2, rstd, mean, gamma, None), {}, (dx, dx, dgamma, dbeta)
+    m["npu_add_layer_norm_backward"] = add_layer_norm_backward
+
+    def group_norm_swish():
+        # aclnnGroupNormSwish: group norm, then y / (1 + exp(-scale y)); mean and rstd per (sample, group)
+        x, gamma, beta = randn(2, 6, 3, 4), randn(6), randn(6)
+        y = F.group_norm(x, 3, gamma, beta, 1e-5)
+        groups = x.reshape(2, 3, -1)
+        mean = groups.mean(-1)
+        rstd = torch.rsqrt(groups.var(-1, unbiased=False) + 1e-5)
+        return (x, 3, gamma, beta), {"eps": 1e-5, "swish_scale": 0.7}, (y * torch.sigmoid(0.7 * y), mean, rstd)
+    m["npu_group_norm_swish"] = group_norm_swish
+
+    def masked_softmax_with_rel_pos_bias():
+        # aclnnMaskedSoftmaxWithRelPosBias: softmax(scale x + mask + bias), x (B*W, N, S1, S2), the mask
+        # (W, S1, S2) per window, the bias (N, S1, S2) per head
+        x, mask, bias = randn(4, 3, 5, 7), randn(2, 5, 7), randn(3, 5, 7)
+        windows = x.reshape(2, 2, 3, 5, 7) * 0.5 + mask[None, :, None] + bias[None, None]
+        return (x, mask, bias), {"scale_value": 0.5}, windows.softmax(-1).reshape(4, 3, 5, 7)
+    m["npu_masked_softmax_with_rel_pos_bias"] = masked_softmax_with_rel_pos_bias
+
+    def trans_quant_param():
+        # aclnnTransQuantParamV3: the float32 bits of scale with the low 13 cleared, bit 46 set; an offset
+        # rounded into [-256, 255] in bits 37-45
+        scale = torch.rand(8, generator=g) + 0.01
+        offset = torch.tensor([-300.0, -3.4, 0.0, 2.5, 3.5, 100.0, 255.6, 1000.0])
+        bits = scale.view(torch.int32).to(torch.int64) & 0xFFFFE000
+        clamped = torch.round(offset).to(torch.int64).clamp(-256, 255)
+        want = bits | (1 << 46) | ((clamped & 0x1FF) << 37)
+        return (scale, offset), {}, want
+    m["npu_trans_quant_param"] = trans_quant_param
+
+    def transpose_batchmatmul():
+        # aclnnTransposeBatchMatMul with op-plugin's permutations: x (B, M, K) @ w (B, K, N), the result
+        # laid out (M, B, N); the page wants K and N multiples of 128
+        x, w = randn(2, 3, 128, dtype=torch.float16), randn(2, 128, 128, dtype=torch.float16) / 8
+        return (x, w), {}, (x.float() @ w.float()).transpose(0, 1)
+    m["npu_transpose_batchmatmul"] = transpose_batchmatmul
+
+    def index_add():
+        # aclnnIndexAddV2 along dimension 0 in mode 0 (op-plugin's dim and mode): source rows added at
+        # index; alpha 1, the only one the page's mode 0 takes (another is refused by name)
+        x, source = randn(5, 4), randn(3, 4)
+        index = torch.tensor([4, 0, 4], dtype=torch.int64)
+        return (x, index, source), {}, x.index_add(0, index, source)
+    m["_npu_index_add"] = index_add
+    m["_npu_index_add_"] = index_add
+
+    def moe_token_unpermute_with_routing_map_saving():
+        # the autograd form: the same result first, then what its backward keeps
+        args, kwargs, want = moe_token_unpermute_with_routing_map()
+        return args, kwargs, (want, None, None, None)
+    m["_npu_moe_token_unpermute_with_routing_map"] = moe_token_unpermute_with_routing_map_saving
+    m["npu_grouped_matmul_add_"] = grouped_matmul_add
+
+    def apply_adam_w(amsgrad):
+        # AdamW (aclnnApplyAdamW's page): the beta powers beta^(t-1), the step's bias corrections
+        # 1 - beta^(t-1) beta; decay lr * weight_decay * var; amsgrad keeps max(max_grad_norm, v')
+        var, m, v, grad, top = randn(12), randn(12), randn(12).abs(), randn(12), randn(12).abs()
+        beta1, beta2, lr, decay, eps, t = 0.9, 0.99, 0.01, 0.1, 1e-8, 3
+        f = {name: x.float() for name, x in (("var", var), ("m", m), ("v", v), ("g", grad), ("top", top))}
+        m1 = beta1 * f["m"] + (1 - beta1) * f["g"]
+        v1 = beta2 * f["v"] + (1 - beta2) * f["g"] ** 2
+        if amsgrad:
+            v1 = torch.maximum(f["top"], v1)
+        m_hat, v_hat = m1 / (1 - beta1 ** t), v1 / (1 - beta2 ** t)
+        var1 = f["var"] - lr * decay * f["var"] - lr * m_hat / (v_hat.sqrt() + eps)
+        args = (beta1 ** (t - 1), beta2 ** (t - 1), lr, decay, beta1, beta2, eps, grad, top if amsgrad else None, amsgrad, False)
+        state = (var.clone(), m.clone(), v.clone())  # as torch_npu's NpuFusedAdamW: out= the state, in place
+
+        def run(op, args, kwargs):
+            import torch_npu
+            return torch_npu.npu_apply_adam_w(*args, out=kwargs["state"])
+        return args, {"state": state}, (var1, m1, v1), run
+    m["npu_apply_adam_w"] = lambda: apply_adam_w(False)
+    m["npu_apply_adam_w@amsgrad"] = lambda: apply_adam_w(True)
+
+    # Computed, and until now compared with nothing (the schema's arguments): random operators checked
+    # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near
+    # p), the format casts by the values they keep and the format they report.
+
+    def masked_consistently(x, p, y, keep):
+        # the largest relative residual, in x's dtype (so compared at its precision), and the drop rate
+        expected = torch.where(keep, x.float() / (1 - p), 0.0)
+        residual = ((y.cpu().float() - expected).abs() / expected.abs().clamp(min=1)).max().reshape(1)
+        dropped = 1 - keep.float().mean().item()
+        return residual.to(x.dtype), torch.tensor([abs(dropped - p) < 0.15])
+
+    def npu_dropout():
+        # aclnnDropoutV3 with its bit mask (bit i of byte i / 8, least significant first), 128 bits a block
+        x, p = randn(8, 64), 0.3
+
+        def run(op, args, kwargs):
+            y, mask = op(*args, **kwargs)
+            bits = (mask.cpu().long()[:, None] >> torch.arange(8)) & 1
+            return masked_consistently(x, p, y, bits.flatten()[:x.numel()].reshape(x.shape).bool())
+        return (x, p), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["_npu_dropout"] = npu_dropout
+
+    def dropout_with_byte_mask_pair():
+        # a byte per element, nonzero where kept
+        x, p = randn(8, 64), 0.3
+
+        def run(op, args, kwargs):
+            y, mask = op(*args, **kwargs)
+            return masked_consistently(x, p, y, mask.cpu() != 0)
+        return (x, p), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["_dropout_with_byte_mask"] = dropout_with_byte_mask_pair
+
+    def dropout_with_byte_mask():
+        # the result alone: every element x / (1 - p) or zero, about p of them zero
+        x, p = randn(8, 64) + 5, 0.3  # no element of x is zero, so a zero is a dropped one
+
+        def run(op, args, kwargs):
+            y = op(*args, **kwargs)
+            return masked_consistently(x, p, y, y.cpu() != 0)
+        return (x, p, True), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["dropout_with_byte_mask"] = dropout_with_byte_mask
+
+    def cast_keeping_internal(op, args, kwargs):
+        # Atlas A2 keeps a private format only with allow_internal_format (else torch_npu's host code
+        # casts to the base format): set for this call alone (torch_npu's config has a setter, no getter)
+        was = getattr(torch.npu.config, "allow_internal_format", False)
+        torch.npu.config.allow_internal_format = True
+        try:
+            y = op(*args, **kwargs)
+        finally:
+            torch.npu.config.allow_internal_format = was
+        return y, torch.tensor([torch.ops.npu.get_npu_format(y)])
+
+    def format_cast_in_place():
+        # in place to FRACTAL_NZ (29): the values read back unchanged, the format the one asked for
+        x = randn(5, 20)
+        return (x, 29), {}, (x, torch.tensor([29])), cast_keeping_internal
+    m["npu_format_cast_.acl_format"] = format_cast_in_place
+
+    def format_cast_private():
+        x = randn(2, 3, 4, 4)
+        return (x, 3), {}, (x, torch.tensor([3])), cast_keeping_internal  # NC1HWC0
+    m["_npu_format_cast"] = format_cast_private
+
+    def npu_format():
+        # a 4-d tensor is born NCHW (0), another ND (2)
+        x, y = randn(2, 3, 4, 4), randn(2, 3)
+
+        def run(op, args, kwargs):
+            return torch.tensor([op(args[0]), op(args[1])])
+        return (x, y), {}, torch.tensor([0, 2]), run
+    m["get_npu_format"] = npu_format
+
     return m
 
 

@@ -20,7 +20,7 @@ npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, 
 SubSample; the rotated-box operators (rotated.cpp) npu_rotated_iou, npu_rotated_overlaps, npu_rotated_box_encode and
 npu_rotated_box_decode, npu_nms_rotated as RotatedNMS, npu_nms_with_mask as NMSWithMask; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
-npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses; npu_fused_attention_qkv_grad as
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses; npu_apply_adam_w as ApplyAdamW (aclnnApplyAdamW, on the chips its README lists); npu_fused_attention_qkv_grad as
 AttentionQKVGradX and AttentionQKVGradW; npu_alloc_float_status as NPUAllocFloatStatus;
 npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
 npu_fast_gelu and its backward as FastGelu and FastGeluGrad, npu_quantize as Quantize (through
@@ -105,6 +105,18 @@ GROUPS = {
                                       "npu_add_rms_norm_dynamic_quant@two_smooths",
                                       "npu_add_rms_norm_dynamic_quant@second_only",
                                       "npu_deep_norm_backward", "batch_norm_reduce", "_npu_dtype_cast"],
+    # Documented operators the schema's arguments could not serve (rows where the page wants rows, FLOAT16
+    # where it lists no FLOAT, integer indices), in-place twins, and the random and format operators that
+    # computed with nothing to compare: dropouts against their own masks, format casts by what they report.
+    "documented_rows_in_place_and_masks": ["npu_rms_norm_quant", "npu_add_rms_norm_cast",
+                                           "npu_dynamic_quant_asymmetric", "scatter_update_", "npu_scatter_nd_update_",
+                                           "npu_cross_entropy_loss_backward", "npu_add_layer_norm_backward",
+                                           "npu_group_norm_swish", "npu_masked_softmax_with_rel_pos_bias",
+                                           "npu_trans_quant_param", "npu_transpose_batchmatmul", "_npu_index_add",
+                                           "_npu_index_add_", "_npu_moe_token_unpermute_with_routing_map",
+                                           "npu_grouped_matmul_add_", "_npu_dropout", "_dropout_with_byte_mask",
+                                           "dropout_with_byte_mask", "npu_format_cast_.acl_format", "_npu_format_cast",
+                                           "get_npu_format", "npu_apply_adam_w", "npu_apply_adam_w@amsgrad"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
@@ -115,12 +127,13 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
              "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward", "npu_gelu_quant",
              "npu_gelu_quant@static_tanh", "npu_rms_norm_quant_v2", "npu_rms_norm_quant_v2@multiply", "npu_fused_matmul",
              "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu",
-             "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov"]
+             "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov", "npu_apply_adam_w",
+             "npu_apply_adam_w@amsgrad"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.
 ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
-             "npu_dropout_with_add_softmax"]
+             "npu_dropout_with_add_softmax", "npu_apply_adam_w"]
 # What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
 # The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
@@ -161,7 +174,7 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
 # series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
 ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
 # And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone.
-ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant"]
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant", "npu_apply_adam_w"]
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
