@@ -2507,6 +2507,75 @@ def makers(dtype: str = "float32"):
     m["npu_apply_adam_w"] = lambda: apply_adam_w(False)
     m["npu_apply_adam_w@amsgrad"] = lambda: apply_adam_w(True)
 
+    # the .out overloads are what the calls above reach (torch_npu.npu_apply_adam(..., out=...))
+    m["npu_apply_adam.out"] = lambda: apply_adam(False)
+    m["npu_apply_adam_w.out"] = lambda: apply_adam_w(False)
+
+    def into_out(make, out_shape):
+        # an out= twin of a hand call: the result written into a given tensor
+        args, kwargs, want = make()[:3]
+        return args, {**kwargs, "out": torch.empty(out_shape, dtype=want.dtype)}, want
+    m["npu_transpose.out"] = lambda: into_out(transpose, (4, 2, 3))
+    m["npu_broadcast.out"] = lambda: into_out(broadcast, (2, 3, 4))
+    m["npu_indexing.out"] = lambda: into_out(indexing, (2, 3, 6))
+
+    def batch_norm_gather_stats_update():
+        # aclnnSyncBatchNormGatherStats: each rank's per-channel sums and square sums (op-plugin's mean
+        # and invstd arguments) gathered into the batch mean and invstd; the running statistics updated
+        # in place by momentum, the variance unbiased
+        sums, squares = randn(3, 4) * 8, randn(3, 4).abs() * 40 + 60
+        counts = torch.tensor([5.0, 7.0, 8.0]).to(default)
+        n = counts.float().sum()
+        mean = sums.float().sum(0) / n
+        var = squares.float().sum(0) / n - mean ** 2
+        running_mean, running_var = randn(4), randn(4).abs() + 0.5
+        new_mean = running_mean.float() * 0.9 + 0.1 * mean
+        new_var = running_var.float() * 0.9 + 0.1 * var * n / (n - 1)
+
+        def run(op, args, kwargs):
+            batch_mean, invstd = op(*args, **kwargs)
+            return batch_mean, invstd, args[3], args[4]
+        args = (randn(20, 4, 2), sums, squares, running_mean, running_var, 0.1, 1e-5, counts)
+        return args, {}, (mean, torch.rsqrt(var + 1e-5), new_mean, new_var), run
+    m["batch_norm_gather_stats_update"] = batch_norm_gather_stats_update
+
+    def dropout_gen_mask():
+        # aclnnDropoutGenMask: one bit per element (128 bits a block), set with probability 1 - p
+        p = 0.3
+
+        def run(op, args, kwargs):
+            mask = op([8, 64], p, dtype=torch.float32, device=torch.device("npu")).cpu()
+            kept = ((mask.long()[:, None] >> torch.arange(8)) & 1).float().mean().item()
+            return torch.tensor([mask.numel()]), torch.tensor([abs(kept - (1 - p)) < 0.15])
+        return (), {}, (torch.tensor([64]), torch.tensor([True])), run
+    m["npu_dropout_gen_mask"] = dropout_gen_mask
+
+    def fused_cross_entropy_loss_with_max_sum():
+        # aclnnFusedCrossEntropyLossWithMaxSum: loss = log(sum_exp) - predicted (the shifted logit of the
+        # target), the softmax exp(logits - max) / sum_exp
+        logits = randn(5, 9).float()
+        top = logits.max(-1).values
+        sum_exp = (logits - top[:, None]).exp().sum(-1)
+        predicted = (logits - top[:, None])[torch.arange(5), torch.tensor([0, 8, 3, 3, 1])]
+        want = (sum_exp.log() - predicted, (logits - top[:, None]).exp() / sum_exp[:, None])
+        return (top, sum_exp, predicted), {"vocab_parallel_logits": logits}, want
+    m["npu_fused_cross_entropy_loss_with_max_sum"] = fused_cross_entropy_loss_with_max_sum
+
+    def quantize_impl(per_channel):
+        # aclnnQuantize as torch.quantize_per_channel / per_tensor reach it: round(x / scales + zero_points),
+        # saturated, INT32 zero points (the page refuses FLOAT ones), qint8 written as INT8
+        x = randn(3, 4) * 20
+        if per_channel:
+            scales, zeros = torch.tensor([0.5, 1.0, 0.25, 2.0]), torch.tensor([0, 3, -2, 100], dtype=torch.int32)
+            args = (x, scales, zeros, 1, torch.qint8)
+        else:
+            scales, zeros = torch.tensor([0.3]), torch.tensor([5], dtype=torch.int32)
+            args = (x, scales, zeros, torch.qint8)
+        want = torch.round(x.float() / scales.float() + zeros.float()).clamp(-128, 127).to(torch.int8)
+        return args, {"result": torch.empty(3, 4, dtype=torch.int8)}, want
+    m["_quantize_per_channel_impl.out"] = lambda: quantize_impl(True)
+    m["_quantize_per_tensor_impl.out"] = lambda: quantize_impl(False)
+
     # Computed, and until now compared with nothing (the schema's arguments): random operators checked
     # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near
     # p), the format casts by the values they keep and the format they report.

@@ -116,7 +116,11 @@ GROUPS = {
                                            "_npu_index_add_", "_npu_moe_token_unpermute_with_routing_map",
                                            "npu_grouped_matmul_add_", "_npu_dropout", "_dropout_with_byte_mask",
                                            "dropout_with_byte_mask", "npu_format_cast_.acl_format", "_npu_format_cast",
-                                           "get_npu_format", "npu_apply_adam_w", "npu_apply_adam_w@amsgrad"],
+                                           "get_npu_format", "npu_apply_adam_w", "npu_apply_adam_w@amsgrad",
+                                           "npu_apply_adam.out", "npu_apply_adam_w.out", "npu_transpose.out",
+                                           "npu_broadcast.out", "npu_indexing.out", "batch_norm_gather_stats_update",
+                                           "npu_dropout_gen_mask", "npu_fused_cross_entropy_loss_with_max_sum",
+                                           "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
@@ -134,8 +138,9 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
 # √), and the byte-mask dropout, aclop on every chip.
 ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
              "npu_dropout_with_add_softmax", "npu_apply_adam_w"]
-# What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
-NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
+# What a page refuses in a low-precision dtype (aclnnGatherV3 and aclnnSyncBatchNormGatherStats list no
+# BFLOAT16 on Ascend910B).
+NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update"}}
 # The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
 LOW_PRECISION_ONLY = ["npu_interleave_rope"]
 
