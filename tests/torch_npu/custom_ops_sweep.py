@@ -2518,6 +2518,23 @@ def makers(dtype: str = "float32"):
     m["npu_transpose.out"] = lambda: into_out(transpose, (4, 2, 3))
     m["npu_broadcast.out"] = lambda: into_out(broadcast, (2, 3, 4))
     m["npu_indexing.out"] = lambda: into_out(indexing, (2, 3, 6))
+    m["npu_reshape.out"] = lambda: into_out(reshape, (2, 14))
+    m["npu_stride_copy.out"] = lambda: into_out(stride_copy, (3, 2))
+
+    def with_nz(op, first, second):  # `second` cast to FRACTAL_NZ first
+        return keeping_internal_formats(lambda: op(first, torch.ops.npu.npu_format_cast(second, 29)))
+
+    def cast_to_format_of():
+        # input cast to another tensor's format (FRACTAL_NZ): the values kept, the format the other's
+        x, like = randn(5, 20), randn(3, 16)
+        return (x, like), {}, (x, torch.tensor([29])), lambda op, args, kwargs: with_nz(op, *args)
+    m["npu_format_cast.Tensor"] = cast_to_format_of
+
+    def cast_into_format_of():
+        # in place, torch_npu's format_cast_impl_out_npu: self takes src's values (FRACTAL_NZ) in its own format
+        target, x = torch.zeros(5, 20, dtype=default), randn(5, 20)
+        return (target, x), {}, (x, torch.tensor([2])), lambda op, args, kwargs: with_nz(op, *args)
+    m["npu_format_cast_"] = cast_into_format_of
 
     def batch_norm_gather_stats_update():
         # aclnnSyncBatchNormGatherStats: each rank's per-channel sums and square sums (op-plugin's mean
@@ -2618,16 +2635,20 @@ def makers(dtype: str = "float32"):
         return (x, p, True), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
     m["dropout_with_byte_mask"] = dropout_with_byte_mask
 
-    def cast_keeping_internal(op, args, kwargs):
+    def keeping_internal_formats(call):
         # Atlas A2 keeps a private format only with allow_internal_format (else torch_npu's host code
-        # casts to the base format): set for this call alone (torch_npu's config has a setter, no getter)
+        # casts to the base format): set for this call alone (torch_npu's config has a setter, no getter).
+        # The result, and the format it reports.
         was = getattr(torch.npu.config, "allow_internal_format", False)
         torch.npu.config.allow_internal_format = True
         try:
-            y = op(*args, **kwargs)
+            y = call()
         finally:
             torch.npu.config.allow_internal_format = was
         return y, torch.tensor([torch.ops.npu.get_npu_format(y)])
+
+    def cast_keeping_internal(op, args, kwargs):
+        return keeping_internal_formats(lambda: op(*args, **kwargs))
 
     def format_cast_in_place():
         # in place to FRACTAL_NZ (29): the values read back unchanged, the format the one asked for

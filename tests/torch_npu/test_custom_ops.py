@@ -120,7 +120,9 @@ GROUPS = {
                                            "npu_apply_adam.out", "npu_apply_adam_w.out", "npu_transpose.out",
                                            "npu_broadcast.out", "npu_indexing.out", "batch_norm_gather_stats_update",
                                            "npu_dropout_gen_mask", "npu_fused_cross_entropy_loss_with_max_sum",
-                                           "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out"],
+                                           "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out",
+                                           "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
+                                           "npu_format_cast_"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
