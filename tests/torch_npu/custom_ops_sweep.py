@@ -1274,14 +1274,17 @@ def makers(dtype: str = "float32"):
             tensors = (a[0], nz[0], nz[1], a[3], nz[2]) + tuple(a[5:9])
             if version in (1, 2):  # V1 (the aclop MlaProlog) returns new caches, V2 updates them in place too
                 return op(*tensors, a[9], a[10], a[11], **k)
-            q, q_rope = op(*tensors, a[10], a[11], cache_index=a[9], **k)[:2]
-            return q, q_rope, a[10], a[11]  # V3 updates the caches in place and returns neither
+            outs = op(*tensors, a[10], a[11], cache_index=a[9], **k)
+            if version == 4:  # V3's functional form returns the updated caches last, its inputs left as they were
+                return outs[0], outs[1], outs[5], outs[6]
+            return outs[0], outs[1], a[10], a[11]  # V3 updates the caches in place and returns neither
 
         args = (x, *weights, *gammas, sin, cos, index, *caches)
         return args, {"cache_mode": "PA_BSND"}, (query, query_rope, kv, kr), run
     m["npu_mla_prolog"] = functools.partial(mla_prolog, 1)
     m["npu_mla_prolog_v2"] = functools.partial(mla_prolog, 2)
     m["npu_mla_prolog_v3"] = functools.partial(mla_prolog, 3)
+    m["npu_mla_prolog_v3_functional"] = functools.partial(mla_prolog, 4)
 
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
@@ -2592,6 +2595,39 @@ def makers(dtype: str = "float32"):
         return args, {"result": torch.empty(3, 4, dtype=torch.int8)}, want
     m["_quantize_per_channel_impl.out"] = lambda: quantize_impl(True)
     m["_quantize_per_tensor_impl.out"] = lambda: quantize_impl(False)
+
+    def vocab_shard(rows=6, hidden=8, vocab=32, start=10, end=41):
+        # one rank's vocabulary shard [start, end) of Megatron's vocab-parallel cross entropy (FLOAT16, its
+        # pages' dtype), and what the shard's statistics are (aclnnFusedLinearOnlineMaxSum's formulas)
+        x, w = randn(rows, hidden, dtype=torch.float16), randn(vocab, hidden, dtype=torch.float16)
+        target = torch.tensor([10, 3, 40, 25, 60, 11], dtype=torch.int32)[:rows]
+        logits = x.float() @ w.float().T
+        outside = (target < start) | (target > end)
+        local = torch.where(outside, 0, target - start)
+        shifted = logits - logits.max(-1, keepdim=True).values
+        predicted = torch.where(outside, 0.0, shifted.gather(1, local.long()[:, None])[:, 0])
+        return x, w, target, logits, outside, local, shifted, predicted, (start, end)
+
+    def fused_linear_online_max_sum():
+        x, w, target, logits, outside, local, shifted, predicted, (start, end) = vocab_shard()
+        # the packed mask (row p at bit p % 8 of byte p // 8, the bits past the rows set) is left to the
+        # vocab-parallel test; the rest: max, sum of exp, the target's shifted logit, its local index, logits
+        want = (logits.max(-1).values, shifted.exp().sum(-1), predicted, None, local, logits)
+        return (x, w, target, start, end), {"return_logits": True}, want
+    m["npu_fused_linear_online_max_sum"] = fused_linear_online_max_sum
+
+    def fused_linear_cross_entropy_loss_with_max_sum_backward():
+        # the gradients of sum(grad * (logsumexp(logits) - the target's logit)) with respect to x and w,
+        # the softmax recomputed from the row statistics (the target mask as the forward packs it)
+        x, w, target, logits, outside, local, shifted, predicted, (start, end) = vocab_shard()
+        grad = randn(6).float()
+        bits = torch.cat((outside.long(), torch.ones(-len(outside) % 8, dtype=torch.long))).reshape(-1, 8)
+        packed = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        dx, dw = grads(lambda x, w: ((torch.logsumexp(x @ w.T, -1) - (x @ w.T).gather(1, local.long()[:, None])[:, 0]
+                                      * ~outside) * grad).sum(), (x.float(), w.float()), torch.tensor(1.0))
+        kwargs = {"logits_max": logits.max(-1).values, "sum_exp_logits": shifted.exp().sum(-1)}
+        return (grad, x, w, packed, local), kwargs, (dx, dw)
+    m["npu_fused_linear_cross_entropy_loss_with_max_sum_backward"] = fused_linear_cross_entropy_loss_with_max_sum_backward
 
     # Computed, and until now compared with nothing (the schema's arguments): random operators checked
     # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near

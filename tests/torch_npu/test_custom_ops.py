@@ -122,7 +122,8 @@ GROUPS = {
                                            "npu_dropout_gen_mask", "npu_fused_cross_entropy_loss_with_max_sum",
                                            "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out",
                                            "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
-                                           "npu_format_cast_"],
+                                           "npu_format_cast_", "npu_mla_prolog_v3_functional", "npu_fused_linear_online_max_sum",
+                                           "npu_fused_linear_cross_entropy_loss_with_max_sum_backward"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
