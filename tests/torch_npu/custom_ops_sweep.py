@@ -2628,6 +2628,26 @@ def makers(dtype: str = "float32"):
         kwargs = {"logits_max": logits.max(-1).values, "sum_exp_logits": shifted.exp().sum(-1)}
         return (grad, x, w, packed, local), kwargs, (dx, dw)
     m["npu_fused_linear_cross_entropy_loss_with_max_sum_backward"] = fused_linear_cross_entropy_loss_with_max_sum_backward
+    m["npu_grouped_matmul.List"] = grouped_matmul_list  # the same call: it names the List overload
+
+    def recurrent(gru):
+        # _lstm_npu / _gru_npu as torch.nn.LSTM / GRU on npu call them (one layer with biases: aclnnLSTM,
+        # aclnnGRU): the output sequence and final states equal torch.nn's on the CPU with the same weights
+        steps, batch, size, hidden, gates = 5, 2, 4, 3, 3 if gru else 4
+        x, h0, c0 = randn(steps, batch, size), randn(1, batch, hidden), randn(1, batch, hidden)
+        params = [randn(gates * hidden, size) * 0.5, randn(gates * hidden, hidden) * 0.5, randn(gates * hidden) * 0.5,
+                  randn(gates * hidden) * 0.5]
+        module = (torch.nn.GRU if gru else torch.nn.LSTM)(size, hidden)
+        with torch.no_grad():
+            for mine, theirs in zip(params, (module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0)):
+                theirs.copy_(mine.float())
+            if gru:
+                y, h = module(x.float(), h0.float())
+                return (x, h0, params, True, 1, 0.0, True, False), {}, (y, h) + (None,) * 5
+            y, (h, c) = module(x.float(), (h0.float(), c0.float()))
+        return (x, [h0, c0], params, True, 1, 0.0, True, False), {}, (y, h, c) + (None,) * 7
+    m["_lstm_npu"] = lambda: recurrent(False)
+    m["_gru_npu"] = lambda: recurrent(True)
 
     # Computed, and until now compared with nothing (the schema's arguments): random operators checked
     # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near

@@ -123,7 +123,8 @@ GROUPS = {
                                            "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out",
                                            "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
                                            "npu_format_cast_", "npu_mla_prolog_v3_functional", "npu_fused_linear_online_max_sum",
-                                           "npu_fused_linear_cross_entropy_loss_with_max_sum_backward"],
+                                           "npu_fused_linear_cross_entropy_loss_with_max_sum_backward", "npu_grouped_matmul.List",
+                                           "_lstm_npu", "_gru_npu"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
@@ -141,9 +142,10 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
 # √), and the byte-mask dropout, aclop on every chip.
 ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
              "npu_dropout_with_add_softmax", "npu_apply_adam_w"]
-# What a page refuses in a low-precision dtype (aclnnGatherV3 and aclnnSyncBatchNormGatherStats list no
-# BFLOAT16 on Ascend910B).
-NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update"}}
+# What a page refuses in a low-precision dtype (aclnnGatherV3, aclnnSyncBatchNormGatherStats, aclnnLSTM and
+# aclnnGRU list no BFLOAT16 on Ascend910B: torch.nn's BFLOAT16 LSTM and GRU take op-plugin's acl_op path).
+NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update", "_lstm_npu",
+                                         "_gru_npu"}}
 # The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
 LOW_PRECISION_ONLY = ["npu_interleave_rope"]
 
