@@ -2559,16 +2559,24 @@ def makers(dtype: str = "float32"):
         return args, {}, (mean, torch.rsqrt(var + 1e-5), new_mean, new_var), run
     m["batch_norm_gather_stats_update"] = batch_norm_gather_stats_update
 
+    def bit_mask_of(mask, p):
+        # a dropout bit mask's byte count and whether its keep rate is near 1 - p
+        kept = ((mask.cpu().long()[:, None] >> torch.arange(8)) & 1).float().mean().item()
+        return torch.tensor([mask.numel()]), torch.tensor([abs(kept - (1 - p)) < 0.15])
+
     def dropout_gen_mask():
         # aclnnDropoutGenMask: one bit per element (128 bits a block), set with probability 1 - p
-        p = 0.3
-
         def run(op, args, kwargs):
-            mask = op([8, 64], p, dtype=torch.float32, device=torch.device("npu")).cpu()
-            kept = ((mask.long()[:, None] >> torch.arange(8)) & 1).float().mean().item()
-            return torch.tensor([mask.numel()]), torch.tensor([abs(kept - (1 - p)) < 0.15])
+            return bit_mask_of(op([8, 64], 0.3, dtype=torch.float32, device=torch.device("npu")), 0.3)
         return (), {}, (torch.tensor([64]), torch.tensor([True])), run
     m["npu_dropout_gen_mask"] = dropout_gen_mask
+
+    def dropout_gen_mask_tensor():
+        # aclnnDropoutGenMaskV2 from an explicit seed and offset, for a tensor of `size`
+        def run(op, args, kwargs):
+            return bit_mask_of(op(*args), 0.3)
+        return (randn(8, 64), [8, 64], 0.3, 7, 0), {}, (torch.tensor([64]), torch.tensor([True])), run
+    m["_npu_dropout_gen_mask.Tensor"] = dropout_gen_mask_tensor
 
     def fused_cross_entropy_loss_with_max_sum():
         # aclnnFusedCrossEntropyLossWithMaxSum: loss = log(sum_exp) - predicted (the shifted logit of the

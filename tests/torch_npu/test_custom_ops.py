@@ -124,7 +124,7 @@ GROUPS = {
                                            "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
                                            "npu_format_cast_", "npu_mla_prolog_v3_functional", "npu_fused_linear_online_max_sum",
                                            "npu_fused_linear_cross_entropy_loss_with_max_sum_backward", "npu_grouped_matmul.List",
-                                           "_lstm_npu", "_gru_npu"],
+                                           "_lstm_npu", "_gru_npu", "_npu_dropout_gen_mask.Tensor"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
