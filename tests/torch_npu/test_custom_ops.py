@@ -202,6 +202,18 @@ def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
         assert f"aclop {op}: not supported on Ascend910" in output, output
 
 
+def test_apply_adam_w_refused_on_atlas_200i_500_a2_as_its_readme_says(run_npu):
+    # op-plugin sends npu_apply_adam_w to the aclop ApplyAdamW off aclnn-only chips; ops-nn's apply_adam_w
+    # README marks Atlas 200I/500 A2 (Ascend310B) unsupported, where the other chips compute it.
+    output = run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import check
+        print(check(["npu_apply_adam_w"], "float32"))
+    """, env={"ACLNN_SIM_SOC": "Ascend310B", "ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "aclop ApplyAdamW: not supported on Ascend310B" in output, output
+
+
 def test_quantize_with_zero_points_on_ascend910(run_npu):
     # op-plugin's acl_op npu_quantize (Ascend910) sends Quantize scales and zero points shaped
     # [1, C] and axis 1 for axis -1; the README's round(x / scales + zero_points), saturated.
