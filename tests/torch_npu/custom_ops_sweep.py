@@ -2638,6 +2638,15 @@ def makers(dtype: str = "float32"):
     m["npu_fused_linear_cross_entropy_loss_with_max_sum_backward"] = fused_linear_cross_entropy_loss_with_max_sum_backward
     m["npu_grouped_matmul.List"] = grouped_matmul_list  # the same call: it names the List overload
 
+    def torch_rnn(gru, params):
+        # torch.nn's one-layer GRU or LSTM on the CPU with the weights w_ih, w_hh, b_ih, b_hh
+        w_ih = params[0]
+        module = (torch.nn.GRU if gru else torch.nn.LSTM)(w_ih.shape[1], params[1].shape[1])
+        with torch.no_grad():
+            for mine, theirs in zip(params, (module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0)):
+                theirs.copy_(mine.float())
+        return module
+
     def recurrent(gru):
         # _lstm_npu / _gru_npu as torch.nn.LSTM / GRU on npu call them (one layer with biases: aclnnLSTM,
         # aclnnGRU): the output sequence and final states equal torch.nn's on the CPU with the same weights
@@ -2645,10 +2654,8 @@ def makers(dtype: str = "float32"):
         x, h0, c0 = randn(steps, batch, size), randn(1, batch, hidden), randn(1, batch, hidden)
         params = [randn(gates * hidden, size) * 0.5, randn(gates * hidden, hidden) * 0.5, randn(gates * hidden) * 0.5,
                   randn(gates * hidden) * 0.5]
-        module = (torch.nn.GRU if gru else torch.nn.LSTM)(size, hidden)
+        module = torch_rnn(gru, params)
         with torch.no_grad():
-            for mine, theirs in zip(params, (module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0)):
-                theirs.copy_(mine.float())
             if gru:
                 y, h = module(x.float(), h0.float())
                 return (x, h0, params, True, 1, 0.0, True, False), {}, (y, h) + (None,) * 5
@@ -2656,6 +2663,35 @@ def makers(dtype: str = "float32"):
         return (x, [h0, c0], params, True, 1, 0.0, True, False), {}, (y, h, c) + (None,) * 7
     m["_lstm_npu"] = lambda: recurrent(False)
     m["_gru_npu"] = lambda: recurrent(True)
+
+    def recurrent_backward(gru):
+        # _lstm_npu_backward / _gru_npu_backward (aclnnLstmBackward, aclnnGRUBackward) on the forward's own
+        # saved gates: the input's, initial states' and parameters' gradients equal autograd's through
+        # torch.nn's module on the CPU for the gradients dy, dh (and dc)
+        args, _, _ = recurrent(gru)
+        x, state, params = args[:3]
+        dy, dh, dc = randn(5, 2, 3), randn(1, 2, 3), randn(1, 2, 3)
+        flags = args[3:]
+        module = torch_rnn(gru, params)
+        leaves = [t.float().clone().requires_grad_() for t in ([x, state] if gru else [x, *state])]
+        y, last = module(leaves[0], leaves[1] if gru else (leaves[1], leaves[2]))
+        loss = (y * dy.float()).sum() + ((last * dh.float()).sum() if gru else (last[0] * dh.float()).sum() + (last[1] * dc.float()).sum())
+        want = torch.autograd.grad(loss, leaves + list(module.parameters()))
+
+        def run(op, a, k):
+            import torch_npu  # noqa: F401
+            x, state, params = a[:3]
+            if gru:
+                saved = torch.ops.npu._gru_npu(x, state, params, *flags)
+                dx, dh0, dparams = op(a[3], a[4], x, state, params, *saved[2:7], *flags)
+                return (dx, dh0, *dparams)
+            saved = torch.ops.npu._lstm_npu(x, state, params, *flags)
+            dx, dstate, dparams = op(a[3], a[4], a[5], x, state, params, *saved[3:10], *flags)
+            return (dx, *dstate, *dparams)
+        made = (x, state, params, dy, dh) if gru else (x, state, params, dy, dh, dc)
+        return made, {}, tuple(want), run
+    m["_lstm_npu_backward"] = lambda: recurrent_backward(False)
+    m["_gru_npu_backward"] = lambda: recurrent_backward(True)
 
     # Computed, and until now compared with nothing (the schema's arguments): random operators checked
     # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near

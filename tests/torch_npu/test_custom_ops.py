@@ -124,7 +124,8 @@ GROUPS = {
                                            "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
                                            "npu_format_cast_", "npu_mla_prolog_v3_functional", "npu_fused_linear_online_max_sum",
                                            "npu_fused_linear_cross_entropy_loss_with_max_sum_backward", "npu_grouped_matmul.List",
-                                           "_lstm_npu", "_gru_npu", "_npu_dropout_gen_mask.Tensor"],
+                                           "_lstm_npu", "_gru_npu", "_npu_dropout_gen_mask.Tensor", "_lstm_npu_backward",
+                                           "_gru_npu_backward"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
@@ -145,7 +146,7 @@ ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_b
 # What a page refuses in a low-precision dtype (aclnnGatherV3, aclnnSyncBatchNormGatherStats, aclnnLSTM and
 # aclnnGRU list no BFLOAT16 on Ascend910B: torch.nn's BFLOAT16 LSTM and GRU take op-plugin's acl_op path).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update", "_lstm_npu",
-                                         "_gru_npu"}}
+                                         "_gru_npu", "_lstm_npu_backward", "_gru_npu_backward"}}
 # The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
 LOW_PRECISION_ONLY = ["npu_interleave_rope"]
 
