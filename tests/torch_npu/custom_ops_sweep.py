@@ -1275,14 +1275,17 @@ def makers(dtype: str = "float32"):
             tensors = (a[0], nz[0], nz[1], a[3], nz[2]) + tuple(a[5:9])
             if version in (1, 2):  # V1 (the aclop MlaProlog) returns new caches, V2 updates them in place too
                 return op(*tensors, a[9], a[10], a[11], **k)
-            q, q_rope = op(*tensors, a[10], a[11], cache_index=a[9], **k)[:2]
-            return q, q_rope, a[10], a[11]  # V3 updates the caches in place and returns neither
+            outs = op(*tensors, a[10], a[11], cache_index=a[9], **k)
+            if version == 4:  # V3's functional form returns the updated caches last, its inputs left as they were
+                return outs[0], outs[1], outs[5], outs[6]
+            return outs[0], outs[1], a[10], a[11]  # V3 updates the caches in place and returns neither
 
         args = (x, *weights, *gammas, sin, cos, index, *caches)
         return args, {"cache_mode": "PA_BSND"}, (query, query_rope, kv, kr), run
     m["npu_mla_prolog"] = functools.partial(mla_prolog, 1)
     m["npu_mla_prolog_v2"] = functools.partial(mla_prolog, 2)
     m["npu_mla_prolog_v3"] = functools.partial(mla_prolog, 3)
+    m["npu_mla_prolog_v3_functional"] = functools.partial(mla_prolog, 4)
 
     def quant_matmul():
         a = torch.randint(-8, 8, (3, 16), generator=g, dtype=torch.int8)
@@ -2455,6 +2458,402 @@ def makers(dtype: str = "float32"):
         x = randn(17, 33)
         return (x, 29), {}, x
     m["npu_format_cast@c0_16"] = format_cast_c0_16
+
+    # ----- issue 21, miss21i: documented operators the schema's arguments could not serve (float indices,
+    # float32 where the page lists FLOAT16, 3-d where it wants rows), and in-place twins of hand calls.
+
+    def rms_norm_quant():
+        # aclnnRmsNormQuant: y = round((x / Rms(x) * gamma + beta) * scale + offset), saturated to INT8;
+        # its page lists FLOAT16 and BFLOAT16 for x (float32 refused)
+        x, gamma, beta = randn(3, 16, dtype=torch.float16), randn(16, dtype=torch.float16), randn(16, dtype=torch.float16)
+        scale, offset = torch.tensor([12.5], dtype=torch.float16), torch.tensor([3], dtype=torch.int8)
+        normed = x.float() * rstd_of(x, 1e-6) * gamma.float() + beta.float()
+        want = torch.round(normed * scale.float() + offset.float()).clamp(-128, 127).to(torch.int8)
+        return (x, gamma, beta, scale, offset), {}, want
+    m["npu_rms_norm_quant"] = rms_norm_quant
+
+    def add_rms_norm_cast():
+        # aclnnAddRmsNormCast: y1 the float RMS norm of x1 + x2, y2 the same cast to x's dtype, rstd, x1 + x2
+        x1, x2, gamma = randn(3, 16, dtype=torch.float16), randn(3, 16, dtype=torch.float16), randn(16, dtype=torch.float16)
+        x = x1.float() + x2.float()
+        r = rstd_of(x, 1e-6)
+        y = x * r * gamma.float()
+        return (x1, x2, gamma), {}, (y, y.half(), r, x.half())
+    m["npu_add_rms_norm_cast"] = add_rms_norm_cast
+
+    def dynamic_quant_asymmetric():
+        # aclnnDynamicQuantV2, per row: scale = (max - min) / 255, offset = 127 - max / scale,
+        # y = round(x / scale + offset)
+        x = randn(3, 16, dtype=torch.float16)
+        high, low = x.float().amax(-1), x.float().amin(-1)
+        scale = (high - low) / 255
+        offset = 127 - high / scale
+        y = torch.round(x.float() / scale[:, None] + offset[:, None]).clamp(-128, 127).to(torch.int8)
+        return (x,), {}, (y, scale, offset)
+    m["npu_dynamic_quant_asymmetric"] = dynamic_quant_asymmetric
+
+    def scatter_update_inplace():
+        (x, indices, updates, axis), _, want = scatter_update()
+        return (x, indices, updates, axis), {}, want
+    m["scatter_update_"] = scatter_update_inplace
+
+    def scatter_nd_update_inplace():
+        (x, indices, updates), _, want = scatter_nd_update()
+        return (x, indices, updates), {}, want
+    m["npu_scatter_nd_update_"] = scatter_nd_update_inplace
+
+    def cross_entropy_loss_backward():
+        # aclnnCrossEntropyLossGrad: the gradient of the mean cross entropy with respect to the logits
+        # whose log-softmax is log_prob (softmax - one hot, over the rows not ignored)
+        x, target, dy = randn(4, 6), torch.tensor([0, 5, -100, 3], dtype=torch.int64), randn(())
+        want = grads(lambda x: F.cross_entropy(x, target, ignore_index=-100), (x,), dy)[0]
+        return (dy.reshape(1), x.log_softmax(-1), target), {}, want
+    m["npu_cross_entropy_loss_backward"] = cross_entropy_loss_backward
+
+    def add_layer_norm_backward():
+        # aclnnAddLayerNormGrad: layer norm of x1 + x2 differentiated; dx (for both inputs), dgamma, dbeta
+        x1, x2, gamma, beta, dy = randn(3, 16), randn(3, 16), randn(16), randn(16), randn(3, 16)
+        x = x1.float() + x2.float()
+        # mean and rstd in FLOAT whatever x's dtype (the page's rows)
+        mean, rstd = x.mean(-1, keepdim=True), torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+        dx, dgamma, dbeta = grads(lambda x, g, b: F.layer_norm(x, (16,), g, b, 1e-5), (x, gamma.float(), beta.float()),
+                                  dy.float())
+        return (dy, x1, x2, rstd, mean, gamma, None), {}, (dx, dx, dgamma, dbeta)
+    m["npu_add_layer_norm_backward"] = add_layer_norm_backward
+
+    def group_norm_swish():
+        # aclnnGroupNormSwish: group norm, then y / (1 + exp(-scale y)); mean and rstd per (sample, group)
+        x, gamma, beta = randn(2, 6, 3, 4), randn(6), randn(6)
+        y = F.group_norm(x, 3, gamma, beta, 1e-5)
+        groups = x.reshape(2, 3, -1)
+        mean = groups.mean(-1)
+        rstd = torch.rsqrt(groups.var(-1, unbiased=False) + 1e-5)
+        return (x, 3, gamma, beta), {"eps": 1e-5, "swish_scale": 0.7}, (y * torch.sigmoid(0.7 * y), mean, rstd)
+    m["npu_group_norm_swish"] = group_norm_swish
+
+    def masked_softmax_with_rel_pos_bias():
+        # aclnnMaskedSoftmaxWithRelPosBias: softmax(scale x + mask + bias), x (B*W, N, S1, S2), the mask
+        # (W, S1, S2) per window, the bias (N, S1, S2) per head
+        x, mask, bias = randn(4, 3, 5, 7), randn(2, 5, 7), randn(3, 5, 7)
+        windows = x.reshape(2, 2, 3, 5, 7) * 0.5 + mask[None, :, None] + bias[None, None]
+        return (x, mask, bias), {"scale_value": 0.5}, windows.softmax(-1).reshape(4, 3, 5, 7)
+    m["npu_masked_softmax_with_rel_pos_bias"] = masked_softmax_with_rel_pos_bias
+
+    def trans_quant_param():
+        # aclnnTransQuantParamV3: the float32 bits of scale with the low 13 cleared, bit 46 set; an offset
+        # rounded into [-256, 255] in bits 37-45
+        scale = torch.rand(8, generator=g) + 0.01
+        offset = torch.tensor([-300.0, -3.4, 0.0, 2.5, 3.5, 100.0, 255.6, 1000.0])
+        bits = scale.view(torch.int32).to(torch.int64) & 0xFFFFE000
+        clamped = torch.round(offset).to(torch.int64).clamp(-256, 255)
+        want = bits | (1 << 46) | ((clamped & 0x1FF) << 37)
+        return (scale, offset), {}, want
+    m["npu_trans_quant_param"] = trans_quant_param
+
+    def transpose_batchmatmul():
+        # aclnnTransposeBatchMatMul with op-plugin's permutations: x (B, M, K) @ w (B, K, N), the result
+        # laid out (M, B, N); the page wants K and N multiples of 128
+        x, w = randn(2, 3, 128, dtype=torch.float16), randn(2, 128, 128, dtype=torch.float16) / 8
+        return (x, w), {}, (x.float() @ w.float()).transpose(0, 1)
+    m["npu_transpose_batchmatmul"] = transpose_batchmatmul
+
+    def index_add():
+        # aclnnIndexAddV2 along dimension 0 in mode 0 (op-plugin's dim and mode): source rows added at
+        # index; alpha 1, the only one the page's mode 0 takes (another is refused by name)
+        x, source = randn(5, 4), randn(3, 4)
+        index = torch.tensor([4, 0, 4], dtype=torch.int64)
+        return (x, index, source), {}, x.index_add(0, index, source)
+    m["_npu_index_add"] = index_add
+    m["_npu_index_add_"] = index_add
+
+    def moe_token_unpermute_with_routing_map_saving():
+        # the autograd form: the same result first, then what its backward keeps
+        args, kwargs, want = moe_token_unpermute_with_routing_map()
+        return args, kwargs, (want, None, None, None)
+    m["_npu_moe_token_unpermute_with_routing_map"] = moe_token_unpermute_with_routing_map_saving
+    m["npu_grouped_matmul_add_"] = grouped_matmul_add
+
+    def apply_adam_w(amsgrad):
+        # AdamW (aclnnApplyAdamW's page): the beta powers beta^(t-1), the step's bias corrections
+        # 1 - beta^(t-1) beta; decay lr * weight_decay * var; amsgrad keeps max(max_grad_norm, v')
+        var, m, v, grad, top = randn(12), randn(12), randn(12).abs(), randn(12), randn(12).abs()
+        beta1, beta2, lr, decay, eps, t = 0.9, 0.99, 0.01, 0.1, 1e-8, 3
+        f = {name: x.float() for name, x in (("var", var), ("m", m), ("v", v), ("g", grad), ("top", top))}
+        m1 = beta1 * f["m"] + (1 - beta1) * f["g"]
+        v1 = beta2 * f["v"] + (1 - beta2) * f["g"] ** 2
+        if amsgrad:
+            v1 = torch.maximum(f["top"], v1)
+        m_hat, v_hat = m1 / (1 - beta1 ** t), v1 / (1 - beta2 ** t)
+        var1 = f["var"] - lr * decay * f["var"] - lr * m_hat / (v_hat.sqrt() + eps)
+        args = (beta1 ** (t - 1), beta2 ** (t - 1), lr, decay, beta1, beta2, eps, grad, top if amsgrad else None, amsgrad, False)
+        state = (var.clone(), m.clone(), v.clone())  # as torch_npu's NpuFusedAdamW: out= the state, in place
+
+        def run(op, args, kwargs):
+            import torch_npu
+            return torch_npu.npu_apply_adam_w(*args, out=kwargs["state"])
+        return args, {"state": state}, (var1, m1, v1), run
+    m["npu_apply_adam_w"] = lambda: apply_adam_w(False)
+    m["npu_apply_adam_w@amsgrad"] = lambda: apply_adam_w(True)
+
+    # the .out overloads are what the calls above reach (torch_npu.npu_apply_adam(..., out=...))
+    m["npu_apply_adam.out"] = lambda: apply_adam(False)
+    m["npu_apply_adam_w.out"] = lambda: apply_adam_w(False)
+
+    def into_out(make, out_shape):
+        # an out= twin of a hand call: the result written into a given tensor
+        args, kwargs, want = make()[:3]
+        return args, {**kwargs, "out": torch.empty(out_shape, dtype=want.dtype)}, want
+    m["npu_transpose.out"] = lambda: into_out(transpose, (4, 2, 3))
+    m["npu_broadcast.out"] = lambda: into_out(broadcast, (2, 3, 4))
+    m["npu_indexing.out"] = lambda: into_out(indexing, (2, 3, 6))
+    m["npu_reshape.out"] = lambda: into_out(reshape, (2, 14))
+    m["npu_stride_copy.out"] = lambda: into_out(stride_copy, (3, 2))
+
+    def with_nz(op, first, second):  # `second` cast to FRACTAL_NZ first
+        return keeping_internal_formats(lambda: op(first, torch.ops.npu.npu_format_cast(second, 29)))
+
+    def cast_to_format_of():
+        # input cast to another tensor's format (FRACTAL_NZ): the values kept, the format the other's
+        x, like = randn(5, 20), randn(3, 16)
+        return (x, like), {}, (x, torch.tensor([29])), lambda op, args, kwargs: with_nz(op, *args)
+    m["npu_format_cast.Tensor"] = cast_to_format_of
+
+    def cast_into_format_of():
+        # in place, torch_npu's format_cast_impl_out_npu: self takes src's values (FRACTAL_NZ) in its own format
+        target, x = torch.zeros(5, 20, dtype=default), randn(5, 20)
+        return (target, x), {}, (x, torch.tensor([2])), lambda op, args, kwargs: with_nz(op, *args)
+    m["npu_format_cast_"] = cast_into_format_of
+
+    def batch_norm_gather_stats_update():
+        # aclnnSyncBatchNormGatherStats: each rank's per-channel sums and square sums (op-plugin's mean
+        # and invstd arguments) gathered into the batch mean and invstd; the running statistics updated
+        # in place by momentum, the variance unbiased
+        sums, squares = randn(3, 4) * 8, randn(3, 4).abs() * 40 + 60
+        counts = torch.tensor([5.0, 7.0, 8.0]).to(default)
+        n = counts.float().sum()
+        mean = sums.float().sum(0) / n
+        var = squares.float().sum(0) / n - mean ** 2
+        running_mean, running_var = randn(4), randn(4).abs() + 0.5
+        new_mean = running_mean.float() * 0.9 + 0.1 * mean
+        new_var = running_var.float() * 0.9 + 0.1 * var * n / (n - 1)
+
+        def run(op, args, kwargs):
+            batch_mean, invstd = op(*args, **kwargs)
+            return batch_mean, invstd, args[3], args[4]
+        args = (randn(20, 4, 2), sums, squares, running_mean, running_var, 0.1, 1e-5, counts)
+        return args, {}, (mean, torch.rsqrt(var + 1e-5), new_mean, new_var), run
+    m["batch_norm_gather_stats_update"] = batch_norm_gather_stats_update
+
+    def bit_mask_of(mask, p):
+        # a dropout bit mask's byte count and whether its keep rate is near 1 - p
+        kept = ((mask.cpu().long()[:, None] >> torch.arange(8)) & 1).float().mean().item()
+        return torch.tensor([mask.numel()]), torch.tensor([abs(kept - (1 - p)) < 0.15])
+
+    def dropout_gen_mask():
+        # aclnnDropoutGenMask: one bit per element (128 bits a block), set with probability 1 - p
+        def run(op, args, kwargs):
+            return bit_mask_of(op([8, 64], 0.3, dtype=torch.float32, device=torch.device("npu")), 0.3)
+        return (), {}, (torch.tensor([64]), torch.tensor([True])), run
+    m["npu_dropout_gen_mask"] = dropout_gen_mask
+
+    def dropout_gen_mask_tensor():
+        # aclnnDropoutGenMaskV2 from an explicit seed and offset, for a tensor of `size`
+        def run(op, args, kwargs):
+            return bit_mask_of(op(*args), 0.3)
+        return (randn(8, 64), [8, 64], 0.3, 7, 0), {}, (torch.tensor([64]), torch.tensor([True])), run
+    m["_npu_dropout_gen_mask.Tensor"] = dropout_gen_mask_tensor
+
+    def fused_cross_entropy_loss_with_max_sum():
+        # aclnnFusedCrossEntropyLossWithMaxSum: loss = log(sum_exp) - predicted (the shifted logit of the
+        # target), the softmax exp(logits - max) / sum_exp
+        logits = randn(5, 9).float()
+        top = logits.max(-1).values
+        sum_exp = (logits - top[:, None]).exp().sum(-1)
+        predicted = (logits - top[:, None])[torch.arange(5), torch.tensor([0, 8, 3, 3, 1])]
+        want = (sum_exp.log() - predicted, (logits - top[:, None]).exp() / sum_exp[:, None])
+        return (top, sum_exp, predicted), {"vocab_parallel_logits": logits}, want
+    m["npu_fused_cross_entropy_loss_with_max_sum"] = fused_cross_entropy_loss_with_max_sum
+
+    def quantize_impl(per_channel):
+        # aclnnQuantize as torch.quantize_per_channel / per_tensor reach it: round(x / scales + zero_points),
+        # saturated, INT32 zero points (the page refuses FLOAT ones), qint8 written as INT8
+        x = randn(3, 4) * 20
+        if per_channel:
+            scales, zeros = torch.tensor([0.5, 1.0, 0.25, 2.0]), torch.tensor([0, 3, -2, 100], dtype=torch.int32)
+            args = (x, scales, zeros, 1, torch.qint8)
+        else:
+            scales, zeros = torch.tensor([0.3]), torch.tensor([5], dtype=torch.int32)
+            args = (x, scales, zeros, torch.qint8)
+        want = torch.round(x.float() / scales.float() + zeros.float()).clamp(-128, 127).to(torch.int8)
+        return args, {"result": torch.empty(3, 4, dtype=torch.int8)}, want
+    m["_quantize_per_channel_impl.out"] = lambda: quantize_impl(True)
+    m["_quantize_per_tensor_impl.out"] = lambda: quantize_impl(False)
+
+    def vocab_shard(rows=6, hidden=8, vocab=32, start=10, end=41):
+        # one rank's vocabulary shard [start, end) of Megatron's vocab-parallel cross entropy (FLOAT16, its
+        # pages' dtype), and what the shard's statistics are (aclnnFusedLinearOnlineMaxSum's formulas)
+        x, w = randn(rows, hidden, dtype=torch.float16), randn(vocab, hidden, dtype=torch.float16)
+        target = torch.tensor([10, 3, 40, 25, 60, 11], dtype=torch.int32)[:rows]
+        logits = x.float() @ w.float().T
+        outside = (target < start) | (target > end)
+        local = torch.where(outside, 0, target - start)
+        shifted = logits - logits.max(-1, keepdim=True).values
+        predicted = torch.where(outside, 0.0, shifted.gather(1, local.long()[:, None])[:, 0])
+        return x, w, target, logits, outside, local, shifted, predicted, (start, end)
+
+    def fused_linear_online_max_sum():
+        x, w, target, logits, outside, local, shifted, predicted, (start, end) = vocab_shard()
+        # the packed mask (row p at bit p % 8 of byte p // 8, the bits past the rows set) is left to the
+        # vocab-parallel test; the rest: max, sum of exp, the target's shifted logit, its local index, logits
+        want = (logits.max(-1).values, shifted.exp().sum(-1), predicted, None, local, logits)
+        return (x, w, target, start, end), {"return_logits": True}, want
+    m["npu_fused_linear_online_max_sum"] = fused_linear_online_max_sum
+
+    def fused_linear_cross_entropy_loss_with_max_sum_backward():
+        # the gradients of sum(grad * (logsumexp(logits) - the target's logit)) with respect to x and w,
+        # the softmax recomputed from the row statistics (the target mask as the forward packs it)
+        x, w, target, logits, outside, local, shifted, predicted, (start, end) = vocab_shard()
+        grad = randn(6).float()
+        bits = torch.cat((outside.long(), torch.ones(-len(outside) % 8, dtype=torch.long))).reshape(-1, 8)
+        packed = (bits << torch.arange(8)).sum(-1).to(torch.uint8)
+        dx, dw = grads(lambda x, w: ((torch.logsumexp(x @ w.T, -1) - (x @ w.T).gather(1, local.long()[:, None])[:, 0]
+                                      * ~outside) * grad).sum(), (x.float(), w.float()), torch.tensor(1.0))
+        kwargs = {"logits_max": logits.max(-1).values, "sum_exp_logits": shifted.exp().sum(-1)}
+        return (grad, x, w, packed, local), kwargs, (dx, dw)
+    m["npu_fused_linear_cross_entropy_loss_with_max_sum_backward"] = fused_linear_cross_entropy_loss_with_max_sum_backward
+    m["npu_grouped_matmul.List"] = grouped_matmul_list  # the same call: it names the List overload
+
+    def torch_rnn(gru, params):
+        # torch.nn's one-layer GRU or LSTM on the CPU with the weights w_ih, w_hh, b_ih, b_hh
+        w_ih = params[0]
+        module = (torch.nn.GRU if gru else torch.nn.LSTM)(w_ih.shape[1], params[1].shape[1])
+        with torch.no_grad():
+            for mine, theirs in zip(params, (module.weight_ih_l0, module.weight_hh_l0, module.bias_ih_l0, module.bias_hh_l0)):
+                theirs.copy_(mine.float())
+        return module
+
+    def recurrent(gru):
+        # _lstm_npu / _gru_npu as torch.nn.LSTM / GRU on npu call them (one layer with biases: aclnnLSTM,
+        # aclnnGRU): the output sequence and final states equal torch.nn's on the CPU with the same weights
+        steps, batch, size, hidden, gates = 5, 2, 4, 3, 3 if gru else 4
+        x, h0, c0 = randn(steps, batch, size), randn(1, batch, hidden), randn(1, batch, hidden)
+        params = [randn(gates * hidden, size) * 0.5, randn(gates * hidden, hidden) * 0.5, randn(gates * hidden) * 0.5,
+                  randn(gates * hidden) * 0.5]
+        module = torch_rnn(gru, params)
+        with torch.no_grad():
+            if gru:
+                y, h = module(x.float(), h0.float())
+                return (x, h0, params, True, 1, 0.0, True, False), {}, (y, h) + (None,) * 5
+            y, (h, c) = module(x.float(), (h0.float(), c0.float()))
+        return (x, [h0, c0], params, True, 1, 0.0, True, False), {}, (y, h, c) + (None,) * 7
+    m["_lstm_npu"] = lambda: recurrent(False)
+    m["_gru_npu"] = lambda: recurrent(True)
+
+    def recurrent_backward(gru):
+        # _lstm_npu_backward / _gru_npu_backward (aclnnLstmBackward, aclnnGRUBackward) on the forward's own
+        # saved gates: the input's, initial states' and parameters' gradients equal autograd's through
+        # torch.nn's module on the CPU for the gradients dy, dh (and dc)
+        args, _, _ = recurrent(gru)
+        x, state, params = args[:3]
+        dy, dh, dc = randn(5, 2, 3), randn(1, 2, 3), randn(1, 2, 3)
+        flags = args[3:]
+        module = torch_rnn(gru, params)
+        leaves = [t.float().clone().requires_grad_() for t in ([x, state] if gru else [x, *state])]
+        y, last = module(leaves[0], leaves[1] if gru else (leaves[1], leaves[2]))
+        loss = (y * dy.float()).sum() + ((last * dh.float()).sum() if gru else (last[0] * dh.float()).sum() + (last[1] * dc.float()).sum())
+        want = torch.autograd.grad(loss, leaves + list(module.parameters()))
+
+        def run(op, a, k):
+            import torch_npu  # noqa: F401
+            x, state, params = a[:3]
+            if gru:
+                saved = torch.ops.npu._gru_npu(x, state, params, *flags)
+                dx, dh0, dparams = op(a[3], a[4], x, state, params, *saved[2:7], *flags)
+                return (dx, dh0, *dparams)
+            saved = torch.ops.npu._lstm_npu(x, state, params, *flags)
+            dx, dstate, dparams = op(a[3], a[4], a[5], x, state, params, *saved[3:10], *flags)
+            return (dx, *dstate, *dparams)
+        made = (x, state, params, dy, dh) if gru else (x, state, params, dy, dh, dc)
+        return made, {}, tuple(want), run
+    m["_lstm_npu_backward"] = lambda: recurrent_backward(False)
+    m["_gru_npu_backward"] = lambda: recurrent_backward(True)
+
+    # Computed, and until now compared with nothing (the schema's arguments): random operators checked
+    # against their own mask (every element kept and scaled by 1 / (1 - p), or zero; a drop rate near
+    # p), the format casts by the values they keep and the format they report.
+
+    def masked_consistently(x, p, y, keep):
+        # the largest relative residual, in x's dtype (so compared at its precision), and the drop rate
+        expected = torch.where(keep, x.float() / (1 - p), 0.0)
+        residual = ((y.cpu().float() - expected).abs() / expected.abs().clamp(min=1)).max().reshape(1)
+        dropped = 1 - keep.float().mean().item()
+        return residual.to(x.dtype), torch.tensor([abs(dropped - p) < 0.15])
+
+    def npu_dropout():
+        # aclnnDropoutV3 with its bit mask (bit i of byte i / 8, least significant first), 128 bits a block
+        x, p = randn(8, 64), 0.3
+
+        def run(op, args, kwargs):
+            y, mask = op(*args, **kwargs)
+            bits = (mask.cpu().long()[:, None] >> torch.arange(8)) & 1
+            return masked_consistently(x, p, y, bits.flatten()[:x.numel()].reshape(x.shape).bool())
+        return (x, p), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["_npu_dropout"] = npu_dropout
+
+    def dropout_with_byte_mask_pair():
+        # a byte per element, nonzero where kept
+        x, p = randn(8, 64), 0.3
+
+        def run(op, args, kwargs):
+            y, mask = op(*args, **kwargs)
+            return masked_consistently(x, p, y, mask.cpu() != 0)
+        return (x, p), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["_dropout_with_byte_mask"] = dropout_with_byte_mask_pair
+
+    def dropout_with_byte_mask():
+        # the result alone: every element x / (1 - p) or zero, about p of them zero
+        x, p = randn(8, 64) + 5, 0.3  # no element of x is zero, so a zero is a dropped one
+
+        def run(op, args, kwargs):
+            y = op(*args, **kwargs)
+            return masked_consistently(x, p, y, y.cpu() != 0)
+        return (x, p, True), {}, (torch.zeros(1, dtype=x.dtype), torch.tensor([True])), run
+    m["dropout_with_byte_mask"] = dropout_with_byte_mask
+
+    def keeping_internal_formats(call):
+        # Atlas A2 keeps a private format only with allow_internal_format (else torch_npu's host code
+        # casts to the base format): set for this call alone (torch_npu's config has a setter, no getter).
+        # The result, and the format it reports.
+        was = getattr(torch.npu.config, "allow_internal_format", False)
+        torch.npu.config.allow_internal_format = True
+        try:
+            y = call()
+        finally:
+            torch.npu.config.allow_internal_format = was
+        return y, torch.tensor([torch.ops.npu.get_npu_format(y)])
+
+    def cast_keeping_internal(op, args, kwargs):
+        return keeping_internal_formats(lambda: op(*args, **kwargs))
+
+    def format_cast_in_place():
+        # in place to FRACTAL_NZ (29): the values read back unchanged, the format the one asked for
+        x = randn(5, 20)
+        return (x, 29), {}, (x, torch.tensor([29])), cast_keeping_internal
+    m["npu_format_cast_.acl_format"] = format_cast_in_place
+
+    def format_cast_private():
+        x = randn(2, 3, 4, 4)
+        return (x, 3), {}, (x, torch.tensor([3])), cast_keeping_internal  # NC1HWC0
+    m["_npu_format_cast"] = format_cast_private
+
+    def npu_format():
+        # a 4-d tensor is born NCHW (0), another ND (2)
+        x, y = randn(2, 3, 4, 4), randn(2, 3)
+
+        def run(op, args, kwargs):
+            return torch.tensor([op(args[0]), op(args[1])])
+        return (x, y), {}, torch.tensor([0, 2]), run
+    m["get_npu_format"] = npu_format
 
     return m
 

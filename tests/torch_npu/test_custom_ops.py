@@ -20,7 +20,7 @@ npu_bounding_box_encode and npu_bounding_box_decode, npu_anchor_response_flags, 
 SubSample; the rotated-box operators (rotated.cpp) npu_rotated_iou, npu_rotated_overlaps, npu_rotated_box_encode and
 npu_rotated_box_decode, npu_nms_rotated as RotatedNMS, npu_nms_with_mask as NMSWithMask; npu_sign_bits_pack and npu_sign_bits_unpack,
 npu_softmax_cross_entropy_with_logits and its backward, as the aclnn APIs of the same operations;
-npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses; npu_fused_attention_qkv_grad as
+npu_apply_adam as ApplyAdamD, aclnnApplyAdam's formula on a chip its page refuses; npu_apply_adam_w as ApplyAdamW (aclnnApplyAdamW, on the chips its README lists); npu_fused_attention_qkv_grad as
 AttentionQKVGradX and AttentionQKVGradW; npu_alloc_float_status as NPUAllocFloatStatus;
 npu_dropout_with_add_softmax as DropOutGenMaskV3 and AxpyWithSoftmaxAndDropOutDoMask; on Ascend910
 npu_fast_gelu and its backward as FastGelu and FastGeluGrad, npu_quantize as Quantize (through
@@ -107,6 +107,27 @@ GROUPS = {
                                       "npu_add_rms_norm_dynamic_quant@two_smooths",
                                       "npu_add_rms_norm_dynamic_quant@second_only",
                                       "npu_deep_norm_backward", "batch_norm_reduce", "_npu_dtype_cast"],
+    # Documented operators the schema's arguments could not serve (rows where the page wants rows, FLOAT16
+    # where it lists no FLOAT, integer indices), in-place twins, and the random and format operators that
+    # computed with nothing to compare: dropouts against their own masks, format casts by what they report.
+    "documented_rows_in_place_and_masks": ["npu_rms_norm_quant", "npu_add_rms_norm_cast",
+                                           "npu_dynamic_quant_asymmetric", "scatter_update_", "npu_scatter_nd_update_",
+                                           "npu_cross_entropy_loss_backward", "npu_add_layer_norm_backward",
+                                           "npu_group_norm_swish", "npu_masked_softmax_with_rel_pos_bias",
+                                           "npu_trans_quant_param", "npu_transpose_batchmatmul", "_npu_index_add",
+                                           "_npu_index_add_", "_npu_moe_token_unpermute_with_routing_map",
+                                           "npu_grouped_matmul_add_", "_npu_dropout", "_dropout_with_byte_mask",
+                                           "dropout_with_byte_mask", "npu_format_cast_.acl_format", "_npu_format_cast",
+                                           "get_npu_format", "npu_apply_adam_w", "npu_apply_adam_w@amsgrad",
+                                           "npu_apply_adam.out", "npu_apply_adam_w.out", "npu_transpose.out",
+                                           "npu_broadcast.out", "npu_indexing.out", "batch_norm_gather_stats_update",
+                                           "npu_dropout_gen_mask", "npu_fused_cross_entropy_loss_with_max_sum",
+                                           "_quantize_per_channel_impl.out", "_quantize_per_tensor_impl.out",
+                                           "npu_reshape.out", "npu_stride_copy.out", "npu_format_cast.Tensor",
+                                           "npu_format_cast_", "npu_mla_prolog_v3_functional", "npu_fused_linear_online_max_sum",
+                                           "npu_fused_linear_cross_entropy_loss_with_max_sum_backward", "npu_grouped_matmul.List",
+                                           "_lstm_npu", "_gru_npu", "_npu_dropout_gen_mask.Tensor", "_lstm_npu_backward",
+                                           "_gru_npu_backward"],
 }
 # The operators op-plugin sends to aclnn only on Ascend950 (to aclop elsewhere, the groups above),
 # npu_add_rms_norm_quant's other route there, and those whose page supports Ascend950 alone
@@ -117,14 +138,17 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
              "_npu_rms_norm_backward_quant", "npu_swiglu_group_quant_backward", "npu_gelu_quant",
              "npu_gelu_quant@static_tanh", "npu_rms_norm_quant_v2", "npu_rms_norm_quant_v2@multiply", "npu_fused_matmul",
              "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu",
-             "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov"]
+             "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov", "npu_apply_adam_w",
+             "npu_apply_adam_w@amsgrad"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.
 ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
-             "npu_dropout_with_add_softmax"]
-# What a page refuses in a low-precision dtype (aclnnGatherV3 lists no BFLOAT16 on Ascend910B).
-NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index"}}
+             "npu_dropout_with_add_softmax", "npu_apply_adam_w"]
+# What a page refuses in a low-precision dtype (aclnnGatherV3, aclnnSyncBatchNormGatherStats, aclnnLSTM and
+# aclnnGRU list no BFLOAT16 on Ascend910B: torch.nn's BFLOAT16 LSTM and GRU take op-plugin's acl_op path).
+NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update", "_lstm_npu",
+                                         "_gru_npu", "_lstm_npu_backward", "_gru_npu_backward"}}
 # The operators whose page lists FLOAT16 and BFLOAT16 only (aclnnInterleaveRope, a derived page).
 LOW_PRECISION_ONLY = ["npu_interleave_rope"]
 
@@ -163,7 +187,7 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
 # series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
 ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
 # And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone.
-ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant"]
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant", "npu_apply_adam_w"]
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
@@ -179,6 +203,18 @@ def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
     """, env={"ACLNN_SIM_SOC": "Ascend910", "ASCEND_LAUNCH_BLOCKING": "1"})
     for op in ("RmsNorm", "RmsNormGrad", "AddRmsNorm", "AddLayerNorm", "DeepNorm"):
         assert f"aclop {op}: not supported on Ascend910" in output, output
+
+
+def test_apply_adam_w_refused_on_atlas_200i_500_a2_as_its_readme_says(run_npu):
+    # op-plugin sends npu_apply_adam_w to the aclop ApplyAdamW off aclnn-only chips; ops-nn's apply_adam_w
+    # README marks Atlas 200I/500 A2 (Ascend310B) unsupported, where the other chips compute it.
+    output = run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import check
+        print(check(["npu_apply_adam_w"], "float32"))
+    """, env={"ACLNN_SIM_SOC": "Ascend310B", "ASCEND_LAUNCH_BLOCKING": "1"})
+    assert "aclop ApplyAdamW: not supported on Ascend310B" in output, output
 
 
 def test_quantize_with_zero_points_on_ascend910(run_npu):

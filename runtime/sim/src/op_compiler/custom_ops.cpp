@@ -11,6 +11,8 @@
 //   AddRmsNorm, AddLayerNorm,      npu_add_layer_norm, npu_deep_norm              aclnnAddRmsNorm, aclnnAddLayerNorm,
 //   DeepNorm                       (Ascend310P; their READMEs list it, not       aclnnDeepNorm
 //                                  Ascend910 or Ascend310B, which are refused)
+//   ApplyAdamW                     npu_apply_adam_w (out=; its README lists      aclnnApplyAdamW
+//                                  Atlas A2, the API's page does not)
 // and those whose API refuses the chip op-plugin sends them on, as host kernels (host_kernel.h):
 //   ApplyAdamD                     npu_apply_adam (Atlas A2)                the formula of aclnnApplyAdam's page
 // and the byte-mask dropout operators no aclnn API computes (DropOutGenMaskV3, ops.cpp, draws the
@@ -61,6 +63,9 @@ using MatmulApi = Phase1<const aclTensor*, const aclTensor*, aclTensor*, int8_t>
 using InplaceAddApi = Phase1<const aclTensor*, const aclTensor*, const aclScalar*>;
 using ReduceSumApi = Phase1<const aclTensor*, const aclIntArray*, bool, aclDataType, aclTensor*>;
 using InplaceCopyApi = Phase1<aclTensor*, const aclTensor*>;
+using ApplyAdamWApi = Phase1<aclTensor*, aclTensor*, aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                             const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
+                             const aclTensor*, bool, bool>;
 // tokenX, the four weights, the two gammas, sin, cos, cacheIndex, the two caches (updated in place),
 // the seven optional quantisation tensors, the two epsilons, cacheMode, queryOut, queryRopeOut.
 using MlaPrologApi = Phase1<const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*, const aclTensor*,
@@ -279,6 +284,33 @@ aclError ApplyAdamD(const OpCall& call) {
       out[2].Set(i, v);
     }
   });
+}
+
+// ApplyAdamW: npu_apply_adam_w(..., out=(var, m, v)) where op-plugin runs aclop (every chip but an
+// aclnn-only one). Inputs var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon
+// (one-element host tensors), grad, max_grad_norm (absent without amsgrad); outputs var, m, v
+// (op-plugin's are the inputs themselves); attributes amsgrad, maximize: aclnnApplyAdamW, on the chips
+// ops-nn's apply_adam_w README lists (its page leaves out Atlas A2, where op-plugin sends this type).
+constexpr const char* kApplyAdamWReadme = "ops-nn's apply_adam_w README";
+
+aclError ApplyAdamW(const OpCall& call) {
+  if (aclError s = call.Arity(11, 12, 3)) return s;
+  if (aclError s = OnReadmeChips(call, kApplyAdamWReadme, {Soc::kAscend310B})) return s;
+  static const char* const kInputs[] = {"var", "m", "v", "beta1_power", "beta2_power", "lr", "weight_decay",
+                                        "beta1", "beta2", "epsilon", "grad", "max_grad_norm"};
+  AclnnObjects o(call);
+  aclTensor* in[12] = {};
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    if (!Absent(call.inputs[i])) in[i] = o.Tensor(call.inputs[i], kInputs[i]);
+  }
+  aclTensor* states[3] = {o.Tensor(call.outputs[0], "var"), o.Tensor(call.outputs[1], "m"), o.Tensor(call.outputs[2], "v")};
+  if (o.status()) return o.status();
+  for (size_t c = 0; c < 3; ++c) {  // updated in place: outputs apart from their inputs start as copies of them
+    if (call.outputs[c].buffer->data == call.inputs[c].buffer->data) continue;
+    if (aclError s = Aclnn<InplaceCopyApi>(call, "aclnnInplaceCopy", states[c], in[c])) return s;
+  }
+  return Aclnn<ApplyAdamWApi>(call, "aclnnApplyAdamW", states[0], states[1], states[2], in[3], in[4], in[5], in[6], in[7],
+                              in[8], in[9], in[10], in[11], call.Bool("amsgrad", false), call.Bool("maximize", false));
 }
 
 // A byte mask of one UINT8 (or BOOL) per element of `elements` (padded as DropOutGenMaskV3's may
@@ -631,6 +663,8 @@ const std::vector<OpEntry>& CustomEntries() {
       {"AddLayerNorm", {{"epsilon", K::kFloat}, {"additional_output", K::kBool}}, AddLayerNorm, true},
       {"DeepNorm", {{"alpha", K::kFloat}, {"epsilon", K::kFloat}}, DeepNorm, true},
       {"ApplyAdamD", {{"use_locking", K::kBool}, {"use_nesterov", K::kBool}}, ApplyAdamD},
+      // ops-nn's apply_adam_w README lists Atlas A2, which aclnnApplyAdamW's page leaves out.
+      {"ApplyAdamW", {{"amsgrad", K::kBool}, {"maximize", K::kBool}}, ApplyAdamW, true},
       {"DropOutDoMaskV3", {}, DropOutDoMaskV3},
       {"AxpyWithSoftmaxAndDropOutDoMask", {{"alpha", K::kFloat}, {"input_keep_prob", K::kFloat}, {"axis", K::kListInt}},
        AxpyWithSoftmaxAndDropOutDoMask},
@@ -665,4 +699,5 @@ ACLOP_SAME(aclnnMatmul, MatmulApi);
 ACLOP_SAME(aclnnInplaceAdd, InplaceAddApi);
 ACLOP_SAME(aclnnReduceSum, ReduceSumApi);
 ACLOP_SAME(aclnnInplaceCopy, InplaceCopyApi);
+ACLOP_SAME(aclnnApplyAdamW, ApplyAdamWApi);
 ACLOP_SAME(aclnnMlaProlog, MlaPrologApi);
