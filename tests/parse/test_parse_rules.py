@@ -182,8 +182,10 @@ def test_a_union_of_ranges_is_no_rule():
 
 def test_one_alternative_of_a_disjunction_is_no_rule():
     path = "ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuant.md"
-    # "shape需要与输入x1/x2一致，或者是二维并且...第二维等于x1的最后一维"
-    assert api(path, "aclnnAddRmsNormDynamicQuant").dim_equalities == ()
+    # "shape需要与输入x1/x2一致，或者是二维并且...第二维等于x1的最后一维"; gamma's own "shape需要与`x1`最后一维一致"
+    # (1-D) is a rule.
+    assert [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnAddRmsNormDynamicQuant").dim_equalities] == \
+        [("gamma", 0, "x1", -1)]
     assert any("one alternative of a disjunction" in m for m in unread(path))
 
 
@@ -554,11 +556,6 @@ def test_a_shape_under_the_tensors_own_dtype():
 
 
 @pytest.mark.parametrize("path, words, why", [
-    # An error row relating outputs' ranks to the input's under keepDim: skipped without a word before.
-    ("ops-nn/index/gather_v2/docs/aclnnNanMedianDim.md", "valuesOut或indicesOut的维度与self的维度不一致",
-     "it holds under a condition"),
-    # An error row against the shape the arguments give.
-    ("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "推导得到的shape", "a shape derived from the arguments"),
     # One naming an input, an output and an array, under a formula that does not pad (ConstantPadNd's pads: read).
     ("ops-nn/pooling/adaptive_avg_pool3d/docs/aclnnAdaptiveAvgPool3d.md", "推导出的shape", "a shape derived from the arguments"),
 ])
@@ -595,9 +592,8 @@ def test_a_tensor_given_is_no_condition_on_a_constraint_or_error_rows_relation()
     x3 = next(p for p in api(path, "aclnnQuantMatmulAllReduce").params if p.name == "x3")
     assert "output" in x3.related(RelationKind.SAME_SHAPE)
     assert not any("x3若非空" in m for m in unread(path))
-    # "bias若非空，shape大小与output最后一维大小相等": one dimension, which no relation says; still diagnosed.
-    wq = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
-    assert any("bias若非空" in m for m in unread(wq))
+    # "bias若非空，shape大小与output最后一维大小相等": one dimension, which no relation says: a dimension equality
+    # (test_a_given_tensors_size_against_a_dimension).
     # An error row: "当weights不为空时，self、weights shape不一致" is classified, its relation read.
     bincount = "ops-math/math/bincount/docs/aclnnBincount.md"
     row = next(e for e in api(bincount, "aclnnBincount").errors if e.line == 185)
@@ -605,3 +601,42 @@ def test_a_tensor_given_is_no_condition_on_a_constraint_or_error_rows_relation()
     # "antiquantOffsetOptional存在输入时，shape与antiquantScale不相同" names no tensor of its own after the opening.
     wqbmm = "ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulV2.md"
     assert any("antiquantOffsetOptional存在输入时" in m for m in unread(wqbmm))
+
+
+def test_a_reductions_output_shape_from_its_keepdim_sentences():
+    # "若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致" and "若keepDim为false，reduce轴的
+    # 维度不保留" (out's row), "out的shape不等于由self，dim，keepDim推导得到的shape" (an error row): one rule, the row's.
+    path = "ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md"
+    rule, = api(path, "aclnnLogSumExp").reduced_shapes
+    assert (rule.param, rule.tensor, rule.dims, rule.keepdim, rule.line) == ("out", "self", "dim", "keepDim", 131)
+    assert not [m for m in unread(path) if "keepDim" in m or "推导得到的shape" in m]
+    # "keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致": each output it names.
+    path = "ops-nn/index/gather_v2/docs/aclnnNanMedianDim.md"
+    assert [(r.param, r.dims) for r in api(path, "aclnnNanMedianDim").reduced_shapes] == \
+        [("valuesOut", "dim"), ("indicesOut", "dim")]
+    assert not [m for m in unread(path) if "keepDim" in m]
+
+
+def test_a_reduced_shapes_forms():
+    rule = api("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "aclnnLogSumExp").reduced_shapes[0]
+    assert rule.forms((2, 3, 4), (1, -1)) == ((2, 1, 1), (2,))
+    assert rule.forms((2, 3), ()) == ((1, 1), ()) and rule.forms((2, 3), None) == ((1, 1), ())  # every dimension
+    assert rule.forms((), (0,)) == ((), ())  # a 0-d source: dimension 0 or -1
+    # Not judged: a dimension out of range or named twice (the dimension's own rule refuses it).
+    assert rule.forms((2, 3), (2,)) is None and rule.forms((2, 3), (1, -1)) is None
+
+
+def test_a_given_tensors_size_against_a_dimension():
+    # 约束说明: "bias若非空，shape大小与output最后一维大小相等": bias's rule whenever it is passed, its one dimension
+    # (its row: 1-D) against output's last.
+    path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
+    equal = [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnWeightQuantMatmulAllReduce").dim_equalities]
+    assert ("bias", 0, "output", -1) in equal
+    assert not [m for m in unread(path) if "bias若非空" in m]
+    # An error row: "bias存在时，bias shape与输出tensor(out)最后一个维度的大小不一致".
+    path = "ops-nn/matmul/batch_matmul_quant/docs/aclnnBatchMatmulQuant.md"
+    assert [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnBatchMatmulQuant").dim_equalities] == \
+        [("bias", 0, "out", -1)]
+    # A dimension's size ("尾轴大小与grad尾轴相同") is the dimension equality's, no whole size; a tensor of more
+    # dimensions than one has no size a dimension equals.
+    assert not [m for m in unread("ops-math/math/cdist/docs/aclnnCdist.md") if "whole size" in m]

@@ -15,6 +15,7 @@ Each reader takes one plain wording and nothing looser:
     balanceMode为0时，取值范围为[2, 768]            ValueRange(worldSize, [2, 768], when balanceMode == 0)
     cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
+    若keepDim为false，reduce轴的维度不保留，其余维度shape需要与self一致   ReducedShape(out, self, dim, keepDim)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
     当y的数据类型为INT4时，x的尾轴必须为偶数         Divisibility(x, 2, axis -1, when the dtype of y is INT4)
     如果dstType为3(INT32)，shape的最后一维需要能被8整除   Divisibility(x, 8, axis -1, when dstType == 3)
@@ -41,11 +42,11 @@ from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
 from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
-                    PaddedShape, Param, ParamKind, RelationKind,
+                    PaddedShape, Param, ParamKind, ReducedShape, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
-from gen.parse.extractors.conditions import without_presence
+from gen.parse.extractors.conditions import given_opening, without_presence
 from gen.parse.extractors.relations import CONDITION, PRODUCT, given_relations, relations_in, states_relation
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, word_starts
@@ -79,6 +80,7 @@ class Rules:
     dim_bytes: list[DimBytes] = field(default_factory=list)
     array_products: list[ArrayProduct] = field(default_factory=list)
     padded_shapes: list[PaddedShape] = field(default_factory=list)
+    reduced_shapes: list[ReducedShape] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
@@ -370,7 +372,7 @@ class _Reader:
         # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
         self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
-            if sentence.strip():
+            if sentence.strip() and not self._reduced_shape(sentence, text):
                 read = self._rules_read()
                 self._sentence(sentence, text)
                 if text.subject is None and self._rules_read() == read:
@@ -423,6 +425,48 @@ class _Reader:
             return None
         return PaddedShape(tensors[Direction.OUT], tensors[Direction.IN], arrays.pop(), 0, text.line, text.status)
 
+    # A reduction's arguments: the dimensions it reduces and the bool that keeps them as 1.
+    _REDUCED_DIMS = lazy_pattern(r"dims?|axis|axes", re.I)
+    _KEEPDIM = lazy_pattern(r"keep_?dims?", re.I)
+
+    @functools.cached_property
+    def _reduction_arguments(self) -> Optional[tuple[str, str]]:
+        """The API's reduced dimensions (an int or int array) and keepdim (a bool), each its only one;
+        None where it has not both."""
+        dims = [n for n, p in self.params.items() if p.kind in _INTEGRAL and self._REDUCED_DIMS.fullmatch(n)]
+        keeps = [n for n, p in self.params.items() if p.kind is ParamKind.BOOL and self._KEEPDIM.fullmatch(n)]
+        # An empty list that reduces nothing (ONNX's noop_with_empty_axes) is another rule than ReducedShape's.
+        noop = any("noop" in n.lower() for n in self.params)
+        return (dims[0], keeps[0]) if len(dims) == 1 and len(keeps) == 1 and not noop else None
+
+    def _reduced_shape(self, sentence: str, text: Text) -> bool:
+        """A reduction's outputs against its input's shape along the reduced dimensions, however the
+        sentence words one form ("若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致",
+        "若keepDim为false，reduce轴的维度不保留", "keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致")
+        or both ("out的shape不等于由self，dim，keepDim推导得到的shape"): each is a part of one rule, its either
+        form (ReducedShape). Read where the API has one dimension argument and one keepdim, the sentence
+        names keepdim (or derives the shape from the arguments) and relates one input tensor's shape to
+        outputs' (named, or the row's); True when read."""
+        arguments = self._reduction_arguments
+        if arguments is None or not self._SHAPE_WORDS.search(sentence):
+            return False
+        dims, keepdim = arguments
+        named = {m.group(0) for m in name_matches(self.names, sentence)}
+        if keepdim not in named and not (self._DERIVED.search(sentence) and dims in named):
+            return False
+        sources = {n for n in named & self.tensors if self.params[n].direction is Direction.IN}
+        outputs = {n for n in named & self.tensors if self.params[n].direction is Direction.OUT}
+        if text.subject is not None and not text.error_row:
+            if self.params[text.subject].direction is not Direction.OUT:
+                return False
+            outputs.add(text.subject)
+        if len(sources) != 1 or not outputs:
+            return False
+        source, = sources
+        for output in sorted(outputs, key=list(self.params).index):
+            self.rules.add(self.rules.reduced_shapes, ReducedShape(output, source, dims, keepdim, text.line, text.status))
+        return True
+
     _JOIN_OTHERWISE = lazy_pattern(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 
     # A letter the text defines as a tensor's rank: "其中r为输入数据的维度", "(x_rank表示x的shape维度)",
@@ -473,6 +517,14 @@ class _Reader:
                 self.rules.unread(self.api, text.line, text.subject, sentence, "a shape this parser cannot read")
                 return
             sentence = given
+        elif (opened := given_opening(sentence)) is not None and opened[0] in self.tensors and \
+                not CONDITION.search(opened[1]):
+            # "bias若非空，shape大小与output最后一维大小相等" (a constraint), "bias存在时，bias shape与输出tensor(out)
+            # 最后一个维度的大小不一致" (an error row): the given tensor's rule whenever it is passed, as a row's
+            # "若存在" is (phase 1 judges no rule of an absent tensor); the sentence speaks of that tensor.
+            sentence = opened[1]
+            if text.subject is None:
+                text = replace(text, subject=opened[0])
         # A sentence that names chips holds on those chips only. The value rules carry their chips:
         # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]" is a range on those two, checked
         # per ACLNN_SIM_SOC; a sentence naming chips elsewhere than as its opening is a condition, and
@@ -1007,9 +1059,41 @@ class _Reader:
         rf"(?P<b>{NAME})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('b')}\s*(?:的)?\s*"
         rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
 
+    # "shape大小与output最后一维大小相等" (bias's), "bias shape与输出tensor(out)最后一个维度的大小不一致": a tensor's
+    # whole size against one dimension of another's.
+    _SIZE_EQUALITY = NamedPattern(
+        rf"(?P<a>{NAME})?\s*(?:的)?\s*(?:shape\s*(?:的)?\s*(?:大小|长度|size)?|大小|长度|size)\s*(?:需要|必须|要|应|应该)?\s*"
+        rf"(?:和|与|跟|等于)\s*(?:(?:输出|输入)?\s*(?:tensor|Tensor|张量)\s*[(（]\s*(?P<wrapped>{NAME})\s*[)）]|(?P<b>{NAME}))"
+        rf"\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('b')}\s*(?:的)?\s*"
+        rf"(?:大小|长度|size|数值|值)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)")
+
+    _AFTER_AXIS = lazy_pattern(r"(?:维|轴)(?:度)?\s*(?:的)?\s*$")
+
+    def _size_equalities(self, sentence: str, text: Text, conditional: bool) -> None:
+        """A one-dimensional tensor's size equal to a dimension of another: DimEquality(a, 0, b, axis).
+        A tensor of other ranks (or none documented) is diagnosed: its size is no one dimension."""
+        for match in self._SIZE_EQUALITY.finditer(self.tensors, sentence):
+            if self._AFTER_AXIS.search(sentence, 0, match.start()):
+                continue  # "尾轴大小与grad尾轴相同": a dimension's size, _DIM_EQUALITY's
+            a = match.group("a") or (text.subject if text.subject in self.tensors else None)
+            b = match.group("b") or match.group("wrapped")
+            if a is None or a == b:
+                continue
+            if conditional:
+                self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                continue
+            other_axis, why = self._axis(match, "b", b)
+            if self.params[a].rank != (1, 1):
+                why = f"{a}'s whole size, and {a} is not documented one-dimensional"
+            if other_axis is None or why:
+                self.rules.unread(self.api, text.line, a, match.group(0), why)
+                continue
+            self.rules.add(self.rules.dim_equalities, DimEquality(a, 0, b, other_axis, text.line))
+
     def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
         if not self._ANY_AXIS.search(sentence):
             return
+        self._size_equalities(sentence, text, conditional)
         for match in self._DIM_EQUALITY.finditer(self.tensors, sentence):
             if not match.group("eq") and "等于" not in match.group(0):
                 continue
