@@ -5,6 +5,7 @@ divisibility, reserved parameters; and what is not read with confidence, diagnos
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -640,3 +641,21 @@ def test_a_given_tensors_size_against_a_dimension():
     # A dimension's size ("尾轴大小与grad尾轴相同") is the dimension equality's, no whole size; a tensor of more
     # dimensions than one has no size a dimension equals.
     assert not [m for m in unread("ops-math/math/cdist/docs/aclnnCdist.md") if "whole size" in m]
+
+
+def test_bounds_in_named_limits_and_in_a_dimensions_letter():
+    # "取值范围[0, MAX_INT32)，其中MAX_INT32值为2147483647": C's limit by its name.
+    path = "ops-transformer/mc2/moe_distribute_combine_add_rms_norm/docs/aclnnMoeDistributeCombineAddRmsNormV2.md"
+    rule = next(r for r in api(path, "aclnnMoeDistributeCombineAddRmsNormV2").value_ranges if r.param == "zeroExpertNum")
+    assert (rule.low.offset, rule.high.offset, rule.high.inclusive) == (0, 2**31 - 1, False)
+
+
+def test_a_bound_in_a_letter_the_rows_shapes_give_a_dimension():
+    # aclStft's self: "shape为[L]或[B, L]（L为序列长度...）", nFft: "取值范围为(0, L]": L is self's last dimension.
+    page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclStft.md")
+    rule = next(r for api in page.apis for r in api.value_ranges if r.param == "nFft")
+    assert (rule.high.tensor, rule.high.axis, rule.high.inclusive) == ("self", "-1", True)
+    # "[1, min(E, 1024)]": a function's parentheses, no open range (E, 1024); diagnosed.
+    page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclnnMoeGatingTopKSoftmax.md")
+    assert not [r for api in page.apis for r in api.value_ranges if r.param == "k" and r.line == 99]
+    assert [d for d in page.diagnostics if "min(E, 1024)" in d.message and "a bound this parser cannot read" in d.message]

@@ -63,6 +63,10 @@ _CARRIES_DTYPE = (ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.DTYPE)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
+# The integer limits the pages name instead of writing them ("取值范围[0, MAX_INT32)，其中MAX_INT32值为2147483647",
+# "MAX_INT32 = 2^31 - 1").
+_NAMED_LIMITS = {"MAX_INT32": 2**31 - 1, "INT32_MAX": 2**31 - 1, "INT_MAX": 2**31 - 1, "MAX_INT64": 2**63 - 1,
+                 "INT64_MAX": 2**63 - 1}
 # A bool's values, as phase 1 reads a bool argument (true is 1).
 _BOOL_VALUES = {"true": "1", "false": "0"}
 
@@ -205,6 +209,7 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     texts = list(texts)
     reader.api_letters = reader.letters_of(texts)
     reader.rows = {text.subject: text.text for text in texts if text.subject is not None and not text.error_row}
+    reader.size_letters = reader.dimension_letters(reader.rows)
     for text in texts:
         reader.read(text)
     rules = reader.rules
@@ -340,6 +345,7 @@ class _Reader:
         self.only_input = inputs[0] if len(inputs) == 1 else None
         self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
         self.api_letters: dict[str, str] = {}  # those any text of the API defines, each one way (letters_of)
+        self.size_letters: dict[str, tuple[str, int]] = {}  # letters of a tensor's dimension (dimension_letters)
         self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
         self.status = 0  # the status of the text being read, where an error row gives another than 161002
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
@@ -479,6 +485,28 @@ class _Reader:
     _LETTER_EN = NamedPattern(rf"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
                               rf"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+"
                               rf"(?:the\s+)?(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{NAME})?(?![A-Za-z0-9_])", re.I)
+
+    # A shape a row writes in letters: "(T, N, C) or (T, C)", "shape为[L]或[B, L]", "[NUM_ROWS, E]或[B, S, E]".
+    _LETTER_SHAPE = lazy_pattern(r"[\[(]\s*([A-Z][A-Za-z0-9_]*(?:\s*[,，]\s*[A-Z][A-Za-z0-9_]*)*)\s*[\])]")
+
+    def dimension_letters(self, rows: dict[str, str]) -> dict[str, tuple[str, int]]:
+        """The letters the tensors' rows give a dimension by their shapes ("(T, N, C) or (T, C)": C is
+        logProbs' last), each counted from the end, so that "[0, C)" bounds by that dimension's size. A
+        letter is read only where every shape of its first tensor places it alike (T above: first of 3,
+        first of 2, no one dimension), and it names no parameter."""
+        found: dict[str, tuple[str, int]] = {}
+        for name, row in rows.items():
+            if name not in self.tensors or not self._SHAPE_WORDS.search(row):
+                continue
+            places: dict[str, set[int]] = {}
+            for shape in self._LETTER_SHAPE.finditer(row):
+                letters = [t.strip() for t in re.split(r"[,，]", shape.group(1))]
+                for k, letter in enumerate(letters):
+                    places.setdefault(letter, set()).add(k - len(letters))
+            for letter, axes in places.items():
+                if len(axes) == 1 and letter not in self.params and letter not in found:
+                    found[letter] = (name, axes.pop())
+        return found
 
     def letters_of(self, texts: Sequence[Text]) -> dict[str, str]:
         """The letters the API's texts define as a tensor's rank, each defined as one tensor's only."""
@@ -767,12 +795,21 @@ class _Reader:
         held = self._RANK.sub(rank, held)
         for letter, tensor in self.letters.items():
             held = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(letter)}(?![A-Za-z0-9_])", lambda m: hold("rank", tensor), held)
+        for letter, (tensor, axis) in self.size_letters.items():
+            if letter not in self.letters:
+                held = re.sub(rf"(?<![A-Za-z0-9_§]){re.escape(letter)}(?![A-Za-z0-9_§])",
+                              lambda m: hold("size", tensor, str(axis)), held)
         start = self._TRIGGER.search(held)
         assert start is not None
         bracket = self._BRACKET.search(held, start.end())
         if bracket is None or bracket.start() - start.end() > 12:
             return
         subject = self._range_subject(held[:start.start()], text)
+        if self._CALLED.search(held, 0, bracket.start()):
+            # "[1, min(E, 1024)]": the parentheses a function's, not an open range's.
+            if subject is not None and self.params[subject].kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
+            return
         named_after = self._NAMED_AFTER.match(held, start.end())
         if named_after and named_after.group(1) in self.params:
             subject = named_after.group(1) if _host(self.params[named_after.group(1)]) else None  # "range of dim is"
@@ -845,6 +882,7 @@ class _Reader:
             return
         self._add_value(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
+    _CALLED = lazy_pattern(r"(?:min|max|ceil|floor|abs)\s*$", re.I)
     _SENTINEL = lazy_pattern(r"[，,；;\s]*传入\s*-?\d+\s*表示")
     _NUMBERS = lazy_pattern(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
     # English names what a range bounds after it: "the value range of dim is [...]".
@@ -907,6 +945,9 @@ class _Reader:
             return None
         if self._NUMBER.match(text):
             return Bound(offset=float(text), inclusive=inclusive)
+        if text in _NAMED_LIMITS:
+            # "[0, MAX_INT32)，其中MAX_INT32值为2147483647": C's limits by the names the pages give them.
+            return Bound(offset=float(_NAMED_LIMITS[text]), inclusive=inclusive)
         valued = self.params.get(text)
         if valued is not None and valued.kind in _VALUED:
             # "[0, epWorldSize)", "[-1, numWeights)": another host argument's value.
