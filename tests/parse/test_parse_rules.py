@@ -655,7 +655,12 @@ def test_a_bound_in_a_letter_the_rows_shapes_give_a_dimension():
     page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclStft.md")
     rule = next(r for api in page.apis for r in api.value_ranges if r.param == "nFft")
     assert (rule.high.tensor, rule.high.axis, rule.high.inclusive) == ("self", "-1", True)
-    # "[1, min(E, 1024)]": a function's parentheses, no open range (E, 1024); diagnosed.
+    # "[1, min(E, 1024)]" (x: "shape为[NUM_ROWS, E]或[B, S, E]"): at most each term, never the open range (E, 1024).
     page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclnnMoeGatingTopKSoftmax.md")
-    assert not [r for api in page.apis for r in api.value_ranges if r.param == "k" and r.line == 99]
-    assert [d for d in page.diagnostics if "min(E, 1024)" in d.message and "a bound this parser cannot read" in d.message]
+    highs = {(r.high.extent.value, r.high.tensor, r.high.axis, r.high.offset, r.high.inclusive)
+             for api in page.apis for r in api.value_ranges if r.param == "k" and r.line == 99}
+    assert highs == {("size", "x", "-1", 0, True), ("number", "", "", 1024, True)}
+    # Where one term does not read ("[32, min(k-1, INT_MAX)]", k no dimension's letter), neither is a rule.
+    path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
+    assert not [r for r in api(path, "aclnnWeightQuantMatmulAllReduce").value_ranges if r.param == "antiquantGroupSize"]
+    assert [m for m in unread(path) if "min(k-1,INT_MAX)" in m]

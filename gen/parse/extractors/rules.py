@@ -770,9 +770,31 @@ class _Reader:
     _BRACKET = lazy_pattern(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = lazy_pattern(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
+    # "[1, min(E, 1024)]", "[max(a, b), c]": an end both of whose terms bound, read as one range per term.
+    _BOTH_BOUND = lazy_pattern(r"(?:,\s*min\s*\(\s*([^(),]{1,40}?)\s*,\s*([^(),]{1,40}?)\s*\)(?=\s*[\])])|"
+                               r"(?<=[\[(])\s*max\s*\(\s*([^(),]{1,40}?)\s*,\s*([^(),]{1,40}?)\s*\)(?=\s*,))")
+
     def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
         trigger = self._TRIGGER.search(sentence)
         if trigger is None:
+            return
+        both = self._BOTH_BOUND.search(sentence, trigger.end())
+        if both is not None:
+            # A value at most the least of two terms is at most each ("取值范围为[1, min(E, 1024)]": k <= E and
+            # k <= 1024); at least the greatest of two, at least each.
+            # Both or neither: where one term does not read (or holds under a condition), the other alone
+            # would be a range the page does not state, and the sentence is diagnosed as it stands.
+            upper = both.group(1) is not None
+            ranges, diagnostics = list(self.rules.value_ranges), len(self.rules.diagnostics)
+            for term in (both.group(1), both.group(2)) if upper else (both.group(3), both.group(4)):
+                self._ranges(sentence[:both.start()] + (", " if upper else "") + term + sentence[both.end():], text,
+                             conditional)
+            if len(self.rules.diagnostics) > diagnostics:
+                self.rules.value_ranges[:] = ranges
+                del self.rules.diagnostics[diagnostics:]
+                subject = self._range_subject(sentence[:trigger.start()], text)
+                if subject is not None:
+                    self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
             return
         # Rank and size terms as placeholders first: their parentheses are not the range's.
         terms: list[tuple[str, str, str]] = []
