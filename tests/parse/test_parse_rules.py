@@ -664,3 +664,16 @@ def test_a_bound_in_a_letter_the_rows_shapes_give_a_dimension():
     path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
     assert not [r for r in api(path, "aclnnWeightQuantMatmulAllReduce").value_ranges if r.param == "antiquantGroupSize"]
     assert [m for m in unread(path) if "min(k-1,INT_MAX)" in m]
+
+
+def test_an_error_rows_shape_relation_under_a_bools_value():
+    # "当amsgrad为true时，maxGradNormOptionalRef和varRef的shape不一致时": a shape rule under amsgrad, which replaces the
+    # row's plain "shape要求与输入varRef保持一致" (CANN refuses it only then); a dtype relation beside it stays diagnosed.
+    path = "ops-nn/optim/apply_adam_w_v2/docs/aclnnApplyAdamWV2.md"
+    rule, = api(path, "aclnnApplyAdamWV2").shape_rules
+    assert (rule.param, rule.when, rule.values, rule.form, rule.others) == \
+        ("maxGradNormOptionalRef", "amsgrad", ("1",), ShapeForm.SAME, ("varRef",))
+    assert rule.holds(True) and not rule.holds(False)
+    path = "ops-nn/optim/apply_adam_w/docs/aclnnApplyAdamW.md"
+    assert [r.param for r in api(path, "aclnnApplyAdamW").shape_rules] == ["maxGradNormOptional"]
+    assert [m for m in unread(path) if "its dtype relation holds under a condition" in m]

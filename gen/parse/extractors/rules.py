@@ -378,7 +378,7 @@ class _Reader:
         # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
         self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
-            if sentence.strip() and not self._reduced_shape(sentence, text):
+            if sentence.strip() and not self._reduced_shape(sentence, text) and not self._bool_relation(sentence, text):
                 read = self._rules_read()
                 self._sentence(sentence, text)
                 if text.subject is None and self._rules_read() == read:
@@ -1524,6 +1524,27 @@ class _Reader:
     # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
     _BOOL_ABSENCE = NamedPattern(rf"(?:当|如果|若|if|when)\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
                                  rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
+    # An error row refusing two tensors' shapes under a bool's value: "当amsgrad为true时，maxGradNormOptionalRef和varRef的
+    # shape不一致时"; "...的数据类型或shape不一致时" names a dtype relation besides.
+    _BOOL_RELATION = NamedPattern(rf"^\s*(?:当|如果|若)?\s*(?P<w>{NAME})\s*为\s*(?P<v>true|false)\s*(?:时|的时候)\s*[,，]?\s*"
+                                  rf"(?P<a>{NAME})\s*(?:和|与|、)\s*(?P<b>{NAME})\s*(?:的)?\s*"
+                                  rf"(?P<dtype>数据类型\s*(?:或|和|、)\s*)?shape\s*(?:不一致|不相同|不同)", re.I)
+
+    def _bool_relation(self, sentence: str, text: Text) -> bool:
+        """The first tensor has the second's shape when the bool has the value (a ShapeRule of SAME, which
+        phase 1 judges only where both are given); a dtype relation beside it is diagnosed. True when read."""
+        found = self._BOOL_RELATION.search(self.names, sentence) if text.error_row else None
+        if found is None:
+            return False
+        when, a, b = found.group("w"), found.group("a"), found.group("b")
+        if self.params[when].kind is not ParamKind.BOOL or not {a, b} <= self.tensors or a == b:
+            return False
+        self.rules.add(self.rules.shape_rules, ShapeRule(a, when, (_BOOL_VALUES[found.group("v").lower()],), ShapeForm.SAME,
+                                                         (b,), line=text.line))
+        if found.group("dtype"):
+            self.rules.unread(self.api, text.line, a, sentence, "its dtype relation holds under a condition")
+        return True
 
     @functools.cached_property
     def _bools(self) -> frozenset[str]:
