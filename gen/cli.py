@@ -85,11 +85,11 @@ def cmd_lint(args: argparse.Namespace) -> int:
 # The kinds of rule `page_rules` lists, in the order `python -m gen rules` counts them.
 RULE_KINDS = ("reserved", "same_format", "same_rank", "dtype_combination", "value_range", "value_set", "array_length",
               "dim_equality", "divisibility", "shape_rule", "dim_bytes", "array_product",
-              "padded_shape")
+              "padded_shape", "reduced_shape")
 _RULE_KIND = {"DTypeCombination": "dtype_combination", "ValueRange": "value_range", "ValueSet": "value_set",
               "ArrayLength": "array_length", "DimEquality": "dim_equality", "Divisibility": "divisibility", "ShapeRule": "shape_rule",
               "DimBytes": "dim_bytes", "ArrayProduct": "array_product",
-              "PaddedShape": "padded_shape"}
+              "PaddedShape": "padded_shape", "ReducedShape": "reduced_shape"}
 
 
 # The relations `page_rules` lists (those of shape and dtype are every parameter's row, not rules beyond it).

@@ -22,7 +22,8 @@ emitters ask these functions; none of them spells a convention again.
    kept as 1 or dropped, whatever keepdim says: CANN copies its result into the output it is
    given (the same elements, in the same order). The simulator's reduce and order families apply
    it (runtime/sim/src/opapi/families/reduce.cpp, PlanReduce, and order.cpp, the median, nanmedian
-   and kthvalue along a dimension: `other_form`); tests/parse/test_conventions.py calls aclnnAmax
+   and kthvalue along a dimension: `other_form`), and so does phase 1's check of a page's reduced
+   shape (gen.ir.ReducedShape, runtime/sim/src/opapi/rules.cpp); tests/parse/test_conventions.py calls aclnnAmax
    both ways, tests/families/test_phase1_fidelity.py aclnnMedianDim.
 5. `scalar_cast`: a host scalar (aclScalar) is cast to the computation's dtype: the dtype
    relations its row states ("dtype需要与gradOutput保持一致") do not hold it, unless a dtype row of

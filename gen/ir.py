@@ -63,7 +63,9 @@ from gen import abi, jsontext
 # 在H和W维度上的size乘积值").
 # 28: PaddedShape (an output's shape as an input's widened by pairs of a padding array: "out最后一维度的数值等于self
 # 最后一维度的数值加padding前两个值").
-SCHEMA_VERSION = 28
+# 29: ReducedShape (an output's shape as an input's reduced along a dimension argument, kept as 1 or dropped by a
+# bool: "若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致").
+SCHEMA_VERSION = 29
 
 
 class PageKind(str, enum.Enum):
@@ -1126,6 +1128,44 @@ class PaddedShape(_Json):
                 f"{self.padding}'s pairs (last dimension first)") + _qualifiers((), self.status, None)
 
 
+@dataclass(frozen=True)
+class ReducedShape(_Json):
+    """A tensor's shape is another's reduced along the dimensions an argument names (an int or an int
+    array; none, or an empty array, every dimension), each kept as 1 or dropped as a bool argument says:
+    "若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致", "out的shape不等于由self，
+    dim，keepDim推导得到的shape". Either form is the rule (gen.conventions, convention 4: CANN copies its
+    result into the output it is given), and a reduction to one value fills any one-element tensor, as the
+    reduce and order families take them. Dimensions out of range or repeated are the value rules' and
+    the families' to refuse, not judged here."""
+
+    param: str
+    tensor: str
+    dims: str  # the int or int array of the reduced dimensions
+    keepdim: str  # the bool that keeps them as 1
+    line: int = 0
+    status: int = 0  # as ValueRange's
+
+    def forms(self, shape: Sequence[int], dims: Optional[Sequence[int]]) -> Optional[tuple[tuple[int, ...], ...]]:
+        """The shapes it accepts for a source of `shape` reduced along `dims` (None: not given), kept
+        form first; None where it does not judge (a dimension out of range or named twice)."""
+        rank = len(shape)
+        extent = max(rank, 1)
+        if not dims:
+            reduced = set(range(rank))
+        else:
+            wrapped = [d + extent if d < 0 else d for d in dims]
+            if any(not 0 <= d < extent for d in wrapped) or len(set(wrapped)) != len(wrapped):
+                return None
+            reduced = set(wrapped) if rank else set()
+        kept = tuple(1 if d in reduced else n for d, n in enumerate(shape))
+        dropped = tuple(n for d, n in enumerate(shape) if d not in reduced)
+        return kept, dropped
+
+    def describe(self) -> str:
+        return (f"{self.param}.shape == {self.tensor}.shape reduced along {self.dims}, kept as 1 when "
+                f"{self.keepdim} (or dropped)") + _qualifiers((), self.status, None)
+
+
 class ShapeForm(str, enum.Enum):
     """The shape a `ShapeRule` gives."""
 
@@ -1220,6 +1260,7 @@ class API(_Json):
     dim_bytes: tuple[DimBytes, ...] = ()
     array_products: tuple[ArrayProduct, ...] = ()
     padded_shapes: tuple[PaddedShape, ...] = ()
+    reduced_shapes: tuple[ReducedShape, ...] = ()
     # Whether the page speaks of broadcasting the API's tensors (a broadcast relation, a parameter's
     # notes, the formula's section): where a kernel family's rule lets shapes broadcast, the tests
     # vary them so only then (gen.emit.tests.family).
@@ -1249,7 +1290,7 @@ class API(_Json):
         found: list[Any] = [*self.dtype_combinations, *self.value_ranges, *self.value_sets, *self.array_lengths,
                             *self.dim_equalities,
                             *self.divisibility, *self.shape_rules, *self.dim_bytes, *self.array_products,
-                            *self.padded_shapes]
+                            *self.padded_shapes, *self.reduced_shapes]
         return tuple(sorted(found, key=lambda r: r.line))
 
     def dtype_checked(self, param: Param) -> bool:
@@ -1441,6 +1482,8 @@ def _rule_params(rule: Any) -> set[str]:
         named.add(rule.tensor)
     elif isinstance(rule, PaddedShape):
         named.update((rule.tensor, rule.padding))
+    elif isinstance(rule, ReducedShape):
+        named.update((rule.tensor, rule.dims, rule.keepdim))
     elif isinstance(rule, Divisibility):
         if not rule.divisor.isdigit():
             named.add(rule.divisor)

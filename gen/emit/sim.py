@@ -628,6 +628,11 @@ def sim_rules(api: API) -> Optional[SimRules]:
               for r in api.padded_shapes if all(n in index_of for n in (r.param, r.tensor, r.padding))]
     table("padded", "aclsim::PaddedShapeSpec", "kPaddedShapes", padded)
 
+    reduced = [Init.of(param=index_of[r.param], tensor=index_of[r.tensor], dims=index_of[r.dims], keepdim=index_of[r.keepdim],
+                       status=r.status, line=r.line)
+               for r in api.reduced_shapes if all(n in index_of for n in (r.param, r.tensor, r.dims, r.keepdim))]
+    table("reduced", "aclsim::ReducedShapeSpec", "kReducedShapes", reduced)
+
     if not reserved and not any(count for _, count in counts.values()):
         return None
     mask = " | ".join(f"(uint64_t{{1}} << {i})" for i in reserved) or "0"
@@ -641,7 +646,7 @@ def sim_rules(api: API) -> Optional[SimRules]:
         divisible_count=divisible_count, shape_rules=shape_rules_at, shape_rule_count=shape_rule_count)
     # The last fields, each pair left out where there are none (a designated initializer may).
     for key, count_field in (("dim_bytes", "dim_bytes_count"), ("products", "product_count"),
-                             ("padded", "padded_count")):
+                             ("padded", "padded_count"), ("reduced", "reduced_count")):
         at, count = counts[key]
         if count:
             pair: dict[str, str | int] = {key: at, count_field: count}

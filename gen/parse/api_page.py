@@ -164,7 +164,7 @@ def _build_api(doc: Document, sections: Sequence[Section], pair: Pairing, pairs:
               value_sets=tuple(found.value_sets), array_lengths=tuple(found.array_lengths),
               dim_equalities=tuple(found.dim_equalities), divisibility=tuple(found.divisibility),
               shape_rules=(*found.shape_rules, *presence), dim_bytes=tuple(found.dim_bytes), array_products=tuple(found.array_products),
-              padded_shapes=tuple(found.padded_shapes),
+              padded_shapes=tuple(found.padded_shapes), reduced_shapes=tuple(found.reduced_shapes),
               speaks_of_broadcasting=speaks_of_broadcasting(params, formula))
     api = dataclasses.replace(api, inner_null_outputs=conventions.inner_null_outputs(api),
                               error_rows_name_formats=conventions.error_rows_name_formats(api),

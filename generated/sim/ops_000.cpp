@@ -5774,19 +5774,21 @@ namespace sim_InplaceScatterUpdate {
 
 // data: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/170},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/173},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32), /*line=*/170},
 };
 
 // updates: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/170},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8), /*line=*/173},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32), /*line=*/170},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // data (line 108)
     {"data", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 1,
+     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
      /*rank=*/2, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/108, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/0, /*rank_line=*/0, /*same_rank=*/aclsim::Bits(2)},
     // indices (line 118)
@@ -5797,8 +5799,8 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/118, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/-1},
     // updates (line 128)
     {"updates", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16, ACL_FLOAT8_E4M3FN, ACL_FLOAT8_E5M2, ACL_HIFLOAT8),
-     /*dtypes_by_soc=*/kDTypesBySoc2, 1,
+     /*dtypes=*/aclsim::Bits(ACL_INT8, ACL_UINT8, ACL_FLOAT16, ACL_FLOAT, ACL_INT32, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc2, 2,
      /*rank=*/2, 8, aclsim::EmptyTensor::kForbidden, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/128},
     // axis (line 138)
@@ -9882,7 +9884,11 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 102},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 4, .tensor = 0, .dims = 1, .keepdim = 3, .status = 0, .line = 208},
+    {.param = 5, .tensor = 0, .dims = 1, .keepdim = 3, .status = 0, .line = 211},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 2};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -10305,6 +10311,15 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, 3, -1, 6, 5, 3, 4, 2, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 7, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::DimEqualSpec kDims[] = {
+    {.param = 2, .axis = 0, .other = 0, .other_axis = 0, .line = 128},
+    {.param = 3, .axis = 0, .other = 0, .other_axis = 1, .line = 138},
+    {.param = 4, .axis = 0, .other = 0, .other_axis = 1, .line = 148},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 3, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnSyncBatchNormGatherStats", "aclnnSyncBatchNormGatherStats.md",
     kParams, 9,
@@ -10312,7 +10327,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_SyncBatchNormGatherStats
 }  // namespace
@@ -10773,21 +10788,23 @@ namespace sim_Tril {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // self (line 112)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
+     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats,
      /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112},
     // diagonal (line 122)
@@ -10798,8 +10815,8 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // out (line 132)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc2, 2,
+     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
 };
@@ -10856,21 +10873,23 @@ namespace sim_Triu {
 
 // self: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/167},
 };
 
 // out: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc2[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/167},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/164},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/167},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/167},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // self (line 112)
     {"self", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
+     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_NCDHW),
      /*same_shape=*/aclsim::Bits(2), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(2), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/112, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/0, /*rank_line=*/210},
     // diagonal (line 122)
@@ -10881,8 +10900,8 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/122},
     // out (line 132)
     {"out", aclsim::ParamKind::kTensor, aclsim::Direction::kOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc2, 2,
+     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc2, 3,
      /*rank=*/-1, -1, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_NCDHW),
      /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/aclsim::Bits(0), /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/132},
 };

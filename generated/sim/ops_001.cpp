@@ -6993,7 +6993,10 @@ constexpr aclsim::CombinationSpec kCombinations[] = {
     {.cells = kCombination3, .cell_count = 3, .socs = static_cast<uint16_t>(0), .line = 282},
     {.cells = kCombination4, .cell_count = 3, .socs = static_cast<uint16_t>(0), .line = 283},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 5, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 5, .tensor = 0, .dims = 2, .keepdim = 3, .status = 0, .line = 136},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 5, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -8421,7 +8424,11 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 136},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 3, .tensor = 0, .dims = 1, .keepdim = 2, .status = 0, .line = 156},
+    {.param = 4, .tensor = 0, .dims = 1, .keepdim = 2, .status = 0, .line = 242},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 2};
 
 
 // The error rows the family's own checks enforce (API.page_row).

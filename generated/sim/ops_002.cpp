@@ -288,10 +288,13 @@ constexpr int64_t kLengths0[] = {
 constexpr aclsim::ArrayLengthSpec kLengths[] = {
     {.param = 7, .lengths = kLengths0, .length_count = 2, .status = 0, .line = 214},
 };
+constexpr aclsim::DimEqualSpec kDims[] = {
+    {.param = 2, .axis = 0, .other = 0, .other_axis = -1, .line = 164},
+};
 constexpr aclsim::DivisibleSpec kDivisible[] = {
     {.param = 0, .has_axis = true, .axis = -1, .divisor = 2, .divisor_param = -1, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .when_params = aclsim::Bits(8, 9), .when_dtypes = aclsim::Bits(ACL_INT4), .line = 144},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = nullptr, .dim_count = 0, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = kLengths, .length_count = 1, .dims = kDims, .dim_count = 1, .divisible = kDivisible, .divisible_count = 1, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {
@@ -8286,7 +8289,10 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 111},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 3, .tensor = 0, .dims = 1, .keepdim = 2, .status = 0, .line = 131},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {

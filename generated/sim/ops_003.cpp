@@ -85,11 +85,12 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = false, .divisor = 1}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kSize, .sign = 1, .tensor = 0, .axis_param = -1, .axis = -1, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 105},
     {.param = 4, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = false, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 115},
     {.param = 5, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = false, .divisor = 1}, .high = {.present = true, .offset = 0, .extent = aclsim::Extent::kValue, .sign = 1, .tensor = 3, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 125},
     {.param = 5, .low = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 0, .extent = aclsim::Extent::kValue, .sign = 1, .tensor = 3, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 267},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 3, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -6591,15 +6592,16 @@ namespace sim_InplaceTril {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/328},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/328},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/325},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/328},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL), /*line=*/328},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 283)
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
+     /*dtypes=*/aclsim::Bits(ACL_DOUBLE, ACL_FLOAT, ACL_FLOAT16, ACL_INT16, ACL_INT32, ACL_INT64, ACL_INT8, ACL_UINT16, ACL_UINT32, ACL_UINT64, ACL_UINT8, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/283},
     // diagonal (line 293)
@@ -6660,15 +6662,16 @@ namespace sim_InplaceTriu {
 
 // selfRef: the products whose dtypes differ from the page's main list
 constexpr aclsim::DTypeOverride kDTypesBySoc0[] = {
-    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/330},
-    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/330},
+    {aclsim::Soc::kAscend950, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64), /*line=*/327},
+    {aclsim::Soc::kAscend910, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/330},
+    {aclsim::Soc::kAscend310P, aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL), /*line=*/330},
 };
 
 constexpr aclsim::ParamSpec kParams[] = {
     // selfRef (line 285)
     {"selfRef", aclsim::ParamKind::kTensor, aclsim::Direction::kInOut, /*optional=*/false,
-     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16, ACL_COMPLEX32, ACL_COMPLEX64),
-     /*dtypes_by_soc=*/kDTypesBySoc0, 2,
+     /*dtypes=*/aclsim::Bits(ACL_UINT64, ACL_INT64, ACL_UINT32, ACL_INT32, ACL_UINT16, ACL_INT16, ACL_UINT8, ACL_INT8, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BOOL, ACL_BF16),
+     /*dtypes_by_soc=*/kDTypesBySoc0, 3,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kPlainFormats | aclsim::Bits(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_NCDHW),
      /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/285},
     // diagonal (line 295)
@@ -11050,7 +11053,10 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = -1.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 97},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 4, .tensor = 0, .dims = 1, .keepdim = 3, .status = 0, .line = 198},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 1};
 
 
 constexpr aclsim::ApiSpec kSpec = {

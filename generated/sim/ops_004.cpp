@@ -5932,6 +5932,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 2, 3, -1, -1, -1, 1, 4, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 4, .tensor = 0, .dims = 2, .keepdim = 3, .status = 0, .line = 149},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 1};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnNorm", "aclnnNorm.md",
     kParams, 5,
@@ -5939,7 +5946,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_Norm
 }  // namespace
@@ -9331,6 +9338,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 3, 4, -1, -1, 2, 10, -1, 11, 6, 7, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::DimEqualSpec kDims[] = {
+    {.param = 2, .axis = 0, .other = 11, .other_axis = -1, .line = 316},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = kDims, .dim_count = 1, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 7, /*line=*/263, 161002},
@@ -9345,7 +9359,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};
 
 }  // namespace sim_WeightQuantMatmulAllReduce
 }  // namespace

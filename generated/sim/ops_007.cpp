@@ -1508,7 +1508,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_FLOAT),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/0, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/243},
+     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/243},
     // amsgrad (line 253)
     {"amsgrad", aclsim::ParamKind::kBool, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::kAnyDType,
@@ -1538,6 +1538,16 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr int64_t kShapeRuleValues0[] = {
+    1,
+};
+constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
+    {.param = 11, .when = 12, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0), .line = 332},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyAdamW", "aclnnApplyAdamW.md",
     kParams, 14,
@@ -1545,7 +1555,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_ApplyAdamW
 }  // namespace
@@ -1691,6 +1701,16 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr int64_t kShapeRuleValues0[] = {
+    1,
+};
+constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
+    {.param = 3, .when = 11, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0), .line = 296},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 1};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnApplyAdamWV2", "aclnnApplyAdamWV2.md",
     kParams, 13,
@@ -1698,7 +1718,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily};
+    /*family=*/&kFamily, /*rules=*/&kRules};
 
 }  // namespace sim_ApplyAdamWV2
 }  // namespace
@@ -9017,7 +9037,10 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = -1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kRank, .sign = 1, .tensor = 0, .axis_param = -1, .axis = 0, .inclusive = false, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 100},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::ReducedShapeSpec kReducedShapes[] = {
+    {.param = 3, .tensor = 0, .dims = 1, .keepdim = 2, .status = 0, .line = 120},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0, .reduced = kReducedShapes, .reduced_count = 1};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -9342,10 +9365,12 @@ constexpr aclsim::FamilySpec kFamily = {
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
 constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kSize, .sign = 1, .tensor = 0, .axis_param = -1, .axis = -1, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 99},
+    {.param = 2, .low = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 1024.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 99},
     {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 109},
     {.param = 2, .low = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 1024.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 257},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 2, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 4, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
 
 constexpr aclsim::ApiSpec kSpec = {

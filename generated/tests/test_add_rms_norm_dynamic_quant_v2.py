@@ -175,6 +175,21 @@ def test_rule_line214_array_length1():
     pass
 
 
+# line 164: gamma.shape[0] == x1.shape[-1]
+@pytest.mark.parametrize("case", [
+    BASE.but('base', out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line164_dim_equality1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('gamma-dim0', shapes={'gamma': (17,)}, out={'y1Out': 'INT8', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line164_dim_equality1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=164, base=BASE)
+
+
 # line 144: x1.shape[-1] % 2 == 0 when the dtype of y1Out or y2Out is INT4
 @pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y1Out or y2Out is INT4')
 def test_rule_line144_divisibility1():

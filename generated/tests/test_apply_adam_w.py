@@ -169,3 +169,18 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 335: 161002 ACLNN_ERR_PARAM_INVALID: beta1Power、beta2Power、lr、weightDecay、beta1、beta2、eps的shape大小不为1时。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 332: when amsgrad in {1}: maxGradNormOptional has the shape of varRef
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True'),
+], ids=lambda case: case.id)
+def test_rule_line332_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True-maxGradNormOptional[1]', shapes={'maxGradNormOptional': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line332_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=332, base=BASE)

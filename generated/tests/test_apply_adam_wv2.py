@@ -161,3 +161,18 @@ def test_error_row5_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 299: 161002 ACLNN_ERR_PARAM_INVALID: step的shape大小不为1时。)')
 def test_error_row6_unclassified():
     pass
+
+
+# line 296: when amsgrad in {1}: maxGradNormOptionalRef has the shape of varRef
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True'),
+], ids=lambda case: case.id)
+def test_rule_line296_shape_rule1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True-maxGradNormOptionalRef[1]', shapes={'maxGradNormOptionalRef': (1,)}),
+], ids=lambda case: case.id)
+def test_rule_line296_shape_rule1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=296, base=BASE)

@@ -27,14 +27,19 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
+            'data': ('INT8', 'UINT8', 'FLOAT16', 'FLOAT', 'INT32', 'BFLOAT16'),
+            'indices': ('INT32', 'INT64'),
+            'updates': ('INT8', 'UINT8', 'FLOAT16', 'FLOAT', 'INT32', 'BFLOAT16'),
+        },
+        'Ascend910': {
+            'data': ('INT8', 'FLOAT16', 'FLOAT', 'INT32'),
+            'indices': ('INT32', 'INT64'),
+            'updates': ('INT8', 'FLOAT16', 'FLOAT', 'INT32'),
+        },
+        'Ascend950': {
             'data': ('INT8', 'UINT8', 'FLOAT16', 'FLOAT', 'INT32', 'BFLOAT16', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8'),
             'indices': ('INT32', 'INT64'),
             'updates': ('INT8', 'UINT8', 'FLOAT16', 'FLOAT', 'INT32', 'BFLOAT16', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8'),
-        },
-        'Ascend910': {
-            'data': ('INT8', 'FLOAT16', 'FLOAT', 'INT32', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8'),
-            'indices': ('INT32', 'INT64'),
-            'updates': ('INT8', 'FLOAT16', 'FLOAT', 'INT32', 'FLOAT8_E4M3FN', 'FLOAT8_E5M2', 'HIFLOAT8'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

@@ -25,13 +25,16 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
         },
         'Ascend910': {
-            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
+        },
+        'Ascend950': {
+            'selfRef': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

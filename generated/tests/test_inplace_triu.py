@@ -25,13 +25,16 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
         },
         'Ascend910': {
-            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
+        },
+        'Ascend950': {
+            'selfRef': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -217,3 +217,18 @@ def test_rule_line283_dtype_combination5_accepted(op, case):
 @pytest.mark.skip(reason='not tested: every combination of documented dtypes is a row of the table')
 def test_rule_dtype_combination_not_listed():
     pass
+
+
+# line 136: out.shape == self.shape reduced along dims, kept as 1 when keepDims (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'out': 'FLOAT'}, out_shapes={'out': (4, 1)}),
+], ids=lambda case: case.id)
+def test_rule_line136_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=2', out={'out': 'FLOAT'}, out_shapes={'out': (4, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line136_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=136, base=BASE)

@@ -213,3 +213,18 @@ def test_rule_line111_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line111_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=111, base=BASE)
+
+
+# line 131: out.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'out': 'FLOAT'}, out_shapes={'out': (2, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line131_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=3', out={'out': 'FLOAT'}, out_shapes={'out': (2, 1, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line131_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=131, base=BASE)

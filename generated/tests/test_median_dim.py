@@ -173,3 +173,33 @@ def test_error_row4_value():
 ], ids=lambda case: case.id)
 def test_error_row5_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 110: valuesOut.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'valuesOut': 'FLOAT'}, out_shapes={'valuesOut': (1, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line110_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('valuesOut-dim-1=6', out={'valuesOut': 'FLOAT', 'indicesOut': '<auto>'}, out_shapes={'valuesOut': (1, 6)}),
+], ids=lambda case: case.id)
+def test_rule_line110_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
+
+
+# line 120: indicesOut.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'indicesOut': 'INT64'}, out_shapes={'indicesOut': (1, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line120_reduced_shape2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('indicesOut-dim-1=6', out={'indicesOut': 'INT64', 'valuesOut': '<auto>'}, out_shapes={'indicesOut': (1, 6)}),
+], ids=lambda case: case.id)
+def test_rule_line120_reduced_shape2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=120, base=BASE)

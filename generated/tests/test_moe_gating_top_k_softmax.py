@@ -134,9 +134,35 @@ def test_error_row4_value(op, case):
     t.check_error(op, case, status=161002)
 
 
+# line 99: k in [1, size(x, -1)]
+@pytest.mark.parametrize("case", [
+    BASE.but('k=1', values={'k': 1}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+    BASE.but('k=16', values={'k': 16}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('k=0', values={'k': 0}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+    BASE.but('k=17', values={'k': 17}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
+
+
+# line 99: k in [1, 1024]
+@pytest.mark.parametrize("case", [
+    BASE.but('k=0', values={'k': 0}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+    BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
+
+
 # line 234: k in (-inf, 1024]
 @pytest.mark.parametrize("case", [
     BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'rowIdxOut': 'INT32'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'rowIdxOut': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line234_value_range1_refused(op, case):
+def test_rule_line234_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=234, base=BASE)

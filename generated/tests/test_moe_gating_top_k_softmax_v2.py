@@ -156,11 +156,37 @@ def test_error_row5_value(op, case):
     t.check_error(op, case, status=161002)
 
 
+# line 99: k in [1, size(x, -1)]
+@pytest.mark.parametrize("case", [
+    BASE.but('k=1', values={'k': 1}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+    BASE.but('k=16', values={'k': 16}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('k=0', values={'k': 0}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+    BASE.but('k=17', values={'k': 17}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
+
+
+# line 99: k in [1, 1024]
+@pytest.mark.parametrize("case", [
+    BASE.but('k=0', values={'k': 0}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+    BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line99_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=99, base=BASE)
+
+
 # line 109: renorm in [0, 1]
 @pytest.mark.parametrize("case", [
     BASE.but('renorm=0', out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line109_value_range1_accepted(op, case):
+def test_rule_line109_value_range3_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
@@ -168,7 +194,7 @@ def test_rule_line109_value_range1_accepted(op, case):
     BASE.but('renorm=-1', values={'renorm': -1}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
     BASE.but('renorm=2', values={'renorm': 2}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line109_value_range1_refused(op, case):
+def test_rule_line109_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=109, base=BASE)
 
 
@@ -176,5 +202,5 @@ def test_rule_line109_value_range1_refused(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('k=1025', values={'k': 1025}, out={'yOut': 'FLOAT', 'expertIdxOut': 'INT32', 'softmaxResultOutOptional': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'expertIdxOut': '<auto>', 'softmaxResultOutOptional': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line257_value_range2_refused(op, case):
+def test_rule_line257_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=257, base=BASE)

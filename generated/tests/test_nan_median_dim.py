@@ -222,3 +222,33 @@ def test_rule_line136_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line136_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=136, base=BASE)
+
+
+# line 156: valuesOut.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'valuesOut': 'FLOAT'}, out_shapes={'valuesOut': (4,)}),
+], ids=lambda case: case.id)
+def test_rule_line156_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('valuesOut-dim-1=2', out={'valuesOut': 'FLOAT', 'indicesOut': '<auto>'}, out_shapes={'valuesOut': (4, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line156_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=156, base=BASE)
+
+
+# line 242: indicesOut.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'indicesOut': 'INT64'}, out_shapes={'indicesOut': (4,)}),
+], ids=lambda case: case.id)
+def test_rule_line242_reduced_shape2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('indicesOut-dim-1=2', out={'indicesOut': 'INT64', 'valuesOut': '<auto>'}, out_shapes={'indicesOut': (4, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line242_reduced_shape2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=242, base=BASE)

@@ -164,3 +164,18 @@ def test_error_row6_rank(op, case):
 @pytest.mark.skip(reason='unclassified error-table row (line 225: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不等于由self，dim，keepdim推导得到的shape。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 149: out.shape == self.shape reduced along dim, kept as 1 when keepdim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'out': 'FLOAT'}, out_shapes={'out': (1, 2)}),
+], ids=lambda case: case.id)
+def test_rule_line149_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=3', out={'out': 'FLOAT'}, out_shapes={'out': (1, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line149_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=149, base=BASE)

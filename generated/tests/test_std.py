@@ -193,3 +193,18 @@ def test_rule_line97_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line97_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=97, base=BASE)
+
+
+# line 198: out.shape == self.shape reduced along dim, kept as 1 when keepdim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'out': 'FLOAT'}, out_shapes={'out': (2,)}),
+], ids=lambda case: case.id)
+def test_rule_line198_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('out-dim-1=3', out={'out': 'FLOAT'}, out_shapes={'out': (1, 3)}),
+], ids=lambda case: case.id)
+def test_rule_line198_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=198, base=BASE)

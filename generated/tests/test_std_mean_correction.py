@@ -178,3 +178,33 @@ def test_rule_line102_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line102_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=102, base=BASE)
+
+
+# line 208: stdOut.shape == self.shape reduced along dim, kept as 1 when keepdim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'stdOut': 'FLOAT'}, out_shapes={'stdOut': (2, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line208_reduced_shape1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('stdOut-dim-1=5', out={'stdOut': 'FLOAT', 'meanOut': '<auto>'}, out_shapes={'stdOut': (2, 1, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line208_reduced_shape1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=208, base=BASE)
+
+
+# line 211: meanOut.shape == self.shape reduced along dim, kept as 1 when keepdim (or dropped)
+@pytest.mark.parametrize("case", [
+    BASE.but('reduced', out={'meanOut': 'FLOAT'}, out_shapes={'meanOut': (2, 4)}),
+], ids=lambda case: case.id)
+def test_rule_line211_reduced_shape2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('meanOut-dim-1=5', out={'meanOut': 'FLOAT', 'stdOut': '<auto>'}, out_shapes={'meanOut': (2, 1, 5)}),
+], ids=lambda case: case.id)
+def test_rule_line211_reduced_shape2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=211, base=BASE)

@@ -163,11 +163,28 @@ def test_error_row6_unclassified():
     pass
 
 
+# line 105: nFft in (0, size(self, -1)]
+@pytest.mark.parametrize("case", [
+    BASE.but('nFft=1', values={'nFft': 1}),
+    BASE.but('nFft=40', values={'nFft': 40}),
+], ids=lambda case: case.id)
+def test_rule_line105_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('nFft=0', values={'nFft': 0}),
+    BASE.but('nFft=41', values={'nFft': 41}),
+], ids=lambda case: case.id)
+def test_rule_line105_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=105, base=BASE)
+
+
 # line 115: hopLength in (0, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('hopLength=0', values={'hopLength': 0}),
 ], ids=lambda case: case.id)
-def test_rule_line115_value_range1_refused(op, case):
+def test_rule_line115_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=115, base=BASE)
 
 
@@ -176,7 +193,7 @@ def test_rule_line115_value_range1_refused(op, case):
     BASE.but('winLength=0', values={'winLength': 0}),
     BASE.but('winLength=17', values={'winLength': 17}),
 ], ids=lambda case: case.id)
-def test_rule_line125_value_range2_refused(op, case):
+def test_rule_line125_value_range3_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=125, base=BASE)
 
 
@@ -184,5 +201,5 @@ def test_rule_line125_value_range2_refused(op, case):
 @pytest.mark.parametrize("case", [
     BASE.but('winLength=17', values={'winLength': 17}),
 ], ids=lambda case: case.id)
-def test_rule_line267_value_range3_refused(op, case):
+def test_rule_line267_value_range4_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=267, base=BASE)

@@ -160,3 +160,48 @@ def test_error_row3_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 257: 161002 ACLNN_ERR_PARAM_INVALID: 输入totalSum，totalSquareSum，sampleCount，mean，variance，batchMean，batchInvstd的shape不在支持的范围之内。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 128: sampleCount.shape[0] == totalSum.shape[0]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line128_dim_equality1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('sampleCount-dim0', shapes={'sampleCount': (3,)}),
+], ids=lambda case: case.id)
+def test_rule_line128_dim_equality1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=128, base=BASE)
+
+
+# line 138: mean.shape[0] == totalSum.shape[1]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line138_dim_equality2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('mean-dim0', shapes={'mean': (4,)}),
+], ids=lambda case: case.id)
+def test_rule_line138_dim_equality2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=138, base=BASE)
+
+
+# line 148: variance.shape[0] == totalSum.shape[1]
+@pytest.mark.parametrize("case", [
+    BASE.but('base'),
+], ids=lambda case: case.id)
+def test_rule_line148_dim_equality3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('variance-dim0', shapes={'variance': (4,)}),
+], ids=lambda case: case.id)
+def test_rule_line148_dim_equality3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=148, base=BASE)

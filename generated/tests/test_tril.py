@@ -26,16 +26,20 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16'),
+            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
+            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
         },
         'Ascend910': {
-            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
+            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL'),
+        },
+        'Ascend950': {
+            'self': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'out': ('DOUBLE', 'FLOAT', 'FLOAT16', 'INT16', 'INT32', 'INT64', 'INT8', 'UINT16', 'UINT32', 'UINT64', 'UINT8', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P'),

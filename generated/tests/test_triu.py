@@ -26,16 +26,20 @@ OP = t.Op(
     ),
     dtypes={
         '*': {
-            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16'),
+            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16'),
         },
         'Ascend310P': {
-            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
+            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
         },
         'Ascend910': {
-            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
-            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'COMPLEX32', 'COMPLEX64'),
+            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
+            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL'),
+        },
+        'Ascend950': {
+            'self': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
+            'out': ('UINT64', 'INT64', 'UINT32', 'INT32', 'UINT16', 'INT16', 'UINT8', 'INT8', 'FLOAT16', 'FLOAT', 'DOUBLE', 'BOOL', 'BFLOAT16', 'COMPLEX32', 'COMPLEX64'),
         },
     },
     unsupported_socs=('Ascend310B',),

@@ -146,3 +146,9 @@ def test_rule_line196_same_rank1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line196_same_rank1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=196, base=BASE)
+
+
+# line 316: bias.shape[0] == output.shape[-1]
+@pytest.mark.skip(reason="not tested: the base call does not give both tensors' shapes")
+def test_rule_line316_dim_equality1():
+    pass

@@ -81,3 +81,16 @@ def test_a_chips_dtype_bullet_under_the_constraints_is_enforced_on_that_chip_onl
     (training, _), = phase1_probe.statuses([("aclnnAddLayerNorm", bf16)], soc="Ascend910B")
     assert inference == INVALID and "aclnnAddLayerNorm.md:348" in message
     assert training == OK
+
+
+def test_a_reductions_output_has_the_shape_its_page_reduces_either_form():
+    # aclnnLogSumExp.md:131, out: "若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致" and
+    # "若keepDim为false，reduce轴的维度不保留": either form (gen.conventions, 4.), a one-element out for one value.
+    def logsumexp(dims: list[int], keepdim: bool, out: list[int]) -> tuple[str, list]:
+        return "aclnnLogSumExp", [tensor([2, 3, 4]), phase1_probe.ints(*dims), keepdim, tensor(out)]
+    (kept, _), (dropped, _), (wrong, message), (one, _) = phase1_probe.statuses([
+        logsumexp([1], True, [2, 1, 4]), logsumexp([1], True, [2, 4]), logsumexp([1], True, [2, 1, 5]),
+        logsumexp([0, 1, 2], False, [1, 1])])
+    assert (kept, dropped, one) == (OK, OK, OK)
+    assert wrong == INVALID and "out: shape [2,1,5] is not self's [2,3,4] reduced along dim [1] with keepDim true, " \
+        "[2,1,4] (aclnnLogSumExp.md:131)" in message

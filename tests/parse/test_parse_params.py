@@ -127,8 +127,24 @@ def test_a_list_only_one_product_supports_adds_to_its_list(sentence):
                      "aclTensor       *out,", "const aclTensor *index,\n  aclTensor       *out,"))
     for name in ("self", "out"):
         assert param(p, name).dtypes_for(Soc.ASCEND950) == (DType.FLOAT, DType.COMPLEX64, DType.BFLOAT16)
+        # The other half: every other chip refuses them, with a list of its own or the general one.
+        for soc in (Soc.ASCEND910B, Soc.ASCEND910_93, Soc.ASCEND910, Soc.ASCEND310P):
+            assert param(p, name).dtypes_for(soc) == (DType.FLOAT,), soc
     # A parameter whose table lists none of the dtypes is not the note's.
     assert param(p, "index").dtypes_for(Soc.ASCEND950) == (DType.INT32, DType.INT64)
+
+
+def test_a_list_only_one_product_supports_keeps_the_other_notes_of_other_chips():
+    # aclnnTril: "Ascend 950PR/Ascend 950DT：COMPLEX32、COMPLEX64仅支持该产品" and "Atlas 推理系列产品、Atlas 训练系列产品：
+    # 不支持BFLOAT16数据类型": each chip loses what each note takes from it.
+    p = api_page(html_table(["参数名", "输入/输出", "数据类型"], ["self", "输入", "FLOAT、BFLOAT16、COMPLEX64"],
+                            ["out", "输出", "FLOAT、BFLOAT16、COMPLEX64"])
+                 + "\n- <term>Ascend 950PR/Ascend 950DT</term>：COMPLEX64仅支持该产品。\n"
+                 + "- <term>Atlas 推理系列产品</term>、<term>Atlas 训练系列产品</term>：不支持BFLOAT16数据类型。\n")
+    s = param(p, "self")
+    assert s.dtypes_for(Soc.ASCEND950) == (DType.FLOAT, DType.BFLOAT16, DType.COMPLEX64)
+    assert s.dtypes_for(Soc.ASCEND910B) == (DType.FLOAT, DType.BFLOAT16)
+    assert s.dtypes_for(Soc.ASCEND910) == s.dtypes_for(Soc.ASCEND310P) == (DType.FLOAT,)
 
 
 def test_note_naming_a_param_applies_to_it_only():

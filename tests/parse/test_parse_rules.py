@@ -5,6 +5,7 @@ divisibility, reserved parameters; and what is not read with confidence, diagnos
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -182,8 +183,10 @@ def test_a_union_of_ranges_is_no_rule():
 
 def test_one_alternative_of_a_disjunction_is_no_rule():
     path = "ops-nn/norm/add_rms_norm_dynamic_quant/docs/aclnnAddRmsNormDynamicQuant.md"
-    # "shape需要与输入x1/x2一致，或者是二维并且...第二维等于x1的最后一维"
-    assert api(path, "aclnnAddRmsNormDynamicQuant").dim_equalities == ()
+    # "shape需要与输入x1/x2一致，或者是二维并且...第二维等于x1的最后一维"; gamma's own "shape需要与`x1`最后一维一致"
+    # (1-D) is a rule.
+    assert [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnAddRmsNormDynamicQuant").dim_equalities] == \
+        [("gamma", 0, "x1", -1)]
     assert any("one alternative of a disjunction" in m for m in unread(path))
 
 
@@ -554,11 +557,6 @@ def test_a_shape_under_the_tensors_own_dtype():
 
 
 @pytest.mark.parametrize("path, words, why", [
-    # An error row relating outputs' ranks to the input's under keepDim: skipped without a word before.
-    ("ops-nn/index/gather_v2/docs/aclnnNanMedianDim.md", "valuesOut或indicesOut的维度与self的维度不一致",
-     "it holds under a condition"),
-    # An error row against the shape the arguments give.
-    ("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "推导得到的shape", "a shape derived from the arguments"),
     # One naming an input, an output and an array, under a formula that does not pad (ConstantPadNd's pads: read).
     ("ops-nn/pooling/adaptive_avg_pool3d/docs/aclnnAdaptiveAvgPool3d.md", "推导出的shape", "a shape derived from the arguments"),
 ])
@@ -595,9 +593,8 @@ def test_a_tensor_given_is_no_condition_on_a_constraint_or_error_rows_relation()
     x3 = next(p for p in api(path, "aclnnQuantMatmulAllReduce").params if p.name == "x3")
     assert "output" in x3.related(RelationKind.SAME_SHAPE)
     assert not any("x3若非空" in m for m in unread(path))
-    # "bias若非空，shape大小与output最后一维大小相等": one dimension, which no relation says; still diagnosed.
-    wq = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
-    assert any("bias若非空" in m for m in unread(wq))
+    # "bias若非空，shape大小与output最后一维大小相等": one dimension, which no relation says: a dimension equality
+    # (test_a_given_tensors_size_against_a_dimension).
     # An error row: "当weights不为空时，self、weights shape不一致" is classified, its relation read.
     bincount = "ops-math/math/bincount/docs/aclnnBincount.md"
     row = next(e for e in api(bincount, "aclnnBincount").errors if e.line == 185)
@@ -605,3 +602,78 @@ def test_a_tensor_given_is_no_condition_on_a_constraint_or_error_rows_relation()
     # "antiquantOffsetOptional存在输入时，shape与antiquantScale不相同" names no tensor of its own after the opening.
     wqbmm = "ops-nn/matmul/weight_quant_batch_matmul_v2/docs/aclnnWeightQuantBatchMatmulV2.md"
     assert any("antiquantOffsetOptional存在输入时" in m for m in unread(wqbmm))
+
+
+def test_a_reductions_output_shape_from_its_keepdim_sentences():
+    # "若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致" and "若keepDim为false，reduce轴的
+    # 维度不保留" (out's row), "out的shape不等于由self，dim，keepDim推导得到的shape" (an error row): one rule, the row's.
+    path = "ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md"
+    rule, = api(path, "aclnnLogSumExp").reduced_shapes
+    assert (rule.param, rule.tensor, rule.dims, rule.keepdim, rule.line) == ("out", "self", "dim", "keepDim", 131)
+    assert not [m for m in unread(path) if "keepDim" in m or "推导得到的shape" in m]
+    # "keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致": each output it names.
+    path = "ops-nn/index/gather_v2/docs/aclnnNanMedianDim.md"
+    assert [(r.param, r.dims) for r in api(path, "aclnnNanMedianDim").reduced_shapes] == \
+        [("valuesOut", "dim"), ("indicesOut", "dim")]
+    assert not [m for m in unread(path) if "keepDim" in m]
+
+
+def test_a_reduced_shapes_forms():
+    rule = api("ops-math/math/reduce_log_sum_exp/docs/aclnnLogSumExp.md", "aclnnLogSumExp").reduced_shapes[0]
+    assert rule.forms((2, 3, 4), (1, -1)) == ((2, 1, 1), (2,))
+    assert rule.forms((2, 3), ()) == ((1, 1), ()) and rule.forms((2, 3), None) == ((1, 1), ())  # every dimension
+    assert rule.forms((), (0,)) == ((), ())  # a 0-d source: dimension 0 or -1
+    # Not judged: a dimension out of range or named twice (the dimension's own rule refuses it).
+    assert rule.forms((2, 3), (2,)) is None and rule.forms((2, 3), (1, -1)) is None
+
+
+def test_a_given_tensors_size_against_a_dimension():
+    # 约束说明: "bias若非空，shape大小与output最后一维大小相等": bias's rule whenever it is passed, its one dimension
+    # (its row: 1-D) against output's last.
+    path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
+    equal = [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnWeightQuantMatmulAllReduce").dim_equalities]
+    assert ("bias", 0, "output", -1) in equal
+    assert not [m for m in unread(path) if "bias若非空" in m]
+    # An error row: "bias存在时，bias shape与输出tensor(out)最后一个维度的大小不一致".
+    path = "ops-nn/matmul/batch_matmul_quant/docs/aclnnBatchMatmulQuant.md"
+    assert [(d.param, d.axis, d.other, d.other_axis) for d in api(path, "aclnnBatchMatmulQuant").dim_equalities] == \
+        [("bias", 0, "out", -1)]
+    # A dimension's size ("尾轴大小与grad尾轴相同") is the dimension equality's, no whole size; a tensor of more
+    # dimensions than one has no size a dimension equals.
+    assert not [m for m in unread("ops-math/math/cdist/docs/aclnnCdist.md") if "whole size" in m]
+
+
+def test_bounds_in_named_limits_and_in_a_dimensions_letter():
+    # "取值范围[0, MAX_INT32)，其中MAX_INT32值为2147483647": C's limit by its name.
+    path = "ops-transformer/mc2/moe_distribute_combine_add_rms_norm/docs/aclnnMoeDistributeCombineAddRmsNormV2.md"
+    rule = next(r for r in api(path, "aclnnMoeDistributeCombineAddRmsNormV2").value_ranges if r.param == "zeroExpertNum")
+    assert (rule.low.offset, rule.high.offset, rule.high.inclusive) == (0, 2**31 - 1, False)
+
+
+def test_a_bound_in_a_letter_the_rows_shapes_give_a_dimension():
+    # aclStft's self: "shape为[L]或[B, L]（L为序列长度...）", nFft: "取值范围为(0, L]": L is self's last dimension.
+    page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclStft.md")
+    rule = next(r for api in page.apis for r in api.value_ranges if r.param == "nFft")
+    assert (rule.high.tensor, rule.high.axis, rule.high.inclusive) == ("self", "-1", True)
+    # "[1, min(E, 1024)]" (x: "shape为[NUM_ROWS, E]或[B, S, E]"): at most each term, never the open range (E, 1024).
+    page = parse_file(Path(__file__).resolve().parents[2] / "op_docs" / "derived" / "aclnnMoeGatingTopKSoftmax.md")
+    highs = {(r.high.extent.value, r.high.tensor, r.high.axis, r.high.offset, r.high.inclusive)
+             for api in page.apis for r in api.value_ranges if r.param == "k" and r.line == 99}
+    assert highs == {("size", "x", "-1", 0, True), ("number", "", "", 1024, True)}
+    # Where one term does not read ("[32, min(k-1, INT_MAX)]", k no dimension's letter), neither is a rule.
+    path = "ops-transformer/mc2/matmul_all_reduce/docs/aclnnWeightQuantMatmulAllReduce.md"
+    assert not [r for r in api(path, "aclnnWeightQuantMatmulAllReduce").value_ranges if r.param == "antiquantGroupSize"]
+    assert [m for m in unread(path) if "min(k-1,INT_MAX)" in m]
+
+
+def test_an_error_rows_shape_relation_under_a_bools_value():
+    # "当amsgrad为true时，maxGradNormOptionalRef和varRef的shape不一致时": a shape rule under amsgrad, which replaces the
+    # row's plain "shape要求与输入varRef保持一致" (CANN refuses it only then); a dtype relation beside it stays diagnosed.
+    path = "ops-nn/optim/apply_adam_w_v2/docs/aclnnApplyAdamWV2.md"
+    rule, = api(path, "aclnnApplyAdamWV2").shape_rules
+    assert (rule.param, rule.when, rule.values, rule.form, rule.others) == \
+        ("maxGradNormOptionalRef", "amsgrad", ("1",), ShapeForm.SAME, ("varRef",))
+    assert rule.holds(True) and not rule.holds(False)
+    path = "ops-nn/optim/apply_adam_w/docs/aclnnApplyAdamW.md"
+    assert [r.param for r in api(path, "aclnnApplyAdamW").shape_rules] == ["maxGradNormOptional"]
+    assert [m for m in unread(path) if "its dtype relation holds under a condition" in m]

@@ -13,7 +13,7 @@ from gen.api.calls import EXPRESSIBLE, SHAPES
 from gen.emit.tests.base_call import BaseCall, matches
 from gen.emit.tests.cases import AUTO, BASE_RANK, Case, broadcast_shape, with_absences
 from gen.emit.tests.errors import NULLPTR, PARAM_INVALID
-from gen.ir import (DEFAULT_SOC, ArrayLength, ArrayProduct, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, PaddedShape, Param,
+from gen.ir import (DEFAULT_SOC, ArrayLength, ArrayProduct, Bound, Condition, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCombination, Extent, PaddedShape, Param, ReducedShape,
                     MAX_RANK, ParamKind, RelationKind, ShapeForm, ShapeRule, Soc, ValueRange, ValueSet, enforced_ranks)
 
 
@@ -61,7 +61,8 @@ class RulePlanner:
             ("shape_rule", self.api.shape_rules, self.shape_cases),
             ("dim_bytes", self.api.dim_bytes, self.bytes_cases),
             ("array_product", self.api.array_products, self.product_cases),
-            ("padded_shape", self.api.padded_shapes, self.padded_cases))
+            ("padded_shape", self.api.padded_shapes, self.padded_cases),
+            ("reduced_shape", self.api.reduced_shapes, self.reduced_cases))
         for kind, rules, plan in planned:
             for index, rule in enumerate(rules, start=1):
                 function = f"test_rule_line{rule.line}_{kind}{index}"
@@ -93,11 +94,11 @@ class RulePlanner:
                     accepted, refused, why = [], [], f"the base call does not have {when.param} == {when.value:g}"
                 # A dimension equality or a shape rule's shape answers the status of shapes that disagree
                 # (an output given where it must be null is no shape: 161002).
-                shaped = isinstance(rule, (DimEquality, PaddedShape)) or isinstance(rule, ShapeRule) and \
+                shaped = isinstance(rule, (DimEquality, PaddedShape, ReducedShape)) or isinstance(rule, ShapeRule) and \
                     rule.form not in (ShapeForm.ABSENT, ShapeForm.PRESENT)
                 ranked = isinstance(rule, ShapeRule) and rule.form is ShapeForm.RANK
                 required = isinstance(rule, ShapeRule) and rule.form is ShapeForm.PRESENT
-                padded = isinstance(rule, PaddedShape) and rule.status  # its error row's status, else a shape's
+                padded = isinstance(rule, (PaddedShape, ReducedShape)) and rule.status  # its error row's status, else a shape's
                 status = rule.status if valued or padded or isinstance(rule, (ArrayLength, ArrayProduct)) else \
                     self.api.rank_status() if ranked else self.api.shape_status() if shaped else \
                     NULLPTR if required else 0
@@ -431,6 +432,26 @@ class RulePlanner:
                            out_shapes={**self.base.out_shapes, rule.param: want})
         refused = replace(accepted, id=f"{rule.param}-dim-1={wider[-1]}", out_shapes={**self.base.out_shapes, rule.param: wider})
         return [accepted], [refused], ""
+
+    def reduced_cases(self, rule: ReducedShape) -> tuple[list[Case], list[Case], str]:
+        """The output in the form keepdim asks for (accepted; the other form, which phase 1 accepts too by
+        gen.conventions 4., is tests/families/test_phase1_page_rules.py's: the golden has keepdim's form),
+        and the kept form with its last dimension one longer (refused: neither form)."""
+        shape, dims, keepdim = self._dims(rule.tensor), self.base.values.get(rule.dims), self.base.values.get(rule.keepdim)
+        if shape is None or not shape or not isinstance(keepdim, bool):
+            return [], [], f"the base call gives no shape of {rule.tensor} with dimensions, or no {rule.keepdim}"
+        named = (dims,) if isinstance(dims, int) else dims if isinstance(dims, tuple) else None
+        forms = rule.forms(shape, named)
+        if forms is None:
+            return [], [], f"the base call's {rule.dims} is out of range"
+        kept, dropped = forms
+        want = kept if keepdim else dropped
+        out = {**self.base.out, rule.param: self.call.out_dtype(self.api.param(rule.param))}
+        accepted = [replace(self.base, id="reduced", out=out, out_shapes={**self.base.out_shapes, rule.param: want})]
+        wider = (*kept[:-1], kept[-1] + 1)
+        refused = replace(self.base, id=f"{rule.param}-dim-1={wider[-1]}", out=out,
+                          out_shapes={**self.base.out_shapes, rule.param: wider})
+        return accepted, [refused], ""
 
     # -- dimensions ----------------------------------------------------------------------------------
 

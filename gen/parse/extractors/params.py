@@ -262,6 +262,7 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
                 scenario_set[soc] = note.scenario
             if note.line != entry.line:
                 note_lines[soc] = note.line
+    _keep_exclusive(own + section, per_product, base)
     per_product = conventions.twin_chip_dtypes(name, per_product, base, entry.line, diags)
 
     if not base and not per_product:
@@ -294,6 +295,24 @@ def _dtypes(name: str, kind: Optional[ParamKind], entry: ParamEntry, ctx: ParamC
                     if tuple(dts) != tuple(base))
     lines = tuple(ProductLine(e.soc, note_lines[e.soc]) for e in entries if e.soc in note_lines)
     return tuple(base), entries, lines
+
+
+def _keep_exclusive(notes: Sequence[prose.DTypeNote], per_product: dict[Soc, list[DType]], base: list[DType]) -> None:
+    """The other half of a list a note's chips alone support ("Ascend 950PR/Ascend 950DT：COMPLEX32、COMPLEX64仅
+    支持该产品", aclnnTril's): the note's chips have them (`_apply`), every other chip refuses them, those with a
+    list of their own and those that take the general one, which no longer holds them. Where a later note gives
+    another chip one of them again, that note is the page's word for that chip and stays."""
+    for at, note in enumerate(notes):
+        if note.op != prose.EXCLUSIVE:
+            continue
+        given_again = {soc for later in notes[at + 1:] if later.op in (prose.SET, prose.ADD)
+                       for soc in later.socs if set(later.dtypes) & set(note.dtypes)}
+        for soc in note.socs:
+            per_product.setdefault(soc, _apply(note, list(base)))
+        for soc, dtypes in per_product.items():
+            if soc not in note.socs and soc not in given_again:
+                dtypes[:] = [d for d in dtypes if d not in note.dtypes]
+        base[:] = [d for d in base if d not in note.dtypes]
 
 
 def _apply(note: prose.DTypeNote, current: list[DType]) -> list[DType]:

@@ -272,8 +272,10 @@ def note_statements(socs: tuple[Soc, ...], text: str, line: int, param_names: Co
             # "<term>Atlas ...</term>: FLOAT, FLOAT16, or BFLOAT16." - a product's list, no verb. A list
             # "supported only on this product" is what the product has beyond the others, not all it has.
             listed = parse_dtype_list(bare.group(0))
-            if listed.dtypes and len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。.")):
-                op = EXCLUSIVE if _THIS_PRODUCT_ONLY.search(sentence) else SET
+            only_here = _THIS_PRODUCT_ONLY.search(sentence)
+            # "COMPLEX64 and BFLOAT16 are supported only on this product.": English spends more words on it.
+            if listed.dtypes and (only_here or len(bare.group(0)) >= 0.6 * len(sentence.strip().rstrip("。."))):
+                op = EXCLUSIVE if only_here else SET
                 notes.append(DTypeNote(socs, op, listed.dtypes, named, line, scenario))
                 continue
         for trigger, op in ((_ADD_TRIGGER, ADD), (_REMOVE_TRIGGER, REMOVE)):

@@ -15,6 +15,7 @@ Each reader takes one plain wording and nothing looser:
     balanceMode为0时，取值范围为[2, 768]            ValueRange(worldSize, [2, 768], when balanceMode == 0)
     cycles参数非正数（cycles <= 0） (a 561002 row)   ValueRange(cycles, (0, inf), status 561002)
     weight的第0维与self的第1维相等                  DimEquality(weight, 0, self, 1)
+    若keepDim为false，reduce轴的维度不保留，其余维度shape需要与self一致   ReducedShape(out, self, dim, keepDim)
     x的最后一维需要是8的倍数 / C需要能被groups整除   Divisibility(x, 8, axis -1)
     当y的数据类型为INT4时，x的尾轴必须为偶数         Divisibility(x, 2, axis -1, when the dtype of y is INT4)
     如果dstType为3(INT32)，shape的最后一维需要能被8整除   Divisibility(x, 8, axis -1, when dstType == 3)
@@ -41,11 +42,11 @@ from typing import Iterable, Optional, Sequence
 
 from gen import abi, conventions
 from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound, Condition, Diagnostic, DimBytes, DimEquality, Direction, Divisibility, DType, DTypeCondition, ErrorCase, Extent, Level,
-                    PaddedShape, Param, ParamKind, RelationKind,
+                    PaddedShape, Param, ParamKind, ReducedShape, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
 from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
-from gen.parse.extractors.conditions import without_presence
+from gen.parse.extractors.conditions import given_opening, without_presence
 from gen.parse.extractors.relations import CONDITION, PRODUCT, given_relations, relations_in, states_relation
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
 from gen.parse.readers.scan import MARKUP, word_starts
@@ -62,6 +63,10 @@ _CARRIES_DTYPE = (ParamKind.TENSOR, ParamKind.SCALAR, ParamKind.DTYPE)
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 # CANN's reduction enumeration (0 none, 1 mean, 2 sum), as its integer parameters take it.
 _REDUCTIONS = {"none": "0", "mean": "1", "sum": "2"}
+# The integer limits the pages name instead of writing them ("取值范围[0, MAX_INT32)，其中MAX_INT32值为2147483647",
+# "MAX_INT32 = 2^31 - 1").
+_NAMED_LIMITS = {"MAX_INT32": 2**31 - 1, "INT32_MAX": 2**31 - 1, "INT_MAX": 2**31 - 1, "MAX_INT64": 2**63 - 1,
+                 "INT64_MAX": 2**63 - 1}
 # A bool's values, as phase 1 reads a bool argument (true is 1).
 _BOOL_VALUES = {"true": "1", "false": "0"}
 
@@ -79,6 +84,7 @@ class Rules:
     dim_bytes: list[DimBytes] = field(default_factory=list)
     array_products: list[ArrayProduct] = field(default_factory=list)
     padded_shapes: list[PaddedShape] = field(default_factory=list)
+    reduced_shapes: list[ReducedShape] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def add(self, bucket: list, rule) -> None:
@@ -203,6 +209,7 @@ def read_rules(api: str, params: Sequence[Param], texts: Iterable[Text], zero_ba
     texts = list(texts)
     reader.api_letters = reader.letters_of(texts)
     reader.rows = {text.subject: text.text for text in texts if text.subject is not None and not text.error_row}
+    reader.size_letters = reader.dimension_letters(reader.rows)
     for text in texts:
         reader.read(text)
     rules = reader.rules
@@ -338,6 +345,7 @@ class _Reader:
         self.only_input = inputs[0] if len(inputs) == 1 else None
         self.letters: dict[str, str] = {}  # the text's letters that stand for a tensor's rank
         self.api_letters: dict[str, str] = {}  # those any text of the API defines, each one way (letters_of)
+        self.size_letters: dict[str, tuple[str, int]] = {}  # letters of a tensor's dimension (dimension_letters)
         self.products: tuple[Soc, ...] = ()  # the chips the sentence being read holds on (() every chip)
         self.status = 0  # the status of the text being read, where an error row gives another than 161002
         self.when: Optional[Condition] = None  # the argument's value the sentence being read holds under
@@ -370,7 +378,7 @@ class _Reader:
         # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
         self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
-            if sentence.strip():
+            if sentence.strip() and not self._reduced_shape(sentence, text) and not self._bool_relation(sentence, text):
                 read = self._rules_read()
                 self._sentence(sentence, text)
                 if text.subject is None and self._rules_read() == read:
@@ -423,6 +431,48 @@ class _Reader:
             return None
         return PaddedShape(tensors[Direction.OUT], tensors[Direction.IN], arrays.pop(), 0, text.line, text.status)
 
+    # A reduction's arguments: the dimensions it reduces and the bool that keeps them as 1.
+    _REDUCED_DIMS = lazy_pattern(r"dims?|axis|axes", re.I)
+    _KEEPDIM = lazy_pattern(r"keep_?dims?", re.I)
+
+    @functools.cached_property
+    def _reduction_arguments(self) -> Optional[tuple[str, str]]:
+        """The API's reduced dimensions (an int or int array) and keepdim (a bool), each its only one;
+        None where it has not both."""
+        dims = [n for n, p in self.params.items() if p.kind in _INTEGRAL and self._REDUCED_DIMS.fullmatch(n)]
+        keeps = [n for n, p in self.params.items() if p.kind is ParamKind.BOOL and self._KEEPDIM.fullmatch(n)]
+        # An empty list that reduces nothing (ONNX's noop_with_empty_axes) is another rule than ReducedShape's.
+        noop = any("noop" in n.lower() for n in self.params)
+        return (dims[0], keeps[0]) if len(dims) == 1 and len(keeps) == 1 and not noop else None
+
+    def _reduced_shape(self, sentence: str, text: Text) -> bool:
+        """A reduction's outputs against its input's shape along the reduced dimensions, however the
+        sentence words one form ("若keepDim为true，除dim指定维度上的size为1以外，其余维度的shape需要与self保持一致",
+        "若keepDim为false，reduce轴的维度不保留", "keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致")
+        or both ("out的shape不等于由self，dim，keepDim推导得到的shape"): each is a part of one rule, its either
+        form (ReducedShape). Read where the API has one dimension argument and one keepdim, the sentence
+        names keepdim (or derives the shape from the arguments) and relates one input tensor's shape to
+        outputs' (named, or the row's); True when read."""
+        arguments = self._reduction_arguments
+        if arguments is None or not self._SHAPE_WORDS.search(sentence):
+            return False
+        dims, keepdim = arguments
+        named = {m.group(0) for m in name_matches(self.names, sentence)}
+        if keepdim not in named and not (self._DERIVED.search(sentence) and dims in named):
+            return False
+        sources = {n for n in named & self.tensors if self.params[n].direction is Direction.IN}
+        outputs = {n for n in named & self.tensors if self.params[n].direction is Direction.OUT}
+        if text.subject is not None and not text.error_row:
+            if self.params[text.subject].direction is not Direction.OUT:
+                return False
+            outputs.add(text.subject)
+        if len(sources) != 1 or not outputs:
+            return False
+        source, = sources
+        for output in sorted(outputs, key=list(self.params).index):
+            self.rules.add(self.rules.reduced_shapes, ReducedShape(output, source, dims, keepdim, text.line, text.status))
+        return True
+
     _JOIN_OTHERWISE = lazy_pattern(r"[。；;.]\s*(否则|其他情况|其它情况|其余情况|otherwise|in\s+other\s+cases)", re.I)
 
     # A letter the text defines as a tensor's rank: "其中r为输入数据的维度", "(x_rank表示x的shape维度)",
@@ -435,6 +485,28 @@ class _Reader:
     _LETTER_EN = NamedPattern(rf"(?<![A-Za-z0-9_])(?P<letter>[A-Za-z_]\w*)\s+(?:indicates|is|denotes|represents)\s+the\s+"
                               rf"(?:number\s+of\s+(?:the\s+)?dimensions?|(?:shape\s+)?dimensions?(?:\s+number)?|rank)\s+of\s+"
                               rf"(?:the\s+)?(?P<input>input(?:\s+tensor)?)?\s*(?P<tensor>{NAME})?(?![A-Za-z0-9_])", re.I)
+
+    # A shape a row writes in letters: "(T, N, C) or (T, C)", "shape为[L]或[B, L]", "[NUM_ROWS, E]或[B, S, E]".
+    _LETTER_SHAPE = lazy_pattern(r"[\[(]\s*([A-Z][A-Za-z0-9_]*(?:\s*[,，]\s*[A-Z][A-Za-z0-9_]*)*)\s*[\])]")
+
+    def dimension_letters(self, rows: dict[str, str]) -> dict[str, tuple[str, int]]:
+        """The letters the tensors' rows give a dimension by their shapes ("(T, N, C) or (T, C)": C is
+        logProbs' last), each counted from the end, so that "[0, C)" bounds by that dimension's size. A
+        letter is read only where every shape of its first tensor places it alike (T above: first of 3,
+        first of 2, no one dimension), and it names no parameter."""
+        found: dict[str, tuple[str, int]] = {}
+        for name, row in rows.items():
+            if name not in self.tensors or not self._SHAPE_WORDS.search(row):
+                continue
+            places: dict[str, set[int]] = {}
+            for shape in self._LETTER_SHAPE.finditer(row):
+                letters = [t.strip() for t in re.split(r"[,，]", shape.group(1))]
+                for k, letter in enumerate(letters):
+                    places.setdefault(letter, set()).add(k - len(letters))
+            for letter, axes in places.items():
+                if len(axes) == 1 and letter not in self.params and letter not in found:
+                    found[letter] = (name, axes.pop())
+        return found
 
     def letters_of(self, texts: Sequence[Text]) -> dict[str, str]:
         """The letters the API's texts define as a tensor's rank, each defined as one tensor's only."""
@@ -473,6 +545,14 @@ class _Reader:
                 self.rules.unread(self.api, text.line, text.subject, sentence, "a shape this parser cannot read")
                 return
             sentence = given
+        elif (opened := given_opening(sentence)) is not None and opened[0] in self.tensors and \
+                not CONDITION.search(opened[1]):
+            # "bias若非空，shape大小与output最后一维大小相等" (a constraint), "bias存在时，bias shape与输出tensor(out)
+            # 最后一个维度的大小不一致" (an error row): the given tensor's rule whenever it is passed, as a row's
+            # "若存在" is (phase 1 judges no rule of an absent tensor); the sentence speaks of that tensor.
+            sentence = opened[1]
+            if text.subject is None:
+                text = replace(text, subject=opened[0])
         # A sentence that names chips holds on those chips only. The value rules carry their chips:
         # "Atlas 推理系列产品、Atlas 训练系列产品：支持范围为[-255,255]" is a range on those two, checked
         # per ACLNN_SIM_SOC; a sentence naming chips elsewhere than as its opening is a condition, and
@@ -690,9 +770,31 @@ class _Reader:
     _BRACKET = lazy_pattern(r"([\[(])([^\[\]()]{1,60}?),([^\[\]()]{1,60}?)([\])])")
     _UNION = lazy_pattern(r"\s*(?:之内|以内|内)?\s*(?:或者|或是|或|、|,|\bor\b|∪|U)\s*[\[(]", re.I)
 
+    # "[1, min(E, 1024)]", "[max(a, b), c]": an end both of whose terms bound, read as one range per term.
+    _BOTH_BOUND = lazy_pattern(r"(?:,\s*min\s*\(\s*([^(),]{1,40}?)\s*,\s*([^(),]{1,40}?)\s*\)(?=\s*[\])])|"
+                               r"(?<=[\[(])\s*max\s*\(\s*([^(),]{1,40}?)\s*,\s*([^(),]{1,40}?)\s*\)(?=\s*,))")
+
     def _ranges(self, sentence: str, text: Text, conditional: bool) -> None:
         trigger = self._TRIGGER.search(sentence)
         if trigger is None:
+            return
+        both = self._BOTH_BOUND.search(sentence, trigger.end())
+        if both is not None:
+            # A value at most the least of two terms is at most each ("取值范围为[1, min(E, 1024)]": k <= E and
+            # k <= 1024); at least the greatest of two, at least each.
+            # Both or neither: where one term does not read (or holds under a condition), the other alone
+            # would be a range the page does not state, and the sentence is diagnosed as it stands.
+            upper = both.group(1) is not None
+            ranges, diagnostics = list(self.rules.value_ranges), len(self.rules.diagnostics)
+            for term in (both.group(1), both.group(2)) if upper else (both.group(3), both.group(4)):
+                self._ranges(sentence[:both.start()] + (", " if upper else "") + term + sentence[both.end():], text,
+                             conditional)
+            if len(self.rules.diagnostics) > diagnostics:
+                self.rules.value_ranges[:] = ranges
+                del self.rules.diagnostics[diagnostics:]
+                subject = self._range_subject(sentence[:trigger.start()], text)
+                if subject is not None:
+                    self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
             return
         # Rank and size terms as placeholders first: their parentheses are not the range's.
         terms: list[tuple[str, str, str]] = []
@@ -715,12 +817,21 @@ class _Reader:
         held = self._RANK.sub(rank, held)
         for letter, tensor in self.letters.items():
             held = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(letter)}(?![A-Za-z0-9_])", lambda m: hold("rank", tensor), held)
+        for letter, (tensor, axis) in self.size_letters.items():
+            if letter not in self.letters:
+                held = re.sub(rf"(?<![A-Za-z0-9_§]){re.escape(letter)}(?![A-Za-z0-9_§])",
+                              lambda m: hold("size", tensor, str(axis)), held)
         start = self._TRIGGER.search(held)
         assert start is not None
         bracket = self._BRACKET.search(held, start.end())
         if bracket is None or bracket.start() - start.end() > 12:
             return
         subject = self._range_subject(held[:start.start()], text)
+        if self._CALLED.search(held, 0, bracket.start()):
+            # "[1, min(E, 1024)]": the parentheses a function's, not an open range's.
+            if subject is not None and self.params[subject].kind in _INTEGRAL:
+                self.rules.unread(self.api, text.line, subject, sentence, "a bound this parser cannot read")
+            return
         named_after = self._NAMED_AFTER.match(held, start.end())
         if named_after and named_after.group(1) in self.params:
             subject = named_after.group(1) if _host(self.params[named_after.group(1)]) else None  # "range of dim is"
@@ -793,6 +904,7 @@ class _Reader:
             return
         self._add_value(self.rules.value_ranges, ValueRange(subject, low, high, text.line))
 
+    _CALLED = lazy_pattern(r"(?:min|max|ceil|floor|abs)\s*$", re.I)
     _SENTINEL = lazy_pattern(r"[，,；;\s]*传入\s*-?\d+\s*表示")
     _NUMBERS = lazy_pattern(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]")
     # English names what a range bounds after it: "the value range of dim is [...]".
@@ -855,6 +967,9 @@ class _Reader:
             return None
         if self._NUMBER.match(text):
             return Bound(offset=float(text), inclusive=inclusive)
+        if text in _NAMED_LIMITS:
+            # "[0, MAX_INT32)，其中MAX_INT32值为2147483647": C's limits by the names the pages give them.
+            return Bound(offset=float(_NAMED_LIMITS[text]), inclusive=inclusive)
         valued = self.params.get(text)
         if valued is not None and valued.kind in _VALUED:
             # "[0, epWorldSize)", "[-1, numWeights)": another host argument's value.
@@ -1007,9 +1122,41 @@ class _Reader:
         rf"(?P<b>{NAME})\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('b')}\s*(?:的)?\s*"
         rf"(?:大小|长度|size|数值|值|维度|shape)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)?")
 
+    # "shape大小与output最后一维大小相等" (bias's), "bias shape与输出tensor(out)最后一个维度的大小不一致": a tensor's
+    # whole size against one dimension of another's.
+    _SIZE_EQUALITY = NamedPattern(
+        rf"(?P<a>{NAME})?\s*(?:的)?\s*(?:shape\s*(?:的)?\s*(?:大小|长度|size)?|大小|长度|size)\s*(?:需要|必须|要|应|应该)?\s*"
+        rf"(?:和|与|跟|等于)\s*(?:(?:输出|输入)?\s*(?:tensor|Tensor|张量)\s*[(（]\s*(?P<wrapped>{NAME})\s*[)）]|(?P<b>{NAME}))"
+        rf"\s*(?:的)?\s*(?:shape)?\s*(?:的)?\s*{_AXIS.format('b')}\s*(?:的)?\s*"
+        rf"(?:大小|长度|size|数值|值)?\s*(?:保持|需要|必须)?\s*(?P<eq>一致|相等|相同|不一致|不相等|不相同|不同)")
+
+    _AFTER_AXIS = lazy_pattern(r"(?:维|轴)(?:度)?\s*(?:的)?\s*$")
+
+    def _size_equalities(self, sentence: str, text: Text, conditional: bool) -> None:
+        """A one-dimensional tensor's size equal to a dimension of another: DimEquality(a, 0, b, axis).
+        A tensor of other ranks (or none documented) is diagnosed: its size is no one dimension."""
+        for match in self._SIZE_EQUALITY.finditer(self.tensors, sentence):
+            if self._AFTER_AXIS.search(sentence, 0, match.start()):
+                continue  # "尾轴大小与grad尾轴相同": a dimension's size, _DIM_EQUALITY's
+            a = match.group("a") or (text.subject if text.subject in self.tensors else None)
+            b = match.group("b") or match.group("wrapped")
+            if a is None or a == b:
+                continue
+            if conditional:
+                self.rules.unread(self.api, text.line, a, match.group(0), "it holds under a condition")
+                continue
+            other_axis, why = self._axis(match, "b", b)
+            if self.params[a].rank != (1, 1):
+                why = f"{a}'s whole size, and {a} is not documented one-dimensional"
+            if other_axis is None or why:
+                self.rules.unread(self.api, text.line, a, match.group(0), why)
+                continue
+            self.rules.add(self.rules.dim_equalities, DimEquality(a, 0, b, other_axis, text.line))
+
     def _dims(self, sentence: str, text: Text, conditional: bool) -> None:
         if not self._ANY_AXIS.search(sentence):
             return
+        self._size_equalities(sentence, text, conditional)
         for match in self._DIM_EQUALITY.finditer(self.tensors, sentence):
             if not match.group("eq") and "等于" not in match.group(0):
                 continue
@@ -1377,6 +1524,27 @@ class _Reader:
     # offsetOut需要传nullptr", "当isSymmetrical为true时，需要传入nullptr".
     _BOOL_ABSENCE = NamedPattern(rf"(?:当|如果|若|if|when)\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
                                  rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
+
+    # An error row refusing two tensors' shapes under a bool's value: "当amsgrad为true时，maxGradNormOptionalRef和varRef的
+    # shape不一致时"; "...的数据类型或shape不一致时" names a dtype relation besides.
+    _BOOL_RELATION = NamedPattern(rf"^\s*(?:当|如果|若)?\s*(?P<w>{NAME})\s*为\s*(?P<v>true|false)\s*(?:时|的时候)\s*[,，]?\s*"
+                                  rf"(?P<a>{NAME})\s*(?:和|与|、)\s*(?P<b>{NAME})\s*(?:的)?\s*"
+                                  rf"(?P<dtype>数据类型\s*(?:或|和|、)\s*)?shape\s*(?:不一致|不相同|不同)", re.I)
+
+    def _bool_relation(self, sentence: str, text: Text) -> bool:
+        """The first tensor has the second's shape when the bool has the value (a ShapeRule of SAME, which
+        phase 1 judges only where both are given); a dtype relation beside it is diagnosed. True when read."""
+        found = self._BOOL_RELATION.search(self.names, sentence) if text.error_row else None
+        if found is None:
+            return False
+        when, a, b = found.group("w"), found.group("a"), found.group("b")
+        if self.params[when].kind is not ParamKind.BOOL or not {a, b} <= self.tensors or a == b:
+            return False
+        self.rules.add(self.rules.shape_rules, ShapeRule(a, when, (_BOOL_VALUES[found.group("v").lower()],), ShapeForm.SAME,
+                                                         (b,), line=text.line))
+        if found.group("dtype"):
+            self.rules.unread(self.api, text.line, a, sentence, "its dtype relation holds under a condition")
+        return True
 
     @functools.cached_property
     def _bools(self) -> frozenset[str]:

@@ -250,6 +250,15 @@ struct PaddedShapeSpec {  // gen.ir.PaddedShape
   int line;
 };
 
+struct ReducedShapeSpec {  // gen.ir.ReducedShape
+  int8_t param;    // the reduced tensor (an output)
+  int8_t tensor;   // the tensor it reduces
+  int8_t dims;     // the int or int array of the reduced dimensions (none or empty: every one)
+  int8_t keepdim;  // the bool that keeps them as 1 (either form is accepted: gen.conventions, 4.)
+  int status;      // as ValueRangeSpec's
+  int line;
+};
+
 struct RulesSpec {
   uint64_t reserved;  // parameters the page reserves: they must be NULL
   const CombinationSpec* combinations;
@@ -274,6 +283,8 @@ struct RulesSpec {
   uint8_t product_count = 0;
   const PaddedShapeSpec* padded = nullptr;
   uint8_t padded_count = 0;
+  const ReducedShapeSpec* reduced = nullptr;
+  uint8_t reduced_count = 0;
 };
 
 class Call;  // phase 1's view of the arguments (defined in the core)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "aclnn_bindgen/pool_shape.h"
+#include "aclnn_bindgen/reduce_shape.h"
 #include "common/dtypes.h"
 
 namespace aclsim {
@@ -528,6 +529,38 @@ aclnnStatus CheckValueRules(const Call& call) {
                          spec.params[rule.padding].name + " " + Shape(Dims(padding.ints.begin(), padding.ints.end())) + ", " +
                          Shape(want) +
                          Where(spec, rule.line));
+  }
+  // A reduced shape after the dimension's range, whose row an out-of-range dimension answers first; the
+  // arithmetic is the reduce family's and the bindings' (aclnn_bindgen/reduce_shape.h), and so is
+  // what it accepts: either form (gen.conventions, 4.), and any one-element tensor for one value.
+  for (uint8_t r = 0; r < rules.reduced_count; ++r) {
+    const ReducedShapeSpec& rule = rules.reduced[r];
+    const Dims* shape = TensorShape(call, rule.tensor);
+    const Dims* given = TensorShape(call, rule.param);
+    if (!shape || !given) continue;
+    const Call::Param& dims = call.params[rule.dims];
+    Dims named;
+    if (spec.params[rule.dims].kind == ParamKind::kInt) named.push_back(call.args[rule.dims].integer);
+    else if (dims.present) named = Dims(dims.ints.begin(), dims.ints.end());
+    uint64_t mask = 0;
+    int64_t culprit = 0;
+    const bool given_dims = spec.params[rule.dims].kind == ParamKind::kInt || dims.present;
+    if (aclnn_bindgen::ReducedMask(static_cast<int64_t>(shape->size()), given_dims ? &named : nullptr, false, &mask,
+                                   &culprit) != aclnn_bindgen::kReduceOk) {
+      continue;  // a dimension out of range or named twice: the value rules' and the families' to refuse
+    }
+    const bool keepdim = call.args[rule.keepdim].integer != 0;
+    const Dims want = aclnn_bindgen::ReducedShape(*shape, mask, keepdim);
+    const Dims other = aclnn_bindgen::ReducedShape(*shape, mask, !keepdim);
+    const Dims& form = *given == other ? other : want;
+    int64_t count = 1;
+    for (int64_t d : *given) count *= d;
+    if (*given == form || (form.empty() && count == 1)) continue;
+    return call.Fail(rule.status ? rule.status : ShapeStatus(spec),
+                     std::string(spec.params[rule.param].name) + ": shape " + Shape(*given) + " is not " +
+                         spec.params[rule.tensor].name + "'s " + Shape(*shape) + " reduced along " +
+                         spec.params[rule.dims].name + " " + Shape(named) + " with " + spec.params[rule.keepdim].name +
+                         (keepdim ? " true, " : " false, ") + Shape(want) + Where(spec, rule.line));
   }
   for (uint8_t r = 0; r < rules.divisible_count; ++r) {
     const DivisibleSpec& rule = rules.divisible[r];
