@@ -75,6 +75,10 @@ static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
 static const int ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
 /* What a synchronisation returns when a kernel queued before it faulted on the device. */
 static const int ACL_ERROR_RT_AICORE_EXCEPTION = 507015;
+/* Host memory registration (aclrtHostRegister): a range that overlaps a registered one, and a pointer
+ * that starts no registration. */
+static const int ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 507910;
+static const int ACL_ERROR_HOST_MEMORY_NOT_REGISTERED = 507911;
 
 typedef enum {
   ACL_DT_UNDEFINED = -1,

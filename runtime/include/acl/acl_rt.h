@@ -115,8 +115,8 @@ typedef enum aclrtMemAttr {
 
 typedef enum aclrtMemLocationType {
   ACL_MEM_LOCATION_TYPE_HOST = 0,
-  ACL_MEM_LOCATION_TYPE_DEVICE,
-  ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+  ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+  ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
   ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
 } aclrtMemLocationType;
 
@@ -407,6 +407,123 @@ typedef struct aclCANNPackageVersion {
 
 ACL_FUNC_VISIBILITY aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
 ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+
+/* Host memory registered for device access, and host memory allocated with a config. */
+#define ACL_HOST_REG_MAPPED   0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED   0x10000000UL
+
+typedef enum {
+  ACL_HOST_REGISTER_MAPPED = 0,
+  ACL_HOST_REGISTER_IOMEMORY = 4,
+  ACL_HOST_REGISTER_READONLY = 8
+} aclrtHostRegisterType;
+
+typedef enum {
+  ACL_RT_MEM_ATTR_RSV = 0,
+  ACL_RT_MEM_ATTR_MODULE_ID = 1,
+  ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+  ACL_RT_MEM_ATTR_VA_FLAG = 3
+} aclrtMallocAttrType;
+
+typedef union {
+  uint16_t moduleId;
+  uint32_t deviceId;
+  uint32_t vaFlag;
+  uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+  aclrtMallocAttrType attr;
+  aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+  aclrtMallocAttribute *attrs;
+  size_t numAttrs;
+} aclrtMallocConfig;
+
+ACL_FUNC_VISIBILITY aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+ACL_FUNC_VISIBILITY aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+
+/* Batches of copies, in one call or in a stream's order. */
+typedef struct {
+  aclrtMemLocation dstLoc;
+  aclrtMemLocation srcLoc;
+  uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                              size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                              size_t numAttrs, size_t *failIndex);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                                   size_t numBatches, aclrtMemcpyBatchAttr *attrs,
+                                                   size_t *attrsIndexes, size_t numAttrs, size_t *failIndex,
+                                                   aclrtStream stream);
+
+/* Stream-ordered operations on device words, and cache maintenance. */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ  0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+typedef enum aclrtCmoType {
+  ACL_RT_CMO_TYPE_PREFETCH = 0,
+  ACL_RT_CMO_TYPE_WRITEBACK = 1,
+  ACL_RT_CMO_TYPE_INVALID = 2,
+  ACL_RT_CMO_TYPE_FLUSH = 3
+} aclrtCmoType;
+
+ACL_FUNC_VISIBILITY aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+
+/* Device telemetry. */
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+typedef struct aclrtUtilizationInfo {
+  int32_t cubeUtilization;
+  int32_t vectorUtilization;
+  int32_t aicpuUtilization;
+  int32_t memoryUtilization;
+  aclrtUtilizationExtendInfo *utilizationExtend; /* reserved: must be null */
+} aclrtUtilizationInfo;
+
+typedef struct aclrtMemUsageInfo {
+  char name[32];
+  uint64_t curMemSize;
+  uint64_t memPeakSize;
+  size_t reserved[8];
+} aclrtMemUsageInfo;
+
+typedef struct aclrtUuid {
+  char bytes[16];
+} aclrtUuid;
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+ACL_FUNC_VISIBILITY aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                                  size_t *outputNum);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+
+/* Limits on the cores a device's or a stream's kernels may use. */
+typedef enum {
+  ACL_RT_DEV_RES_CUBE_CORE = 0,
+  ACL_RT_DEV_RES_VECTOR_CORE = 1
+} aclrtDevResLimitType;
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+ACL_FUNC_VISIBILITY aclError aclrtResetStreamResLimit(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
 
 #ifdef __cplusplus
 }

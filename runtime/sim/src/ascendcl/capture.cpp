@@ -43,6 +43,8 @@ const char* TaskTypeName(Task::Kind kind) {
     case Task::Kind::kHostFunc: return "HOST_FUNC";
     case Task::Kind::kCallback: return "CALLBACK";
     case Task::Kind::kUpdate: return "TASK_UPDATE";
+    case Task::Kind::kValueWrite: return "VALUE_WRITE";
+    case Task::Kind::kValueWait: return "VALUE_WAIT";
   }
   return "UNKNOWN";
 }

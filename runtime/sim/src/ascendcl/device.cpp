@@ -5,9 +5,13 @@
 // with a message naming the call, never a made-up success.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <set>
 #include <string>
 
@@ -28,7 +32,15 @@ struct DeviceSettings {
   uint32_t op_wait_timeout = 0;
   uint64_t op_execute_timeout_us = 0;
   std::set<std::pair<int32_t, int32_t>> peer_access;  // (device, peer) pairs enabled
+  // aclrtSetDeviceResLimit's limits by (device, type); a device without one uses the chip's count.
+  std::map<std::pair<int32_t, int>, uint32_t> res_limits;
+  // aclrtGetDeviceUtilizationRate's previous sample by device: (when, the device's busy time then).
+  std::map<int32_t, std::pair<std::chrono::steady_clock::time_point, std::chrono::nanoseconds>> utilization_samples;
 };
+
+// When the process's devices began to count busy time (stream_worker.cpp's DeviceBusyTime): the
+// start of a device's first utilisation interval.
+const std::chrono::steady_clock::time_point g_busy_epoch = std::chrono::steady_clock::now();
 
 DeviceSettings& Settings() {
   static DeviceSettings* settings = new DeviceSettings;  // never destroyed: called during exit
@@ -55,7 +67,43 @@ aclError Capability(const char* api, ChipFigure figure, int64_t* value) {
   return ACL_SUCCESS;
 }
 
+// The chip's count of the cores a limit of `type` bounds, for `api`.
+aclError CoreCount(aclrtDevResLimitType type, int64_t* count, const char* api) {
+  if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtDevResLimitType " + std::to_string(static_cast<int>(type)));
+  }
+  return Capability(api, type == ACL_RT_DEV_RES_CUBE_CORE ? ChipFigure::kAiCores : ChipFigure::kVectorCores, count);
+}
+
+// FNV-1a of `text` from `seed`: 64 bits of a device's stable identity.
+uint64_t Fnv1a(const std::string& text, uint64_t seed) {
+  uint64_t hash = seed;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
 }  // namespace
+
+aclError CheckResLimit(aclrtDevResLimitType type, uint32_t value, const char* api) {
+  int64_t count = 0;
+  if (aclError status = CoreCount(type, &count, api)) return status;
+  if (value == 0 || value > count) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a limit of " + std::to_string(value) + " " +
+                                             (type == ACL_RT_DEV_RES_CUBE_CORE ? "cube" : "vector") + " cores is not in 1.." +
+                                             std::to_string(count) + " (the simulated chip's count)");
+  }
+  return ACL_SUCCESS;
+}
+
+aclError DeviceResLimit(int32_t device, aclrtDevResLimitType type, uint32_t* value, const char* api) {
+  int64_t count = 0;
+  if (aclError status = CoreCount(type, &count, api)) return status;
+  std::lock_guard<std::mutex> lock(Settings().mutex);
+  auto it = Settings().res_limits.find({device, static_cast<int>(type)});
+  *value = it == Settings().res_limits.end() ? static_cast<uint32_t>(count) : it->second;
+  return ACL_SUCCESS;
+}
+
 }  // namespace aclsim
 
 using aclsim::Fail;
@@ -107,6 +155,83 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value
                                                         std::to_string(static_cast<int>(attr)) +
                                                         " is not modelled by the simulator");
   }
+}
+
+// Core limits are kept, read back and checked against the chip's counts, and change no result: the
+// simulator's kernels are not split across cores, so a kernel computes the same values on any number.
+aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t* value) {
+  constexpr const char* api = "aclrtGetDeviceResLimit";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  return aclsim::DeviceResLimit(deviceId, type, value, api);
+}
+
+aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value) {
+  constexpr const char* api = "aclrtSetDeviceResLimit";
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  if (aclError status = aclsim::CheckResLimit(type, value, api)) return status;
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  aclsim::Settings().res_limits[{deviceId, static_cast<int>(type)}] = value;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtResetDeviceResLimit(int32_t deviceId) {
+  constexpr const char* api = "aclrtResetDeviceResLimit";
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+  for (int type : {ACL_RT_DEV_RES_CUBE_CORE, ACL_RT_DEV_RES_VECTOR_CORE}) aclsim::Settings().res_limits.erase({deviceId, type});
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo* utilizationInfo) {
+  constexpr const char* api = "aclrtGetDeviceUtilizationRate";
+  if (!utilizationInfo) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": utilizationInfo is a null pointer");
+  if (utilizationInfo->utilizationExtend) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": utilizationInfo->utilizationExtend is reserved and must be null");
+  }
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  // The share of wall time since the previous query (the first: since the process began) in which a
+  // kernel, a copy or a fill of the device ran on any of its streams, in percent. The simulator's
+  // kernels run on the host's cores, not on cube or vector units of their own: both figures are that
+  // share. It runs no AI CPU tasks (0), and its memory figure is the share of its capacity in use.
+  const auto now = std::chrono::steady_clock::now();
+  const std::chrono::nanoseconds busy = aclsim::DeviceBusyTime(deviceId);
+  std::chrono::steady_clock::time_point since = aclsim::g_busy_epoch;
+  std::chrono::nanoseconds busy_before{0};
+  {
+    std::lock_guard<std::mutex> lock(aclsim::Settings().mutex);
+    auto& sample = aclsim::Settings().utilization_samples[deviceId];
+    if (sample.first != std::chrono::steady_clock::time_point{}) std::tie(since, busy_before) = sample;
+    sample = {now, busy};
+  }
+  const double wall = std::chrono::duration<double>(now - since).count();
+  const double ran = std::chrono::duration<double>(busy - busy_before).count();
+  const int32_t percent = wall > 0 ? static_cast<int32_t>(std::min(100.0, 100.0 * ran / wall) + 0.5) : 0;
+  size_t free = 0, total = 0;
+  if (aclError status = aclrtGetMemInfo(ACL_HBM_MEM, &free, &total)) return status;
+  utilizationInfo->cubeUtilization = percent;
+  utilizationInfo->vectorUtilization = percent;
+  utilizationInfo->aicpuUtilization = 0;
+  utilizationInfo->memoryUtilization = total ? static_cast<int32_t>((total - free) * 100 / total) : 0;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid* uuid) {
+  constexpr const char* api = "aclrtDeviceGetUuid";
+  if (!uuid) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": uuid is a null pointer");
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  aclsim::Soc soc;
+  if (!aclsim::SimulatedSoc(&soc)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + aclGetRecentErrMsg());
+  // The same for a device of the same simulated chip in every process and run (a framework keys
+  // caches and topology by it), different between devices and chips.
+  const std::string identity = std::string("aclnn-bindgen simulated NPU/") + aclsim::SocName(soc) + "/" + std::to_string(deviceId);
+  const uint64_t halves[2] = {aclsim::Fnv1a(identity, 0xcbf29ce484222325ull), aclsim::Fnv1a(identity, 0x84222325cbf29ce4ull)};
+  unsigned char bytes[16];
+  std::memcpy(bytes, halves, sizeof(bytes));
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x80);  // RFC 9562 version 8: a custom identity
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // the RFC's variant
+  std::memcpy(uuid->bytes, bytes, sizeof(bytes));
+  return ACL_SUCCESS;
 }
 
 aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -53,10 +54,21 @@ struct Block {
   int32_t shared_fd = -1;
 };
 
+// A host range registered for device access (aclrtHostRegister, aclrtHostRegisterV2). The simulated
+// device addresses host memory directly, so a mapped registration's device pointer is its host pointer
+// and kernels and copies reach it as device memory; an unmapped one (V2 without ACL_HOST_REG_MAPPED) is
+// pinned host memory the device does not address.
+struct Registration {
+  size_t size;
+  bool mapped;
+  bool readonly;  // the device may read it but not write it
+};
+
 struct Memory {
   aclnn_bindgen::SpinLock mutex;  // short sections (map lookups), taken by every kernel's memory check
   std::map<uintptr_t, Block> device;
   std::map<uintptr_t, Block> host;
+  std::map<uintptr_t, Registration> registered;
   uint64_t device_bytes = 0, peak_device_bytes = 0, host_bytes = 0;
   uint64_t malloc_calls = 0, free_calls = 0;  // cumulative
 };
@@ -126,11 +138,40 @@ Allocation AllocateAligned(size_t size) {
 
 enum class Side { kHost, kDevice };
 
+// The mapped registration that contains `address`, or end().
+std::map<uintptr_t, Registration>::const_iterator MappedRegistration(const Memory& m, uintptr_t address) {
+  auto it = m.registered.upper_bound(address);
+  if (it == m.registered.begin()) return m.registered.end();
+  --it;
+  return address - it->first < it->second.size && it->second.mapped ? it : m.registered.end();
+}
+
+// Checks [p, p + count) of mapped registered host memory as the device's; on failure sets the message.
+bool CheckRegisteredRange(const Memory& m, const char* api, const char* role, const void* p, size_t count) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  const auto reg = MappedRegistration(m, address);
+  if (count > reg->second.size - (address - reg->first)) {
+    SetError(std::string(api) + ": " + role + " range of " + std::to_string(count) + " bytes at offset " +
+             std::to_string(address - reg->first) + " runs past the end of its host registration of " +
+             std::to_string(reg->second.size) + " bytes (aclrtHostRegister)");
+    return false;
+  }
+  // src is read; dst and devPtr are written, which a read-only registration forbids the device.
+  if (reg->second.readonly && std::strcmp(role, "src") != 0) {
+    SetError(std::string(api) + ": " + role + " " + Hex(p) + " is host memory registered read-only for the device");
+    return false;
+  }
+  return true;
+}
+
 // Checks that [p, p + count) is usable as `side` memory; on failure sets the message.
 bool CheckRange(const Memory& m, const char* api, const char* role, const void* p, size_t count, Side side) {
   const uintptr_t address = reinterpret_cast<uintptr_t>(p);
   const auto dev = Containing(m.device, address);
   if (side == Side::kDevice) {
+    if (dev == m.device.end() && MappedRegistration(m, address) != m.registered.end()) {
+      return CheckRegisteredRange(m, api, role, p, count);
+    }
     if (dev == m.device.end()) {
       SetError(std::string(api) + ": " + role + " " + Hex(p) + " is not in a live device allocation (aclrtMalloc)");
       return false;
@@ -337,10 +378,192 @@ bool FindDeviceAllocation(const void* address, DeviceRange* out) {
   Memory& m = State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   auto it = Containing(m.device, reinterpret_cast<uintptr_t>(address));
-  if (it == m.device.end()) return false;
+  if (it == m.device.end()) {
+    // Mapped host registrations are device memory to kernels, except read-only ones: a kernel's
+    // memory check cannot tell the ranges it reads from those it writes, and a write the device
+    // would refuse must not succeed here.
+    auto reg = MappedRegistration(m, reinterpret_cast<uintptr_t>(address));
+    if (reg == m.registered.end() || reg->second.readonly) return false;
+    *out = DeviceRange{reg->first, reg->second.size};
+    return true;
+  }
   *out = DeviceRange{it->first, it->second.size};
   return true;
 }
+
+namespace {
+
+aclError RegisterHostRange(const char* api, void* ptr, uint64_t size, bool mapped, bool readonly) {
+  if (!ptr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": ptr is a null pointer");
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
+  if (size > UINTPTR_MAX - begin) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the range of " + std::to_string(size) + " bytes at " +
+                                             Hex(ptr) + " wraps around the address space");
+  }
+  const uintptr_t end = begin + size;
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  auto next = m.device.lower_bound(begin);
+  if (Containing(m.device, begin) != m.device.end() || (next != m.device.end() && next->first < end)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the range at " + Hex(ptr) + " is device memory, not host memory");
+  }
+  // A range that overlaps a registration is refused whole, as CUDA's cudaHostRegister refuses it:
+  // registrations are undone by their start pointer, which an overlap would make ambiguous.
+  auto after = m.registered.lower_bound(begin);
+  const bool overlaps_after = after != m.registered.end() && after->first < end;
+  const bool overlaps_before = after != m.registered.begin() && std::prev(after)->first + std::prev(after)->second.size > begin;
+  if (overlaps_after || overlaps_before) {
+    const auto& other = overlaps_after ? *after : *std::prev(after);
+    return Fail(ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+                std::string(api) + ": the range of " + std::to_string(size) + " bytes at " + Hex(ptr) +
+                    " overlaps the registration of " + std::to_string(other.second.size) + " bytes at " +
+                    Hex(reinterpret_cast<void*>(other.first)));
+  }
+  m.registered.emplace(begin, Registration{static_cast<size_t>(size), mapped, readonly});
+  return ACL_SUCCESS;
+}
+
+// Checks [p, p + count) as device memory that `role` ("src": read; otherwise written) names for `api`.
+aclError CheckDeviceRange(const char* api, const char* role, const void* p, size_t count) {
+  if (!p) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + role + " is a null pointer");
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  return CheckRange(m, api, role, p, count, Side::kDevice) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+
+// The device word of aclrtValueWrite and aclrtValueWait: 64 bits (their value's width), aligned, as
+// the device reads and writes it in one access (the simulator with one atomic load or store).
+aclError CheckDeviceWord(const char* api, const char* role, void* devAddr) {
+  if (aclError status = CheckDeviceRange(api, role, devAddr, sizeof(uint64_t))) return status;
+  if (reinterpret_cast<uintptr_t>(devAddr) % alignof(uint64_t) != 0) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devAddr " + Hex(devAddr) + " is not aligned to 8 bytes");
+  }
+  return ACL_SUCCESS;
+}
+
+// Whether every byte of [p, p + count) is page-locked host memory: aclrtMallocHost's, or registered.
+bool PageLocked(const Memory& m, const void* p, size_t count) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  const auto host = Containing(m.host, address);
+  if (host != m.host.end()) return count <= host->second.size - (address - host->first);
+  auto reg = m.registered.upper_bound(address);
+  if (reg == m.registered.begin()) return false;
+  --reg;
+  return address - reg->first < reg->second.size && count <= reg->second.size - (address - reg->first);
+}
+
+// aclrtMemcpyBatch and aclrtMemcpyBatchAsync (`stream` non-null or `async`): checks every copy
+// before any runs, so that a refused batch copies nothing; *failIndex names the copy refused.
+aclError MemcpyBatch(const char* api, void** dsts, size_t* destMaxs, void** srcs, size_t* sizes, size_t numBatches,
+                     aclrtMemcpyBatchAttr* attrs, size_t* attrsIndexes, size_t numAttrs, size_t* failIndex, bool async,
+                     aclrtStream stream) {
+  if (!failIndex) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": failIndex is a null pointer");
+  *failIndex = SIZE_MAX;  // "if all memcpy succeed or error is none memcpy related"
+  if (!dsts || !destMaxs || !srcs || !sizes || !attrs || !attrsIndexes) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": dsts, destMaxs, srcs, sizes, attrs or attrsIndexes is a null pointer");
+  }
+  if (numBatches == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": numBatches is 0");
+  if (numAttrs == 0 || numAttrs > numBatches) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": numAttrs " + std::to_string(numAttrs) +
+                                             " is not in 1..numBatches (" + std::to_string(numBatches) + ")");
+  }
+  // attrs[n] applies from attrsIndexes[n] to attrsIndexes[n + 1] - 1 (the last to the batch's end): the
+  // indexes start at 0 and increase, so that every copy has exactly one.
+  for (size_t n = 0; n < numAttrs; ++n) {
+    const bool ordered = n == 0 ? attrsIndexes[0] == 0 : attrsIndexes[n] > attrsIndexes[n - 1];
+    if (!ordered || attrsIndexes[n] >= numBatches) {
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": attrsIndexes[" + std::to_string(n) + "] = " +
+                                               std::to_string(attrsIndexes[n]) +
+                                               " (they start at 0 and increase, below numBatches)");
+    }
+  }
+  auto kind_of = [&](const aclrtMemcpyBatchAttr& attr, size_t i, aclrtMemcpyKind* kind) {
+    auto on_device = [&](const aclrtMemLocation& location, const char* which, bool* device) {
+      switch (location.type) {
+        case ACL_MEM_LOCATION_TYPE_DEVICE:
+          if (aclError status = CheckDeviceId(location.id, api)) return status;
+          *device = true;
+          return ACL_SUCCESS;
+        case ACL_MEM_LOCATION_TYPE_HOST:
+        case ACL_MEM_LOCATION_TYPE_HOST_NUMA:
+        case ACL_MEM_LOCATION_TYPE_UNREGISTERED:
+          *device = false;
+          return ACL_SUCCESS;
+      }
+      return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": copy " + std::to_string(i) + "'s " + which +
+                                               " has unknown aclrtMemLocationType " + std::to_string(static_cast<int>(location.type)));
+    };
+    bool dst_device = false, src_device = false;
+    if (aclError status = on_device(attr.dstLoc, "dstLoc", &dst_device)) return status;
+    if (aclError status = on_device(attr.srcLoc, "srcLoc", &src_device)) return status;
+    *kind = dst_device ? (src_device ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_HOST_TO_DEVICE)
+                       : (src_device ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_HOST);
+    return ACL_SUCCESS;
+  };
+  bool reads_device = false, all_page_locked = true;
+  size_t attr = 0;
+  for (size_t i = 0; i < numBatches; ++i) {
+    if (attr + 1 < numAttrs && attrsIndexes[attr + 1] == i) ++attr;
+    aclrtMemcpyKind kind;
+    aclError status = kind_of(attrs[attr], i, &kind);
+    if (!status) status = CheckCopy(api, dsts[i], destMaxs[i], srcs[i], sizes[i], kind);
+    if (status) {
+      *failIndex = i;
+      return status;
+    }
+    reads_device = reads_device || kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    Memory& m = State();
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+    if (kind != ACL_MEMCPY_DEVICE_TO_DEVICE) {
+      const bool dst_host = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_HOST_TO_HOST;
+      const bool src_host = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_HOST_TO_HOST;
+      if ((dst_host && !PageLocked(m, dsts[i], sizes[i])) || (src_host && !PageLocked(m, srcs[i], sizes[i]))) {
+        all_page_locked = false;
+      }
+    }
+  }
+  if (async && all_page_locked) {
+    if (aclError status = CheckStream(stream, api)) return status;
+    for (size_t i = 0; i < numBatches; ++i) {
+      if (sizes[i] == 0) continue;
+      if (aclError status = EnqueueCopy(stream, api, dsts[i], srcs[i], sizes[i])) return status;
+    }
+    return ACL_SUCCESS;
+  }
+  if (async) {
+    // "If the memory is not page-locked, synchronous copying will be performed" (acl_rt.h): the copies
+    // run now, after the work queued on the stream, and the caller may reuse its host memory on return.
+    if (aclError status = aclrtSynchronizeStream(stream)) return status;
+  } else {
+    // Synchronous, and not ordered with any stream, as aclrtMemcpy: the caller reads results here.
+    if (int32_t held = TakeHeldRefusal(api)) return held;
+    if (aclError owed = TakeFaultOwedToCopy(api, reads_device ? ACL_MEMCPY_DEVICE_TO_HOST : ACL_MEMCPY_HOST_TO_DEVICE)) return owed;
+  }
+  for (size_t i = 0; i < numBatches; ++i) {
+    if (sizes[i]) std::memmove(dsts[i], srcs[i], sizes[i]);
+  }
+  return ACL_SUCCESS;
+}
+
+// aclrtMallocHost's allocation, named `api` in messages.
+aclError MallocHost(const char* api, void** hostPtr, size_t size) {
+  if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": hostPtr is a null pointer");
+  *hostPtr = nullptr;
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
+  const Allocation a = AllocateAligned(size);
+  if (!a.p) return Fail(ACL_ERROR_BAD_ALLOC, std::string(api) + ": out of memory for " + std::to_string(size) + " bytes");
+  Memory& m = State();
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  Block block{size};
+  block.lead = a.lead;
+  m.host.emplace(reinterpret_cast<uintptr_t>(a.p), block);
+  m.host_bytes += size;
+  *hostPtr = a.p;
+  return ACL_SUCCESS;
+}
+
+}  // namespace
 
 RuntimeCounts GetRuntimeCounts() {
   RuntimeCounts counts{};
@@ -486,19 +709,90 @@ aclError aclrtFree(void* devPtr) {
   return ACL_SUCCESS;
 }
 
-aclError aclrtMallocHost(void** hostPtr, size_t size) {
-  if (!hostPtr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is a null pointer");
-  *hostPtr = nullptr;
-  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0");
-  const aclsim::Allocation a = aclsim::AllocateAligned(size);
-  if (!a.p) return Fail(ACL_ERROR_BAD_ALLOC, "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");
+aclError aclrtMallocHost(void** hostPtr, size_t size) { return aclsim::MallocHost("aclrtMallocHost", hostPtr, size); }
+
+aclError aclrtMallocHostWithCfg(void** ptr, uint64_t size, aclrtMallocConfig* cfg) {
+  constexpr const char* api = "aclrtMallocHostWithCfg";
+  if (cfg && cfg->numAttrs && !cfg->attrs) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": cfg->attrs is a null pointer");
+  for (size_t i = 0; cfg && i < cfg->numAttrs; ++i) {
+    const aclrtMallocAttribute& attribute = cfg->attrs[i];
+    switch (attribute.attr) {
+      case ACL_RT_MEM_ATTR_MODULE_ID: break;  // whose memory it is, for the device's accounting: any module
+      case ACL_RT_MEM_ATTR_DEVICE_ID:
+        if (aclError status = aclsim::CheckDeviceId(attribute.value.deviceId, api)) return status;
+        break;
+      case ACL_RT_MEM_ATTR_VA_FLAG:
+        // What a non-zero flag asks of the device's address space the header does not say: refused, not guessed.
+        if (attribute.value.vaFlag != 0) {
+          return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_RT_MEM_ATTR_VA_FLAG " +
+                                                            std::to_string(attribute.value.vaFlag) + " is not modelled by the simulator");
+        }
+        break;
+      default:
+        return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtMallocAttrType " +
+                                                 std::to_string(static_cast<int>(attribute.attr)) + " in cfg->attrs[" + std::to_string(i) + "]");
+    }
+  }
+  if (size > SIZE_MAX) return Fail(ACL_ERROR_BAD_ALLOC, std::string(api) + ": out of memory for " + std::to_string(size) + " bytes");
+  return aclsim::MallocHost(api, ptr, static_cast<size_t>(size));
+}
+
+aclError aclrtHostRegister(void* ptr, uint64_t size, aclrtHostRegisterType type, void** devPtr) {
+  constexpr const char* api = "aclrtHostRegister";
+  if (!devPtr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devPtr is a null pointer");
+  *devPtr = nullptr;
+  // IOMEMORY (memory of another PCIe device) is host memory like any other to a CPU.
+  if (type != ACL_HOST_REGISTER_MAPPED && type != ACL_HOST_REGISTER_IOMEMORY && type != ACL_HOST_REGISTER_READONLY) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtHostRegisterType " + std::to_string(static_cast<int>(type)));
+  }
+  if (aclError status = aclsim::RegisterHostRange(api, ptr, size, true, type == ACL_HOST_REGISTER_READONLY)) return status;
+  *devPtr = ptr;  // the simulated device addresses host memory at its host address
+  return ACL_SUCCESS;
+}
+
+aclError aclrtHostRegisterV2(void* ptr, uint64_t size, uint32_t flag) {
+  constexpr const char* api = "aclrtHostRegisterV2";
+  constexpr uint64_t known = ACL_HOST_REG_MAPPED | ACL_HOST_REG_IOMEMORY | ACL_HOST_REG_READONLY | ACL_HOST_REG_PINNED;
+  if (flag & ~known) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown flag bits " + aclsim::Hex(reinterpret_cast<void*>(uintptr_t{flag & ~known})));
+  // Pinning keeps pages from being swapped out: what the device's DMA needs, nothing a CPU copy does.
+  return aclsim::RegisterHostRange(api, ptr, size, (flag & ACL_HOST_REG_MAPPED) != 0, (flag & ACL_HOST_REG_READONLY) != 0);
+}
+
+aclError aclrtHostGetDevicePointer(void* pHost, void** pDevice, uint32_t flag) {
+  constexpr const char* api = "aclrtHostGetDevicePointer";
+  if (!pHost || !pDevice) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": pHost or pDevice is a null pointer");
+  *pDevice = nullptr;
+  if (flag != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flag must be 0, not " + std::to_string(flag));
   auto& m = aclsim::State();
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
-  aclsim::Block block{size};
-  block.lead = a.lead;
-  m.host.emplace(reinterpret_cast<uintptr_t>(a.p), block);
-  m.host_bytes += size;
-  *hostPtr = a.p;
+  if (aclsim::MappedRegistration(m, reinterpret_cast<uintptr_t>(pHost)) == m.registered.end()) {
+    return Fail(ACL_ERROR_HOST_MEMORY_NOT_REGISTERED, std::string(api) + ": " + aclsim::Hex(pHost) +
+                                                          " is in no host registration mapped for the device "
+                                                          "(aclrtHostRegister, or aclrtHostRegisterV2 with ACL_HOST_REG_MAPPED)");
+  }
+  *pDevice = pHost;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtHostUnregister(void* ptr) {
+  constexpr const char* api = "aclrtHostUnregister";
+  if (!ptr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": ptr is a null pointer");
+  auto& m = aclsim::State();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  size_t size;
+  {
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+    auto it = m.registered.find(address);
+    if (it == m.registered.end()) {
+      return Fail(ACL_ERROR_HOST_MEMORY_NOT_REGISTERED,
+                  std::string(api) + ": " + aclsim::Hex(ptr) + " starts no host registration (aclrtHostRegister)");
+    }
+    size = it->second.size;
+  }
+  // As aclrtFree does: work queued on a stream that reads or writes the range runs first.
+  aclsim::WaitForUsers(address, address + size);
+  std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+  m.registered.erase(address);
   return ACL_SUCCESS;
 }
 
@@ -545,6 +839,70 @@ aclError aclrtMemcpyAsyncWithCondition(void* dst, size_t destMax, const void* sr
   // not pinned; the simulator's queued copy is valid in both cases.
   if (aclError status = aclsim::CheckCopy("aclrtMemcpyAsyncWithCondition", dst, destMax, src, count, kind)) return status;
   return aclsim::EnqueueCopy(stream, "aclrtMemcpyAsyncWithCondition", dst, src, count);
+}
+
+aclError aclrtMemcpyBatch(void** dsts, size_t* destMaxs, void** srcs, size_t* sizes, size_t numBatches,
+                          aclrtMemcpyBatchAttr* attrs, size_t* attrsIndexes, size_t numAttrs, size_t* failIndex) {
+  return aclsim::MemcpyBatch("aclrtMemcpyBatch", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes, numAttrs,
+                             failIndex, false, nullptr);
+}
+
+aclError aclrtMemcpyBatchAsync(void** dsts, size_t* destMaxs, void** srcs, size_t* sizes, size_t numBatches,
+                               aclrtMemcpyBatchAttr* attrs, size_t* attrsIndexes, size_t numAttrs, size_t* failIndex,
+                               aclrtStream stream) {
+  return aclsim::MemcpyBatch("aclrtMemcpyBatchAsync", dsts, destMaxs, srcs, sizes, numBatches, attrs, attrsIndexes,
+                             numAttrs, failIndex, true, stream);
+}
+
+aclError aclrtValueWrite(void* devAddr, uint64_t value, uint32_t flag, aclrtStream stream) {
+  constexpr const char* api = "aclrtValueWrite";
+  if (flag != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flag is reserved and must be 0, not " + std::to_string(flag));
+  if (aclError status = aclsim::CheckDeviceWord(api, "devAddr", devAddr)) return status;
+  return aclsim::EnqueueValueWrite(stream, api, devAddr, value);
+}
+
+aclError aclrtValueWait(void* devAddr, uint64_t value, uint32_t flag, aclrtStream stream) {
+  constexpr const char* api = "aclrtValueWait";
+  if (flag > ACL_STREAM_WAIT_VALUE_NOR) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown wait mode " + std::to_string(flag) +
+                                             " (ACL_STREAM_WAIT_VALUE_GEQ, _EQ, _AND or _NOR)");
+  }
+  if (aclError status = aclsim::CheckDeviceWord(api, "src", devAddr)) return status;  // read, not written
+  return aclsim::EnqueueValueWait(stream, api, devAddr, value, flag);
+}
+
+aclError aclrtCmoAsync(void* src, size_t size, aclrtCmoType cmoType, aclrtStream stream) {
+  constexpr const char* api = "aclrtCmoAsync";
+  if (cmoType < ACL_RT_CMO_TYPE_PREFETCH || cmoType > ACL_RT_CMO_TYPE_FLUSH) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtCmoType " + std::to_string(static_cast<int>(cmoType)));
+  }
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
+  if (aclError status = aclsim::CheckDeviceRange(api, "src", src, size)) return status;
+  // The simulated device's memory is the host's, coherent with every reader: prefetching into, writing
+  // back from or invalidating a cache changes no value a kernel or a copy reads, so every kind is done
+  // once the stream is known; nothing needs queueing.
+  return aclsim::CheckStream(stream, api);
+}
+
+aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo* memUsageInfo, size_t inputNum, size_t* outputNum) {
+  constexpr const char* api = "aclrtGetMemUsageInfo";
+  if (!memUsageInfo || !outputNum) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": memUsageInfo or outputNum is a null pointer");
+  if (inputNum == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": inputNum is 0");
+  if (aclError status = aclsim::CheckDeviceId(deviceId, api)) return status;
+  // One component holds the simulated device's memory: the runtime's allocator, which every aclrtMalloc,
+  // mapped physical memory and imported allocation is charged to (one pool for all simulated devices,
+  // as aclrtGetMemInfo counts it).
+  aclrtMemUsageInfo info{};
+  std::snprintf(info.name, sizeof(info.name), "%s", "runtime");
+  {
+    auto& m = aclsim::State();
+    std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
+    info.curMemSize = m.device_bytes;
+    info.memPeakSize = m.peak_device_bytes;
+  }
+  memUsageInfo[0] = info;
+  *outputNum = 1;
+  return ACL_SUCCESS;
 }
 
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {

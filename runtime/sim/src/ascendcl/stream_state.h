@@ -77,7 +77,7 @@ constexpr size_t kFaultedVersions = 64;
 // --- tasks --------------------------------------------------------------------------------------
 
 struct Task {
-  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback, kUpdate };
+  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback, kUpdate, kValueWrite, kValueWait };
   Kind kind = Kind::kKernel;
   const char* api = "";
   uint64_t ticket = 0;  // its place in the stream's queue (1-based)
@@ -93,6 +93,10 @@ struct Task {
   int32_t value = 0;
   // Captured into a model: which of its ranges were device memory then (a replay checks they still are).
   bool dst_on_device = false, src_on_device = false;
+  // kValueWrite, kValueWait: the 64-bit device word at `dst`, the value written or compared, and
+  // kValueWait's comparison (an ACL_STREAM_WAIT_VALUE_* mode)
+  uint64_t word = 0;
+  uint32_t wait_mode = 0;
   // kRecord, kWait
   std::shared_ptr<EventState> event;
   uint64_t version = 0;
@@ -154,6 +158,9 @@ inline bool Task::Touches(uintptr_t begin, uintptr_t end) const {
       return in(dst, count) || in(src, count);
     case Kind::kFill:
       return in(dst, count);
+    case Kind::kValueWrite:
+    case Kind::kValueWait:
+      return in(dst, sizeof(uint64_t));
     default:
       return false;
   }
@@ -272,6 +279,9 @@ struct StreamState {
   std::atomic<bool> updating{false};
   bool destroyed = false;  // taken by aclrtDestroyStream*, or its device reset (under `mutex`)
   uint32_t custom_tag = 0, cache_op_info = 0;  // aclrtSetStreamAttribute's, kept and reported
+  // aclrtSetStreamResLimit's core limits by aclrtDevResLimitType, kept and reported (0: none, the
+  // device's applies); under `mutex`. They change no result (device.cpp's aclrtSetDeviceResLimit).
+  uint32_t res_limits[2] = {0, 0};
   std::thread worker;
   std::mutex inline_run;  // ACLNN_SIM_SYNC=1: one task at a time
 };

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -98,6 +99,44 @@ std::mutex* g_fork_mutex = new std::mutex;                    // guards the two 
 std::condition_variable* g_fork_done = new std::condition_variable;  // never destroyed, as the state
 std::mutex* g_forks = new std::mutex;  // one fork at a time, held from prepare to after
 
+// The time each device had a kernel, a copy or a fill running on any of its streams: the union of
+// those intervals, not their sum, so that two streams busy at once count once (a share of wall time).
+struct Busy {
+  int running = 0;
+  std::chrono::steady_clock::time_point since;  // when `running` last went from 0 to 1
+  std::chrono::nanoseconds total{0};
+};
+struct BusyTimes {
+  std::mutex mutex;
+  std::map<int32_t, Busy> by_device;
+};
+BusyTimes& Busyness() {
+  static BusyTimes* times = new BusyTimes;  // never destroyed: workers may run during exit
+  return *times;
+}
+
+// Counts the device busy while a task of its runs.
+class BusyDevice {
+ public:
+  explicit BusyDevice(int32_t device) : device_(device) {
+    BusyTimes& times = Busyness();
+    std::lock_guard<std::mutex> lock(times.mutex);
+    Busy& busy = times.by_device[device_];
+    if (busy.running++ == 0) busy.since = std::chrono::steady_clock::now();
+  }
+  ~BusyDevice() {
+    BusyTimes& times = Busyness();
+    std::lock_guard<std::mutex> lock(times.mutex);
+    Busy& busy = times.by_device[device_];
+    if (--busy.running == 0) busy.total += std::chrono::steady_clock::now() - busy.since;
+  }
+  BusyDevice(const BusyDevice&) = delete;
+  BusyDevice& operator=(const BusyDevice&) = delete;
+
+ private:
+  const int32_t device_;
+};
+
 // A task that may use OpenBLAS or the kernel thread pool, counted while it runs.
 class DeviceWork {
  public:
@@ -152,6 +191,15 @@ void ChildAfterFork() {
 
 }  // namespace
 
+std::chrono::nanoseconds DeviceBusyTime(int32_t device) {
+  BusyTimes& times = Busyness();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  auto it = times.by_device.find(device);
+  if (it == times.by_device.end()) return std::chrono::nanoseconds{0};
+  const Busy& busy = it->second;
+  return busy.total + (busy.running ? std::chrono::steady_clock::now() - busy.since : std::chrono::nanoseconds{0});
+}
+
 void RegisterForkHandlers() {
   static std::once_flag registered;
   std::call_once(registered, [] { pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork); });
@@ -169,6 +217,32 @@ namespace {
 Fault PendingFault(StreamState& s) {
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.pending;
+}
+
+// Whether the word aclrtValueWait waits on satisfies its mode (ACL_STREAM_WAIT_VALUE_*, acl_rt.h; the
+// modes are CUDA's cuStreamWaitValue64 ones, compared on the whole 64-bit word).
+bool ValueReached(uint64_t word, uint64_t value, uint32_t mode) {
+  switch (mode) {
+    case ACL_STREAM_WAIT_VALUE_GEQ: return word >= value;
+    case ACL_STREAM_WAIT_VALUE_EQ: return word == value;
+    case ACL_STREAM_WAIT_VALUE_AND: return (word & value) != 0;
+    default: return ~(word | value) != 0;  // ACL_STREAM_WAIT_VALUE_NOR (modes are checked at the launch)
+  }
+}
+
+// Holds the stream until another stream or the host writes the word (aclrtValueWait), polling as a
+// device's wait task does; a stream stopped meanwhile (destroyed, its device reset) gives up.
+void WaitForValue(StreamState& s, const Task& task) {
+  const auto* word = static_cast<const uint64_t*>(task.dst);
+  auto pause = std::chrono::microseconds(1);
+  while (!ValueReached(__atomic_load_n(word, __ATOMIC_ACQUIRE), task.word, task.wait_mode)) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (s.stop || s.discard_all.load(std::memory_order_relaxed)) return;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
 }
 
 // Runs one task; `self` owns `task`'s stream. Behind a fault that no synchronisation has
@@ -191,7 +265,11 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
   // Counted for a fork (PrepareFork waits for them): not records and waits, nor host functions and
   // callbacks, which may wait for the forking thread (a Python callback for the GIL it holds).
   std::optional<DeviceWork> counted;
-  if (task.kind == Task::Kind::kKernel || task.kind == Task::Kind::kCopy || task.kind == Task::Kind::kFill) counted.emplace();
+  std::optional<BusyDevice> busy;  // the device's utilisation (aclrtGetDeviceUtilizationRate)
+  if (task.kind == Task::Kind::kKernel || task.kind == Task::Kind::kCopy || task.kind == Task::Kind::kFill) {
+    counted.emplace();
+    if (!discard) busy.emplace(s.device);
+  }
   switch (task.kind) {
     case Task::Kind::kHostFunc:
       if (!discard) task.host_fn(task.host_args);
@@ -225,6 +303,12 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       return;
     case Task::Kind::kFill:
       if (!discard) std::memset(task.dst, task.value, task.count);
+      return;
+    case Task::Kind::kValueWrite:
+      if (!discard) __atomic_store_n(static_cast<uint64_t*>(task.dst), task.word, __ATOMIC_RELEASE);
+      return;
+    case Task::Kind::kValueWait:
+      if (!discard) WaitForValue(s, task);
       return;
     case Task::Kind::kRecord:
       CompleteEvent(*task.event, task.version, discard ? self : nullptr, discard ? PendingFault(s) : Fault{});

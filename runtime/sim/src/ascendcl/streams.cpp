@@ -165,6 +165,34 @@ aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t val
   return EnqueueMemoryTask(stream, std::move(task));
 }
 
+aclError EnqueueValueWrite(aclrtStream stream, const char* api, void* word, uint64_t value) {
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  Task task;
+  task.kind = Task::Kind::kValueWrite;
+  task.api = api;
+  task.dst = word;
+  task.word = value;
+  return Enqueue(s, std::move(task));
+}
+
+aclError EnqueueValueWait(aclrtStream stream, const char* api, void* word, uint64_t value, uint32_t mode) {
+  std::shared_ptr<StreamState> s;
+  if (aclError status = Resolve(stream, api, &s)) return status;
+  Task task;
+  task.kind = Task::Kind::kValueWait;
+  task.api = api;
+  task.dst = word;
+  task.word = value;
+  task.wait_mode = mode;
+  return Enqueue(s, std::move(task));
+}
+
+aclError CheckStream(aclrtStream stream, const char* api) {
+  std::shared_ptr<StreamState> s;
+  return Resolve(stream, api, &s);
+}
+
 void WaitForUsers(uintptr_t begin, uintptr_t end) {
   for (const auto& self : StreamsOf(-1, false)) {
     StreamState& s = *self;
@@ -497,6 +525,90 @@ aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType
     default:
       return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtStreamAttr " + std::to_string(static_cast<int>(stmAttrType)));
   }
+}
+
+// Stream core limits: kept, read back and checked against the device's, as aclrtSetDeviceResLimit's are
+// (device.cpp), and changing no result. A thread that uses a stream's (aclrtUseStreamResInCurrentThread)
+// reads them as its own.
+namespace {
+
+thread_local std::weak_ptr<aclsim::StreamState> t_res_stream;
+
+// The limit of `type` on `s`: its own, else its device's.
+aclError StreamResLimit(aclsim::StreamState& s, aclrtDevResLimitType type, uint32_t* value, const char* api) {
+  if (type != ACL_RT_DEV_RES_CUBE_CORE && type != ACL_RT_DEV_RES_VECTOR_CORE) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown aclrtDevResLimitType " + std::to_string(static_cast<int>(type)));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    *value = s.res_limits[type];
+  }
+  return *value ? ACL_SUCCESS : aclsim::DeviceResLimit(s.device, type, value, api);
+}
+
+}  // namespace
+
+aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t* value) {
+  constexpr const char* api = "aclrtGetStreamResLimit";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  return StreamResLimit(*s, type, value, api);
+}
+
+aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value) {
+  constexpr const char* api = "aclrtSetStreamResLimit";
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  if (aclError status = aclsim::CheckResLimit(type, value, api)) return status;
+  uint32_t device_limit = 0;
+  if (aclError status = aclsim::DeviceResLimit(s->device, type, &device_limit, api)) return status;
+  if (value > device_limit) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": a limit of " + std::to_string(value) +
+                                             " cores is above the device's limit of " + std::to_string(device_limit) +
+                                             " (aclrtSetDeviceResLimit)");
+  }
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->res_limits[type] = value;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtResetStreamResLimit(aclrtStream stream) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtResetStreamResLimit", &s)) return status;
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->res_limits[ACL_RT_DEV_RES_CUBE_CORE] = s->res_limits[ACL_RT_DEV_RES_VECTOR_CORE] = 0;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtUseStreamResInCurrentThread(aclrtStream stream) {
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, "aclrtUseStreamResInCurrentThread", &s)) return status;
+  t_res_stream = s;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream) {
+  constexpr const char* api = "aclrtUnuseStreamResInCurrentThread";
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  if (t_res_stream.lock() != s) {
+    return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": the calling thread does not use this stream's resources "
+                                                            "(aclrtUseStreamResInCurrentThread)");
+  }
+  t_res_stream.reset();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t* value) {
+  constexpr const char* api = "aclrtGetResInCurrentThread";
+  if (!value) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": value is a null pointer");
+  if (auto s = t_res_stream.lock()) return StreamResLimit(*s, type, value, api);
+  int32_t device;
+  if (!aclsim::CurrentDeviceId(&device)) {
+    return Fail(ACL_ERROR_RT_CONTEXT_NULL, std::string(api) + ": no device is set (call aclrtSetDevice first)");
+  }
+  return aclsim::DeviceResLimit(device, type, value, api);
 }
 
 }  // extern "C"

@@ -15,6 +15,7 @@
 #ifndef ACLNN_SIM_ASCENDCL_STREAMS_H_
 #define ACLNN_SIM_ASCENDCL_STREAMS_H_
 
+#include <chrono>
 #include <cstdint>
 
 #include "acl/acl_rt.h"
@@ -32,6 +33,22 @@ int32_t LastErrorStatus(bool clear);
 // A copy or a fill queued on a stream; the ranges were checked by the caller (memory.cpp).
 aclError EnqueueCopy(aclrtStream stream, const char* api, void* dst, const void* src, size_t count);
 aclError EnqueueFill(aclrtStream stream, const char* api, void* dst, int32_t value, size_t count);
+// A write of, or a wait for, the 64-bit device word at `word` (aclrtValueWrite, aclrtValueWait with an
+// ACL_STREAM_WAIT_VALUE_* `mode`), queued on a stream; the word was checked by the caller (memory.cpp).
+aclError EnqueueValueWrite(aclrtStream stream, const char* api, void* word, uint64_t value);
+aclError EnqueueValueWait(aclrtStream stream, const char* api, void* word, uint64_t value, uint32_t mode);
+// ACL_SUCCESS when `stream` names a live stream or the current device's default one, else the
+// status and message Resolve gives `api` (stream_state.h).
+aclError CheckStream(aclrtStream stream, const char* api);
+
+// How long the device has had work running on any of its streams since the process started
+// (stream_worker.cpp): what aclrtGetDeviceUtilizationRate answers from.
+std::chrono::nanoseconds DeviceBusyTime(int32_t device);
+
+// The limit on a device's cores of `type` (aclrtSetDeviceResLimit's, else the chip's count), for
+// `api` (device.cpp); a limit checked against the chip's count (ACL_ERROR_INVALID_PARAM above it or 0).
+aclError DeviceResLimit(int32_t device, aclrtDevResLimitType type, uint32_t* value, const char* api);
+aclError CheckResLimit(aclrtDevResLimitType type, uint32_t value, const char* api);
 
 // A fault a stream's synchronisation reported is also the calling thread's next synchronous copy's
 // (aclrtMemcpy) if that copy reads the device: torch_npu's copy to the host synchronises the stream,
