@@ -50,7 +50,6 @@ ACLSIM_NOT_MODELLED(aclskOptimize, "super kernels (fusion of captured kernels)")
 ACLSIM_NOT_MODELLED(aclskScopeBegin, "super kernels (fusion of captured kernels)")
 ACLSIM_NOT_MODELLED(aclskScopeEnd, "super kernels (fusion of captured kernels)")
 
-
 // Hardware faults, their diagnosis and repair.
 ACLSIM_NOT_MODELLED(aclrtDeviceTaskAbort, "hardware faults, their diagnosis and repair")
 ACLSIM_NOT_MODELLED(aclrtMemUceRepair, "hardware faults, their diagnosis and repair")
