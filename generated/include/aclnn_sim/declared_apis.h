@@ -554,6 +554,9 @@
 #include "aclnnop/aclnn_fast_gelu_backward.h"
 #define ACLNN_DECLARES_aclnnFastGeluBackward 1
 
+#include "aclnnop/aclnn_ffnv2.h"
+#define ACLNN_DECLARES_aclnnFFNV2 1
+
 #include "aclnnop/aclnn_fill_diagonal.h"
 #define ACLNN_DECLARES_aclnnInplaceFillDiagonal 1
 
