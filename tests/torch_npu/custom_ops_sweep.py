@@ -958,6 +958,16 @@ def makers(dtype: str = "float32"):
     m["npu_ffn@index"] = lambda: ffn("gelu", torch.bfloat16, ends=[2, 6, 6], index=True)
     m["npu_ffn@relu"] = lambda: ffn("relu", torch.float16, ends=[4, 5], index=True)
 
+    # npu_grouped_matmul_finalize_routing: its pages are bound without a kernel (semantics/matmul.toml says why): an
+    # A8W8 call (INT8 x and weight, FLOAT scale and per-token scale, logit, rowIndex) is refused, never computed.
+    def grouped_matmul_finalize_routing():
+        x = torch.randint(-8, 8, (4, 16), generator=g, dtype=torch.int8)
+        w = torch.randint(-8, 8, (2, 16, 8), generator=g, dtype=torch.int8)
+        kwargs = {"scale": torch.rand(2, 8, generator=g), "pertoken_scale": torch.rand(4, generator=g),
+                  "logit": torch.rand(4, generator=g), "row_index": torch.tensor([1, 0, 3, 2]), "group_list_type": 1}
+        return (x, w, torch.tensor([3, 1])), kwargs, None
+    m["npu_grouped_matmul_finalize_routing"] = grouped_matmul_finalize_routing
+
     def moe_gating_top_k(group_select_mode):
         # aclnnMoeGatingTopK (op-plugin's route without input_ids and tid2eid), its page's formula in
         # float: sigmoid scores; 4 groups of 4 experts, each scored by its max (mode 0) or the sum of
