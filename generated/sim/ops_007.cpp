@@ -3924,7 +3924,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_INT8),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
+     /*same_shape=*/aclsim::Bits(17), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/102},
     // weight1 (line 112)
     {"weight1", aclsim::ParamKind::kTensor, aclsim::Direction::kIn, /*optional=*/false,
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16, ACL_INT8, ACL_INT4),
@@ -4026,7 +4026,7 @@ constexpr aclsim::ParamSpec kParams[] = {
      /*dtypes=*/aclsim::Bits(ACL_FLOAT16, ACL_BF16),
      /*dtypes_by_soc=*/nullptr, 0,
      /*rank=*/2, 8, aclsim::EmptyTensor::kUnspecified, /*formats=*/aclsim::kAnyFormat,
-     /*same_shape=*/0, /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/272, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/0, /*rank_line=*/0, /*same_rank=*/aclsim::Bits(0)},
+     /*same_shape=*/aclsim::Bits(0), /*broadcast=*/0, /*same_dtype=*/0, /*promote=*/0, /*cast_from=*/0, /*same_format=*/0, /*line=*/272, /*null_status=*/0, /*dtype_status=*/0, /*tensor_for_list=*/false, /*negative_indices=*/0, /*rank_line=*/0, /*same_rank=*/aclsim::Bits(0)},
 };
 
 constexpr aclsim::ProductSpec kProducts[] = {
@@ -4106,17 +4106,22 @@ constexpr aclsim::CombinationCellSpec kCombination7[] = {
     {.param = 17, .dtypes = aclsim::Bits(ACL_BF16), .absent = false, .same_as = -1},
 };
 constexpr aclsim::CombinationSpec kCombinations[] = {
-    {.cells = kCombination0, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 390},
-    {.cells = kCombination1, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 391},
-    {.cells = kCombination2, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 392},
-    {.cells = kCombination3, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 393},
-    {.cells = kCombination4, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 394},
-    {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 395},
-    {.cells = kCombination6, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 396},
-    {.cells = kCombination7, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 397},
+    {.cells = kCombination0, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 393},
+    {.cells = kCombination1, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 394},
+    {.cells = kCombination2, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 395},
+    {.cells = kCombination3, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 396},
+    {.cells = kCombination4, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 397},
+    {.cells = kCombination5, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 398},
+    {.cells = kCombination6, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 399},
+    {.cells = kCombination7, .cell_count = 6, .socs = static_cast<uint16_t>(0), .line = 400},
 };
 constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = kCombinations, .combination_count = 8, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
 
+
+// The error rows the family's own checks enforce (API.page_row).
+constexpr aclsim::PageRowSpec kPageRows[] = {
+    {aclsim::RowKind::kValue, 14, /*line=*/334, 161002},
+};
 
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnFFNV2", "derived/aclnnFFNV2.md",
@@ -4125,7 +4130,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/&kRules};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_FFNV2
 }  // namespace

@@ -153,106 +153,105 @@ def test_error_row2_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
 
 
-# line 328: 161002 ACLNN_ERR_PARAM_INVALID: x、weight1、weight2、bias1、bias2、y的shape不满足参数说明中的要求，或K1≠N2。
-@pytest.mark.skip(reason='unclassified error-table row (line 328: 161002 ACLNN_ERR_PARAM_INVALID: x、weight1、weight2、bias1、bias2、y的shape不满足参数说明中的要求，或K1≠N2。)')
-def test_error_row3_unclassified():
-    pass
+# line 328: 161002 ACLNN_ERR_PARAM_INVALID: y的shape与x的shape不一致。
+@pytest.mark.parametrize("case", [
+    BASE.but('y-shape', out={'y': 'FLOAT16'}, out_shapes={'y': (4, 5)}),
+], ids=lambda case: case.id)
+def test_error_row3_shape_mismatch(op, case):
+    t.check_error(op, case, status=161002)
 
 
-# line 331: 161002 ACLNN_ERR_PARAM_INVALID: activation不是fastgelu、gelu、relu、silu、geglu、swiglu、reglu之一。
-@pytest.mark.skip(reason='unclassified error-table row (line 331: 161002 ACLNN_ERR_PARAM_INVALID: activation不是fastgelu、gelu、relu、silu、geglu、swiglu、reglu之一。)')
+# line 331: 161002 ACLNN_ERR_PARAM_INVALID: x、weight1、weight2、bias1、bias2的shape不满足参数说明中的要求，或K1≠N2。
+@pytest.mark.skip(reason='unclassified error-table row (line 331: 161002 ACLNN_ERR_PARAM_INVALID: x、weight1、weight2、bias1、bias2的shape不满足参数说明中的要求，或K1≠N2。)')
 def test_error_row4_unclassified():
     pass
 
 
-# line 334: 161002 ACLNN_ERR_PARAM_INVALID: expertTokens的长度超过256或与weight1的专家数E不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 334: 161002 ACLNN_ERR_PARAM_INVALID: expertTokens的长度超过256或与weight1的专家数E不一致。)')
-def test_error_row5_unclassified():
+# line 334: 161002 ACLNN_ERR_PARAM_INVALID: activation的取值不在fastgelu、gelu、relu、silu、geglu、swiglu、reglu范围内。
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 334: 161002 ACLNN_ERR_PARAM_INVALID: activation的取值不在fastgelu、gelu、relu、silu、geglu、swiglu、reglu范围内。)')
+def test_error_row5_value():
     pass
 
 
-# line 390: dtype combination: x FLOAT16, weight1 FLOAT16, weight2 FLOAT16, bias1 FLOAT16/FLOAT/null, bias2 FLOAT16/FLOAT/null, y FLOAT16
+# line 337: 161002 ACLNN_ERR_PARAM_INVALID: expertTokens的长度超过256或与weight1的专家数E不一致。
+@pytest.mark.skip(reason='unclassified error-table row (line 337: 161002 ACLNN_ERR_PARAM_INVALID: expertTokens的长度超过256或与weight1的专家数E不一致。)')
+def test_error_row6_unclassified():
+    pass
+
+
+# line 393: dtype combination: x FLOAT16, weight1 FLOAT16, weight2 FLOAT16, bias1 FLOAT16/FLOAT/null, bias2 FLOAT16/FLOAT/null, y FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line390', out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line393', out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line390_dtype_combination1_accepted(op, case):
+def test_rule_line393_dtype_combination1_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 391: dtype combination: x BFLOAT16, weight1 BFLOAT16, weight2 BFLOAT16, bias1 FLOAT16/FLOAT/null, bias2 FLOAT16/FLOAT/null, y BFLOAT16
+# line 394: dtype combination: x BFLOAT16, weight1 BFLOAT16, weight2 BFLOAT16, bias1 FLOAT16/FLOAT/null, bias2 FLOAT16/FLOAT/null, y BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line391', dtypes={'x': 'BFLOAT16', 'weight1': 'BFLOAT16', 'weight2': 'BFLOAT16'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line394', dtypes={'x': 'BFLOAT16', 'weight1': 'BFLOAT16', 'weight2': 'BFLOAT16'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line391_dtype_combination2_accepted(op, case):
+def test_rule_line394_dtype_combination2_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 392: dtype combination: x INT8, weight1 INT8, weight2 INT8, bias1 INT32/null, bias2 INT32/null, y FLOAT16
+# line 395: dtype combination: x INT8, weight1 INT8, weight2 INT8, bias1 INT32/null, bias2 INT32/null, y FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line392', dtypes={'x': 'INT8', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'INT32', 'bias2': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line395', dtypes={'x': 'INT8', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'INT32', 'bias2': 'INT32'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line392_dtype_combination3_accepted(op, case):
+def test_rule_line395_dtype_combination3_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 393: dtype combination: x INT8, weight1 INT8, weight2 INT8, bias1 INT32/null, bias2 INT32/null, y BFLOAT16
+# line 396: dtype combination: x INT8, weight1 INT8, weight2 INT8, bias1 INT32/null, bias2 INT32/null, y BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line393', dtypes={'x': 'INT8', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'INT32', 'bias2': 'INT32'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line396', dtypes={'x': 'INT8', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'INT32', 'bias2': 'INT32'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line393_dtype_combination4_accepted(op, case):
+def test_rule_line396_dtype_combination4_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 394: dtype combination: x FLOAT16, weight1 INT8, weight2 INT8, bias1 FLOAT16/null, bias2 FLOAT16/null, y FLOAT16
+# line 397: dtype combination: x FLOAT16, weight1 INT8, weight2 INT8, bias1 FLOAT16/null, bias2 FLOAT16/null, y FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line394', dtypes={'weight1': 'INT8', 'weight2': 'INT8'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line397', dtypes={'weight1': 'INT8', 'weight2': 'INT8'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line394_dtype_combination5_accepted(op, case):
+def test_rule_line397_dtype_combination5_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 395: dtype combination: x FLOAT16, weight1 INT4, weight2 INT4, bias1 FLOAT16/null, bias2 FLOAT16/null, y FLOAT16
+# line 398: dtype combination: x FLOAT16, weight1 INT4, weight2 INT4, bias1 FLOAT16/null, bias2 FLOAT16/null, y FLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line395', dtypes={'weight1': 'INT4', 'weight2': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line398', dtypes={'weight1': 'INT4', 'weight2': 'INT4'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line395_dtype_combination6_accepted(op, case):
+def test_rule_line398_dtype_combination6_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 396: dtype combination: x BFLOAT16, weight1 INT8, weight2 INT8, bias1 FLOAT/null, bias2 FLOAT/null, y BFLOAT16
+# line 399: dtype combination: x BFLOAT16, weight1 INT8, weight2 INT8, bias1 FLOAT/null, bias2 FLOAT/null, y BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line396', dtypes={'x': 'BFLOAT16', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'FLOAT', 'bias2': 'FLOAT'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line399', dtypes={'x': 'BFLOAT16', 'weight1': 'INT8', 'weight2': 'INT8', 'bias1': 'FLOAT', 'bias2': 'FLOAT'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line396_dtype_combination7_accepted(op, case):
+def test_rule_line399_dtype_combination7_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 397: dtype combination: x BFLOAT16, weight1 INT4, weight2 INT4, bias1 FLOAT/null, bias2 FLOAT/null, y BFLOAT16
+# line 400: dtype combination: x BFLOAT16, weight1 INT4, weight2 INT4, bias1 FLOAT/null, bias2 FLOAT/null, y BFLOAT16
 @pytest.mark.parametrize("case", [
-    BASE.but('line397', dtypes={'x': 'BFLOAT16', 'weight1': 'INT4', 'weight2': 'INT4', 'bias1': 'FLOAT', 'bias2': 'FLOAT'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
+    BASE.but('line400', dtypes={'x': 'BFLOAT16', 'weight1': 'INT4', 'weight2': 'INT4', 'bias1': 'FLOAT', 'bias2': 'FLOAT'}, out={'y': 'BFLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line397_dtype_combination8_accepted(op, case):
+def test_rule_line400_dtype_combination8_accepted(op, case):
     t.check_accepted(op, case, socs=())
 
 
-# line 390: dtypes each documented but in no combination of the table at line 390
+# line 393: dtypes each documented but in no combination of the table at line 393
 @pytest.mark.parametrize("case", [
     BASE.but('x=BFLOAT16', dtypes={'x': 'BFLOAT16'}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_rule_dtype_combination_not_listed_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=(), line=390, base=BASE)
+    t.check_refused(op, case, status=161002, socs=(), line=393, base=BASE)
 
 
 # line 272: y has the rank of x
-@pytest.mark.parametrize("case", [
-    BASE.but('base'),
-], ids=lambda case: case.id)
-def test_rule_line272_same_rank1_accepted(op, case):
-    t.check_accepted(op, case, socs=())
-
-
-@pytest.mark.parametrize("case", [
-    BASE.but('y-rank3', out={'y': 'FLOAT16'}, out_shapes={'y': (1, 6, 8)}),
-], ids=lambda case: case.id)
-def test_rule_line272_same_rank1_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=(), line=272, base=BASE)
+@pytest.mark.skip(reason="not tested: a shape relation ties y's shape too")
+def test_rule_line272_same_rank1():
+    pass
