@@ -930,6 +930,44 @@ def makers(dtype: str = "float32"):
     # same reference once V4 computes.
     m["npu_moe_finalize_routing@k2"] = lambda: (lambda a, k, w: (a, {"k": 2}, w))(*moe_finalize_routing())
 
+    # npu_ffn (aclnnFFNV2; the FFN README's non-quantised formula y = activation(x @ W1 + b1) @ W2 + b2 in
+    # float32, y rounded once): one expert over a 3-d x, or x's rows split among experts by counts
+    # (expert_tokens) or cumulative ends (expert_tokens_index), an empty expert among them.
+    ffn_activations = {"gelu": lambda h: F.gelu(h, approximate="tanh"), "fastgelu": lambda h: h / (1 + torch.exp(-1.702 * h)),
+                       "relu": torch.relu, "silu": F.silu}
+
+    def ffn(activation, dtype, ends=None, index=False, inner_precise=0):
+        k1, n1 = 16, 8
+        experts = len(ends) if ends else 1
+        x = randn(2, 5, k1, dtype=dtype) if not ends else randn(ends[-1], k1, dtype=dtype)
+        w1, w2 = randn(experts, k1, n1, dtype=dtype) / 4, randn(experts, n1, k1, dtype=dtype) / 3
+        b1, b2 = randn(experts, n1, dtype=torch.float32), randn(experts, k1, dtype=torch.float32)
+        rows = x.float().reshape(-1, k1)
+        want = torch.zeros(rows.shape[0], k1)
+        for e, (start, end) in enumerate(zip([0] + (ends or [rows.shape[0]])[:-1], ends or [rows.shape[0]])):
+            want[start:end] = ffn_activations[activation](rows[start:end] @ w1[e].float() + b1[e]) @ w2[e].float() + b2[e]
+        kwargs = {"bias1": b1 if ends else b1[0], "bias2": b2 if ends else b2[0], "inner_precise": inner_precise}
+        if ends:
+            kwargs["expert_tokens_index" if index else "expert_tokens"] = ends if index else \
+                [b - a for a, b in zip([0] + ends[:-1], ends)]
+        else:
+            w1, w2 = w1[0], w2[0]
+        return (x, w1, w2, activation), kwargs, want.reshape(*x.shape[:-1], k1).to(dtype)
+    m["npu_ffn"] = lambda: ffn("fastgelu", torch.float16, inner_precise=1)
+    m["npu_ffn@experts"] = lambda: ffn("silu", torch.float16, ends=[3, 3, 7])
+    m["npu_ffn@index"] = lambda: ffn("gelu", torch.bfloat16, ends=[2, 6, 6], index=True)
+    m["npu_ffn@relu"] = lambda: ffn("relu", torch.float16, ends=[4, 5], index=True)
+
+    # npu_grouped_matmul_finalize_routing: its pages are bound without a kernel (semantics/matmul.toml says why): an
+    # A8W8 call (INT8 x and weight, FLOAT scale and per-token scale, logit, rowIndex) is refused, never computed.
+    def grouped_matmul_finalize_routing():
+        x = torch.randint(-8, 8, (4, 16), generator=g, dtype=torch.int8)
+        w = torch.randint(-8, 8, (2, 16, 8), generator=g, dtype=torch.int8)
+        kwargs = {"scale": torch.rand(2, 8, generator=g), "pertoken_scale": torch.rand(4, generator=g),
+                  "logit": torch.rand(4, generator=g), "row_index": torch.tensor([1, 0, 3, 2]), "group_list_type": 1}
+        return (x, w, torch.tensor([3, 1])), kwargs, None
+    m["npu_grouped_matmul_finalize_routing"] = grouped_matmul_finalize_routing
+
     def moe_gating_top_k(group_select_mode):
         # aclnnMoeGatingTopK (op-plugin's route without input_ids and tid2eid), its page's formula in
         # float: sigmoid scores; 4 groups of 4 experts, each scored by its max (mode 0) or the sum of

@@ -72,6 +72,7 @@ GROUPS = {
                                   "npu_moe_gating_top_k_softmax", "npu_moe_gating_top_k_softmax@3d",
                                   "npu_moe_gating_top_k_softmax_v2", "npu_moe_gating_top_k_softmax_v2@renorm",
                                   "npu_moe_gating_top_k_softmax_v2@finished", "npu_moe_finalize_routing",
+                                  "npu_ffn", "npu_ffn@experts", "npu_ffn@index", "npu_ffn@relu",
                                   "npu_transpose", "npu_broadcast", "npu_slice", "npu_indexing", "npu_one_hot",
                                   "npu_sort_v2", "npu_scaled_masked_softmax", "npu_confusion_transpose",
                                   "npu_scaled_masked_softmax_backward", "npu_max.dim", "npu_min.dim",

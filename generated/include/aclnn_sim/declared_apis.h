@@ -554,6 +554,9 @@
 #include "aclnnop/aclnn_fast_gelu_backward.h"
 #define ACLNN_DECLARES_aclnnFastGeluBackward 1
 
+#include "aclnnop/aclnn_ffnv2.h"
+#define ACLNN_DECLARES_aclnnFFNV2 1
+
 #include "aclnnop/aclnn_fill_diagonal.h"
 #define ACLNN_DECLARES_aclnnInplaceFillDiagonal 1
 
@@ -935,6 +938,18 @@
 
 #include "aclnnop/aclnn_grouped_matmul_add.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulAdd 1
+
+#include "aclnnop/aclnn_grouped_matmul_finalize_routing.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulFinalizeRouting 1
+
+#include "aclnnop/aclnn_grouped_matmul_finalize_routing_v2.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulFinalizeRoutingV2 1
+
+#include "aclnnop/aclnn_grouped_matmul_finalize_routing_weight_nz.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulFinalizeRoutingWeightNz 1
+
+#include "aclnnop/aclnn_grouped_matmul_finalize_routing_weight_nz_v2.h"
+#define ACLNN_DECLARES_aclnnGroupedMatmulFinalizeRoutingWeightNzV2 1
 
 #include "aclnnop/aclnn_grouped_matmul_swiglu_quant.h"
 #define ACLNN_DECLARES_aclnnGroupedMatmulSwigluQuant 1

@@ -241,6 +241,17 @@ struct EmbeddingBagFamily {
   static constexpr const char* kOpNames[] = { "embedding_bag" };
 };
 
+// ffn: ffn: y = activation(x @ W1 + b1) @ W2 + b2 over x's rows [M, K1] (its leading dimensions flattened), in float32 (innerPrecise 0's float32 computation), rounded once to y's dtype; with expert_tokens, x's rows taken in order by expert e (its counts, or its cumulative ends with tokens_index_flag) against weight1[e], bias1[e], weight2[e], bias2[e]; activation gelu (aclnnGelu's tanh form), fastgelu (x / (1 + exp(-1.702 x))), relu or silu; the gated geglu/swiglu/reglu and the (anti)quantised scenarios declined.
+struct FfnFamily {
+  struct Op {
+    enum : int8_t { kFfn };
+  };
+  struct Role {
+    enum : int8_t { kX, kWeight1, kWeight2, kExpertTokens, kBias1, kBias2, kScale, kOffset, kDeqScale1, kDeqScale2, kAntiquantScale1, kAntiquantScale2, kAntiquantOffset1, kAntiquantOffset2, kActivation, kInnerPrecise, kTokensIndexFlag, kY };
+  };
+  static constexpr const char* kOpNames[] = { "ffn" };
+};
+
 // foreach: the semantics' elementwise kernel over each tensor of aclTensorLists: member i of every list (a scalar list's value i, a one-element tensor broadcast) gives out's member i, through the elementwise engine; each member's p-norm; and the members of one list summed, or their maximum or minimum, into one tensor.
 struct ForeachFamily {
   struct Op {
@@ -892,6 +903,7 @@ aclnnStatus PlanEinsum(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanEmaAdam(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbedding(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanEmbeddingBag(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanFfn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanForeach(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanFormatCast(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanGridSample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

@@ -889,6 +889,40 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out
 
     @staticmethod
+    def ffn(x: Any, weight1: Any, weight2: Any, expert_tokens: Any, bias1: Any, bias2: Any, activation: str,
+            tokens_index_flag: bool, x_dtype: Any) -> Any:
+        """aclnnFFNV2's y in float32 (innerPrecise 0's): activation(x @ W1 + b1) @ W2 + b2 over x's rows
+        ([..., K1] flattened), expert e's rows (expertTokens' counts, or cumulative ends with
+        tokensIndexFlag) against W1[e], b1[e], W2[e], b2[e]; gelu the tanh form (aclnnGelu's), fastgelu
+        x / (1 + exp(-1.702 x)) (aclnnFastGelu's); in x's own dtype `x_dtype`, FLOAT16 beside an INT8 x (the
+        quantised scenario's y, op-plugin's default; the simulator declines that scenario). Rows the experts do
+        not cover exactly refused."""
+        import torch
+
+        acts = {"gelu": lambda h: torch.nn.functional.gelu(h, approximate="tanh"),
+                "fastgelu": lambda h: h / (1 + torch.exp(-1.702 * h)),
+                "relu": torch.relu, "silu": torch.nn.functional.silu}
+        if activation not in acts:
+            exact.refused(f"activation {activation!r} is not simulated")
+        rows = x.float().reshape(-1, x.shape[-1])
+        tokens = [int(v) for v in expert_tokens or []]
+        ends = tokens if tokens_index_flag else [sum(tokens[:i + 1]) for i in range(len(tokens))]
+        if not tokens:
+            ends, weight1, weight2 = [rows.shape[0]], weight1[None], weight2[None]
+            bias1 = None if bias1 is None else bias1[None]
+            bias2 = None if bias2 is None else bias2[None]
+        if any(b < a for a, b in zip([0] + ends, ends)) or ends[-1] != rows.shape[0]:
+            exact.refused("expertTokens does not split x's rows")
+        out = torch.zeros(rows.shape[0], weight2.shape[-1])
+        for e, (start, end) in enumerate(zip([0] + ends[:-1], ends)):
+            h = rows[start:end] @ weight1[e].float()
+            if bias1 is not None:
+                h = h + bias1[e].float()
+            y = acts[activation](h) @ weight2[e].float()
+            out[start:end] = y if bias2 is None else y + bias2[e].float()
+        return out.reshape(*x.shape[:-1], weight2.shape[-1]).to(torch.float16 if x_dtype == torch.int8 else x_dtype)
+
+    @staticmethod
     def mla_prolog(x: Any, w_dq: Any, w_uq_qr: Any, w_uk: Any, w_dkv_kr: Any, gamma_cq: Any, gamma_ckv: Any,
                    sin: Any, cos: Any, cache_index: Any, kv_cache: Any, kr_cache: Any, eps_cq: float,
                    eps_ckv: float, cache_mode: Any, qc_qr_scale: float = 1.0, kc_scale: float = 1.0) -> Any:
