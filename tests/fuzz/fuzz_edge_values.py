@@ -93,7 +93,12 @@ def valid_cases(module: Any) -> list:
 # loss: the reduced losses, the cross entropy's and the softmax backwards' sums along a line.
 ACCUMULATING = ("matmul", "reduce", "norm", "norm_grad", "sync_batch_norm", "softmax", "cumulative", "index", "loss",
                 "conv", "pool", "foreach", "optim", "amp", "linalg", "embedding", "rotary", "masked_softmax",
-                "margin", "adam", "activation", "attention")  # index: scatter_add, index_add; pool: average pools;
+                "margin", "adam", "activation", "attention", "grouped_matmul", "quant_matmul", "weight_quant_matmul",
+                "quant_matmul_dequant", "einsum", "lora", "ffn", "mla_prolog", "rnn", "lstm_cell")
+# index: scatter_add, index_add; pool: average pools; the matmul-like families (grouped, quantised,
+# weight-quantised, FFN, MLA, the recurrent cells) sum products: two of opposite signs beyond float's range
+# are inf - inf = NaN when each is rounded, a finite sum or one infinity when a fused multiply-add carries them
+# (PyTorch's GEMM), so which the device gives is not the page's to say;
 # optim, adam: the moments' squares and quotients overflow at extreme magnitudes in an order of their own;
 # linalg: LAPACK's factorisations carry infinities and NaNs, and overflow, in an order of their own
 # (OpenBLAS in double here, MKL in float in PyTorch's wheels);
