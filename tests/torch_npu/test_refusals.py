@@ -63,3 +63,25 @@ def test_the_uuid_query_keeps_torch_npus_default_and_no_warning(run_npu):
         print("uuid", props.uuid)
     """, fresh=True)
     assert SWALLOWED not in output, output
+
+
+def test_a_refused_event_record_in_a_capture_raises_naming_the_call(run_npu):
+    # A record of an interprocess event inside an NPU graph capture is not modelled. Swallowed, the
+    # capture ended without the record and the graph replayed without it, with no error (a consumer
+    # waiting for the event would not wait). Blocking mode: the record is checked where it is made.
+    output = run_npu("""
+        x = torch.ones(4, device="npu")
+        event = torch.npu.Event(interprocess=True)
+        graph = torch.npu.NPUGraph()
+        try:
+            with torch.npu.graph(graph):
+                y = x + 1
+                event.record()
+        except RuntimeError as error:
+            assert "aclrtRecordEvent" in str(error) and "ACL_EVENT_IPC" in str(error), error
+            assert "200006" in str(error), error
+        else:
+            raise AssertionError("the capture ended without the refused record")
+        assert (x * 2).cpu().tolist() == [2.0] * 4
+    """, env={"ASCEND_LAUNCH_BLOCKING": "1"})
+    assert SWALLOWED not in output, output
