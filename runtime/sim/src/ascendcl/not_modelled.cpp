@@ -15,7 +15,12 @@
 //
 // The exception is a call torch_npu makes expecting 207000 from a device whose driver lacks the
 // feature, and answers with its own default: there 207000 is what a real device without the feature
-// says, and the default is right. kAnsweredWithDefault lists them, each with the evidence.
+// says, and the default is right. kAnsweredWithDefault lists them, each with the evidence. How they
+// were found: each user API that reaches a refusal run under torch_npu with each status. The macro's
+// warning names its file and line once per call site; a call whose 207000 is swallowed without that
+// warning, and whose 200006 raises, is checked by its caller first (the list); everything that warned
+// is a call whose work torch_npu relies on. A normal run (tensors, ops, streams, events, properties,
+// format casts) reaches only the list's refusals (ACLNN_SIM_LOG=1 prints every refusal).
 #include <cstring>
 #include <string>
 
