@@ -1,7 +1,7 @@
 // libascendcl, what a framework asks of a device beyond running work on it: its capabilities,
 // process-wide settings (overflow mode, system parameters, timeouts), peer access, the last error
 // status, and the graph-capture state. Each answers what the simulated chip (ACLNN_SIM_SOC) is
-// or what the simulator does; what it cannot answer truthfully is ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+// or what the simulator does; what it cannot answer truthfully is a refusal (aclsim::FailNotModelled)
 // with a message naming the call, never a made-up success.
 #include <unistd.h>
 
@@ -50,7 +50,7 @@ DeviceSettings& Settings() {
 // A figure of the simulated chip (gen.ir.Soc's, via aclnn_sim/soc.h).
 enum class ChipFigure { kAiCores, kVectorCores, kL2Bytes };
 
-// The simulated chip's figure into *value; ACL_ERROR_RT_FEATURE_NOT_SUPPORT when it is unknown.
+// The simulated chip's figure into *value; a refusal (FailNotModelled) when it is unknown.
 aclError Capability(const char* api, ChipFigure figure, int64_t* value) {
   Soc soc;
   if (!SimulatedSoc(&soc)) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": " + aclGetRecentErrMsg());
@@ -60,8 +60,8 @@ aclError Capability(const char* api, ChipFigure figure, int64_t* value) {
                                                              : chip.l2_bytes;
   if (known == 0) {
     const char* what = figure == ChipFigure::kAiCores ? "AI core" : figure == ChipFigure::kVectorCores ? "vector core" : "L2 size";
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": the simulator knows no " + what + " figure for " +
-                                                      SocName(soc) + " (set ACLNN_SIM_SOC to a chip it has figures for)");
+    return aclsim::FailNotModelled(api, std::string(api) + ": the simulator knows no " + what + " figure for " +
+                                        SocName(soc) + " (set ACLNN_SIM_SOC to a chip it has figures for)");
   }
   *value = known;
   return ACL_SUCCESS;
@@ -151,9 +151,9 @@ aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t* value
       *value = 0;  // no compute-power splitting
       return ACL_SUCCESS;
     default:
-      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": attribute " +
-                                                        std::to_string(static_cast<int>(attr)) +
-                                                        " is not modelled by the simulator");
+      return aclsim::FailNotModelled(api, std::string(api) + ": attribute " +
+                                          std::to_string(static_cast<int>(attr)) +
+                                          " is not modelled by the simulator");
   }
 }
 
@@ -241,9 +241,9 @@ aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode) {
     return ACL_SUCCESS;
   }
   if (mode == ACL_RT_OVERFLOW_MODE_SATURATION) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                "aclrtSetDeviceSatMode: the simulator's kernels compute IEEE infinities and NaNs "
-                "(ACL_RT_OVERFLOW_MODE_INFNAN); saturation on overflow is not modelled");
+    return aclsim::FailNotModelled("aclrtSetDeviceSatMode",
+                                   "aclrtSetDeviceSatMode: the simulator's kernels compute IEEE infinities and NaNs "
+                                   "(ACL_RT_OVERFLOW_MODE_INFNAN); saturation on overflow is not modelled");
   }
   return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetDeviceSatMode: unknown aclrtFloatOverflowMode " +
                                            std::to_string(static_cast<int>(mode)));

@@ -66,8 +66,8 @@ aclError RefuseCapturedRecord(const EventState& e, const char* api) {
 // time this one never saw (CUDA, too, times no interprocess event). Requires the event's mutex.
 aclError RefuseTimingShared(const EventState& e, const char* api) {
   if (!e.shared) return ACL_SUCCESS;
-  return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator for an event shared "
-                                                                   "between processes (ACL_EVENT_IPC): timing it");
+  return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator for an event shared "
+                                      "between processes (ACL_EVENT_IPC): timing it");
 }
 
 // A record of `event` on `stream` (a new version of the event), or a wait of `stream` for the
@@ -86,8 +86,8 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   std::shared_ptr<ModelState> capture = CaptureOf(*s);
   std::shared_ptr<ModelState> join;
   if (e->shared && capture) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator: a record of or a "
-                                                                     "wait for an event shared between processes (ACL_EVENT_IPC) in a capture");
+    return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator: a record of or a "
+                                        "wait for an event shared between processes (ACL_EVENT_IPC) in a capture");
   }
   {
     std::lock_guard<std::mutex> lock(e->mutex);

@@ -323,9 +323,9 @@ aclError ShareDeviceAllocation(const char* api, void* p, size_t size, int* fd, s
     }
     capacity = Capacity(it->second.size);
     if (capacity < kShareable) {
-      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                  std::string(api) + ": not modelled by the simulator for an allocation under " + std::to_string(kShareable) +
-                      " bytes: its host memory shares pages with other memory, which another process cannot map alone");
+      return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator for an allocation under " +
+                                              std::to_string(kShareable) + " bytes: its host memory shares pages with "
+                                              "other memory, which another process cannot map alone");
     }
     if (it->second.shared_fd >= 0) {
       *fd = it->second.shared_fd;

@@ -260,7 +260,7 @@ aclError CreateStream(aclrtStream* stream, uint32_t priority, uint32_t flag, con
   if (flag & ~kKnownFlags) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": unknown stream flags " + std::to_string(flag));
   if (flag & ACL_STREAM_PERSISTENT) {
     // A persistent stream keeps its tasks for model capture and replay, which is not modelled.
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_STREAM_PERSISTENT (model capture) is not modelled by the simulator");
+    return aclsim::FailNotModelled(api, std::string(api) + ": ACL_STREAM_PERSISTENT (model capture) is not modelled by the simulator");
   }
   int32_t device;
   if (!aclsim::CurrentDeviceId(&device)) {

@@ -63,7 +63,7 @@ void aclAppLog(aclLogLevel logLevel, const char* func, const char* file, uint32_
 
 #define ACLSIM_REFUSED(name, message)                                                         \
   __attribute__((visibility("default"))) aclError aclsim_refused_##name(...) __asm__(#name); \
-  aclError aclsim_refused_##name(...) { return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, #name ": " message); }
+  aclError aclsim_refused_##name(...) { return aclsim::FailNotModelled(#name, #name ": " message); }
 
 ACLSIM_ACCEPTED(aclprofInit)
 ACLSIM_ACCEPTED(aclprofFinalize)

@@ -1,6 +1,6 @@
-// libascendcl, what the simulator does not model: each function here returns
-// ACL_ERROR_RT_FEATURE_NOT_SUPPORT (CANN's status for a feature the device or driver lacks, which
-// framework backends check for) with a message naming it, and never success. The list is the part of
+// libascendcl, what the simulator does not model: each function here returns the status of a
+// refusal (aclsim::NotModelledStatus, not_modelled.cpp: one torch_npu does not take for success)
+// with a message naming it, and never success. The list is the part of
 // the runtime surface that torch_npu 2.13 links or looks up by name (tests/torch_npu/test_surface.py
 // derives that surface from its wheel) and the simulator has no meaningful behaviour for.
 //
@@ -18,8 +18,7 @@
 namespace {
 
 aclError NotModelled(const char* api, const char* feature) {
-  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                      std::string(api) + ": not modelled by the simulator (" + feature + ")");
+  return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator (" + feature + ")");
 }
 
 }  // namespace

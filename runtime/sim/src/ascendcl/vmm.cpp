@@ -146,7 +146,7 @@ aclError aclrtMallocPhysical(aclrtDrvMemHandle* handle, size_t size, const aclrt
   if (flags != 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": flags must be 0");
   if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size is 0");
   if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": only device memory (ACL_MEM_LOCATION_TYPE_DEVICE) is modelled");
+    return aclsim::FailNotModelled(api, std::string(api) + ": only device memory (ACL_MEM_LOCATION_TYPE_DEVICE) is modelled");
   }
   if (aclError status = aclsim::CheckDeviceId(prop->location.id, api)) return status;
   if (!aclsim::ChargeDeviceMemory(size, api)) return ACL_ERROR_RT_MEMORY_ALLOCATION;
@@ -269,8 +269,8 @@ aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandl
   aclsim::FileName name;
   uint64_t value = 0;
   if (!aclsim::NameShareable(physical->fd, &name, &value)) {
-    return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": not modelled by the simulator for this process: its pid "
-                                                                     "or the memory's descriptor does not fit a shareable handle");
+    return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator for this process: its pid "
+                                        "or the memory's descriptor does not fit a shareable handle");
   }
   aclsim::ExportPage* page = nullptr;
   if (aclError status = aclsim::MapExportPage(api, physical->fd, aclsim::WholePages(physical->size), &page)) return status;

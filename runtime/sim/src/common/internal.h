@@ -36,6 +36,12 @@ Status Fail(Status status, const std::string& message) {
   return status;
 }
 
+// The status of a refusal of what the simulator does not model in `api` (a call, or a case of one),
+// decided once for every refusal in not_modelled.cpp from how torch_npu treats it: never a status
+// its runtime checks take for success. FailNotModelled sets the message too and returns the status.
+ACLSIM_EXPORT int32_t NotModelledStatus(const char* api);
+ACLSIM_EXPORT int32_t FailNotModelled(const char* api, const std::string& message);
+
 // A refusal of work another thread asked for: an aclop operator whose descriptions another thread
 // made, refused on the thread that runs it (torch_npu's task-queue thread runs the operators its
 // calling thread describes, and ends its queue for the whole process, silently dropping every later

@@ -522,7 +522,7 @@ aclError RunAclnnPhase2(const OpCall& call, const std::string& api, aclnnStatus 
   if (phase1 != ACLNN_SUCCESS) {
     // 161xxx: the aclnn API refused the arguments the operator was given; 561xxx: the simulator
     // does not compute that case (a dtype, a layout).
-    const aclError status = phase1 / 1000 == 161 ? ACL_ERROR_INVALID_PARAM : ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    const aclError status = phase1 / 1000 == 161 ? ACL_ERROR_INVALID_PARAM : aclsim::NotModelledStatus(call.api.c_str());
     return call.Fail(status, api + " refused it (" + std::to_string(phase1) + "): " + aclGetRecentErrMsg());
   }
   aclError status = ACL_SUCCESS;
@@ -584,8 +584,9 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
     copy.buffer->size = bytes;
     std::string why;
     if (input) {
-      const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
-                                                    item, operand->buffer->data, memory, bytes, false, &why);
+      const aclError status = LaunchLayoutTransform(call.api.c_str(), call.stream, desc.origin_format, desc.origin_dims,
+                                                    desc.format, desc.dims, item, operand->buffer->data, memory, bytes,
+                                                    false, &why);
       if (status) return call.Fail(status, std::string(kind) + " " + std::to_string(index) + ": " + why);
     } else {
       outputs.emplace_back(copy, *operand);
@@ -605,8 +606,8 @@ aclError RunInPlainLayouts(const OpCall& call, aclError (*run)(const OpCall&)) {
   for (const auto& [copy, original] : outputs) {
     const OpTensorDesc& desc = *original.desc;
     std::string why;
-    const aclError status = LaunchLayoutTransform(call.stream, desc.origin_format, desc.origin_dims, desc.format, desc.dims,
-                                                  DTypeSize(desc.dtype), copy.buffer->data, original.buffer->data,
+    const aclError status = LaunchLayoutTransform(call.api.c_str(), call.stream, desc.origin_format, desc.origin_dims,
+                                                  desc.format, desc.dims, DTypeSize(desc.dtype), copy.buffer->data, original.buffer->data,
                                                   std::min(original.buffer->size, static_cast<size_t>(Elements(desc.dims)) *
                                                                                       DTypeSize(desc.dtype)),
                                                   true, &why);

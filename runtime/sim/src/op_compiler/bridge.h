@@ -322,9 +322,9 @@ aclError RunIdentity(const OpCall& call);
 
 // Queues on `stream` the move of every element of a tensor between its plain layout (shape
 // `plain`) and a private one (storage shape `storage`, NC1HWC0 or FRACTAL_NZ): into the private
-// storage (its padding zeroed) when into_private, else out of it. ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-// (*why says how) when the shapes are not such a pair.
-aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+// storage (its padding zeroed) when into_private, else out of it. A refusal's status (`api`'s
+// NotModelledStatus; *why says how, the caller says it) when the shapes are not such a pair.
+aclError LaunchLayoutTransform(const char* api, aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
                                aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
                                const void* from, void* to, size_t to_bytes, bool into_private, std::string* why);
 

@@ -257,6 +257,7 @@ namespace aclsim::aclop {
 aclError RunIdentity(const OpCall& call) {
   using aclsim::Fail;
   const std::string where = call.Where();
+  const char* api = call.api.c_str();
   const aclrtStream stream = call.stream;
   if (call.inputs.size() != 1 || call.outputs.size() != 1) return Fail(ACL_ERROR_INVALID_PARAM, where + ": takes one input and one output");
   const auto &x = call.inputs[0].desc, &y = call.outputs[0].desc;
@@ -285,7 +286,7 @@ aclError RunIdentity(const OpCall& call) {
   const std::string pair = "layouts " + std::to_string(x->format) + " -> " + std::to_string(y->format);
   if (!x_plain && !y_plain) {
     if (x->format != y->format || x->dims != y->dims) {
-      return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, where + ": a transform between two private " + pair + " is not modelled");
+      return aclsim::FailNotModelled(api, where + ": a transform between two private " + pair + " is not modelled");
     }
     return copy();
   }
@@ -295,18 +296,20 @@ aclError RunIdentity(const OpCall& call) {
   if (Elements(plain.dims) == 0) return ACL_SUCCESS;
   if (from->data == to->data) return Fail(ACL_ERROR_INVALID_PARAM, where + ": a layout transform in place");
   std::string why;
-  const aclError status = LaunchLayoutTransform(stream, plain.format, plain.dims, stored.format, stored.dims, item,
+  const aclError status = LaunchLayoutTransform(api, stream, plain.format, plain.dims, stored.format, stored.dims, item,
                                                 from->data, to->data, y_bytes, x_plain, &why);
-  if (status == ACL_ERROR_RT_FEATURE_NOT_SUPPORT) return Fail(status, where + ": " + pair + ": " + why + " (not modelled)");
+  if (status != ACL_SUCCESS && !why.empty()) {
+    return aclsim::FailNotModelled(api, where + ": " + pair + ": " + why + " (not modelled)");
+  }
   return status;
 }
 
-aclError LaunchLayoutTransform(aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
+aclError LaunchLayoutTransform(const char* api, aclrtStream stream, aclFormat plain_format, const std::vector<int64_t>& plain,
                                aclFormat private_format, const std::vector<int64_t>& storage, size_t item,
                                const void* from, void* to, size_t to_bytes, bool into_private, std::string* why) {
   auto transform = std::make_unique<LayoutTransform>();
   transform->offsets = PrivateOffsets(plain_format, plain, private_format, storage, why);
-  if (transform->offsets.empty() && Elements(plain) != 0) return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+  if (transform->offsets.empty() && Elements(plain) != 0) return aclsim::NotModelledStatus(api);
   transform->from = static_cast<const char*>(from);
   transform->to = static_cast<char*>(to);
   transform->item = item;
@@ -456,7 +459,7 @@ aclError aclopCompileAndExecuteV2(const char* opType, int numInputs, aclTensorDe
 aclError aclGenGraphAndDumpForOp(const char*, int, const aclTensorDesc* const[], const aclDataBuffer* const[], int,
                                  const aclTensorDesc* const[], aclDataBuffer* const[], const aclopAttr*, aclopEngineType,
                                  const char*, const aclGraphDumpOption*) {
-  return aclsim::Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclGenGraphAndDumpForOp: not modelled by the simulator (no graph engine)");
+  return aclsim::FailNotModelled("aclGenGraphAndDumpForOp", "aclGenGraphAndDumpForOp: not modelled by the simulator (no graph engine)");
 }
 
 }  // extern "C"
