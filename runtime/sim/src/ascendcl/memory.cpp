@@ -724,8 +724,8 @@ aclError aclrtMallocHostWithCfg(void** ptr, uint64_t size, aclrtMallocConfig* cf
       case ACL_RT_MEM_ATTR_VA_FLAG:
         // What a non-zero flag asks of the device's address space the header does not say: refused, not guessed.
         if (attribute.value.vaFlag != 0) {
-          return Fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, std::string(api) + ": ACL_RT_MEM_ATTR_VA_FLAG " +
-                                                            std::to_string(attribute.value.vaFlag) + " is not modelled by the simulator");
+          return aclsim::FailNotModelled(api, std::string(api) + ": ACL_RT_MEM_ATTR_VA_FLAG " +
+                                                  std::to_string(attribute.value.vaFlag) + " is not modelled by the simulator");
         }
         break;
       default:

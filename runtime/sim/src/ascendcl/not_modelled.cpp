@@ -35,7 +35,8 @@ constexpr const char* kAnsweredWithDefault[] = {
     // torch.npu.get_device_properties (initDeviceProperty, torch_npu/csrc/npu/Module.cpp:255) compares
     // the status with 207000 before its check and leaves the properties' uuid unset: with 207000 the
     // properties come back and no warning is printed; with any other refusal the call raises ("NPU
-    // function error: err", Module.cpp:255), and every device-properties query with it.
+    // function error: err", Module.cpp:255), and every device-properties query with it. (The uuid is
+    // modelled now, device.cpp; the entry keeps the default should a case of it be refused.)
     "aclrtDeviceGetUuid",
 };
 
