@@ -1556,6 +1556,7 @@ class _Reader:
             others = tuple(found.group(g) for g in ("b", "c") if g in found.groupdict() and found.group(g))
             param = self.params[when]
             word = found.group("v")
+            values: Optional[tuple[str, ...]]
             if param.kind is ParamKind.BOOL:
                 value = _BOOL_VALUES.get(word.lower())
                 values = (value,) if value is not None else None
