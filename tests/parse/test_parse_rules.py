@@ -694,3 +694,9 @@ def test_an_error_rows_shape_relation_under_an_integers_value():
     rules = [r for r in api(path, "aclnnSmoothL1Loss").shape_rules if r.form is ShapeForm.SAME]
     assert [(r.param, r.when, r.values, r.others) for r in rules] == [("result", "reduction", ("0",), ("self", "target"))]
     assert not [m for m in unread(path) if "的broadcast的shape不一致" in m]
+    # The English pages' "When the value of reduction is 0, the shape of out is not the same as that obtained after
+    # broadcasting self and target": the same rule; "is 1 or 2, ... and then applying a reduction" is no broadcast alone.
+    path = "ops-nn-8.5.0-en/loss/mse_loss/docs/aclnnMseLoss_en.md"
+    rules = [r for r in api(path, "aclnnMseLoss").shape_rules if r.form is ShapeForm.SAME]
+    assert [(r.param, r.when, r.values, r.others) for r in rules] == [("out", "reduction", ("0",), ("self", "target"))]
+    assert not [m for m in unread(path) if "is 0, the shape of out" in m]

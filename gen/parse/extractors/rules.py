@@ -1540,6 +1540,12 @@ class _Reader:
         NamedPattern(_VALUE_OPENING + rf"(?P<a>{NAME})\s*的\s*shape\s*(?:与|和)\s*(?P<b>{NAME})\s*(?:和|与|、)\s*"
                      rf"(?P<c>{NAME})\s*(?:做|进行)?\s*(?:的)?\s*broadcast\s*(?:后|之后)?\s*(?:得到)?\s*的\s*shape" + _UNEQUAL,
                      re.I),
+        # "When the value of reduction is 0, the shape of out is not the same as that obtained after broadcasting self
+        # and target" (the English pages).
+        NamedPattern(rf"^\s*(?:[1-9]\.\s*)?(?:when|if)\s+(?:the\s+value\s+of\s+)?(?P<w>{NAME})\s+is\s+(?P<v>true|false|\d+)\s*,\s*"
+                     rf"the\s+shape\s+of\s+(?P<a>{NAME})\s+is\s+(?:not\s+the\s+same\s+as|different\s+from)\s+"
+                     rf"(?:that|the\s+shape)\s+obtained\s+(?:after|by)\s+broadcasting\s+(?P<b>{NAME})\s+and\s+(?P<c>{NAME})"
+                     rf"\s*$", re.I),
     )
 
     def _value_relation(self, sentence: str, text: Text) -> bool:
