@@ -677,3 +677,26 @@ def test_an_error_rows_shape_relation_under_a_bools_value():
     path = "ops-nn/optim/apply_adam_w/docs/aclnnApplyAdamW.md"
     assert [r.param for r in api(path, "aclnnApplyAdamW").shape_rules] == ["maxGradNormOptional"]
     assert [m for m in unread(path) if "its dtype relation holds under a condition" in m]
+
+
+def test_an_error_rows_shape_relation_under_an_integers_value():
+    # "当reduction的值为0时，self和target做broadcast后的shape与out的shape不一致": out has the broadcast shape of self
+    # and target when reduction is 0, the row's rule (the same one the out row states, read once); nothing is read for
+    # the other values, which the row does not speak of.
+    path = "ops-nn/loss/lp_loss/docs/aclnnL1Loss.md"
+    rules = [r for r in api(path, "aclnnL1Loss").shape_rules if r.form is ShapeForm.SAME]
+    assert [(r.param, r.when, r.values, r.others, r.negated) for r in rules] == \
+        [("out", "reduction", ("0",), ("self", "target"), False)]
+    assert rules[0].holds(0) and not rules[0].holds(1)
+    assert not [m for m in unread(path) if "做broadcast后的shape与out的shape不一致" in m]
+    # "reduction=0时，result的shape与self和target的broadcast的shape不一致": the same rule, the tensor named first.
+    path = "ops-nn/loss/smooth_l1_loss_v2/docs/aclnnSmoothL1Loss.md"
+    rules = [r for r in api(path, "aclnnSmoothL1Loss").shape_rules if r.form is ShapeForm.SAME]
+    assert [(r.param, r.when, r.values, r.others) for r in rules] == [("result", "reduction", ("0",), ("self", "target"))]
+    assert not [m for m in unread(path) if "的broadcast的shape不一致" in m]
+    # The English pages' "When the value of reduction is 0, the shape of out is not the same as that obtained after
+    # broadcasting self and target": the same rule; "is 1 or 2, ... and then applying a reduction" is no broadcast alone.
+    path = "ops-nn-8.5.0-en/loss/mse_loss/docs/aclnnMseLoss_en.md"
+    rules = [r for r in api(path, "aclnnMseLoss").shape_rules if r.form is ShapeForm.SAME]
+    assert [(r.param, r.when, r.values, r.others) for r in rules] == [("out", "reduction", ("0",), ("self", "target"))]
+    assert not [m for m in unread(path) if "is 0, the shape of out" in m]

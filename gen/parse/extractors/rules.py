@@ -378,7 +378,7 @@ class _Reader:
         # [-rank, rank-1]" beside dim's "其中rank是输入Tensor self的维度"); a text's own definitions first.
         self.letters = {**(self.api_letters if text.subject is None else {}), **self._rank_letters(joined)}
         for sentence in _SENTENCES.split(joined):
-            if sentence.strip() and not self._reduced_shape(sentence, text) and not self._bool_relation(sentence, text):
+            if sentence.strip() and not self._reduced_shape(sentence, text) and not self._value_relation(sentence, text):
                 read = self._rules_read()
                 self._sentence(sentence, text)
                 if text.subject is None and self._rules_read() == read:
@@ -1525,26 +1525,59 @@ class _Reader:
     _BOOL_ABSENCE = NamedPattern(rf"(?:当|如果|若|if|when)\s*(?P<w>{NAME_ANYWHERE})\s*(?:为|是|==?|is|设置为|set\s+to)\s*"
                                  rf"(?P<v>true|false)\s*(?:时|的时候|情况下|场景下)?", re.I)
 
-    # An error row refusing two tensors' shapes under a bool's value: "当amsgrad为true时，maxGradNormOptionalRef和varRef的
-    # shape不一致时"; "...的数据类型或shape不一致时" names a dtype relation besides.
-    _BOOL_RELATION = NamedPattern(rf"^\s*(?:当|如果|若)?\s*(?P<w>{NAME})\s*为\s*(?P<v>true|false)\s*(?:时|的时候)\s*[,，]?\s*"
-                                  rf"(?P<a>{NAME})\s*(?:和|与|、)\s*(?P<b>{NAME})\s*(?:的)?\s*"
-                                  rf"(?P<dtype>数据类型\s*(?:或|和|、)\s*)?shape\s*(?:不一致|不相同|不同)", re.I)
+    # An error row refusing a tensor's shape under a host argument's value: two tensors' shapes ("当amsgrad为true时，
+    # maxGradNormOptionalRef和varRef的shape不一致时"; "...的数据类型或shape不一致时" names a dtype relation besides), or
+    # a tensor's shape against two others' broadcast ("当reduction的值为0时，self和target做broadcast后的shape与out的shape
+    # 不一致", "reduction=0时，result的shape与self和target的broadcast的shape不一致").
+    _VALUE_OPENING = (rf"^\s*(?:当|如果|若)?\s*(?P<w>{NAME})\s*(?:的值|的取值)?\s*(?:为|是|=|==)\s*"
+                      rf"(?P<v>true|false|\d+|[A-Za-z]+)\s*(?:时|的时候)\s*[,，]?\s*")
+    _UNEQUAL = r"\s*(?:不一致|不相同|不同|不相等|不等于)"
+    _VALUE_RELATIONS = (
+        NamedPattern(_VALUE_OPENING + rf"(?P<a>{NAME})\s*(?:和|与|、)\s*(?P<b>{NAME})\s*(?:的)?\s*"
+                     rf"(?P<dtype>数据类型\s*(?:或|和|、)\s*)?shape" + _UNEQUAL, re.I),
+        NamedPattern(_VALUE_OPENING + rf"(?P<b>{NAME})\s*(?:和|与|、)\s*(?P<c>{NAME})\s*(?:做|进行)?\s*broadcast\s*"
+                     rf"(?:后|之后)\s*(?:得到)?\s*的\s*shape\s*(?:与|和)\s*(?P<a>{NAME})\s*(?:的\s*shape)?" + _UNEQUAL, re.I),
+        NamedPattern(_VALUE_OPENING + rf"(?P<a>{NAME})\s*的\s*shape\s*(?:与|和)\s*(?P<b>{NAME})\s*(?:和|与|、)\s*"
+                     rf"(?P<c>{NAME})\s*(?:做|进行)?\s*(?:的)?\s*broadcast\s*(?:后|之后)?\s*(?:得到)?\s*的\s*shape" + _UNEQUAL,
+                     re.I),
+        # "When the value of reduction is 0, the shape of out is not the same as that obtained after broadcasting self
+        # and target" (the English pages).
+        NamedPattern(rf"^\s*(?:[1-9]\.\s*)?(?:when|if)\s+(?:the\s+value\s+of\s+)?(?P<w>{NAME})\s+is\s+(?P<v>true|false|\d+)\s*,\s*"
+                     rf"the\s+shape\s+of\s+(?P<a>{NAME})\s+is\s+(?:not\s+the\s+same\s+as|different\s+from)\s+"
+                     rf"(?:that|the\s+shape)\s+obtained\s+(?:after|by)\s+broadcasting\s+(?P<b>{NAME})\s+and\s+(?P<c>{NAME})"
+                     rf"\s*$", re.I),
+    )
 
-    def _bool_relation(self, sentence: str, text: Text) -> bool:
-        """The first tensor has the second's shape when the bool has the value (a ShapeRule of SAME, which
-        phase 1 judges only where both are given); a dtype relation beside it is diagnosed. True when read."""
-        found = self._BOOL_RELATION.search(self.names, sentence) if text.error_row else None
-        if found is None:
+    def _value_relation(self, sentence: str, text: Text) -> bool:
+        """A tensor has another's shape (the broadcast of two others') when a bool, int or string argument has
+        the value (a ShapeRule of SAME, which phase 1 judges only where they are given, under that value only: the
+        row says nothing of the others); a dtype relation beside it is diagnosed. True when read."""
+        if not text.error_row:
             return False
-        when, a, b = found.group("w"), found.group("a"), found.group("b")
-        if self.params[when].kind is not ParamKind.BOOL or not {a, b} <= self.tensors or a == b:
-            return False
-        self.rules.add(self.rules.shape_rules, ShapeRule(a, when, (_BOOL_VALUES[found.group("v").lower()],), ShapeForm.SAME,
-                                                         (b,), line=text.line))
-        if found.group("dtype"):
-            self.rules.unread(self.api, text.line, a, sentence, "its dtype relation holds under a condition")
-        return True
+        for pattern in self._VALUE_RELATIONS:
+            found = pattern.search(self.names, sentence)
+            if found is None:
+                continue
+            when, a = found.group("w"), found.group("a")
+            others = tuple(found.group(g) for g in ("b", "c") if g in found.groupdict() and found.group(g))
+            param = self.params[when]
+            word = found.group("v")
+            values: Optional[tuple[str, ...]]
+            if param.kind is ParamKind.BOOL:
+                value = _BOOL_VALUES.get(word.lower())
+                values = (value,) if value is not None else None
+            elif param.kind in (ParamKind.INT, ParamKind.STRING):
+                values = self._values(when, word)
+            else:
+                values = None
+            named = {a, *others}
+            if values is None or not named <= self.tensors or a in others or len(set(others)) != len(others):
+                return False
+            self.rules.add(self.rules.shape_rules, ShapeRule(a, when, values, ShapeForm.SAME, others, line=text.line))
+            if "dtype" in found.groupdict() and found.group("dtype"):
+                self.rules.unread(self.api, text.line, a, sentence, "its dtype relation holds under a condition")
+            return True
+        return False
 
     @functools.cached_property
     def _bools(self) -> frozenset[str]:
