@@ -55,8 +55,9 @@ def test_refused_work_raises_naming_the_call(run_npu):
 
 
 def test_the_uuid_query_keeps_torch_npus_default_and_no_warning(run_npu):
-    # aclrtDeviceGetUuid is not modelled; torch_npu compares its status with 207000 and leaves the
-    # uuid unset, so the properties query works, as on a device whose driver has no uuid.
+    # aclrtDeviceGetUuid answers a uuid now (rt21); were a case of it refused, torch_npu compares its
+    # status with 207000 and leaves the uuid unset (not_modelled.cpp keeps 207000 for it), so the
+    # properties query works either way, with no warning.
     output = run_npu("""
         props = torch.npu.get_device_properties(0)
         assert props.total_memory > 0 and props.name, props
