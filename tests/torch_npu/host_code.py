@@ -190,6 +190,37 @@ def host_code(name: str, mode: str, op, sample) -> Explained | None:
 
 
 # ---------------------------------------------------------------------------------------------------
+# The chips whose aclnn matrix products torch_npu asks in float16. torch_npu allows float32 to be
+# lowered to float16 on SoCs before Ascend910B1 (IsAllowFP32ToFP16), and op-plugin's
+# get_cube_math_type then passes cubeMathType 2, USE_FP16, to every aclnn product it gives one (with
+# torch.npu.matmul.allow_hf32 off, the default): aclnnMatmul's page says 2 rounds FLOAT inputs to
+# FLOAT16, so a device's float32 product there is the product of the operands rounded to float16
+# (~1e-3 off). Seen with gdb on aclnnMatmulGetWorkspaceSize under npu_attn_softmax_backward_: 2 on
+# Ascend910 and Ascend310P, 0 (KEEP_DTYPE) on Ascend910B and Ascend950. The sweeps' references follow
+# it through Float16CubeProducts.
+FLOAT16_CUBE_CHIPS = frozenset({"Ascend910", "Ascend310P"})
+
+# The CPU's matrix products that stand for the aclnn ones (the bias of linear is added, not multiplied).
+_CUBE_PRODUCTS = {torch.matmul: 2, torch.mm: 2, torch.bmm: 2, torch.Tensor.__matmul__: 2,
+                  torch.Tensor.__rmatmul__: 2, torch.Tensor.matmul: 2, torch.Tensor.mm: 2, torch.Tensor.bmm: 2,
+                  F.linear: 2}
+
+
+class Float16CubeProducts(torch.overrides.TorchFunctionMode):
+    """Within it, the CPU's float32 matrix products multiply their operands rounded to float16 and
+    accumulate in float32, as cubeMathType USE_FP16 does on FLOAT16_CUBE_CHIPS: a reference computed
+    inside it is the one a device gives there."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        operands = _CUBE_PRODUCTS.get(func, 0)
+        if operands:
+            args = tuple(a.half().float() if i < operands and isinstance(a, torch.Tensor) and a.dtype == torch.float32
+                         else a for i, a in enumerate(args))
+        return func(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------------
 # The per-op suites' sweeps (nn_suite_sweep.py, tensor_suite_sweep.py): each explained difference
 # carries the CPU function that computes the explained result, called in place of the suite's own
 # computation on the same inputs; a result is counted explained only when it equals that function's.
