@@ -1313,11 +1313,10 @@ class TestLinalg(Suite):
             self.pair(lambda a, b: a.t().t() @ b, c, n)
         c, n = self.mats((6, 4), (5, 6))
         self.pair(lambda a, b: torch.mm(a.t(), b.t()), c, n)
+
+    def test_mm_out(self):
         c, n = self.mats((4, 6), (6, 5))
-        cout, nout = torch.empty(0), torch.empty(0).npu()
-        torch.mm(*c, out=cout)
-        torch.mm(*n, out=nout)
-        self.assertRtolEqual(cout.numpy(), nout.cpu().numpy())
+        self.pair(lambda a, b, out: torch.mm(a, b, out=out), (*c, torch.empty(0)), (*n, torch.empty(0).npu()))
 
     def test_mm_fractal_nz(self):
         for dtype in (np.float32, np.float16):

@@ -140,7 +140,7 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
              "npu_gelu_quant@static_tanh", "npu_rms_norm_quant_v2", "npu_rms_norm_quant_v2@multiply", "npu_fused_matmul",
              "npu_fused_matmul@mul", "npu_fused_matmul@gelu_tanh", "npu_fused_matmul@relu",
              "npu_rms_norm_quant_v2@inference", "npu_apply_adam", "npu_apply_adam@nesterov", "npu_apply_adam_w",
-             "npu_apply_adam_w@amsgrad"]
+             "npu_apply_adam_w@amsgrad", "npu_format_cast.Tensor", "npu_format_cast_.acl_format"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
 # √), and the byte-mask dropout, aclop on every chip.
@@ -193,6 +193,33 @@ ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant"
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):
     run_npu(check_script(ASCEND310P), env={"ACLNN_SIM_SOC": "Ascend310P"})
+
+
+@pytest.mark.parametrize("soc", ["Ascend310P", "Ascend910", "Ascend910B"])
+def test_attn_softmax_backward_multiplies_in_float16_where_torch_npu_asks_it(run_npu, soc):
+    # op-plugin passes aclnnMatmul cubeMathType USE_FP16 on host_code.FLOAT16_CUBE_CHIPS (0 elsewhere):
+    # the float32 product is then that of the operands rounded to float16, a difference far beyond
+    # the sweep's 1e-4; the sweep's reference follows the chip and still equals it.
+    run_npu(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from custom_ops_sweep import check
+        from host_code import FLOAT16_CUBE_CHIPS, Float16CubeProducts
+        y, dy, values = torch.randn(4, 3, 64).softmax(-1), torch.randn(4, 3, 32), torch.randn(4, 64, 32)
+
+        def reference():
+            g = dy @ values.transpose(-1, -2)
+            return y * (g - (g * y).sum(-1, keepdim=True))
+        with Float16CubeProducts():
+            lowered = reference()
+        got = torch_npu.npu_attn_softmax_backward_(y.npu(), dy.npu(), values.npu()).cpu()
+        exact_error, lowered_error = (got - reference()).abs().max().item(), (got - lowered).abs().max().item()
+        if {soc!r} in FLOAT16_CUBE_CHIPS:
+            assert lowered_error < 1e-6 < 1e-4 < exact_error, (exact_error, lowered_error)
+        else:
+            assert exact_error < 1e-5 < 1e-4 < lowered_error, (exact_error, lowered_error)
+        assert not check(["npu_attn_softmax_backward_"])
+    """, env={"ACLNN_SIM_SOC": soc})
 
 
 def test_rms_norm_refused_on_ascend910_as_its_readme_says(run_npu):
