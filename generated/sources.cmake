@@ -617,6 +617,7 @@ set(ACLNN_EXAMPLES
   rms_norm_quant
   rms_norm_quant_v3
   roll
+  rotary_position_embedding
   rotary_position_embedding_grad
   rotary_position_embedding_v2
   rotate_quant

@@ -208,3 +208,29 @@ def test_utf16_without_a_byte_order_mark_is_not_guessed():
     result = repair_text(_PAGE.encode("utf-16-le"))
     assert "aclnnFoo" not in result.text and "a\x00c\x00l\x00n\x00n\x00F\x00o\x00o" in result.text
     assert "invalid-utf8" in codes(result)
+
+
+# --- unresolved merge conflicts ------------------------------------------------------------------
+
+
+def test_a_merge_conflict_reads_its_first_side_and_keeps_the_lines():
+    # The corpus's aclnnGroupedMatmulFinalizeRoutingV3 prototype: read whole, its parameters were
+    # declared twice and the ABI bound wrong.
+    raw = ("f(\n    int a,\n<<<<<<< HEAD\n    int b,\n||||||| base\n    int old,\n=======\n    int a,\n    int b,\n"
+           ">>>>>>> 06d1011 (update)\n    int c)\n").encode()
+    result = repair_text(raw)
+    assert result.text.split("\n") == ["f(", "    int a,", "", "    int b,", "", "", "", "", "", "", "    int c)", ""]
+    assert [(d.level, d.line, d.code) for d in result.diagnostics] == [(Level.WARNING, 3, "merge-conflict")]
+    assert "lines 3-10" in result.diagnostics[0].message
+
+
+def test_a_merge_conflict_without_its_end_is_kept_and_diagnosed():
+    raw = b"a\n<<<<<<< HEAD\nb\n=======\nc\n"
+    result = repair_text(raw)
+    assert result.text == raw.decode()
+    assert [(d.line, d.code) for d in result.diagnostics] == [(2, "merge-conflict-unclosed")]
+
+
+def test_a_line_of_equals_signs_alone_is_no_conflict():
+    raw = "标题\n=======\n正文\n".encode()  # a setext heading's underline
+    assert repair_text(raw) == RepairedText(raw.decode(), ())

@@ -17,6 +17,11 @@ The steps, in the order that makes them correct:
    and its kin (U+00A0 U+202F U+2007) become spaces, and the characters other than LF that
    Python's `str.splitlines` takes for line ends (VT, FF, FS, GS, RS, NEL, U+2028, U+2029)
    become spaces, so that no reader can count lines differently.
+5. Unresolved merge conflicts (`<<<<<<<`, `=======`, `>>>>>>>` at a line's start, as git leaves
+   them): the first side is read, the markers and the second side become empty lines. The first
+   side is what the page said before the commit that conflicted; reading both would declare a
+   prototype's parameters twice (the corpus's aclnnGroupedMatmulFinalizeRoutingV3 binds a wrong ABI
+   so). Each conflict is diagnosed with its lines; one whose end is missing is diagnosed and kept.
 """
 
 from __future__ import annotations
@@ -80,7 +85,44 @@ def _repair(raw: bytes) -> RepairedText:
                 Level.WARNING, _line_of(text, start), "mojibake-unrepaired",
                 f"{text[start:end]!r} does not decode as UTF-8 even with guessed bytes; kept as is"))
         text = repair.text
-    return RepairedText(clean_up(text), tuple(diags))
+    return RepairedText(_first_sides(clean_up(text), diags), tuple(diags))
+
+
+_CONFLICT_START, _CONFLICT_BASE, _CONFLICT_MIDDLE, _CONFLICT_END = "<<<<<<< ", "||||||| ", "=======", ">>>>>>> "
+
+
+def _first_sides(text: str, diags: list[Diagnostic]) -> str:
+    """Each merge conflict's first side kept; its markers, a diff3 base and its second side become
+    empty lines, so that line N stays line N."""
+    if _CONFLICT_START.rstrip() not in text:
+        return text
+    lines = text.split("\n")
+    at = 0
+    while at < len(lines):
+        if not lines[at].startswith(_CONFLICT_START.rstrip()):
+            at += 1
+            continue
+        start = at
+        middle = end = None
+        for j in range(start + 1, len(lines)):
+            if middle is None and lines[j].rstrip() == _CONFLICT_MIDDLE:
+                middle = j
+            elif middle is not None and lines[j].startswith(_CONFLICT_END.rstrip()):
+                end = j
+                break
+        if middle is None or end is None:
+            diags.append(Diagnostic(Level.WARNING, start + 1, "merge-conflict-unclosed",
+                                    "a merge conflict's start without its '=======' and '>>>>>>>': kept as it is"))
+            at += 1
+            continue
+        base = next((j for j in range(start + 1, middle) if lines[j].startswith(_CONFLICT_BASE.rstrip())), middle)
+        for j in [start, *range(base, end + 1)]:
+            lines[j] = ""
+        diags.append(Diagnostic(Level.WARNING, start + 1, "merge-conflict",
+                                f"an unresolved merge conflict (lines {start + 1}-{end + 1}): its first side read, "
+                                f"the second (lines {middle + 2}-{end}) dropped"))
+        at = end + 1
+    return "\n".join(lines)
 
 
 def normalize_line_ends(text: str) -> str:
