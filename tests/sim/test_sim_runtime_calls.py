@@ -202,8 +202,17 @@ def test_malloc_host_with_cfg_checks_its_attributes(sim, rt):
     assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 100, ctypes.byref(MallocConfig(ctypes.pointer(bad_device), 1))) == INVALID_DEVICE
     unknown = MallocAttribute(9, 0)
     assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 100, ctypes.byref(MallocConfig(ctypes.pointer(unknown), 1))) == INVALID
+    # VA flag 1 (torch_npu's pinned memory on Ascend950): host memory for copies, not device memory.
     va_flag = MallocAttribute(3, 1)
-    assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 100, ctypes.byref(MallocConfig(ctypes.pointer(va_flag), 1))) == NOT_SUPPORTED
+    assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 100, ctypes.byref(MallocConfig(ctypes.pointer(va_flag), 1))) == SUCCESS
+    dev = sim.malloc(100)
+    assert sim.aclrtMemcpy(dev, 100, ptr.value, 100, H2D) == SUCCESS
+    assert sim.aclrtMemcpy(dev, 100, ptr.value, 100, D2D) == INVALID  # what else it adds is not guessed
+    assert sim.aclrtFreeHost(ptr) == SUCCESS
+    sim.free(dev)
+    unknown_flag = MallocAttribute(3, 2)
+    assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 100, ctypes.byref(MallocConfig(ctypes.pointer(unknown_flag), 1))) == NOT_SUPPORTED
+    assert "VA_FLAG 2" in sim.error()
     assert rt.aclrtMallocHostWithCfg(ctypes.byref(ptr), 0, None) == INVALID
 
 

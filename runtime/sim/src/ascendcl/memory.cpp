@@ -722,8 +722,11 @@ aclError aclrtMallocHostWithCfg(void** ptr, uint64_t size, aclrtMallocConfig* cf
         if (aclError status = aclsim::CheckDeviceId(attribute.value.deviceId, api)) return status;
         break;
       case ACL_RT_MEM_ATTR_VA_FLAG:
-        // What a non-zero flag asks of the device's address space the header does not say: refused, not guessed.
-        if (attribute.value.vaFlag != 0) {
+        // torch_npu's pinned-memory allocator asks 1 on Ascend950 (CachingHostAllocator). The header does
+        // not say what it adds to the device's address space, so the memory is aclrtMallocHost's: host
+        // memory for copies, which the kernels' memory checks still refuse as device memory (an error,
+        // never a guessed mapping). Any other value is refused, not guessed.
+        if (attribute.value.vaFlag > 1) {
           return aclsim::FailNotModelled(api, std::string(api) + ": ACL_RT_MEM_ATTR_VA_FLAG " +
                                                   std::to_string(attribute.value.vaFlag) + " is not modelled by the simulator");
         }
