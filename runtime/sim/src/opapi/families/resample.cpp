@@ -81,7 +81,7 @@ template <typename T>
 T CubicFar(T x, T a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }  // 1 < |x| < 2
 
 template <typename T>
-Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double scale) {
+Axis<T> MakeAxis(Mode mode, bool backward, int64_t in, int64_t out, bool align_corners, double scale) {
   Axis<T> axis;
   axis.in = in;
   axis.out = out;
@@ -101,11 +101,17 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
   }
   const T step = AxisScale<T>(in, out, align_corners, scale);
   const bool cubic = mode == Mode::kCubic;
+  // One rounding, as aten's kernels compute it (compiled with FMA contraction for the AVX2 and
+  // AVX-512 CPUs they run on): at a coordinate exactly between two inputs, the two roundings of a
+  // separate product would swap the neighbours' weights. But the bicubic backward's
+  // (UpSampleBicubic2d.cpp) is compiled once, without FMA: its product is rounded (this file is
+  // compiled without contraction).
+  const bool fused = !(cubic && backward);
   for (int64_t o = 0; o < out; ++o) {
-    // One rounding, as aten's kernels compute it (compiled with FMA contraction for the AVX2 and
-    // AVX-512 CPUs they run on): at a coordinate exactly between two inputs, the two roundings
-    // of a separate product would swap the neighbours' weights.
-    T source = align_corners ? step * static_cast<T>(o) : std::fma(step, static_cast<T>(o) + T(0.5), T(-0.5));
+    const T half_after = static_cast<T>(o) + T(0.5);
+    T source = align_corners ? step * static_cast<T>(o)
+               : fused       ? std::fma(step, half_after, T(-0.5))
+                             : step * half_after - T(0.5);
     if (!cubic && !align_corners && source < 0) source = 0;
     // aten's guard_index_and_lambda.
     const int64_t first = std::min(static_cast<int64_t>(std::floor(source)), in - 1);
@@ -119,11 +125,13 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
       weight[1] = lambda;
       continue;
     }
-    const T a = T(-0.75);
+    // aten's get_cubic_upsample_coefficients: the last tap's distance is (1 - lambda) + 1, two
+    // roundings (2 - lambda in one gave other weights where 1 - lambda is inexact).
+    const T a = T(-0.75), opposite = 1 - lambda;
     weight[0] = CubicFar<T>(lambda + 1, a);
     weight[1] = CubicNear<T>(lambda, a);
-    weight[2] = CubicNear<T>(1 - lambda, a);
-    weight[3] = CubicFar<T>(2 - lambda, a);
+    weight[2] = CubicNear<T>(opposite, a);
+    weight[3] = CubicFar<T>(opposite + 1, a);
     for (int j = 0; j < 4; ++j) index[j] = std::max<int64_t>(std::min<int64_t>(first - 1 + j, in - 1), 0);
   }
   return axis;
@@ -787,7 +795,7 @@ class ResampleWork final : public FamilyWork {
         axes[k].weight = {T(1)};
         continue;
       }
-      axes[k] = MakeAxis<T>(mode, in_size[k - pad], out_size[k - pad], align_corners, scales[k - pad]);
+      axes[k] = MakeAxis<T>(mode, backward, in_size[k - pad], out_size[k - pad], align_corners, scales[k - pad]);
     }
     const int64_t in_plane = axes[0].in * axes[1].in * axes[2].in;
     const int64_t out_plane = axes[0].out * axes[1].out * axes[2].out;
@@ -809,9 +817,16 @@ class ResampleWork final : public FamilyWork {
       }
     }
     const PlaneJob<T> job{axes.data(), mode, backward, flat_linear, by_input.get()};
-    ParallelFor(planes, [&](int64_t p) {
-      RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
-    });
+    if (backward && mode == Mode::kCubic && in_size == out_size) {
+      // aten's bicubic backward copies the gradient where the input and output sizes are equal,
+      // whatever the scales and alignCorners (UpSampleBicubic2d.cpp's "special case"): a caller's
+      // scale of 2 would otherwise spread each gradient over its neighbours.
+      std::memcpy(result, source, static_cast<size_t>(planes * in_plane) * sizeof(T));
+    } else {
+      ParallelFor(planes, [&](int64_t p) {
+        RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
+      });
+    }
     if (direct) return;
     ScatterFrom(result, type, out);
   }
