@@ -8,7 +8,8 @@ dimension of the same in GB/s read, a group norm with SiLU (aclnnGroupNormSilu o
 32 groups) in GB/s read + written, a max pool with indices (a ResNet stem's: [32, 64, 112, 112]
 float32, kernel 3, stride 2, padding 1) in GB/s read + written (input, output and int64 indices),
 a cross entropy over [4096, 32000] logits (GB/s read), a bilinear upsample x2 of [8, 64, 56, 56]
-float32 and its input's gradient, and a sort of 1M float32 with int64 indices (GB/s read + written).
+float32 and its input's gradient, the bicubic upsample's input gradient, and a sort of 1M float32
+with int64 indices (GB/s read + written).
 
 Both sides run in this process on the same data, interleaved; the simulator through the bindings
 on device-resident tensors with out=, PyTorch into an out= tensor where the op has one. The
@@ -60,7 +61,7 @@ VOCAB = 32000
 # The lines, as --lines names them (each row's op name up to its shape).
 LINES = ("mm", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "softmax", "log_softmax", "rms_norm",
          "reduce_sum", "group_norm_silu", "max_pool2d", "cross_entropy", "upsample_bilinear2d",
-         "upsample_bilinear2d_backward", "sort")
+         "upsample_bilinear2d_backward", "upsample_bicubic2d_backward", "sort")
 
 
 def cross_entropy(rng: np.random.Generator, count: int, rounds: int) -> dict:
@@ -100,7 +101,7 @@ def main() -> None:
     parser.add_argument("--elements", default="16M", help="elements of the softmax and rms_norm input")
     parser.add_argument("--conv", type=int, default=56, help="the convolution's input height and width")
     parser.add_argument("--pool", default="32,64,112,112", help="N,C,H,W of the max pool's input")
-    parser.add_argument("--upsample", default="8,64,56,56", help="N,C,H,W of the bilinear upsample's input (x2)")
+    parser.add_argument("--upsample", default="8,64,56,56", help="N,C,H,W of the upsamples' input (x2)")
     parser.add_argument("--sort", default="1M", help="elements of the sorted vector")
     parser.add_argument("--group-norm", default="2,320,64,64", help="N,C,H,W of the group norm + SiLU's input")
     parser.add_argument("--rounds", type=int, default=5)
@@ -247,8 +248,9 @@ def main() -> None:
     upsample_shape = tuple(int(d) for d in args.upsample.split(","))
     if wanted("upsample_bilinear2d"):
         rows.append(upsample_row(aclnn, rng, upsample_shape, args.rounds))
-    if wanted("upsample_bilinear2d_backward"):
-        rows.append(upsample_backward_row(aclnn, rng, upsample_shape, args.rounds))
+    for mode in ("bilinear", "bicubic"):
+        if wanted(f"upsample_{mode}2d_backward"):
+            rows.append(upsample_backward_row(aclnn, rng, upsample_shape, args.rounds, mode))
     if wanted("sort"):
         rows.append(sort_row(aclnn, rng, size_of(args.sort), args.rounds))
     stats = aclnn.sim_stats() or {}
@@ -322,10 +324,11 @@ def upsample_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
                    rounds, check)
 
 
-def upsample_backward_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> dict:
-    """The bilinear upsample x2's input gradient (autograd's backward of F.interpolate):
-    aclnnUpsampleBilinear2dBackward against aten's upsample_bilinear2d_backward. GB/s: the output's
-    gradient read and the input's written."""
+def upsample_backward_row(aclnn, rng, shape: tuple[int, ...], rounds: int, mode: str) -> dict:
+    """The upsample x2's input gradient (autograd's backward of F.interpolate), mode bilinear or
+    bicubic: aclnnUpsampleBilinear2dBackward or aclnnUpsampleBicubic2dBackward against aten's
+    upsample_bilinear2d_backward or upsample_bicubic2d_backward. GB/s: the output's gradient read
+    and the input's written."""
     n, c, h, w = shape
     size = [2 * h, 2 * w]
     grad = rng.uniform(-4, 4, (n, c, *size)).astype(np.float32)
@@ -336,10 +339,11 @@ def upsample_backward_row(aclnn, rng, shape: tuple[int, ...], rounds: int) -> di
         np.testing.assert_allclose(d_out.numpy(), t_out.numpy(), rtol=1e-5, atol=1e-4)
 
     moved = float(grad.nbytes + t_out.numel() * 4)
-    return measure(f"upsample_bilinear2d_backward [{n}, {c}, {h}, {w}] x2", "float32", moved, "GB/s",
-                   lambda: aclnn.upsample_bilinear2d_backward(d_grad, size, list(shape), False, 2.0, 2.0, out=d_out),
-                   lambda: torch.ops.aten.upsample_bilinear2d_backward.grad_input(
-                       t_grad, size, list(shape), False, 2.0, 2.0, grad_input=t_out),
+    op = f"upsample_{mode}2d_backward"
+    return measure(f"{op} [{n}, {c}, {h}, {w}] x2", "float32", moved, "GB/s",
+                   lambda: getattr(aclnn, op)(d_grad, size, list(shape), False, 2.0, 2.0, out=d_out),
+                   lambda: getattr(torch.ops.aten, op).grad_input(t_grad, size, list(shape), False, 2.0, 2.0,
+                                                                  grad_input=t_out),
                    rounds, check)
 
 

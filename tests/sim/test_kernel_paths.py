@@ -177,6 +177,16 @@ results.update({
     "upsample_backward_nonfinite": aclnn.upsample_bilinear2d_backward(nonfinite, [10, 22], [2, 3, 5, 11], False,
                                                                       2.0, 2.0),
 })
+# The bicubic backward's, which every path makes in blocks of its vector's width (4, 8 or 16 input
+# columns) and which no path may fuse (aten rounds each product): a 2x upsample (the first and last
+# output rows' clamped taps on one input row, 37 columns: a partial block after the last), and
+# infinite and NaN gradients into a larger input with alignCorners (columns no output reads).
+results.update({
+    "upsample_mixed_backward_bicubic": aclnn.upsample_bicubic2d_backward(mixed((2, 3, 42, 74)), [42, 74],
+                                                                         [2, 3, 21, 37], False, 2.0, 2.0),
+    "upsample_bicubic_backward_nonfinite": aclnn.upsample_bicubic2d_backward(nonfinite, [10, 22], [2, 3, 13, 53],
+                                                                             True, 0.0, 0.0),
+})
 # The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
 # OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
 # transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
@@ -362,7 +372,8 @@ def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, pat
                                   "upsample_mixed_bicubic", "upsample_mixed_backward_bilinear",
                                   "upsample_mixed_backward_trilinear", "upsample_mixed_backward_linear",
                                   "upsample_mixed_backward_aligned", "upsample_mixed_backward_down",
-                                  "upsample_mixed_backward_nearest", "upsample_backward_nonfinite"])
+                                  "upsample_mixed_backward_nearest", "upsample_backward_nonfinite",
+                                  "upsample_mixed_backward_bicubic", "upsample_bicubic_backward_nonfinite"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:

@@ -81,7 +81,7 @@ template <typename T>
 T CubicFar(T x, T a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }  // 1 < |x| < 2
 
 template <typename T>
-Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double scale) {
+Axis<T> MakeAxis(Mode mode, bool backward, int64_t in, int64_t out, bool align_corners, double scale) {
   Axis<T> axis;
   axis.in = in;
   axis.out = out;
@@ -101,11 +101,17 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
   }
   const T step = AxisScale<T>(in, out, align_corners, scale);
   const bool cubic = mode == Mode::kCubic;
+  // One rounding, as aten's kernels compute it (compiled with FMA contraction for the AVX2 and
+  // AVX-512 CPUs they run on): at a coordinate exactly between two inputs, the two roundings of a
+  // separate product would swap the neighbours' weights. But the bicubic backward's
+  // (UpSampleBicubic2d.cpp) is compiled once, without FMA: its product is rounded (this file is
+  // compiled without contraction).
+  const bool fused = !(cubic && backward);
   for (int64_t o = 0; o < out; ++o) {
-    // One rounding, as aten's kernels compute it (compiled with FMA contraction for the AVX2 and
-    // AVX-512 CPUs they run on): at a coordinate exactly between two inputs, the two roundings
-    // of a separate product would swap the neighbours' weights.
-    T source = align_corners ? step * static_cast<T>(o) : std::fma(step, static_cast<T>(o) + T(0.5), T(-0.5));
+    const T half_after = static_cast<T>(o) + T(0.5);
+    T source = align_corners ? step * static_cast<T>(o)
+               : fused       ? std::fma(step, half_after, T(-0.5))
+                             : step * half_after - T(0.5);
     if (!cubic && !align_corners && source < 0) source = 0;
     // aten's guard_index_and_lambda.
     const int64_t first = std::min(static_cast<int64_t>(std::floor(source)), in - 1);
@@ -119,11 +125,13 @@ Axis<T> MakeAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double 
       weight[1] = lambda;
       continue;
     }
-    const T a = T(-0.75);
+    // aten's get_cubic_upsample_coefficients: the last tap's distance is (1 - lambda) + 1, two
+    // roundings (2 - lambda in one gave other weights where 1 - lambda is inexact).
+    const T a = T(-0.75), opposite = 1 - lambda;
     weight[0] = CubicFar<T>(lambda + 1, a);
     weight[1] = CubicNear<T>(lambda, a);
-    weight[2] = CubicNear<T>(1 - lambda, a);
-    weight[3] = CubicFar<T>(2 - lambda, a);
+    weight[2] = CubicNear<T>(opposite, a);
+    weight[3] = CubicFar<T>(opposite + 1, a);
     for (int j = 0; j < 4; ++j) index[j] = std::max<int64_t>(std::min<int64_t>(first - 1 + j, in - 1), 0);
   }
   return axis;
@@ -139,7 +147,9 @@ struct PlaneJob {
   Mode mode;
   bool backward;
   bool flat_linear;  // the forward's one sum of products (see Run)
-  const ByInput* by_input;  // the baseline path's float linear and nearest backward: the last axis turned round
+  // The last axis turned round for a float backward: the bicubic's on every path, the linear and
+  // nearest's on the baseline path.
+  const ByInput* by_input;
 };
 
 // The hot loop, built for each code path (ACLSIM_KERNEL): a fused multiply-add is one instruction
@@ -177,6 +187,12 @@ static inline __attribute__((always_inline)) float FusedInDouble(float a, float 
 // their masks), converted by SSE2's own instructions (GCC's generic conversions of two floats go
 // one element at a time).
 typedef float Floats4 __attribute__((vector_size(16)));
+typedef float Floats8 __attribute__((vector_size(32)));
+typedef float Floats16 __attribute__((vector_size(64)));
+// The floats of a path's vector (GCC drops vector_size on a typedef that depends on a template's
+// argument, so each width is spelt).
+template <int kLanes>
+using FloatLanes = std::conditional_t<kLanes == 4, Floats4, std::conditional_t<kLanes == 8, Floats8, Floats16>>;
 typedef double Doubles2 __attribute__((vector_size(16)));
 typedef int32_t Words4 __attribute__((vector_size(16)));
 
@@ -420,21 +436,24 @@ static inline __attribute__((always_inline)) void AddRowGradients(int w0, int w1
 // Rows of one output row that coincide (an axis's clamped taps at the border) take their
 // contributions interleaved: false then, and the caller takes the scalar loop.
 struct ByInput {
+  int lanes = 4;                       // input columns a block (a vector's lanes)
   int64_t columns = 0;                 // the input's
   std::vector<int32_t> first;          // per input column, its first contribution (columns + 1)
-  std::vector<int32_t> steps;          // per four input columns, the most contributions of one
-  std::vector<int32_t> offset;         // per four, per step: the gradients' columns (a padding's: the zero's)
-  std::vector<float> weight;           // per four, per step: the last axis's weights (a padding's 0)
-  std::vector<int32_t> scalar_offset;  // per contribution of an input column past the last four
+  std::vector<int32_t> steps;          // per block of lanes input columns, the most contributions of one
+  std::vector<int32_t> offset;         // per block, per step: the gradients' columns (a padding's: the zero's)
+  std::vector<float> weight;           // per block, per step: the last axis's weights (a padding's 0)
+  std::vector<int32_t> scalar_offset;  // per contribution of an input column past the last block
   std::vector<float> scalar_weight;
 };
 
-// x2's table turned round; none (nullptr) for a row too long for 32-bit offsets.
-std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2) {
+// x2's table turned round, in blocks of `lanes` input columns; none (nullptr) for a row too long
+// for 32-bit offsets.
+std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2, int lanes) {
   const int w2 = x2.width;
   if (x2.out * w2 >= INT32_MAX) return nullptr;
   auto table = std::make_unique<ByInput>();
-  const int64_t columns = x2.in, vectors = columns / 4;
+  table->lanes = lanes;
+  const int64_t columns = x2.in, vectors = columns / lanes;
   std::vector<int32_t> count(static_cast<size_t>(columns + 1), 0);
   for (int64_t k = 0; k < x2.out * w2; ++k) ++count[static_cast<size_t>(x2.index[static_cast<size_t>(k)] + 1)];
   for (int64_t i = 0; i < columns; ++i) count[static_cast<size_t>(i + 1)] += count[static_cast<size_t>(i)];
@@ -448,14 +467,14 @@ std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2) {
   table->steps.assign(static_cast<size_t>(vectors), 0);
   for (int64_t v = 0; v < vectors; ++v) {
     int32_t steps = 0;
-    for (int lane = 0; lane < 4; ++lane) {
-      const size_t i = static_cast<size_t>(4 * v + lane);
+    for (int lane = 0; lane < lanes; ++lane) {
+      const size_t i = static_cast<size_t>(lanes * v + lane);
       steps = std::max(steps, table->first[i + 1] - table->first[i]);
     }
     table->steps[static_cast<size_t>(v)] = steps;
     for (int32_t j = 0; j < steps; ++j) {
-      for (int lane = 0; lane < 4; ++lane) {
-        const size_t i = static_cast<size_t>(4 * v + lane);
+      for (int lane = 0; lane < lanes; ++lane) {
+        const size_t i = static_cast<size_t>(lanes * v + lane);
         const bool real = table->first[i] + j < table->first[i + 1];
         const int32_t k = real ? contribution[static_cast<size_t>(table->first[i] + j)] : 0;
         table->offset.push_back(real ? k / w2 : zero);
@@ -463,7 +482,7 @@ std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2) {
       }
     }
   }
-  for (int32_t at = table->first[static_cast<size_t>(vectors * 4)]; at < table->first[static_cast<size_t>(columns)];
+  for (int32_t at = table->first[static_cast<size_t>(vectors * lanes)]; at < table->first[static_cast<size_t>(columns)];
        ++at) {
     const int32_t k = contribution[static_cast<size_t>(at)];
     table->scalar_offset.push_back(k / w2);
@@ -471,6 +490,14 @@ std::unique_ptr<ByInput> MakeByInput(const Axis<float>& x2) {
   }
   table->columns = columns;
   return table;
+}
+
+// The gradient row and a 0 after it, which ByInput's paddings read (this thread's copy).
+static inline const float* GradientRowWithZero(const float* gradient, int64_t columns) {
+  thread_local std::vector<float> row;
+  row.assign(gradient, gradient + columns);
+  row.push_back(0.0f);
+  return row.data();
 }
 
 template <int W0, int W1>
@@ -483,10 +510,7 @@ static inline __attribute__((always_inline)) bool AddRowGradientsByInput(int w0,
       if (grad_rows[r / w1][r % w1] == grad_rows[q / w1][q % w1]) return false;
     }
   }
-  thread_local std::vector<float> row;  // the gradient row and a 0 for the paddings
-  row.assign(gradient, gradient + x2.out);
-  row.push_back(0.0f);
-  const float* g = row.data();
+  const float* g = GradientRowWithZero(gradient, x2.out);
   const int64_t vectors = x2.in / 4;
   for (int a = 0; a < w0; ++a) {
     for (int b = 0; b < w1; ++b) {
@@ -515,6 +539,77 @@ static inline __attribute__((always_inline)) bool AddRowGradientsByInput(int w0,
     }
   }
   return true;
+}
+
+// aten's bicubic backward of one output row (UpSampleBicubic2d.cpp, compiled without FMA): each
+// contribution is the gradient times its row's weight, rounded, times its column's, rounded, then
+// added; for one output element the last axis's taps outer, the row's inner. The scalar loop adds
+// into memory, the sixteen taps of an output element one after another into elements that the next
+// output element adds to again (a store-to-load chain). Here the input rows' elements keep their
+// sums in vectors of the path's width across their contributions, from the last axis's table
+// turned round (ByInput, in blocks of kLanes input columns), each gradient gathered once for all
+// the output row's taps (its input rows): per element the same roundings in the same order, and no
+// operation that a path fuses (the file is compiled without contraction), so every path gives
+// aten's bits. Paddings add (0 * w) * 0, which leaves a sum as it is (see ByInput). Where the
+// output row's taps read distinct input rows (all but the first and last rows) their sums stay in
+// registers; where clamped taps coincide, one sum takes their contributions in their order.
+template <int kLanes, int W0, int W1>
+static inline __attribute__((always_inline)) void AddCubicRowGradients(int w0, int w1, const Axis<float>& x2,
+                                                                       const ByInput& table, const float* gradient,
+                                                                       float* const (&grad_rows)[4][4],
+                                                                       const float* wa, const float* wb) {
+  using Lanes = FloatLanes<kLanes>;
+  float* targets[16];  // the distinct input rows
+  int slot[4][4];      // [a][b]: taps a, b's row among them
+  int rows = 0;
+  for (int a = 0; a < w0; ++a) {
+    for (int b = 0; b < w1; ++b) {
+      int t = 0;
+      while (t < rows && targets[t] != grad_rows[a][b]) ++t;
+      if (t == rows) targets[rows++] = grad_rows[a][b];
+      slot[a][b] = t;
+    }
+  }
+  const float* g = GradientRowWithZero(gradient, x2.out);
+  const int64_t blocks = x2.in / kLanes;
+  auto add_blocks = [&](auto distinct) __attribute__((always_inline)) {
+    const int32_t* offset = table.offset.data();
+    const float* weight = table.weight.data();
+    for (int64_t v = 0; v < blocks; ++v) {
+      Lanes sums[16];
+      // memcpy, not Load: a function returning a vector wider than the baseline's warns of its ABI.
+      for (int t = 0; t < rows; ++t) std::memcpy(&sums[t], targets[t] + kLanes * v, sizeof sums[t]);
+      for (int32_t j = table.steps[static_cast<size_t>(v)]; j > 0; --j, offset += kLanes, weight += kLanes) {
+        Lanes values;
+        for (int lane = 0; lane < kLanes; ++lane) values[lane] = g[offset[lane]];
+        Lanes w;
+        std::memcpy(&w, weight, sizeof w);
+        for (int b = 0; b < (W1 ? W1 : w1); ++b) {
+          for (int a = 0; a < (W0 ? W0 : w0); ++a) {
+            // A padded axis (one tap, weight 1) multiplies nothing: aten's 2-D kernel has no such axis.
+            sums[decltype(distinct)::value ? a * (W1 ? W1 : w1) + b : slot[a][b]] +=
+                (w0 > 1 ? values * wa[a] : values) * wb[b] * w;
+          }
+        }
+      }
+      for (int t = 0; t < rows; ++t) std::memcpy(targets[t] + kLanes * v, &sums[t], sizeof sums[t]);
+    }
+  };
+  if (rows == w0 * w1) {
+    add_blocks(std::true_type{});
+  } else {
+    add_blocks(std::false_type{});
+  }
+  const int32_t base = table.first[static_cast<size_t>(blocks * kLanes)];
+  for (int64_t i = blocks * kLanes; i < x2.in; ++i) {
+    for (int32_t at = table.first[static_cast<size_t>(i)]; at < table.first[static_cast<size_t>(i + 1)]; ++at) {
+      const float value = g[table.scalar_offset[static_cast<size_t>(at - base)]];
+      const float w = table.scalar_weight[static_cast<size_t>(at - base)];
+      for (int b = 0; b < w1; ++b) {
+        for (int a = 0; a < w0; ++a) grad_rows[a][b][i] += (w0 > 1 ? value * wa[a] : value) * wb[b] * w;
+      }
+    }
+  }
 }
 
 // W0, W1, W2: the axes' tap counts where known at compile time (the loops unroll), 0 where not.
@@ -604,8 +699,14 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
       }
       const T* gradient = from + line;
       if (job.mode == Mode::kCubic) {
+        if constexpr (std::is_same<T, float>::value) {
+          if (job.by_input != nullptr && job.by_input->lanes == kPathLanes) {
+            AddCubicRowGradients<kPathLanes, W0, W1>(w0, w1, x2, *job.by_input, gradient, grad_rows, wa, wb);
+            continue;
+          }
+        }
         // aten's bicubic backward (UpSampleBicubic2d.cpp, built without FMA): the last axis's taps
-        // outer, (gradient * wy) * wx.
+        // outer, (gradient * wy) * wx; where ByInput's 32-bit offsets do not reach, and for double.
         for (int64_t o2 = 0; o2 < x2.out; ++o2) {
           for (int c = 0; c < w2; ++c) {
             for (int b = 0; b < w1; ++b) {
@@ -614,7 +715,7 @@ static inline __attribute__((always_inline)) void ResamplePlane(const PlaneJob<T
           }
         }
       } else if constexpr (kPathLanes == 4 && std::is_same<T, float>::value) {
-        if (job.by_input == nullptr ||
+        if (job.by_input == nullptr || job.by_input->lanes != 4 ||
             !AddRowGradientsByInput<W0, W1>(w0, w1, x2, *job.by_input, gradient, grad_rows, row_weights)) {
           AddRowGradients<kPathLanes, W0, W1, W2>(w0, w1, x2, gradient, grad_rows, row_weights);
         }
@@ -659,6 +760,9 @@ bool Overlap(const TensorRef& a, const TensorRef& b) {
   return a_begin < b_end && b_begin < a_end;
 }
 
+// The lanes of the path's vectors of floats, the blocks AddCubicRowGradients takes ByInput in.
+ACLSIM_KERNEL(int, ResampleBlockLanes, (), ()) { return kPathLanes; }
+
 void RunPlane(const PlaneJob<float>& job, const float* from, float* to) { ResamplePlaneFloat(job, from, to); }
 void RunPlane(const PlaneJob<double>& job, const double* from, double* to) { ResamplePlaneDouble(job, from, to); }
 
@@ -691,7 +795,7 @@ class ResampleWork final : public FamilyWork {
         axes[k].weight = {T(1)};
         continue;
       }
-      axes[k] = MakeAxis<T>(mode, in_size[k - pad], out_size[k - pad], align_corners, scales[k - pad]);
+      axes[k] = MakeAxis<T>(mode, backward, in_size[k - pad], out_size[k - pad], align_corners, scales[k - pad]);
     }
     const int64_t in_plane = axes[0].in * axes[1].in * axes[2].in;
     const int64_t out_plane = axes[0].out * axes[1].out * axes[2].out;
@@ -706,12 +810,23 @@ class ResampleWork final : public FamilyWork {
                        : static_cast<T*>(Scratch(1, static_cast<size_t>(planes * (backward ? in_plane : out_plane)) * sizeof(T)));
     std::unique_ptr<ByInput> by_input;
     if constexpr (std::is_same<T, float>::value) {
-      if (backward && mode != Mode::kCubic && KernelPath() == Isa::kBaseline) by_input = MakeByInput(axes[2]);
+      if (backward && mode == Mode::kCubic) {
+        by_input = MakeByInput(axes[2], ResampleBlockLanes());
+      } else if (backward && KernelPath() == Isa::kBaseline) {
+        by_input = MakeByInput(axes[2], 4);
+      }
     }
     const PlaneJob<T> job{axes.data(), mode, backward, flat_linear, by_input.get()};
-    ParallelFor(planes, [&](int64_t p) {
-      RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
-    });
+    if (backward && mode == Mode::kCubic && in_size == out_size) {
+      // aten's bicubic backward copies the gradient where the input and output sizes are equal,
+      // whatever the scales and alignCorners (UpSampleBicubic2d.cpp's "special case"): a caller's
+      // scale of 2 would otherwise spread each gradient over its neighbours.
+      std::memcpy(result, source, static_cast<size_t>(planes * in_plane) * sizeof(T));
+    } else {
+      ParallelFor(planes, [&](int64_t p) {
+        RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
+      });
+    }
     if (direct) return;
     ScatterFrom(result, type, out);
   }
