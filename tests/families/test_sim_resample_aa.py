@@ -26,6 +26,12 @@ refused(lambda: aclnn.upsample_bilinear2d_aa_backward(g, [3, 4], [1, 2, 8, 10], 
 refused(lambda: aclnn.upsample_bicubic2d_aa_grad(g, [3, 4], [1, 2, 8, 10], False, 0.0, 1e-3), 161002, ["scalesW"])
 # One output: its window holds the input whatever the scale, but a support of 2e10 rows is no int width.
 refused(lambda: aclnn.upsample_bilinear2d_aa(x, [1, 4], False, 1e-10, 0.0), 161002, ["scalesH", "no int"])
+# A subnormal scale: its step, and so its support, is infinite.
+refused(lambda: aclnn.upsample_bicubic2d_aa(x, [3, 4], False, 5e-324, 0.0), 161002, ["scalesH", "4.94065646e-324"])
+# An empty batch computes nothing, whatever sizes it states (their axes are never made).
+empty = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (0, 2, 10**9, 10**9), (4, 4, 4, 4))
+assert aclnn.upsample_bilinear2d_aa(np.zeros((0, 2, 8, 10), np.float32), [10**9, 10**9], False, 0.0, 0.0,
+                                    out=empty).shape == (0, 2, 10**9, 10**9)
 # A small scale whose windows all reach the input computes, as aten does: step 20, every window the input.
 got = aclnn.upsample_bilinear2d_aa(x, [1, 4], False, 0.05, 0.0)
 want = torch.ops.aten._upsample_bilinear2d_aa(torch.from_numpy(x), [1, 4], False, 0.05, None).numpy()

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -685,6 +686,14 @@ T AaFilter(Mode mode, T x) {
   return T(0);
 }
 
+// A scale, centre or support in a refusal: nine significant digits, whatever its magnitude
+// (std::to_string's six decimals print a tiny scale as 0.000000).
+std::string NumberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
 // aten's _compute_indices_min_size_weights_aa for every output index, in its types (the centre and
 // the support in T, the offsets added in double). Empty, with `problem` saying why, where aten's
 // kernel has no defined result: an output whose window holds no input (its forward reads the input
@@ -701,7 +710,7 @@ AaAxis<T> MakeAaAxis(Mode mode, int64_t in, int64_t out, bool align_corners, dou
   const double ceiled = backward ? static_cast<double>(std::ceil(static_cast<float>(support)))
                                  : static_cast<double>(std::ceil(support));
   if (!(ceiled <= (std::numeric_limits<int>::max() - 1) / 2)) {
-    *problem = "a support of " + std::to_string(static_cast<double>(support)) +
+    *problem = "a support of " + NumberText(static_cast<double>(support)) +
                " input pixels, whose window width is no int";
     return axis;
   }
@@ -719,8 +728,8 @@ AaAxis<T> MakeAaAxis(Mode mode, int64_t in, int64_t out, bool align_corners, dou
     const int64_t count = std::clamp<int64_t>(std::min(static_cast<int64_t>((center + support) + 0.5), in) - first,
                                               0, window);
     if (count == 0) {
-      *problem = "output " + std::to_string(i) + "'s window (centre " + std::to_string(static_cast<double>(center)) +
-                 ", support " + std::to_string(static_cast<double>(support)) + ") holds none of the " +
+      *problem = "output " + std::to_string(i) + "'s window (centre " + NumberText(static_cast<double>(center)) +
+                 ", support " + NumberText(static_cast<double>(support)) + ") holds none of the " +
                  std::to_string(in) + " inputs";
       axis.first.clear();
       return axis;
@@ -991,11 +1000,18 @@ aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWor
         RoleNumber(call, family, scale_roles[kMaxSpatial - spatial + k], -1, 0.0);
   }
   made->antialias = traits.antialias;
+  made->tensor(kSource).Set(RoleName(call, family, source_role), *source);
+  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, traits.backward ? input : resampled,
+                                       traits.backward ? "inputSize" : "[N, C, *outputSize]", kOut)) {
+    return s;
+  }
   if (traits.antialias) {
     if (spatial != 2) return Decline(call, work, "antialiased over other than 2 dimensions");
     // The windows aten's kernel computes nothing defined for (MakeAaAxis), refused here by the
-    // page's row on the scales, in the compute type's arithmetic.
-    for (int k = 0; k < spatial; ++k) {
+    // page's row on the scales, in the compute type's arithmetic. Once the tensors are checked, and
+    // only where there is a plane to compute: the axes' tables then grow with the tensors' sizes
+    // (an empty batch may state any sizes, the tables of which no memory holds).
+    for (int k = 0; k < spatial && made->planes > 0; ++k) {
       std::string problem;
       const size_t at = static_cast<size_t>(k);
       if (type == ComputeType::kFloat64) {
@@ -1007,14 +1023,9 @@ aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWor
       }
       if (!problem.empty()) {
         return RejectByRow(call, family, scale_roles[kMaxSpatial - spatial + k], RowKind::kValue,
-                           "scale " + std::to_string(made->scales[at]) + " is too small: " + problem);
+                           "scale " + NumberText(made->scales[at]) + " is too small: " + problem);
       }
     }
-  }
-  made->tensor(kSource).Set(RoleName(call, family, source_role), *source);
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, traits.backward ? input : resampled,
-                                       traits.backward ? "inputSize" : "[N, C, *outputSize]", kOut)) {
-    return s;
   }
   *work = owned.release();
   return ACLNN_SUCCESS;
