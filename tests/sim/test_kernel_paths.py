@@ -187,6 +187,12 @@ results.update({
     "upsample_bicubic_backward_nonfinite": aclnn.upsample_bicubic2d_backward(nonfinite, [10, 22], [2, 3, 13, 53],
                                                                              True, 0.0, 0.0),
 })
+# The antialiased ops: the cubic filter's and the backward's fused multiply-adds (std::fma, a library
+# routine on the baseline path) and the forward's separate roundings give the same bits everywhere.
+results.update({
+    "upsample_aa_bicubic": aclnn.upsample_bicubic2d_aa(mixed((2, 3, 21, 45)), [8, 13], False, 0.0, 0.0),
+    "upsample_aa_backward": aclnn.upsample_bicubic2d_aa_grad(nonfinite, [10, 22], [2, 3, 27, 9], False, 0.0, 0.0),
+})
 # The matmul family's 16-bit products: oneDNN where the path has the CPU's instructions for them,
 # OpenBLAS's sgemm of the operands as floats elsewhere. A k that is no multiple of a tile, B read
 # transposed in place, alpha and beta with a broadcast bias (a float result rounded once), a batch
@@ -373,7 +379,8 @@ def test_a_norm_written_over_its_input_equals_one_written_elsewhere(by_path, pat
                                   "upsample_mixed_backward_trilinear", "upsample_mixed_backward_linear",
                                   "upsample_mixed_backward_aligned", "upsample_mixed_backward_down",
                                   "upsample_mixed_backward_nearest", "upsample_backward_nonfinite",
-                                  "upsample_mixed_backward_bicubic", "upsample_bicubic_backward_nonfinite"])
+                                  "upsample_mixed_backward_bicubic", "upsample_bicubic_backward_nonfinite",
+                                  "upsample_aa_bicubic", "upsample_aa_backward"])
 def test_exact_operations_agree_bit_for_bit_across_paths(by_path, name):
     reference = by_path["baseline"][1][name]
     for path in PATHS[1:]:

@@ -1974,11 +1974,23 @@
 #include "aclnnop/aclnn_upsample_bicubic2d.h"
 #define ACLNN_DECLARES_aclnnUpsampleBicubic2d 1
 
+#include "aclnnop/aclnn_upsample_bicubic2d_aa.h"
+#define ACLNN_DECLARES_aclnnUpsampleBicubic2dAA 1
+
+#include "aclnnop/aclnn_upsample_bicubic2d_aa_grad.h"
+#define ACLNN_DECLARES_aclnnUpsampleBicubic2dAAGrad 1
+
 #include "aclnnop/aclnn_upsample_bicubic2d_backward.h"
 #define ACLNN_DECLARES_aclnnUpsampleBicubic2dBackward 1
 
 #include "aclnnop/aclnn_upsample_bilinear2d.h"
 #define ACLNN_DECLARES_aclnnUpsampleBilinear2d 1
+
+#include "aclnnop/aclnn_upsample_bilinear2d_aa.h"
+#define ACLNN_DECLARES_aclnnUpsampleBilinear2dAA 1
+
+#include "aclnnop/aclnn_upsample_bilinear2d_aa_backward.h"
+#define ACLNN_DECLARES_aclnnUpsampleBilinear2dAABackward 1
 
 #include "aclnnop/aclnn_upsample_bilinear2d_backward.h"
 #define ACLNN_DECLARES_aclnnUpsampleBilinear2dBackward 1

@@ -658,10 +658,10 @@ struct ReduceFamily {
   static constexpr const char* kOpNames[] = { "sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "aminmax", "log_sum", "global_mean", "global_amax" };
 };
 
-// resample: nearest, nearest_exact, linear (bi-, tri-) and cubic (Keys, A = -0.75) interpolation of the trailing `spatial` dimensions to output_size, aten's coordinates (align_corners, the caller's scales), and the backward ops adding each gradient back with the forward's weights; in float (double for DOUBLE).
+// resample: nearest, nearest_exact, linear (bi-, tri-) and cubic (Keys, A = -0.75) interpolation of the trailing `spatial` dimensions to output_size, aten's coordinates (align_corners, the caller's scales), and the backward ops adding each gradient back with the forward's weights; linear_aa and cubic_aa (Keys, A = -0.5) antialiased as aten's separable kernel (PIL's): the filter widened by the step when downsampling, weights normalised per output; in float (double for DOUBLE).
 struct ResampleFamily {
   struct Op {
-    enum : int8_t { kNearest, kNearestExact, kLinear, kCubic, kNearestBackward, kNearestExactBackward, kLinearBackward, kCubicBackward };
+    enum : int8_t { kNearest, kNearestExact, kLinear, kCubic, kLinearAa, kCubicAa, kNearestBackward, kNearestExactBackward, kLinearBackward, kCubicBackward, kLinearAaBackward, kCubicAaBackward };
   };
   struct Role {
     enum : int8_t { kSelf, kGradOutput, kOutputSize, kInputSize, kAlignCorners, kScalesD, kScalesH, kScalesW, kOut };
@@ -669,7 +669,7 @@ struct ResampleFamily {
   struct Option {
     enum : int8_t { kSpatial };
   };
-  static constexpr const char* kOpNames[] = { "nearest", "nearest_exact", "linear", "cubic", "nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward" };
+  static constexpr const char* kOpNames[] = { "nearest", "nearest_exact", "linear", "cubic", "linear_aa", "cubic_aa", "nearest_backward", "nearest_exact_backward", "linear_backward", "cubic_backward", "linear_aa_backward", "cubic_aa_backward" };
 };
 
 // rnn: lstm and gru: the layers and directions of aten's lstm and gru, every step's gates and states kept per layer and direction when train; their backwards: backpropagation through time from those saved gates and states; on the BLAS in float.

@@ -13,12 +13,24 @@
 // weights (the adjoint); planes are independent, so they are spread over the threads and the
 // additions never race. Computed in float for FLOAT, FLOAT16 and BFLOAT16 (aten's opmath), in
 // double for DOUBLE. Channels-last formats (NHWC, NDHWC) are declined by name.
+//
+// The antialiased ops (linear_aa, cubic_aa and their backward: aclnnUpsampleBilinear2dAA,
+// aclnnUpsampleBicubic2dAA, aclnnUpsampleBilinear2dAABackward, aclnnUpsampleBicubic2dAAGrad) follow
+// aten's separable antialias kernel (UpSampleKernel.cpp, PIL's resampling): per axis, the output i's
+// centre is step * (i + 0.5) and its window reaches support = taps / 2 * step either side when
+// downsampling (step >= 1; taps / 2 upsampling), the filter (the triangle, or Keys' cubic with
+// A = -0.5) read at the input pixels' distances over max(step, 1), the weights normalised to sum 1.
+// The forward resamples the last axis, then the one before into that (an axis of unchanged size is
+// left alone, the output equal to the input copied); the backward adds each gradient at the
+// product of its two axes' weights, output by output as aten's loop does.
 #include <emmintrin.h>  // SSE2, the baseline path's vectors (FusedInDouble4)
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -42,6 +54,7 @@ enum class Mode { kNearest, kNearestExact, kLinear, kCubic };
 struct OpTraits {
   Mode mode;
   bool backward;
+  bool antialias = false;
 };
 
 OpTraits TraitsOf(int op) {
@@ -50,9 +63,13 @@ OpTraits TraitsOf(int op) {
     case F::Op::kNearestExact: return {Mode::kNearestExact, false};
     case F::Op::kLinear: return {Mode::kLinear, false};
     case F::Op::kCubic: return {Mode::kCubic, false};
+    case F::Op::kLinearAa: return {Mode::kLinear, false, true};
+    case F::Op::kCubicAa: return {Mode::kCubic, false, true};
     case F::Op::kNearestBackward: return {Mode::kNearest, true};
     case F::Op::kNearestExactBackward: return {Mode::kNearestExact, true};
     case F::Op::kLinearBackward: return {Mode::kLinear, true};
+    case F::Op::kLinearAaBackward: return {Mode::kLinear, true, true};
+    case F::Op::kCubicAaBackward: return {Mode::kCubic, true, true};
     default: return {Mode::kCubic, true};
   }
 }
@@ -749,6 +766,162 @@ ACLSIM_KERNEL(void, ResamplePlaneDouble, (const PlaneJob<double>& job, const dou
   ResamplePlaneOfWidths<double, kPathLanes>(job, from, to);
 }
 
+// The antialiased ops' axis (see the top): for each output index, the first input of its window, how
+// many it holds and their weights (from `offset`, the window's width varies at the input's edges).
+template <typename T>
+struct AaAxis {
+  int64_t in = 1, out = 1;
+  std::vector<int64_t> first, count, offset;
+  std::vector<T> weight;
+};
+
+// aten's aa_filter of HelperInterpLinear and HelperInterpCubic; the cubic's polynomials as its
+// AVX2 and AVX-512 builds contract them (fused multiply-adds: the backward's bits agree so).
+template <typename T>
+T AaFilter(Mode mode, T x) {
+  x = std::abs(x);
+  if (mode == Mode::kLinear) return x < T(1) ? static_cast<T>(1.0 - x) : T(0);
+  const T a = T(-0.5);
+  if (x < T(1)) return std::fma(std::fma(a + 2, x, -(a + 3)) * x, x, T(1));
+  if (x < T(2)) return std::fma(std::fma(std::fma(a, x, -5 * a), x, 8 * a), x, -4 * a);
+  return T(0);
+}
+
+// A scale, centre or support in a refusal: nine significant digits, whatever its magnitude
+// (std::to_string's six decimals print a tiny scale as 0.000000).
+std::string NumberText(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+// aten's _compute_indices_min_size_weights_aa for every output index, in its types (the centre and
+// the support in T, the offsets added in double). Empty, with `problem` saying why, where aten's
+// kernel has no defined result: an output whose window holds no input (its forward reads the input
+// at the window's start, past the end), or a support whose window width, ceil(support) * 2 + 1,
+// is no int (aten's type for it). Both need a caller's scale far below the sizes' ratio.
+// `backward`: the width as aten's backward rounds it (ceilf of the support in float).
+template <typename T>
+AaAxis<T> MakeAaAxis(Mode mode, int64_t in, int64_t out, bool align_corners, double scale, bool backward,
+                     std::string* problem) {
+  AaAxis<T> axis;
+  const T step = AxisScale<T>(in, out, align_corners, scale);
+  const int taps = TapsOf(mode);
+  const T support = step >= 1.0 ? static_cast<T>((taps * 0.5) * step) : static_cast<T>(taps * 0.5);
+  const double ceiled = backward ? static_cast<double>(std::ceil(static_cast<float>(support)))
+                                 : static_cast<double>(std::ceil(support));
+  if (!(ceiled <= (std::numeric_limits<int>::max() - 1) / 2)) {
+    *problem = "a support of " + NumberText(static_cast<double>(support)) +
+               " input pixels, whose window width is no int";
+    return axis;
+  }
+  const int64_t window = static_cast<int64_t>(ceiled) * 2 + 1;
+  const T invscale = step >= 1.0 ? static_cast<T>(1.0 / step) : T(1);
+  axis.in = in;
+  axis.out = out;
+  axis.first.resize(static_cast<size_t>(out));
+  axis.count.resize(static_cast<size_t>(out));
+  axis.offset.resize(static_cast<size_t>(out) + 1);
+  for (int64_t i = 0; i < out; ++i) {
+    const T center = static_cast<T>(step * (static_cast<double>(i) + 0.5));
+    const int64_t first = std::max(static_cast<int64_t>((center - support) + 0.5), int64_t{0});
+    // aten clips the count to the width: rounding can make it one more.
+    const int64_t count = std::clamp<int64_t>(std::min(static_cast<int64_t>((center + support) + 0.5), in) - first,
+                                              0, window);
+    if (count == 0) {
+      *problem = "output " + std::to_string(i) + "'s window (centre " + NumberText(static_cast<double>(center)) +
+                 ", support " + NumberText(static_cast<double>(support)) + ") holds none of the " +
+                 std::to_string(in) + " inputs";
+      axis.first.clear();
+      return axis;
+    }
+    const size_t at = axis.weight.size();
+    axis.first[static_cast<size_t>(i)] = first;
+    axis.count[static_cast<size_t>(i)] = count;
+    axis.offset[static_cast<size_t>(i)] = static_cast<int64_t>(at);
+    T total = T(0);
+    for (int64_t j = 0; j < count; ++j) {
+      const T w = AaFilter<T>(mode, static_cast<T>((static_cast<T>(j + first) - center + 0.5) * invscale));
+      axis.weight.push_back(w);
+      total += w;
+    }
+    // Weights that sum to 0 stay as they are (aten's).
+    if (total != T(0)) {
+      for (size_t j = at; j < axis.weight.size(); ++j) axis.weight[j] /= total;
+    }
+  }
+  axis.offset[static_cast<size_t>(out)] = static_cast<int64_t>(axis.weight.size());
+  return axis;
+}
+
+// One axis's pass of the forward over `lines` lines: output o of a line is the sum of its window's
+// inputs, `stride` apart, times their weights, t0 * w0 + t1 * w1 + ... in order. aten's float
+// builds agree with these separate roundings more often than with fused ones; their vectorised
+// loops still round some outputs otherwise (96 calls against torch 2.13's AVX2 kernel: 8 bit for bit,
+// the others within one ulp of the input's largest magnitude). `*_line_step`: from one line to the
+// next, in the input and the output; `out_stride`: from one output of a line to the next.
+template <typename T>
+void AaPass(const AaAxis<T>& axis, int64_t lines, int64_t stride, int64_t in_line_step, int64_t out_line_step,
+            int64_t out_stride, const T* from, T* to) {
+  for (int64_t line = 0; line < lines; ++line) {
+    const T* source = from + line * in_line_step;
+    T* target = to + line * out_line_step;
+    for (int64_t o = 0; o < axis.out; ++o) {
+      const T* weights = &axis.weight[static_cast<size_t>(axis.offset[static_cast<size_t>(o)])];
+      const T* taps = source + axis.first[static_cast<size_t>(o)] * stride;
+      T sum = taps[0] * weights[0];
+      for (int64_t j = 1; j < axis.count[static_cast<size_t>(o)]; ++j) {
+        const T product = taps[j * stride] * weights[j];
+        sum = sum + product;
+      }
+      target[o * out_stride] = sum;
+    }
+  }
+}
+
+// One plane of the antialiased forward: rows (axis 0) by columns (axis 1).
+template <typename T>
+void AaForwardPlane(const AaAxis<T>& rows, const AaAxis<T>& columns, const T* from, T* to) {
+  const bool across = columns.out != columns.in, down = rows.out != rows.in;
+  if (!across && !down) {
+    std::copy(from, from + rows.in * columns.in, to);
+    return;
+  }
+  thread_local std::vector<T> between;
+  const T* source = from;
+  if (across) {
+    T* target = to;
+    if (down) {
+      between.resize(static_cast<size_t>(rows.in * columns.out));
+      target = between.data();
+    }
+    AaPass(columns, rows.in, 1, columns.in, columns.out, 1, from, target);
+    source = target;
+  }
+  if (down) {
+    // Column by column down the rows: each column a line, its elements a row apart.
+    AaPass(rows, columns.out, columns.out, 1, 1, columns.out, source, to);
+  }
+}
+
+// One plane of the antialiased backward: each output's gradient added to its window's inputs at
+// (wx * wy) * gradient, outputs in row-major order, aten's (its build contracts the addition).
+template <typename T>
+void AaBackwardPlane(const AaAxis<T>& rows, const AaAxis<T>& columns, const T* gradient, T* to) {
+  std::fill(to, to + rows.in * columns.in, T(0));
+  for (int64_t oh = 0; oh < rows.out; ++oh) {
+    const T* wy = &rows.weight[static_cast<size_t>(rows.offset[static_cast<size_t>(oh)])];
+    for (int64_t ow = 0; ow < columns.out; ++ow) {
+      const T* wx = &columns.weight[static_cast<size_t>(columns.offset[static_cast<size_t>(ow)])];
+      const T value = gradient[oh * columns.out + ow];
+      for (int64_t y = 0; y < rows.count[static_cast<size_t>(oh)]; ++y) {
+        T* row = to + (rows.first[static_cast<size_t>(oh)] + y) * columns.in + columns.first[static_cast<size_t>(ow)];
+        for (int64_t x = 0; x < columns.count[static_cast<size_t>(ow)]; ++x) row[x] = std::fma(wx[x] * wy[y], value, row[x]);
+      }
+    }
+  }
+}
+
 // Whether two tensors' views span common bytes.
 bool Overlap(const TensorRef& a, const TensorRef& b) {
   auto span = [](const TensorRef& t) {
@@ -772,6 +945,7 @@ class ResampleWork final : public FamilyWork {
 
   Mode mode = Mode::kNearest;
   bool backward = false;
+  bool antialias = false;
   bool align_corners = false;
   int spatial = 1;
   int64_t planes = 0;
@@ -797,17 +971,6 @@ class ResampleWork final : public FamilyWork {
       }
       axes[k] = MakeAxis<T>(mode, backward, in_size[k - pad], out_size[k - pad], align_corners, scales[k - pad]);
     }
-    const int64_t in_plane = axes[0].in * axes[1].in * axes[2].in;
-    const int64_t out_plane = axes[0].out * axes[1].out * axes[2].out;
-    const ComputeType type = this->type;
-    const T* source = static_cast<const T*>(ContiguousAs(tensor(kSource), type, 0));
-    // Into out itself where it is dense in the compute type and apart from the source (each plane
-    // is written whole, a backward's zeroed first), else into a buffer scattered to it.
-    const TensorRef& out = tensor(kOut);
-    const bool direct = out.Contiguous() && out.dtype == (sizeof(T) == 4 ? ACL_FLOAT : ACL_DOUBLE) &&
-                        !Overlap(out, tensor(kSource));
-    T* result = direct ? reinterpret_cast<T*>(out.first)
-                       : static_cast<T*>(Scratch(1, static_cast<size_t>(planes * (backward ? in_plane : out_plane)) * sizeof(T)));
     std::unique_ptr<ByInput> by_input;
     if constexpr (std::is_same<T, float>::value) {
       if (backward && mode == Mode::kCubic) {
@@ -817,23 +980,64 @@ class ResampleWork final : public FamilyWork {
       }
     }
     const PlaneJob<T> job{axes.data(), mode, backward, flat_linear, by_input.get()};
-    if (backward && mode == Mode::kCubic && in_size == out_size) {
-      // aten's bicubic backward copies the gradient where the input and output sizes are equal,
-      // whatever the scales and alignCorners (UpSampleBicubic2d.cpp's "special case"): a caller's
-      // scale of 2 would otherwise spread each gradient over its neighbours.
-      std::memcpy(result, source, static_cast<size_t>(planes * in_plane) * sizeof(T));
-    } else {
-      ParallelFor(planes, [&](int64_t p) {
-        RunPlane(job, source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
-      });
-    }
+    const int64_t in_plane = axes[0].in * axes[1].in * axes[2].in;
+    // aten's bicubic backward copies the gradient where the input and output sizes are equal,
+    // whatever the scales and alignCorners (UpSampleBicubic2d.cpp's "special case"): a caller's
+    // scale of 2 would otherwise spread each gradient over its neighbours.
+    const bool copy = backward && mode == Mode::kCubic && in_size == out_size;
+    EachPlane<T>(in_plane, axes[0].out * axes[1].out * axes[2].out, [&](const T* from, T* to) {
+      if (copy) {
+        std::memcpy(to, from, static_cast<size_t>(in_plane) * sizeof(T));
+      } else {
+        RunPlane(job, from, to);
+      }
+    });
+  }
+
+  // The antialiased ops (2-D): their axes, made as at planning, which refused those without.
+  template <typename T>
+  void RunAntialiased() {
+    std::string problem;
+    const AaAxis<T> rows = MakeAaAxis<T>(mode, in_size[0], out_size[0], align_corners, scales[0], backward, &problem);
+    const AaAxis<T> columns = MakeAaAxis<T>(mode, in_size[1], out_size[1], align_corners, scales[1], backward, &problem);
+    EachPlane<T>(in_size[0] * in_size[1], out_size[0] * out_size[1], [&](const T* from, T* to) {
+      if (backward) {
+        AaBackwardPlane(rows, columns, from, to);
+      } else {
+        AaForwardPlane(rows, columns, from, to);
+      }
+    });
+  }
+
+  // `plane(from, to)` on every plane, spread over the threads: from the source made contiguous in
+  // the compute type T, into out itself where it is dense in T and apart from the source (each
+  // plane is written whole, a backward's zeroed first), else into a buffer scattered to it. The
+  // planes' sizes are the forward's input's and output's.
+  template <typename T, typename Plane>
+  void EachPlane(int64_t in_plane, int64_t out_plane, const Plane& plane) {
+    const ComputeType type = this->type;
+    const T* source = static_cast<const T*>(ContiguousAs(tensor(kSource), type, 0));
+    const TensorRef& out = tensor(kOut);
+    const bool direct = out.Contiguous() && out.dtype == (sizeof(T) == 4 ? ACL_FLOAT : ACL_DOUBLE) &&
+                        !Overlap(out, tensor(kSource));
+    T* result = direct ? reinterpret_cast<T*>(out.first)
+                       : static_cast<T*>(Scratch(1, static_cast<size_t>(planes * (backward ? in_plane : out_plane)) * sizeof(T)));
+    ParallelFor(planes, [&](int64_t p) {
+      plane(source + p * (backward ? out_plane : in_plane), result + p * (backward ? in_plane : out_plane));
+    });
     if (direct) return;
     ScatterFrom(result, type, out);
   }
 
   aclnnStatus Compute() override {
     if (tensor(kOut).numel() == 0) return ACLNN_SUCCESS;
-    if (type == ComputeType::kFloat64) {
+    if (antialias) {
+      if (type == ComputeType::kFloat64) {
+        RunAntialiased<double>();
+      } else {
+        RunAntialiased<float>();
+      }
+    } else if (type == ComputeType::kFloat64) {
       Run<double>();
     } else {
       Run<float>();
@@ -913,10 +1117,33 @@ aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWor
     made->scales[static_cast<size_t>(k)] =
         RoleNumber(call, family, scale_roles[kMaxSpatial - spatial + k], -1, 0.0);
   }
+  made->antialias = traits.antialias;
   made->tensor(kSource).Set(RoleName(call, family, source_role), *source);
   if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, traits.backward ? input : resampled,
                                        traits.backward ? "inputSize" : "[N, C, *outputSize]", kOut)) {
     return s;
+  }
+  if (traits.antialias) {
+    if (spatial != 2) return Decline(call, work, "antialiased over other than 2 dimensions");
+    // The windows aten's kernel computes nothing defined for (MakeAaAxis), refused here by the
+    // page's row on the scales, in the compute type's arithmetic. Once the tensors are checked, and
+    // only where there is a plane to compute: the axes' tables then grow with the tensors' sizes
+    // (an empty batch may state any sizes, the tables of which no memory holds).
+    for (int k = 0; k < spatial && made->planes > 0; ++k) {
+      std::string problem;
+      const size_t at = static_cast<size_t>(k);
+      if (type == ComputeType::kFloat64) {
+        MakeAaAxis<double>(traits.mode, made->in_size[at], made->out_size[at], made->align_corners, made->scales[at],
+                           traits.backward, &problem);
+      } else {
+        MakeAaAxis<float>(traits.mode, made->in_size[at], made->out_size[at], made->align_corners, made->scales[at],
+                          traits.backward, &problem);
+      }
+      if (!problem.empty()) {
+        return RejectByRow(call, family, scale_roles[kMaxSpatial - spatial + k], RowKind::kValue,
+                           "scale " + NumberText(made->scales[at]) + " is too small: " + problem);
+      }
+    }
   }
   *work = owned.release();
   return ACLNN_SUCCESS;
