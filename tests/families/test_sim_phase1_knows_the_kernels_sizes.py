@@ -60,3 +60,22 @@ def test_bincount_out_is_never_shorter_than_minlength():
     assert (long_enough, empty_exact) == (OK, OK)
     assert short == INVALID and "out: length 7 is below minlength 8" in message
     assert empty_longer == INVALID and "length 9 is not minlength 8 (self is empty)" in empty_message
+
+
+def grouped_matmul(group_list: list[int]) -> list:
+    """aclnnGroupedMatmul's arguments: one x [12, 8] whose rows the host group_list's ends split
+    among three weights [8, 5], into one out [12, 5] (splitItem 3)."""
+    return [tensors([tensor([12, 8])]), tensors([tensor([8, 5])] * 3), None, None, None, None, None,
+            ints(*group_list), 3, tensors([tensor([12, 5])])]
+
+
+def test_a_host_group_list_is_judged_against_x_in_phase_1():
+    # aclnnGroupedMatmul's group_list is an aclIntArray (host integers): ends along x's rows. The V5's
+    # group_list tensor stays phase 2's (tests/families/test_sim_grouped_matmul_family.py).
+    (ok, _), (decreasing, message), (past, past_message) = phase1_probe.statuses([
+        ("aclnnGroupedMatmul", grouped_matmul([4, 7, 12])),
+        ("aclnnGroupedMatmul", grouped_matmul([4, 3, 12])),
+        ("aclnnGroupedMatmul", grouped_matmul([4, 7, 13]))])
+    assert ok == OK
+    assert decreasing == INVALID and "groupListOptional: element 1 (3) gives group 1 an end before the previous one" in message
+    assert past == INVALID and "groupListOptional: group 2 reaches past x's 12 rows" in past_message
