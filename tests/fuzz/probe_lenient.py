@@ -264,20 +264,22 @@ def probes(api: API, soc: Soc) -> list[Probe]:
     return out
 
 
-def pages(directory: Path = PACKAGE / "ir") -> Iterator[Page]:
-    """The IR of the package probed (ACLNN_OP_DOCS_PACKAGE_DIR, else generated/), whose examples it calls."""
-    for path in sorted(directory.glob("*.json")):
-        yield Page.from_json(path.read_text(encoding="utf-8"))
-
-
 def bound_apis(names: Optional[Iterable[str]] = None, soc: Optional[Soc] = None) -> list[tuple[API, Soc]]:
-    """Each API the package binds (`names` only, where given), from the page it binds it from (two
-    pages may state one API: leaky_relu_backward.md and .web.txt), with the chip to probe it on."""
+    """Each API the package probed binds (ACLNN_OP_DOCS_PACKAGE_DIR, else generated/; `names` only,
+    where given), from the IR of the page it binds it from (two pages may state one API:
+    leaky_relu_backward.md and .web.txt), with the chip to probe it on."""
     with open(PACKAGE / "aclnn" / "_apis.json", encoding="utf-8") as f:
         source = {api["name"]: api["source"] for api in json.load(f)["apis"]}
-    wanted = set(names) if names is not None else None
-    return [(api, chip) for page in pages() if (chip := chip_of(page, soc)) is not None for api in page.apis
-            if source.get(api.name) == page.source and (wanted is None or api.name in wanted)]
+    wanted = set(source) if names is None else set(names)
+    out: list[tuple[API, Soc]] = []
+    for page_source in sorted({source[name] for name in wanted if name in source}):
+        # op_docs/derived/aclStft.md -> ir/derived/aclStft.md.json
+        path = PACKAGE / "ir" / (Path(page_source).relative_to(Path(page_source).parts[0]).as_posix() + ".json")
+        page = Page.from_json(path.read_text(encoding="utf-8"))
+        chip = chip_of(page, soc)
+        if chip is not None:
+            out.extend((api, chip) for api in page.apis if api.name in wanted and source[api.name] == page.source)
+    return out
 
 
 @dataclass(frozen=True)
