@@ -3,7 +3,8 @@
 For every API of op_docs/ whose page example makes a call phase 1 accepts (the example's arguments,
 as tests/support/phase1_probe.py passes them through the C ABI), the same call is made again with
 one documented rule broken, and the probe lists the calls phase 1 still accepts. The rules broken
-are the ones the page states of a host argument or of an output's shape:
+are the ones the page states, as the package binds them (a semantics file's client widenings, each
+with its evidence that CANN admits more, are no leniency):
 
     null       a required pointer passed as NULL
     rank       a tensor one dimension above the rank its row allows
@@ -37,7 +38,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
-from gen.ir import DEFAULT_SOC, API, DType, Direction, ErrorCategory, ExampleArg, Extent, Page, Param, ParamKind, Soc
+from gen.ir import (DEFAULT_SOC, API, Direction, DType, ErrorCategory, ExampleArg, Extent, Page, Param, ParamKind,
+                    ProductDTypes, Soc)
 from tests.support import phase1_probe
 from tests.support.op_docs_process import PACKAGE
 
@@ -269,17 +271,36 @@ def bound_apis(names: Optional[Iterable[str]] = None, soc: Optional[Soc] = None)
     where given), from the IR of the page it binds it from (two pages may state one API:
     leaky_relu_backward.md and .web.txt), with the chip to probe it on."""
     with open(PACKAGE / "aclnn" / "_apis.json", encoding="utf-8") as f:
-        source = {api["name"]: api["source"] for api in json.load(f)["apis"]}
-    wanted = set(source) if names is None else set(names)
+        bound = {api["name"]: api for api in json.load(f)["apis"]}
+    wanted = set(bound) if names is None else set(names)
     out: list[tuple[API, Soc]] = []
-    for page_source in sorted({source[name] for name in wanted if name in source}):
+    for page_source in sorted({bound[name]["source"] for name in wanted if name in bound}):
         # op_docs/derived/aclStft.md -> ir/derived/aclStft.md.json
         path = PACKAGE / "ir" / (Path(page_source).relative_to(Path(page_source).parts[0]).as_posix() + ".json")
         page = Page.from_json(path.read_text(encoding="utf-8"))
         chip = chip_of(page, soc)
         if chip is not None:
-            out.extend((api, chip) for api in page.apis if api.name in wanted and source[api.name] == page.source)
+            out.extend((_as_bound(api, bound[api.name]), chip) for api in page.apis
+                       if api.name in wanted and bound[api.name]["source"] == page.source)
     return out
+
+
+def _as_bound(api: API, bound: dict[str, Any]) -> API:
+    """The page's API with the parameter facts the package binds: a semantics file's client_optional,
+    client_ranks and client_dtypes widen the table where a framework's calls show CANN admits more
+    (gen.model, each a warning naming its evidence), which is no leniency of phase 1."""
+    facts = {p["name"]: p for p in bound["params"]}
+    params = []
+    for param in api.params:
+        fact = facts.get(param.name)
+        if fact is None:
+            params.append(param)
+            continue
+        by_product = tuple(ProductDTypes(Soc(soc), tuple(DType(d) for d in dtypes))
+                           for soc, dtypes in fact["dtypes_by_product"].items())
+        params.append(replace(param, optional=fact["optional"], rank=tuple(fact["rank"]) if fact["rank"] else None,
+                              dtypes=tuple(DType(d) for d in fact["dtypes"]), dtypes_by_product=by_product))
+    return replace(api, params=tuple(params))
 
 
 @dataclass(frozen=True)
