@@ -1818,7 +1818,7 @@ constexpr aclsim::FamilySpec kFamily = {
 constexpr aclsim::ValueRangeSpec kRanges[] = {
     {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 94},
     {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 104},
-    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 239},
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 181},
 };
 constexpr int64_t kLengths0[] = {
     1,
@@ -8681,13 +8681,21 @@ constexpr aclsim::KernelSpec kKernel = {
     &aclsim::BindElementwise<Kernel, 2, aclsim::IntegerMath::kFloat>,
     /*inputs=*/aclsim::Bits(0, 1), /*output=*/4, aclsim::IntegerMath::kFloat, aclnn_bindgen::ResultRule::kPromoted};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = 3, .when_value = 1.0, .line = 180},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyReluBackward", "leaky_relu_backward.md",
     kParams, 5,
     kProducts, 3,
     /*checks=*/&CheckValues,
     /*kernel=*/&kKernel,
-    /*not_simulated=*/nullptr};
+    /*not_simulated=*/nullptr,
+    /*family=*/nullptr, /*rules=*/&kRules};
 
 }  // namespace sim_LeakyReluBackward
 }  // namespace
@@ -10360,6 +10368,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, -1, -1, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = false, .offset = 0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 180},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 1, /*line=*/180, 161002},
@@ -10372,7 +10387,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_Pdist
 }  // namespace

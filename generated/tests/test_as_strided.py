@@ -192,12 +192,12 @@ def test_rule_line104_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=104, base=BASE)
 
 
-# line 239: size in [0, inf)
+# line 181: size in [0, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('size=-1', values={'size': (-1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line239_value_range3_refused(op, case):
-    t.check_refused(op, case, status=161002, socs=(), line=239, base=BASE)
+def test_rule_line181_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=181, base=BASE)
 
 
 # line 104: len(storageOffset) in {1}

@@ -1,7 +1,7 @@
 """Value ranges stated in prose that phase 1 checks (issue 24, "too lenient"), read from fragments
 of the corpus pages that state them: a dimension index bounded by a letter the sentence defines as
 a tensor's rank, by "X的维度数量", or with the range before its word ("在[...]范围内"); a bound that is
-another argument's value; a sign stated as a word ("非负整数", "positive integer"); English error
+another argument's value; a sign stated as a word ("非负整数", "positive integer", an error row's "为负数"); English error
 rows ("has values less than or equal to 0"). And what stays unread: a condition before the range,
 a bound that is a dimension index."""
 
@@ -13,7 +13,7 @@ from gen.ir import Direction, Param, ParamKind
 from gen.parse.extractors.rules import UNREAD, Text, read_rules
 
 _C_TYPES = {ParamKind.TENSOR: "const aclTensor*", ParamKind.INT: "int64_t", ParamKind.INT_ARRAY: "const aclIntArray*",
-            ParamKind.FLOAT: "double", ParamKind.SCALAR: "const aclScalar*"}
+            ParamKind.FLOAT: "double", ParamKind.SCALAR: "const aclScalar*", ParamKind.BOOL: "bool"}
 
 
 def params(**kinds: ParamKind) -> list[Param]:
@@ -126,6 +126,27 @@ def test_a_sign_or_an_elements_bound_in_words(text, subject, expected):
 def test_an_error_row_refusing_some_element(text, expected):
     found, _ = read(params(self=T, kernelShape=A, strides=A, pads=A), text, error_row=True)
     assert found == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("p为负数或nan。", {"p in [0, inf)"}),  # aclnnPdist.md:180 (NaN is no bound a range holds)
+    ("size、stride或storageOffset中存在负数。", {"size in [0, inf)", "stride in [0, inf)", "storageOffset in [0, inf)"}),  # aclnnAsStrided
+    ("selfIsResult为true时，negativeSlope是负数。", {"negativeSlope in [0, inf) when selfIsResult == 1"}),  # aclnnLeakyReluBackward
+    ("maxLowBound不为0.0但scaleAlg不为1，或maxLowBound为负数。", {"maxLowBound in [0, inf)"}),
+])
+def test_an_error_row_refusing_a_negative_value_is_a_bound_at_0(text, expected):
+    found, _ = read(params(p=F, size=A, stride=A, storageOffset=A, negativeSlope=ParamKind.SCALAR, selfIsResult=ParamKind.BOOL,
+                           maxLowBound=F, scaleAlg=I), text, error_row=True)
+    assert found == expected
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("如果paddingIdx为负数则不进行处理。", "paddingIdx"),  # aclnnEmbeddingDenseBackward: what a negative value means
+    ("支持负数，范围[-self.dim(), self.dim() - 1]。", None),  # negative dimensions are allowed, not refused
+])
+def test_a_negative_value_the_page_admits_gives_no_bound_at_0(text, subject):
+    found, _ = read(params(self=T, paddingIdx=I), text, subject)
+    assert not any("[0, inf)" in rule for rule in found)
 
 
 @pytest.mark.parametrize("text, subject", [

@@ -9,6 +9,10 @@ An argument is None (NULL), a number or bool (passed as the C type the page decl
     {"tensor": shape, "dtype": "FLOAT", "format": "ND"}     an aclTensor (no data: phase 1 reads none)
     {"scalar": value, "dtype": "FLOAT"}                      an aclScalar
     {"ints": [...]}                                          an aclIntArray
+    {"floats": [...]}, {"bools": [...]}                      an aclFloatArray, an aclBoolArray
+    {"tensors": [tensor, ...]}, {"scalars": [scalar, ...]}   an aclTensorList, an aclScalarList
+    {"string": "mean"}                                       a char*
+    {"dtype": "FLOAT"} alone                                 an aclDataType
 """
 
 from __future__ import annotations
@@ -18,14 +22,11 @@ import json
 from typing import Any, Sequence
 
 from gen import abi
+from gen.ir import DType
 from tests.support.op_docs_process import PACKAGE, results_of
 
 _CTYPES = {"int64_t": "i64", "uint64_t": "u64", "int32_t": "i32", "double": "f64", "float": "f32", "bool": "bool",
            "aclDataType": "i32", "int8_t": "i32", "char": "i32", "int": "i32"}
-# The NumPy dtype of an aclScalar's host value, by the aclDataType it is made with.
-_NUMPY = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "INT64": "int64", "INT32": "int32",
-          "BOOL": "bool"}
-
 # Run after op_docs_process.PROLOGUE (json, sys, numpy as np, the package's directory as sys.argv[1]).
 SCRIPT = r'''
 import ctypes
@@ -42,6 +43,14 @@ scalar = find("aclCreateScalar")
 scalar.restype, scalar.argtypes = P, [P, ctypes.c_int]
 int_array = find("aclCreateIntArray")
 int_array.restype, int_array.argtypes = P, [I64P, ctypes.c_uint64]
+float_array = find("aclCreateFloatArray")
+float_array.restype, float_array.argtypes = P, [ctypes.POINTER(ctypes.c_float), ctypes.c_uint64]
+bool_array = find("aclCreateBoolArray")
+bool_array.restype, bool_array.argtypes = P, [ctypes.POINTER(ctypes.c_bool), ctypes.c_uint64]
+tensor_list = find("aclCreateTensorList")
+tensor_list.restype, tensor_list.argtypes = P, [ctypes.POINTER(P), ctypes.c_uint64]
+scalar_list = find("aclCreateScalarList")
+scalar_list.restype, scalar_list.argtypes = P, [ctypes.POINTER(P), ctypes.c_uint64]
 set_soc = find("aclsimSetSoc")
 set_soc.argtypes = [ctypes.c_char_p]
 message = find("aclGetRecentErrMsg")
@@ -55,9 +64,28 @@ def array(values):
     keep.append(a)
     return a
 
+def kept(ctype, values):
+    a = (ctype * max(len(values), 1))(*values)
+    keep.append(a)
+    return a
+
 def arg(value):
     if not isinstance(value, dict):
         return value
+    if "tensors" in value or "scalars" in value:
+        members = value.get("tensors", value.get("scalars"))
+        made = tensor_list if "tensors" in value else scalar_list
+        return made(kept(P, [arg(m) for m in members]), len(members))
+    if "floats" in value:
+        return float_array(kept(ctypes.c_float, value["floats"]), len(value["floats"]))
+    if "bools" in value:
+        return bool_array(kept(ctypes.c_bool, value["bools"]), len(value["bools"]))
+    if "string" in value:
+        text = ctypes.c_char_p(value["string"].encode())
+        keep.append(text)
+        return ctypes.cast(text, P)
+    if "enum" in value:
+        return value["enum"]
     if "tensor" in value:
         shape = value["tensor"]
         strides, step = [0] * len(shape), 1
@@ -98,13 +126,25 @@ def _encoded(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     dtypes, formats = abi.enumerators("aclDataType"), abi.enumerators("aclFormat")
+    if "tensors" in value or "scalars" in value:
+        key = "tensors" if "tensors" in value else "scalars"
+        return {key: [_encoded(member) for member in value[key]]}
+    if set(value) == {"dtype"}:  # an aclDataType argument
+        return {"enum": dtypes[DType(value["dtype"]).enumerator]}
     out = dict(value)
     if "dtype" in value:
-        out["dtype"] = dtypes[f"ACL_{value['dtype']}" if value["dtype"] != "BFLOAT16" else "ACL_BF16"]
+        out["dtype"] = dtypes[DType(value["dtype"]).enumerator]
     if "tensor" in value:
         out["format"] = formats[f"ACL_FORMAT_{value.get('format', 'ND')}"]
     if "scalar" in value:
-        out["numpy"] = _NUMPY[value["dtype"]]
+        # The host value in the scalar's own dtype where NumPy holds it; else a DOUBLE or INT64 scalar
+        # of the same value (an ml_dtypes box is not what the simulator reads for BFLOAT16).
+        held = DType(value["dtype"]).numpy or ""
+        if held.startswith("numpy."):
+            out["numpy"] = held.removeprefix("numpy.")
+        else:
+            wide = DType.DOUBLE if isinstance(value["scalar"], float) else DType.INT64
+            out["numpy"], out["dtype"] = str(wide.numpy).removeprefix("numpy."), dtypes[wide.enumerator]
     return out
 
 
@@ -129,3 +169,28 @@ def scalar(value: float | int, dtype: str = "FLOAT") -> dict:
 
 def ints(*values: int) -> dict:
     return {"ints": list(values)}
+
+
+def floats(*values: float) -> dict:
+    return {"floats": list(values)}
+
+
+def bools(*values: bool) -> dict:
+    return {"bools": list(values)}
+
+
+def tensors(members: Sequence[dict]) -> dict:
+    return {"tensors": list(members)}
+
+
+def scalars(members: Sequence[dict]) -> dict:
+    return {"scalars": list(members)}
+
+
+def string(text: str) -> dict:
+    return {"string": text}
+
+
+def dtype(name: str) -> dict:
+    """An aclDataType argument, by the pages' name of the dtype."""
+    return {"dtype": name}

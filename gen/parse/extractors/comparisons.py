@@ -10,6 +10,7 @@ bound a number or the value of another host argument (`Extent.VALUE`).
     传入的min大于max (an error row)                ValueRange(min, high=value(max))
     0≤prob≤1                                      ValueRange(prob, [0, 1])
     repeats的值必须为非负数 / positive integer       ValueRange(repeats, low=0) / low=(0, exclusive)
+    p为负数或nan (an error row)                     ValueRange(p, low=0)
     kernelShape has values less than or equal to 0 (an error row)   ValueRange(kernelShape, low=(0, exclusive))
 
 CANN's implementations check these in phase 1 (the error tables list them as 161002), and the
@@ -104,12 +105,18 @@ _CONJUNCTION = lazy_pattern(r"且|\band\b", re.I)
 _NOT_AN_OPERAND = r"(?<![A-Za-z0-9_/*+\-×.的])(?<![/*+\-×]\s)"
 
 
-# A sign stated as a word ("必须为非负整数", "该值必须是非负的", "must be a positive integer"): the
-# comparison with 0 it means, which the readers below then read as they read "大于等于0".
+# A sign stated as a word ("必须为非负整数", "该值必须是非负的", "must be a positive integer"; "不可以是负数",
+# and an error row's "p为负数或nan", "size、stride或storageOffset中存在负数"): the comparison with 0 it
+# means, which the readers below then read as they read "大于等于0" or "小于0". The non-negative forms go
+# first, as "非负数" holds "负数".
 _SIGN_WORDS = (
     (lazy_pattern(r"(?:为|是)?\s*非负(?:的)?(?:整数|数值|数|值)?(?:的)?|\b(?:be\s+)?(?:an?\s+)?non-?negative(?:\s+(?:integers?|numbers?|values?))?",
                 re.I), "大于等于0"),
     (lazy_pattern(r"(?:为|是)\s*正(?:整数|数)|\b(?:be\s+)?(?:an?\s+)?positive\s+(?:integers?|numbers?)", re.I), "大于0"),
+    (lazy_pattern(r"(?:不可以|不可|不能|不得|不应|不允许)(?:为|是)\s*负(?:整数|数值|数)|\b(?:must|should)\s+not\s+be\s+negative\b",
+                re.I), "大于等于0"),
+    (lazy_pattern(r"(?:为|是)\s*负(?:整数|数值|数)|(?<=中)\s*(?:存在|有|含有)\s*负(?:整数|数值|数)|"
+                r"\b(?:is|are)\s+(?:an?\s+)?negative(?:\s+(?:integers?|numbers?|values?))?\b", re.I), "小于0"),
 )
 
 

@@ -513,14 +513,16 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         w.tensor(kFirstIndex + static_cast<int>(i)).Set(RoleName(call, family, A::Role::kIndices), index);
       }
       w.indices = static_cast<int>(list->size());
-      if (op == A::Op::kIndexPut && !masks) {
-        // Positions only: the result's shape is known now (a mask's extent is the data's).
+      // Positions only: the result's shape is known now (a mask's extent is the data's), as Map
+      // computes it in phase 2: the stand-ins' dimensions whole, the others' positions broadcast.
+      Dims result;
+      if (!masks) {
         std::vector<bool> whole(static_cast<size_t>(rank), true);
         Dims b;
         bool indexed = false;
         for (size_t i = 0; i < list->size(); ++i) {
+          if ((w.whole_dims >> i) & 1) continue;
           const TensorDesc& index = (*list)[i];
-          if (index.view.size() == 1 && index.view[0] == 0) continue;
           if (!BroadcastShape(b, index.view, &b)) {
             return RejectInvalid(call, family, A::Role::kIndices, "[" + std::to_string(i) + "]: shape " + DimsText(index.view) +
                                                                 " does not broadcast with the others' " + DimsText(b));
@@ -528,7 +530,9 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
           whole[i] = false;
           indexed = true;
         }
-        const Dims result = ResultShape(self->view, LayoutOf(whole), b, indexed);
+        result = ResultShape(self->view, LayoutOf(whole), b, indexed);
+      }
+      if (op == A::Op::kIndexPut && !masks) {
         Dims joint;
         if (!BroadcastShape(values->view, result, &joint) || joint != result) {
           return RejectInvalid(call, family, A::Role::kValues, "shape " + DimsText(values->view) +
@@ -541,6 +545,13 @@ aclnnStatus PlanAdvanced(const Call& call, const FamilySpec& family, ExecutorWor
         if (out->dtype != self->dtype) {
           return RejectInvalid(call, family, A::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " differs from " +
                                                           self_name + "'s " + DTypeName(self->dtype));
+        }
+        // out has the indexing result's shape (the page's formula, out = self[indices]); with positions
+        // only that shape follows from the descriptors, so phase 1 judges it rather than leaving a
+        // call it will fail to phase 2 (IndexOrPut keeps the check for masks, whose extent is data).
+        if (!masks && out->view != result) {
+          return RejectInvalid(call, family, A::Role::kOut, "shape " + DimsText(out->view) + " is not the indexing result's " +
+                                                          DimsText(result));
         }
         w.tensor(kOut).Set(RoleName(call, family, A::Role::kOut), *out);
       }

@@ -230,6 +230,14 @@ aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWor
       made->tensor(kWeights).Set(RoleName(call, family, F::Role::kWeights), *weights);
     }
     if (out->view.size() != 1) return reject(F::Role::kOut, "bincount's out is 1-D, got " + DimsText(out->view));
+    // The page: "out的长度为self的最大值加1和minlength二者取最大", so never below minlength, and minlength
+    // itself for an empty self, which phase 1 knows; self's largest value + 1 is the data's (phase 2).
+    const bool empty_self = std::find(self->view.begin(), self->view.end(), 0) != self->view.end();
+    if (out->view[0] < made->minlength || (empty_self && out->view[0] != made->minlength)) {
+      return reject(F::Role::kOut, "length " + std::to_string(out->view[0]) + (empty_self ? " is not" : " is below") +
+                                       " minlength " + std::to_string(made->minlength) +
+                                       (empty_self ? " (self is empty)" : ""));
+    }
     if (aclnnStatus s = keep(out->view, "its own 1-D shape")) return s;
   } else if (op == F::Op::kIsin) {
     made->self_value = RoleNumber(call, family, F::Role::kElement, -1, 0);

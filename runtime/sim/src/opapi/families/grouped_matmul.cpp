@@ -95,6 +95,15 @@ class GroupedMatmulWork final : public FamilyWork {
   std::vector<TensorDesc> int4_weights;  // by slot: an INT4 weight's elements (its slot holds their bytes)
   int per_token = -1;        // per_token_scale's slot (quant): one value per row of the one x
 
+  // aclnnGroupedMatmul's group_list is host integers: the groups' sizes are known in phase 1, so a
+  // list that does not fit x (an end before the previous one, a group past x's rows, an element
+  // other than the rows of x's member) is refused then as the argument it is (ACLNN_ERR_PARAM_INVALID),
+  // not left to fail phase 2. A group_list on the device stays Compute's to judge.
+  aclnnStatus CheckHostList() {
+    if (host_list.empty()) return ACLNN_SUCCESS;
+    return shared_x ? ResolveSizes(ACLNN_ERR_PARAM_INVALID) : CheckListAgrees(ACLNN_ERR_PARAM_INVALID);
+  }
+
  private:
   // The groups' sizes along x's grouped axis from group_list, or the failure naming it.
   bool Listed() const { return group_list >= 0 || !host_list.empty(); }
@@ -107,19 +116,20 @@ class GroupedMatmulWork final : public FamilyWork {
     return tensor(group_list).numel() ? IndexValues(tensor(group_list), 0) : nullptr;
   }
 
-  aclnnStatus ResolveSizes() {
+  // `status`: phase 2's ACLNN_ERR_INNER for a group_list on the device; phase 1 judges a host one.
+  aclnnStatus ResolveSizes(aclnnStatus status = ACLNN_ERR_INNER) {
     const int64_t count = ListCount();
     const int64_t* values = ListValues();
     int64_t at = 0;
     for (int64_t i = 0; i < count; ++i) {
       const int64_t size = list_type == 1 ? values[i] : values[i] - (i ? values[i - 1] : 0);
       if (size < 0) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " (" +
+        return Fail(status, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " (" +
                                          std::to_string(values[i]) + ") gives group " + std::to_string(i) +
                                          (list_type == 1 ? " a negative count" : " an end before the previous one"));
       }
       if (size > extent - at) {  // checked before the sum, which values near 2^63 would overflow
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": group " + std::to_string(i) +
+        return Fail(status, std::string(api_) + ": " + list_name + ": group " + std::to_string(i) +
                                          " reaches past x's " + std::to_string(extent) +
                                          (by_columns ? " columns" : " rows"));
       }
@@ -140,7 +150,7 @@ class GroupedMatmulWork final : public FamilyWork {
       for (size_t i = 0; i < groups.size(); ++i) {
         const TensorRef& o = tensor(outs[i]);
         if (o.shape[0] != groups[i].m) {
-          return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + o.name + ": member " + std::to_string(i) + " has " +
+          return Fail(status, std::string(api_) + ": " + o.name + ": member " + std::to_string(i) + " has " +
                                            std::to_string(o.shape[0]) + " rows, group_list gives its group " +
                                            std::to_string(groups[i].m));
         }
@@ -150,14 +160,14 @@ class GroupedMatmulWork final : public FamilyWork {
   }
 
   // group_list given beside one x per group (group_type 0): it must name their rows.
-  aclnnStatus CheckListAgrees() {
+  aclnnStatus CheckListAgrees(aclnnStatus status = ACLNN_ERR_INNER) {
     const int64_t* values = ListValues();
     int64_t end = 0;
     for (size_t i = 0; i < groups.size(); ++i) {
       end += groups[i].m;
       const int64_t want = list_type == 1 ? groups[i].m : end;
       if (values[i] != want) {
-        return Fail(ACLNN_ERR_INNER, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " is " +
+        return Fail(status, std::string(api_) + ": " + list_name + ": element " + std::to_string(i) + " is " +
                                          std::to_string(values[i]) + ", x's member " + std::to_string(i) + " gives " +
                                          std::to_string(want));
       }
@@ -793,6 +803,7 @@ aclnnStatus PlanGroupedMatmul(const Call& call, const FamilySpec& family, Execut
       }
     }
   }
+  if (aclnnStatus s = made->CheckHostList()) return s;
   *work = owned.release();
   return ACLNN_SUCCESS;
 }

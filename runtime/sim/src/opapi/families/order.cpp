@@ -330,6 +330,14 @@ aclnnStatus PlanOrder(const Call& call, const FamilySpec& family, ExecutorWork**
         return reject(F::Role::kRepeats, "holds " + std::to_string(counts) + " counts, neither 1 nor the " +
                                              std::to_string(elements) + " elements it repeats");
       }
+      // Host counts (aclnnRepeatInterleaveInt, ...IntWithDim) fix the extent now: their pages state
+      // "outputSize必须等于self的元素个数 * repeats的值" and CANN refuses another in phase 1, as phase 2
+      // (Counts) would. Counts on the device are phase 2's to sum.
+      int64_t repeated = 0;
+      if (!repeats && (__builtin_mul_overflow(elements, made->repeat_count, &repeated) || made->output_size != repeated)) {
+        return reject(F::Role::kOutputSize, std::to_string(made->output_size) + " is not the " + std::to_string(elements) +
+                                                " elements repeated " + std::to_string(made->repeat_count) + " times");
+      }
       if (made->has_dim && rank > 0) shape[made->dim] = made->output_size;
       else shape = Dims{made->output_size};
     } else {
