@@ -9,20 +9,20 @@ docs state; npu_rotary_mul's undocumented rotate refused by name."""
 # f(*tensors) on the CPU and on npu, then the gradients of (f * w).sum() for every input, with a
 # weight w so that each output position's gradient differs.
 CHECK = """
-import torch.nn.functional as F
+        import torch.nn.functional as F
 
-def check(name, f, *tensors, rtol=1e-4, atol=1e-5, cpu_f=None):
-    cpu = [t.clone().requires_grad_() for t in tensors]
-    npu = [t.npu().requires_grad_() for t in tensors]
-    want, got = (cpu_f or f)(*cpu), f(*npu)
-    assert torch.allclose(got.detach().cpu().float(), want.detach().float(), rtol=rtol, atol=atol), (
-        name, (got.detach().cpu().float() - want.detach().float()).abs().max())
-    w = torch.randn(want.shape)
-    (want * w.to(want.dtype)).sum().backward()
-    (got * w.to(got.dtype).npu()).sum().backward()
-    for k, (a, b) in enumerate(zip(cpu, npu)):
-        assert torch.allclose(b.grad.cpu().float(), a.grad.float(), rtol=rtol, atol=atol), (
-            name, "grad", k, (b.grad.cpu().float() - a.grad.float()).abs().max())
+        def check(name, f, *tensors, rtol=1e-4, atol=1e-5, cpu_f=None):
+            cpu = [t.clone().requires_grad_() for t in tensors]
+            npu = [t.npu().requires_grad_() for t in tensors]
+            want, got = (cpu_f or f)(*cpu), f(*npu)
+            assert torch.allclose(got.detach().cpu().float(), want.detach().float(), rtol=rtol, atol=atol), (
+                name, (got.detach().cpu().float() - want.detach().float()).abs().max())
+            w = torch.randn(want.shape)
+            (want * w.to(want.dtype)).sum().backward()
+            (got * w.to(got.dtype).npu()).sum().backward()
+            for k, (a, b) in enumerate(zip(cpu, npu)):
+                assert torch.allclose(b.grad.cpu().float(), a.grad.float(), rtol=rtol, atol=atol), (
+                    name, "grad", k, (b.grad.cpu().float() - a.grad.float()).abs().max())
 """
 
 

@@ -431,31 +431,31 @@ def test_npu_rotate_quant_follows_its_page(run_npu):
     # The product's sums may differ from PyTorch's in their order, so a quotient at a tie may round
     # the other way: y within 1, almost everywhere equal; the scales within float rounding.
     run_npu(REFUSED_BY_NAME + """
-        g = torch.Generator().manual_seed(7)
-        for dtype in (torch.float16, torch.bfloat16):
-            for m, n, k in ((3, 128, 16), (5, 256, 64)):
-                x = (torch.randn(m, n, generator=g) * 3).to(dtype)
-                rotation = (torch.randn(k, k, generator=g) / k ** 0.5).to(dtype)
-                ys = (x.float().double().reshape(-1, k) @ rotation.double()).reshape(m, n)
-                want_scale = (ys.abs().amax(-1) / 127).float()
-                for mode, rounding in (("rint", torch.round), ("floor", torch.floor)):
-                    want = rounding(ys / want_scale.double()[:, None]).clamp(-128, 127).to(torch.int8)
-                    y, scale = torch_npu.npu_rotate_quant(x.npu(), rotation.npu(), round_mode=mode)
-                    y, scale = y.cpu(), scale.cpu()
-                    assert y.dtype == torch.int8 and y.shape == (m, n) and scale.shape == (m,), (y.dtype, y.shape)
-                    assert torch.allclose(scale, want_scale, rtol=1e-5, atol=0), (dtype, mode)
-                    differ = (y.int() - want.int()).abs()
-                    assert differ.max() <= 1 and (differ > 0).float().mean() < 0.01, (dtype, mode, differ.max())
-        # What the simulator does not compute answers an error naming it, never a value.
-        x, rotation = torch.randn(2, 128).half().npu(), torch.randn(16, 16).half().npu()
-        # (A call the kernel declines fails at the synchronisation, with 561003 and libascendcl's message.)
-        for options, words in (({"round_mode": "round"}, ("aclnnRotateQuant", "round")),
-                               ({"alpha": torch.tensor([0.5]).bfloat16().npu()}, ("aclnnRotateQuant", "alpha"))):
-            try:
-                torch_npu.npu_rotate_quant(x, rotation, **options)[0].cpu()
-            except RuntimeError as error:
-                said = str(error) + (recent_error() if "561003" in str(error) else "")
-                assert all(w in said for w in words), (options, error)
-            else:
-                raise AssertionError(f"{options} was not refused")
+    g = torch.Generator().manual_seed(7)
+    for dtype in (torch.float16, torch.bfloat16):
+        for m, n, k in ((3, 128, 16), (5, 256, 64)):
+            x = (torch.randn(m, n, generator=g) * 3).to(dtype)
+            rotation = (torch.randn(k, k, generator=g) / k ** 0.5).to(dtype)
+            ys = (x.float().double().reshape(-1, k) @ rotation.double()).reshape(m, n)
+            want_scale = (ys.abs().amax(-1) / 127).float()
+            for mode, rounding in (("rint", torch.round), ("floor", torch.floor)):
+                want = rounding(ys / want_scale.double()[:, None]).clamp(-128, 127).to(torch.int8)
+                y, scale = torch_npu.npu_rotate_quant(x.npu(), rotation.npu(), round_mode=mode)
+                y, scale = y.cpu(), scale.cpu()
+                assert y.dtype == torch.int8 and y.shape == (m, n) and scale.shape == (m,), (y.dtype, y.shape)
+                assert torch.allclose(scale, want_scale, rtol=1e-5, atol=0), (dtype, mode)
+                differ = (y.int() - want.int()).abs()
+                assert differ.max() <= 1 and (differ > 0).float().mean() < 0.01, (dtype, mode, differ.max())
+    # What the simulator does not compute answers an error naming it, never a value.
+    x, rotation = torch.randn(2, 128).half().npu(), torch.randn(16, 16).half().npu()
+    # (A call the kernel declines fails at the synchronisation, with 561003 and libascendcl's message.)
+    for options, words in (({"round_mode": "round"}, ("aclnnRotateQuant", "round")),
+                           ({"alpha": torch.tensor([0.5]).bfloat16().npu()}, ("aclnnRotateQuant", "alpha"))):
+        try:
+            torch_npu.npu_rotate_quant(x, rotation, **options)[0].cpu()
+        except RuntimeError as error:
+            said = str(error) + (recent_error() if "561003" in str(error) else "")
+            assert all(w in said for w in words), (options, error)
+        else:
+            raise AssertionError(f"{options} was not refused")
     """)

@@ -303,6 +303,9 @@
 #include "aclnnop/aclnn_bucketize.h"
 #define ACLNN_DECLARES_aclnnBucketize 1
 
+#include "aclnnop/aclnn_c_io_u.h"
+#define ACLNN_DECLARES_aclnnCIoU 1
+
 #include "aclnnop/aclnn_cast.h"
 #define ACLNN_DECLARES_aclnnCast 1
 
@@ -342,6 +345,9 @@
 
 #include "aclnnop/aclnn_clipped_swiglu.h"
 #define ACLNN_DECLARES_aclnnClippedSwiglu 1
+
+#include "aclnnop/aclnn_coalesce_sparse.h"
+#define ACLNN_DECLARES_aclnnCoalesceSparse 1
 
 #include "aclnnop/aclnn_complex.h"
 #define ACLNN_DECLARES_aclnnComplex 1
@@ -1061,6 +1067,9 @@
 #include "aclnnop/aclnn_inverse.h"
 #define ACLNN_DECLARES_aclnnInverse 1
 
+#include "aclnnop/aclnn_iou.h"
+#define ACLNN_DECLARES_aclnnIou 1
+
 #include "aclnnop/aclnn_is_inf.h"
 #define ACLNN_DECLARES_aclnnIsInf 1
 
@@ -1654,6 +1663,12 @@
 
 #include "aclnnop/aclnn_rms_norm_quant_v3.h"
 #define ACLNN_DECLARES_aclnnRmsNormQuantV3 1
+
+#include "aclnnop/aclnn_roi_align.h"
+#define ACLNN_DECLARES_aclnnROIAlign 1
+
+#include "aclnnop/aclnn_roi_align_backward.h"
+#define ACLNN_DECLARES_aclnnROIAlignBackward 1
 
 #include "aclnnop/aclnn_roll.h"
 #define ACLNN_DECLARES_aclnnRoll 1

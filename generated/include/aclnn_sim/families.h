@@ -109,6 +109,17 @@ struct AttentionFamily {
   static constexpr const char* kOpNames[] = { "flash_attention", "flash_attention_grad", "transform_qkv", "masked_softmax_bias", "prompt_flash_attention", "incre_flash_attention", "fused_infer_attention" };
 };
 
+// box_overlap: iou: every pair's IoU or IoF of bboxes [N, 4] and gtboxes [M, 4], eps the pixel offset, overlap [N, M]; ciou: Complete IoU of coordinate rows [4, N] and [4, M] (trans: centre and size; isCross: every pair) and atanSub; in float.
+struct BoxOverlapFamily {
+  struct Op {
+    enum : int8_t { kIou, kCiou };
+  };
+  struct Role {
+    enum : int8_t { kBboxes, kGtboxes, kMode, kEps, kTrans, kIsCross, kOverlap, kAtanSub };
+  };
+  static constexpr const char* kOpNames[] = { "iou", "ciou" };
+};
+
 // chamfer: chamfer_distance_backward: each point's 2 * grad * (point - its nearest in the other set, by idx) added to its gradient and subtracted from the nearest's, both sets, in float.
 struct ChamferFamily {
   struct Op {
@@ -129,6 +140,17 @@ struct ChunkCatFamily {
     enum : int8_t { kTensors, kDim, kNumChunks, kOut };
   };
   static constexpr const char* kOpNames[] = { "chunk_cat" };
+};
+
+// coalesce: coalesce_sparse: newIndices[uniqueIndices[i]] = indices[i], newValues[j] the sum of the values that uniqueIndices sends to j, in the values' dtype.
+struct CoalesceFamily {
+  struct Op {
+    enum : int8_t { kCoalesceSparse };
+  };
+  struct Role {
+    enum : int8_t { kUniqueLen, kUniqueIndices, kIndices, kValues, kNewIndices, kNewValues };
+  };
+  static constexpr const char* kOpNames[] = { "coalesce_sparse" };
 };
 
 // conv: im2col + GEMM on the BLAS (OpenBLAS sgemm; FLOAT16 and BFLOAT16 converted to float), its transpose (col2im) for the input's gradient and transposed convolutions.
@@ -683,6 +705,17 @@ struct RnnFamily {
   static constexpr const char* kOpNames[] = { "lstm", "lstm_backward", "gru", "gru_backward" };
 };
 
+// roi_align: roi_align: self [N, C, H, W] pooled over rois [R, 5] (batch index, corners) into [R, C, pooledHeight, pooledWidth], torchvision's RoIAlign (roiEndMode 0: aligned=False, 3: aligned=True); roi_align_backward: its adjoint into xdiffShape; in float.
+struct RoiAlignFamily {
+  struct Op {
+    enum : int8_t { kRoiAlign, kRoiAlignBackward };
+  };
+  struct Role {
+    enum : int8_t { kSelf, kGradOutput, kRois, kXdiffShape, kSpatialScale, kPooledHeight, kPooledWidth, kSampleNum, kRoiEndMode, kOut };
+  };
+  static constexpr const char* kOpNames[] = { "roi_align", "roi_align_backward" };
+};
+
 // rope_cache: per token t and head, the first rotaryDim elements of query and key rotated by cos, sin = cache[positions[t]] halved (mrope: section s of the halves from positions[s, t]): rotate_half o1 = x1 cos - x2 sin, o2 = x2 cos + x1 sin over the halves x1, x2, or the same over the even and odd elements, interleaved back; the rest of each head copied; in float.
 struct RopeCacheFamily {
   struct Op {
@@ -891,8 +924,10 @@ aclnnStatus PlanAffineGrid(const Call& call, const FamilySpec& family, ExecutorW
 aclnnStatus PlanAmp(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAsStrided(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanAttention(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanBoxOverlap(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChamfer(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanChunkCat(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanCoalesce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanConv(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCounting(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanCreation(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
@@ -941,6 +976,7 @@ aclnnStatus PlanRandom(const Call& call, const FamilySpec& family, ExecutorWork*
 aclnnStatus PlanReduce(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanResample(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRnn(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
+aclnnStatus PlanRoiAlign(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRopeCache(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotary(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);
 aclnnStatus PlanRotateQuant(const Call& call, const FamilySpec& family, ExecutorWork** work, uint64_t* workspace);

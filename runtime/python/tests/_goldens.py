@@ -923,6 +923,130 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         return out.reshape(*x.shape[:-1], weight2.shape[-1]).to(torch.float16 if x_dtype == torch.int8 else x_dtype)
 
     @staticmethod
+    def iou(bboxes: Any, gtboxes: Any, mode: str, eps: float, aligned: bool) -> Any:
+        """aclnnIou's overlap [N, M]: every pair's intersection over union ("iou") or over the ground-truth
+        box's area ("iof"), eps added to every width and height (the derived page's formula), in float, in
+        bboxes' dtype. aligned and another mode refused (the simulator declines aligned by name)."""
+        if aligned or mode not in ("iou", "iof"):
+            exact.refused(f"aligned {aligned} and mode {mode!r} are not simulated")
+        b, g = bboxes.float()[:, None], gtboxes.float()[None]
+        w = (b[..., 2].minimum(g[..., 2]) - b[..., 0].maximum(g[..., 0]) + eps).clamp(min=0)
+        h = (b[..., 3].minimum(g[..., 3]) - b[..., 1].maximum(g[..., 1]) + eps).clamp(min=0)
+        inter = w * h
+        g_area = (g[..., 2] - g[..., 0] + eps) * (g[..., 3] - g[..., 1] + eps)
+        b_area = (b[..., 2] - b[..., 0] + eps) * (b[..., 3] - b[..., 1] + eps)
+        return (inter / (g_area if mode == "iof" else b_area + g_area - inter)).to(bboxes.dtype)
+
+    @staticmethod
+    def ciou(bboxes: Any, gtboxes: Any, trans: bool, is_cross: bool, mode: str) -> Any:
+        """aclnnCIoU's (overlap, atanSub): Complete IoU (Zheng et al., 2020) of the boxes given as coordinate
+        rows [4, N] and [4, M] (centre and size when trans), every pair ([M, N]) when is_cross, else box i
+        with gtbox i ([1, N]); atanSub = atan(w_gt / h_gt) - atan(w / h). In float, in bboxes' dtype; mode
+        "iof" refused (no source says what it divides the penalties by)."""
+        import torch
+
+        if mode != "iou":
+            exact.refused(f"mode {mode!r} is not simulated")
+
+        def corners(t: Any) -> Any:
+            t = t.float()
+            if trans:
+                return torch.stack((t[0] - t[2] / 2, t[1] - t[3] / 2, t[0] + t[2] / 2, t[1] + t[3] / 2))
+            return t
+        p, q = corners(bboxes), corners(gtboxes)
+        if is_cross:
+            p, q = p[:, None, :], q[:, :, None]  # [4, 1, N] and [4, M, 1]: y[j, i] of box i and gtbox j
+        else:
+            p, q = p[:, None, :], q[:, None, :]
+        inter = ((torch.minimum(p[2], q[2]) - torch.maximum(p[0], q[0])).clamp(min=0)
+                 * (torch.minimum(p[3], q[3]) - torch.maximum(p[1], q[1])).clamp(min=0))
+        area_p, area_q = (p[2] - p[0]) * (p[3] - p[1]), (q[2] - q[0]) * (q[3] - q[1])
+        iou = inter / (area_p + area_q - inter)
+        dx, dy = (p[0] + p[2] - q[0] - q[2]) / 2, (p[1] + p[3] - q[1] - q[3]) / 2
+        cw = torch.maximum(p[2], q[2]) - torch.minimum(p[0], q[0])
+        ch = torch.maximum(p[3], q[3]) - torch.minimum(p[1], q[1])
+        atan_sub = torch.atan((q[2] - q[0]) / (q[3] - q[1])) - torch.atan((p[2] - p[0]) / (p[3] - p[1]))
+        v = 4 / math.pi ** 2 * atan_sub * atan_sub
+        overlap = iou - (dx * dx + dy * dy) / (cw * cw + ch * ch) - v * v / (1 - iou + v)
+        return overlap.to(bboxes.dtype), atan_sub.to(bboxes.dtype)
+
+    @staticmethod
+    def _roi_align_float(x: Any, rois: Any, scale: float, pooled: tuple[int, int], samples: int, end_mode: int) -> Any:
+        """aclnnROIAlign's page formula in float (torchvision's RoIAlign; roiEndMode 0 its aligned=False, 3
+        aligned=True), written separably: every bin averages a samples x samples grid (0: ceil(RoI size /
+        pooled) each way) of bilinear samples at the cells' centres, a sample more than a pixel outside the map
+        counting 0; each RoI's batch index read toward zero. Differentiable in x (the backward's golden)."""
+        import torch
+
+        if end_mode not in (0, 3):
+            exact.refused(f"roiEndMode {end_mode} is not simulated")
+        aligned = end_mode == 3
+
+        def bilinear(coords: list[float], size: int) -> Any:  # [samples, size]: each sample's pixel weights
+            weights = torch.zeros(len(coords), size)
+            for k, v in enumerate(coords):
+                if -1 <= v <= size:
+                    v = max(v, 0.0)
+                    low = min(int(v), size - 1)
+                    high = min(low + 1, size - 1)
+                    v = float(low) if low == size - 1 else v
+                    weights[k, low] += 1 - (v - low)
+                    weights[k, high] += v - low
+            return weights
+        out = []
+        for image, *box in rois.float().tolist():
+            if not -1 < image < x.shape[0]:
+                exact.refused(f"batch index {image} is outside the map's {x.shape[0]} images")
+            x1, y1, x2, y2 = (v * scale - (0.5 if aligned else 0.0) for v in box)
+            w, h = x2 - x1, y2 - y1
+            if not aligned:
+                w, h = max(w, 1.0), max(h, 1.0)
+            grid_h = samples or math.ceil(h / pooled[0])
+            grid_w = samples or math.ceil(w / pooled[1])
+            ys = [y1 + (i + 0.5) * h / (pooled[0] * grid_h) for i in range(pooled[0] * grid_h)]
+            xs = [x1 + (i + 0.5) * w / (pooled[1] * grid_w) for i in range(pooled[1] * grid_w)]
+            sampled = bilinear(ys, x.shape[2]) @ x[int(image)].float() @ bilinear(xs, x.shape[3]).t()
+            out.append(sampled.reshape(x.shape[1], pooled[0], grid_h, pooled[1], grid_w).mean((2, 4)))
+        return torch.stack(out) if out else torch.zeros(0, x.shape[1], *pooled)
+
+    @staticmethod
+    def roi_align(x: Any, rois: Any, spatial_scale: float, pooled_height: int, pooled_width: int, sample_num: int,
+                  roi_end_mode: int) -> Any:
+        """aclnnROIAlign's out [R, C, pooledHeight, pooledWidth] in x's dtype (exact._roi_align_float)."""
+        return exact._roi_align_float(x, rois, spatial_scale, (pooled_height, pooled_width), sample_num,
+                                      roi_end_mode).to(x.dtype)
+
+    @staticmethod
+    def roi_align_backward(grad: Any, rois: Any, xdiff_shape: Any, pooled_width: int, pooled_height: int,
+                           spatial_scale: float, sample_num: int, roi_end_mode: int) -> Any:
+        """aclnnROIAlignBackward's out of xdiffShape: the forward's golden differentiated by autograd, in
+        grad's dtype."""
+        import torch
+
+        x = torch.zeros([int(v) for v in xdiff_shape], requires_grad=True)
+        y = exact._roi_align_float(x, rois, spatial_scale, (pooled_height, pooled_width), sample_num, roi_end_mode)
+        y.backward(grad.float())
+        assert x.grad is not None  # x is a leaf that requires it
+        return x.grad.to(grad.dtype)
+
+    @staticmethod
+    def coalesce_sparse(unique_len: Any, unique_indices: Any, indices: Any, values: Any) -> Any:
+        """aclnnCoalesceSparse's (newIndices, newValues): entry j the indices of the entries uniqueIndices
+        sends to j (the last one's, in entry order) and the sum of their values, in the values' dtype;
+        positions outside [0, M), M uniqueLen's length, refused."""
+        import torch
+
+        m = unique_len.shape[0]
+        new_indices = torch.zeros(m, indices.shape[1], dtype=indices.dtype)
+        new_values = torch.zeros(m, *values.shape[1:], dtype=values.dtype)
+        for i, j in enumerate(int(v) for v in unique_indices.tolist()):  # held as the compute dtype
+            if not 0 <= j < m:
+                exact.refused(f"uniqueIndices[{i}] = {j} is outside [0, {m})")
+            new_indices[j] = indices[i]
+            new_values[j] += values[i]
+        return new_indices, new_values
+
+    @staticmethod
     def mla_prolog(x: Any, w_dq: Any, w_uq_qr: Any, w_uk: Any, w_dkv_kr: Any, gamma_cq: Any, gamma_ckv: Any,
                    sin: Any, cos: Any, cache_index: Any, kv_cache: Any, kr_cache: Any, eps_cq: float,
                    eps_ckv: float, cache_mode: Any, qc_qr_scale: float = 1.0, kc_scale: float = 1.0) -> Any:

@@ -24,8 +24,10 @@
 #include <variant>
 #include <vector>
 
+#include "common/boxes.h"
 #include "common/dtypes.h"
 #include "common/internal.h"
+#include "common/roi_align.h"
 #include "op_compiler/bridge.h"
 #include "op_compiler/host_kernel.h"
 
@@ -33,13 +35,20 @@ namespace aclsim::aclop {
 
 namespace {
 
-// A box's corners: x1 <= x2 and y1 <= y2 are the caller's (the operators do not reorder them).
-// Coordinates are float, or Dual where a gradient is taken.
-template <typename T>
-struct BoxOf {
-  T x1, y1, x2, y2;
-};
-using Box = BoxOf<float>;
+// The overlap formulas (common/boxes.h, which aclnnIou and aclnnCIoU share); coordinates are float,
+// or Dual where a gradient is taken.
+using boxes::Area;
+using boxes::Box;
+using boxes::BoxOf;
+using boxes::CompleteIou;
+using boxes::DistanceIou;
+using boxes::GeneralisedIou;
+using boxes::Intersection;
+using boxes::Max;
+using boxes::Min;
+using boxes::PixelIou;
+using boxes::RowBox;
+using boxes::Value;
 
 // A value with its derivatives with respect to a formula's N inputs (forward-mode
 // differentiation): the overlap operators' gradients (GIoUGrad, DIoUGrad) are the derivatives of
@@ -79,20 +88,10 @@ Dual<N> operator/(Dual<N> a, float b) {
   for (int i = 0; i < N; ++i) a.d[i] /= b;
   return a;
 }
-inline float Value(float x) { return x; }
+// boxes::Max and boxes::Min find it by argument-dependent lookup.
 template <int N>
 float Value(const Dual<N>& x) {
   return x.v;
-}
-// std::max's and std::min's choice (the first on a tie), for float and Dual alike: a derivative
-// where the formula is not differentiable is the branch's taken.
-template <typename T>
-T Max(const T& a, const T& b) {
-  return Value(a) < Value(b) ? b : a;
-}
-template <typename T>
-T Min(const T& a, const T& b) {
-  return Value(b) < Value(a) ? b : a;
 }
 
 // Iou's and GIoU's operands: the two sets of boxes and the overlap they write, read as float.
@@ -103,10 +102,8 @@ aclError BoxOperands(const OpCall& call, Floats* boxes, Floats* gt, Floats* over
 }
 
 // Iou: the overlap of every pair of bboxes [N, 4] and gtboxes [M, 4] (x1, y1, x2, y2), y [M, N]:
-// intersection over union ("iou") or over the ground-truth box's area ("iof"). `eps` is read as
-// MMDetection's pixel offset, which the prototype says it is compatible with: added to every width
-// and height (mmcv's NPU adapter passes eps 1 for its legacy +1 boxes and 0.01 for offset 0, and
-// torch_npu passes 0.01), so w = x2 - x1 + eps and the intersection's max(min(x2) - max(x1) + eps, 0).
+// intersection over union ("iou") or over the ground-truth box's area ("iof"), eps the pixel offset
+// (PixelIou).
 aclError Iou(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   const std::string mode = call.String("mode", "iou");
@@ -128,25 +125,9 @@ aclError Iou(const OpCall& call) {
   return Launch(call, [=] {
     auto box = [](const Floats& f, int64_t i) { return Box{f[i * 4], f[i * 4 + 1], f[i * 4 + 2], f[i * 4 + 3]}; };
     for (int64_t j = 0; j < m; ++j) {
-      const Box g = box(gt, j);
-      const float g_area = (g.x2 - g.x1 + eps) * (g.y2 - g.y1 + eps);
-      for (int64_t i = 0; i < n; ++i) {
-        const Box b = box(boxes, i);
-        const float w = std::max(std::min(b.x2, g.x2) - std::max(b.x1, g.x1) + eps, 0.0f);
-        const float h = std::max(std::min(b.y2, g.y2) - std::max(b.y1, g.y1) + eps, 0.0f);
-        const float inter = w * h;
-        const float b_area = (b.x2 - b.x1 + eps) * (b.y2 - b.y1 + eps);
-        y.Set(j * n + i, inter / (iof ? g_area : b_area + g_area - inter));
-      }
+      for (int64_t i = 0; i < n; ++i) y.Set(j * n + i, PixelIou(box(boxes, i), box(gt, j), eps, iof));
     }
   });
-}
-
-// A box from its four coordinate rows' values: corners, or when `trans` centre and size.
-template <typename T>
-BoxOf<T> RowBox(const T& a, const T& b, const T& c, const T& d, bool trans) {
-  if (!trans) return {a, b, c, d};
-  return {a - c / 2.0f, b - d / 2.0f, a + c / 2.0f, b + d / 2.0f};
 }
 
 // The overlap operators of boxes given by coordinate rows (GIoU, DIoU, CIoU): bboxes [4, N] and
@@ -185,37 +166,6 @@ aclError RowBoxOverlaps(const OpCall& call, size_t outputs, std::function<void(c
       }
     }
   });
-}
-
-template <typename T>
-T Intersection(const BoxOf<T>& p, const BoxOf<T>& q) {
-  return Max(Min(p.x2, q.x2) - Max(p.x1, q.x1), T{}) * Max(Min(p.y2, q.y2) - Max(p.y1, q.y1), T{});
-}
-
-template <typename T>
-T Area(const BoxOf<T>& p) {
-  return (p.x2 - p.x1) * (p.y2 - p.y1);
-}
-
-// IoU - (squared distance of the centres) / (squared diagonal of the smallest box enclosing both):
-// DIoU's penalty (Zheng et al., 2020), CIoU's first.
-template <typename T>
-T DistanceIou(const BoxOf<T>& p, const BoxOf<T>& q) {
-  const T inter = Intersection(p, q);
-  const T iou = inter / (Area(p) + Area(q) - inter);
-  const T dx = (p.x1 + p.x2 - q.x1 - q.x2) / 2.0f, dy = (p.y1 + p.y2 - q.y1 - q.y2) / 2.0f;
-  const T cw = Max(p.x2, q.x2) - Min(p.x1, q.x1), ch = Max(p.y2, q.y2) - Min(p.y1, q.y1);
-  return iou - (dx * dx + dy * dy) / (cw * cw + ch * ch);
-}
-
-// Generalised IoU (Rezatofighi et al., 2019): IoU - (hull - union) / hull with hull the smallest
-// box enclosing both.
-template <typename T>
-T GeneralisedIou(const BoxOf<T>& p, const BoxOf<T>& q) {
-  const T inter = Intersection(p, q);
-  const T uni = Area(p) + Area(q) - inter;
-  const T hull = (Max(p.x2, q.x2) - Min(p.x1, q.x1)) * (Max(p.y2, q.y2) - Min(p.y1, q.y1));
-  return inter / uni - (hull - uni) / hull;
 }
 
 // GIoU: generalised IoU.
@@ -282,20 +232,9 @@ aclError DIoUGrad(const OpCall& call) {
   return OverlapGrad(call, [](const auto& p, const auto& q) { return DistanceIou(p, q); });
 }
 
-// CIoU: complete IoU (Zheng et al., 2020), DIoU - alpha v with v = 4 / pi^2 (atan(w_gt / h_gt) -
-// atan(w / h))^2 and alpha = v / (1 - IoU + v). Its second output, atan_sub (what CIoUGrad reads),
-// is read as the difference squared in v, atan(w_gt / h_gt) - atan(w / h): torch_npu returns only
-// the overlap.
+// CIoU: complete IoU (CompleteIou) and its second output atan_sub, what CIoUGrad reads.
 aclError CIoU(const OpCall& call) {
-  return RowBoxOverlaps(call, 2, [](const Box& p, const Box& q, float* out) {
-    const float inter = Intersection(p, q);
-    const float iou = inter / (Area(p) + Area(q) - inter);
-    const float atan_sub = std::atan((q.x2 - q.x1) / (q.y2 - q.y1)) - std::atan((p.x2 - p.x1) / (p.y2 - p.y1));
-    constexpr float kPi = 3.14159265358979f;
-    const float v = 4.0f / (kPi * kPi) * atan_sub * atan_sub;
-    out[0] = DistanceIou(p, q) - v * v / (1.0f - iou + v);
-    out[1] = atan_sub;
-  });
+  return RowBoxOverlaps(call, 2, [](const Box& p, const Box& q, float* out) { out[0] = CompleteIou(p, q, &out[1]); });
 }
 
 // The value of a one-element input, which torch_npu passes NonMaxSuppressionV4's limits in device
@@ -609,77 +548,15 @@ aclError PSROIPoolingGradV2D(const OpCall& call) {
   });
 }
 
-// ROIAlign's geometry (Mask R-CNN's RoIAlign as torchvision and Detectron2 compute it, which
-// torch_npu's npu_roi_align follows: its contrib ROIAlign sends roi_end_mode 0 for aligned=False
-// and 3 for aligned=True, "scale the ROI and then shift it by -0.5", and its documented example is
-// torchvision's aligned=False value). rois [R, 5]: batch index, x1, y1, x2, y2 in input coordinates.
-// A RoI spans (x1, y1) * spatial_scale to (x2, y2) * spatial_scale, shifted by -0.5 when aligned,
-// else at least 1 x 1; each of the pooled_height x pooled_width bins averages a grid of sample_num
-// x sample_num bilinear samples at the centres of its cells (sample_num 0: ceil(bin size) each
-// way), a sample more than one pixel outside the map counting 0. roi_end_mode 1 and 2 are not
-// modelled: what they change is not documented here.
-struct RoiAlignGeometry {
-  int64_t channels, height, width, pooled_h, pooled_w, sample_num;
-  float scale;
-  bool aligned;
-
-  // One bilinear sample at (y, x): the offsets in a channel plane of the four pixels it reads (the
-  // same pixel twice at the map's last row or column) and their weights; none when it lies more
-  // than a pixel outside the map (inside false: it counts 0).
-  struct Sample {
-    int64_t at[4];
-    float weight[4];
-    bool inside;
-  };
-  Sample At(float y, float x) const {
-    Sample s{};
-    if (y < -1.0f || y > static_cast<float>(height) || x < -1.0f || x > static_cast<float>(width)) return s;
-    y = std::max(y, 0.0f);
-    x = std::max(x, 0.0f);
-    int64_t y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= height - 1) y0 = y1 = height - 1, y = static_cast<float>(y0);
-    if (x0 >= width - 1) x0 = x1 = width - 1, x = static_cast<float>(x0);
-    const float ly = y - static_cast<float>(y0), lx = x - static_cast<float>(x0);
-    s = {{y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1},
-         {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx},
-         true};
-    return s;
-  }
-
-  // Calls visit(bin, sample, 1 / samples in the bin) for every sample of RoI `roi` (its four
-  // corners, unscaled).
-  template <typename Visit>
-  void ForEachSample(const float roi[4], Visit visit) const {
-    const float offset = aligned ? 0.5f : 0.0f;
-    const float x1 = roi[0] * scale - offset, y1 = roi[1] * scale - offset;
-    float w = roi[2] * scale - offset - x1, h = roi[3] * scale - offset - y1;
-    if (!aligned) w = std::max(w, 1.0f), h = std::max(h, 1.0f);
-    const float bin_h = h / static_cast<float>(pooled_h), bin_w = w / static_cast<float>(pooled_w);
-    const int64_t grid_h = sample_num > 0 ? sample_num : static_cast<int64_t>(std::ceil(h / static_cast<float>(pooled_h)));
-    const int64_t grid_w = sample_num > 0 ? sample_num : static_cast<int64_t>(std::ceil(w / static_cast<float>(pooled_w)));
-    const float share = 1.0f / static_cast<float>(std::max<int64_t>(grid_h * grid_w, 1));
-    for (int64_t ph = 0; ph < pooled_h; ++ph) {
-      for (int64_t pw = 0; pw < pooled_w; ++pw) {
-        for (int64_t iy = 0; iy < grid_h; ++iy) {
-          const float y = y1 + static_cast<float>(ph) * bin_h + (static_cast<float>(iy) + 0.5f) * bin_h / static_cast<float>(grid_h);
-          for (int64_t ix = 0; ix < grid_w; ++ix) {
-            const float x = x1 + static_cast<float>(pw) * bin_w + (static_cast<float>(ix) + 0.5f) * bin_w / static_cast<float>(grid_w);
-            visit(ph * pooled_w + pw, At(y, x), share);
-          }
-        }
-      }
-    }
-  }
-};
-
 // ROIAlign's and ROIAlignGrad's checks: the attributes, the map [N, C, H, W] (x, or xdiff_shape),
-// rois [R, 5] and their batch indices (CheckBatchIndices).
-aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, const Floats& rois, RoiAlignGeometry* g,
-                       int64_t* count) {
+// rois [R, 5], and each RoI's image (roi_align::BatchIndex, read once the work queued before the call
+// is done: the stream is synchronised); the geometry is common/roi_align.h's, which aclnnROIAlign shares.
+aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, const Floats& rois, roi_align::Geometry* g,
+                       std::vector<int64_t>* images) {
   const int64_t mode = call.Int("roi_end_mode", 1);
-  if (mode != 0 && mode != 3) {
-    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute roi_end_mode = " + std::to_string(mode) +
-                                                      " is not modelled (0: torchvision's aligned=False, 3: aligned=True)");
+  if (!roi_align::ModelledEndMode(mode)) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "attribute roi_end_mode = " + std::to_string(mode) + " is not modelled (" +
+                                                      roi_align::ModelledEndModes() + ")");
   }
   const int64_t ph = call.Int("pooled_height", 0), pw = call.Int("pooled_width", 0), samples = call.Int("sample_num", 2);
   const float scale = call.Float("spatial_scale", 1.0f);
@@ -691,48 +568,47 @@ aclError RoiAlignSetup(const OpCall& call, const std::vector<int64_t>& map, cons
   if (map.size() != 4) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the feature map " + ListText(map) + " is not [N, C, H, W]");
   const std::vector<int64_t>& r_dims = call.inputs[1].desc->dims;
   if (r_dims.size() != 2 || r_dims[1] != 5) return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "rois " + ListText(r_dims) + " is not [R, 5]");
-  *count = r_dims[0];
+  if (r_dims[0] > 0 && map[2] * map[3] == 0) {
+    return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "the feature map " + ListText(map) + " has no pixel to sample");
+  }
   *g = {map[1], map[2], map[3], ph, pw, samples, scale, mode == 3};
-  return CheckBatchIndices(call, *count, [&](int64_t r) { return rois[r * 5]; }, map[0]);
+  if (aclError s = aclrtSynchronizeStream(call.stream)) return s;
+  images->resize(static_cast<size_t>(r_dims[0]));
+  for (int64_t r = 0; r < r_dims[0]; ++r) {
+    (*images)[static_cast<size_t>(r)] = roi_align::BatchIndex(rois[r * 5], map[0]);
+    if ((*images)[static_cast<size_t>(r)] < 0) {
+      return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "RoI " + std::to_string(r) + " has batch index " + std::to_string(rois[r * 5]) +
+                                                         " (the map holds " + std::to_string(map[0]) + " images)");
+    }
+  }
+  return ACL_SUCCESS;
 }
 
 // ROIAlign: features x [N, C, H, W], rois [R, 5] -> y [R, C, pooled_height, pooled_width], each bin
-// the mean of its samples (RoiAlignGeometry).
+// the mean of its samples (roi_align::Geometry::Forward).
 aclError ROIAlign(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   Floats x, rois, y;
   if (aclError s = FloatsOf(call, call.inputs[0], "features", &x)) return s;
   if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
   if (aclError s = FloatsOf(call, call.outputs[0], "y", &y)) return s;
-  RoiAlignGeometry g{};
-  int64_t count = 0;
   if (call.inputs[0].desc->format == ACL_FORMAT_NHWC) {
     return call.Fail(ACL_ERROR_OP_INPUT_NOT_MATCH, "features in layout NHWC (NCHW modelled)");
   }
-  if (aclError s = RoiAlignSetup(call, call.inputs[0].desc->dims, rois, &g, &count)) return s;
+  roi_align::Geometry g{};
+  std::vector<int64_t> images;
+  if (aclError s = RoiAlignSetup(call, call.inputs[0].desc->dims, rois, &g, &images)) return s;
+  const auto count = static_cast<int64_t>(images.size());
   if (aclError s = Shape(call, call.outputs[0], "y", {count, g.channels, g.pooled_h, g.pooled_w})) return s;
   return Launch(call, [=] {
-    const int64_t plane = g.height * g.width, bins = g.pooled_h * g.pooled_w;
-    std::vector<float> sums(static_cast<size_t>(bins));
-    for (int64_t r = 0; r < count; ++r) {
-      const float roi[4] = {rois[r * 5 + 1], rois[r * 5 + 2], rois[r * 5 + 3], rois[r * 5 + 4]};
-      const auto image = static_cast<int64_t>(rois[r * 5]);
-      for (int64_t c = 0; c < g.channels; ++c) {
-        const int64_t base = (image * g.channels + c) * plane;
-        std::fill(sums.begin(), sums.end(), 0.0f);
-        g.ForEachSample(roi, [&](int64_t bin, const RoiAlignGeometry::Sample& s, float share) {
-          if (!s.inside) return;
-          for (int k = 0; k < 4; ++k) sums[bin] += share * s.weight[k] * x[base + s.at[k]];
-        });
-        for (int64_t bin = 0; bin < bins; ++bin) y.Set((r * g.channels + c) * bins + bin, sums[bin]);
-      }
-    }
+    std::vector<float> out(static_cast<size_t>(count * g.channels * g.pooled_h * g.pooled_w));
+    g.Forward(x, rois, images.data(), count, out.data());
+    for (size_t k = 0; k < out.size(); ++k) y.Set(static_cast<int64_t>(k), out[k]);
   });
 }
 
-// ROIAlignGrad: ROIAlign's adjoint (torchvision's roi_align backward): ydiff [R, C, pooled_height,
-// pooled_width], rois [R, 5] -> xdiff of shape xdiff_shape [N, C, H, W], every sample's share of its
-// bin's gradient added to the pixels it read, by their bilinear weights. pooled_height and
+// ROIAlignGrad: ROIAlign's adjoint (roi_align::Geometry::Backward): ydiff [R, C, pooled_height,
+// pooled_width], rois [R, 5] -> xdiff of shape xdiff_shape [N, C, H, W]. pooled_height and
 // pooled_width must be ydiff's (torch_npu's npu_roi_alignbk takes them width first).
 aclError ROIAlignGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
@@ -741,27 +617,16 @@ aclError ROIAlignGrad(const OpCall& call) {
   if (aclError s = FloatsOf(call, call.inputs[1], "rois", &rois)) return s;
   if (aclError s = FloatsOf(call, call.outputs[0], "xdiff", &dx)) return s;
   const std::vector<int64_t> map = call.Ints("xdiff_shape");
-  RoiAlignGeometry g{};
-  int64_t count = 0;
-  if (aclError s = RoiAlignSetup(call, map, rois, &g, &count)) return s;
+  roi_align::Geometry g{};
+  std::vector<int64_t> images;
+  if (aclError s = RoiAlignSetup(call, map, rois, &g, &images)) return s;
+  const auto count = static_cast<int64_t>(images.size());
   if (aclError s = Shape(call, call.inputs[0], "ydiff", {count, g.channels, g.pooled_h, g.pooled_w})) return s;
   if (aclError s = Shape(call, call.outputs[0], "xdiff", map)) return s;
   const int64_t total = Elements(map);
   return Launch(call, [=] {
-    const int64_t plane = g.height * g.width, bins = g.pooled_h * g.pooled_w;
     std::vector<float> grad(static_cast<size_t>(total), 0.0f);
-    for (int64_t r = 0; r < count; ++r) {
-      const float roi[4] = {rois[r * 5 + 1], rois[r * 5 + 2], rois[r * 5 + 3], rois[r * 5 + 4]};
-      const auto image = static_cast<int64_t>(rois[r * 5]);
-      for (int64_t c = 0; c < g.channels; ++c) {
-        const int64_t base = (image * g.channels + c) * plane;
-        g.ForEachSample(roi, [&](int64_t bin, const RoiAlignGeometry::Sample& s, float share) {
-          if (!s.inside) return;
-          const float upstream = dy[(r * g.channels + c) * bins + bin] * share;
-          for (int k = 0; k < 4; ++k) grad[static_cast<size_t>(base + s.at[k])] += upstream * s.weight[k];
-        });
-      }
-    }
+    g.Backward(dy, rois, images.data(), count, grad.data());
     for (int64_t i = 0; i < total; ++i) dx.Set(i, grad[static_cast<size_t>(i)]);
   });
 }
