@@ -188,6 +188,8 @@ _SIGNATURES = {
     "aclrtDestroyEvent": (ctypes.c_int, [P]),
     "aclrtRecordEvent": (ctypes.c_int, [P, P]),
     "aclrtStreamWaitEvent": (ctypes.c_int, [P, P]),
+    "aclrtResetEvent": (ctypes.c_int, [P, P]),
+    "aclrtCreateEventWithFlag": (ctypes.c_int, [ctypes.POINTER(P), ctypes.c_uint32]),
     "aclrtSynchronizeEvent": (ctypes.c_int, [P]),
     "aclrtQueryEventStatus": (ctypes.c_int, [P, ctypes.POINTER(ctypes.c_int)]),
     "aclrtEventElapsedTime": (ctypes.c_int, [ctypes.POINTER(ctypes.c_float), P, P]),

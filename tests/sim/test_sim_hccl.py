@@ -22,7 +22,7 @@ import pytest
 
 from gen import abi
 from gen.locations import RUNTIME_INCLUDE
-from tests.sim.sim_lib import ROOT, DeviceArray, P, session_sim
+from tests.sim.sim_lib import H2D, ROOT, DeviceArray, P, session_sim
 
 _TYPES_HEADER = (RUNTIME_INCLUDE / "hccl" / "hccl_types.h").read_text(encoding="utf-8")
 _HCCL_HEADER = (RUNTIME_INCLUDE / "hccl" / "hccl.h").read_text(encoding="utf-8")
@@ -311,6 +311,80 @@ def test_batch_send_recv_pairs_sends_to_itself_with_receives_in_order(hccl, sim,
     assert hccl.HcclBatchSendRecv(items, 4, comm, stream) == SUCCESS, sim.error()
     synchronize(sim, stream)
     assert np.array_equal(out_a.numpy(), [1, 2, 3]) and np.array_equal(out_b.numpy(), [7, 8])
+
+
+def test_a_group_pairs_its_sends_to_itself_with_its_receives_at_its_end(hccl, sim, comm, stream, device):
+    # As HCCL launches a group's point-to-point calls together (torch.distributed's batch_isend_irecv
+    # on torch_npu): each call alone would wait for its peer, so nothing is queued before the end.
+    a, b = device(np.array([1, 2, 3], np.int32)), device(np.array([7, 8], np.float32))
+    out_a, out_b = device(np.zeros(3, np.int32)), device(np.zeros(2, np.float32))
+    assert hccl.HcclGroupStart() == SUCCESS and hccl.HcclGroupStart() == SUCCESS
+    assert hccl.HcclRecv(out_a.ptr, 3, INT32, 0, comm, stream) == SUCCESS, sim.error()
+    assert hccl.HcclSend(a.ptr, 3, INT32, 0, comm, stream) == SUCCESS, sim.error()
+    assert hccl.HcclSend(b.ptr, 2, FP32, 0, comm, stream) == SUCCESS
+    assert hccl.HcclGroupEnd() == SUCCESS  # nested: the outer group is still open
+    assert hccl.HcclRecv(out_b.ptr, 2, FP32, 0, comm, stream) == SUCCESS
+    synchronize(sim, stream)
+    assert not out_a.numpy().any() and not out_b.numpy().any()
+    assert hccl.HcclGroupEnd() == SUCCESS, sim.error()
+    synchronize(sim, stream)
+    assert np.array_equal(out_a.numpy(), [1, 2, 3]) and np.array_equal(out_b.numpy(), [7, 8])
+
+
+def test_a_grouped_send_and_receive_on_two_streams_order_both(hccl, sim, comm, stream, device):
+    # The receive's stream waits for the work queued on the send's before the group ended.
+    other = sim.new_stream()
+    source, out = device(np.zeros(4, np.float32)), device(np.zeros(4, np.float32))
+    assert sim.aclsimHoldStream(stream, 1) == 0
+    assert sim.aclrtMemcpyAsync(source.ptr, 16, DATA[:4].ctypes.data, 16, H2D, stream) == 0, sim.error()
+    assert hccl.HcclGroupStart() == SUCCESS
+    assert hccl.HcclSend(source.ptr, 4, FP32, 0, comm, stream) == SUCCESS
+    assert hccl.HcclRecv(out.ptr, 4, FP32, 0, comm, other) == SUCCESS
+    assert hccl.HcclGroupEnd() == SUCCESS, sim.error()
+    assert not out.read_storage().any()  # the send's stream has not run its copy in yet
+    assert sim.aclsimHoldStream(stream, 0) == 0
+    synchronize(sim, other)
+    assert np.array_equal(out.numpy(), DATA[:4])
+    synchronize(sim, stream)
+    assert sim.aclrtDestroyStream(other) == 0
+
+
+@pytest.mark.parametrize("calls, message", [
+    ([("send", 3)], "1 HcclSend to this rank but 0 HcclRecv"),
+    ([("recv", 3), ("recv", 3), ("send", 3)], "1 HcclSend to this rank but 2 HcclRecv"),
+    ([("send", 3), ("recv", 2)], "carries 12 bytes but the matching receive expects 8"),
+])
+def test_an_unpaired_group_fails_at_its_end_and_queues_nothing(hccl, sim, comm, stream, device, calls, message):
+    buf, out = device(np.arange(3, dtype=np.int32) + 1), device(np.zeros(3, np.int32))
+    assert hccl.HcclGroupStart() == SUCCESS
+    for kind, count in calls:
+        call = hccl.HcclSend if kind == "send" else hccl.HcclRecv
+        assert call((buf if kind == "send" else out).ptr, count, INT32, 0, comm, stream) == SUCCESS
+    assert hccl.HcclGroupEnd() == E_PARA
+    assert sim.error().startswith("HcclGroupEnd: ") and message in sim.error(), sim.error()
+    synchronize(sim, stream)
+    assert not out.numpy().any()
+    assert hccl.HcclGroupStart() == SUCCESS and hccl.HcclGroupEnd() == SUCCESS  # the failed group is gone
+
+
+def test_libhcomm_resolves_what_torch_npu_looks_up_there(hccl, sim, stream):
+    # torch_npu 2.13 finds HCCL's group calls and communication memory in libhcomm.so by name
+    # (HcclCompile.h); libhcomm depends on libhccl, whose functions a lookup there finds.
+    hcomm = ctypes.CDLL(str(sim.libdir / "libhcomm.so"))
+    for name in ("HcclGroupStart", "HcclGroupEnd", "HcommMemAlloc", "HcommMemFree"):
+        assert hasattr(hcomm, name), name
+    alloc, free = hcomm.HcommMemAlloc, hcomm.HcommMemFree
+    alloc.restype, alloc.argtypes, free.restype, free.argtypes = ctypes.c_int, [P, U64], ctypes.c_int, [P]
+    ptr = P()
+    assert alloc(ctypes.byref(ptr), 64) == SUCCESS, sim.error()
+    data = np.arange(16, dtype=np.float32)
+    assert sim.aclrtMemcpyAsync(ptr, 64, data.ctypes.data, 64, H2D, stream) == 0, sim.error()  # device memory
+    synchronize(sim, stream)
+    assert np.array_equal(np.frombuffer(sim.from_device(ptr.value, 64), np.float32), data)
+    assert free(ptr) == SUCCESS
+    assert free(ptr) == E_RUNTIME and sim.error().startswith("HcommMemFree: ")
+    assert alloc(None, 64) == E_PTR and alloc(ctypes.byref(ptr), 0) == E_PARA
+    assert free(None) == E_PTR
 
 
 def test_a_collective_is_queued_in_order_with_the_streams_other_work(hccl, sim, comm, stream, device):

@@ -17,7 +17,8 @@ import threading
 import numpy as np
 import pytest
 
-from tests.sim.sim_lib import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, ROOT, DeviceArray, session_build, session_sim,
+from gen import abi
+from tests.sim.sim_lib import (ACL_ERROR_RT_AICORE_EXCEPTION, D2H, H2D, ROOT, DeviceArray, P, session_build, session_sim,
                            subprocess_env)
 
 BIG = 1 << 22  # elements: a few milliseconds of kernel per launch
@@ -418,3 +419,129 @@ def test_the_error_in_detail_names_a_failed_kernel_an_ai_core_software_error():
     assert "before 0 0 0 0 0" in out, out
     assert "sync 507015" in out and "after 0 3 1 1 0" in out, out
     assert "null 100000" in out, out
+
+
+# --- aclrtResetEvent: a reset in stream order (acl_rt.h) ----------------------------------------
+
+ERRORS = abi.acl_errors()
+INVALID, NOT_COMPLETE, NOT_SUPPORTED, EVENT_CAPTURED = (ERRORS[n] for n in (
+    "ACL_ERROR_INVALID_PARAM", "ACL_ERROR_RT_EVENT_NOT_COMPLETE", "ACL_ERROR_FEATURE_UNSUPPORTED",
+    "ACL_ERROR_RT_EVENT_CAPTURED"))
+ACL_EVENT_EXTERNAL, ACL_EVENT_IPC = 0x20, 0x40  # acl_rt.h's macros
+
+
+def test_a_reset_clears_the_event_when_its_stream_reaches_it(sim):
+    stream, event = sim.new_stream(), sim.new_event()
+    elapsed = ctypes.c_float()
+    assert sim.aclrtRecordEvent(event, stream) == 0
+    assert sim.aclrtSynchronizeStream(stream) == 0 and sim.event_done(event)
+    with Held(sim, stream):
+        assert sim.aclrtResetEvent(event, stream) == 0, sim.error()
+        assert sim.event_done(event)  # queued, not reached: the record still stands
+    assert sim.aclrtSynchronizeStream(stream) == 0
+    assert not sim.event_done(event)  # NOT_READY until the next record is reached
+    assert sim.aclrtEventElapsedTime(ctypes.byref(elapsed), event, event) == NOT_COMPLETE
+    assert "startEvent was reset" in sim.error()
+    assert sim.aclrtSynchronizeEvent(event) == 0  # no record queued: nothing to wait for
+    assert sim.aclrtRecordEvent(event, stream) == 0
+    assert sim.aclrtSynchronizeEvent(event) == 0 and sim.event_done(event)
+    assert sim.aclrtEventElapsedTime(ctypes.byref(elapsed), event, event) == 0, sim.error()
+    assert elapsed.value == 0
+    assert sim.aclrtDestroyEvent(event) == 0
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_a_wait_queued_after_a_reset_waits_for_the_next_record(sim):
+    # The consumer's wait and kernel are queued before the producer's kernel and record exist: the
+    # consumer reads what the producer writes only because the wait holds it until that record.
+    producer, consumer, event = sim.new_stream(), sim.new_stream(), sim.new_event()
+    n = 1 << 12
+    first = Leaky(sim, n)
+    second = Leaky(sim, n, grad=first.grad, x=first.out)
+    assert sim.aclrtRecordEvent(event, producer) == 0
+    assert sim.aclrtResetEvent(event, producer) == 0
+    assert sim.aclrtStreamWaitEvent(consumer, event) == 0, sim.error()
+    assert second.launch(consumer) == 0
+    mark = sim.new_event()
+    assert sim.aclrtRecordEvent(mark, consumer) == 0
+    assert sim.aclrtSynchronizeStream(producer) == 0
+    assert not sim.event_done(mark) and not second.out.read_storage().any()
+    assert first.launch(producer) == 0
+    assert sim.aclrtRecordEvent(event, producer) == 0
+    assert sim.aclrtSynchronizeStream(consumer) == 0, sim.error()
+    grad = first.grad.storage
+    assert np.array_equal(second.out.numpy(), golden(grad, golden(grad, first.x.storage)))
+    second.close(first.grad, first.out)
+    first.close()
+    for e in (event, mark):
+        assert sim.aclrtDestroyEvent(e) == 0
+    for s in (producer, consumer):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_a_wait_for_a_record_never_made_ends_with_its_stream_or_event(sim):
+    producer, waiting, event = sim.new_stream(), sim.new_stream(), sim.new_event()
+    assert sim.aclrtResetEvent(event, producer) == 0
+    assert sim.aclrtStreamWaitEvent(waiting, event) == 0
+    # aclrtDestroyStream waits for the queued work, as CANN asks callers to; the forced destruction
+    # drops it, the wait too.
+    destroy_force = sim.libs[0].aclrtDestroyStreamForce
+    destroy_force.restype, destroy_force.argtypes = ctypes.c_int, [P]
+    destroy = threading.Thread(target=lambda: destroy_force(waiting))
+    destroy.start()
+    destroy.join(timeout=30)
+    assert not destroy.is_alive(), "destroying a stream that waits for a record never made hung"
+    # Destroying the event instead: no record can come, and the work behind the wait must not run as
+    # if it had: the stream's synchronisation reports it.
+    waiting = sim.new_stream()
+    assert sim.aclrtStreamWaitEvent(waiting, event) == 0
+    op = Leaky(sim, 64)
+    assert op.launch(waiting) == 0
+    assert sim.aclrtDestroyEvent(event) == 0
+    assert sim.aclrtSynchronizeStream(waiting) == NOT_COMPLETE
+    assert sim.error().startswith("aclrtSynchronizeStream: a wait queued on this stream cannot end")
+    assert "reset (aclrtResetEvent) and destroyed" in sim.error()
+    assert sim.aclrtSynchronizeStream(waiting) == 0  # reported once (the next copy is owed it otherwise)
+    assert not op.out.read_storage().any()
+    op.close()
+    for s in (producer, waiting):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_resets_the_simulator_does_not_model_are_refused_by_name(sim):
+    stream = sim.new_stream()
+    for flag in (ACL_EVENT_EXTERNAL, ACL_EVENT_IPC):
+        event = P()
+        assert sim.aclrtCreateEventWithFlag(ctypes.byref(event), flag) == 0, sim.error()
+        assert sim.aclrtResetEvent(event, stream) == NOT_SUPPORTED
+        assert "aclrtResetEvent" in sim.error() and "ACL_EVENT_EXTERNAL or ACL_EVENT_IPC" in sim.error()
+        assert sim.aclrtDestroyEvent(event) == 0
+    assert sim.aclrtResetEvent(None, stream) == INVALID and "not a live event" in sim.error()
+    acl = sim.libs[0]
+    begin, end, destroy = acl.aclmdlRICaptureBegin, acl.aclmdlRICaptureEnd, acl.aclmdlRIDestroy
+    begin.argtypes, end.argtypes, destroy.argtypes = [P, ctypes.c_int], [P, ctypes.POINTER(P)], [P]
+    event, model = sim.new_event(), P()
+    assert begin(stream, 0) == 0, sim.error()
+    assert sim.aclrtResetEvent(event, stream) == NOT_SUPPORTED and "being captured" in sim.error()
+    assert sim.aclrtRecordEvent(event, stream) == 0  # captured: runs when the model is executed
+    assert end(stream, ctypes.byref(model)) == 0, sim.error()  # the refusal left the capture valid
+    assert sim.aclrtResetEvent(event, stream) == EVENT_CAPTURED
+    assert destroy(model) == 0
+    assert sim.aclrtDestroyEvent(event) == 0
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_in_synchronous_mode_a_wait_for_a_record_not_made_yet_is_refused():
+    # The calling thread runs the wait itself, and could never make the record it waits for.
+    out = run_script("""
+        event = sim.new_event()
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        assert sim.aclrtResetEvent(event, stream) == 0
+        print("done", sim.event_done(event))
+        print("wait", sim.aclrtStreamWaitEvent(stream, event), sim.error())
+        assert sim.aclrtRecordEvent(event, stream) == 0
+        print("recorded", sim.event_done(event), sim.aclrtStreamWaitEvent(stream, event))
+    """, ACLNN_SIM_SYNC="1")
+    assert "done False" in out, out
+    assert f"wait {NOT_SUPPORTED} aclrtStreamWaitEvent" in out and "ACLNN_SIM_SYNC=1" in out, out
+    assert "recorded True 0" in out, out

@@ -221,6 +221,35 @@ def test_distributed_with_one_rank(run_npu):
     """)
 
 
+def test_batch_isend_irecv_with_one_rank(run_npu):
+    # torch_npu groups the batch (HcclGroupStart/End, looked up in libhcomm.so) around one HcclSend or
+    # HcclRecv per operation: on one rank the group's end pairs each send to this rank with a receive.
+    run_npu("""
+        import os, socket
+        import torch.distributed as dist
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        dist.init_process_group("hccl", rank=0, world_size=1)
+        a, b = torch.arange(6, dtype=torch.float32).npu(), torch.tensor([5, -3], dtype=torch.int32).npu()
+        got_a, got_b = torch.zeros(6).npu(), torch.zeros(2, dtype=torch.int32).npu()
+        ops = [dist.P2POp(dist.isend, a, 0), dist.P2POp(dist.irecv, got_a, 0),
+               dist.P2POp(dist.isend, b, 0), dist.P2POp(dist.irecv, got_b, 0)]
+        for request in dist.batch_isend_irecv(ops):
+            request.wait()
+        assert torch.equal(got_a.cpu(), a.cpu()) and torch.equal(got_b.cpu(), b.cpu())
+        try:  # a send nothing receives: refused at the group's end, never a silent success
+            for request in dist.batch_isend_irecv([dist.P2POp(dist.isend, a, 0)]):
+                request.wait()
+            torch.npu.synchronize()
+        except RuntimeError as error:
+            assert "HcclGroupEnd" in str(error) and "1 HcclSend to this rank but 0 HcclRecv" in str(error), error
+        else:
+            raise AssertionError("an unpaired send succeeded")
+    """)
+
+
 def test_cann_version_and_deterministic_mode(run_npu):
     # torch_npu chooses op-plugin's routes and its test suites' skips (SkipIfNotGteCANNVersion) by
     # the CANN version: the simulator answers the release its pages document. Deterministic

@@ -107,7 +107,20 @@ def test_an_external_event_is_waited_for_before_it_is_recorded(run_npu):
         event.record(producer)
         torch.npu.synchronize()
         assert torch.allclose(out.cpu(), a.cpu() @ a.cpu(), rtol=1e-4, atol=1e-4)
+        # Reset (torch_npu's graph capture reuses one per captured operator), it holds a stream again
+        # until its next record: the second round reads the second product, not the first.
         event.reset(producer)
+        torch.npu.synchronize()  # the reset has run before the next wait (streams.py: the caller's part)
+        event.wait(consumer)
+        with torch.npu.stream(producer):
+            c = b @ a + 1
+        with torch.npu.stream(consumer):
+            out.copy_(c)
+        assert not consumer.query()
+        event.record(producer)
+        torch.npu.synchronize()
+        expected = (a.cpu() @ a.cpu()) @ a.cpu() + 1
+        assert torch.allclose(out.cpu(), expected, rtol=1e-3, atol=1e-2)
     """)
 
 

@@ -4,6 +4,7 @@ lacks fails here, naming it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,6 @@ OPENED_AND_DONE_WITHOUT = {
     # Multi-rank communication back ends beside HCCL (LCCL, HCOMM memory, symmetric memory): the
     # simulator models one rank through libhccl.
     "liblcal.so": "the LCCL back end (multi-rank)",
-    "libhcomm.so": "HCOMM's communication memory (multi-rank)",
     "libshmem.so": "symmetric memory (multi-rank)",
 }
 
@@ -120,6 +120,16 @@ def test_the_libraries_it_opens_by_name_resolve_its_lookups(wheel, toolkit_symbo
         assert hasattr(opened["libascendcl.so"], name), name
     for name in sorted(n for n in wheel.lookups if n.startswith("Hccl")):
         assert hasattr(opened["libhccl.so"], name), name
+    # HCCL's group calls and communication memory are looked up in libhcomm.so (HcclCompile.h registers
+    # them there): batch_isend_irecv's group could not start without them.
+    package = demand.installed_package()
+    assert package is not None
+    header = package / "include" / "torch_npu" / "csrc" / "distributed" / "HcclCompile.h"
+    in_hcomm = re.findall(r"TORCH_NPU_REGISTER_FUNCTION\(libhcomm, (\w+)\)", header.read_text(encoding="utf-8"))
+    assert {"HcclGroupStart", "HcclGroupEnd"} <= set(in_hcomm)
+    hcomm = ctypes.CDLL(str(lib64 / "libhcomm.so"))
+    for name in in_hcomm:
+        assert hasattr(hcomm, name), name
     # op-plugin finds nnopbase's functions through libopapi.so, which depends on libnnopbase.so.
     libopapi = ctypes.CDLL(str(lib64 / "libopapi.so"))
     for name in ("aclCreateTensor", "aclDestroyAclOpExecutor", "aclGetViewShape", "aclCreateIntArray"):

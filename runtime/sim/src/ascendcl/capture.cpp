@@ -40,6 +40,7 @@ const char* TaskTypeName(Task::Kind kind) {
     case Task::Kind::kFill: return "MEMSET";
     case Task::Kind::kRecord: return "EVENT_RECORD";
     case Task::Kind::kWait: return "EVENT_WAIT";
+    case Task::Kind::kReset: return "EVENT_RESET";
     case Task::Kind::kHostFunc: return "HOST_FUNC";
     case Task::Kind::kCallback: return "CALLBACK";
     case Task::Kind::kUpdate: return "TASK_UPDATE";
@@ -255,6 +256,7 @@ aclError ReplayModel(ModelState& model, const std::shared_ptr<StreamState>& s, c
         task.event->record_captured = captured;
         task.event->captured_into = capture;
         task.version = captured ? 0 : ++task.event->recorded;
+        task.event->reset_queued = false;  // a wait queued after it waits for this record
       } else {
         task.version = task.event->recorded;
       }

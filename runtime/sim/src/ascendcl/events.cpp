@@ -1,7 +1,10 @@
 // libascendcl's events: a record is a new version of the event reached when its stream runs it, a
 // wait holds a stream until the version recorded before it is reached; a record behind a kernel
 // fault carries the fault to the streams that wait for it (streams.h). Timestamps, queries and
-// synchronisation on them.
+// synchronisation on them. A reset (aclrtResetEvent) clears the event in its stream's order, as
+// acl_rt.h documents it: once reached, the event reads as not recorded until a later record is
+// reached, and a stream wait queued after it waits for the next record, as a device's wait does for
+// an event whose flag was cleared.
 #include "ascendcl/stream_state.h"
 
 #include <unistd.h>
@@ -13,6 +16,7 @@
 #include <utility>
 
 #include "acl/acl.h"
+#include "ascendcl/settings.h"
 #include "ascendcl/streams.h"
 
 namespace aclsim {
@@ -38,6 +42,18 @@ void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<St
   }
 }
 
+namespace {
+
+// The fault the reached record `version` ran behind (status 0: none). Requires the event's mutex.
+Fault FaultOfRecord(const EventState& event, uint64_t version) {
+  for (const auto& [faulted, fault] : event.faulted_versions) {
+    if (faulted == version) return fault;
+  }
+  return Fault{};
+}
+
+}  // namespace
+
 Fault WaitForEvent(EventState& event, uint64_t version) {
   if (event.shared) {  // the version may be another process's record: the shared counters say
     Fault fault;
@@ -46,10 +62,39 @@ Fault WaitForEvent(EventState& event, uint64_t version) {
   }
   std::unique_lock<std::mutex> lock(event.mutex);
   event.reached.wait(lock, [&] { return event.completed >= version; });
-  for (const auto& [faulted, fault] : event.faulted_versions) {
-    if (faulted == version) return fault;
+  return FaultOfRecord(event, version);
+}
+
+Fault WaitForFutureRecord(StreamState& s, EventState& event, uint64_t version) {
+  // The stream's stop and forced destruction notify its own conditions, not the event's: checked
+  // between bounded waits, as aclrtValueWait's poll does (stream_worker.cpp WaitForValue).
+  std::unique_lock<std::mutex> lock(event.mutex);
+  while (event.completed < version) {
+    if (event.destroyed && event.recorded < version) {
+      // Work queued behind the wait depends on a record that can no longer be made: it must not run
+      // as if it had been (its kernels would read what that record's stream never wrote).
+      Fault unmet{ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtStreamWaitEvent",
+                  "aclrtStreamWaitEvent: the event was reset (aclrtResetEvent) and destroyed before the record "
+                  "this wait waits for was made"};
+      unmet.unmet_wait = true;
+      return unmet;
+    }
+    lock.unlock();
+    {
+      std::lock_guard<std::mutex> stream_lock(s.mutex);
+      if (s.stop || s.discard_all.load(std::memory_order_relaxed)) return Fault{};
+    }
+    lock.lock();
+    event.reached.wait_for(lock, std::chrono::milliseconds(1));
   }
-  return Fault{};
+  return FaultOfRecord(event, version);
+}
+
+void ResetEvent(EventState& event, uint64_t version) {
+  std::lock_guard<std::mutex> lock(event.mutex);
+  event.reset_reached = true;
+  // Resets on different streams may be reached out of the host's order: the latest one counts.
+  if (version > event.reset_version) event.reset_version = version;
 }
 
 namespace {
@@ -60,6 +105,16 @@ aclError RefuseCapturedRecord(const EventState& e, const char* api) {
   if (!e.record_captured) return ACL_SUCCESS;
   return Fail(ACL_ERROR_RT_EVENT_CAPTURED, std::string(api) + ": the event's latest record was captured into a model "
                                                                "(aclmdlRICaptureBegin) and runs only when the model is executed");
+}
+
+// Whether a reset reached in stream order cleared the event and no later record has been reached:
+// it reads as never recorded. Requires the event's mutex.
+bool ClearedByReset(const EventState& e) { return e.reset_reached && e.completed <= e.reset_version; }
+
+// A timing call on an event a reset cleared: the record it would time is gone. Requires the event's mutex.
+aclError RefuseTimingReset(const EventState& e, const std::string& what) {
+  if (!ClearedByReset(e)) return ACL_SUCCESS;
+  return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, what + " was reset (aclrtResetEvent) and no record has been reached since");
 }
 
 // An event shared between processes is not timed: its latest record may be another process's, whose
@@ -94,9 +149,24 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
     if (kind == Task::Kind::kRecord) {
       e->record_captured = capture != nullptr;
       e->captured_into = capture;
+      e->reset_queued = false;
       if (!capture) task.version = e->recorded = e->shared ? e->shared->Record() : e->recorded + 1;
     } else if (e->shared) {
       task.version = e->shared->Latest();
+    } else if (e->reset_queued) {
+      // Reset since its latest record: the wait is for the next record, which the host has not made yet.
+      if (capture) {
+        return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator: a wait, in a "
+                                            "capture, for an event reset (aclrtResetEvent) since its latest record");
+      }
+      if (Settings().synchronous) {
+        return aclsim::FailNotModelled(api, std::string(api) + ": not modelled by the simulator in synchronous mode "
+                                            "(ACLNN_SIM_SYNC=1): the event was reset (aclrtResetEvent) since its "
+                                            "latest record, so the wait is for a record not made yet, which the "
+                                            "calling thread, running the wait itself, could never make");
+      }
+      task.version = e->recorded + 1;
+      task.future = true;
     } else {
       if (e->record_captured && !capture) {
         join = e->captured_into.lock();
@@ -132,9 +202,10 @@ aclError QueueEventTask(aclrtEvent event, aclrtStream stream, Task::Kind kind, c
   return Enqueue(s, std::move(task));
 }
 
-// Whether the event's latest record, in any process that shares it, has been reached. Requires its mutex.
+// Whether the event's latest record, in any process that shares it, has been reached (and not
+// cleared by a reset since). Requires its mutex.
 bool LatestReached(const EventState& e) {
-  return e.shared ? e.shared->Reached(e.shared->Latest()) : e.completed >= e.recorded;
+  return e.shared ? e.shared->Reached(e.shared->Latest()) : e.completed >= e.recorded && !ClearedByReset(e);
 }
 
 aclError CreateEventWithFlag(aclrtEvent* event, uint32_t flag, const char* api) {
@@ -190,6 +261,7 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
   std::lock_guard<std::mutex> lock(e->mutex);
   if (aclError refused = aclsim::RefuseTimingShared(*e, "aclrtEventGetTimestamp")) return refused;
   if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtEventGetTimestamp")) return refused;
+  if (aclError refused = aclsim::RefuseTimingReset(*e, "aclrtEventGetTimestamp: the event")) return refused;
   if (e->recorded == 0 || e->completed < e->recorded) {
     return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventGetTimestamp: the event was not recorded, or its record has not been reached yet");
   }
@@ -201,9 +273,14 @@ aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t* timestamp) {
 aclError aclrtDestroyEvent(aclrtEvent event) {
   if (!event) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: event is a null pointer");
   // Queued records and waits hold the event's state: destroying it now is safe, as in CANN.
-  if (!aclsim::State().events.Take(event)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: not a live event (destroyed twice?)");
+  auto e = aclsim::State().events.Take(event);
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyEvent: not a live event (destroyed twice?)");
+  {
+    // A stream waiting for a record after a reset would wait for one no call can make any more.
+    std::lock_guard<std::mutex> lock(e->mutex);
+    e->destroyed = true;
   }
+  e->reached.notify_all();
   return ACL_SUCCESS;
 }
 
@@ -213,6 +290,38 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
 
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
   return aclsim::QueueEventTask(event, stream, aclsim::Task::Kind::kWait, "aclrtStreamWaitEvent");
+}
+
+aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
+  constexpr const char* api = "aclrtResetEvent";
+  auto e = event ? aclsim::State().events.Find(event) : nullptr;
+  if (!e) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtResetEvent: event is not a live event");
+  // An IPC event's versions are counters every process that opened it shares (ipc.h), which a reset
+  // would have to clear in all of them; an external event is a captured graph's node.
+  if (e->shared || (e->flags & (ACL_EVENT_EXTERNAL | ACL_EVENT_IPC))) {
+    return aclsim::FailNotModelled(api, "aclrtResetEvent: not modelled by the simulator for an event made with "
+                                        "ACL_EVENT_EXTERNAL or ACL_EVENT_IPC");
+  }
+  std::shared_ptr<aclsim::StreamState> s;
+  if (aclError status = aclsim::Resolve(stream, api, &s)) return status;
+  if (aclsim::UpdateOpen(*s)) return aclsim::RefuseInUpdate(aclsim::Task::Kind::kReset, api);
+  if (aclsim::CaptureOf(*s)) {
+    return aclsim::FailNotModelled(api, "aclrtResetEvent: not modelled by the simulator: a reset in a stream being "
+                                        "captured (aclmdlRICaptureBegin)");
+  }
+  aclsim::Task task;
+  task.kind = aclsim::Task::Kind::kReset;
+  task.api = api;
+  task.event = e;
+  {
+    std::lock_guard<std::mutex> lock(e->mutex);
+    if (aclError refused = aclsim::RefuseCapturedRecord(*e, api)) return refused;
+    task.version = e->recorded;
+  }
+  if (aclError status = aclsim::Enqueue(s, std::move(task))) return status;
+  std::lock_guard<std::mutex> lock(e->mutex);
+  e->reset_queued = true;
+  return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {
@@ -270,6 +379,10 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
     std::lock_guard<std::mutex> lock(events[i]->mutex);
     if (aclError refused = aclsim::RefuseTimingShared(*events[i], "aclrtEventElapsedTime")) return refused;
     if (aclError refused = aclsim::RefuseCapturedRecord(*events[i], "aclrtEventElapsedTime")) return refused;
+    if (aclError refused = aclsim::RefuseTimingReset(*events[i], std::string("aclrtEventElapsedTime: ") +
+                                                                     (i ? "endEvent" : "startEvent"))) {
+      return refused;
+    }
     if (events[i]->recorded == 0 || events[i]->completed < events[i]->recorded) {
       return Fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, std::string("aclrtEventElapsedTime: ") +
                                                        (i ? "endEvent" : "startEvent") +

@@ -43,6 +43,9 @@ struct Fault {
   // The kernel ran on another stream, whose work this stream waited for (aclrtStreamWaitEvent
   // on an event recorded behind the fault): the fault reached this stream through the event.
   bool through_event = false;
+  // Not a kernel's: a wait on this stream that can never end (a record it waits for can no longer be
+  // made), which the stream's work behind it must not pass as if it had.
+  bool unmet_wait = false;
 };
 
 struct StreamState;
@@ -68,6 +71,16 @@ struct EventState {
   // when the model is executed. A stream that waits for it joins that capture (`captured_into`).
   bool record_captured = false;
   std::weak_ptr<ModelState> captured_into;
+  // aclrtResetEvent, in stream order. `reset_queued`: the host's latest call on the event was a reset
+  // (no record queued since), so a stream wait queued now waits for the next record, as a device's
+  // wait does for an event whose flag was cleared. `reset_reached`/`reset_version`: a stream reached a
+  // reset made after `reset_version` records; until a later record is reached the event reads as never
+  // reached (queries NOT_READY, timing refused). `destroyed`: no record can come any more, which ends
+  // a wait for a future one (events.cpp WaitForEvent).
+  bool reset_queued = false;
+  bool reset_reached = false;
+  uint64_t reset_version = 0;
+  bool destroyed = false;
   // ACL_EVENT_IPC: the versions every process that opened the event shares (ipc.h); `recorded` and
   // `completed` above then count this process's records only.
   std::shared_ptr<SharedEvent> shared;
@@ -77,7 +90,7 @@ constexpr size_t kFaultedVersions = 64;
 // --- tasks --------------------------------------------------------------------------------------
 
 struct Task {
-  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kHostFunc, kCallback, kUpdate, kValueWrite, kValueWait };
+  enum class Kind : uint8_t { kKernel, kCopy, kFill, kRecord, kWait, kReset, kHostFunc, kCallback, kUpdate, kValueWrite, kValueWait };
   Kind kind = Kind::kKernel;
   const char* api = "";
   uint64_t ticket = 0;  // its place in the stream's queue (1-based)
@@ -97,9 +110,10 @@ struct Task {
   // kValueWait's comparison (an ACL_STREAM_WAIT_VALUE_* mode)
   uint64_t word = 0;
   uint32_t wait_mode = 0;
-  // kRecord, kWait
+  // kRecord, kWait, kReset (a reset's version: the records queued before it)
   std::shared_ptr<EventState> event;
   uint64_t version = 0;
+  bool future = false;  // kWait: for a record not queued yet (the event was reset), which may never come
   // kHostFunc, kCallback: fn(args) on the host, in the stream's order
   void (*host_fn)(void*) = nullptr;
   void* host_args = nullptr;
@@ -346,6 +360,13 @@ void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<St
 // Waits until the record `version` of `event` is reached; returns the fault it ran behind
 // (status 0: none).
 Fault WaitForEvent(EventState& event, uint64_t version);
+
+// The same for a record not queued yet (Task::future: a wait queued after a reset), which may never
+// come: gives up when `s` is stopped or dropping its work, and fails when the event is destroyed first.
+Fault WaitForFutureRecord(StreamState& s, EventState& event, uint64_t version);
+
+// A reset of the event reached in stream order (aclrtResetEvent): `version` records were queued before it.
+void ResetEvent(EventState& event, uint64_t version);
 
 // --- callbacks.cpp: host work in a stream's order --------------------------------------------
 

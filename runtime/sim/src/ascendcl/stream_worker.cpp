@@ -313,6 +313,10 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
     case Task::Kind::kRecord:
       CompleteEvent(*task.event, task.version, discard ? self : nullptr, discard ? PendingFault(s) : Fault{});
       return;
+    case Task::Kind::kReset:
+      // Not dropped behind a fault, as a record is not: the event's state stays in the host's order.
+      ResetEvent(*task.event, task.version);
+      return;
     case Task::Kind::kUpdate:
       // Dropped behind a fault, as the kernels it re-records would be; the swap leaves the group's
       // previous members in the task, released with it.
@@ -325,9 +329,10 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       // Work queued behind the wait depends on the work before the record: when that did not
       // run (a fault), neither does this stream's (its kernels would read garbage), and its next
       // synchronisation reports the fault, naming the kernel that failed.
-      Fault carried = WaitForEvent(*task.event, task.version);
+      Fault carried = task.future ? WaitForFutureRecord(s, *task.event, task.version)
+                                  : WaitForEvent(*task.event, task.version);
       if (carried.status != 0) {
-        carried.through_event = true;
+        carried.through_event = !carried.unmet_wait;
         RecordFault(s, std::move(carried));
       }
       return;

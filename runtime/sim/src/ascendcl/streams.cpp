@@ -50,6 +50,10 @@ aclError TakeFault(StreamState& s, const char* api) {
   // Work the simulator has no kernel for (opapi/work.h NotSimulatedWork) did not fail on a device.
   const char* failed = fault.status == ACLNN_ERR_INNER_FIND_KERNEL_ERROR ? " has no kernel in the simulator"
                                                                          : " failed on the device";
+  if (fault.unmet_wait) {
+    return Fail(fault.status, std::string(api) + ": a wait queued on this stream cannot end (work queued behind it "
+                                                 "was discarded): " + fault.message);
+  }
   if (fault.through_event) {
     return Fail(fault.status, std::string(api) + ": a kernel of " + fault.api + " queued on another stream" + failed +
                                   ", and this stream waited for it through an event (work queued behind the wait was "

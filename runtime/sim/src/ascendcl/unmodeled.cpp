@@ -54,10 +54,6 @@ ACLSIM_NOT_MODELLED(aclrtDeviceTaskAbort, "hardware faults, their diagnosis and 
 ACLSIM_NOT_MODELLED(aclrtMemUceRepair, "hardware faults, their diagnosis and repair")
 ACLSIM_NOT_MODELLED(aclrtRepairError, "hardware faults, their diagnosis and repair")
 
-// Resetting an event in a stream's order: the simulator's events are numbered records that waits and
-// queries compare against (events.cpp), which have no "reset" state to return to.
-ACLSIM_NOT_MODELLED(aclrtResetEvent, "event resets in a stream's order (events are numbered records here)")
-
 // Stress tests of the device's hardware (the simulator has none to test).
 ACLSIM_NOT_MODELLED(aclStressDetect, "stress tests of the device's hardware")
 

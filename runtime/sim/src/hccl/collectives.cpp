@@ -7,7 +7,10 @@
 // The order of the checks follows CANN's: the communicator and the stream, then the enumerated
 // arguments (data type, reduction, root), then a count of 0 returns success (there is nothing to
 // move, and frameworks pass null buffers for empty tensors), then the buffers.
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hccl/communicator.h"
@@ -84,21 +87,108 @@ HcclResult OwnEntry(const char* api, const char* role, const void* array, uint64
   return HCCL_SUCCESS;
 }
 
-// A point-to-point call names a peer. On one rank the only rank is this one, and a lone send to
-// oneself would wait forever for its receive: refused (HcclBatchSendRecv pairs them instead).
-HcclResult PointToPoint(const char* api, const char* role, HcclDataType type, uint32_t peer, HcclComm comm,
-                        aclrtStream stream) {
+thread_local uint32_t t_group_depth = 0;  // HcclGroupStart .. HcclGroupEnd nesting
+
+// A send or receive made inside HcclGroupStart..HcclGroupEnd: checked when it is made, paired with its
+// counterpart and queued when the outermost group ends, as HCCL launches a group's point-to-point
+// calls together (torch.distributed's batch_isend_irecv is such a group on torch_npu).
+struct GroupedTransfer {
+  bool send = false;
+  void* buf = nullptr;
+  uint64_t bytes = 0;
+  std::shared_ptr<Communicator> communicator;
+  aclrtStream stream = nullptr;
+};
+thread_local std::vector<GroupedTransfer> t_grouped;
+
+// A point-to-point call names a peer. On one rank the only rank is this one: in a group, the call
+// waits for its counterpart, paired at HcclGroupEnd; alone, a send to oneself would wait forever for
+// its receive, and is refused (HcclBatchSendRecv pairs them too).
+HcclResult PointToPoint(const char* api, const char* role, bool send, void* buf, uint64_t count, HcclDataType type,
+                        uint32_t peer, HcclComm comm, aclrtStream stream) {
   std::shared_ptr<Communicator> communicator;
   if (HcclResult status = Begin(api, comm, stream, &communicator)) return status;
   if (HcclResult status = CheckDataType(api, "dataType", type)) return status;
   if (HcclResult status = CheckRank(api, role, peer)) return status;
-  return Fail(HCCL_E_PARA, api, std::string(role) + " " + std::to_string(peer) +
-                                    " is this rank: on a communicator of 1 rank a lone send or receive has no "
-                                    "peer to match it (HcclBatchSendRecv pairs a rank's sends to itself with its "
-                                    "receives)");
+  if (t_group_depth == 0) {
+    return Fail(HCCL_E_PARA, api, std::string(role) + " " + std::to_string(peer) +
+                                      " is this rank: on a communicator of 1 rank a lone send or receive has no "
+                                      "peer to match it (a group, HcclGroupStart..HcclGroupEnd, or "
+                                      "HcclBatchSendRecv pairs a rank's sends to itself with its receives)");
+  }
+  uint64_t bytes = 0;
+  if (HcclResult status = ByteCount(api, "count", count, type, &bytes)) return status;
+  if (bytes && !buf) return Fail(HCCL_E_PTR, api, std::string(send ? "sendBuf" : "recvBuf") + " is a null pointer");
+  t_grouped.push_back(GroupedTransfer{send, buf, bytes, std::move(communicator), stream});
+  return HCCL_SUCCESS;
 }
 
-thread_local uint32_t t_group_depth = 0;  // HcclGroupStart .. HcclGroupEnd nesting
+// `dst` gets `bytes` of `src` once the work queued on `from` so far has run, on `to`; the work
+// queued on `from` afterwards runs after the copy (a send's buffer may be rewritten once it is sent).
+// Events order the two streams, as HCCL's own synchronise a send's stream with a receive's.
+HcclResult MoveBetween(const char* api, void* dst, const void* src, uint64_t bytes, aclrtStream from, aclrtStream to) {
+  if (from == to) return Move(api, dst, src, bytes, to);
+  aclrtEvent sent = nullptr, received = nullptr;
+  auto release = [&] {
+    for (aclrtEvent event : {sent, received}) {
+      if (event) aclrtDestroyEvent(event);  // queued records and waits keep theirs alive
+    }
+  };
+  if (aclrtCreateEvent(&sent) != ACL_SUCCESS || aclrtCreateEvent(&received) != ACL_SUCCESS ||
+      aclrtRecordEvent(sent, from) != ACL_SUCCESS || aclrtStreamWaitEvent(to, sent) != ACL_SUCCESS) {
+    const std::string why = aclGetRecentErrMsg();
+    release();
+    return Fail(HCCL_E_RUNTIME, api, why);
+  }
+  HcclResult status = Move(api, dst, src, bytes, to);
+  if (status == HCCL_SUCCESS &&
+      (aclrtRecordEvent(received, to) != ACL_SUCCESS || aclrtStreamWaitEvent(from, received) != ACL_SUCCESS)) {
+    status = Fail(HCCL_E_RUNTIME, api, aclGetRecentErrMsg());
+  }
+  release();
+  return status;
+}
+
+// The outermost HcclGroupEnd: the group's k-th send to this rank on a communicator is what its k-th
+// receive from this rank there gets. Everything is checked before anything is queued; the group's
+// calls are gone either way.
+HcclResult LaunchGroup(const char* api) {
+  std::vector<GroupedTransfer> grouped;
+  grouped.swap(t_grouped);
+  std::map<Communicator*, std::pair<std::vector<const GroupedTransfer*>, std::vector<const GroupedTransfer*>>> by_comm;
+  for (const GroupedTransfer& transfer : grouped) {
+    auto& [sends, receives] = by_comm[transfer.communicator.get()];
+    (transfer.send ? sends : receives).push_back(&transfer);
+  }
+  for (const auto& [communicator, pairs] : by_comm) {
+    const auto& [sends, receives] = pairs;
+    if (sends.size() != receives.size()) {
+      return Fail(HCCL_E_PARA, api, "the group made " + std::to_string(sends.size()) + " HcclSend to this rank but " +
+                                        std::to_string(receives.size()) + " HcclRecv from it on communicator '" +
+                                        communicator->name + "': on a communicator of 1 rank each send is "
+                                        "matched by a receive, in order");
+    }
+    for (size_t k = 0; k < sends.size(); ++k) {
+      if (sends[k]->bytes != receives[k]->bytes) {
+        return Fail(HCCL_E_PARA, api, "the group's send " + std::to_string(k) + " to this rank on communicator '" +
+                                          communicator->name + "' carries " + std::to_string(sends[k]->bytes) +
+                                          " bytes but the matching receive expects " +
+                                          std::to_string(receives[k]->bytes));
+      }
+    }
+  }
+  for (const auto& [communicator, pairs] : by_comm) {
+    const auto& [sends, receives] = pairs;
+    for (size_t k = 0; k < sends.size(); ++k) {
+      if (sends[k]->bytes == 0) continue;
+      if (HcclResult status = MoveBetween(api, receives[k]->buf, sends[k]->buf, sends[k]->bytes, sends[k]->stream,
+                                          receives[k]->stream)) {
+        return status;
+      }
+    }
+  }
+  return HCCL_SUCCESS;
+}
 
 }  // namespace
 }  // namespace aclsim::hccl
@@ -283,16 +373,12 @@ HCCL_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) {
 
 HCCL_EXPORT HcclResult HcclSend(void* sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank,
                                 HcclComm comm, aclrtStream stream) {
-  (void)sendBuf;  // never read: there is no peer to send to
-  (void)count;
-  return PointToPoint("HcclSend", "destRank", dataType, destRank, comm, stream);
+  return PointToPoint("HcclSend", "destRank", true, sendBuf, count, dataType, destRank, comm, stream);
 }
 
 HCCL_EXPORT HcclResult HcclRecv(void* recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank,
                                 HcclComm comm, aclrtStream stream) {
-  (void)recvBuf;  // never written: there is no peer to receive from
-  (void)count;
-  return PointToPoint("HcclRecv", "srcRank", dataType, srcRank, comm, stream);
+  return PointToPoint("HcclRecv", "srcRank", false, recvBuf, count, dataType, srcRank, comm, stream);
 }
 
 HCCL_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, HcclComm comm,
@@ -347,12 +433,12 @@ HCCL_EXPORT HcclResult HcclGroupStart() {
 }
 
 HCCL_EXPORT HcclResult HcclGroupEnd() {
-  // A group lets its calls proceed without waiting for one another. On one rank no call waits
-  // for a peer, and each was queued on its stream when it was made: ending the group has no
-  // work left to launch, only the nesting to close.
+  // A group lets its calls proceed without waiting for one another. On one rank only its sends and
+  // receives wait, for each other: the outermost end pairs and queues them. Its collectives were
+  // queued on their streams when they were made.
   if (t_group_depth == 0) return Fail(HCCL_E_PARA, "HcclGroupEnd", "no HcclGroupStart is open on this thread");
-  --t_group_depth;
-  return HCCL_SUCCESS;
+  if (--t_group_depth > 0) return HCCL_SUCCESS;
+  return LaunchGroup("HcclGroupEnd");
 }
 
 }  // extern "C"

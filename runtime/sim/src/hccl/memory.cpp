@@ -1,6 +1,6 @@
-// Memory a communicator knows about: registered windows (modelled), and the virtual-memory,
-// symmetric-window and NIC calls that the simulator does not model, which refuse with
-// HCCL_E_NOT_SUPPORT and a message naming themselves.
+// Memory a communicator knows about: registered windows and communication memory (HcommMemAlloc,
+// modelled), and the virtual-memory, symmetric-window and NIC calls that the simulator does not
+// model, which refuse with HCCL_E_NOT_SUPPORT and a message naming themselves.
 #include <string>
 
 #include "hccl/communicator.h"
@@ -98,6 +98,27 @@ HCCL_EXPORT HcclResult HcclCommSymWinRegister() {
 
 HCCL_EXPORT HcclResult HcclCommSymWinDeregister() {
   return NotModelled("HcclCommSymWinDeregister", "symmetric memory windows");
+}
+
+// Communication memory: device memory that HCCL can move to and from any rank. torch_npu 2.13 looks
+// both up by name in libhcomm.so (HcclCompile.h: HcclResult (*)(void**, uint64_t) and (void*)); the
+// simulator's libhcomm.so finds them here, its dependency. On one rank every device allocation is
+// reachable by the only rank, so the runtime's device memory is communication memory.
+HCCL_EXPORT HcclResult HcommMemAlloc(void** ptr, uint64_t size) {
+  constexpr const char* api = "HcommMemAlloc";
+  if (!ptr) return Fail(HCCL_E_PTR, api, "ptr is a null pointer");
+  if (size == 0) return Fail(HCCL_E_PARA, api, "size is 0");
+  if (aclrtMalloc(ptr, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    return Fail(HCCL_E_RUNTIME, api, aclGetRecentErrMsg());
+  }
+  return HCCL_SUCCESS;
+}
+
+HCCL_EXPORT HcclResult HcommMemFree(void* ptr) {
+  constexpr const char* api = "HcommMemFree";
+  if (!ptr) return Fail(HCCL_E_PTR, api, "ptr is a null pointer");
+  if (aclrtFree(ptr) != ACL_SUCCESS) return Fail(HCCL_E_RUNTIME, api, aclGetRecentErrMsg());
+  return HCCL_SUCCESS;
 }
 
 }  // extern "C"
