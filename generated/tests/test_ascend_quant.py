@@ -43,7 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='torch.clamp(getattr(torch, roundMode)(x.float() * scale.float() * (scale.float() if sqrtMode else 1) + (offset.float() if offset is not None else 0)), -128, 127).to(torch.int8)',
+    golden='exact.quantised(getattr(torch, roundMode)(x.float() * scale.float() * (scale.float() if sqrtMode else 1) + (offset.float() if offset is not None else 0)), dstType)',
     integer_math='float',
     simulated=True,
     out_shape_from={},

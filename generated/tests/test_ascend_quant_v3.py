@@ -44,7 +44,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda along: torch.clamp(getattr(torch, roundMode)(x.float() * along(scale) * (along(scale) if sqrtMode else 1) + (along(offset) if offset is not None else 0)), -128, 127).to(torch.int8))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())) if p.dim() == 1 else p.float())',
+    golden='(lambda along: exact.quantised(getattr(torch, roundMode)(x.float() * along(scale) * (along(scale) if sqrtMode else 1) + (along(offset) if offset is not None else 0)), dstType))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())) if p.dim() == 1 else p.float())',
     integer_math='float',
     simulated=True,
     out_shape_from={},

@@ -47,7 +47,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='(lambda v: (lambda top, bottom: (lambda s: (lambda o: (torch.clamp(torch.round(v / s.unsqueeze(-1) + o.unsqueeze(-1)), -128, 127).to(torch.int8), s, o))(127 - top / s))((top - bottom) / 255))(v.amax(-1), v.amin(-1)))(x.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1))',
+    golden='(lambda v: (lambda top, bottom: (lambda s: (lambda o: (exact.quantised(torch.round(v / s.unsqueeze(-1) + o.unsqueeze(-1)), dstType), s, o))(exact.quantised_max(dstType) - top / s))((top - bottom) / (2 * exact.quantised_max(dstType) + 1)))(v.amax(-1), v.amin(-1)))(x.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1))',
     integer_math='float',
     simulated=True,
     out_shape_from={},

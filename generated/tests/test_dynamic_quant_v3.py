@@ -42,7 +42,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
     computes_on='Ascend950',
-    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (torch.clamp(torch.round(v / s + o), -128, 127).to(torch.int8), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), None if not asym else o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(127 - top / s if asym else torch.zeros_like(s)))((top - bottom) / 255 if asym else mag / 127))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
+    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (exact.quantised(torch.round(v / s + o), dstType), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), None if not asym else o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(exact.quantised_max(dstType) - top / s if asym else torch.zeros_like(s)))((top - bottom) / (2 * exact.quantised_max(dstType) + 1) if asym else mag / exact.quantised_max(dstType)))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
     integer_math='float',
     simulated=True,
     out_shape_from={},

@@ -37,7 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend950', 'Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.clamp(torch.round(x.float() * scale.float()[torch.searchsorted(groupIndex.long(), torch.arange(x.shape[0]), right=True)] + (offsetOptional.float() if offsetOptional is not None else 0)), -128, 127).to(torch.int8)',
+    golden='exact.quantised(torch.round(x.float() * scale.float()[torch.searchsorted(groupIndex.long(), torch.arange(x.shape[0]), right=True)] + (offsetOptional.float() if offsetOptional is not None else 0)), dstType)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
