@@ -58,6 +58,7 @@ DTYPES = [
     BASE.but('INT4'),
     BASE.but('INT8', dtypes={'x': 'INT8'}),
     BASE.but('INT32', dtypes={'x': 'INT32'}),
+    BASE.but('y=BFLOAT16', values={'dstType': 27}, out={'y': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

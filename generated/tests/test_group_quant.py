@@ -53,6 +53,8 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offsetOptional': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offsetOptional': 'BFLOAT16'}),
+    BASE.but('y=INT32', values={'dstType': 3}, out={'y': 'INT32'}),
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -193,9 +195,18 @@ def test_rule_line86_divisibility2():
 
 
 # line 204: x.shape[-1] % 2 == 0 when the dtype of y is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
-def test_rule_line204_divisibility3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line204_divisibility3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line204_divisibility3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=204, base=BASE)
 
 
 # line 136: when the dtype of y is not INT32: y has the shape of x
