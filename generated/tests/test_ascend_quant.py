@@ -158,9 +158,12 @@ def test_error_row5_value():
 
 
 # line 220: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.
-@pytest.mark.skip(reason='unclassified error-table row (line 220: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 220, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 223: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.

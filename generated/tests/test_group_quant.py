@@ -141,9 +141,12 @@ def test_error_row4_unclassified():
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT4时，x的shape尾轴大小不是偶数。
-@pytest.mark.skip(reason='unclassified error-table row (line 204: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT4时，x的shape尾轴大小不是偶数。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 204, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT32时，x的shape尾轴不是y的shape尾轴大小的8倍，或者x与y的shape的非尾轴的大小不一致。

@@ -174,14 +174,28 @@ def test_each_documented_output_dtype_is_a_case_with_the_attribute_naming_it():
                     "y=HIFLOAT8": (34, "HIFLOAT8", "NumPy cannot hold HIFLOAT8")}
 
 
+INT4_EVEN = Divisibility("x", "2", axis=-1, line=7, status=161002, when_dtype=DTypeCondition(("y",), (DType.INT4,)))
+
+
 def test_a_rule_under_an_output_dtype_is_tested_on_a_call_writing_it():
-    rule = Divisibility("x", "2", axis=-1, line=7, status=161002,
-                        when_dtype=DTypeCondition(("y",), (DType.INT4,)))
-    test = next(t for t in quantiser_suite(divisibility=(rule,)).rules if t.line == 7)
+    test = next(t for t in quantiser_suite(divisibility=(INT4_EVEN,)).rules if t.line == 7)
     assert not test.skip
     (accepted,), (refused,) = test.accepted, test.refused
     assert (accepted.values["dstType"], accepted.out["y"]) == (29, "INT4")
     assert (refused.values["dstType"], refused.out["y"], refused.shapes["x"]) == (29, "INT4", (3, 9))
+
+
+def test_an_error_row_the_rules_reader_read_as_its_lines_rule_is_provoked_by_the_rules_calls():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "If the data type of y is INT4, the size of the last axis of x "
+                    "is not an even number.", line=7)
+    suite = quantiser_suite(divisibility=(INT4_EVEN,), errors=(row,))
+    (error,) = suite.errors
+    rule = next(t for t in suite.rules if t.line == 7)
+    assert (error.function, error.skip, error.cases, error.status) == ("test_error_row1_rule", "", rule.refused, 161002)
+    # Another row on the same line (one cell, two sentences): neither is taken for the rule's.
+    other = dataclasses.replace(row, condition="If the data type of y is INT32, the last axis of x is not a multiple of 8.")
+    suite = quantiser_suite(divisibility=(INT4_EVEN,), errors=(row, other))
+    assert all(e.skip.startswith("unclassified") for e in suite.errors)
 
 
 def test_the_examples_values_are_the_base_attributes():
