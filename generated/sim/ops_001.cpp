@@ -2083,7 +2083,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t quantMin = aclsim::CallInt(call, 4);
   const int64_t quantMax = aclsim::CallInt(call, 5);
-  if (quantMin > quantMax) {  // semantics/quant.toml:113
+  if (quantMin > quantMax) {  // semantics/quant.toml:115
     return aclsim::Reject(call, 161002, "quantMin must not be greater than quantMax");
   }
   return ACLNN_SUCCESS;

@@ -881,7 +881,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const std::string_view roundMode = aclsim::CallString(call, 4);
-  if (roundMode != "round" && roundMode != "floor" && roundMode != "ceil" && roundMode != "trunc" && roundMode != "hybrid") {  // semantics/quant.toml:37
+  if (roundMode != "round" && roundMode != "floor" && roundMode != "ceil" && roundMode != "trunc" && roundMode != "hybrid") {  // semantics/quant.toml:38
     return aclsim::Reject(call, 161002, "roundMode must be round, ceil, trunc, floor or hybrid");
   }
   return ACLNN_SUCCESS;

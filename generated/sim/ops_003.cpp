@@ -1405,7 +1405,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t dstType = aclsim::CallInt(call, 3);
-  if (dstType != 1 && dstType != 27) {  // semantics/quant.toml:52
+  if (dstType != 1 && dstType != 27) {  // semantics/quant.toml:54
     return aclsim::Reject(call, 161002, "dstType must be 1 (FLOAT16) or 27 (BFLOAT16)");
   }
   return ACLNN_SUCCESS;

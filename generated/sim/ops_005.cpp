@@ -662,7 +662,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const std::string_view roundMode = aclsim::CallString(call, 4);
-  if (roundMode != "round" && roundMode != "floor" && roundMode != "ceil" && roundMode != "trunc" && roundMode != "hybrid") {  // semantics/quant.toml:23
+  if (roundMode != "round" && roundMode != "floor" && roundMode != "ceil" && roundMode != "trunc" && roundMode != "hybrid") {  // semantics/quant.toml:24
     return aclsim::Reject(call, 161002, "roundMode must be round, ceil, trunc, floor or hybrid");
   }
   return ACLNN_SUCCESS;
@@ -9568,7 +9568,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const int64_t innerPrecise = aclsim::CallInt(call, 8);
-  if (innerPrecise != 0 && innerPrecise != 1) {  // semantics/quant.toml:194
+  if (innerPrecise != 0 && innerPrecise != 1) {  // semantics/quant.toml:196
     return aclsim::Reject(call, 161002, "innerPrecise must be 0 (high precision) or 1 (high performance)");
   }
   return ACLNN_SUCCESS;

@@ -9856,7 +9856,7 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const bool trans = aclsim::CallBool(call, 7);
-  if (trans) {  // semantics/quant.toml:285
+  if (trans) {  // semantics/quant.toml:287
     return aclsim::Reject(call, 161002, "trans must be false (the page: 目前只支持false)");
   }
   return ACLNN_SUCCESS;

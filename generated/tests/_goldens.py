@@ -18,6 +18,11 @@ def golden_names(dtype_of: dict[str, Any]) -> dict[str, Any]:
     return {"torch": torch, "math": math, "exact": exact, "dtype_of": dtype_of}
 
 
+class Unmodelled(Exception):
+    """A golden's answer to an output it has no formula for (a quantiser's FLOAT8 or HIFLOAT8 y, which its
+    integer formula does not give): the call has no golden, which the suite says in its skip."""
+
+
 class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
     """Goldens of ops whose PyTorch result depends on which of its kernels runs, as the exact one
     computes them. PyTorch's vectorised fmod (and remainder, which corrects it) is NaN where the
@@ -40,6 +45,43 @@ class exact:  # noqa: N801 - the name goldens spell: exact.fmod(self, other)
         if offset is None:
             return words
         return words | ((torch.clamp(torch.round(offset.float()), -256, 255).long() & 0x1FF) << 37)
+
+    # The quantised dtypes a quantiser's dstType names (its aclDataType's value, acl/acl_base.h, or the dtype's
+    # name): the range it saturates to and whether its elements are INT4 packed eight to an INT32 word along
+    # the last dimension (dstType 3, "INT32实际为8个INT4拼接"), as runtime/sim's quantised_out.h writes them.
+    QUANTISED = {2: (-128, 127, False), 29: (-8, 7, False), 3: (-8, 7, True),
+                 "INT8": (-128, 127, False), "INT4": (-8, 7, False), "INT32": (-8, 7, True)}
+
+    @staticmethod
+    def _quantised_range(dst: Any) -> tuple[int, int, bool]:
+        if dst not in exact.QUANTISED:
+            raise Unmodelled(f"dstType {dst} names no integer dtype the quantisers' goldens round to")
+        return exact.QUANTISED[dst]
+
+    @staticmethod
+    def quantised_max(dst: Any) -> int:
+        """The largest value of the dtype dstType names (a dynamic quantiser's dtypeMax: INT8's 127, INT4's 7):
+        its symmetric scale is max|v| / this, its asymmetric one (max v - min v) / (2 * this + 1)."""
+        return exact._quantised_range(dst)[1]
+
+    @staticmethod
+    def quantised(values: Any, dst: Any) -> Any:
+        """Rounded values saturated to the range of the dtype dstType names, as its elements: INT8 (and INT4,
+        which torch cannot compute in: int8 holding its values, which the harness compares with the INT4
+        result's) as int8, INT32 words of eight INT4 along the last dimension (element 8i in bits 0-3 of word
+        i, two's complement) as int32. A NaN quantises to 0, as the simulator's quantisers write it."""
+        import torch
+
+        low, high, packed = exact._quantised_range(dst)
+        saturated = torch.clamp(values.nan_to_num(0.0), low, high)
+        if not packed:
+            return saturated.to(torch.int8)
+        nibbles = saturated.to(torch.int64) & 0xF
+        if nibbles.dim() == 0 or nibbles.shape[-1] % 8:
+            raise ValueError(f"INT32 words of eight INT4 take a last dimension divisible by 8, not {tuple(nibbles.shape)}")
+        words = nibbles.reshape(*nibbles.shape[:-1], -1, 8) << (4 * torch.arange(8))
+        packed_words = words.sum(-1)
+        return torch.where(packed_words >= 2**31, packed_words - 2**32, packed_words).to(torch.int32)
 
     @staticmethod
     def fmod(a: Any, b: Any) -> Any:

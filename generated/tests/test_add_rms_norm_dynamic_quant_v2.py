@@ -191,6 +191,15 @@ def test_rule_line164_dim_equality1_refused(op, case):
 
 
 # line 144: x1.shape[-1] % 2 == 0 when the dtype of y1Out or y2Out is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y1Out or y2Out is INT4')
-def test_rule_line144_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y1Out=INT4', out={'y1Out': 'INT4', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line144_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x1-dim-1=17', shapes={'x1': (3, 17)}, out={'y1Out': 'INT4', 'y2Out': 'INT8', 'xOut': 'FLOAT16', 'scale1Out': 'FLOAT', 'scale2Out': 'FLOAT'}, out_shapes={'y1Out': '<auto>', 'y2Out': '<auto>', 'xOut': '<auto>', 'scale1Out': '<auto>', 'scale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line144_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=144, base=BASE)

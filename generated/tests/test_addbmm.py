@@ -186,9 +186,12 @@ def test_error_row6_rank(op, case):
 
 
 # line 269: 161002 ACLNN_ERR_PARAM_INVALID: batch1的最后一维和batch2的倒数第二维不相等。
-@pytest.mark.skip(reason='unclassified error-table row (line 269: 161002 ACLNN_ERR_PARAM_INVALID: batch1的最后一维和batch2的倒数第二维不相等。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_error_row7_rule(op, case):
+    # the row states the rule of line 269, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 272: 161002 ACLNN_ERR_PARAM_INVALID: self与batch1@batch2必须同时为空tensor或同时不为空tensor。

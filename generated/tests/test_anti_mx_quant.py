@@ -52,6 +52,8 @@ DTYPES = [
     pytest.param(BASE.but('FLOAT4_E1M2'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT4_E1M2')),
     pytest.param(BASE.but('FLOAT8_E4M3FN'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT8_E4M3FN')),
     pytest.param(BASE.but('FLOAT8_E5M2'), marks=pytest.mark.skip(reason='NumPy cannot hold FLOAT8_E5M2')),
+    BASE.but('y=FLOAT16', values={'dstType': 1}, out={'y': 'FLOAT16'}),
+    BASE.but('y=BFLOAT16', values={'dstType': 27}, out={'y': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -160,9 +160,12 @@ def test_error_row5_shape_mismatch():
 
 
 # line 332: 161002 ACLNN_ERR_PARAM_INVALID: 当amsgrad为true时，maxGradNormOptional和varRef的数据类型或shape不一致时。
-@pytest.mark.skip(reason='unclassified error-table row (line 332: 161002 ACLNN_ERR_PARAM_INVALID: 当amsgrad为true时，maxGradNormOptional和varRef的数据类型或shape不一致时。)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True-maxGradNormOptional[1]', shapes={'maxGradNormOptional': (1,)}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 332, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 335: 161002 ACLNN_ERR_PARAM_INVALID: beta1Power、beta2Power、lr、weightDecay、beta1、beta2、eps的shape大小不为1时。

@@ -152,9 +152,12 @@ def test_error_row4_shape_mismatch(op, case):
 
 
 # line 296: 161002 ACLNN_ERR_PARAM_INVALID: 当amsgrad为true时，maxGradNormOptionalRef和varRef的shape不一致时。
-@pytest.mark.skip(reason='unclassified error-table row (line 296: 161002 ACLNN_ERR_PARAM_INVALID: 当amsgrad为true时，maxGradNormOptionalRef和varRef的shape不一致时。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('amsgrad=True-maxGradNormOptionalRef[1]', shapes={'maxGradNormOptionalRef': (1,)}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 296, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 299: 161002 ACLNN_ERR_PARAM_INVALID: step的shape大小不为1时。

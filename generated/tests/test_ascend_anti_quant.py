@@ -58,6 +58,7 @@ DTYPES = [
     BASE.but('INT4'),
     BASE.but('INT8', dtypes={'x': 'INT8'}),
     BASE.but('INT32', dtypes={'x': 'INT32'}),
+    BASE.but('y=BFLOAT16', values={'dstType': 27}, out={'y': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -147,9 +148,12 @@ def test_error_row3_value(op, case):
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT4, the size of the last axis of x is not an even number.
-@pytest.mark.skip(reason='unclassified error-table row (line 203: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT4, the size of the last axis of x is not an even number.)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, out={'y': 'FLOAT16'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_rule(op, case):
+    # the row states the rule of line 203, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 205: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT32, the size of the last axis of the shape of y is not eight times that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.

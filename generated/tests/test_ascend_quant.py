@@ -43,7 +43,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='torch.clamp(getattr(torch, roundMode)(x.float() * scale.float() * (scale.float() if sqrtMode else 1) + (offset.float() if offset is not None else 0)), -128, 127).to(torch.int8)',
+    golden='exact.quantised(getattr(torch, roundMode)(x.float() * scale.float() * (scale.float() if sqrtMode else 1) + (offset.float() if offset is not None else 0)), dstType)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -59,6 +59,8 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offset': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offset': 'BFLOAT16'}),
+    BASE.but('y=INT32', values={'dstType': 3}, out={'y': 'INT32'}),
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -156,9 +158,12 @@ def test_error_row5_value():
 
 
 # line 220: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.
-@pytest.mark.skip(reason='unclassified error-table row (line 220: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 220, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 223: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.
@@ -180,6 +185,15 @@ def test_rule_line83_divisibility2():
 
 
 # line 220: x.shape[-1] % 2 == 0 when the dtype of y is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
-def test_rule_line220_divisibility3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line220_divisibility3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line220_divisibility3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=220, base=BASE)

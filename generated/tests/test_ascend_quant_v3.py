@@ -44,7 +44,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend910'),
-    golden='(lambda along: torch.clamp(getattr(torch, roundMode)(x.float() * along(scale) * (along(scale) if sqrtMode else 1) + (along(offset) if offset is not None else 0)), -128, 127).to(torch.int8))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())) if p.dim() == 1 else p.float())',
+    golden='(lambda along: exact.quantised(getattr(torch, roundMode)(x.float() * along(scale) * (along(scale) if sqrtMode else 1) + (along(offset) if offset is not None else 0)), dstType))(lambda p: p.float().reshape([-1] + [1] * (x.dim() - 1 - axis % x.dim())) if p.dim() == 1 else p.float())',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -60,6 +60,11 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offset': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offset': 'BFLOAT16'}),
+    BASE.but('y=INT32', values={'dstType': 3}, out={'y': 'INT32'}),
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}),
+    pytest.param(BASE.but('y=HIFLOAT8', values={'dstType': 34}, out={'y': 'HIFLOAT8'}), marks=pytest.mark.skip(reason='NumPy cannot hold HIFLOAT8')),
+    BASE.but('y=FLOAT8_E5M2', values={'dstType': 35}, out={'y': 'FLOAT8_E5M2'}),
+    BASE.but('y=FLOAT8_E4M3FN', values={'dstType': 36}, out={'y': 'FLOAT8_E4M3FN'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -171,9 +176,12 @@ def test_error_row7_value():
 
 
 # line 248: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.
-@pytest.mark.skip(reason='unclassified error-table row (line 248: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT4, the size of the last axis of x is not an even number.)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (4, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 248, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 251: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.
@@ -183,6 +191,15 @@ def test_error_row9_unclassified():
 
 
 # line 248: x.shape[-1] % 2 == 0 when the dtype of y is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
-def test_rule_line248_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line248_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (4, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line248_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=248, base=BASE)

@@ -180,9 +180,12 @@ def test_error_row7_shape_mismatch():
 
 
 # line 277: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。
-@pytest.mark.skip(reason='unclassified error-table row (line 277: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('paddings=2', values={'paddings': (2, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 277, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 113: kernelSize in (0, inf)

@@ -182,9 +182,12 @@ def test_error_row6_value():
 
 
 # line 298: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。
-@pytest.mark.skip(reason='unclassified error-table row (line 298: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 1)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_rule(op, case):
+    # the row states the rule of line 298, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验

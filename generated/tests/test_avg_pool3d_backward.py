@@ -150,9 +150,12 @@ def test_error_row4_value():
 
 
 # line 251: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。
-@pytest.mark.skip(reason='unclassified error-table row (line 251: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}, out={'output': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 251, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 254: 161002 ACLNN_ERR_PARAM_INVALID: output的shape与self的shape不一致。

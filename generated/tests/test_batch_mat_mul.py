@@ -142,9 +142,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: self的最后一维和mat2的倒数第二维不相等。
-@pytest.mark.skip(reason='unclassified error-table row (line 204: 161002 ACLNN_ERR_PARAM_INVALID: self的最后一维和mat2的倒数第二维不相等。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('self-dim-1', shapes={'self': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 204, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 204: self.shape[-1] == mat2.shape[-2]

@@ -51,6 +51,7 @@ BASE = Case('INT32', dtypes={'x': 'INT32', 'weightScale': 'FLOAT', 'activateScal
 # Every documented dtype, all inputs alike.
 DTYPES = [
     BASE.but('INT32'),
+    BASE.but('out=BFLOAT16', values={'outputDtype': 27}, out={'out': 'BFLOAT16'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -121,13 +121,22 @@ def test_error_row3_unclassified():
 
 
 # line 245: x.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
-def test_rule_line245_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT4', out={'yOut': 'INT4', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line245_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=17', shapes={'x': (2, 3, 17)}, out={'yOut': 'INT4', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line245_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=245, base=BASE)
 
 
 # line 245: yOut.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
+@pytest.mark.skip(reason="not tested: the base call does not give the tensor's shape or the divisor")
 def test_rule_line245_divisibility2():
     pass
 

@@ -47,7 +47,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B',),
-    golden='(lambda v: (lambda top, bottom: (lambda s: (lambda o: (torch.clamp(torch.round(v / s.unsqueeze(-1) + o.unsqueeze(-1)), -128, 127).to(torch.int8), s, o))(127 - top / s))((top - bottom) / 255))(v.amax(-1), v.amin(-1)))(x.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1))',
+    golden='(lambda v: (lambda top, bottom: (lambda s: (lambda o: (exact.quantised(torch.round(v / s.unsqueeze(-1) + o.unsqueeze(-1)), dstType), s, o))(exact.quantised_max(dstType) - top / s))((top - bottom) / (2 * exact.quantised_max(dstType) + 1)))(v.amax(-1), v.amin(-1)))(x.float() * (smoothScalesOptional.float() if smoothScalesOptional is not None else 1))',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -62,6 +62,8 @@ BASE = Case('FLOAT16', dtypes={'x': 'FLOAT16', 'smoothScalesOptional': 'FLOAT16'
 DTYPES = [
     BASE.but('FLOAT16'),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'smoothScalesOptional': 'BFLOAT16', 'groupIndexOptional': 'BFLOAT16'}),
+    BASE.but('yOut=INT4', values={'dstType': 29}, out={'yOut': 'INT4'}),
+    BASE.but('yOut=INT32', values={'dstType': 3}, out={'yOut': 'INT32'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -128,18 +130,36 @@ def test_error_row3_unclassified():
 
 
 # line 311: x.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
-def test_rule_line311_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT4', values={'dstType': 29}, out={'yOut': 'INT4', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line311_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=17', shapes={'x': (4, 17)}, values={'dstType': 29}, out={'yOut': 'INT4', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line311_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=311, base=BASE)
 
 
 # line 311: yOut.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
+@pytest.mark.skip(reason="not tested: the base call does not give the tensor's shape or the divisor")
 def test_rule_line311_divisibility2():
     pass
 
 
 # line 312: x.shape[-1] % 8 == 0 when the dtype of yOut is INT32
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT32')
-def test_rule_line312_divisibility3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT32', values={'dstType': 3}, out={'yOut': 'INT32', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line312_divisibility3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=17', shapes={'x': (4, 17)}, values={'dstType': 3}, out={'yOut': 'INT32', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line312_divisibility3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=312, base=BASE)

@@ -42,7 +42,7 @@ OP = t.Op(
     },
     unsupported_socs=('Ascend910_93', 'Ascend910B', 'Ascend310B', 'Ascend310P', 'Ascend910'),
     computes_on='Ascend950',
-    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (torch.clamp(torch.round(v / s + o), -128, 127).to(torch.int8), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), None if not asym else o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(127 - top / s if asym else torch.zeros_like(s)))((top - bottom) / 255 if asym else mag / 127))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
+    golden="(lambda v, d, asym: (lambda top, bottom, mag: (lambda s: (lambda o: (exact.quantised(torch.round(v / s + o), dstType), s.reshape(1) if quantMode == 'pertensor' else s.squeeze(d[0]), None if not asym else o.reshape(1) if quantMode == 'pertensor' else o.squeeze(d[0])))(exact.quantised_max(dstType) - top / s if asym else torch.zeros_like(s)))((top - bottom) / (2 * exact.quantised_max(dstType) + 1) if asym else mag / exact.quantised_max(dstType)))(v.amax(d, keepdim=True), v.amin(d, keepdim=True), v.abs().amax(d, keepdim=True)))(x.float() * (smoothScalesOptional.float().reshape(-1) if smoothScalesOptional is not None else 1), {'pertoken': (-1,), 'perchannel': (-2,)}.get(quantMode, tuple(range(x.dim()))), not isSymmetrical)",
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -57,6 +57,11 @@ BASE = Case('FLOAT16', dtypes={'x': 'FLOAT16', 'smoothScalesOptional': 'FLOAT16'
 DTYPES = [
     BASE.but('FLOAT16'),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'smoothScalesOptional': 'BFLOAT16'}),
+    BASE.but('yOut=INT4', values={'dstType': 29}, out={'yOut': 'INT4'}),
+    BASE.but('yOut=FLOAT8_E4M3FN', values={'dstType': 36}, out={'yOut': 'FLOAT8_E4M3FN'}),
+    BASE.but('yOut=FLOAT8_E5M2', values={'dstType': 35}, out={'yOut': 'FLOAT8_E5M2'}),
+    pytest.param(BASE.but('yOut=HIFLOAT8', values={'dstType': 34}, out={'yOut': 'HIFLOAT8'}), marks=pytest.mark.skip(reason='NumPy cannot hold HIFLOAT8')),
+    BASE.but('yOut=INT32', values={'dstType': 3}, out={'yOut': 'INT32'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -133,21 +138,39 @@ def test_error_row3_unclassified():
 
 
 # line 130: x.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
-def test_rule_line130_divisibility1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT4', values={'dstType': 29}, out={'yOut': 'INT4', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line130_divisibility1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=17', shapes={'x': (2, 4, 17)}, values={'dstType': 29}, out={'yOut': 'INT4', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line130_divisibility1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=130, base=BASE)
 
 
 # line 190: yOut.shape[-1] % 2 == 0 when the dtype of yOut is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT4')
+@pytest.mark.skip(reason="not tested: the base call does not give the tensor's shape or the divisor")
 def test_rule_line190_divisibility2():
     pass
 
 
 # line 327: x.shape[-1] % 8 == 0 when the dtype of yOut is INT32
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of yOut is INT32')
-def test_rule_line327_divisibility3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('yOut=INT32', values={'dstType': 3}, out={'yOut': 'INT32', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line327_divisibility3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=17', shapes={'x': (2, 4, 17)}, values={'dstType': 3}, out={'yOut': 'INT32', 'scaleOut': 'FLOAT', 'offsetOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>', 'offsetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line327_divisibility3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=327, base=BASE)
 
 
 # line 190: when the dtype of yOut is not INT4/INT32: yOut has the shape of x

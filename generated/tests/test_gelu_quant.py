@@ -57,6 +57,9 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'self': 'FLOAT16', 'inputScaleOptional': 'FLOAT16', 'inputOffsetOptional': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'self': 'BFLOAT16', 'inputScaleOptional': 'BFLOAT16', 'inputOffsetOptional': 'BFLOAT16'}),
     BASE.but('FLOAT'),
+    BASE.but('y=FLOAT8_E4M3FN', values={'dstType': 36}, out={'y': 'FLOAT8_E4M3FN'}),
+    BASE.but('y=FLOAT8_E5M2', values={'dstType': 35}, out={'y': 'FLOAT8_E5M2'}),
+    pytest.param(BASE.but('y=HIFLOAT8', values={'dstType': 34}, out={'y': 'HIFLOAT8'}), marks=pytest.mark.skip(reason='NumPy cannot hold HIFLOAT8')),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -168,9 +168,12 @@ def test_error_row4_dtype_mismatch(op, case):
 
 
 # line 72: 161002 ACLNN_ERR_PARAM_INVALID: numGroups is less than or equal to 0.
-@pytest.mark.skip(reason='unclassified error-table row (line 72: 161002 ACLNN_ERR_PARAM_INVALID: numGroups is less than or equal to 0.)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('numGroups=0', values={'numGroups': 0}, out={'dxOut': '<auto>', 'dgammaOut': '<auto>', 'dbetaOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 72, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 73: 161002 ACLNN_ERR_PARAM_INVALID: The value of C cannot be exactly divided by that of group.

@@ -37,7 +37,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend950', 'Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='torch.clamp(torch.round(x.float() * scale.float()[torch.searchsorted(groupIndex.long(), torch.arange(x.shape[0]), right=True)] + (offsetOptional.float() if offsetOptional is not None else 0)), -128, 127).to(torch.int8)',
+    golden='exact.quantised(torch.round(x.float() * scale.float()[torch.searchsorted(groupIndex.long(), torch.arange(x.shape[0]), right=True)] + (offsetOptional.float() if offsetOptional is not None else 0)), dstType)',
     integer_math='float',
     simulated=True,
     out_shape_from={},
@@ -53,6 +53,8 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'scale': 'FLOAT16', 'offsetOptional': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'scale': 'BFLOAT16', 'offsetOptional': 'BFLOAT16'}),
+    BASE.but('y=INT32', values={'dstType': 3}, out={'y': 'INT32'}),
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.
@@ -139,9 +141,12 @@ def test_error_row4_unclassified():
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT4时，x的shape尾轴大小不是偶数。
-@pytest.mark.skip(reason='unclassified error-table row (line 204: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT4时，x的shape尾轴大小不是偶数。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 204, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT32时，x的shape尾轴不是y的shape尾轴大小的8倍，或者x与y的shape的非尾轴的大小不一致。
@@ -193,9 +198,18 @@ def test_rule_line86_divisibility2():
 
 
 # line 204: x.shape[-1] % 2 == 0 when the dtype of y is INT4
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
-def test_rule_line204_divisibility3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('y=INT4', values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line204_divisibility3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('x-dim-1=9', shapes={'x': (3, 9)}, values={'dstType': 29}, out={'y': 'INT4'}, out_shapes={'y': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line204_divisibility3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=204, base=BASE)
 
 
 # line 136: when the dtype of y is not INT32: y has the shape of x

@@ -53,6 +53,7 @@ BASE = Case('FLOAT16', dtypes={'x': 'FLOAT16', 'groupIndex': 'INT32'}, shapes={'
 DTYPES = [
     BASE.but('FLOAT16'),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16'}),
+    BASE.but('y=FLOAT8_E5M2', values={'dstType': 35}, out={'y': 'FLOAT8_E5M2'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

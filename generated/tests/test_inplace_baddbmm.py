@@ -156,9 +156,12 @@ def test_error_row7_rank(op, case):
 
 
 # line 522: 161002 ACLNN_ERR_PARAM_INVALID: batch1的最后一维和batch2的倒数第二维不相等。
-@pytest.mark.skip(reason='unclassified error-table row (line 522: 161002 ACLNN_ERR_PARAM_INVALID: batch1的最后一维和batch2的倒数第二维不相等。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('batch1-dim-1', shapes={'batch1': (2, 2, 4)}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 522, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 522: batch1.shape[-1] == batch2.shape[-2]

@@ -217,15 +217,21 @@ def test_error_row11_unclassified():
 
 
 # line 268: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0、1或2。
-@pytest.mark.skip(reason='unclassified error-table row (line 268: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0、1或2。)')
-def test_error_row12_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row12_rule(op, case):
+    # the row states the rule of line 268, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 271: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。
-@pytest.mark.skip(reason='unclassified error-table row (line 271: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。)')
-def test_error_row13_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'out': 'FLOAT', 'indices': 'INT8'}, out_shapes={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row13_rule(op, case):
+    # the row states the rule of line 271, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 274: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或2

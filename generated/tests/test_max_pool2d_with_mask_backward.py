@@ -155,33 +155,48 @@ def test_error_row4_shape_mismatch(op, case):
 
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize的长度不等于1或者2。
-@pytest.mark.skip(reason='unclassified error-table row (line 228: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize的长度不等于1或者2。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize-length3', values={'kernelSize': (3, 3, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 228, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 231: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中的数值中存在小于等于0的数值。
-@pytest.mark.skip(reason='unclassified error-table row (line 231: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中的数值中存在小于等于0的数值。)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 231, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 234: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或2。
-@pytest.mark.skip(reason='unclassified error-table row (line 234: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或2。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length3', values={'stride': (2, 2, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_rule(op, case):
+    # the row states the rule of line 234, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 237: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。
-@pytest.mark.skip(reason='unclassified error-table row (line 237: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 237, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 240: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或2。
-@pytest.mark.skip(reason='unclassified error-table row (line 240: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或2。)')
-def test_error_row9_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding-length3', values={'padding': (1, 1, 1)}, out={'gradInput': 'FLOAT'}, out_shapes={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row9_rule(op, case):
+    # the row states the rule of line 240, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 243: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值中存在小于0或者大于kernelSize的数值

@@ -181,9 +181,12 @@ def test_error_row5_unclassified():
 
 
 # line 236: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中存在小于等于0的数值。
-@pytest.mark.skip(reason='unclassified error-table row (line 236: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中存在小于等于0的数值。)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 2)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 236, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或3。
@@ -193,9 +196,12 @@ def test_error_row7_unclassified():
 
 
 # line 242: 161002 ACLNN_ERR_PARAM_INVALID: stride中存在小于等于0的数值。
-@pytest.mark.skip(reason='unclassified error-table row (line 242: 161002 ACLNN_ERR_PARAM_INVALID: stride中存在小于等于0的数值。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 242, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 245: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或3。

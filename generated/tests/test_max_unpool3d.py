@@ -177,9 +177,12 @@ def test_error_row7_value():
 
 
 # line 236: 161002 ACLNN_ERR_PARAM_INVALID: stride的size大小不等于3。
-@pytest.mark.skip(reason='unclassified error-table row (line 236: 161002 ACLNN_ERR_PARAM_INVALID: stride的size大小不等于3。)')
-def test_error_row8_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride-length4', values={'stride': (2, 2, 2, 2)}, out={'outRef': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row8_rule(op, case):
+    # the row states the rule of line 236, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: padding的size大小不等于3。
@@ -195,9 +198,12 @@ def test_error_row10_unclassified():
 
 
 # line 245: 161002 ACLNN_ERR_PARAM_INVALID: stride的元素值不大于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 245: 161002 ACLNN_ERR_PARAM_INVALID: stride的元素值不大于0。)')
-def test_error_row11_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 2, 2)}, out={'outRef': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row11_rule(op, case):
+    # the row states the rule of line 245, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 248: 161002 ACLNN_ERR_PARAM_INVALID: outRef在N、C维度上的size大小与self不完全相同。

@@ -178,9 +178,12 @@ def test_error_row6_unclassified():
 
 
 # line 242: 161002 ACLNN_ERR_PARAM_INVALID: keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致。
-@pytest.mark.skip(reason='unclassified error-table row (line 242: 161002 ACLNN_ERR_PARAM_INVALID: keepDim为true时，valuesOut或indicesOut的维度与self的维度不一致。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('indicesOut-dim-1=2', out={'indicesOut': 'INT64', 'valuesOut': '<auto>'}, out_shapes={'indicesOut': (4, 2)}),
+], ids=lambda case: case.id)
+def test_error_row7_rule(op, case):
+    # the row states the rule of line 242, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 245: 161002 ACLNN_ERR_PARAM_INVALID: keepDim为false时，valuesOut或indicesOut的维度不比self的维度少1。

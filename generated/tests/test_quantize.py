@@ -71,6 +71,11 @@ DTYPES = [
     BASE.but('FLOAT'),
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16', 'scales': 'FLOAT16', 'zeroPoints': 'INT32'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16', 'scales': 'BFLOAT16', 'zeroPoints': 'BFLOAT16'}),
+    BASE.but('out=UINT8', values={'dtype': 'UINT8'}, out={'out': 'UINT8'}),
+    BASE.but('out=INT32', values={'dtype': 'INT32'}, out={'out': 'INT32'}),
+    pytest.param(BASE.but('out=HIFLOAT8', values={'dtype': 'HIFLOAT8'}, out={'out': 'HIFLOAT8'}), marks=pytest.mark.skip(reason='NumPy cannot hold HIFLOAT8')),
+    BASE.but('out=FLOAT8_E4M3FN', values={'dtype': 'FLOAT8_E4M3FN'}, out={'out': 'FLOAT8_E4M3FN'}),
+    BASE.but('out=FLOAT8_E5M2', values={'dtype': 'FLOAT8_E5M2'}, out={'out': 'FLOAT8_E5M2'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -99,9 +99,12 @@ def test_error_row1_null_pointer():
 
 
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: 传入的n小于0。
-@pytest.mark.skip(reason='unclassified error-table row (line 171: 161002 ACLNN_ERR_PARAM_INVALID: 传入的n小于0。)')
-def test_error_row2_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('n=-1', values={'n': -1}),
+], ids=lambda case: case.id)
+def test_error_row2_rule(op, case):
+    # the row states the rule of line 171, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为n。

@@ -177,9 +177,12 @@ def test_error_row4_unclassified():
 
 
 # line 219: 161002 ACLNN_ERR_PARAM_INVALID: 参数repeats中含有小于0的值。
-@pytest.mark.skip(reason='unclassified error-table row (line 219: 161002 ACLNN_ERR_PARAM_INVALID: 参数repeats中含有小于0的值。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('repeats=-1', values={'repeats': (-1, 1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 219, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。

@@ -279,13 +279,13 @@ def test_rule_line350_dtype_combination9_accepted(op, case):
 
 
 # line 330: x.shape[-1] % 2 == 0 when the dtype of y is INT4 on Ascend950
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
+@pytest.mark.skip(reason="not tested: it holds on Ascend950, not on the base call's chip")
 def test_rule_line330_divisibility1():
     pass
 
 
 # line 330: gamma.shape[-1] % 2 == 0 when the dtype of y is INT4 on Ascend950
-@pytest.mark.skip(reason='not tested: the base call does not meet it when the dtype of y is INT4')
+@pytest.mark.skip(reason="not tested: it holds on Ascend950, not on the base call's chip")
 def test_rule_line330_divisibility2():
     pass
 

@@ -152,15 +152,21 @@ def test_error_row4_unclassified():
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: stdOut的shape出现如下情况会出错： keepdim为true时，stdOut.shape != self.shape(指定维度dim设置为1的形状)； keepdim为false时，stdOut.shape != self.shape(去除指定维度dim后的形状)。
-@pytest.mark.skip(reason='unclassified error-table row (line 208: 161002 ACLNN_ERR_PARAM_INVALID: stdOut的shape出现如下情况会出错： keepdim为true时，stdOut.shape != self.shape(指定维度dim设置为1的形状)； keepdim为false时，stdOut.shape != self.shape(去除指定维度dim后的形状)。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stdOut-dim-1=5', out={'stdOut': 'FLOAT', 'meanOut': '<auto>'}, out_shapes={'stdOut': (2, 1, 5)}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 208, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: meanOut的shape出现如下情况会出错： keepdim为true时，meanOut.shape != self.shape(指定维度dim设置为1的形状)； keepdim为false时，meanOut.shape != self.shape(去除指定维度dim后的形状)。
-@pytest.mark.skip(reason='unclassified error-table row (line 211: 161002 ACLNN_ERR_PARAM_INVALID: meanOut的shape出现如下情况会出错： keepdim为true时，meanOut.shape != self.shape(指定维度dim设置为1的形状)； keepdim为false时，meanOut.shape != self.shape(去除指定维度dim后的形状)。)')
-def test_error_row6_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('meanOut-dim-1=5', out={'meanOut': 'FLOAT', 'stdOut': '<auto>'}, out_shapes={'meanOut': (2, 1, 5)}),
+], ids=lambda case: case.id)
+def test_error_row6_rule(op, case):
+    # the row states the rule of line 211, broken as its test breaks it
+    t.check_error(op, case, status=161002)
 
 
 # line 102: dim in [-rank(self), rank(self) - 1]

@@ -58,6 +58,7 @@ DTYPES = [
     BASE.but('FLOAT16', dtypes={'x': 'FLOAT16'}),
     BASE.but('BFLOAT16', dtypes={'x': 'BFLOAT16'}),
     BASE.but('FLOAT'),
+    BASE.but('yOut=INT4', values={'dstType': 29}, out={'yOut': 'INT4'}),
 ]
 
 # Non-contiguous inputs (transposed, strided, offset) in every dtype, and device-resident ones.

@@ -240,3 +240,38 @@ refused(lambda: aclnn.ascend_quant(x, np.ones(6, np.float32), None, False, "roun
 refused(lambda: aclnn.dynamic_quant(x16[0], None, out=(np.zeros((3, 16), np.int32), np.zeros(3, np.float32))),
         161002, ["yOut", "divided by 8"])
 ''')
+
+
+def test_an_int4_x_dequantises_and_the_goldens_pack_int32_words_as_the_quantisers_write_them():
+    # aclnnAscendAntiQuant reads an INT4 x from its nibbles, a strided view of a wider array too: y = (x + offset)
+    # * scale in float, to FLOAT16. aclnnGroupQuant writes INT4 and INT32 words of INT4 as aclnnAscendQuant does.
+    # The suites' golden helper (exact.quantised, runtime/python/tests/_goldens.py) packs INT32 words as the bytes
+    # CANN holds INT4 in, so that the generated suites' INT32 rows compare two packings written apart.
+    check(PROLOGUE + r'''
+sys.path.insert(0, sys.argv[1] + "/tests")
+from _goldens import exact
+
+scale = rng.uniform(0.5, 2.0, 16).astype(np.float32)
+offset = rng.uniform(-2.0, 2.0, 16).astype(np.float32)
+wide = rng.integers(-8, 8, (3, 32)).astype(ml_dtypes.int4)
+for x in (wide[:, :16].copy(), wide[:, ::2], wide[:, 1::2]):
+    want = ((x.astype(np.float32) + offset) * scale).astype(np.float16)
+    y = aclnn.ascend_anti_quant(x, scale, offset, 1, False, out=np.zeros((3, 16), np.float16))
+    np.testing.assert_array_equal(host(y), want)
+
+values = rng.uniform(-12, 12, (3, 16)).round().astype(np.float32)
+nibbles = np.clip(values, -8, 7).astype(np.int8)
+words = packed_reference(nibbles).view(np.int32).reshape(3, 2)
+np.testing.assert_array_equal(exact.quantised(torch.from_numpy(values), 3).numpy(), words)
+np.testing.assert_array_equal(exact.quantised(torch.from_numpy(values), 29).numpy(), nibbles)
+np.testing.assert_array_equal(exact.quantised(torch.tensor([float("nan"), 300.0]), 2).numpy(), [0, 127])
+
+x = rng.uniform(-12, 12, (3, 16)).astype(np.float32)
+group_scale = rng.uniform(0.3, 1.5, (1, 16)).astype(np.float32)
+index = np.array([3], np.int64)
+want = np.clip(np.round(x * group_scale), -8, 7).astype(np.int8)
+y = aclnn.group_quant(x, group_scale, index, None, 29, out=np.zeros((3, 16), ml_dtypes.int4))
+np.testing.assert_array_equal(host(y).astype(np.int8), want)
+y = aclnn.group_quant(x, group_scale, index, None, 3, out=np.zeros((3, 2), np.int32))
+np.testing.assert_array_equal(host(y), packed_reference(want).view(np.int32).reshape(3, 2))
+''')

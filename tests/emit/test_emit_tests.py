@@ -17,8 +17,8 @@ from gen.api.calls import EXPRESSIBLE
 from gen.emit import tests as emitter
 from gen.emit.files import FileManager
 from gen.model import build_model
-from gen.ir import (ArgValue, DimBytes, Direction, DType, ErrorCase, ErrorCategory, ExampleArg, ExampleCall, OpSemantics, ParamKind,
-                    Product, ProductDTypes, Relation, RelationKind, Soc)
+from gen.ir import (ArgValue, DimBytes, Direction, Divisibility, DType, DTypeCondition, ErrorCase, ErrorCategory, ExampleArg,
+                    ExampleCall, OpSemantics, ParamKind, Product, ProductDTypes, Relation, RelationKind, Soc)
 from tests.support.factories import make_api, make_page, make_param, null_error
 from tests.support.sim_seed_ir import seed_pages, seed_semantics
 
@@ -152,6 +152,50 @@ def test_a_dtype_numpy_cannot_hold_is_a_skipped_case():
     suite = one_api_suite(*unary(dtypes=(DType.FLOAT, DType.HIFLOAT8)))
     cases = group(suite, "dtypes").cases
     assert [(c.id, c.skip) for c in cases] == [("FLOAT", ""), ("HIFLOAT8", "NumPy cannot hold HIFLOAT8")]
+
+
+def quantiser_suite(**api):
+    """An aclnnAscendQuant-like API: y's dtype named by dstType (an aclDataType's value), INT8 in the valid call."""
+    params = (make_param("x", dtypes=(DType.FLOAT,)), make_param("scale", dtypes=(DType.FLOAT,)),
+              make_param("dstType", kind=ParamKind.INT),
+              make_param("y", direction=Direction.OUT, dtypes=(DType.INT8, DType.INT4, DType.INT32, DType.HIFLOAT8)))
+    semantics = [OpSemantics("aclnnFoo", "foo.toml", golden="exact.quantised(torch.round(x * scale), dstType)",
+                             family="quant", op="ascend_quant",
+                             roles=(ArgValue("dst_type", "dstType"), ArgValue("out", "y")),
+                             call=(ArgValue("x", [3, 8]), ArgValue("scale", [8]), ArgValue("dstType", 2)))]
+    return emitter.suite(build_model([make_page(make_api("aclnnFoo", params=params, **api))], semantics).apis[0])
+
+
+def test_each_documented_output_dtype_is_a_case_with_the_attribute_naming_it():
+    cases = group(quantiser_suite(), "dtypes").cases
+    rows = {c.id: (c.values.get("dstType"), c.out.get("y"), c.skip) for c in cases if c.id.startswith("y=")}
+    # acl/acl_base.h: ACL_INT4 29, ACL_INT32 3, ACL_HIFLOAT8 34; INT8 (2) is the valid call's own.
+    assert rows == {"y=INT4": (29, "INT4", ""), "y=INT32": (3, "INT32", ""),
+                    "y=HIFLOAT8": (34, "HIFLOAT8", "NumPy cannot hold HIFLOAT8")}
+
+
+INT4_EVEN = Divisibility("x", "2", axis=-1, line=7, status=161002, when_dtype=DTypeCondition(("y",), (DType.INT4,)))
+
+
+def test_a_rule_under_an_output_dtype_is_tested_on_a_call_writing_it():
+    test = next(t for t in quantiser_suite(divisibility=(INT4_EVEN,)).rules if t.line == 7)
+    assert not test.skip
+    (accepted,), (refused,) = test.accepted, test.refused
+    assert (accepted.values["dstType"], accepted.out["y"]) == (29, "INT4")
+    assert (refused.values["dstType"], refused.out["y"], refused.shapes["x"]) == (29, "INT4", (3, 9))
+
+
+def test_an_error_row_the_rules_reader_read_as_its_lines_rule_is_provoked_by_the_rules_calls():
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "If the data type of y is INT4, the size of the last axis of x "
+                    "is not an even number.", line=7)
+    suite = quantiser_suite(divisibility=(INT4_EVEN,), errors=(row,))
+    (error,) = suite.errors
+    rule = next(t for t in suite.rules if t.line == 7)
+    assert (error.function, error.skip, error.cases, error.status) == ("test_error_row1_rule", "", rule.refused, 161002)
+    # Another row on the same line (one cell, two sentences): neither is taken for the rule's.
+    other = dataclasses.replace(row, condition="If the data type of y is INT32, the last axis of x is not a multiple of 8.")
+    suite = quantiser_suite(divisibility=(INT4_EVEN,), errors=(row, other))
+    assert all(e.skip.startswith("unclassified") for e in suite.errors)
 
 
 def test_the_examples_values_are_the_base_attributes():

@@ -15,7 +15,7 @@ from gen.api.python import out_params, python_signature, result_rule
 from gen.emit.tests.cases import (AUTO, BASE_RANK, UNDOCUMENTED, Case, base_values, rank_bounds, scalar_value, semantic_call_shapes,
                                   with_absences,
                                   with_semantic_call)
-from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, Direction, Param, ParamKind, RelationKind, Soc
+from gen.ir import API, DEFAULT_SOC, DType, DTypeCombination, DTypeCondition, Direction, Param, ParamKind, RelationKind, Soc
 from gen.model import BoundAPI
 
 
@@ -436,7 +436,90 @@ class BaseCall:
     def dtype_cases(self) -> list[Case]:
         cases = [replace(self.base, id=d.value, skip=self.unallocatable(d), **self.at_dtype(d)) for d in self.lead_dtypes]
         cases += [replace(self.base, id=d.value, skip=f"NumPy cannot hold {d.value}") for d in self.inexpressible]
+        cases += self.output_dtype_cases()
         return cases or [self.base]
+
+    # -- the quantisers' output dtype: the attribute that names it, and each documented one ---------------
+
+    @functools.cached_property
+    def dtype_selector(self) -> Optional[Param]:
+        """The attribute naming the dtype of a family's quantised outputs (its dst_type role: aclnnAscendQuant's
+        dstType, an aclDataType's value; aclnnQuantize's dtype, an aclDataType), None where there is none."""
+        name = self.bound.family_roles.get("dst_type") if self.family is not None else None
+        param = next((p for p in self.api.inputs if p.name == name), None)
+        return param if param is not None and param.kind in (ParamKind.INT, ParamKind.DTYPE) else None
+
+    @functools.cached_property
+    def selected_outputs(self) -> tuple[Param, ...]:
+        """The outputs whose dtype dtype_selector names: the family's out and out2 roles (aclnnDynamicMxQuantWithDualAxis'
+        y1Out and y2Out, of one dtype)."""
+        roles = self.bound.family_roles
+        named = {roles.get("out"), roles.get("out2")}
+        return tuple(p for p in self.tensor_outs if p.name in named) if self.dtype_selector is not None else ()
+
+    def selector_value(self, dtype: DType) -> Any:
+        """The value of dtype_selector that names `dtype`: its aclDataType's (acl/acl_base.h, ACL_INT4 29) for an
+        integer attribute, the dtype itself for an aclDataType one."""
+        assert self.dtype_selector is not None
+        if self.dtype_selector.kind is ParamKind.DTYPE:
+            return dtype.value
+        return abi.enumerators("aclDataType")[dtype.enumerator]
+
+    def selected_dtype(self, case: Case) -> Optional[DType]:
+        """The dtype a case's dtype_selector names (None where its value names none the pages know)."""
+        if self.dtype_selector is None:
+            return None
+        value = case.values.get(self.dtype_selector.name)
+        if self.dtype_selector.kind is ParamKind.DTYPE:
+            return next((d for d in DType if d.value == value), None)
+        codes = abi.enumerators("aclDataType")
+        return next((d for d in DType if codes.get(d.enumerator) == value), None)
+
+    def with_output_dtype(self, case: Case, dtype: DType) -> Case:
+        """`case` writing its selected outputs in `dtype`, dtype_selector naming it: out= arrays of that dtype and
+        of the golden's shape (an INT32 output of packed INT4 has the golden's packed shape)."""
+        assert self.dtype_selector is not None
+        return replace(case, out={**case.out, **{p.name: dtype.value for p in self.selected_outputs}},
+                       values={**case.values, self.dtype_selector.name: self.selector_value(dtype)})
+
+    def output_dtype_cases(self) -> list[Case]:
+        """The base call writing each other dtype the page documents for its selected outputs (aclnnAscendQuant's y
+        INT4 with dstType 29, INT32 words of eight INT4 with 3; aclnnAscendAntiQuant's BFLOAT16 y with 27): the
+        attribute and the outputs' dtype set together, as a caller sets them. A dtype NumPy cannot hold is a
+        skipped case, as an input's is."""
+        outs = self.selected_outputs
+        if not outs:
+            return []
+        current = self.selected_dtype(self.base)
+        cases = []
+        for dtype in outs[0].documented_dtypes():
+            if dtype is current or not all(dtype in p.documented_dtypes() for p in outs):
+                continue
+            case = replace(self.with_output_dtype(self.base, dtype), id=f"{outs[0].name}={dtype.value}")
+            cases.append(replace(case, skip="" if dtype.numpy else f"NumPy cannot hold {dtype.value}"))
+        return cases
+
+    def meeting(self, condition: DTypeCondition, case: Case) -> Optional[Case]:
+        """`case` changed to meet a rule's dtype condition ("当y的数据类型为INT4时"): a selected output written in
+        the condition's dtype (dtype_selector naming it), another output the condition names written in it (an
+        output whose dtype no attribute names: aclnnAddRmsNormDynamicQuantV2's y1Out), or the lead input in it;
+        None where none can."""
+        for dtype in condition.dtypes:
+            if not dtype.numpy:
+                continue
+            if any(p.name in condition.params for p in self.selected_outputs) and \
+                    all(dtype in p.documented_dtypes() for p in self.selected_outputs):
+                return replace(self.with_output_dtype(case, dtype), id=f"{self.selected_outputs[0].name}={dtype.value}")
+            # Such an output is written in a dtype whose elements are the golden's one for one (INT4), so that
+            # its out= array takes the golden's shape: an INT32 one may hold words of eight INT4 (aclnnDynamicQuant's
+            # yOut), a shape only a golden knowing its dtype gives.
+            out = next((p for p in self.tensor_outs if p.name in condition.params and p not in self.selected_outputs
+                        and dtype in p.documented_dtypes() and dtype.size == 0), None)
+            if out is not None:
+                return replace(case, id=f"{out.name}={dtype.value}", out={**case.out, out.name: dtype.value})
+            if self.lead is not None and self.lead.name in condition.params and dtype in self.lead_dtypes:
+                return replace(case, id=dtype.value, **self.at_dtype(dtype))
+        return None
 
     def attribute_cases(self) -> list[Case]:
         # A value the semantics file's own checks refuse (returnZloss=true, which the simulator

@@ -4,13 +4,16 @@ the row's status; a row that cannot be provoked from Python is a skipped test wh
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from gen import abi, families
 from gen.api.calls import EXPRESSIBLE
 from gen.emit.tests.base_call import BaseCall, related
 from gen.emit.tests.cases import AUTO, UNDOCUMENTED, Case
 from gen.ir import Direction, DType, ErrorCase, ErrorCategory, Param, ParamKind, RelationKind, Reserved, Soc, ValueCheck
+
+if TYPE_CHECKING:  # rules.py imports this module's statuses
+    from gen.emit.tests.rules import RuleTest
 
 # CANN reports a null pointer with this status, whatever row of its error table a page lists it in.
 NULLPTR = abi.status_code("ACLNN_ERR_PARAM_NULLPTR")
@@ -54,8 +57,11 @@ class ErrorPlanner:
     """The calls that provoke each row of the page's error table from the error rows' base call
     (`BaseCall.error_base`)."""
 
-    def __init__(self, call: BaseCall) -> None:
+    def __init__(self, call: BaseCall, rules: Sequence[RuleTest] = ()) -> None:
         self.call = call
+        # The tests of the rules the page states (RulePlanner's): a row the error table states as one of them
+        # is provoked by its calls.
+        self.rules = rules
         self.api = call.api
         self.base = call.base
         self.bound = call.bound
@@ -76,6 +82,14 @@ class ErrorPlanner:
             function = f"test_error_row{index}_{category}"
             where = f"line {row.line}" if row.line else f"row {index}"
             quoted = f"{where}: {row.code} {row.name}: {row.condition}"
+            stated = self._stated_by_a_rule(row) if row.category is None else None
+            if stated is not None:
+                # "If the data type of y is INT4, the size of the last axis of x is not an even number": the
+                # rules reader read the row's sentence as a rule (a divisibility under y's dtype); its calls
+                # just outside the rule provoke the row.
+                tests.append(ErrorTest(f"test_error_row{index}_rule", row, cases=stated.refused, status=row.code,
+                                       note=f"the row states the rule of line {row.line}, broken as its test breaks it"))
+                continue
             if row.category is None:
                 tests.append(ErrorTest(function, row, skip=f"unclassified error-table row ({quoted})"))
                 continue
@@ -118,6 +132,19 @@ class ErrorPlanner:
         "输入的属性不在支持的范围内", whose constraints section says which attributes and values)."""
         return any(c.status == row.code and c.violation and (row.about_attributes or set(violation(c)) <= set(row.params))
                    for c in self.call.semantics_checks)
+
+    def _stated_by_a_rule(self, row: ErrorCase) -> Optional[RuleTest]:
+        """The test of the rule read from the row's own line, answering the row's status on every chip, with
+        calls just outside it; None where there is none, and where the line holds other rows or rules (a cell
+        of several sentences: aclnnStd's "keepdim为true时 ..." and "keepdim为false时 ...", one reduced-shape
+        rule), whose calls need not provoke this row."""
+        if not row.line or sum(e.line == row.line for e in self.api.errors) != 1:
+            return None
+        same_line = [r for r in self.rules if r.line == row.line]
+        if len(same_line) != 1:
+            return None
+        rule = same_line[0]
+        return rule if rule.status == row.code and rule.refused and not rule.socs and not rule.skip else None
 
     def _named(self, row: ErrorCase) -> list[Param]:
         names_ = {p.name for p in self.api.params}

@@ -474,20 +474,25 @@ class RulePlanner:
         return [replace(self.base, id="base")], [refused], ""
 
     def divisible_cases(self, rule: Divisibility) -> tuple[list[Case], list[Case], str]:
-        if rule.when_dtype is not None and not rule.when_dtype.meets(self.call.dtype_assignment(self.base)):
-            # Another dtype may ask for other shapes: only a base call under the condition tests it.
-            return [], [], f"the base call does not meet it {rule.when_dtype.describe()}"
+        base = self.base
+        if rule.when_dtype is not None and not rule.when_dtype.meets(self.call.dtype_assignment(base)):
+            # Another dtype may ask for other shapes: only a call under the condition tests it, the base call
+            # with the output or the input the condition names in its dtype (an INT4 y, dstType 29).
+            met = self.call.meeting(rule.when_dtype, base)
+            if met is None:
+                return [], [], f"the base call does not meet it {rule.when_dtype.describe()}"
+            base = met
         shape = self._dims(rule.param)
-        divisor = int(rule.divisor) if rule.divisor.isdigit() else self.base.values.get(rule.divisor)
+        divisor = int(rule.divisor) if rule.divisor.isdigit() else base.values.get(rule.divisor)
         if shape is None or rule.axis is None or not isinstance(divisor, int) or divisor < 2:
             return [], [], "the base call does not give the tensor's shape or the divisor"
         if not -len(shape) <= rule.axis < len(shape) or shape[rule.axis] % divisor:
             return [], [], "the base call does not meet it"
         changed = list(shape)
         changed[rule.axis] += 1
-        refused = replace(self.base, id=f"{rule.param}-dim{rule.axis}={changed[rule.axis]}",
-                          shapes={**self.base.shapes, rule.param: tuple(changed)})
-        return [replace(self.base, id="base")], [refused], ""
+        refused = replace(base, id=f"{rule.param}-dim{rule.axis}={changed[rule.axis]}",
+                          shapes={**base.shapes, rule.param: tuple(changed)})
+        return [replace(base, id="base" if base is self.base else base.id)], [refused], ""
 
     def _dtypes_documented_on(self, soc: Soc) -> bool:
         """Whether each dtype of the base call is one its parameter documents on `soc`."""

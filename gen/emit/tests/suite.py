@@ -160,6 +160,7 @@ def suite(bound: BoundAPI) -> Suite:
             "the page does not relate every tensor's shape to the others'"))
     unsupported = tuple(soc.value for soc in dict.fromkeys(p.soc for p in bound.page.products if p.soc is not None)
                         if bound.page.supports(soc) is False)
+    rules = tuple(RulePlanner(call).tests())
     computes_on = "" if bound.page.supports(DEFAULT_SOC) is not False else next(
         (soc.value for soc in Soc if bound.page.supports(soc)), "")
     return Suite(
@@ -171,8 +172,8 @@ def suite(bound: BoundAPI) -> Suite:
         exact=exact_results(semantics),
         law_offset=law_offset(bound),
         base=call.base, groups=groups,
-        golden_skip=golden_skip, runs_skip=call.base_known or "", errors=tuple(ErrorPlanner(call).tests()),
-        rules=tuple(RulePlanner(call).tests()),
+        golden_skip=golden_skip, runs_skip=call.base_known or "", errors=tuple(ErrorPlanner(call, rules).tests()),
+        rules=rules,
         product_check=bool(unsupported) and not call.unallocated and not call.unheld_output and not any(
             r.category is ErrorCategory.UNSUPPORTED_PRODUCT for r in api.errors),
         notes=tuple(notes),

@@ -1,17 +1,19 @@
 // The quant family's group_quant (aclnnGroupQuant, torch_npu.npu_group_quant): the rows of x [S, H]
 // fall into E groups by groupIndex [E], the cumulative row counts (row r is in the first group g
-// with r < groupIndex[g]); y = round(x * scale[g] + offset) half to even, saturated to INT8, with
+// with r < groupIndex[g]); y = round(x * scale[g] + offset) half to even, saturated to the range of
+// dstType's dtype (INT8, INT4, or INT32 words of eight INT4 along H, as quantised_out.h writes them), with
 // scale [E, H] one row per group and offsetOptional one value. In float.
 // The page's constraint on groupIndex (non-decreasing, from 0, its last element S) is the data's:
 // phase 2 checks it and faults naming the element that breaks it (the page says the device does not
-// check it, so its result would be undefined). Only dstType 2 (INT8) is simulated: INT4 and the
-// INT32-packed INT4 are declined by name.
+// check it, so its result would be undefined). dstType's other values (no other is documented) are declined
+// by name.
 #include <memory>
 #include <string>
 
 #include "common/dtypes.h"
 #include "opapi/families/family.h"
 #include "opapi/families/quant_row.h"
+#include "opapi/families/quantised_out.h"
 #include "opapi/families/views.h"
 #include "opapi/thread_pool.h"
 
@@ -27,6 +29,7 @@ class GroupQuantWork final : public FamilyWork {
   explicit GroupQuantWork(const char* api) : FamilyWork(api, kSlots) {}
 
   bool has_offset = false;
+  QuantisedOut y;  // y's dtype: its range, and where its INT4 elements lie
 
  private:
   aclnnStatus Compute() override {
@@ -56,11 +59,11 @@ class GroupQuantWork final : public FamilyWork {
       const float* s = scale + g * width;
       for (int64_t r = g == 0 ? 0 : ends[g - 1]; r < ends[g]; ++r) {
         for (int64_t j = 0; j < width; ++j) {
-          q[r * width + j] = Saturate(std::nearbyint(x[r * width + j] * s[j] + offset), -128, 127);
+          q[r * width + j] = Saturate(std::nearbyint(x[r * width + j] * s[j] + offset), y.low, y.high);
         }
       }
     });
-    ScatterFrom(q, ComputeType::kInt64, tensor(kOut));
+    WriteQuantised(q, y, tensor(kOut));
     return ACLNN_SUCCESS;
   }
 };
@@ -75,11 +78,15 @@ aclnnStatus PlanGroupQuant(const Call& call, const FamilySpec& family, ExecutorW
   const TensorDesc* out = RoleTensor(call, family, F::Role::kOut);
   if (!x || !scale || !index || !out) return Decline(call, work, "without its tensors");
   const int64_t dst = RoleInt(call, family, F::Role::kDstType, 2);
-  if (dst != 2 || out->dtype != ACL_INT8) {
-    return Decline(call, work, "for dstType " + std::to_string(dst) + " and y of dtype " + DTypeName(out->dtype) +
-                                   " (only 2, INT8, is simulated)");
+  const aclDataType want = QuantisedDType(dst);
+  if (want == ACL_DT_UNDEFINED) {
+    return Decline(call, work, "for dstType " + std::to_string(dst) + " (2 INT8, 3 INT32 of packed INT4 and 29 INT4 are simulated)");
   }
   const ParamRejecter reject(call, family);
+  if (out->dtype != want) {
+    return reject(F::Role::kOut, std::string("dtype ") + DTypeName(out->dtype) + " is not dstType " + std::to_string(dst) +
+                                     "'s " + DTypeName(want));
+  }
   if (x->view.size() != 2) return reject(F::Role::kX, "shape " + DimsText(x->view) + " is not [S, H]");
   const int64_t width = x->view[1];
   if (index->view.size() != 1) return reject(F::Role::kGroupIndex, "shape " + DimsText(index->view) + " is not [E]");
@@ -99,7 +106,8 @@ aclnnStatus PlanGroupQuant(const Call& call, const FamilySpec& family, ExecutorW
     made->has_offset = true;
     made->tensor(kOffset).Set(RoleName(call, family, F::Role::kOffset), *offset);
   }
-  if (aclnnStatus s = made->KeepOutput(call, family, F::Role::kOut, *out, x->view, "x's shape", kOut)) return s;
+  const aclnnStatus kept = KeepQuantised(made.get(), call, family, work, F::Role::kOut, *out, x->view, kOut, &made->y);
+  if (kept != ACLNN_SUCCESS || *work) return kept;  // refused, or declined (*work: the not-simulated work)
   *work = made.release();
   return ACLNN_SUCCESS;
 }

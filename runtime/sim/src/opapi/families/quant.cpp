@@ -6,7 +6,8 @@
 //                  (aclnnAscendQuant: scale along the last dimension; V3: along `axis`)
 //   quantize       out = round(x / scales + zeroPoints) half to even, saturated to out's INT8, UINT8
 //                  or INT32 (aclnnQuantize; scales along `axis`)
-//   anti_quant     y = (x + offset) * scale (* scale with sqrtMode), in float, to FLOAT16/BFLOAT16
+//   anti_quant     y = (x + offset) * scale (* scale with sqrtMode), in float, to FLOAT16/BFLOAT16; x INT8,
+//                  or INT4 read from its nibbles as the quant-matmul families read their weights (common/int4.h)
 //   dynamic_quant  per row r of the last dimension, v = x * smooth: symmetric scale = max|v| / 127,
 //                  y = round(v / scale); with offsetOut (aclnnDynamicQuantV2's asymmetric form)
 //                  scale = (max v - min v) / 255, offset = 127 - max v / scale, y = round(v / scale +
@@ -33,7 +34,8 @@
 // dimension (dstType 3), packed as CANN lays INT4 out (quantised_out.h).
 // What the family does not model is refused by name (561003, "not simulated"): HIFLOAT8 and FLOAT8
 // outputs of ascend_quant and dynamic_quant, quantize's
-// HIFLOAT8/FLOAT8, anti_quant's INT4/INT32-packed inputs, roundMode "hybrid" (HIFLOAT8 only) and
+// HIFLOAT8/FLOAT8, anti_quant's INT32 x (eight INT4 a word: y's last dimension eight times x's, which no
+// golden here unpacks), roundMode "hybrid" (HIFLOAT8 only) and
 // dynamic quantisation by groups (groupIndexOptional). A NaN quantises to 0.
 #include <algorithm>
 #include <cmath>
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "common/dtypes.h"
+#include "common/int4.h"
 #include "opapi/elementwise.h"
 #include "opapi/families/family.h"
 #include "opapi/families/gelu.h"
@@ -82,6 +85,10 @@ class QuantWork final : public FamilyWork {
   enum class Extent { kRow, kTensor, kColumn } extent = Extent::kRow;
   // ascend_quant's and dynamic_quant's y: INT8, INT4 or INT32 words of INT4 (quantised_out.h).
   QuantisedOut y;
+  // anti_quant's INT4 x: its elements, read from their nibbles (its slot holds the bytes they lie in, for the
+  // memory check).
+  bool int4_x = false;
+  TensorDesc x_nibbles;
 
  private:
   void WriteQuantised(const int64_t* q) {
@@ -93,9 +100,17 @@ class QuantWork final : public FamilyWork {
   }
 
   aclnnStatus Compute() override {
-    const int64_t n = tensor(kX).numel();
+    // (An INT4 x's slot holds its bytes: its elements are its nibbles.)
+    const int64_t n = int4_x ? x_nibbles.numel() : tensor(kX).numel();
     if (n == 0) return ACLNN_SUCCESS;
-    const float* x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    const float* x;
+    if (int4_x) {
+      float* values = static_cast<float*>(Scratch(7, static_cast<size_t>(n) * sizeof(float)));
+      GatherInt4(x_nibbles, values);
+      x = values;
+    } else {
+      x = static_cast<const float*>(ContiguousAs(tensor(kX), ComputeType::kFloat32, 0));
+    }
     if (op_ == F::Op::kGeluQuant) {
       float* g = static_cast<float*>(Scratch(6, static_cast<size_t>(n) * sizeof(float)));
       ParallelRange(n, 8, [&](int64_t begin, int64_t end) {
@@ -529,7 +544,15 @@ aclnnStatus PlanQuant(const Call& call, const FamilySpec& family, ExecutorWork**
       if (aclnnStatus s = plan.Channel(made, F::Role::kOffset, kOffset, shape, axis, full_rank)) return s;
     }
   } else if (op == F::Op::kAntiQuant) {
-    if (x->dtype != ACL_INT8) return plan.Decline(std::string("for x of dtype ") + DTypeName(x->dtype));
+    if (x->dtype == ACL_INT4) {
+      // (The page's even last dimension for an INT4 x is its generated rule's, checked before the family.)
+      made->int4_x = true;
+      made->x_nibbles = *x;
+      made->tensor(kX).Set(RoleName(call, family, F::Role::kX), Int4Bytes(*x));
+    } else if (x->dtype != ACL_INT8) {
+      return plan.Decline(std::string("for x of dtype ") + DTypeName(x->dtype) +
+                          " (INT8 and INT4 are simulated; INT32's eight INT4 a word are not)");
+    }
     const int64_t dst = RoleInt(call, family, F::Role::kDstType, 1);
     const aclDataType want = dst == 1 ? ACL_FLOAT16 : dst == 27 ? ACL_BF16 : ACL_DT_UNDEFINED;
     if (want == ACL_DT_UNDEFINED) return plan.Reject(F::Role::kDstType, std::to_string(dst) + " is not 1 or 27");
