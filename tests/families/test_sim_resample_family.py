@@ -62,25 +62,20 @@ def test_the_bicubic_backward_is_atens_to_the_bit(results, name):
 # aten takes it as the identity in the linear modes (forward and backward) and the nearest
 # backwards, and uses the scale in nearest3d's forward and bicubic's forward; the simulator did the
 # latter everywhere (a wrong value, off by up to 3.4, with no error).
-# name: (function, aten's op, input's shape, output's spatial sizes, whether a backward, scales' arity
-# after align_corners (None: the op takes no align_corners))
+# name: (the function, named as aten's op, input's shape, output's spatial sizes, whether a backward, whether it
+# takes align_corners)
 EQUAL_AXIS = {
-    "linear1d": ("upsample_linear1d", "upsample_linear1d", (1, 2, 9), [9], False, True),
-    "bilinear2d": ("upsample_bilinear2d", "upsample_bilinear2d", (1, 2, 5, 7), [5, 14], False, True),
-    "trilinear3d": ("upsample_trilinear3d", "upsample_trilinear3d", (1, 2, 3, 5, 4), [6, 5, 8], False, True),
-    "bicubic2d": ("upsample_bicubic2d", "upsample_bicubic2d", (1, 2, 5, 7), [10, 7], False, True),
-    "nearest3d": ("upsample_nearest3d", "upsample_nearest3d", (1, 2, 3, 5, 4), [6, 5, 8], False, False),
-    "linear1d backward": ("upsample_linear1d_backward", "upsample_linear1d_backward", (1, 2, 9), [9], True, True),
-    "bilinear2d backward": ("upsample_bilinear2d_backward", "upsample_bilinear2d_backward", (1, 2, 5, 7), [5, 14],
-                            True, True),
-    "trilinear3d backward": ("upsample_trilinear3d_backward", "upsample_trilinear3d_backward", (1, 2, 3, 5, 4),
-                             [6, 5, 8], True, True),
-    "nearest1d backward": ("upsample_nearest1d_backward", "upsample_nearest1d_backward", (1, 2, 9), [9], True,
-                           False),
-    "nearest2d backward": ("upsample_nearest2d_backward", "upsample_nearest2d_backward", (1, 2, 5, 7), [5, 14],
-                           True, False),
-    "nearest3d backward": ("upsample_nearest3d_backward", "upsample_nearest3d_backward", (1, 2, 3, 5, 4),
-                           [6, 5, 8], True, False),
+    "linear1d": ("upsample_linear1d", (1, 2, 9), [9], False, True),
+    "bilinear2d": ("upsample_bilinear2d", (1, 2, 5, 7), [5, 14], False, True),
+    "trilinear3d": ("upsample_trilinear3d", (1, 2, 3, 5, 4), [6, 5, 8], False, True),
+    "bicubic2d": ("upsample_bicubic2d", (1, 2, 5, 7), [10, 7], False, True),
+    "nearest3d": ("upsample_nearest3d", (1, 2, 3, 5, 4), [6, 5, 8], False, False),
+    "linear1d backward": ("upsample_linear1d_backward", (1, 2, 9), [9], True, True),
+    "bilinear2d backward": ("upsample_bilinear2d_backward", (1, 2, 5, 7), [5, 14], True, True),
+    "trilinear3d backward": ("upsample_trilinear3d_backward", (1, 2, 3, 5, 4), [6, 5, 8], True, True),
+    "nearest1d backward": ("upsample_nearest1d_backward", (1, 2, 9), [9], True, False),
+    "nearest2d backward": ("upsample_nearest2d_backward", (1, 2, 5, 7), [5, 14], True, False),
+    "nearest3d backward": ("upsample_nearest3d_backward", (1, 2, 3, 5, 4), [6, 5, 8], True, False),
 }
 
 EQUAL_AXIS_CALLS = r'''
@@ -95,7 +90,7 @@ print(json.dumps(out))
 
 
 def equal_axis_case(name: str) -> tuple[np.ndarray, list[int], list[int], list[float]]:
-    _, _, in_shape, out_spatial, backward, _ = EQUAL_AXIS[name]
+    _, in_shape, out_spatial, backward, _ = EQUAL_AXIS[name]
     # Scale 2 on every axis: right for the doubled ones, ignored or not by the equal one.
     scales = [2.0] * len(out_spatial)
     source_shape = (*in_shape[:2], *out_spatial) if backward else in_shape
@@ -105,7 +100,7 @@ def equal_axis_case(name: str) -> tuple[np.ndarray, list[int], list[int], list[f
 @pytest.fixture(scope="module")
 def equal_axis_results() -> dict:
     cases = {}
-    for name, (function, _, _, _, backward, aligned) in EQUAL_AXIS.items():
+    for name, (function, _, _, backward, aligned) in EQUAL_AXIS.items():
         source, out_spatial, input_size, scales = equal_axis_case(name)
         cases[name] = (function, source.tolist(), out_spatial, input_size, backward, aligned, scales)
     return results_of(EQUAL_AXIS_CALLS, json.dumps(cases))
@@ -113,7 +108,7 @@ def equal_axis_results() -> dict:
 
 @pytest.mark.parametrize("name", EQUAL_AXIS)
 def test_an_axis_of_equal_sizes_follows_aten_whatever_its_scale(equal_axis_results, name):
-    _, aten_op, _, _, backward, aligned = EQUAL_AXIS[name]
+    aten_op, _, _, backward, aligned = EQUAL_AXIS[name]
     source, out_spatial, input_size, scales = equal_axis_case(name)
     args = [torch.from_numpy(source), out_spatial] + ([input_size] if backward else []) + \
         ([False] if aligned else []) + scales
