@@ -3,6 +3,7 @@ makes `import torch` load it, and its loading needs a CANN toolkit: the tests' o
 backend autoload off (the Makefile does the same for every target), and tests/torch_npu starts its
 processes with the simulator's environment instead."""
 
+import gc
 import os
 
 import pytest
@@ -30,3 +31,10 @@ def pytest_collection_modifyitems(items):
         return 1 if "tests/torch_npu/" in path else 2
 
     items.sort(key=weight)
+
+
+def pytest_collection_finish(session):
+    """What collecting imported (torch, numpy, the generator, the test modules) is kept out of the
+    garbage collector's passes (gc.freeze): each full collection the tests' allocations trigger
+    traversed it again (measured on the generated suites: ~7% of a run's CPU)."""
+    gc.freeze()

@@ -28,6 +28,15 @@ if "aclnn" not in sys.modules and importlib.util.find_spec("aclnn") is None:
     sys.path.insert(0, str(HERE.parent))
 
 
+def pytest_collection_finish(session):
+    """What collecting imported (torch, numpy, aclnn: ~170,000 objects before the suites) is kept
+    out of the garbage collector's passes (gc.freeze): each full collection the tests' allocations
+    trigger traversed it again. An eighth of the suites: 41.8 CPU-s, 39.0 frozen."""
+    import gc
+
+    gc.freeze()
+
+
 def pytest_report_header(config):
     import aclnn
 
