@@ -10296,6 +10296,15 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend310B, false, "Atlas 200I/500 A2 推理产品", /*line=*/17},
 };
 
+// The value checks of the semantics file (what the page states in prose).
+aclnnStatus CheckValues(const aclsim::Call& call) {
+  const double p = aclsim::CallScalar(call, 1);
+  if (p == 0) {  // semantics/linalg.toml:129
+    return aclsim::Reject(call, 161002, "p = 0 (a 0-norm) is not modelled: the page admits it, what CANN's kernel computes for it is not known");
+  }
+  return ACLNN_SUCCESS;
+}
+
 // Computed by the linalg family (self=self, dim=dim, p=p, out=out, maxnorm=maxNorm).
 constexpr aclsim::FamilySpec kFamily = {
     &aclsim::PlanLinalg, aclsim::LinalgFamily::Op::kRenorm,
@@ -10321,7 +10330,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnRenorm", "aclnnRenorm&aclnnInplaceRenorm.md",
     kParams, 5,
     kProducts, 6,
-    /*checks=*/nullptr,
+    /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
     /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 3};

@@ -155,9 +155,12 @@ def test_error_row4_unclassified():
 
 
 # line 472: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 472: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 475: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度数超过8。
@@ -175,7 +178,7 @@ def test_error_row7_unclassified():
 
 
 # line 481: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 481: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 481: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
 def test_error_row8_value():
     pass
 

@@ -146,6 +146,19 @@ class ErrorPlanner:
         rule = same_line[0]
         return rule if rule.status == row.code and rule.refused and not rule.socs and not rule.skip else None
 
+    def _broken_ranges(self, row: ErrorCase) -> list[Case]:
+        """The calls just outside the page's ranges and sets of values (RulePlanner's) of the arguments a value
+        row names, under the row's status on every chip: "prob的值不在0和1之间" is broken by prob's range of
+        line 107, "dim超出self维度范围" by dim's. The rules read from the row's own line first, where it has any;
+        a row naming several arguments (AvgPool2d's "kernelSize、strides存在某维度的值小于等于0") by each one's."""
+        ruled = [r for r in self.rules if r.bounds and set(r.bounds) <= set(row.params) and r.status == row.code
+                 and r.refused and not r.socs and not r.skip]
+        own = [r for r in ruled if r.line == row.line]
+        cases: list[Case] = []
+        for rule in own or ruled:
+            cases += [c for c in rule.refused if c not in cases]
+        return cases
+
     def _named(self, row: ErrorCase) -> list[Param]:
         names_ = {p.name for p in self.api.params}
         return [self.api.param(n) for n in row.params if n in names_]
@@ -295,7 +308,11 @@ class ErrorPlanner:
         if category is ErrorCategory.VALUE:
             checks = [c for c in self.call.semantics_checks if c.status == row.code]
             if not checks:
-                return [], f"the semantics file states no value check with status {row.code}"
+                broken = self._broken_ranges(row)
+                if broken:
+                    return broken, ""
+                return [], (f"the semantics file states no value check with status {row.code}, and the page no "
+                            "range or set of the values it names that the suite can break")
             cases = []
             for check in checks:
                 values = violation(check)
