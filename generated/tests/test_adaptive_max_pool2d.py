@@ -169,7 +169,7 @@ def test_error_row8_unclassified():
     BASE.but('outputSize=0', values={'outputSize': (0, 2)}, out={'outputOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row9_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: outputOut的shape与实际输出shape不匹配。

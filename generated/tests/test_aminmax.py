@@ -196,7 +196,7 @@ def test_error_row4_rank(op, case):
     BASE.but('dim=3', values={'dim': (3,)}, out={'minOut': '<auto>', 'maxOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: dim个数等于1且self中该dim轴对应的shape为0。

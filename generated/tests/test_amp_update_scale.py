@@ -112,7 +112,7 @@ def test_error_row1_unclassified():
     BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row2_value(op, case):
-    t.check_error(op, case, status=561002)
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 236: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的currentScale、growthTracker、foundInf、updatedScale、updatedGrowthTracker是空指针。

@@ -163,7 +163,7 @@ def test_error_row4_unclassified():
     BASE.but('size=-1', values={'size': (-1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: storageOffset长度不为1。

@@ -174,7 +174,7 @@ def test_error_row4_rank(op, case):
     BASE.but('stride=-1', values={'stride': (-1, 2)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。
@@ -189,7 +189,7 @@ def test_error_row6_value():
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 298, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验

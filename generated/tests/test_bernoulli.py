@@ -167,7 +167,7 @@ def test_error_row4_dtype_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 221, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: self或out的维度大于8维。

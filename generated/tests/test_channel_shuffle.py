@@ -167,7 +167,7 @@ def test_error_row5_rank(op, case):
     BASE.but('groups=0', values={'groups': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 88: groups in (0, inf)

@@ -211,7 +211,7 @@ def test_error_row9_value():
     BASE.but('pad=2147483648', values={'pad': 2147483648}, out={'gradInput': 'FLOAT', 'gradWeight': 'FLOAT', 'gradBias': 'FLOAT'}, out_shapes={'gradInput': '<auto>', 'gradWeight': '<auto>', 'gradBias': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row10_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 325: 561103 ACLNN_ERR_INNER_NULLPTR: API内部校验错误，通常由于输入数据或属性的规格不在支持的范围之内导致。

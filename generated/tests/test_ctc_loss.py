@@ -149,7 +149,7 @@ def test_error_row3_unclassified():
     BASE.but('blank=-1', values={'blank': -1}, out={'negLogLikelihoodOut': 'FLOAT', 'logAlphaOut': 'FLOAT'}, out_shapes={'negLogLikelihoodOut': '<auto>', 'logAlphaOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 148: blank in [0, inf)

@@ -174,7 +174,7 @@ def test_error_row3_shape_mismatch(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 192: 161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为valuesOut的数据类型。

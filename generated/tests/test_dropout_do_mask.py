@@ -128,7 +128,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('prob=nan', values={'prob': float('nan')}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: self和out的shape不一致。

@@ -130,7 +130,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('p=nan', values={'p': float('nan')}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: input维度超过8维。

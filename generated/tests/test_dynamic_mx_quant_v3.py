@@ -145,7 +145,7 @@ def test_error_row4_unclassified():
     BASE.but('maxLowBound=nan', values={'maxLowBound': float('nan')}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 323: 361001 ACLNN_ERR_RUNTIME_ERROR: 当前平台不在支持的平台范围内。

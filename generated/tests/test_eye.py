@@ -120,7 +120,7 @@ def test_error_row3_rank(op, case):
     BASE.but('m=-1', values={'m': -1}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 168: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为(n，m)。

@@ -190,7 +190,7 @@ def test_error_row10_unclassified():
     BASE.but('vocabStartIndex=-1', values={'vocabStartIndex': -1}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row11_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 333: 161002 ACLNN_ERR_PARAM_INVALID: vocabEndIndex小于vocabStartIndex。
@@ -198,7 +198,7 @@ def test_error_row11_value(op, case):
     BASE.but('vocabEndIndex=7', values={'vocabEndIndex': 7}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row12_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 330: vocabStartIndex in [0, inf)

@@ -155,7 +155,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: self、index的维数大于8。

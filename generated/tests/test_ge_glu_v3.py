@@ -163,7 +163,7 @@ def test_error_row4_rank(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 220: 161002 ACLNN_ERR_PARAM_INVALID: out、outGelu的shape跟self的shape除了dim指定的轴外需要保持一致，dim指定的轴为self的shape对应轴的一半。

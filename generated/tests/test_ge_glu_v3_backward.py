@@ -156,7 +156,7 @@ def test_error_row3_unclassified():
     BASE.but('dim=2', values={'dim': 2}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: 参数approximate的取值范围不是0和1。
@@ -165,7 +165,7 @@ def test_error_row4_value(op, case):
     BASE.but('approximate=2', values={'approximate': 2}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 112: dim in [-rank(self), rank(self) - 1]

@@ -160,7 +160,7 @@ def test_error_row5_rank(op, case):
     BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。

@@ -162,7 +162,7 @@ def test_error_row4_rank(op, case):
     BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。

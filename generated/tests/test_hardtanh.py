@@ -214,7 +214,7 @@ def test_error_row4_shape_mismatch(op, case):
     BASE.but('clipValueMin=2.9', values={'clipValueMin': 2.9}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 201: clipValueMin in (-inf, clipValueMax]

@@ -149,7 +149,7 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 188, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: out的shape维度不为1。

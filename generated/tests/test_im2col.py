@@ -182,7 +182,7 @@ def test_error_row4_unclassified():
     BASE.but('stride=0', values={'stride': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。
@@ -190,7 +190,7 @@ def test_error_row5_value(op, case):
     BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: out的数据维度与参数infershape的维度不相同

@@ -156,7 +156,7 @@ def test_error_row3_dtype_mismatch(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: 计算出的数据类型无法转换为指定输出out的数据类型。

@@ -215,7 +215,7 @@ def test_error_row9_shape_mismatch(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'outRef': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row10_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 109: dim in [-rank(selfRef), rank(selfRef) - 1]

@@ -139,7 +139,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: index中的值超过self指定dim的最大值。

@@ -143,7 +143,7 @@ def test_error_row3_unsupported_dtype(op, case):
 ], ids=lambda case: case.id)
 def test_error_row4_rule(op, case):
     # the row states the rule of line 400, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 403: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度大于8维。

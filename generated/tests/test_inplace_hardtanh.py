@@ -172,7 +172,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('clipValueMin=2.9', values={'clipValueMin': 2.9}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 354: clipValueMin in (-inf, clipValueMax]

@@ -191,7 +191,7 @@ def test_error_row8_unclassified():
     BASE.but('dim=2', values={'dim': 2}),
 ], ids=lambda case: case.id)
 def test_error_row9_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 309: dim in [-rank(selfRef), rank(selfRef) - 1]

@@ -141,7 +141,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('from=2', values={'from': 2}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 198: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。

@@ -136,7 +136,7 @@ def test_error_row3_rank(op, case):
     BASE.but('from=4.5', values={'from': 4.5}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 187: from in (-inf, to]

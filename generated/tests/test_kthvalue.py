@@ -176,7 +176,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。
@@ -184,7 +184,7 @@ def test_error_row3_value(op, case):
     BASE.but('k=-1', values={'k': -1}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 91: k in [0, size(self, dim)]

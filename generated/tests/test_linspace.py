@@ -114,7 +114,7 @@ def test_error_row2_unsupported_dtype(op, case):
     BASE.but('steps=-1', values={'steps': -1}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: out的元素个数与steps不一致。

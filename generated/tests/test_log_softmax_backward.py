@@ -132,7 +132,7 @@ def test_error_row2_shape_mismatch(op, case):
     BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput不是支持的数据类型。

@@ -144,7 +144,7 @@ def test_error_row4_rank(op, case):
     BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 49: dim in [-rank(self), rank(self) - 1]

@@ -107,7 +107,7 @@ def test_error_row2_unsupported_dtype():
     BASE.but('steps=-1', values={'steps': -1}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 186: steps in [0, inf)

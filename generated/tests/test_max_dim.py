@@ -182,7 +182,7 @@ def test_error_row3_format():
     BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>', 'indices': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 90: dim in [-rank(self), rank(self))

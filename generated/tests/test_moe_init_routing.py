@@ -130,7 +130,7 @@ def test_error_row3_unclassified():
     BASE.but('activeNum=-1', values={'activeNum': -1}, out={'expandedXOut': 'FLOAT', 'expandedRowIdxOut': 'INT32', 'expandedExpertIdxOut': 'INT32'}, out_shapes={'expandedXOut': '<auto>', 'expandedRowIdxOut': '<auto>', 'expandedExpertIdxOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 111: activeNum in [0, inf)

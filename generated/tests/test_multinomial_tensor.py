@@ -169,7 +169,7 @@ def test_error_row6_unclassified():
     BASE.but('numsamples=0', values={'numsamples': 0}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: replacement为false且numsamples大于self最后一个维度的大小。

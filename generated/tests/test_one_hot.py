@@ -158,7 +158,7 @@ def test_error_row5_unclassified():
     BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 219: 161002 ACLNN_ERR_PARAM_INVALID: axis的值大于self的维度数量。
@@ -166,7 +166,7 @@ def test_error_row6_value(op, case):
     BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: out的维度不比self的维度多1维。

@@ -149,7 +149,7 @@ def test_error_row6_shape_mismatch(op, case):
     BASE.but('p=nan', values={'p': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 180: p in [0, inf)

@@ -183,7 +183,7 @@ def test_error_row4_rank(op, case):
     BASE.but('dims=3', values={'dims': (3, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 88: dims in [-rank(self), rank(self) - 1]

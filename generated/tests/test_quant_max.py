@@ -132,7 +132,7 @@ def test_error_row3_unclassified():
     BASE.but('dstType=37', values={'dstType': 37}, out={'y': 'FLOAT8_E4M3FN', 'amax': 'FLOAT'}, out_shapes={'y': '<auto>', 'amax': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: roundMode为无效值。

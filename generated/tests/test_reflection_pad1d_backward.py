@@ -151,7 +151,7 @@ def test_error_row5_unclassified():
     BASE.but('padding=6', values={'padding': (6, 3)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与reflection_pad1d正向传播的output一致。

@@ -190,7 +190,7 @@ def test_error_row5_empty_tensor():
     BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。
@@ -199,7 +199,7 @@ def test_error_row6_value(op, case):
     BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 196: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与实际输出shape不匹配。

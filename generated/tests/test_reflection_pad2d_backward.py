@@ -152,7 +152,7 @@ def test_error_row5_unclassified():
     BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型为bf16时，padding的数值大于7。

@@ -191,7 +191,7 @@ def test_error_row5_empty_tensor():
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: out后三维度的值不等于self后三维度的值加对应padding。
@@ -201,7 +201,7 @@ def test_error_row6_value(op, case):
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与实际输出shape不匹配。

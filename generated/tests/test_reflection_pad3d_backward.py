@@ -153,7 +153,7 @@ def test_error_row5_unclassified():
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与reflection_pad3d正向传播的output一致。

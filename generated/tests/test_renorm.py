@@ -158,7 +158,7 @@ def test_error_row6_value(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 262, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: 当输入self的维度不在[2,8]范围内。

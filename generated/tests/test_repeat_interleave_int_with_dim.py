@@ -148,7 +148,7 @@ def test_error_row4_unclassified():
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 195: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。

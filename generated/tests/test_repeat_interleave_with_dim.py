@@ -151,7 +151,7 @@ def test_error_row4_unclassified():
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 198: 161002 ACLNN_ERR_PARAM_INVALID: 当repeats为1D tensors，repeats的size不为1，且不为self的dim维度的size。

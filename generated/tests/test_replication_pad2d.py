@@ -193,7 +193,7 @@ def test_error_row5_unclassified():
     BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。
@@ -202,7 +202,7 @@ def test_error_row6_value(op, case):
     BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 103: padding[0:2] in (-inf, size(self, -1))

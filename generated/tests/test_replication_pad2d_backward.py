@@ -146,7 +146,7 @@ def test_error_row4_unclassified():
     BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: 数据类型为BFLOAT16时，padding的数值大于7。

@@ -194,7 +194,7 @@ def test_error_row5_unclassified():
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 199: 161002 ACLNN_ERR_PARAM_INVALID: out后三维度的值不等于self后三维度的值加对应padding。
@@ -204,7 +204,7 @@ def test_error_row6_value(op, case):
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row7_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 196: padding[0:2] in (-inf, size(self, -1))

@@ -153,7 +153,7 @@ def test_error_row4_unclassified():
     BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'gradInput': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: padding的size不等于6。

@@ -183,7 +183,7 @@ def test_error_row5_unclassified():
     BASE.but('dims=2', values={'dims': (2, 1)}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: x的维度超过8维。

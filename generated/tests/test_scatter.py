@@ -172,7 +172,7 @@ def test_error_row5_shape_mismatch(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 244: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。

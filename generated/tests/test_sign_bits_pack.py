@@ -115,7 +115,7 @@ def test_error_row3_rank(op, case):
     BASE.but('size=-1', values={'size': -1}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 135: 161002 ACLNN_ERR_PARAM_INVALID: out输出总长度无法整除size。

@@ -109,7 +109,7 @@ def test_error_row2_format():
     BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 67: 161002 ACLNN_ERR_PARAM_INVALID: out的数据类型与dtype不一致。

@@ -118,7 +118,7 @@ def test_error_row3_rank(op, case):
     BASE.but('lambda=nan', values={'lambda': float('nan')}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 104: lambda in (0, inf)

@@ -148,7 +148,7 @@ def test_error_row3_rank(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。
@@ -156,7 +156,7 @@ def test_error_row4_value(op, case):
     BASE.but('step=0', values={'step': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。

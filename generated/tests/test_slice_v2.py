@@ -160,7 +160,7 @@ def test_error_row3_rank(op, case):
     BASE.but('axes=2', values={'axes': (2, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 221: 161002 ACLNN_ERR_PARAM_INVALID: steps中有值小于等于0。
@@ -168,7 +168,7 @@ def test_error_row4_value(op, case):
     BASE.but('steps=0', values={'steps': (0, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。

@@ -154,7 +154,7 @@ def test_error_row3_rank(op, case):
     BASE.but('winLength=17', values={'winLength': 17}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: self或windowOptional为复数时onesided为true或returnComplex为false。

@@ -152,7 +152,7 @@ def test_error_row4_value():
     BASE.but('swigluMode=2', values={'swigluMode': 2}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 385: 161002 ACLNN_ERR_PARAM_INVALID: clampLimit不在指定的取值范围内。
@@ -161,7 +161,7 @@ def test_error_row5_value(op, case):
     BASE.but('clampLimit=nan', values={'clampLimit': float('nan')}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 388: 161002 ACLNN_ERR_PARAM_INVALID: axis不在指定的取值范围内。
@@ -175,7 +175,7 @@ def test_error_row7_value():
     BASE.but('dstType=37', values={'dstType': 37}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row8_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 394: 161002 ACLNN_ERR_PARAM_INVALID: roundModeOptional不在指定的取值范围内。
@@ -191,7 +191,7 @@ def test_error_row9_value():
     BASE.but('scaleAlg=2', values={'scaleAlg': 2}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row10_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 204: swigluMode in [0, 1]

@@ -170,7 +170,7 @@ def test_error_row3_unclassified():
     BASE.but('k=-1', values={'k': -1}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 92: k in [0, size(self, dim)]

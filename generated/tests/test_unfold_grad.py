@@ -131,7 +131,7 @@ def test_error_row4_unclassified():
     BASE.but('size=0', values={'size': 0}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=561002)
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。
@@ -139,7 +139,7 @@ def test_error_row5_value(op, case):
     BASE.but('step=0', values={'step': 0}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=561002)
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。

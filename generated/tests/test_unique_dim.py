@@ -168,7 +168,7 @@ def test_error_row5_rank(op, case):
     BASE.but('dim=2', values={'dim': 2}, out={'valueOut': '<auto>', 'inverseOut': '<auto>', 'countsOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row6_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 154: dim in [-rank(self), rank(self))

@@ -166,7 +166,7 @@ def test_error_row3_rank(op, case):
     BASE.but('dim=2', values={'dim': (2,)}, out={'varOut': '<auto>', 'meanOut': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: self与meanOut、varOut的shape不满足计算公式中的推导规则。

@@ -292,3 +292,26 @@ def test_a_corresponding_dimension_the_row_does_not_place_is_not_read():
 def test_a_brackets_end_may_be_the_same_element_of_another_array(text):
     found, _ = read(params(self=T, stride=A, outputPadding=A), text, "outputPadding")
     assert found == {"outputPadding in [0, stride[i])"}
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("mode的值不在0、1、2范围内。", "mode in [0, 2]"),  # aclnnDivMod
+    ("reduction值不在0~2范围之内。", "mode in [0, 2]"),  # aclnnMseLoss (reduction read as mode below)
+    ("`reduction` 不在 `0/1/2` 范围内。", "mode in [0, 2]"),  # aclnnSmoothL1Loss
+    ("传入的mode参数不在0、1、3范围内。", "mode in {0, 1, 3}"),
+    ("reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。", "mode in [0, 5]"),  # aclnnScatterReduce
+])
+def test_an_error_row_refusing_what_lies_outside_listed_values_is_their_range_or_set(text, rule):
+    text = text.replace("reduction", "mode").replace("reduce不", "mode不")
+    assert read(params(self=T, mode=I), text, error_row=True) == ({rule}, [])
+    # With the row's status (aclnnRotaryPositionEmbedding's "传入的mode参数不在0、1、2、3范围内" is 561002).
+    assert read(params(self=T, mode=I), text, error_row=True, status=561002)[0] == {f"{rule} (status 561002)"}
+
+
+@pytest.mark.parametrize("text", [
+    "mode不在支持范围内。",  # no values
+    "mode的值不在0、1、2范围内，或self为空。",  # more than the refusal
+    "dim的值不在[-self的维度数量，self的维度数量-1]范围内。",  # a range of the rank, read elsewhere
+])
+def test_an_error_row_refusing_no_listed_values_alone_gives_no_list(text):
+    assert not {r for r in read(params(self=T, mode=I, dim=I), text, error_row=True)[0] if r.startswith("mode")}

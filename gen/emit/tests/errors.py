@@ -39,6 +39,9 @@ class ErrorTest:
     # decides (a null pointer is 161001 whatever code the row is listed under).
     status: int = 0
     note: str = ""  # why the status is not the row's
+    # Its calls are a rule's calls just outside it (RulePlanner's), whose outputs are those of the base call
+    # they vary (the runtime's check_error takes it, as check_refused does).
+    varies_base: bool = False
 
 
 def not_castable_from(dtype: DType) -> Optional[DType]:
@@ -88,7 +91,8 @@ class ErrorPlanner:
                 # rules reader read the row's sentence as a rule (a divisibility under y's dtype); its calls
                 # just outside the rule provoke the row.
                 tests.append(ErrorTest(f"test_error_row{index}_rule", row, cases=stated.refused, status=row.code,
-                                       note=f"the row states the rule of line {row.line}, broken as its test breaks it"))
+                                       note=f"the row states the rule of line {row.line}, broken as its test breaks it",
+                                       varies_base=True))
                 continue
             if row.category is None:
                 tests.append(ErrorTest(function, row, skip=f"unclassified error-table row ({quoted})"))
@@ -123,7 +127,8 @@ class ErrorPlanner:
             if cases and needs_base and self.call.base_known:
                 cases, reason = [], self.call.base_known
             tests.append(ErrorTest(function, row, cases=tuple(cases),
-                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note))
+                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note,
+                                   varies_base=bool(cases) and row.category is ErrorCategory.VALUE and not reason))
         return tests
 
     def _stated_by_a_check(self, row: ErrorCase) -> bool:

@@ -255,6 +255,34 @@ def listed_values(params: Mapping[str, Param], sentence: str, subject: Optional[
     return found
 
 
+# An error row refusing an integer outside the values it lists: "mode的值不在0、1、2范围内", "reduction值不在0~2
+# 范围之内", "`reduction` 不在 `0/1/2` 范围内", "传入的mode参数不在0、1、2、3范围内", "dstType取值不在{34, 35, 36}范围
+# 之内", "reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}". The whole row is the refusal: nothing else may follow.
+_OUTSIDE_LISTED = NamedPattern(
+    rf"^\s*{_LEAD}\s*`?(?P<name>{NAME})`?\s*(?:的)?\s*(?:参数|取值|数值|值)?\s*不在\s*"
+    rf"(?:`?(?P<bare>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)`?|\{{\s*(?P<braced>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)\s*\}}|"
+    r"(?P<low>[-+]?\d+)\s*[~～]\s*(?P<high>[-+]?\d+)|支持(?:的)?)\s*(?:的)?\s*(?:取值)?范围(?:之)?(?:内|中)"
+    r"(?:\s*[,，]\s*必须属于\s*\{\s*(?P<must>[-+]?\d+(?:\s*[,，、]\s*[-+]?\d+)+)\s*\})?\s*[。.]?\s*$")
+
+
+def values_outside_refused(params: Mapping[str, Param], row: str) -> Optional[tuple[str, list[int]]]:
+    """The integer an error row refuses outside the values it lists, with the values, ascending; None for
+    any other row (a row of "不在支持范围内" alone lists none)."""
+    if "不在" not in row:
+        return None
+    match = _OUTSIDE_LISTED.search(_names_in(row, params), row)
+    if match is None or params[match.group("name")].kind not in (ParamKind.INT, ParamKind.INT_ARRAY):
+        return None
+    if match.group("low") is not None:
+        low, high = int(match.group("low")), int(match.group("high"))
+        return (match.group("name"), list(range(low, high + 1))) if low <= high else None
+    text = match.group("bare") or match.group("braced") or match.group("must")
+    if text is None:
+        return None
+    values = sorted({int(v) for v in re.findall(r"[-+]?\d+", re.sub(r"\([^)]*\)", " ", text))})
+    return (match.group("name"), values) if len(values) >= 2 else None
+
+
 def consecutive(values: list[int]) -> bool:
     return values == list(range(values[0], values[-1] + 1))
 

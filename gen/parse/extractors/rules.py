@@ -45,7 +45,7 @@ from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound
                     PaddedShape, Param, ParamKind, ReducedShape, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
-from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
+from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values, values_outside_refused
 from gen.parse.extractors.conditions import given_opening, without_presence
 from gen.parse.extractors.relations import CONDITION, PRODUCT, given_relations, relations_in, states_relation
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
@@ -567,6 +567,15 @@ class _Reader:
         self._ranges(values_text, text, values_conditional)
         if text.error_row:
             self._rank_exception(sentence, text)
+            outside = values_outside_refused(self.params, values_text) if not values_conditional else None
+            if outside is not None:
+                # A refusal of what lies outside listed values is the rule that the value is one of them.
+                name, values = outside
+                if consecutive(values):
+                    self._add_value(self.rules.value_ranges, ValueRange(name, Bound(float(values[0])), Bound(float(values[-1])),
+                                                                        line=text.line))
+                else:
+                    self._add_value(self.rules.value_sets, ValueSet(name, tuple(values), text.line))
         elif not values_conditional:
             for name, values in listed_values(self.params, values_text, text.subject):
                 if not consecutive(values):
