@@ -333,12 +333,12 @@ def test_empty_row_empties_the_input_that_forbids_it():
     assert [c.shapes for c in test.cases] == [{"self": (3, 0)}]
 
 
-def test_value_row_is_skipped_until_the_semantics_give_violating_values():
-    page = next(p for p in seed_pages() if "leaky" in p.source)
-    semantics = [dataclasses.replace(s, checks=tuple(dataclasses.replace(c, violation=()) for c in s.checks))
-                 for s in seed_semantics()]
-    test = error_test(emitter.suite(build_model([page], semantics).apis[0]), ErrorCategory.VALUE)
-    assert not test.cases and "negativeSlope是负数" in test.skip
+def test_value_row_is_skipped_until_a_range_or_the_semantics_give_violating_values():
+    slope = make_param("negativeSlope", kind=ParamKind.FLOAT)
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "negativeSlope的取值不在支持范围内。", ErrorCategory.VALUE,
+                    ("negativeSlope",), 12)
+    test = one_api_suite(*unary(), slope, errors=(row,)).errors[0]
+    assert not test.cases and "no range or set" in test.skip and "negativeSlope的取值不在支持范围内" in test.skip
 
 
 def test_unclassified_and_format_rows_are_skipped_quoting_the_row():
