@@ -8749,16 +8749,6 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
-// The value checks of the semantics file (what the page states in prose).
-aclnnStatus CheckValues(const aclsim::Call& call) {
-  const double negativeSlope = aclsim::CallScalar(call, 2);
-  const bool selfIsResult = aclsim::CallBool(call, 3);
-  if (selfIsResult && negativeSlope < 0) {  // semantics/leaky_relu_backward.toml:8
-    return aclsim::Reject(call, 161002, "negativeSlope must not be negative when selfIsResult is true");
-  }
-  return ACLNN_SUCCESS;
-}
-
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
 template <typename T>
 struct Kernel {
@@ -8784,7 +8774,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyReluBackward", "leaky_relu_backward.md",
     kParams, 5,
     kProducts, 3,
-    /*checks=*/&CheckValues,
+    /*checks=*/nullptr,
     /*kernel=*/&kKernel,
     /*not_simulated=*/nullptr,
     /*family=*/nullptr, /*rules=*/&kRules};
