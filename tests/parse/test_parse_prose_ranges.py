@@ -315,3 +315,29 @@ def test_an_error_row_refusing_what_lies_outside_listed_values_is_their_range_or
 ])
 def test_an_error_row_refusing_no_listed_values_alone_gives_no_list(text):
     assert not {r for r in read(params(self=T, mode=I, dim=I), text, error_row=True)[0] if r.startswith("mode")}
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("dim值不在self维度范围内。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnSoftmax
+    ("dim超出输入self的维度范围时。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnMedianDim: a closing 时 is no condition
+    ("dim的取值不在输入tensor self的维度范围中。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnSort
+    ("prob的值不在0和1之间。", "prob in [0, 1]"),  # aclnnDropoutGenMask
+])
+def test_an_error_row_refusing_what_lies_outside_a_range_is_that_range(text, rule):
+    assert read(params(self=T, dim=I, prob=F), text, error_row=True) == ({rule}, [])
+
+
+def test_an_error_rows_range_of_the_rank_is_not_read_again_in_another_form():
+    # aclnnKthvalue: its dim's row "[-self.dim(), self.dim())" and its error row "dim的取值不在输入tensor self的维度范围中".
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [Text("取值范围为[-self.dim(), self.dim())。", 1, "dim"),
+                                                          Text("dim的取值不在输入tensor self的维度范围中。", 2, None, True)], False)
+    assert [r.describe() for r in rules.value_ranges] == ["dim in [-rank(self), rank(self))"]
+
+
+@pytest.mark.parametrize("text", [
+    "dim超出self维度范围，或self为空。",  # more than the refusal
+    "dim的值超出范围。",  # which tensor's?
+    "dim的绝对值超出selfRef的dim最大值或超出8维。",
+])
+def test_an_error_row_with_more_or_less_than_a_range_gives_none(text):
+    assert read(params(self=T, selfRef=T, dim=I), text, error_row=True)[0] == set()

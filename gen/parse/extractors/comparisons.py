@@ -283,6 +283,41 @@ def values_outside_refused(params: Mapping[str, Param], row: str) -> Optional[tu
     return (match.group("name"), values) if len(values) >= 2 else None
 
 
+# An error row refusing a dimension index outside a tensor's dimensions: "dim值不在self维度范围内", "dim超出输入self
+# 的维度范围时", "dim的取值不在输入tensor self的维度范围中". The whole row is the refusal.
+_OUTSIDE_DIMENSIONS = NamedPattern(
+    rf"^\s*{_LEAD}\s*(?P<name>{NAME})\s*(?:的)?\s*(?:取值|数值|值)?\s*(?:不在|超出|超过)\s*(?:输入)?\s*(?:tensor)?\s*"
+    rf"(?P<tensor>{NAME})\s*(?:的)?\s*维度范围(?:之)?(?:内|中)?\s*(?:时)?\s*[。.]?\s*$", re.I)
+# "在0和1之间" of an error row refusing what is not: "prob的值不在0和1之间", "p的值不在0和1之间".
+_OUTSIDE_BETWEEN = NamedPattern(
+    rf"^\s*{_LEAD}\s*(?P<name>{NAME})\s*(?:的)?\s*(?:取值|数值|值)?\s*不在\s*(?P<low>{_NUMBER})\s*(?:和|与|到|至|~|～)\s*"
+    rf"(?P<high>{_NUMBER})\s*(?:之间|的范围内|范围内)\s*[。.]?\s*$")
+
+
+def range_outside_refused(params: Mapping[str, Param], row: str) -> Optional[ValueRange]:
+    """The range of an error row that refuses a host argument outside it, its whole text: a dimension index
+    outside a tensor's dimensions ([-rank, rank - 1], a 0-d tensor's rank counting as 1, as every range of
+    Extent.RANK does), or a number outside two ("不在0和1之间", both ends included); None for any other row."""
+    if "不在" not in row and "超" not in row:
+        return None
+    names = _names_in(row, params)
+    dims = _OUTSIDE_DIMENSIONS.search(names, row)
+    if dims is not None:
+        name, tensor = dims.group("name"), dims.group("tensor")
+        if params[name].kind is not ParamKind.INT or params[tensor].kind is not ParamKind.TENSOR:
+            return None
+        return ValueRange(name, Bound(extent=Extent.RANK, sign=-1, tensor=tensor),
+                          Bound(offset=-1.0, extent=Extent.RANK, tensor=tensor))
+    between = _OUTSIDE_BETWEEN.search(names, row)
+    if between is None or params[between.group("name")].kind not in _VALUED:
+        return None
+    low, high = (_bound_of(params, between.group(g)) for g in ("low", "high"))
+    if low is None or high is None or low.extent is not Extent.NUMBER or high.extent is not Extent.NUMBER or \
+            low.offset > high.offset:
+        return None
+    return ValueRange(between.group("name"), low, high)
+
+
 def consecutive(values: list[int]) -> bool:
     return values == list(range(values[0], values[-1] + 1))
 
