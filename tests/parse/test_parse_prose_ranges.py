@@ -341,3 +341,14 @@ def test_an_error_rows_range_of_the_rank_is_not_read_again_in_another_form():
 ])
 def test_an_error_row_with_more_or_less_than_a_range_gives_none(text):
     assert read(params(self=T, selfRef=T, dim=I), text, error_row=True)[0] == set()
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("当前只支持0。", "x in [0, 0]"),  # aclnnFusedCrossEntropyLossWithMaxSum's labelSmoothing
+    ("目前仅支持取值为0。", "x in [0, 0]"),  # aclnnFusedLinearCrossEntropyLossGrad's
+    ("当前取值仅支持为1。", "x in [1, 1]"),  # aclnnTransposeQuantBatchMatMul's batchSplitFactor
+    # aclnnAddRmsNormQuant's axis: other values are taken and ignored, no refusal.
+    ("当前仅支持-1，传其他值均不生效。", None),
+])
+def test_what_this_version_alone_supports_is_a_range_unless_others_are_ignored(text, rule):
+    assert read(params(self=T, x=F), text, "x")[0] == ({rule} if rule else set())

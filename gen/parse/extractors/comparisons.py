@@ -64,8 +64,9 @@ _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值�
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
-# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
+# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数"), in this version too ("当前只支持0",
+# "目前仅支持取值为0": what CANN accepts today).
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:(?:当前|目前)(?:版本)?\s*)?(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
            r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:the\s+)?(?:array\s+)?(?:elements|values)|"
            r"(?:the\s+)?array\s+elements|the\s+value|values?)?"
            r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
@@ -199,7 +200,7 @@ def _element_groups(params: Mapping[str, Param], names: frozenset[str], clause: 
 
 
 # "只支持数值0", "仅支持取值2", "只能为1", "can only be set to 0", "only supports 1": one value.
-_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:数值|取值|值|为|配置为)?|"
+_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:取值为|数值|取值|值|为|配置为)?|"
          r"can\s+only\s+be(?:\s+set\s+to)?|only\s+supports?(?:\s+the\s+value)?)")
 
 
@@ -339,6 +340,8 @@ def _names_in(sentence: str, params: Mapping[str, Param]) -> frozenset[str]:
     return frozenset(word for word in _IDENTIFIER.findall(sentence) if word in params)
 
 
+# "当前仅支持-1，传其他值均不生效" (aclnnAddRmsNormQuant's axis): other values are taken and have no effect, no refusal.
+_NO_EFFECT = lazy_pattern(r"不生效|不会生效|无效果|不起作用|被忽略|\bno\s+effect\b|\bignored\b", re.I)
 _ONLY_NAMED = NamedPattern(
     rf"{_NOT_AN_OPERAND}(?P<name>{NAME}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
 _ONLY_ANCHORED = lazy_pattern(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
@@ -348,7 +351,7 @@ def _only(params: Mapping[str, Param], names: frozenset[str], clause: str, tail:
           line: int) -> Iterable[ValueRange]:
     """`tail`: the clause and the rest of its sentence, where a list the clauses split continues."""
     word = re.search(_ONLY, clause, re.I)
-    if word is None or _ONLY_LIST.match(tail, word.start()):
+    if word is None or _ONLY_LIST.match(tail, word.start()) or _NO_EFFECT.search(tail):
         return
     named = _ONLY_NAMED.search(names, clause)
     if named is not None:
