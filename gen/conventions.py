@@ -79,6 +79,15 @@ emitters ask these functions; none of them spells a convention again.
    routes every expert). The parser admits length 0 in such an array's length rule (ArrayLength);
    tests/torch_npu/test_moe.py calls it without the range.
 
+15. A NaN lies in no range of numbers: a host float or aclScalar that is NaN is refused by every range with a
+   number for a bound ("取值范围[0, 1]", "prob的值不在0和1之间", aclnnPdist's "p为负数或nan"), as CANN checks a
+   range as the condition a value must meet (OP_CHECK(p >= 0 && p <= 1, ...)), which NaN fails; a bound that is
+   another argument's value (aclnnHardtanh's "clipValueMin的数值大于clipValueMax") is the page's comparison of the
+   two, which NaN meets no more than it breaks. gen.ir.ValueRange.refuses and the simulator's CheckRange
+   (runtime/sim/src/opapi/rules.cpp) apply it; the generated suites and the leniency probe break each real range
+   with NaN. Not recorded: whether a range was stated as one or as its error row's refusal ("lambda小于0"), which
+   CANN may write as `lambda < 0`, which NaN passes.
+
 How many APIs of a corpus each convention changes phase 1 of: `python -m gen.census DIR`
 (each switched off in turn, the pages parsed again, the simulator's spec rows compared). On
 ../shared/corpus (978 APIs bound), 2026-11-29: 1. 21 APIs, 2. 649, 3. 28, 5. 20, 6. 3, 7. 3, 8. 2

@@ -874,6 +874,10 @@ class ValueRange(_Json, _OnChips):
         the `values` meet its condition."""
         if not _meets(self.when, values):
             return False
+        if math.isnan(value):
+            # In no range of numbers; a bound of another argument's value is a comparison a NaN does not
+            # break (runtime/sim/src/opapi/rules.cpp CheckRange).
+            return any(b is not None and b.extent is Extent.NUMBER for b in (self.low, self.high))
         for bound, sign in ((self.low, 1), (self.high, -1)):
             if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
                 continue

@@ -4364,6 +4364,9 @@ constexpr aclsim::FamilySpec kFamily = {
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 197},
+};
 constexpr int64_t kShapeRuleValues0[] = {
     0,
 };
@@ -4374,7 +4377,7 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
     {.param = 3, .when = 2, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0) | (uint64_t{1} << 1), .line = 128},
     {.param = 3, .when = 2, .values = kShapeRuleValues1, .strings = nullptr, .value_count = 1, .negated = true, .form = aclsim::ShapeForm::kScalar, .others = 0, .line = 128},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
 // The error rows the family's own checks enforce (API.page_row).
@@ -7599,6 +7602,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{0, 1, 2, 3, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 3, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 3.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 561002, .when = -1, .when_value = 0.0, .line = 265},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 3, /*line=*/265, 561002},
@@ -7611,7 +7621,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/&CheckValues,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/561002, /*empty_status=*/0, /*shape_status=*/561002, /*page_rows=*/kPageRows, 1};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/561002, /*empty_status=*/0, /*shape_status=*/561002, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_RotaryPositionEmbeddingV2
 }  // namespace
@@ -8140,6 +8150,9 @@ constexpr aclsim::FamilySpec kFamily = {
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
 // What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 2, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 2.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 110},
+};
 constexpr int64_t kShapeRuleValues0[] = {
     0,
 };
@@ -8151,7 +8164,7 @@ constexpr aclsim::ShapeRuleSpec kShapeRules[] = {
     {.param = 4, .when = 2, .values = kShapeRuleValues0, .strings = nullptr, .value_count = 1, .negated = false, .form = aclsim::ShapeForm::kSame, .others = (uint64_t{1} << 0) | (uint64_t{1} << 1), .line = 73},
     {.param = 4, .when = 2, .values = kShapeRuleValues1, .strings = nullptr, .value_count = 2, .negated = false, .form = aclsim::ShapeForm::kScalar, .others = 0, .line = 73},
 };
-constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = nullptr, .range_count = 0, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = kShapeRules, .shape_rule_count = 2};
 
 
 // The error rows the family's own checks enforce (API.page_row).

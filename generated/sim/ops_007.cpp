@@ -3553,6 +3553,13 @@ constexpr aclsim::FamilySpec kFamily = {
     /*roles=*/{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
     /*options=*/{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()}};
 
+// What the page states across parameters (gen.ir's cross-parameter rules), with their page lines.
+constexpr aclsim::ValueRangeSpec kRanges[] = {
+    {.param = 1, .low = {.present = true, .offset = 0.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .high = {.present = true, .offset = 1.0, .extent = aclsim::Extent::kNumber, .sign = 1, .tensor = -1, .axis_param = -1, .axis = 0, .inclusive = true, .divisor = 1}, .socs = static_cast<uint16_t>(0), .status = 0, .when = -1, .when_value = 0.0, .line = 195},
+};
+constexpr aclsim::RulesSpec kRules = {.reserved = 0, .combinations = nullptr, .combination_count = 0, .ranges = kRanges, .range_count = 1, .sets = nullptr, .set_count = 0, .lengths = nullptr, .length_count = 0, .dims = nullptr, .dim_count = 0, .divisible = nullptr, .divisible_count = 0, .shape_rules = nullptr, .shape_rule_count = 0};
+
+
 // The error rows the family's own checks enforce (API.page_row).
 constexpr aclsim::PageRowSpec kPageRows[] = {
     {aclsim::RowKind::kValue, 1, /*line=*/195, 161002},
@@ -3565,7 +3572,7 @@ constexpr aclsim::ApiSpec kSpec = {
     /*checks=*/nullptr,
     /*kernel=*/nullptr,
     /*not_simulated=*/nullptr,
-    /*family=*/&kFamily, /*rules=*/nullptr, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
+    /*family=*/&kFamily, /*rules=*/&kRules, /*rank_status=*/0, /*empty_status=*/0, /*shape_status=*/0, /*page_rows=*/kPageRows, 1};
 
 }  // namespace sim_DropoutGenMaskV2
 }  // namespace
@@ -8749,16 +8756,6 @@ constexpr aclsim::ProductSpec kProducts[] = {
     {aclsim::Soc::kAscend910B, true, "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件", /*line=*/8},
 };
 
-// The value checks of the semantics file (what the page states in prose).
-aclnnStatus CheckValues(const aclsim::Call& call) {
-  const double negativeSlope = aclsim::CallScalar(call, 2);
-  const bool selfIsResult = aclsim::CallBool(call, 3);
-  if (selfIsResult && negativeSlope < 0) {  // semantics/leaky_relu_backward.toml:8
-    return aclsim::Reject(call, 161002, "negativeSlope must not be negative when selfIsResult is true");
-  }
-  return ACLNN_SUCCESS;
-}
-
 // One output element; T is the compute type (float for FLOAT, FLOAT16 and BFLOAT16).
 template <typename T>
 struct Kernel {
@@ -8784,7 +8781,7 @@ constexpr aclsim::ApiSpec kSpec = {
     "aclnnLeakyReluBackward", "leaky_relu_backward.md",
     kParams, 5,
     kProducts, 3,
-    /*checks=*/&CheckValues,
+    /*checks=*/nullptr,
     /*kernel=*/&kKernel,
     /*not_simulated=*/nullptr,
     /*family=*/nullptr, /*rules=*/&kRules};

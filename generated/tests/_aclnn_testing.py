@@ -952,11 +952,13 @@ def check_runs(op: Op, case: Case) -> None:
     assert len(results) == len(op.results)
 
 
-def check_error(op: Op, case: Case, status: int) -> None:
-    """The call an error-table row describes fails with the row's status."""
+def check_error(op: Op, case: Case, status: int, base: Optional[Case] = None) -> None:
+    """The call an error-table row describes fails with the row's status. `base`: the valid call it varies,
+    where the call is one just outside a rule of the page (its outputs are the valid call's, as
+    check_refused passes them)."""
     soc = active_soc()
     inputs = make_inputs(op, case, soc)
-    expect_status(op, case, inputs, out_arrays(op, case, inputs, soc), status, f"{op.api} ({case.id})")
+    expect_status(op, case, inputs, out_arrays(op, case, inputs, soc, valid_call=base), status, f"{op.api} ({case.id})")
 
 
 def rule_chip(socs: tuple[str, ...]) -> AbstractContextManager[None]:

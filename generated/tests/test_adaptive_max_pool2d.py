@@ -165,9 +165,11 @@ def test_error_row8_unclassified():
 
 
 # line 187: 161002 ACLNN_ERR_PARAM_INVALID: outputSize中元素值小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 187: 161002 ACLNN_ERR_PARAM_INVALID: outputSize中元素值小于等于0。)')
-def test_error_row9_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('outputSize=0', values={'outputSize': (0, 2)}, out={'outputOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row9_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: outputOut的shape与实际输出shape不匹配。

@@ -252,6 +252,16 @@ def test_rule_line141_same_rank1_refused(op, case):
 
 
 # line 121: epsilon in [0, inf)
-@pytest.mark.skip(reason='not tested: epsilon is no integer argument the suite sets')
-def test_rule_line121_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('epsilon=0', values={'epsilon': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line121_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('epsilon=-0.5', values={'epsilon': -0.5}, out={'yOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+    BASE.but('epsilon=nan', values={'epsilon': float('nan')}, out={'yOut': '<auto>', 'rstdOut': '<auto>', 'xOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line121_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=121, base=BASE)

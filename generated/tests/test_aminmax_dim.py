@@ -182,9 +182,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 191: 161002 ACLNN_ERR_PARAM_INVALID: dim超出self维度范围。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'minOut': '<auto>', 'maxOut': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'minOut': '<auto>', 'maxOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: dim指定的轴为空轴。

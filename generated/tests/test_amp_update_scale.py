@@ -107,9 +107,12 @@ def test_error_row1_unclassified():
 
 
 # line 231: 561002 ACLNN_ERR_INNER_TILING_ERROR: growthInterval超出取值范围[1, 2147483647]。
-@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 231: 561002 ACLNN_ERR_INNER_TILING_ERROR: growthInterval超出取值范围[1, 2147483647]。)')
-def test_error_row2_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('growthInterval=0', values={'growthInterval': 0}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
+    BASE.but('growthInterval=2147483648', values={'growthInterval': 2147483648}, out={'updatedScale': '<auto>', 'updatedGrowthTracker': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row2_value(op, case):
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 236: 161001 ACLNN_ERR_PARAM_NULLPTR: 传入的currentScale、growthTracker、foundInf、updatedScale、updatedGrowthTracker是空指针。

@@ -165,7 +165,7 @@ def test_error_row5_shape_mismatch():
 ], ids=lambda case: case.id)
 def test_error_row6_rule(op, case):
     # the row states the rule of line 332, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 335: 161002 ACLNN_ERR_PARAM_INVALID: beta1Power、beta2Power、lr、weightDecay、beta1、beta2、eps的shape大小不为1时。

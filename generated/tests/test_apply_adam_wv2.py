@@ -157,7 +157,7 @@ def test_error_row4_shape_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 296, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 299: 161002 ACLNN_ERR_PARAM_INVALID: step的shape大小不为1时。

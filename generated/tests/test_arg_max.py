@@ -170,9 +170,12 @@ def test_error_row3_rank(op, case):
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 177: 161002 ACLNN_ERR_PARAM_INVALID: dim不在合法范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 89: dim in [-rank(self), rank(self))

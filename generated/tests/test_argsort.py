@@ -150,9 +150,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在 [-N, N-1]的范围中。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 181: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在 [-N, N-1]的范围中。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: self数据类型为BFLOAT16且排序轴为1。

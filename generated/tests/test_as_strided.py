@@ -159,9 +159,11 @@ def test_error_row4_unclassified():
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: size、stride或storageOffset中存在负数。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 181: 161002 ACLNN_ERR_PARAM_INVALID: size、stride或storageOffset中存在负数。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('size=-1', values={'size': (-1, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: storageOffset长度不为1。

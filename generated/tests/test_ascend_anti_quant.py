@@ -153,7 +153,7 @@ def test_error_row3_value(op, case):
 ], ids=lambda case: case.id)
 def test_error_row4_rule(op, case):
     # the row states the rule of line 203, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 205: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of x is INT32, the size of the last axis of the shape of y is not eight times that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.

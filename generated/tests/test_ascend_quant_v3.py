@@ -181,7 +181,7 @@ def test_error_row7_value():
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 248, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 251: 161002 ACLNN_ERR_PARAM_INVALID: If the data type of y is INT32, the size of the last axis of the shape of y is not 1/8 of that of x, or the sizes of the non-last axes of the shapes of x and y are inconsistent.

@@ -156,15 +156,20 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: 传入的self、paddings或out存在某维度的值小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 265: 161002 ACLNN_ERR_PARAM_INVALID: 传入的self、paddings或out存在某维度的值小于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('paddings=2', values={'paddings': (2, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 268: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize、strides存在某维度的值小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 268: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize、strides存在某维度的值小于等于0。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2)}, out={'out': '<auto>'}),
+    BASE.but('strides=0', values={'strides': (0, 2)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 271: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize或paddings的长度小于1。
@@ -185,7 +190,7 @@ def test_error_row7_shape_mismatch():
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 277, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 113: kernelSize in (0, inf)

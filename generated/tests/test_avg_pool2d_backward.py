@@ -170,13 +170,15 @@ def test_error_row4_rank(op, case):
 
 
 # line 292: 161002 ACLNN_ERR_PARAM_INVALID: 传入的gradOutput、self、kernelSize、stride或gradInput某个维度值小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 292: 161002 ACLNN_ERR_PARAM_INVALID: 传入的gradOutput、self、kernelSize、stride或gradInput某个维度值小于0。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=-1', values={'stride': (-1, 2)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 295: 161002 ACLNN_ERR_PARAM_INVALID: 传入的cubeMathType不在支持范围内。)')
 def test_error_row6_value():
     pass
 
@@ -187,11 +189,11 @@ def test_error_row6_value():
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 298, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 301: 161002 ACLNN_ERR_PARAM_INVALID: 传入的divisorOverride不在支持范围内，但对Ascend 950PR/Ascend 950DT无此校验)')
 def test_error_row8_value():
     pass
 

@@ -148,15 +148,20 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 243: 161002 ACLNN_ERR_PARAM_INVALID: 传入的stride存在某维度的值小于等于0，padding的值不在[0, kernelSize/2]的范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 243: 161002 ACLNN_ERR_PARAM_INVALID: 传入的stride存在某维度的值小于等于0，padding的值不在[0, kernelSize/2]的范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 246: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize存在某维度的值小于等于0或大于self对应维度上的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 246: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize存在某维度的值小于等于0或大于self对应维度上的值。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}, out={'out': '<auto>'}),
+    BASE.but('kernelSize=6', values={'kernelSize': (6, 2, 3)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 249: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize、padding的长度既不等于1也不等于3，stride的长度既不等于0、1，也不等于3。

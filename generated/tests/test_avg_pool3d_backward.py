@@ -144,9 +144,13 @@ def test_error_row3_rank():
 
 
 # line 248: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize、stride某个维度值小于等于0，padding某个维度值小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 248: 161002 ACLNN_ERR_PARAM_INVALID: 传入的kernelSize、stride某个维度值小于等于0，padding某个维度值小于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 2, 3)}, out={'output': '<auto>'}),
+    BASE.but('stride=0', values={'stride': (0, 1, 2)}, out={'output': '<auto>'}),
+    BASE.but('padding=2', values={'padding': (2, 0, 1)}, out={'output': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 251: 161002 ACLNN_ERR_PARAM_INVALID: 属性padding超过kernelSize对应位置的1/2，例如paddingH=2，kernelSizeH=2，paddingH>kernelSizeH*1/2。
@@ -155,7 +159,7 @@ def test_error_row4_value():
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 251, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 254: 161002 ACLNN_ERR_PARAM_INVALID: output的shape与self的shape不一致。

@@ -147,7 +147,7 @@ def test_error_row4_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 204, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 204: self.shape[-1] == mat2.shape[-2]

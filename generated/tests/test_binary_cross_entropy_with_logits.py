@@ -141,9 +141,12 @@ def test_error_row5_unclassified():
 
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: reduction 不在 0/1/2 范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 217: 161002 ACLNN_ERR_PARAM_INVALID: reduction 不在 0/1/2 范围内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 220: 161002 ACLNN_ERR_PARAM_INVALID: 输入维度超过 8 维。
@@ -156,6 +159,15 @@ def test_error_row7_rank():
 @pytest.mark.skip(reason='unclassified error-table row (line 223: 161002 ACLNN_ERR_PARAM_INVALID: reduction 为 mean/sum 时，out 不是标量 shape。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 217: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line217_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=217, base=BASE)
 
 
 # line 148: when reduction in {0}: out has the shape of self

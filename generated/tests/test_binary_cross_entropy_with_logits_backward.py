@@ -151,9 +151,12 @@ def test_error_row5_shape_mismatch(op, case):
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 0/1/2 取值范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 239: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 0/1/2 取值范围内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 242: 161002 ACLNN_ERR_PARAM_INVALID: 输入维度超过 8 维。
@@ -166,3 +169,12 @@ def test_error_row7_rank():
 @pytest.mark.skip(reason='unclassified error-table row (line 245: 161002 ACLNN_ERR_PARAM_INVALID: 输入/输出 format 不在支持范围内。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 239: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line239_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=239, base=BASE)

@@ -144,15 +144,28 @@ def test_error_row5_unclassified():
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: p为负数或nan。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 193: 161002 ACLNN_ERR_PARAM_INVALID: p为负数或nan。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=-0.5', values={'p': -0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('p=nan', values={'p': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 104: p in [0, inf)
-@pytest.mark.skip(reason='not tested: p is no integer argument the suite sets')
-def test_rule_line104_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0', values={'p': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line104_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('p=-0.5', values={'p': -0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('p=nan', values={'p': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line104_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=104, base=BASE)
 
 
 # line 84: x1.shape[-1] == x2.shape[-1]

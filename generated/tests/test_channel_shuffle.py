@@ -163,9 +163,11 @@ def test_error_row5_rank(op, case):
 
 
 # line 166: 161002 ACLNN_ERR_PARAM_INVALID: 参数groups值小于等于0或不能被self的channels整除。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 166: 161002 ACLNN_ERR_PARAM_INVALID: 参数groups值小于等于0或不能被self的channels整除。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('groups=0', values={'groups': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 88: groups in (0, inf)

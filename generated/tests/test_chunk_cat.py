@@ -122,3 +122,19 @@ def test_error_row4_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 175: 161002 ACLNN_ERR_PARAM_INVALID: dim不为0。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 89: dim in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=0'),
+], ids=lambda case: case.id)
+def test_rule_line89_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-1', values={'dim': -1}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line89_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=89, base=BASE)

@@ -132,9 +132,12 @@ def test_error_row3_rank():
 
 
 # line 288: 161002 ACLNN_ERR_PARAM_INVALID: dim不在指定的取值范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 288: 161002 ACLNN_ERR_PARAM_INVALID: dim不在指定的取值范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 164: dim in [-rank(x), rank(x) - 1]
@@ -155,6 +158,16 @@ def test_rule_line164_value_range1_refused(op, case):
 
 
 # line 184: limit in (0, inf)
-@pytest.mark.skip(reason='not tested: limit is no integer argument the suite sets')
-def test_rule_line184_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('limit=0.5', values={'limit': 0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line184_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('limit=0', values={'limit': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('limit=nan', values={'limit': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line184_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=184, base=BASE)

@@ -200,9 +200,11 @@ def test_error_row6_unclassified():
 
 
 # line 273: 161002 ACLNN_ERR_PARAM_INVALID: outputPadding值不满足要求。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 273: 161002 ACLNN_ERR_PARAM_INVALID: outputPadding值不满足要求。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('outputPadding=-1', values={'outputPadding': (-1, 0)}, out={'output': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 274: 161002 ACLNN_ERR_PARAM_INVALID: input、weight、bias、output传入的空Tensor中部分维度为零的不满足要求。

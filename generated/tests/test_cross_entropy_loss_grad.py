@@ -136,6 +136,10 @@ def test_error_row3_unclassified():
 
 
 # line 258: labelSmoothing in [0, 1]
-@pytest.mark.skip(reason='not tested: labelSmoothing is no integer argument the suite sets')
-def test_rule_line258_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=-0.5', values={'labelSmoothing': -0.5}, out={'out': '<auto>'}),
+    BASE.but('labelSmoothing=1.5', values={'labelSmoothing': 1.5}, out={'out': '<auto>'}),
+    BASE.but('labelSmoothing=nan', values={'labelSmoothing': float('nan')}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line258_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=258, base=BASE)

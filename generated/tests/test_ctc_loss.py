@@ -145,9 +145,11 @@ def test_error_row3_unclassified():
 
 
 # line 250: 161002 ACLNN_ERR_PARAM_INVALID: blank不满足取值范围。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 250: 161002 ACLNN_ERR_PARAM_INVALID: blank不满足取值范围。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('blank=-1', values={'blank': -1}, out={'negLogLikelihoodOut': 'FLOAT', 'logAlphaOut': 'FLOAT'}, out_shapes={'negLogLikelihoodOut': '<auto>', 'logAlphaOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 148: blank in [0, inf)

@@ -168,6 +168,6 @@ def test_error_row4_unclassified():
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: blank不满足取值范围。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 265: 161002 ACLNN_ERR_PARAM_INVALID: blank不满足取值范围。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 265: 161002 ACLNN_ERR_PARAM_INVALID: blank不满足取值范围。)')
 def test_error_row5_value():
     pass

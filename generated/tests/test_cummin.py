@@ -169,9 +169,12 @@ def test_error_row3_shape_mismatch(op, case):
 
 
 # line 189: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 189: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 192: 161002 ACLNN_ERR_PARAM_INVALID: 参数self的数据类型不能转换为valuesOut的数据类型。

@@ -168,9 +168,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 191: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: 参数self和out的shape不一致。

@@ -122,9 +122,13 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: prob的值不在0和1之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 182: 161002 ACLNN_ERR_PARAM_INVALID: prob的值不在0和1之间。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}, out={'out': '<auto>'}),
+    BASE.but('prob=1.5', values={'prob': 1.5}, out={'out': '<auto>'}),
+    BASE.but('prob=nan', values={'prob': float('nan')}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: self和out的shape不一致。
@@ -143,6 +147,18 @@ def test_error_row5_unclassified():
 
 
 # line 107: prob in [0, 1]
-@pytest.mark.skip(reason='not tested: prob is no integer argument the suite sets')
-def test_rule_line107_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=0', values={'prob': 0.0}),
+    BASE.but('prob=1', values={'prob': 1.0}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}, out={'out': '<auto>'}),
+    BASE.but('prob=1.5', values={'prob': 1.5}, out={'out': '<auto>'}),
+    BASE.but('prob=nan', values={'prob': float('nan')}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)

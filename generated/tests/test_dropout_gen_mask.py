@@ -108,12 +108,34 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: prob的值不在0和1之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 184: 161002 ACLNN_ERR_PARAM_INVALID: prob的值不在0和1之间。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('prob=1.5', values={'prob': 1.5}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('prob=nan', values={'prob': float('nan')}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 187: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足条件。
 @pytest.mark.skip(reason='unclassified error-table row (line 187: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不满足条件。)')
 def test_error_row4_unclassified():
     pass
+
+
+# line 184: prob in [0, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=0', values={'prob': 0.0}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('prob=1', values={'prob': 1.0}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line184_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('prob=1.5', values={'prob': 1.5}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+    BASE.but('prob=nan', values={'prob': float('nan')}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line184_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=184, base=BASE)

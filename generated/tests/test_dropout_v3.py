@@ -124,9 +124,13 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: p的值不在0和1之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 208: 161002 ACLNN_ERR_PARAM_INVALID: p的值不在0和1之间。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=-0.5', values={'p': -0.5}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+    BASE.but('p=1.5', values={'p': 1.5}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+    BASE.but('p=nan', values={'p': float('nan')}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: input维度超过8维。
@@ -153,6 +157,18 @@ def test_error_row6_unclassified():
 
 
 # line 107: p in [0, 1]
-@pytest.mark.skip(reason='not tested: p is no integer argument the suite sets')
-def test_rule_line107_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0', values={'p': 0.0}, out={'maskOut': 'UINT8'}, out_shapes={'maskOut': '<auto>'}),
+    BASE.but('p=1', values={'p': 1.0}, out={'maskOut': 'UINT8'}, out_shapes={'maskOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('p=-0.5', values={'p': -0.5}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+    BASE.but('p=1.5', values={'p': 1.5}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+    BASE.but('p=nan', values={'p': float('nan')}, out={'maskOut': 'UINT8', 'out': '<auto>'}, out_shapes={'maskOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line107_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=107, base=BASE)

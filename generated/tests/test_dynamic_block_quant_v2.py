@@ -141,9 +141,19 @@ def test_error_row3_unclassified():
 
 
 # line 110: minScale in [0, inf)
-@pytest.mark.skip(reason='not tested: minScale is no integer argument the suite sets')
-def test_rule_line110_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('minScale=0', out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line110_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('minScale=-0.5', values={'minScale': -0.5}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+    BASE.but('minScale=nan', values={'minScale': float('nan')}, out={'yOut': 'INT8', 'scaleOut': 'FLOAT'}, out_shapes={'yOut': '<auto>', 'scaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line110_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
 
 
 # line 130: dstType in {2, 34, 35, 36}

@@ -138,9 +138,14 @@ def test_error_row4_unclassified():
 
 
 # line 318: 161002 ACLNN_ERR_PARAM_INVALID: maxLowBound不为0.0但scaleAlg不为1，或maxLowBound为负数。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 318: 161002 ACLNN_ERR_PARAM_INVALID: maxLowBound不为0.0但scaleAlg不为1，或maxLowBound为负数。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('scaleAlg=-1', values={'scaleAlg': -1}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+    BASE.but('scaleAlg=3', values={'scaleAlg': 3}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+    BASE.but('maxLowBound=-0.5', values={'maxLowBound': -0.5}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+    BASE.but('maxLowBound=nan', values={'maxLowBound': float('nan')}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 323: 361001 ACLNN_ERR_RUNTIME_ERROR: 当前平台不在支持的平台范围内。
@@ -176,9 +181,19 @@ def test_rule_line210_value_range2_refused(op, case):
 
 
 # line 230: maxLowBound in [0, inf)
-@pytest.mark.skip(reason='not tested: maxLowBound is no integer argument the suite sets')
-def test_rule_line230_value_range3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxLowBound=0', values={'maxLowBound': 0.0}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line230_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('maxLowBound=-0.5', values={'maxLowBound': -0.5}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+    BASE.but('maxLowBound=nan', values={'maxLowBound': float('nan')}, out={'yOut': 'FLOAT8_E4M3FN', 'mxscaleOut': 'FLOAT8_E8M0'}, out_shapes={'yOut': '<auto>', 'mxscaleOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line230_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=230, base=BASE)
 
 
 # line 160: x.shape[-1] % 2 == 0 when dstType == 40

@@ -115,9 +115,12 @@ def test_error_row3_rank(op, case):
 
 
 # line 165: 161002 ACLNN_ERR_PARAM_INVALID: n或m的值小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 165: 161002 ACLNN_ERR_PARAM_INVALID: n或m的值小于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('n=-1', values={'n': -1}),
+    BASE.but('m=-1', values={'m': -1}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 168: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为(n，m)。

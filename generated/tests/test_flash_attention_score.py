@@ -154,6 +154,18 @@ def test_error_row3_format():
 
 
 # line 396: keepProb in (0, 1]
-@pytest.mark.skip(reason='not tested: keepProb is no integer argument the suite sets')
-def test_rule_line396_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('keepProb=0.5', values={'keepProb': 0.5}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+    BASE.but('keepProb=1', values={'keepProb': 1.0}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line396_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('keepProb=0', values={'keepProb': 0.0}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+    BASE.but('keepProb=1.5', values={'keepProb': 1.5}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+    BASE.but('keepProb=nan', values={'keepProb': float('nan')}, out={'softmaxMaxOut': 'FLOAT', 'softmaxSumOut': 'FLOAT', 'attentionOutOut': 'FLOAT'}, out_shapes={'softmaxMaxOut': '<auto>', 'softmaxSumOut': '<auto>', 'attentionOutOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line396_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=396, base=BASE)

@@ -136,6 +136,27 @@ def test_error_row4_rank():
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: labelSmoothing不等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 239: 161002 ACLNN_ERR_PARAM_INVALID: labelSmoothing不等于0。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=-0.5', values={'labelSmoothing': -0.5}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+    BASE.but('labelSmoothing=0.5', values={'labelSmoothing': 0.5}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+    BASE.but('labelSmoothing=nan', values={'labelSmoothing': float('nan')}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
+
+
+# line 123: labelSmoothing in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=0', out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line123_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=-0.5', values={'labelSmoothing': -0.5}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+    BASE.but('labelSmoothing=0.5', values={'labelSmoothing': 0.5}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+    BASE.but('labelSmoothing=nan', values={'labelSmoothing': float('nan')}, out={'lossOut': 'FLOAT', 'softMaxOutOptional': 'FLOAT'}, out_shapes={'lossOut': '<auto>', 'softMaxOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line123_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=123, base=BASE)

@@ -124,9 +124,13 @@ def test_error_row2_unclassified():
 
 
 # line 329: 161002 ACLNN_ERR_PARAM_INVALID: 输入的labelSmoothing取值不支持。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 329: 161002 ACLNN_ERR_PARAM_INVALID: 输入的labelSmoothing取值不支持。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=-0.5', values={'labelSmoothing': -0.5}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+    BASE.but('labelSmoothing=0.5', values={'labelSmoothing': 0.5}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+    BASE.but('labelSmoothing=nan', values={'labelSmoothing': float('nan')}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 332: 161002 ACLNN_ERR_PARAM_INVALID: 输入的数据类型不在支持的范围内。
@@ -151,3 +155,20 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 343: 361001 ACLNN_ERR_RUNTIME_ERROR: 当前平台不在支持的平台范围内。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 219: labelSmoothing in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=0', out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line219_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('labelSmoothing=-0.5', values={'labelSmoothing': -0.5}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+    BASE.but('labelSmoothing=0.5', values={'labelSmoothing': 0.5}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+    BASE.but('labelSmoothing=nan', values={'labelSmoothing': float('nan')}, out={'inputGradOut': 'FLOAT16', 'weightGradOut': 'FLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line219_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=219, base=BASE)

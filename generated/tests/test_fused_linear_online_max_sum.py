@@ -186,15 +186,19 @@ def test_error_row10_unclassified():
 
 
 # line 330: 161002 ACLNN_ERR_PARAM_INVALID: vocabStartIndex小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 330: 161002 ACLNN_ERR_PARAM_INVALID: vocabStartIndex小于0。)')
-def test_error_row11_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('vocabStartIndex=-1', values={'vocabStartIndex': -1}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row11_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 333: 161002 ACLNN_ERR_PARAM_INVALID: vocabEndIndex小于vocabStartIndex。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 333: 161002 ACLNN_ERR_PARAM_INVALID: vocabEndIndex小于vocabStartIndex。)')
-def test_error_row12_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('vocabEndIndex=7', values={'vocabEndIndex': 7}, out={'logitsMaxLocalOut': 'FLOAT', 'sumExpLogitsLocalOut': 'FLOAT', 'predictedLogitsLocalOut': 'FLOAT', 'targetMaskOut': 'UINT8', 'maskedTargetOut': 'INT32'}, out_shapes={'logitsMaxLocalOut': '<auto>', 'sumExpLogitsLocalOut': '<auto>', 'predictedLogitsLocalOut': '<auto>', 'targetMaskOut': '<auto>', 'maskedTargetOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row12_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 330: vocabStartIndex in [0, inf)

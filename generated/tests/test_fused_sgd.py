@@ -120,24 +120,64 @@ def test_error_row2_unclassified():
 
 
 # line 275: lr in [0, inf)
-@pytest.mark.skip(reason='not tested: lr is no integer argument the suite sets')
-def test_rule_line275_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('lr=0', values={'lr': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('lr=-0.5', values={'lr': -0.5}),
+    BASE.but('lr=nan', values={'lr': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=275, base=BASE)
 
 
 # line 275: momentum in [0, inf)
-@pytest.mark.skip(reason='not tested: momentum is no integer argument the suite sets')
-def test_rule_line275_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('momentum=0', values={'momentum': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('momentum=-0.5', values={'momentum': -0.5}),
+    BASE.but('momentum=nan', values={'momentum': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=275, base=BASE)
 
 
 # line 275: weightDecay in [0, inf)
-@pytest.mark.skip(reason='not tested: weightDecay is no integer argument the suite sets')
-def test_rule_line275_value_range3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('weightDecay=0', values={'weightDecay': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('weightDecay=-0.5', values={'weightDecay': -0.5}),
+    BASE.but('weightDecay=nan', values={'weightDecay': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=275, base=BASE)
 
 
 # line 275: dampening in [0, inf)
-@pytest.mark.skip(reason='not tested: dampening is no integer argument the suite sets')
-def test_rule_line275_value_range4():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dampening=0', values={'dampening': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range4_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dampening=-0.5', values={'dampening': -0.5}),
+    BASE.but('dampening=nan', values={'dampening': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line275_value_range4_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=275, base=BASE)

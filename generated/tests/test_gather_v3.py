@@ -183,3 +183,19 @@ def test_rule_line107_value_range1_refused(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line137_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)
+
+
+# line 137: mode in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('mode=1', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line137_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('mode=0', values={'mode': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('mode=2', values={'mode': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line137_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=137, base=BASE)

@@ -158,9 +158,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，dim的取值不在[-1, 0]范围内；当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 217: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，dim的取值不在[-1, 0]范围内；当self.dim()>0时，dim取值不在[-self.dim, self.dim()-1]范围内。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT', 'outGelu': 'FLOAT'}, out_shapes={'out': '<auto>', 'outGelu': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 220: 161002 ACLNN_ERR_PARAM_INVALID: out、outGelu的shape跟self的shape除了dim指定的轴外需要保持一致，dim指定的轴为self的shape对应轴的一半。

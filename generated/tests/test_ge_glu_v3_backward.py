@@ -151,15 +151,21 @@ def test_error_row3_unclassified():
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 211: 161002 ACLNN_ERR_PARAM_INVALID: 当self.dim()=0时，参数dim的取值范围不在[-1, 0]内；当self.dim()>0时，参数dim的取值范围不在[-self.dim(), self.dim()-1]内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'gradInput': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: 参数approximate的取值范围不是0和1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 214: 161002 ACLNN_ERR_PARAM_INVALID: 参数approximate的取值范围不是0和1。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('approximate=-1', values={'approximate': -1}, out={'gradInput': '<auto>'}),
+    BASE.but('approximate=2', values={'approximate': 2}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 112: dim in [-rank(self), rank(self) - 1]

@@ -155,9 +155,14 @@ def test_error_row4_rank(op, case):
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 204: 161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+    BASE.but('interpolationMode=3', values={'interpolationMode': 3}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+    BASE.but('paddingMode=-1', values={'paddingMode': -1}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+    BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'inputGrad': '<auto>', 'gridGrad': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。

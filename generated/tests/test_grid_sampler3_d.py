@@ -153,9 +153,14 @@ def test_error_row5_rank(op, case):
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 174: 161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('interpolationMode=-1', values={'interpolationMode': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('interpolationMode=2', values={'interpolationMode': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('paddingMode=-1', values={'paddingMode': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('paddingMode=3', values={'paddingMode': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。

@@ -274,6 +274,9 @@ def test_rule_line160_value_range1_refused(op, case):
 
 
 # line 280: eps in (0, inf)
-@pytest.mark.skip(reason='not tested: eps is no integer argument the suite sets')
-def test_rule_line280_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('eps=0', values={'eps': 0.0}, out={'out': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('eps=nan', values={'eps': float('nan')}, out={'out': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line280_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=280, base=BASE)

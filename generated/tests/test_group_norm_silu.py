@@ -135,6 +135,9 @@ def test_error_row3_unclassified():
 
 
 # line 143: eps in (0, inf)
-@pytest.mark.skip(reason='not tested: eps is no integer argument the suite sets')
-def test_rule_line143_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('eps=0', values={'eps': 0.0}, out={'out': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('eps=nan', values={'eps': float('nan')}, out={'out': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)

@@ -149,6 +149,9 @@ def test_rule_line54_value_range1_refused(op, case):
 
 
 # line 56: eps in (0, inf)
-@pytest.mark.skip(reason='not tested: eps is no integer argument the suite sets')
-def test_rule_line56_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('eps=0', values={'eps': 0.0}, out={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+    BASE.but('eps=nan', values={'eps': float('nan')}, out={'yOut': '<auto>', 'meanOut': '<auto>', 'rstdOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line56_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=56, base=BASE)

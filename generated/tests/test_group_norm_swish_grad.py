@@ -173,7 +173,7 @@ def test_error_row4_dtype_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 72, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 73: 161002 ACLNN_ERR_PARAM_INVALID: The value of C cannot be exactly divided by that of group.

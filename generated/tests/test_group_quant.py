@@ -146,7 +146,7 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 204, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: y的数据类型为INT32时，x的shape尾轴不是y的shape尾轴大小的8倍，或者x与y的shape的非尾轴的大小不一致。

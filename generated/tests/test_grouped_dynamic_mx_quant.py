@@ -135,7 +135,7 @@ def test_error_row4_unclassified():
 
 
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: approximate、quantMode、roundMode、dstType不在支持的范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 229: 161002 ACLNN_ERR_PARAM_INVALID: approximate、quantMode、roundMode、dstType不在支持的范围之内。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 229: 161002 ACLNN_ERR_PARAM_INVALID: approximate、quantMode、roundMode、dstType不在支持的范围之内。)')
 def test_error_row5_value():
     pass
 
@@ -167,3 +167,19 @@ def test_error_row8_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 244: 361001 ACLNN_ERR_RUNTIME_ERROR: 当前平台不在支持的平台范围内。)')
 def test_error_row9_unclassified():
     pass
+
+
+# line 143: blocksize in [32, 32]
+@pytest.mark.parametrize("case", [
+    BASE.but('blocksize=32', out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('blocksize=31', values={'blocksize': 31}, out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+    BASE.but('blocksize=33', values={'blocksize': 33}, out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line143_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=143, base=BASE)

@@ -165,3 +165,19 @@ def test_error_row7_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 326: 361001 ACLNN_ERR_PARAM_NULLPTR: 当前平台不在支持的平台范围内。)')
 def test_error_row8_unclassified():
     pass
+
+
+# line 209: blocksize in [32, 32]
+@pytest.mark.parametrize("case", [
+    BASE.but('blocksize=32', out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line209_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('blocksize=31', values={'blocksize': 31}, out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+    BASE.but('blocksize=33', values={'blocksize': 33}, out={'y': 'FLOAT8_E4M3FN', 'mxscale': 'FLOAT8_E8M0'}, out_shapes={'y': '<auto>', 'mxscale': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line209_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=209, base=BASE)

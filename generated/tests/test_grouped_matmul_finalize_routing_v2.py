@@ -115,3 +115,9 @@ def test_error_row4_empty_tensor():
 @pytest.mark.skip(reason="the page does not say how the shape of out follows from the inputs, and the page's example gives no out= for it")
 def test_error_row5_empty_tensor():
     pass
+
+
+# line 206: dtype in [0, 0]
+@pytest.mark.skip(reason="not tested: the page relates the tensors' shapes to nothing the tests can derive, and its example gives none")
+def test_rule_line206_value_range1():
+    pass

@@ -121,3 +121,9 @@ def test_rule_line342_dtype_combination1():
 @pytest.mark.skip(reason="not tested: the page relates the tensors' shapes to nothing the tests can derive, and its example gives none")
 def test_rule_line343_dtype_combination2():
     pass
+
+
+# line 164: dtype in [0, 0]
+@pytest.mark.skip(reason="not tested: the page relates the tensors' shapes to nothing the tests can derive, and its example gives none")
+def test_rule_line164_value_range1():
+    pass

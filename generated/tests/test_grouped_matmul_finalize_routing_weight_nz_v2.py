@@ -141,3 +141,9 @@ def test_rule_line389_dtype_combination3():
 @pytest.mark.skip(reason="not tested: the page relates the tensors' shapes to nothing the tests can derive, and its example gives none")
 def test_rule_line390_dtype_combination4():
     pass
+
+
+# line 199: dtype in [0, 0]
+@pytest.mark.skip(reason="not tested: the page relates the tensors' shapes to nothing the tests can derive, and its example gives none")
+def test_rule_line199_value_range1():
+    pass

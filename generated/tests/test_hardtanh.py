@@ -210,12 +210,23 @@ def test_error_row4_shape_mismatch(op, case):
 
 
 # line 201: 161002 ACLNN_ERR_PARAM_INVALID: clipValueMin的数值大于clipValueMax。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 201: 161002 ACLNN_ERR_PARAM_INVALID: clipValueMin的数值大于clipValueMax。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('clipValueMin=2.9', values={'clipValueMin': 2.9}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 201: clipValueMin in (-inf, clipValueMax]
-@pytest.mark.skip(reason='not tested: clipValueMin is no integer argument the suite sets')
-def test_rule_line201_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('clipValueMin=2.4', values={'clipValueMin': 2.4}),
+], ids=lambda case: case.id)
+def test_rule_line201_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('clipValueMin=2.9', values={'clipValueMin': 2.9}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line201_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=201, base=BASE)

@@ -144,9 +144,12 @@ def test_error_row4_unclassified():
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: 传入的min大于max。
-@pytest.mark.skip(reason='unclassified error-table row (line 188: 161002 ACLNN_ERR_PARAM_INVALID: 传入的min大于max。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('min=2.5', values={'min': 2.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 188, broken as its test breaks it
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: out的shape维度不为1。
@@ -180,6 +183,15 @@ def test_rule_line91_value_range1_refused(op, case):
 
 
 # line 188: min in (-inf, max]
-@pytest.mark.skip(reason='not tested: min is no integer argument the suite sets')
-def test_rule_line188_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('min=2', values={'min': 2.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line188_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('min=2.5', values={'min': 2.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line188_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=188, base=BASE)

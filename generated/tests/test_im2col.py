@@ -176,15 +176,21 @@ def test_error_row4_unclassified():
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、dilation或stride存在值等于或小于0的元素。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 208: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize、dilation或stride存在值等于或小于0的元素。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('kernelSize=0', values={'kernelSize': (0, 3)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dilation=0', values={'dilation': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('stride=0', values={'stride': (0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 211: 161002 ACLNN_ERR_PARAM_INVALID: padding存在小于0的元素。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=-1', values={'padding': (-1, 0)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: out的数据维度与参数infershape的维度不相同

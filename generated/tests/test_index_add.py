@@ -151,9 +151,12 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: dim的值大于self的shape大小。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 194: 161002 ACLNN_ERR_PARAM_INVALID: dim的值大于self的shape大小。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: 计算出的数据类型无法转换为指定输出out的数据类型。

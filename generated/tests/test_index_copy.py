@@ -210,9 +210,12 @@ def test_error_row9_shape_mismatch(op, case):
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 224: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
-def test_error_row10_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'outRef': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'outRef': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row10_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 109: dim in [-rank(selfRef), rank(selfRef) - 1]

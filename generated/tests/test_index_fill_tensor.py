@@ -134,9 +134,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: dim的绝对值超出self的dim最大值或超出8维。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 211: 161002 ACLNN_ERR_PARAM_INVALID: dim的绝对值超出self的dim最大值或超出8维。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: index中的值超过self指定dim的最大值。

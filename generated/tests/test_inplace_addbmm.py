@@ -158,7 +158,7 @@ def test_error_row6_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 489, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 492: 161002 ACLNN_ERR_PARAM_INVALID: selfRef与batch1@batch2必须同时为空tensor或同时不为空tensor。

@@ -161,7 +161,7 @@ def test_error_row7_rank(op, case):
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 522, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 522: batch1.shape[-1] == batch2.shape[-2]

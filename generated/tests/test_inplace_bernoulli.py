@@ -136,9 +136,14 @@ def test_error_row3_unsupported_dtype(op, case):
 
 
 # line 400: 161002 ACLNN_ERR_PARAM_INVALID: prob不满足0≤prob≤1。
-@pytest.mark.skip(reason='unclassified error-table row (line 400: 161002 ACLNN_ERR_PARAM_INVALID: prob不满足0≤prob≤1。)')
-def test_error_row4_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}),
+    BASE.but('prob=1.5', values={'prob': 1.5}),
+    BASE.but('prob=nan', values={'prob': float('nan')}),
+], ids=lambda case: case.id)
+def test_error_row4_rule(op, case):
+    # the row states the rule of line 400, broken as its test breaks it
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 403: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度大于8维。
@@ -150,6 +155,18 @@ def test_error_row5_rank(op, case):
 
 
 # line 400: prob in [0, 1]
-@pytest.mark.skip(reason='not tested: prob is no integer argument the suite sets')
-def test_rule_line400_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=0', values={'prob': 0.0}),
+    BASE.but('prob=1', values={'prob': 1.0}),
+], ids=lambda case: case.id)
+def test_rule_line400_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('prob=-0.5', values={'prob': -0.5}),
+    BASE.but('prob=1.5', values={'prob': 1.5}),
+    BASE.but('prob=nan', values={'prob': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line400_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=400, base=BASE)

@@ -186,9 +186,12 @@ def test_error_row8_unclassified():
 
 
 # line 411: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 411: 161002 ACLNN_ERR_PARAM_INVALID: dim越界时。)')
-def test_error_row9_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_error_row9_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 309: dim in [-rank(selfRef), rank(selfRef) - 1]

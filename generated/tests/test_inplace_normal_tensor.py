@@ -161,6 +161,16 @@ def test_error_row7_rank(op, case):
 
 
 # line 101: std in [0, inf)
-@pytest.mark.skip(reason='not tested: std is no integer argument the suite sets')
-def test_rule_line101_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('std=0', values={'std': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line101_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('std=-0.5', values={'std': -0.5}),
+    BASE.but('std=nan', values={'std': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line101_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=101, base=BASE)

@@ -133,7 +133,7 @@ def test_error_row4_unclassified():
 
 
 # line 229: 161002 ACLNN_ERR_PARAM_INVALID: axis, quantAxis, roundMode不在支持的范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 229: 161002 ACLNN_ERR_PARAM_INVALID: axis, quantAxis, roundMode不在支持的范围之内。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 229: 161002 ACLNN_ERR_PARAM_INVALID: axis, quantAxis, roundMode不在支持的范围之内。)')
 def test_error_row5_value():
     pass
 
@@ -174,3 +174,19 @@ def test_rule_line295_dtype_combination3_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line296_dtype_combination4_accepted(op, case):
     t.check_accepted(op, case, socs=('Ascend950',))
+
+
+# line 153: reduction in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=1'),
+], ids=lambda case: case.id)
+def test_rule_line153_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0', values={'reduction': 0}),
+    BASE.but('reduction=2', values={'reduction': 2}),
+], ids=lambda case: case.id)
+def test_rule_line153_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=153, base=BASE)

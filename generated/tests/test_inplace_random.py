@@ -135,9 +135,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 187: 161002 ACLNN_ERR_PARAM_INVALID: from大于等于to。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 187: 161002 ACLNN_ERR_PARAM_INVALID: from大于等于to。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('from=2', values={'from': 2}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的shape超过8维。

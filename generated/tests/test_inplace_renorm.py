@@ -106,21 +106,29 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 435: 161002 ACLNN_ERR_PARAM_INVALID: p < 0。
-@pytest.mark.skip(reason='unclassified error-table row (line 435: 161002 ACLNN_ERR_PARAM_INVALID: p < 0。)')
-def test_error_row3_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0.0', values={'p': 0.0}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 438: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量，selfRef的维度数量-1]范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 438: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量，selfRef的维度数量-1]范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0.0', values={'p': 0.0}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 441: 161002 ACLNN_ERR_PARAM_INVALID: maxNorm < 0。
-@pytest.mark.skip(reason='unclassified error-table row (line 441: 161002 ACLNN_ERR_PARAM_INVALID: maxNorm < 0。)')
-def test_error_row5_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=-0.5', values={'maxNorm': -0.5}),
+    BASE.but('maxNorm=nan', values={'maxNorm': float('nan')}),
+], ids=lambda case: case.id)
+def test_error_row5_rule(op, case):
+    # the row states the rule of line 441, broken as its test breaks it
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 444: 161002 ACLNN_ERR_PARAM_INVALID: 当输入selfRef的维度不在[2,8]范围内。
@@ -149,12 +157,25 @@ def test_rule_line359_value_range1_refused(op, case):
 
 
 # line 435: p in [0, inf)
-@pytest.mark.skip(reason='not tested: p is no integer argument the suite sets')
-def test_rule_line435_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=-0.5', values={'p': -0.5}),
+    BASE.but('p=nan', values={'p': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line435_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=435, base=BASE)
 
 
 # line 441: maxNorm in [0, inf)
-@pytest.mark.skip(reason='not tested: maxNorm is no integer argument the suite sets')
-def test_rule_line441_value_range3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=0', values={'maxNorm': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line441_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=-0.5', values={'maxNorm': -0.5}),
+    BASE.but('maxNorm=nan', values={'maxNorm': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line441_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=441, base=BASE)

@@ -144,9 +144,12 @@ def test_error_row4_unclassified():
 
 
 # line 426: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 426: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 429: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度数超过8。

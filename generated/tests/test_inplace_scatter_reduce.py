@@ -155,9 +155,12 @@ def test_error_row4_unclassified():
 
 
 # line 472: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 472: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-selfRef的维度数量, selfRef的维度数量-1]之间。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 475: 161002 ACLNN_ERR_PARAM_INVALID: selfRef的维度数超过8。
@@ -175,9 +178,12 @@ def test_error_row7_unclassified():
 
 
 # line 481: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 481: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
-def test_error_row8_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduce=-1', values={'reduce': -1}),
+    BASE.but('reduce=6', values={'reduce': 6}),
+], ids=lambda case: case.id)
+def test_error_row8_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 366: dim in [-rank(selfRef), rank(selfRef) - 1]
@@ -195,3 +201,19 @@ def test_rule_line366_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line366_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=366, base=BASE)
+
+
+# line 481: reduce in [0, 5]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduce=5'),
+], ids=lambda case: case.id)
+def test_rule_line481_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduce=-1', values={'reduce': -1}),
+    BASE.but('reduce=6', values={'reduce': 6}),
+], ids=lambda case: case.id)
+def test_rule_line481_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=481, base=BASE)

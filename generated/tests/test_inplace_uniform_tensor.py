@@ -132,12 +132,23 @@ def test_error_row3_rank(op, case):
 
 
 # line 194: 161002 ACLNN_ERR_PARAM_INVALID: from大于to。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 194: 161002 ACLNN_ERR_PARAM_INVALID: from大于to。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('from=10.5', values={'from': 10.5}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 194: from in (-inf, to]
-@pytest.mark.skip(reason='not tested: from is no integer argument the suite sets')
-def test_rule_line194_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('from=10', values={'from': 10.0}),
+], ids=lambda case: case.id)
+def test_rule_line194_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('from=10.5', values={'from': 10.5}),
+], ids=lambda case: case.id)
+def test_rule_line194_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=194, base=BASE)

@@ -171,15 +171,20 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在输入tensor self的维度范围中。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 200: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在输入tensor self的维度范围中。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 203: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 203: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 91: k in [0, size(self, dim)]

@@ -143,9 +143,12 @@ def test_error_row5_broadcast(op, case):
 
 
 # line 197: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 197: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: 当reduction的值为0时，self和target做broadcast后的shape与out的shape不一致。
@@ -170,6 +173,22 @@ def test_error_row9_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 209: 161002 ACLNN_ERR_PARAM_INVALID: 当reduction为mean时，self和target至少有一个是浮点数。)')
 def test_error_row10_unclassified():
     pass
+
+
+# line 197: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=2', out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line197_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line197_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=197, base=BASE)
 
 
 # line 128: when reduction in {0}: out has the shape of self and target

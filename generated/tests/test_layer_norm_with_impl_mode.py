@@ -228,3 +228,19 @@ def test_error_row10_value(op, case):
 ], ids=lambda case: case.id)
 def test_error_row11_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 514: implMode in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('implMode=0'),
+], ids=lambda case: case.id)
+def test_rule_line514_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('implMode=-1', values={'implMode': -1}, out={'out': '<auto>', 'meanOutOptional': '<auto>', 'rstdOutOptional': '<auto>'}),
+    BASE.but('implMode=3', values={'implMode': 3}, out={'out': '<auto>', 'meanOutOptional': '<auto>', 'rstdOutOptional': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line514_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=514, base=BASE)

@@ -244,13 +244,24 @@ def test_error_row4_shape_mismatch(op, case):
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: selfIsResult为true时，negativeSlope是负数。
 @pytest.mark.parametrize("case", [
-    BASE.but('selfIsResult=True,negativeSlope=-0.5', values={'negativeSlope': -0.5}),
+    BASE.but('negativeSlope=-0.5', values={'negativeSlope': -0.5}, out={'out': '<auto>'}),
+    BASE.but('negativeSlope=nan', values={'negativeSlope': float('nan')}, out={'out': '<auto>'}),
 ], ids=lambda case: case.id)
 def test_error_row5_value(op, case):
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 180: negativeSlope in [0, inf) when selfIsResult == 1
-@pytest.mark.skip(reason='not tested: negativeSlope is no integer argument the suite sets')
-def test_rule_line180_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('negativeSlope=0', values={'negativeSlope': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line180_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('negativeSlope=-0.5', values={'negativeSlope': -0.5}, out={'out': '<auto>'}),
+    BASE.but('negativeSlope=nan', values={'negativeSlope': float('nan')}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line180_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=180, base=BASE)

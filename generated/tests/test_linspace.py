@@ -110,9 +110,11 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 179: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 179: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=-1', values={'steps': -1}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: out的元素个数与steps不一致。

@@ -127,12 +127,32 @@ def test_error_row1_null_pointer(op, case):
 
 
 # line 171: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 171: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。)')
-def test_error_row2_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row2_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: self和out的dtype不是支持的数据类型。
 @pytest.mark.skip(reason='unclassified error-table row (line 174: 161002 ACLNN_ERR_PARAM_INVALID: self和out的dtype不是支持的数据类型。)')
 def test_error_row3_unclassified():
     pass
+
+
+# line 171: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line171_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line171_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=171, base=BASE)

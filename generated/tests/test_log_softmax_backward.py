@@ -127,9 +127,12 @@ def test_error_row2_shape_mismatch(op, case):
 
 
 # line 179: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在gradOutput维度范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 179: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在gradOutput维度范围内。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput不是支持的数据类型。

@@ -139,9 +139,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 66: 161002 ACLNN_ERR_PARAM_INVALID: dim 参数的值超出有效范围 [-rank, rank-1]。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 66: 161002 ACLNN_ERR_PARAM_INVALID: dim 参数的值超出有效范围 [-rank, rank-1]。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 49: dim in [-rank(self), rank(self) - 1]

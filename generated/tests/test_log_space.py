@@ -103,9 +103,11 @@ def test_error_row2_unsupported_dtype():
 
 
 # line 186: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 186: 161002 ACLNN_ERR_PARAM_INVALID: steps小于0。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=-1', values={'steps': -1}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 186: steps in [0, inf)

@@ -95,3 +95,9 @@ def test_error_row3_not_castable():
 @pytest.mark.skip(reason="the page does not say how the shape of out follows from the inputs, and the page's example gives no out= for it")
 def test_error_row4_not_castable():
     pass
+
+
+# line 151: offsetX in [0, 0]
+@pytest.mark.skip(reason='not tested: the page gives no valid value of compressInfo')
+def test_rule_line151_value_range1():
+    pass

@@ -177,9 +177,12 @@ def test_error_row3_format():
 
 
 # line 192: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 192: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>', 'indices': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 90: dim in [-rank(self), rank(self))

@@ -180,7 +180,7 @@ def test_error_row4_shape_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 262, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中的数值中存在小于等于0的数值。
@@ -189,7 +189,7 @@ def test_error_row5_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row6_rule(op, case):
     # the row states the rule of line 265, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 268: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或2。
@@ -198,7 +198,7 @@ def test_error_row6_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 268, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 271: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。
@@ -207,7 +207,7 @@ def test_error_row7_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 271, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 274: 161002 ACLNN_ERR_PARAM_INVALID: padding的元素个数不等于1或2
@@ -216,7 +216,7 @@ def test_error_row8_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row9_rule(op, case):
     # the row states the rule of line 274, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 277: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值中存在小于0或者大于kernelSize的数值

@@ -222,7 +222,7 @@ def test_error_row11_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row12_rule(op, case):
     # the row states the rule of line 268, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 271: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。
@@ -231,7 +231,7 @@ def test_error_row12_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row13_rule(op, case):
     # the row states the rule of line 271, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 274: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或2

@@ -160,7 +160,7 @@ def test_error_row4_shape_mismatch(op, case):
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 228, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 231: 161002 ACLNN_ERR_PARAM_INVALID: kernelSize中的数值中存在小于等于0的数值。
@@ -169,7 +169,7 @@ def test_error_row5_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row6_rule(op, case):
     # the row states the rule of line 231, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 234: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或2。
@@ -178,7 +178,7 @@ def test_error_row6_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 234, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 237: 161002 ACLNN_ERR_PARAM_INVALID: stride的数值中存在小于等于0的值。
@@ -187,7 +187,7 @@ def test_error_row7_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 237, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 240: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或2。
@@ -196,7 +196,7 @@ def test_error_row8_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row9_rule(op, case):
     # the row states the rule of line 240, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 243: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值中存在小于0或者大于kernelSize的数值

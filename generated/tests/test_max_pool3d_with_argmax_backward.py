@@ -186,7 +186,7 @@ def test_error_row5_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row6_rule(op, case):
     # the row states the rule of line 236, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 239: 161002 ACLNN_ERR_PARAM_INVALID: stride的长度不等于0，1或3。
@@ -201,7 +201,7 @@ def test_error_row7_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row8_rule(op, case):
     # the row states the rule of line 242, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 245: 161002 ACLNN_ERR_PARAM_INVALID: padding的长度不等于1或3。

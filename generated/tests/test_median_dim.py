@@ -161,9 +161,12 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 191: 161002 ACLNN_ERR_PARAM_INVALID: valuesOut或indicesOut的shape与实际输出shape不匹配。
@@ -173,6 +176,23 @@ def test_error_row4_value():
 ], ids=lambda case: case.id)
 def test_error_row5_shape_mismatch(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 188: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-2', values={'dim': -2}),
+    BASE.but('dim=1', values={'dim': 1}),
+], ids=lambda case: case.id)
+def test_rule_line188_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line188_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=188, base=BASE)
 
 
 # line 110: valuesOut.shape == self.shape reduced along dim, kept as 1 when keepDim (or dropped)

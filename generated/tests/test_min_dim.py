@@ -171,9 +171,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 201: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 201: 161002 ACLNN_ERR_PARAM_INVALID: dim超出输入self的维度范围时。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>', 'indices': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>', 'indices': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 100: dim in [-rank(self), rank(self))

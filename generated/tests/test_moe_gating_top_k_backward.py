@@ -118,3 +118,35 @@ def test_error_row2_unsupported_dtype(op, case):
 ], ids=lambda case: case.id)
 def test_error_row3_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 116: renorm in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('renorm=0', out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line116_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('renorm=-1', values={'renorm': -1}, out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+    BASE.but('renorm=1', values={'renorm': 1}, out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line116_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=116, base=BASE)
+
+
+# line 126: normType in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('normType=1', out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line126_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('normType=0', values={'normType': 0}, out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+    BASE.but('normType=2', values={'normType': 2}, out={'gradXOut': 'FLOAT'}, out_shapes={'gradXOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line126_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=126, base=BASE)

@@ -126,9 +126,11 @@ def test_error_row3_unclassified():
 
 
 # line 200: 161002 ACLNN_ERR_PARAM_INVALID: activeNum小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 200: 161002 ACLNN_ERR_PARAM_INVALID: activeNum小于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('activeNum=-1', values={'activeNum': -1}, out={'expandedXOut': 'FLOAT', 'expandedRowIdxOut': 'INT32', 'expandedExpertIdxOut': 'INT32'}, out_shapes={'expandedXOut': '<auto>', 'expandedRowIdxOut': '<auto>', 'expandedExpertIdxOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 111: activeNum in [0, inf)

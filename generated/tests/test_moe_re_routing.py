@@ -137,3 +137,35 @@ def test_error_row3_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row4_value(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 114: expertTokenNumType in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('expertTokenNumType=1', out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line114_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('expertTokenNumType=0', values={'expertTokenNumType': 0}, out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+    BASE.but('expertTokenNumType=2', values={'expertTokenNumType': 2}, out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line114_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=114, base=BASE)
+
+
+# line 124: idxType in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('idxType=0', out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line124_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('idxType=-1', values={'idxType': -1}, out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+    BASE.but('idxType=1', values={'idxType': 1}, out={'permuteTokensOut': 'FLOAT16', 'permutePerTokenScalesOut': 'FLOAT', 'permuteTokenIdxOut': 'INT32', 'expertTokenNumOut': 'INT32'}, out_shapes={'permuteTokensOut': '<auto>', 'permutePerTokenScalesOut': '<auto>', 'permuteTokenIdxOut': '<auto>', 'expertTokenNumOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line124_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=124, base=BASE)

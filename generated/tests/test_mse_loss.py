@@ -135,9 +135,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 193: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 196: 161002 ACLNN_ERR_PARAM_INVALID: 当reduction的值为0时，self和target做broadcast后的shape与out的shape不一致。
@@ -150,6 +153,15 @@ def test_error_row6_unclassified():
 @pytest.mark.skip(reason='unclassified error-table row (line 199: 161002 ACLNN_ERR_PARAM_INVALID: 当reduction的值为1或2时，out的维度大于0。)')
 def test_error_row7_unclassified():
     pass
+
+
+# line 193: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line193_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=193, base=BASE)
 
 
 # line 127: when reduction in {0}: out has the shape of self and target

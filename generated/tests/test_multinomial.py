@@ -157,9 +157,11 @@ def test_error_row5_unclassified():
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: numsamples的值小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 207: 161002 ACLNN_ERR_PARAM_INVALID: numsamples的值小于等于0。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('numsamples=0', values={'numsamples': 0}, out={'out': 'INT64'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: replacement为false且numsamples大于self最后一个维度的大小。

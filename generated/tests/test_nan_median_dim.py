@@ -156,9 +156,12 @@ def test_error_row3_dtype_mismatch(op, case):
 
 
 # line 233: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值范围超出[-self.dim(), self.dim() - 1]。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 233: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值范围超出[-self.dim(), self.dim() - 1]。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 236: 161002 ACLNN_ERR_PARAM_INVALID: self、valuesOut或indicesOut的维度超过8。
@@ -183,7 +186,7 @@ def test_error_row6_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row7_rule(op, case):
     # the row states the rule of line 242, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 245: 161002 ACLNN_ERR_PARAM_INVALID: keepDim为false时，valuesOut或indicesOut的维度不比self的维度少1。

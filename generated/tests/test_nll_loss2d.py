@@ -138,9 +138,28 @@ def test_error_row4_unclassified():
 
 
 # line 215: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 215: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
+
+
+# line 215: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0', out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line215_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': 'FLOAT', 'totalWeightOut': 'FLOAT'}, out_shapes={'out': '<auto>', 'totalWeightOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line215_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=215, base=BASE)
 
 
 # line 97: target.shape[2] == self.shape[3]

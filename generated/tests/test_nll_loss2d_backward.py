@@ -178,6 +178,25 @@ def test_error_row9_unclassified():
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 224: 161002 ACLNN_ERR_PARAM_INVALID: reduction值不在0~2范围之内。)')
-def test_error_row10_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row10_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
+
+
+# line 224: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=0'),
+], ids=lambda case: case.id)
+def test_rule_line224_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'out': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line224_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=224, base=BASE)

@@ -131,9 +131,25 @@ def test_error_row4_unclassified():
     pass
 
 
+# line 156: actSeqLenType in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('actSeqLenType=0', out={'output': 'FLOAT16'}, out_shapes={'output': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line156_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('actSeqLenType=-1', values={'actSeqLenType': -1}, out={'output': 'FLOAT16'}, out_shapes={'output': '<auto>'}),
+    BASE.but('actSeqLenType=1', values={'actSeqLenType': 1}, out={'output': 'FLOAT16'}, out_shapes={'output': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line156_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=156, base=BASE)
+
+
 # line 301: compressBlockSize in [compressStride, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('compressBlockSize=15', values={'compressBlockSize': 15}, out={'output': 'FLOAT16'}, out_shapes={'output': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line301_value_range1_refused(op, case):
+def test_rule_line301_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=301, base=BASE)

@@ -136,9 +136,25 @@ def test_error_row4_unclassified():
     pass
 
 
+# line 199: actSeqLenType in [0, 0]
+@pytest.mark.parametrize("case", [
+    BASE.but('actSeqLenType=0', out={'inputGradOut': 'BFLOAT16', 'weightGradOut': 'BFLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line199_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('actSeqLenType=-1', values={'actSeqLenType': -1}, out={'inputGradOut': 'BFLOAT16', 'weightGradOut': 'BFLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+    BASE.but('actSeqLenType=1', values={'actSeqLenType': 1}, out={'inputGradOut': 'BFLOAT16', 'weightGradOut': 'BFLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line199_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=199, base=BASE)
+
+
 # line 342: compressBlockSize in (compressStride, inf)
 @pytest.mark.parametrize("case", [
     BASE.but('compressBlockSize=16', values={'compressBlockSize': 16}, out={'inputGradOut': 'BFLOAT16', 'weightGradOut': 'BFLOAT16'}, out_shapes={'inputGradOut': '<auto>', 'weightGradOut': '<auto>'}),
 ], ids=lambda case: case.id)
-def test_rule_line342_value_range1_refused(op, case):
+def test_rule_line342_value_range2_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=342, base=BASE)

@@ -154,15 +154,19 @@ def test_error_row5_unclassified():
 
 
 # line 216: 161002 ACLNN_ERR_PARAM_INVALID: axis的值小于-1。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 216: 161002 ACLNN_ERR_PARAM_INVALID: axis的值小于-1。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 219: 161002 ACLNN_ERR_PARAM_INVALID: axis的值大于self的维度数量。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 219: 161002 ACLNN_ERR_PARAM_INVALID: axis的值大于self的维度数量。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('axis=-2', values={'axis': -2}, out={'out': 'INT32'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: out的维度不比self的维度多1维。

@@ -178,9 +178,12 @@ def test_error_row4_rank(op, case):
 
 
 # line 170: 161002 ACLNN_ERR_PARAM_INVALID: dims的取值不在[-self的维度数量，self的维度数量-1]的范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 170: 161002 ACLNN_ERR_PARAM_INVALID: dims的取值不在[-self的维度数量，self的维度数量-1]的范围内。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-4', values={'dims': (-4, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dims=3', values={'dims': (3, 0, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 88: dims in [-rank(self), rank(self) - 1]

@@ -127,9 +127,12 @@ def test_error_row3_unclassified():
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: dstType取值不在{34, 35, 36}范围之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 207: 161002 ACLNN_ERR_PARAM_INVALID: dstType取值不在{34, 35, 36}范围之内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dstType=33', values={'dstType': 33}, out={'y': 'FLOAT8_E4M3FN', 'amax': 'FLOAT'}, out_shapes={'y': '<auto>', 'amax': '<auto>'}),
+    BASE.but('dstType=37', values={'dstType': 37}, out={'y': 'FLOAT8_E4M3FN', 'amax': 'FLOAT'}, out_shapes={'y': '<auto>', 'amax': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 210: 161002 ACLNN_ERR_PARAM_INVALID: roundMode为无效值。

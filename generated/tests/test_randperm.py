@@ -104,7 +104,7 @@ def test_error_row1_null_pointer():
 ], ids=lambda case: case.id)
 def test_error_row2_rule(op, case):
     # the row states the rule of line 171, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 174: 161002 ACLNN_ERR_PARAM_INVALID: out的shape不为n。

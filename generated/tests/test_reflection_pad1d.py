@@ -185,15 +185,19 @@ def test_error_row5_empty_tensor():
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self最后一维度的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 181: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self最后一维度的值。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 184: 161002 ACLNN_ERR_PARAM_INVALID: out最后一维的值不等于self最后一维的值加padding的两个值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 184: 161002 ACLNN_ERR_PARAM_INVALID: out最后一维的值不等于self最后一维的值加padding的两个值。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 187: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与实际输出shape不匹配。

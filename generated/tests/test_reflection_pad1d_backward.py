@@ -147,9 +147,11 @@ def test_error_row5_unclassified():
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding内的数值大于等于self的维度。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding内的数值大于等于self的维度。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与reflection_pad1d正向传播的output一致。

@@ -185,15 +185,21 @@ def test_error_row5_empty_tensor():
 
 
 # line 190: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 190: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 4)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 193: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 193: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 4)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 196: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与实际输出shape不匹配。

@@ -147,9 +147,12 @@ def test_error_row5_unclassified():
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding里的数值大于等于对应self的维度大小。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding里的数值大于等于对应self的维度大小。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 4)}, out={'gradInput': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 4)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型为bf16时，padding的数值大于7。

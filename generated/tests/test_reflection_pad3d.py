@@ -185,15 +185,23 @@ def test_error_row5_empty_tensor():
 
 
 # line 201: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 201: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}, out={'out': '<auto>'}),
+    BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 204: 161002 ACLNN_ERR_PARAM_INVALID: out后三维度的值不等于self后三维度的值加对应padding。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 204: 161002 ACLNN_ERR_PARAM_INVALID: out后三维度的值不等于self后三维度的值加对应padding。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}, out={'out': '<auto>'}),
+    BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 207: 161002 ACLNN_ERR_PARAM_INVALID: out的shape与实际输出shape不匹配。

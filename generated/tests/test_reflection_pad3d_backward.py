@@ -147,9 +147,13 @@ def test_error_row5_unclassified():
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: padding内的数值大于等于self的维度。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 177: 161002 ACLNN_ERR_PARAM_INVALID: padding内的数值大于等于self的维度。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 1, 2, 0, 3)}, out={'gradInput': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 2, 0, 3)}, out={'gradInput': '<auto>'}),
+    BASE.but('padding=4', values={'padding': (2, 3, 1, 2, 4, 3)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: gradOutput shape需要与reflection_pad3d正向传播的output一致。

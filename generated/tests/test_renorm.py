@@ -136,21 +136,29 @@ def test_error_row4_unclassified():
 
 
 # line 256: 161002 ACLNN_ERR_PARAM_INVALID: p的取值不满足要求。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 256: 161002 ACLNN_ERR_PARAM_INVALID: p的取值不满足要求。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0.0', values={'p': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 259: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量，self的维度数量-1]范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 259: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量，self的维度数量-1]范围内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('p=0.0', values={'p': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002)
 
 
 # line 262: 161002 ACLNN_ERR_PARAM_INVALID: maxNorm < 0。
-@pytest.mark.skip(reason='unclassified error-table row (line 262: 161002 ACLNN_ERR_PARAM_INVALID: maxNorm < 0。)')
-def test_error_row7_unclassified():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=-0.5', values={'maxNorm': -0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('maxNorm=nan', values={'maxNorm': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_rule(op, case):
+    # the row states the rule of line 262, broken as its test breaks it
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 265: 161002 ACLNN_ERR_PARAM_INVALID: 当输入self的维度不在[2,8]范围内。
@@ -179,6 +187,16 @@ def test_rule_line164_value_range1_refused(op, case):
 
 
 # line 262: maxNorm in [0, inf)
-@pytest.mark.skip(reason='not tested: maxNorm is no integer argument the suite sets')
-def test_rule_line262_value_range2():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=0', values={'maxNorm': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line262_value_range2_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('maxNorm=-0.5', values={'maxNorm': -0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('maxNorm=nan', values={'maxNorm': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line262_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=262, base=BASE)

@@ -182,7 +182,7 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 219, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。

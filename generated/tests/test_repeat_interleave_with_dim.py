@@ -146,9 +146,12 @@ def test_error_row4_unclassified():
 
 
 # line 195: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量, self的维度数量-1]之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 195: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量, self的维度数量-1]之间。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 198: 161002 ACLNN_ERR_PARAM_INVALID: 当repeats为1D tensors，repeats的size不为1，且不为self的dim维度的size。

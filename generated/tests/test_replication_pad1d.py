@@ -188,15 +188,19 @@ def test_error_row5_unclassified():
 
 
 # line 177: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self最后一维度的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 177: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self最后一维度的值。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 5)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 180: 161002 ACLNN_ERR_PARAM_INVALID: out最后一维的值不等于self最后一维的值加padding的两个值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 180: 161002 ACLNN_ERR_PARAM_INVALID: out最后一维的值不等于self最后一维的值加padding的两个值。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 5)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 177: padding in (-inf, size(self, -1))

@@ -188,15 +188,21 @@ def test_error_row5_unclassified():
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 185: 161002 ACLNN_ERR_PARAM_INVALID: padding的数值大于等于self对应维度的值。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 4, 1)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: out后两维度的值不等于self后两维度的值加对应padding。)')
-def test_error_row7_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 4, 1)}, out={'out': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row7_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 103: padding[0:2] in (-inf, size(self, -1))

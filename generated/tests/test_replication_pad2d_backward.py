@@ -141,9 +141,12 @@ def test_error_row4_unclassified():
 
 
 # line 182: 161002 ACLNN_ERR_PARAM_INVALID: padding里的数值大于等于对应self的维度大小。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 182: 161002 ACLNN_ERR_PARAM_INVALID: padding里的数值大于等于对应self的维度大小。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('padding=6', values={'padding': (6, 3, 4, 1)}, out={'gradInput': '<auto>'}),
+    BASE.but('padding=5', values={'padding': (2, 3, 5, 1)}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 185: 161002 ACLNN_ERR_PARAM_INVALID: 数据类型为BFLOAT16时，padding的数值大于7。

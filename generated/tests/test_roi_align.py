@@ -148,9 +148,19 @@ def test_error_row6_unclassified():
 
 
 # line 101: spatialScale in (0, inf)
-@pytest.mark.skip(reason='not tested: spatialScale is no integer argument the suite sets')
-def test_rule_line101_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('spatialScale=0.5', values={'spatialScale': 0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line101_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('spatialScale=0', values={'spatialScale': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('spatialScale=nan', values={'spatialScale': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line101_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=101, base=BASE)
 
 
 # line 111: pooledHeight in (0, inf)

@@ -164,9 +164,19 @@ def test_rule_line123_value_range2_refused(op, case):
 
 
 # line 133: spatialScale in (0, inf)
-@pytest.mark.skip(reason='not tested: spatialScale is no integer argument the suite sets')
-def test_rule_line133_value_range3():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('spatialScale=0.5', values={'spatialScale': 0.5}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line133_value_range3_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('spatialScale=0', values={'spatialScale': 0.0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('spatialScale=nan', values={'spatialScale': float('nan')}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line133_value_range3_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=133, base=BASE)
 
 
 # line 143: sampleNum in [0, inf)

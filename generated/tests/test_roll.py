@@ -178,9 +178,12 @@ def test_error_row5_unclassified():
 
 
 # line 205: 161002 ACLNN_ERR_PARAM_INVALID: dims的数值不在[-x.dim(), x.dim() - 1]之内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 205: 161002 ACLNN_ERR_PARAM_INVALID: dims的数值不在[-x.dim(), x.dim() - 1]之内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dims=-3', values={'dims': (-3, 1)}, out={'out': '<auto>'}),
+    BASE.but('dims=2', values={'dims': (2, 1)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: x的维度超过8维。

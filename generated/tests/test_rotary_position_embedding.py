@@ -123,6 +123,25 @@ def test_error_row3_shape_mismatch(op, case):
 
 
 # line 245: 561002 ACLNN_ERR_INNER_TILING_ERROR: 传入的mode参数不在0、1、2、3范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 245: 561002 ACLNN_ERR_INNER_TILING_ERROR: 传入的mode参数不在0、1、2、3范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('mode=-1', values={'mode': -1}, out={'out': '<auto>'}),
+    BASE.but('mode=4', values={'mode': 4}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=561002, base=BASE)
+
+
+# line 245: mode in [0, 3] (status 561002)
+@pytest.mark.parametrize("case", [
+    BASE.but('mode=0'),
+], ids=lambda case: case.id)
+def test_rule_line245_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('mode=-1', values={'mode': -1}, out={'out': '<auto>'}),
+    BASE.but('mode=4', values={'mode': 4}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line245_value_range1_refused(op, case):
+    t.check_refused(op, case, status=561002, socs=(), line=245, base=BASE)

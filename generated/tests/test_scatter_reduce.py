@@ -178,9 +178,12 @@ def test_error_row5_shape_mismatch(op, case):
 
 
 # line 274: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量， self的维度数量-1]之间。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 274: 161002 ACLNN_ERR_PARAM_INVALID: dim的值不在[-self的维度数量， self的维度数量-1]之间。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 277: 161002 ACLNN_ERR_PARAM_INVALID: self的维度数超过8。
@@ -198,9 +201,12 @@ def test_error_row8_unclassified():
 
 
 # line 283: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 283: 161002 ACLNN_ERR_PARAM_INVALID: reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。)')
-def test_error_row9_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduce=-1', values={'reduce': -1}, out={'out': '<auto>'}),
+    BASE.but('reduce=6', values={'reduce': 6}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row9_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 145: self has the rank of index, src
@@ -254,3 +260,12 @@ def test_rule_line155_value_range1_accepted(op, case):
 ], ids=lambda case: case.id)
 def test_rule_line155_value_range1_refused(op, case):
     t.check_refused(op, case, status=161002, socs=(), line=155, base=BASE)
+
+
+# line 283: reduce in [0, 5]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduce=-1', values={'reduce': -1}, out={'out': '<auto>'}),
+    BASE.but('reduce=6', values={'reduce': 6}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line283_value_range2_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=283, base=BASE)

@@ -111,9 +111,11 @@ def test_error_row3_rank(op, case):
 
 
 # line 132: 161002 ACLNN_ERR_PARAM_INVALID: size小于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 132: 161002 ACLNN_ERR_PARAM_INVALID: size小于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('size=-1', values={'size': -1}, out={'out': 'UINT8'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 135: 161002 ACLNN_ERR_PARAM_INVALID: out输出总长度无法整除size。

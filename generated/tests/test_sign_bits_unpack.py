@@ -105,9 +105,11 @@ def test_error_row2_format():
 
 
 # line 64: 161002 ACLNN_ERR_PARAM_INVALID: size小于等于0或者 （self的元素个数）* 8 % size != 0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 64: 161002 ACLNN_ERR_PARAM_INVALID: size小于等于0或者 （self的元素个数）* 8 % size != 0。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('size=0', values={'size': 0}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 67: 161002 ACLNN_ERR_PARAM_INVALID: out的数据类型与dtype不一致。

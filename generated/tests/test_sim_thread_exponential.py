@@ -113,12 +113,25 @@ def test_error_row3_rank(op, case):
 
 
 # line 188: 161002 ACLNN_ERR_PARAM_INVALID: lambda小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 188: 161002 ACLNN_ERR_PARAM_INVALID: lambda小于等于0。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('lambda=0', values={'lambda': 0.0}),
+    BASE.but('lambda=nan', values={'lambda': float('nan')}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 104: lambda in (0, inf)
-@pytest.mark.skip(reason='not tested: lambda is no integer argument the suite sets')
-def test_rule_line104_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('lambda=0.5', values={'lambda': 0.5}),
+], ids=lambda case: case.id)
+def test_rule_line104_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('lambda=0', values={'lambda': 0.0}),
+    BASE.but('lambda=nan', values={'lambda': float('nan')}),
+], ids=lambda case: case.id)
+def test_rule_line104_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=104, base=BASE)

@@ -143,15 +143,20 @@ def test_error_row3_rank(op, case):
 
 
 # line 222: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在[-self.dim(), self.dim() - 1]。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 222: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在[-self.dim(), self.dim() - 1]。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 225: 161002 ACLNN_ERR_PARAM_INVALID: step小于等于0。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('step=0', values={'step': 0}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 228: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。

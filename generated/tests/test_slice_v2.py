@@ -155,15 +155,20 @@ def test_error_row3_rank(op, case):
 
 
 # line 218: 161002 ACLNN_ERR_PARAM_INVALID: axes中有值的取值越界，不在[-self.dim(), self.dim() - 1]，或表示的轴有重复。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 218: 161002 ACLNN_ERR_PARAM_INVALID: axes中有值的取值越界，不在[-self.dim(), self.dim() - 1]，或表示的轴有重复。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('axes=-3', values={'axes': (-3, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('axes=2', values={'axes': (2, 1)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 221: 161002 ACLNN_ERR_PARAM_INVALID: steps中有值小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 221: 161002 ACLNN_ERR_PARAM_INVALID: steps中有值小于等于0。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('steps=0', values={'steps': (0, 2)}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 224: 161002 ACLNN_ERR_PARAM_INVALID: self和out的数据类型不一致。

@@ -119,15 +119,27 @@ def test_error_row3_shape_mismatch(op, case):
 
 
 # line 110: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 110: 161002 ACLNN_ERR_PARAM_INVALID: `reduction` 不在 `0/1/2` 范围内。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'result': 'FLOAT'}, out_shapes={'result': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'result': 'FLOAT'}, out_shapes={'result': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 113: 161002 ACLNN_ERR_PARAM_INVALID: `reduction=0` 时，`result` shape 与输入 shape 不一致。
 @pytest.mark.skip(reason='unclassified error-table row (line 113: 161002 ACLNN_ERR_PARAM_INVALID: `reduction=0` 时，`result` shape 与输入 shape 不一致。)')
 def test_error_row5_unclassified():
     pass
+
+
+# line 110: reduction in [0, 2]
+@pytest.mark.parametrize("case", [
+    BASE.but('reduction=-1', values={'reduction': -1}, out={'result': 'FLOAT'}, out_shapes={'result': '<auto>'}),
+    BASE.but('reduction=3', values={'reduction': 3}, out={'result': 'FLOAT'}, out_shapes={'result': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line110_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=110, base=BASE)
 
 
 # line 73: when reduction in {0}: result has the shape of self and target

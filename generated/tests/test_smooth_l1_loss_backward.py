@@ -138,6 +138,16 @@ def test_error_row5_unclassified():
 
 
 # line 141: beta in [0, inf)
-@pytest.mark.skip(reason='not tested: beta is no integer argument the suite sets')
-def test_rule_line141_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('beta=0', values={'beta': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line141_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('beta=-0.5', values={'beta': -0.5}, out={'gradInput': '<auto>'}),
+    BASE.but('beta=nan', values={'beta': float('nan')}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line141_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=141, base=BASE)

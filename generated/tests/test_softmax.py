@@ -134,9 +134,12 @@ def test_error_row2_unclassified():
 
 
 # line 172: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 172: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在self维度范围内。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 175: 161002 ACLNN_ERR_PARAM_INVALID: self的数据类型不在支持的范围内。
@@ -145,3 +148,20 @@ def test_error_row3_value():
 ], ids=lambda case: case.id)
 def test_error_row4_unsupported_dtype(op, case):
     t.check_error(op, case, status=161002)
+
+
+# line 172: dim in [-rank(self), rank(self) - 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}),
+    BASE.but('dim=2', values={'dim': 2}),
+], ids=lambda case: case.id)
+def test_rule_line172_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-4', values={'dim': -4}, out={'out': '<auto>'}),
+    BASE.but('dim=3', values={'dim': 3}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line172_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=172, base=BASE)

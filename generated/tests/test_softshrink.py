@@ -202,6 +202,9 @@ def test_error_row5_value(op, case):
 
 
 # line 180: lambd in [0, inf)
-@pytest.mark.skip(reason='not tested: lambd is no integer argument the suite sets')
-def test_rule_line180_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('lambd=-0.5', values={'lambd': -0.5}, out={'out': '<auto>'}),
+    BASE.but('lambd=nan', values={'lambd': float('nan')}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line180_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=180, base=BASE)

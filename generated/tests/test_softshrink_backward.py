@@ -222,6 +222,16 @@ def test_error_row6_rank(op, case):
 
 
 # line 199: lambda in [0, inf)
-@pytest.mark.skip(reason='not tested: lambda is no integer argument the suite sets')
-def test_rule_line199_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('lambda=0', values={'lambda': 0.0}),
+], ids=lambda case: case.id)
+def test_rule_line199_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('lambda=-0.5', values={'lambda': -0.5}, out={'gradInput': '<auto>'}),
+    BASE.but('lambda=nan', values={'lambda': float('nan')}, out={'gradInput': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line199_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=199, base=BASE)

@@ -164,9 +164,12 @@ def test_error_row2_unsupported_dtype(op, case):
 
 
 # line 212: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在输入tensor self的维度范围中。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 212: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值不在输入tensor self的维度范围中。)')
-def test_error_row3_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row3_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 111: dim in [-rank(self), rank(self) - 1]

@@ -151,9 +151,12 @@ def test_error_row4_unclassified():
 
 
 # line 178: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值越界。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 178: 161002 ACLNN_ERR_PARAM_INVALID: dim的取值越界。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'out': 'FLOAT'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 181: 161002 ACLNN_ERR_PARAM_INVALID: 被split的维度shape为0且splitSections不为0。

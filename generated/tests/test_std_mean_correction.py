@@ -157,7 +157,7 @@ def test_error_row4_unclassified():
 ], ids=lambda case: case.id)
 def test_error_row5_rule(op, case):
     # the row states the rule of line 208, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: meanOut的shape出现如下情况会出错： keepdim为true时，meanOut.shape != self.shape(指定维度dim设置为1的形状)； keepdim为false时，meanOut.shape != self.shape(去除指定维度dim后的形状)。
@@ -166,7 +166,7 @@ def test_error_row5_rule(op, case):
 ], ids=lambda case: case.id)
 def test_error_row6_rule(op, case):
     # the row states the rule of line 211, broken as its test breaks it
-    t.check_error(op, case, status=161002)
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 102: dim in [-rank(self), rank(self) - 1]

@@ -146,9 +146,15 @@ def test_error_row3_rank(op, case):
 
 
 # line 214: 161002 ACLNN_ERR_PARAM_INVALID: nFft、hopLength或winLength的取值不在支持的范围之内，或windowOptional的长度不等于winLength。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 214: 161002 ACLNN_ERR_PARAM_INVALID: nFft、hopLength或winLength的取值不在支持的范围之内，或windowOptional的长度不等于winLength。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('nFft=0', values={'nFft': 0}),
+    BASE.but('nFft=41', values={'nFft': 41}),
+    BASE.but('hopLength=0', values={'hopLength': 0}),
+    BASE.but('winLength=0', values={'winLength': 0}),
+    BASE.but('winLength=17', values={'winLength': 17}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 217: 161002 ACLNN_ERR_PARAM_INVALID: self或windowOptional为复数时onesided为true或returnComplex为false。

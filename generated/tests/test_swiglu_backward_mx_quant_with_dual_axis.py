@@ -156,9 +156,20 @@ def test_error_row5_unclassified():
 
 
 # line 225: maxDtypeValue in [0, 0]
-@pytest.mark.skip(reason='not tested: maxDtypeValue is no integer argument the suite sets')
-def test_rule_line225_value_range1():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('maxDtypeValue=0', out={'y1Out': 'FLOAT8_E4M3FN', 'mxscale1Out': 'FLOAT8_E8M0', 'y2Out': 'FLOAT8_E4M3FN', 'mxscale2Out': 'FLOAT8_E8M0'}, out_shapes={'y1Out': '<auto>', 'mxscale1Out': '<auto>', 'y2Out': '<auto>', 'mxscale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line225_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('maxDtypeValue=-0.5', values={'maxDtypeValue': -0.5}, out={'y1Out': 'FLOAT8_E4M3FN', 'mxscale1Out': 'FLOAT8_E8M0', 'y2Out': 'FLOAT8_E4M3FN', 'mxscale2Out': 'FLOAT8_E8M0'}, out_shapes={'y1Out': '<auto>', 'mxscale1Out': '<auto>', 'y2Out': '<auto>', 'mxscale2Out': '<auto>'}),
+    BASE.but('maxDtypeValue=0.5', values={'maxDtypeValue': 0.5}, out={'y1Out': 'FLOAT8_E4M3FN', 'mxscale1Out': 'FLOAT8_E8M0', 'y2Out': 'FLOAT8_E4M3FN', 'mxscale2Out': 'FLOAT8_E8M0'}, out_shapes={'y1Out': '<auto>', 'mxscale1Out': '<auto>', 'y2Out': '<auto>', 'mxscale2Out': '<auto>'}),
+    BASE.but('maxDtypeValue=nan', values={'maxDtypeValue': float('nan')}, out={'y1Out': 'FLOAT8_E4M3FN', 'mxscale1Out': 'FLOAT8_E8M0', 'y2Out': 'FLOAT8_E4M3FN', 'mxscale2Out': 'FLOAT8_E8M0'}, out_shapes={'y1Out': '<auto>', 'mxscale1Out': '<auto>', 'y2Out': '<auto>', 'mxscale2Out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line225_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=225, base=BASE)
 
 
 # line 155: x.shape[-1] % 2 == 0

@@ -166,9 +166,11 @@ def test_error_row3_unclassified():
 
 
 # line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 209: 161002 ACLNN_ERR_PARAM_INVALID: k小于0或者k大于输入self在dim维度上的size大小。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('k=-1', values={'k': -1}, out={'valuesOut': 'FLOAT', 'indicesOut': 'INT64'}, out_shapes={'valuesOut': '<auto>', 'indicesOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 92: k in [0, size(self, dim)]

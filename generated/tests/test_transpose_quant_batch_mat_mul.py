@@ -158,12 +158,31 @@ def test_error_row4_unclassified():
 
 
 # line 306: 161002 ACLNN_ERR_PARAM_INVALID: batchSplitFactor不在支持的范围内
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 306: 161002 ACLNN_ERR_PARAM_INVALID: batchSplitFactor不在支持的范围内)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('batchSplitFactor=0', values={'batchSplitFactor': 0}, out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+    BASE.but('batchSplitFactor=2', values={'batchSplitFactor': 2}, out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 309: 161002 ACLNN_ERR_PARAM_INVALID: permX1、permX2、permY的取值不在支持的范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 309: 161002 ACLNN_ERR_PARAM_INVALID: permX1、permX2、permY的取值不在支持的范围内。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 161002, and the page no range or set of the values it names that the suite can break (line 309: 161002 ACLNN_ERR_PARAM_INVALID: permX1、permX2、permY的取值不在支持的范围内。)')
 def test_error_row6_value():
     pass
+
+
+# line 226: batchSplitFactor in [1, 1]
+@pytest.mark.parametrize("case", [
+    BASE.but('batchSplitFactor=1', out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line226_value_range1_accepted(op, case):
+    t.check_accepted(op, case, socs=())
+
+
+@pytest.mark.parametrize("case", [
+    BASE.but('batchSplitFactor=0', values={'batchSplitFactor': 0}, out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+    BASE.but('batchSplitFactor=2', values={'batchSplitFactor': 2}, out={'out': 'BFLOAT16'}, out_shapes={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_rule_line226_value_range1_refused(op, case):
+    t.check_refused(op, case, status=161002, socs=(), line=226, base=BASE)

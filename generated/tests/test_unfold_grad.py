@@ -127,19 +127,23 @@ def test_error_row4_unclassified():
 
 
 # line 223: 561002 ACLNN_ERR_INNER_TILING_ERROR: size小于等于0或size大于inputSizes的第dim维。
-@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 223: 561002 ACLNN_ERR_INNER_TILING_ERROR: size小于等于0或size大于inputSizes的第dim维。)')
-def test_error_row5_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('size=0', values={'size': 0}),
+], ids=lambda case: case.id)
+def test_error_row5_value(op, case):
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。
-@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 226: 561002 ACLNN_ERR_INNER_TILING_ERROR: step小于等于0。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('step=0', values={'step': 0}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=561002, base=BASE)
 
 
 # line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。
-@pytest.mark.skip(reason='the semantics file states no value check with status 561002 (line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。)')
+@pytest.mark.skip(reason='the semantics file states no value check with status 561002, and the page no range or set of the values it names that the suite can break (line 229: 561002 ACLNN_ERR_INNER_TILING_ERROR: dim不等于len(inputSizes)-1且dim不等于len(inputSizes)-2轴。)')
 def test_error_row7_value():
     pass
 

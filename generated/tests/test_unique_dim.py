@@ -163,9 +163,12 @@ def test_error_row5_rank(op, case):
 
 
 # line 253: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在[-self.dim(), self.dim())范围内。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 253: 161002 ACLNN_ERR_PARAM_INVALID: dim值不在[-self.dim(), self.dim())范围内。)')
-def test_error_row6_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': -3}, out={'valueOut': '<auto>', 'inverseOut': '<auto>', 'countsOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': 2}, out={'valueOut': '<auto>', 'inverseOut': '<auto>', 'countsOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row6_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 154: dim in [-rank(self), rank(self))

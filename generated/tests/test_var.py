@@ -157,9 +157,12 @@ def test_error_row3_rank(op, case):
 
 
 # line 196: 161002 ACLNN_ERR_PARAM_INVALID: dim的数值不合法（dim中的数据指向同一个维度、dim超出self的维度范围）。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 196: 161002 ACLNN_ERR_PARAM_INVALID: dim的数值不合法（dim中的数据指向同一个维度、dim超出self的维度范围）。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}, out={'out': '<auto>'}),
+    BASE.but('dim=2', values={'dim': (2,)}, out={'out': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 199: 161002 ACLNN_ERR_PARAM_INVALID: self与out的shape不满足计算公式中的推导规则。

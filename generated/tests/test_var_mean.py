@@ -161,9 +161,12 @@ def test_error_row3_rank(op, case):
 
 
 # line 208: 161002 ACLNN_ERR_PARAM_INVALID: dim的数值不合法（dim中的数据指向同一个维度、dim超出self的维度范围）。
-@pytest.mark.skip(reason='the semantics file states no value check with status 161002 (line 208: 161002 ACLNN_ERR_PARAM_INVALID: dim的数值不合法（dim中的数据指向同一个维度、dim超出self的维度范围）。)')
-def test_error_row4_value():
-    pass
+@pytest.mark.parametrize("case", [
+    BASE.but('dim=-3', values={'dim': (-3,)}, out={'varOut': '<auto>', 'meanOut': '<auto>'}),
+    BASE.but('dim=2', values={'dim': (2,)}, out={'varOut': '<auto>', 'meanOut': '<auto>'}),
+], ids=lambda case: case.id)
+def test_error_row4_value(op, case):
+    t.check_error(op, case, status=161002, base=BASE)
 
 
 # line 211: 161002 ACLNN_ERR_PARAM_INVALID: self与meanOut、varOut的shape不满足计算公式中的推导规则。

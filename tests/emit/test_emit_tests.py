@@ -5,6 +5,7 @@ fail when the golden or a status is wrong)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import subprocess
@@ -332,12 +333,12 @@ def test_empty_row_empties_the_input_that_forbids_it():
     assert [c.shapes for c in test.cases] == [{"self": (3, 0)}]
 
 
-def test_value_row_is_skipped_until_the_semantics_give_violating_values():
-    page = next(p for p in seed_pages() if "leaky" in p.source)
-    semantics = [dataclasses.replace(s, checks=tuple(dataclasses.replace(c, violation=()) for c in s.checks))
-                 for s in seed_semantics()]
-    test = error_test(emitter.suite(build_model([page], semantics).apis[0]), ErrorCategory.VALUE)
-    assert not test.cases and "negativeSlope是负数" in test.skip
+def test_value_row_is_skipped_until_a_range_or_the_semantics_give_violating_values():
+    slope = make_param("negativeSlope", kind=ParamKind.FLOAT)
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "negativeSlope的取值不在支持范围内。", ErrorCategory.VALUE,
+                    ("negativeSlope",), 12)
+    test = one_api_suite(*unary(), slope, errors=(row,)).errors[0]
+    assert not test.cases and "no range or set" in test.skip and "negativeSlope的取值不在支持范围内" in test.skip
 
 
 def test_unclassified_and_format_rows_are_skipped_quoting_the_row():
@@ -591,6 +592,26 @@ def test_a_dim_range_is_met_at_both_ends_and_broken_just_outside():
     assert [c.values["dim"] for c in test.accepted] == [-2, 1]
     assert [c.values["dim"] for c in test.refused] == [-3, 2]
     assert test.status == 161002 and not test.skip
+
+
+def test_a_real_range_is_met_at_its_bounds_and_broken_half_a_unit_beyond_and_by_nan_as_its_value_row():
+    from gen.ir import Bound, Extent, ValueRange
+
+    prob, high = make_param("prob", kind=ParamKind.FLOAT), make_param("high", kind=ParamKind.FLOAT)
+    example = ExampleCall((ExampleArg("self", DType.FLOAT, (3, 4)), ExampleArg("prob", None, None, (0.25,)),
+                           ExampleArg("high", None, None, (2.0,))))
+    row = ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "prob的值不在0和1之间。", ErrorCategory.VALUE, ("prob",), 9)
+    suite = rules_suite(*unary(), prob, high, example_call=example, errors=(row,), value_ranges=(
+        ValueRange("prob", Bound(0), Bound(1), line=7), ValueRange("prob", high=Bound(0, Extent.VALUE, 1, "high"), line=8)))
+    test = rule_test(suite, "test_rule_line7_value_range")
+    assert [c.values["prob"] for c in test.accepted] == [0, 1]
+    refused = [c.values["prob"] for c in test.refused]
+    assert refused[:2] == [-0.5, 1.5] and math.isnan(refused[2]) and len(refused) == 3
+    assert "prob': float('nan')" in test.refused[2].changes_from(suite.base)
+    # Another argument's value bounds it: a comparison, which a NaN does not break.
+    assert [c.values["prob"] for c in rule_test(suite, "test_rule_line8_value_range").refused] == [2.5]
+    # The value row naming prob is provoked by the calls outside its ranges.
+    assert error_test(suite, ErrorCategory.VALUE).cases[:3] == test.refused
 
 
 def test_a_set_is_refused_in_its_gap_with_the_error_tables_status_and_a_rule_of_other_chips_is_skipped():

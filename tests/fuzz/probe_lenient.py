@@ -9,7 +9,8 @@ with its evidence that CANN admits more, are no leniency):
     null       a required pointer passed as NULL
     rank       a tensor one dimension above the rank its row allows
     dtype      a tensor of a dtype its row does not list for the chip
-    range      a value range the parser read (gen.ir.ValueRange of numbers): a value just outside it
+    range      a value range the parser read (gen.ir.ValueRange of numbers): a value just outside it, and
+               NaN for a real argument (a float, a floating aclScalar)
     set        a value set (gen.ir.ValueSet): a value outside it
     negative   an error row that refuses a negative host argument ("p为负数或nan", "size、stride或
                storageOffset中存在负数"), read as a range or not: -1
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -167,6 +169,9 @@ def _outside_range(api: API, args: Sequence[Any], soc: Soc) -> Iterator[tuple[st
             if integral and value != int(value):
                 value = float(int(value) + (sign if value * sign > 0 else 0))
             yield param.name, index[param.name], value, rule.line
+        if not integral and any(b is not None and b.extent is Extent.NUMBER for b in (rule.low, rule.high)):
+            # A NaN lies in no range of numbers (gen.ir.ValueRange.refuses).
+            yield param.name, index[param.name], math.nan, rule.line
 
 
 def _said_negative(condition: str, names: Sequence[str]) -> list[str]:

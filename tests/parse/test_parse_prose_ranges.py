@@ -292,3 +292,63 @@ def test_a_corresponding_dimension_the_row_does_not_place_is_not_read():
 def test_a_brackets_end_may_be_the_same_element_of_another_array(text):
     found, _ = read(params(self=T, stride=A, outputPadding=A), text, "outputPadding")
     assert found == {"outputPadding in [0, stride[i])"}
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("mode的值不在0、1、2范围内。", "mode in [0, 2]"),  # aclnnDivMod
+    ("reduction值不在0~2范围之内。", "mode in [0, 2]"),  # aclnnMseLoss (reduction read as mode below)
+    ("`reduction` 不在 `0/1/2` 范围内。", "mode in [0, 2]"),  # aclnnSmoothL1Loss
+    ("传入的mode参数不在0、1、3范围内。", "mode in {0, 1, 3}"),
+    ("reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}。", "mode in [0, 5]"),  # aclnnScatterReduce
+])
+def test_an_error_row_refusing_what_lies_outside_listed_values_is_their_range_or_set(text, rule):
+    text = text.replace("reduction", "mode").replace("reduce不", "mode不")
+    assert read(params(self=T, mode=I), text, error_row=True) == ({rule}, [])
+    # With the row's status (aclnnRotaryPositionEmbedding's "传入的mode参数不在0、1、2、3范围内" is 561002).
+    assert read(params(self=T, mode=I), text, error_row=True, status=561002)[0] == {f"{rule} (status 561002)"}
+
+
+@pytest.mark.parametrize("text", [
+    "mode不在支持范围内。",  # no values
+    "mode的值不在0、1、2范围内，或self为空。",  # more than the refusal
+    "dim的值不在[-self的维度数量，self的维度数量-1]范围内。",  # a range of the rank, read elsewhere
+])
+def test_an_error_row_refusing_no_listed_values_alone_gives_no_list(text):
+    assert not {r for r in read(params(self=T, mode=I, dim=I), text, error_row=True)[0] if r.startswith("mode")}
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("dim值不在self维度范围内。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnSoftmax
+    ("dim超出输入self的维度范围时。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnMedianDim: a closing 时 is no condition
+    ("dim的取值不在输入tensor self的维度范围中。", "dim in [-rank(self), rank(self) - 1]"),  # aclnnSort
+    ("prob的值不在0和1之间。", "prob in [0, 1]"),  # aclnnDropoutGenMask
+])
+def test_an_error_row_refusing_what_lies_outside_a_range_is_that_range(text, rule):
+    assert read(params(self=T, dim=I, prob=F), text, error_row=True) == ({rule}, [])
+
+
+def test_an_error_rows_range_of_the_rank_is_not_read_again_in_another_form():
+    # aclnnKthvalue: its dim's row "[-self.dim(), self.dim())" and its error row "dim的取值不在输入tensor self的维度范围中".
+    rules = read_rules("aclnnFoo", params(self=T, dim=I), [Text("取值范围为[-self.dim(), self.dim())。", 1, "dim"),
+                                                          Text("dim的取值不在输入tensor self的维度范围中。", 2, None, True)], False)
+    assert [r.describe() for r in rules.value_ranges] == ["dim in [-rank(self), rank(self))"]
+
+
+@pytest.mark.parametrize("text", [
+    "dim超出self维度范围，或self为空。",  # more than the refusal
+    "dim的值超出范围。",  # which tensor's?
+    "dim的绝对值超出selfRef的dim最大值或超出8维。",
+])
+def test_an_error_row_with_more_or_less_than_a_range_gives_none(text):
+    assert read(params(self=T, selfRef=T, dim=I), text, error_row=True)[0] == set()
+
+
+@pytest.mark.parametrize("text, rule", [
+    ("当前只支持0。", "x in [0, 0]"),  # aclnnFusedCrossEntropyLossWithMaxSum's labelSmoothing
+    ("目前仅支持取值为0。", "x in [0, 0]"),  # aclnnFusedLinearCrossEntropyLossGrad's
+    ("当前取值仅支持为1。", "x in [1, 1]"),  # aclnnTransposeQuantBatchMatMul's batchSplitFactor
+    # aclnnAddRmsNormQuant's axis: other values are taken and ignored, no refusal.
+    ("当前仅支持-1，传其他值均不生效。", None),
+])
+def test_what_this_version_alone_supports_is_a_range_unless_others_are_ignored(text, rule):
+    assert read(params(self=T, x=F), text, "x")[0] == ({rule} if rule else set())

@@ -481,6 +481,14 @@ def test_a_range_answered_with_the_error_tables_status(sim, objs):
     assert sim.error().endswith("alpha: -200 is outside [-100, inf) (tests/sim/sim_test_ops.md:30)")
 
 
+def test_a_nan_lies_in_no_range_of_numbers(sim, objs):
+    # CANN checks a range as the condition a value meets (OP_CHECK(p >= 0 && ...)), which NaN fails; the bound
+    # of line 26 (dim + 10, another argument's value) is a comparison that NaN does not break, line 30's [-100,
+    # inf) refuses it.
+    assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, alpha=objs.s(float("nan")))) == 561002
+    assert sim.error().endswith("alpha: nan is outside [-100, inf) (tests/sim/sim_test_ops.md:30)")
+
+
 def test_a_dimension_equal_to_another_tensors(sim, objs):
     assert phase1(sim, "aclnnSimTestRules", *rules_args(objs, weight=objs.t([6, 2]))) == INVALID
     assert "weight: dimension 0 (6) differs from dimension -1 of self (4) (tests/sim/sim_test_ops.md:23)" in sim.error()

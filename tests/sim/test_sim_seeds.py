@@ -19,7 +19,8 @@ def facts(page):
                 formats=frozenset(p.formats), rank=p.rank, empty_tensor=p.empty_tensor,
                 relations=frozenset((r.kind, frozenset(r.others)) for r in p.relations)))
         errors = sorted((e.code, e.category.value if e.category else "", tuple(sorted(e.params))) for e in api.errors)
-        apis[api.name] = dict(params=params, errors=errors, header=api.header)
+        apis[api.name] = dict(params=params, errors=errors, header=api.header,
+                              ranges=frozenset(r.describe() for r in (*api.value_ranges, *api.value_sets)))
     products = frozenset((p.soc, p.supported) for p in page.products if p.soc)
     return dict(products=products, apis=apis)
 
@@ -36,6 +37,7 @@ def test_hand_made_seed_ir_agrees_with_the_parser(hand, parsed):
         got = actual["apis"][name]
         assert got["header"] == api["header"]
         assert got["errors"] == api["errors"]
+        assert got["ranges"] == api["ranges"]
         assert len(got["params"]) == len(api["params"])
         for mine, theirs in zip(api["params"], got["params"]):
             differing = {k: (mine[k], theirs[k]) for k in mine if mine[k] != theirs[k]}

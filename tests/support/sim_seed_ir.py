@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gen.ir import (
-    API, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Page, PageKind, Param, ParamKind, Product,
-    ProductDTypes, Relation, RelationKind, Soc,
+    API, Bound, Condition, Direction, DType, ErrorCase, ErrorCategory, OpSemantics, Page, PageKind, Param, ParamKind,
+    Product, ProductDTypes, Relation, RelationKind, Soc, ValueRange,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,8 +75,11 @@ def leaky_relu_backward() -> Page:
         ErrorCase("ACLNN_ERR_PARAM_INVALID", 161002, "selfIsResult为true时，negativeSlope是负数。",
                   ErrorCategory.VALUE, ("selfIsResult", "negativeSlope"), 180),
     )
+    # The row of line 180 as a rule: negativeSlope not negative (nor NaN) while selfIsResult is true.
+    slope = ValueRange("negativeSlope", low=Bound(0), when=Condition("selfIsResult", 1), line=180)
     api = API("aclnnLeakyReluBackward", "aclnnLeakyReluBackwardGetWorkspaceSize", params, errors,
-              header="aclnnop/aclnn_leaky_relu_backward.h", example=example, line=1, example_line=example_line)
+              header="aclnnop/aclnn_leaky_relu_backward.h", example=example, line=1, example_line=example_line,
+              value_ranges=(slope,))
     return Page(source=source, kind=PageKind.API_PAGE, title="aclnnLeakyReluBackward", products=(A3, A2),
                 apis=(api,))
 

@@ -5,6 +5,7 @@ give them."""
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
@@ -65,10 +66,23 @@ class Case:
                 continue
             if isinstance(mine, dict):
                 assert theirs.keys() <= mine.keys(), f"{self.id}: {name} drops entries of the base"
-                parts.append(f"{name}={ {k: v for k, v in mine.items() if k not in theirs or theirs[k] != v}!r}")
+                changed = {k: v for k, v in mine.items() if k not in theirs or not _same(theirs[k], v)}
+                parts.append(f"{name}={{{', '.join(f'{k!r}: {_literal(v)}' for k, v in changed.items())}}}")
             else:
                 parts.append(f"{name}={mine!r}")
         return ", ".join(parts)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, a NaN being its own (a refused call's NaN argument is a change only from a number)."""
+    return a == b or isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
+def _literal(value: Any) -> str:
+    """A value as the suite's Python source spells it: repr, but for a NaN (which repr writes as a name)."""
+    if isinstance(value, float) and math.isnan(value):
+        return "float('nan')"
+    return repr(value)
 
 
 CASE_FIELDS = ("dtypes", "shapes", "values", "layout", "noncontiguous", "out", "out_shapes", "out_layout", "none")

@@ -39,6 +39,9 @@ class ErrorTest:
     # decides (a null pointer is 161001 whatever code the row is listed under).
     status: int = 0
     note: str = ""  # why the status is not the row's
+    # Its calls are a rule's calls just outside it (RulePlanner's), whose outputs are those of the base call
+    # they vary (the runtime's check_error takes it, as check_refused does).
+    varies_base: bool = False
 
 
 def not_castable_from(dtype: DType) -> Optional[DType]:
@@ -88,7 +91,8 @@ class ErrorPlanner:
                 # rules reader read the row's sentence as a rule (a divisibility under y's dtype); its calls
                 # just outside the rule provoke the row.
                 tests.append(ErrorTest(f"test_error_row{index}_rule", row, cases=stated.refused, status=row.code,
-                                       note=f"the row states the rule of line {row.line}, broken as its test breaks it"))
+                                       note=f"the row states the rule of line {row.line}, broken as its test breaks it",
+                                       varies_base=True))
                 continue
             if row.category is None:
                 tests.append(ErrorTest(function, row, skip=f"unclassified error-table row ({quoted})"))
@@ -123,7 +127,8 @@ class ErrorPlanner:
             if cases and needs_base and self.call.base_known:
                 cases, reason = [], self.call.base_known
             tests.append(ErrorTest(function, row, cases=tuple(cases),
-                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note))
+                                   skip="" if cases else f"{reason} ({quoted})", status=status, note=note,
+                                   varies_base=bool(cases) and row.category is ErrorCategory.VALUE and not reason))
         return tests
 
     def _stated_by_a_check(self, row: ErrorCase) -> bool:
@@ -145,6 +150,19 @@ class ErrorPlanner:
             return None
         rule = same_line[0]
         return rule if rule.status == row.code and rule.refused and not rule.socs and not rule.skip else None
+
+    def _broken_ranges(self, row: ErrorCase) -> list[Case]:
+        """The calls just outside the page's ranges and sets of values (RulePlanner's) of the arguments a value
+        row names, under the row's status on every chip: "prob的值不在0和1之间" is broken by prob's range of
+        line 107, "dim超出self维度范围" by dim's. The rules read from the row's own line first, where it has any;
+        a row naming several arguments (AvgPool2d's "kernelSize、strides存在某维度的值小于等于0") by each one's."""
+        ruled = [r for r in self.rules if r.bounds and set(r.bounds) <= set(row.params) and r.status == row.code
+                 and r.refused and not r.socs and not r.skip]
+        own = [r for r in ruled if r.line == row.line]
+        cases: list[Case] = []
+        for rule in own or ruled:
+            cases += [c for c in rule.refused if c not in cases]
+        return cases
 
     def _named(self, row: ErrorCase) -> list[Param]:
         names_ = {p.name for p in self.api.params}
@@ -295,7 +313,11 @@ class ErrorPlanner:
         if category is ErrorCategory.VALUE:
             checks = [c for c in self.call.semantics_checks if c.status == row.code]
             if not checks:
-                return [], f"the semantics file states no value check with status {row.code}"
+                broken = self._broken_ranges(row)
+                if broken:
+                    return broken, ""
+                return [], (f"the semantics file states no value check with status {row.code}, and the page no "
+                            "range or set of the values it names that the suite can break")
             cases = []
             for check in checks:
                 values = violation(check)

@@ -31,6 +31,9 @@ class RuleTest:
     socs: tuple[str, ...] = ()  # the chips it holds on (() every chip)
     status: int = 0
     skip: str = ""
+    # The host arguments whose value it bounds (a value range's, a value set's): an error row that names
+    # them under the rule's status is provoked by its refused calls (gen.emit.tests.errors).
+    bounds: tuple[str, ...] = ()
 
 
 class RulePlanner:
@@ -104,7 +107,8 @@ class RulePlanner:
                     NULLPTR if required else 0
                 tests.append(RuleTest(function, rule.line, rule.describe(), tuple(accepted), tuple(refused), socs,
                                       status=status or PARAM_INVALID,
-                                      skip="" if accepted or refused else why))
+                                      skip="" if accepted or refused else why,
+                                      bounds=(rule.param,) if isinstance(rule, (ValueRange, ValueSet)) else ()))
                 tests += elsewhere
         return tests
 
@@ -306,9 +310,12 @@ class RulePlanner:
         param = self.api.param(rule.param)
         current = self.base.values.get(rule.param)
         integral_scalar = param.kind is ParamKind.SCALAR and isinstance(current, int) and not isinstance(current, bool)
-        if param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY) and not integral_scalar or \
-                param.direction is Direction.OUT:
-            return [], [], f"{rule.param} is no integer argument the suite sets"
+        real = param.kind is ParamKind.FLOAT or param.kind is ParamKind.SCALAR and isinstance(current, float)
+        if param.direction is Direction.OUT or \
+                param.kind not in (ParamKind.INT, ParamKind.INT_ARRAY) and not integral_scalar and not real:
+            return [], [], f"{rule.param} is no number the suite sets"
+        if real:
+            return self.real_range_cases(rule)
         if param.kind is ParamKind.INT_ARRAY and not current:
             return [], [], f"the base call gives {rule.param} no element"
         low, high = self._bound(rule.low, array=current), self._bound(rule.high, high=True, array=current)
@@ -347,6 +354,46 @@ class RulePlanner:
                 if case not in bucket:
                     bucket.append(case)
         return accepted, refused, ""
+
+    def real_range_cases(self, rule: ValueRange) -> tuple[list[Case], list[Case], str]:
+        """A real argument (a float, a floating aclScalar) at each bound the base call evaluates (accepted where
+        the bound is inclusive), a step beyond it (refused), and NaN where a bound is a number (refused: a NaN
+        lies in no range of numbers, gen.ir.ValueRange.refuses). The step is half a unit, exact in float and
+        double alike, or a millionth of the bound where half a unit would be lost in a float's rounding."""
+        low, high = self._real_bound(rule.low), self._real_bound(rule.high)
+        # A value check of the semantics file on the argument refuses some of what the range admits, with its
+        # written reason (aclnnCrossEntropyLoss's lseSquareScaleForZloss, [0, 1) but "当前暂不支持"): the
+        # range's inside is not the page's alone to say.
+        checked = any(arg.param == rule.param for c in self.call.semantics_checks for arg in c.violation)
+        accepted: list[Case] = []
+        refused: list[Case] = []
+        for edge, bound, sign in ((low, rule.low, -1), (high, rule.high, 1)):
+            if edge is None or bound is None:
+                continue
+            step = 0.5 if abs(edge) < 2 ** 20 else abs(edge) * 1e-6
+            inside = edge if bound.inclusive else edge - sign * step
+            for value, bucket in ((inside, [] if checked else accepted),
+                                  (edge + sign * step if bound.inclusive else edge, refused)):
+                case = self._with_value(rule.param, value)
+                if case not in bucket:
+                    bucket.append(case)
+        if any(b is not None and b.extent is Extent.NUMBER for b in (rule.low, rule.high)):
+            refused.append(self._with_value(rule.param, math.nan))
+        if not accepted and not refused:
+            return [], [], "its bounds cannot be evaluated on the base call"
+        return accepted, refused, ""
+
+    def _real_bound(self, bound: Optional[Bound]) -> Optional[float]:
+        """What a bound of a real argument stands for in the base call: a number, or another argument's value."""
+        if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
+            return None
+        other = self.base.values.get(bound.tensor) if bound.extent is Extent.VALUE else 0.0
+        if not isinstance(other, (int, float)) or isinstance(other, bool):
+            return None
+        return float(bound.offset + bound.sign * other / bound.divisor)
+
+    def _with_value(self, name: str, value: float) -> Case:
+        return replace(self.base, id=f"{name}={value:g}", values={**self.base.values, name: value})
 
     @staticmethod
     def _first_bounded(rule: ValueRange, length: int) -> Optional[int]:

@@ -64,8 +64,9 @@ _FILLER = (r"(?:\s*(?:的|中的?|中|'s)?\s*(?:取值范围|取值|数值|值�
 # a clause only in an error row (either side is refused); in a requirement it joins alternatives.
 _AFTER = r"\s*(?:的值|的数值|的元素|的正整数|的整数)?\s*(?:$|[,，。;；)）]|且|并且|\band\b{disjunction})"
 # The start of a clause that names nothing: the row's own argument ("数值必须大于0", "需大于0",
-# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数").
-_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
+# "各元素均大于零", "且数组元素必须都大于0", "取值范围是大于0的正整数"), in this version too ("当前只支持0",
+# "目前仅支持取值为0": what CANN accepts today).
+_ANCHOR = (r"^\s*(?:且|并且|and|其|该参数|该值)?\s*(?:(?:当前|目前)(?:版本)?\s*)?(?:取值范围|取值|数值|数组中的每个(?:值|元素)|数组元素|每个元素|各元素|所有元素|每个值|元素值|"
            r"元素|值|(?:each|every)\s+(?:element|value)(?:\s+(?:in|of)\s+the\s+array)?|all\s+(?:the\s+)?(?:array\s+)?(?:elements|values)|"
            r"(?:the\s+)?array\s+elements|the\s+value|values?)?"
            r"(?:(?<=[围值数素])\s*为)?" + _MODAL + r"\s*")  # "取值范围为大于等于1的整数" (aclnnGRU's numLayers)
@@ -199,7 +200,7 @@ def _element_groups(params: Mapping[str, Param], names: frozenset[str], clause: 
 
 
 # "只支持数值0", "仅支持取值2", "只能为1", "can only be set to 0", "only supports 1": one value.
-_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:数值|取值|值|为|配置为)?|"
+_ONLY = (r"(?:(?:只|仅)(?:支持设置为|支持|能设置为|能为|能取|能是|可为|可以为|可以是)(?:取值为|数值|取值|值|为|配置为)?|"
          r"can\s+only\s+be(?:\s+set\s+to)?|only\s+supports?(?:\s+the\s+value)?)")
 
 
@@ -255,6 +256,69 @@ def listed_values(params: Mapping[str, Param], sentence: str, subject: Optional[
     return found
 
 
+# An error row refusing an integer outside the values it lists: "mode的值不在0、1、2范围内", "reduction值不在0~2
+# 范围之内", "`reduction` 不在 `0/1/2` 范围内", "传入的mode参数不在0、1、2、3范围内", "dstType取值不在{34, 35, 36}范围
+# 之内", "reduce不在支持范围内，必须属于{0, 1, 2, 3, 4, 5}". The whole row is the refusal: nothing else may follow.
+_OUTSIDE_LISTED = NamedPattern(
+    rf"^\s*{_LEAD}\s*`?(?P<name>{NAME})`?\s*(?:的)?\s*(?:参数|取值|数值|值)?\s*不在\s*"
+    rf"(?:`?(?P<bare>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)`?|\{{\s*(?P<braced>{_LISTED}(?:{_LIST_SEPARATOR}{_LISTED})+)\s*\}}|"
+    r"(?P<low>[-+]?\d+)\s*[~～]\s*(?P<high>[-+]?\d+)|支持(?:的)?)\s*(?:的)?\s*(?:取值)?范围(?:之)?(?:内|中)"
+    r"(?:\s*[,，]\s*必须属于\s*\{\s*(?P<must>[-+]?\d+(?:\s*[,，、]\s*[-+]?\d+)+)\s*\})?\s*[。.]?\s*$")
+
+
+def values_outside_refused(params: Mapping[str, Param], row: str) -> Optional[tuple[str, list[int]]]:
+    """The integer an error row refuses outside the values it lists, with the values, ascending; None for
+    any other row (a row of "不在支持范围内" alone lists none)."""
+    if "不在" not in row:
+        return None
+    match = _OUTSIDE_LISTED.search(_names_in(row, params), row)
+    if match is None or params[match.group("name")].kind not in (ParamKind.INT, ParamKind.INT_ARRAY):
+        return None
+    if match.group("low") is not None:
+        low, high = int(match.group("low")), int(match.group("high"))
+        return (match.group("name"), list(range(low, high + 1))) if low <= high else None
+    text = match.group("bare") or match.group("braced") or match.group("must")
+    if text is None:
+        return None
+    values = sorted({int(v) for v in re.findall(r"[-+]?\d+", re.sub(r"\([^)]*\)", " ", text))})
+    return (match.group("name"), values) if len(values) >= 2 else None
+
+
+# An error row refusing a dimension index outside a tensor's dimensions: "dim值不在self维度范围内", "dim超出输入self
+# 的维度范围时", "dim的取值不在输入tensor self的维度范围中". The whole row is the refusal.
+_OUTSIDE_DIMENSIONS = NamedPattern(
+    rf"^\s*{_LEAD}\s*(?P<name>{NAME})\s*(?:的)?\s*(?:取值|数值|值)?\s*(?:不在|超出|超过)\s*(?:输入)?\s*(?:tensor)?\s*"
+    rf"(?P<tensor>{NAME})\s*(?:的)?\s*维度范围(?:之)?(?:内|中)?\s*(?:时)?\s*[。.]?\s*$", re.I)
+# "在0和1之间" of an error row refusing what is not: "prob的值不在0和1之间", "p的值不在0和1之间".
+_OUTSIDE_BETWEEN = NamedPattern(
+    rf"^\s*{_LEAD}\s*(?P<name>{NAME})\s*(?:的)?\s*(?:取值|数值|值)?\s*不在\s*(?P<low>{_NUMBER})\s*(?:和|与|到|至|~|～)\s*"
+    rf"(?P<high>{_NUMBER})\s*(?:之间|的范围内|范围内)\s*[。.]?\s*$")
+
+
+def range_outside_refused(params: Mapping[str, Param], row: str) -> Optional[ValueRange]:
+    """The range of an error row that refuses a host argument outside it, its whole text: a dimension index
+    outside a tensor's dimensions ([-rank, rank - 1], a 0-d tensor's rank counting as 1, as every range of
+    Extent.RANK does), or a number outside two ("不在0和1之间", both ends included); None for any other row."""
+    if "不在" not in row and "超" not in row:
+        return None
+    names = _names_in(row, params)
+    dims = _OUTSIDE_DIMENSIONS.search(names, row)
+    if dims is not None:
+        name, tensor = dims.group("name"), dims.group("tensor")
+        if params[name].kind is not ParamKind.INT or params[tensor].kind is not ParamKind.TENSOR:
+            return None
+        return ValueRange(name, Bound(extent=Extent.RANK, sign=-1, tensor=tensor),
+                          Bound(offset=-1.0, extent=Extent.RANK, tensor=tensor))
+    between = _OUTSIDE_BETWEEN.search(names, row)
+    if between is None or params[between.group("name")].kind not in _VALUED:
+        return None
+    low, high = (_bound_of(params, between.group(g)) for g in ("low", "high"))
+    if low is None or high is None or low.extent is not Extent.NUMBER or high.extent is not Extent.NUMBER or \
+            low.offset > high.offset:
+        return None
+    return ValueRange(between.group("name"), low, high)
+
+
 def consecutive(values: list[int]) -> bool:
     return values == list(range(values[0], values[-1] + 1))
 
@@ -276,6 +340,8 @@ def _names_in(sentence: str, params: Mapping[str, Param]) -> frozenset[str]:
     return frozenset(word for word in _IDENTIFIER.findall(sentence) if word in params)
 
 
+# "当前仅支持-1，传其他值均不生效" (aclnnAddRmsNormQuant's axis): other values are taken and have no effect, no refusal.
+_NO_EFFECT = lazy_pattern(r"不生效|不会生效|无效果|不起作用|被忽略|\bno\s+effect\b|\bignored\b", re.I)
 _ONLY_NAMED = NamedPattern(
     rf"{_NOT_AN_OPERAND}(?P<name>{NAME}){_FILLER}\s*{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
 _ONLY_ANCHORED = lazy_pattern(rf"{_ANCHOR}{_ONLY}\s*(?P<value>{_NUMBER})(?={_AFTER.format(disjunction='')})", re.I)
@@ -285,7 +351,7 @@ def _only(params: Mapping[str, Param], names: frozenset[str], clause: str, tail:
           line: int) -> Iterable[ValueRange]:
     """`tail`: the clause and the rest of its sentence, where a list the clauses split continues."""
     word = re.search(_ONLY, clause, re.I)
-    if word is None or _ONLY_LIST.match(tail, word.start()):
+    if word is None or _ONLY_LIST.match(tail, word.start()) or _NO_EFFECT.search(tail):
         return
     named = _ONLY_NAMED.search(names, clause)
     if named is not None:

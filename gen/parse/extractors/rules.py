@@ -45,7 +45,8 @@ from gen.ir import (DEFAULT_SOC, MAX_RANK, API, ArrayLength, ArrayProduct, Bound
                     PaddedShape, Param, ParamKind, ReducedShape, RelationKind,
                     ShapeForm, ShapeRule, Soc, ValueRange, ValueSet)
 from gen.parse.extractors import prose, vocab
-from gen.parse.extractors.comparisons import comparison_ranges, consecutive, listed_values
+from gen.parse.extractors.comparisons import (comparison_ranges, consecutive, listed_values, range_outside_refused,
+                                                 values_outside_refused)
 from gen.parse.extractors.conditions import given_opening, without_presence
 from gen.parse.extractors.relations import CONDITION, PRODUCT, given_relations, relations_in, states_relation
 from gen.parse.patterns import NAME, NAME_ANYWHERE, NamedPattern, lazy_pattern, may_hold, name_list, name_matches
@@ -567,6 +568,19 @@ class _Reader:
         self._ranges(values_text, text, values_conditional)
         if text.error_row:
             self._rank_exception(sentence, text)
+            # Each pattern matches the whole row: a closing "时" ("dim超出输入self的维度范围时") is no condition.
+            outside = values_outside_refused(self.params, values_text) if not chips and not when else None
+            if outside is not None:
+                # A refusal of what lies outside listed values is the rule that the value is one of them.
+                name, values = outside
+                if consecutive(values):
+                    self._add_value(self.rules.value_ranges, ValueRange(name, Bound(float(values[0])), Bound(float(values[-1])),
+                                                                        line=text.line))
+                else:
+                    self._add_value(self.rules.value_sets, ValueSet(name, tuple(values), text.line))
+            outside_range = range_outside_refused(self.params, values_text) if not chips and not when else None
+            if outside_range is not None and not self._ranks_bounded(outside_range):
+                self._add_value(self.rules.value_ranges, replace(outside_range, line=text.line))
         elif not values_conditional:
             for name, values in listed_values(self.params, values_text, text.subject):
                 if not consecutive(values):
@@ -652,6 +666,16 @@ class _Reader:
         self.rules.unread(self.api, text.line, found.param, text.text,
                           "its row does not say which dimension each element stands for")
         return []
+
+    def _ranks_bounded(self, rule: ValueRange) -> bool:
+        """Whether a range of the argument by the same tensor's rank is read already, in whichever form
+        ("[-rank(self), rank(self))" of the parameter's row is "[-rank(self), rank(self) - 1]" of its error row)."""
+        def by_rank(bound: Optional[Bound], tensor: str) -> bool:
+            return bound is not None and bound.extent is Extent.RANK and bound.tensor == tensor
+
+        tensor = rule.low.tensor if rule.low is not None else ""
+        return bool(tensor) and any(r.param == rule.param and by_rank(r.low, tensor) and by_rank(r.high, tensor)
+                                    for r in self.rules.value_ranges)
 
     def _add_value(self, bucket: list, rule) -> None:
         """A value range or set of the sentence being read, with its chips, its condition and its

@@ -172,7 +172,13 @@ aclnnStatus CheckRange(const Call& call, const ValueRangeSpec& range, double val
   const bool has_high = range.high.present && BoundValue(call, range.high, place, &high);
   const bool below = has_low && (range.low.inclusive ? value < low : value <= low);
   const bool above = has_high && (range.high.inclusive ? value > high : value >= high);
-  if (!below && !above) return ACLNN_SUCCESS;
+  // A NaN lies in no range of numbers ("取值范围[0, 1]"; aclnnCdist's "p为负数或nan"): CANN checks a
+  // documented range as the condition it must meet (OP_CHECK(p >= 0 && p <= 1, ...)), which NaN fails. A
+  // bound that is another argument's value is the page's comparison of the two ("clipValueMin的数值大于
+  // clipValueMax"), which a NaN meets no more than it breaks.
+  const bool numeric = (has_low && range.low.extent == Extent::kNumber) || (has_high && range.high.extent == Extent::kNumber);
+  const bool nan = std::isnan(value) && numeric;
+  if (!below && !above && !nan) return ACLNN_SUCCESS;
   const ParamSpec& p = call.spec.params[range.param];
   std::string who = p.name;
   if (item >= 0) who += "[" + std::to_string(item) + "]";

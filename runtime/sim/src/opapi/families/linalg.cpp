@@ -883,8 +883,8 @@ aclnnStatus PlanLinalg(const Call& call, const FamilySpec& family, ExecutorWork*
   } else if (op == F::Op::kPdist) {
     if (self->view.size() != 2) return reject(F::Role::kSelf, "pdist takes a matrix, got " + DimsText(self->view));
     if (IsIntegralType(self->dtype)) return DeclineDtype(call, work, self->dtype);
+    // p >= 0 and not NaN ("p为负数或nan") is the page's range, which phase 1's rules check before the family.
     made->p = RoleNumber(call, family, F::Role::kP, -1, 2);
-    if (!(made->p >= 0)) return reject(F::Role::kP, "p must be a non-negative number, got " + std::to_string(made->p));
     const int64_t n = self->view[0];
     shape = Dims{n * (n - 1) / 2};
   } else if (op == F::Op::kCdistBackward) {
