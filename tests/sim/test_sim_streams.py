@@ -542,10 +542,19 @@ def test_in_synchronous_mode_a_wait_for_a_record_not_made_yet_is_refused():
         print("wait", sim.aclrtStreamWaitEvent(stream, event), sim.error())
         assert sim.aclrtRecordEvent(event, stream) == 0
         print("recorded", sim.event_done(event), sim.aclrtStreamWaitEvent(stream, event))
+        # The same for a device word no one has written yet (aclrtValueWait, GEQ).
+        word = sim.malloc(8)
+        sim.to_device(word, np.zeros(1, np.uint64))
+        value_wait = sim.libs[0].aclrtValueWait
+        value_wait.restype, value_wait.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p]
+        print("value", value_wait(word, 1, 0, stream), sim.error())
+        print("reached", value_wait(word, 0, 0, stream))
     """, ACLNN_SIM_SYNC="1")
     assert "done False" in out, out
     assert f"wait {NOT_SUPPORTED} aclrtStreamWaitEvent" in out and "ACLNN_SIM_SYNC=1" in out, out
     assert "recorded True 0" in out, out
+    assert f"value {NOT_SUPPORTED} aclrtValueWait: not modelled by the simulator in synchronous mode" in out, out
+    assert "reached 0" in out, out
 
 
 # --- waits that only a host call can end (stalls.cpp) -----------------------------------------

@@ -184,6 +184,13 @@ aclError EnqueueValueWrite(aclrtStream stream, const char* api, void* word, uint
 aclError EnqueueValueWait(aclrtStream stream, const char* api, void* word, uint64_t value, uint32_t mode) {
   std::shared_ptr<StreamState> s;
   if (aclError status = Resolve(stream, api, &s)) return status;
+  if (Settings().synchronous && !CaptureOf(*s) &&
+      !ValueReached(__atomic_load_n(static_cast<const uint64_t*>(word), __ATOMIC_ACQUIRE), value, mode)) {
+    // The calling thread would run the wait itself, and hold until a write it could never make.
+    return FailNotModelled(api, std::string(api) + ": not modelled by the simulator in synchronous mode "
+                                "(ACLNN_SIM_SYNC=1) for a word that does not satisfy the wait yet: the calling thread, "
+                                "running the wait itself, could never write it");
+  }
   Task task;
   task.kind = Task::Kind::kValueWait;
   task.api = api;
