@@ -10,10 +10,31 @@ import keyword
 import re
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# Acronyms the word boundaries above would split, each made one word first:
+# - a dimension count, `2D`, is one word with its digit, as CANN writes it elsewhere (`AvgPool2d`,
+#   `NLLLoss2d`): `GridSampler2DBackward` -> `grid_sampler2d_backward` (aten: grid_sampler_2d_backward);
+_DIMENSIONS = re.compile(r"(?<=\d)D(?![a-z])")
+# - an acronym with a lowercase letter inside (`IoU`, intersection over union), after another capital
+#   and before a word's end: `CIoU` -> `ciou` (aten: npu_ciou), where a capital after one lowercase
+#   letter would start a word (`c_io_u`); a capitalised word before an acronym (`ToINT4`, `NzV2`) is not one;
+_MIXED_CASE_ACRONYM = re.compile(r"(?<![a-z])[A-Z]{2,}[a-z][A-Z](?=$|[^A-Za-z]|[A-Z][a-z])")
+# - a version suffix after an acronym is a word of its own, as after any other word: `FFNV2` ->
+#   `ffn_v2`, `ApplyAdamWV2` -> `apply_adam_w_v2` (CANN's header: aclnn_apply_adam_w_v2.h);
+_VERSION_AFTER_ACRONYM = re.compile(r"(?<=[A-Z])(?=V\d+(?![a-z]))")
+# - an acronym CANN writes as a word after its first letter (`RRelu`, aten's rrelu, CANN's header
+#   aclnn_rrelu_with_noise.h), which no rule tells from a one-letter word before a word (`SWhere`,
+#   `XLogY`: CANN's headers aclnn_s_where.h, aclnn_x_log_y_tensor.h), by name.
+_ACRONYMS_WRITTEN_AS_WORDS = {"RRelu": "Rrelu"}
 
 
 def snake_case(name: str) -> str:
-    """`gradOutput` -> `grad_output`, `BatchMatMulV2` -> `batch_mat_mul_v2`, `FFNV3` -> `ffnv3`."""
+    """`gradOutput` -> `grad_output`, `BatchMatMulV2` -> `batch_mat_mul_v2`, `FFNV3` -> `ffn_v3`,
+    `CIoU` -> `ciou`, `GridSampler2D` -> `grid_sampler2d`, `RRelu` -> `rrelu`."""
+    for acronym, word in _ACRONYMS_WRITTEN_AS_WORDS.items():
+        name = name.replace(acronym, word)
+    name = _DIMENSIONS.sub("d", name)
+    name = _MIXED_CASE_ACRONYM.sub(lambda m: m.group(0).upper(), name)
+    name = _VERSION_AFTER_ACRONYM.sub("_", name)
     return _WORD_BOUNDARY.sub("_", name).replace("__", "_").lower()
 
 

@@ -69,7 +69,7 @@ set(ACLNN_EXAMPLES
   any
   apply_adam
   apply_adam_w
-  apply_adam_wv2
+  apply_adam_w_v2
   apply_rotary_pos_emb
   apply_rotary_pos_emb_v2
   apply_top_k_top_p
@@ -413,7 +413,6 @@ set(ACLNN_EXAMPLES
   inplace_put
   inplace_quant_scatter
   inplace_quant_scatter_v2
-  inplace_r_relu_with_noise
   inplace_random
   inplace_random_tensor
   inplace_random_without_from_to
@@ -425,6 +424,7 @@ set(ACLNN_EXAMPLES
   inplace_renorm
   inplace_round
   inplace_round_decimals
+  inplace_rrelu_with_noise
   inplace_rsqrt
   inplace_scatter
   inplace_scatter_reduce

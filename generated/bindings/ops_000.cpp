@@ -2068,7 +2068,7 @@ const char* const kDoc_gelu_quant = "gelu_quant(self, input_scale_optional, inpu
 
 // ---- aclnnGridSampler2D (op_docs/derived/aclnnGridSampler2D.md:22) ----
 
-using Phase1_grid_sampler2_d = aclnnStatus (*)(
+using Phase1_grid_sampler2d = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     int64_t,
@@ -2077,10 +2077,10 @@ using Phase1_grid_sampler2_d = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_grid_sampler2_d{
+const bind::ApiSpec kSpec_grid_sampler2d{
     "aclnnGridSampler2D",
     "aclnnGridSampler2DGetWorkspaceSize",
-    "grid_sampler2_d",
+    "grid_sampler2d",
     {
         {"input", "input", {}},
         {"grid", "grid", {}},
@@ -2096,16 +2096,16 @@ const bind::ApiSpec kSpec_grid_sampler2_d{
     {5},
 };
 
-const bind::PySignature kSig_grid_sampler2_d{
-    "grid_sampler2_d",
+const bind::PySignature kSig_grid_sampler2d{
+    "grid_sampler2d",
     {"input", "grid", "interpolation_mode", "padding_mode", "align_corners", "out"},
     5,
     5,
 };
 
-// grid_sampler2_d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)
-PyObject* wrap_grid_sampler2_d(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_grid_sampler2_d, kSpec_grid_sampler2_d, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// grid_sampler2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)
+PyObject* wrap_grid_sampler2d(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_grid_sampler2d, kSpec_grid_sampler2d, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_input = values[0];
     PyObject* py_grid = values[1];
     PyObject* py_interpolation_mode = values[2];
@@ -2118,7 +2118,7 @@ PyObject* wrap_grid_sampler2_d(PyObject*, PyObject* const* args, Py_ssize_t narg
     bool c_align_corners = call.boolean(4, py_align_corners);  // alignCorners (bool, in)
     aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_grid_sampler2_d>(phase1)(
+      return reinterpret_cast<Phase1_grid_sampler2d>(phase1)(
           c_input,
           c_grid,
           c_interpolation_mode,
@@ -2130,7 +2130,7 @@ PyObject* wrap_grid_sampler2_d(PyObject*, PyObject* const* args, Py_ssize_t narg
   });
 }
 
-const char* const kDoc_grid_sampler2_d = "grid_sampler2_d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)\n--\n\nRuns aclnnGridSampler2D (both phases) on the active backend.\n\n按grid给出的归一化坐标（[-1, 1]）对input做2维采样（PyTorch的grid_sampler_2d，即F.grid_sample）。\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 被采样的张量。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 采样坐标。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape为[N, Ho, Wo, 2]，N与input一致。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性，1为最近邻，2为双三次。\n    取值为0、1、2。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 采样结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, Ho, Wo]。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、grid或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: input的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: input、grid和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: grid的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler2D.md:22\n";
+const char* const kDoc_grid_sampler2d = "grid_sampler2d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)\n--\n\nRuns aclnnGridSampler2D (both phases) on the active backend.\n\n按grid给出的归一化坐标（[-1, 1]）对input做2维采样（PyTorch的grid_sampler_2d，即F.grid_sample）。\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 被采样的张量。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 采样坐标。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape为[N, Ho, Wo, 2]，N与input一致。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性，1为最近邻，2为双三次。\n    取值为0、1、2。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 采样结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, Ho, Wo]。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、grid或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: input的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: input、grid和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: grid的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler2D.md:22\n";
 
 // ---- aclnnGroupNormSwish (op_docs/aclnnGroupNormSwish_en.md:44) ----
 
@@ -6808,8 +6808,8 @@ void register_ops_000(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_backward_v2},
       {"gelu_quant", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gelu_quant)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_quant},
-      {"grid_sampler2_d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler2_d)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler2_d},
+      {"grid_sampler2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler2d)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler2d},
       {"group_norm_swish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_group_norm_swish)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_group_norm_swish},
       {"grouped_matmul_finalize_routing", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grouped_matmul_finalize_routing)),

@@ -530,7 +530,7 @@ const char* const kDoc_binary_cross_entropy_with_logits_backward = "binary_cross
 
 // ---- aclnnCIoU (op_docs/derived/aclnnCIoU.md:39) ----
 
-using Phase1_c_io_u = aclnnStatus (*)(
+using Phase1_ciou = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     bool,
@@ -540,10 +540,10 @@ using Phase1_c_io_u = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_c_io_u{
+const bind::ApiSpec kSpec_ciou{
     "aclnnCIoU",
     "aclnnCIoUGetWorkspaceSize",
-    "c_io_u",
+    "ciou",
     {
         {"bboxes", "bboxes", {}},
         {"gtboxes", "gtboxes", {}},
@@ -562,16 +562,16 @@ const bind::ApiSpec kSpec_c_io_u{
     {5, 6},
 };
 
-const bind::PySignature kSig_c_io_u{
-    "c_io_u",
+const bind::PySignature kSig_ciou{
+    "ciou",
     {"bboxes", "gtboxes", "trans", "is_cross", "mode", "out"},
     5,
     5,
 };
 
-// c_io_u(bboxes, gtboxes, trans, is_cross, mode, *, out=None)
-PyObject* wrap_c_io_u(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_c_io_u, kSpec_c_io_u, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// ciou(bboxes, gtboxes, trans, is_cross, mode, *, out=None)
+PyObject* wrap_ciou(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_ciou, kSpec_ciou, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_bboxes = values[0];
     PyObject* py_gtboxes = values[1];
     PyObject* py_trans = values[2];
@@ -585,7 +585,7 @@ PyObject* wrap_c_io_u(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
     aclTensor* c_overlap = call.output(5);  // overlap (aclTensor*, out)
     aclTensor* c_atan_sub = call.output(6);  // atanSub (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_c_io_u>(phase1)(
+      return reinterpret_cast<Phase1_ciou>(phase1)(
           c_bboxes,
           c_gtboxes,
           c_trans,
@@ -598,7 +598,7 @@ PyObject* wrap_c_io_u(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   });
 }
 
-const char* const kDoc_c_io_u = "c_io_u(bboxes, gtboxes, trans, is_cross, mode, *, out=None)\n--\n\nRuns aclnnCIoU (both phases) on the active backend.\n\n- 算子功能：计算预测框bboxes与真值框gtboxes之间的CIoU（Complete IoU）。\n- 计算公式：\n$$\noverlap = IoU - \\frac{\\rho^2(b, b^{gt})}{c^2} - \\alpha v,\\quad v = \\frac{4}{\\pi^2}(\\arctan\\frac{w^{gt}}{h^{gt}} - \\arctan\\frac{w}{h})^2,\\quad \\alpha = \\frac{v}{1 - IoU + v}\n$$\n其中\\rho为两框中心的距离，c为同时包含两框的最小框的对角线长度；atanSub = \\arctan\\frac{w^{gt}}{h^{gt}} - \\arctan\\frac{w}{h}。\n\nParameters\n----------\nbboxes : array_like or aclnn.Tensor\n    bboxes (const aclTensor*, in): 预测框，每列为一个框：(x1, y1, x2, y2)，trans为true时为(中心x, 中心y, 宽, 高)。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape为[4, N]。\ngtboxes : array_like or aclnn.Tensor\n    gtboxes (const aclTensor*, in): 真值框，格式与bboxes一致。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape为[4, M]，isCross为false时M与N相等；数据类型与bboxes一致。\ntrans : bool\n    trans (bool, in): 为true时框以(中心x, 中心y, 宽, 高)给出。\nis_cross : bool\n    isCross (bool, in): 为true时计算两两之间的CIoU，为false时第i个框与第i个真值框计算。\nmode : str\n    mode (const char*, in): 计算模式：\"iou\"或\"iof\"。\n    取值为\"iou\"、\"iof\"。\nout : array or aclnn.Tensor or tuple of them (overlap, atanSub), optional, keyword-only\n    Where to write overlap, atanSub; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\noverlap : numpy.ndarray or aclnn.Tensor\n    overlap (aclTensor*, out): CIoU。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    isCross为true时shape为[M, N]，否则为[1, N]；数据类型与bboxes一致。\natanSub : numpy.ndarray or aclnn.Tensor\n    atanSub (aclTensor*, out): 公式中的atanSub，供反向使用。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape与overlap一致，数据类型与bboxes一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的bboxes、gtboxes、overlap或atanSub是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes、gtboxes、overlap或atanSub的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes、gtboxes、overlap和atanSub的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes或gtboxes的shape不是[4, N]、[4, M]，或isCross为false时M不等于N。\n    161002 ACLNN_ERR_PARAM_INVALID: mode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: overlap或atanSub的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\n\nSource: op_docs/derived/aclnnCIoU.md:39\n";
+const char* const kDoc_ciou = "ciou(bboxes, gtboxes, trans, is_cross, mode, *, out=None)\n--\n\nRuns aclnnCIoU (both phases) on the active backend.\n\n- 算子功能：计算预测框bboxes与真值框gtboxes之间的CIoU（Complete IoU）。\n- 计算公式：\n$$\noverlap = IoU - \\frac{\\rho^2(b, b^{gt})}{c^2} - \\alpha v,\\quad v = \\frac{4}{\\pi^2}(\\arctan\\frac{w^{gt}}{h^{gt}} - \\arctan\\frac{w}{h})^2,\\quad \\alpha = \\frac{v}{1 - IoU + v}\n$$\n其中\\rho为两框中心的距离，c为同时包含两框的最小框的对角线长度；atanSub = \\arctan\\frac{w^{gt}}{h^{gt}} - \\arctan\\frac{w}{h}。\n\nParameters\n----------\nbboxes : array_like or aclnn.Tensor\n    bboxes (const aclTensor*, in): 预测框，每列为一个框：(x1, y1, x2, y2)，trans为true时为(中心x, 中心y, 宽, 高)。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape为[4, N]。\ngtboxes : array_like or aclnn.Tensor\n    gtboxes (const aclTensor*, in): 真值框，格式与bboxes一致。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape为[4, M]，isCross为false时M与N相等；数据类型与bboxes一致。\ntrans : bool\n    trans (bool, in): 为true时框以(中心x, 中心y, 宽, 高)给出。\nis_cross : bool\n    isCross (bool, in): 为true时计算两两之间的CIoU，为false时第i个框与第i个真值框计算。\nmode : str\n    mode (const char*, in): 计算模式：\"iou\"或\"iof\"。\n    取值为\"iou\"、\"iof\"。\nout : array or aclnn.Tensor or tuple of them (overlap, atanSub), optional, keyword-only\n    Where to write overlap, atanSub; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\noverlap : numpy.ndarray or aclnn.Tensor\n    overlap (aclTensor*, out): CIoU。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    isCross为true时shape为[M, N]，否则为[1, N]；数据类型与bboxes一致。\natanSub : numpy.ndarray or aclnn.Tensor\n    atanSub (aclTensor*, out): 公式中的atanSub，供反向使用。\n    dtypes FLOAT, BFLOAT16; rank 2; formats ND; non-contiguous allowed.\n    shape与overlap一致，数据类型与bboxes一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的bboxes、gtboxes、overlap或atanSub是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes、gtboxes、overlap或atanSub的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes、gtboxes、overlap和atanSub的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: bboxes或gtboxes的shape不是[4, N]、[4, M]，或isCross为false时M不等于N。\n    161002 ACLNN_ERR_PARAM_INVALID: mode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: overlap或atanSub的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\n\nSource: op_docs/derived/aclnnCIoU.md:39\n";
 
 // ---- aclnnChunkCat (op_docs/aclnnChunkCat.md:35) ----
 
@@ -3027,7 +3027,7 @@ const char* const kDoc_gemma_rms_norm = "gemma_rms_norm(x, gamma, epsilon, *, ou
 
 // ---- aclnnGridSampler3D (op_docs/derived/aclnnGridSampler3D.md:22) ----
 
-using Phase1_grid_sampler3_d = aclnnStatus (*)(
+using Phase1_grid_sampler3d = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     int64_t,
@@ -3036,10 +3036,10 @@ using Phase1_grid_sampler3_d = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_grid_sampler3_d{
+const bind::ApiSpec kSpec_grid_sampler3d{
     "aclnnGridSampler3D",
     "aclnnGridSampler3DGetWorkspaceSize",
-    "grid_sampler3_d",
+    "grid_sampler3d",
     {
         {"input", "input", {}},
         {"grid", "grid", {}},
@@ -3055,16 +3055,16 @@ const bind::ApiSpec kSpec_grid_sampler3_d{
     {5},
 };
 
-const bind::PySignature kSig_grid_sampler3_d{
-    "grid_sampler3_d",
+const bind::PySignature kSig_grid_sampler3d{
+    "grid_sampler3d",
     {"input", "grid", "interpolation_mode", "padding_mode", "align_corners", "out"},
     5,
     5,
 };
 
-// grid_sampler3_d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)
-PyObject* wrap_grid_sampler3_d(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_grid_sampler3_d, kSpec_grid_sampler3_d, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// grid_sampler3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)
+PyObject* wrap_grid_sampler3d(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_grid_sampler3d, kSpec_grid_sampler3d, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_input = values[0];
     PyObject* py_grid = values[1];
     PyObject* py_interpolation_mode = values[2];
@@ -3077,7 +3077,7 @@ PyObject* wrap_grid_sampler3_d(PyObject*, PyObject* const* args, Py_ssize_t narg
     bool c_align_corners = call.boolean(4, py_align_corners);  // alignCorners (bool, in)
     aclTensor* c_out_ = call.output(5);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_grid_sampler3_d>(phase1)(
+      return reinterpret_cast<Phase1_grid_sampler3d>(phase1)(
           c_input,
           c_grid,
           c_interpolation_mode,
@@ -3089,7 +3089,7 @@ PyObject* wrap_grid_sampler3_d(PyObject*, PyObject* const* args, Py_ssize_t narg
   });
 }
 
-const char* const kDoc_grid_sampler3_d = "grid_sampler3_d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)\n--\n\nRuns aclnnGridSampler3D (both phases) on the active backend.\n\n按grid给出的归一化坐标（[-1, 1]）对input做3维采样（PyTorch的grid_sampler_3d，即F.grid_sample）。\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 被采样的张量。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, D, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 采样坐标。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape为[N, Do, Ho, Wo, 3]，N与input一致。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性（3维时为三线性），1为最近邻。\n    取值为0、1。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 采样结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, Do, Ho, Wo]。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、grid或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: input的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: input、grid和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: grid的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler3D.md:22\n";
+const char* const kDoc_grid_sampler3d = "grid_sampler3d(input, grid, interpolation_mode, padding_mode, align_corners, *, out=None)\n--\n\nRuns aclnnGridSampler3D (both phases) on the active backend.\n\n按grid给出的归一化坐标（[-1, 1]）对input做3维采样（PyTorch的grid_sampler_3d，即F.grid_sample）。\n\nParameters\n----------\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 被采样的张量。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, D, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 采样坐标。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape为[N, Do, Ho, Wo, 3]，N与input一致。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性（3维时为三线性），1为最近邻。\n    取值为0、1。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 采样结果。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, Do, Ho, Wo]。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的input、grid或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: input的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: input、grid和out的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: grid的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: out的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler3D.md:22\n";
 
 // ---- aclnnGroupedDynamicMxQuant (op_docs/aclnnGroupedDynamicMxQuant.md:57) ----
 
@@ -3779,7 +3779,7 @@ const char* const kDoc_inplace_normal_tensor = "inplace_normal_tensor(self_ref, 
 
 // ---- aclnnInplaceRReluWithNoise (op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:79) ----
 
-using Phase1_inplace_r_relu_with_noise = aclnnStatus (*)(
+using Phase1_inplace_rrelu_with_noise = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     const aclScalar*,
@@ -3789,10 +3789,10 @@ using Phase1_inplace_r_relu_with_noise = aclnnStatus (*)(
     int64_t,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_inplace_r_relu_with_noise{
+const bind::ApiSpec kSpec_inplace_rrelu_with_noise{
     "aclnnInplaceRReluWithNoise",
     "aclnnInplaceRReluWithNoiseGetWorkspaceSize",
-    "inplace_r_relu_with_noise",
+    "inplace_rrelu_with_noise",
     {
         {"self", "self", {}},
         {"noise", "noise", {}},
@@ -3807,16 +3807,16 @@ const bind::ApiSpec kSpec_inplace_r_relu_with_noise{
     {0},
 };
 
-const bind::PySignature kSig_inplace_r_relu_with_noise{
-    "inplace_r_relu_with_noise",
+const bind::PySignature kSig_inplace_rrelu_with_noise{
+    "inplace_rrelu_with_noise",
     {"self", "noise", "lower", "upper", "training", "seed", "offset"},
     7,
     7,
 };
 
-// inplace_r_relu_with_noise(self, noise, lower, upper, training, seed, offset)
-PyObject* wrap_inplace_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_inplace_r_relu_with_noise, kSpec_inplace_r_relu_with_noise, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// inplace_rrelu_with_noise(self, noise, lower, upper, training, seed, offset)
+PyObject* wrap_inplace_rrelu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_inplace_rrelu_with_noise, kSpec_inplace_rrelu_with_noise, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_self = values[0];
     PyObject* py_noise = values[1];
     PyObject* py_lower = values[2];
@@ -3832,7 +3832,7 @@ PyObject* wrap_inplace_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ss
     int64_t c_seed = call.integer<int64_t>(5, py_seed);  // seed (int64_t, in)
     int64_t c_offset = call.integer<int64_t>(6, py_offset);  // offset (int64_t, in)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_inplace_r_relu_with_noise>(phase1)(
+      return reinterpret_cast<Phase1_inplace_rrelu_with_noise>(phase1)(
           c_self,
           c_noise,
           c_lower,
@@ -3845,7 +3845,7 @@ PyObject* wrap_inplace_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ss
   });
 }
 
-const char* const kDoc_inplace_r_relu_with_noise = "inplace_r_relu_with_noise(self, noise, lower, upper, training, seed, offset)\n--\n\nRuns aclnnInplaceRReluWithNoise (both phases) on the active backend.\n\n- 接口功能：实现了带噪声的随机修正线性单元激活函数，它在输入小于等于0时，斜率为a；输入大于0时斜率为1\n- 计算公式：\n$$\nRReluWithNoise(self)=\\begin{cases}\nself, & self\\gt0 \\\na*self, & self\\le 0\n\\end{cases}\n$$\n其中a是随机变量，服从均匀分布$U$(lower,upper)。\n如果是训练模式（training == true），noise计算公式如下：\n$$\nnoise_i = \\begin{cases}\n1, & self_i \\gt 0 \\\na, & self_i \\le 0\n\\end{cases}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, inout): 公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    shape支持的维度不超过32。\nnoise : array_like or aclnn.Tensor\n    noise (const aclTensor*, in): 公式中的noise_i。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    Size需要不小于self（shape建议与self一致）。 数据类型需要和self的数据类型保持一致。 数据格式需要和self的数据格式保持一致。 shape支持的维度不超过32。\nlower : number\n    lower (const aclScalar*, in): 均匀分布U中的lower。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self一致。\nupper : number\n    upper (const aclScalar*, in): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self一致。\ntraining : bool\n    training (bool, in): 区分是训练还是推理。\nseed : int\n    seed (int64_t, in): 随机数生成器的种子，影响生成的随机数序列。\noffset : int\n    offset (int64_t, in): 随机数生成器的偏移量，影响生成的随机数序列的位置。\n    偏移量设置后，生成的随机数序列会从指定位置开始。\n\nReturns\n-------\nself : numpy.ndarray or aclnn.Tensor\n    self (const aclTensor*, inout): 公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    shape支持的维度不超过32。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或noise是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的Size大于noise的Size。\n    161002 ACLNN_ERR_PARAM_INVALID: self、noise的数据类型、数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的shape维度超过32。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRReluWithNoise&aclnnInplaceRReluWithNoise默认确定性实现。\n\nSource: op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:79\n";
+const char* const kDoc_inplace_rrelu_with_noise = "inplace_rrelu_with_noise(self, noise, lower, upper, training, seed, offset)\n--\n\nRuns aclnnInplaceRReluWithNoise (both phases) on the active backend.\n\n- 接口功能：实现了带噪声的随机修正线性单元激活函数，它在输入小于等于0时，斜率为a；输入大于0时斜率为1\n- 计算公式：\n$$\nRReluWithNoise(self)=\\begin{cases}\nself, & self\\gt0 \\\na*self, & self\\le 0\n\\end{cases}\n$$\n其中a是随机变量，服从均匀分布$U$(lower,upper)。\n如果是训练模式（training == true），noise计算公式如下：\n$$\nnoise_i = \\begin{cases}\n1, & self_i \\gt 0 \\\na, & self_i \\le 0\n\\end{cases}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, inout): 公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    shape支持的维度不超过32。\nnoise : array_like or aclnn.Tensor\n    noise (const aclTensor*, in): 公式中的noise_i。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    Size需要不小于self（shape建议与self一致）。 数据类型需要和self的数据类型保持一致。 数据格式需要和self的数据格式保持一致。 shape支持的维度不超过32。\nlower : number\n    lower (const aclScalar*, in): 均匀分布U中的lower。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self一致。\nupper : number\n    upper (const aclScalar*, in): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self一致。\ntraining : bool\n    training (bool, in): 区分是训练还是推理。\nseed : int\n    seed (int64_t, in): 随机数生成器的种子，影响生成的随机数序列。\noffset : int\n    offset (int64_t, in): 随机数生成器的偏移量，影响生成的随机数序列的位置。\n    偏移量设置后，生成的随机数序列会从指定位置开始。\n\nReturns\n-------\nself : numpy.ndarray or aclnn.Tensor\n    self (const aclTensor*, inout): 公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed.\n    shape支持的维度不超过32。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self或noise是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的Size大于noise的Size。\n    161002 ACLNN_ERR_PARAM_INVALID: self、noise的数据类型、数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的shape维度超过32。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRReluWithNoise&aclnnInplaceRReluWithNoise默认确定性实现。\n\nSource: op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:79\n";
 
 // ---- aclnnInplaceRandomTensor (op_docs/aclnnInplaceRandomTensor.md:35) ----
 
@@ -6872,8 +6872,8 @@ void register_ops_001(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_bernoulli_tensor},
       {"binary_cross_entropy_with_logits_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_binary_cross_entropy_with_logits_backward)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_binary_cross_entropy_with_logits_backward},
-      {"c_io_u", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_c_io_u)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_c_io_u},
+      {"ciou", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_ciou)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_ciou},
       {"chunk_cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_chunk_cat)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_chunk_cat},
       {"clamp_min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_clamp_min)),
@@ -6938,8 +6938,8 @@ void register_ops_001(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_gelu},
       {"gemma_rms_norm", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gemma_rms_norm)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_gemma_rms_norm},
-      {"grid_sampler3_d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler3_d)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler3_d},
+      {"grid_sampler3d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler3d)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler3d},
       {"grouped_dynamic_mx_quant", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grouped_dynamic_mx_quant)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_grouped_dynamic_mx_quant},
       {"grouped_matmul_v4", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grouped_matmul_v4)),
@@ -6964,8 +6964,8 @@ void register_ops_001(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_lt_scalar},
       {"inplace_normal_tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_normal_tensor)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_normal_tensor},
-      {"inplace_r_relu_with_noise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_r_relu_with_noise)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_r_relu_with_noise},
+      {"inplace_rrelu_with_noise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_rrelu_with_noise)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_rrelu_with_noise},
       {"inplace_random_tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_random_tensor)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_inplace_random_tensor},
       {"inplace_rsqrt", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_inplace_rsqrt)),

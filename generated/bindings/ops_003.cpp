@@ -2821,7 +2821,7 @@ const char* const kDoc_glu_backward = "glu_backward(grad_out, self, dim, *, out=
 
 // ---- aclnnGridSampler2DBackward (op_docs/derived/aclnnGridSampler2DBackward.md:22) ----
 
-using Phase1_grid_sampler2_d_backward = aclnnStatus (*)(
+using Phase1_grid_sampler2d_backward = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     const aclTensor*,
@@ -2833,10 +2833,10 @@ using Phase1_grid_sampler2_d_backward = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_grid_sampler2_d_backward{
+const bind::ApiSpec kSpec_grid_sampler2d_backward{
     "aclnnGridSampler2DBackward",
     "aclnnGridSampler2DBackwardGetWorkspaceSize",
-    "grid_sampler2_d_backward",
+    "grid_sampler2d_backward",
     {
         {"gradOutput", "grad_output", {}},
         {"input", "input", {}},
@@ -2857,16 +2857,16 @@ const bind::ApiSpec kSpec_grid_sampler2_d_backward{
     {7, 8},
 };
 
-const bind::PySignature kSig_grid_sampler2_d_backward{
-    "grid_sampler2_d_backward",
+const bind::PySignature kSig_grid_sampler2d_backward{
+    "grid_sampler2d_backward",
     {"grad_output", "input", "grid", "interpolation_mode", "padding_mode", "align_corners", "output_mask", "out"},
     7,
     7,
 };
 
-// grid_sampler2_d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)
-PyObject* wrap_grid_sampler2_d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_grid_sampler2_d_backward, kSpec_grid_sampler2_d_backward, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// grid_sampler2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)
+PyObject* wrap_grid_sampler2d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_grid_sampler2d_backward, kSpec_grid_sampler2d_backward, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_grad_output = values[0];
     PyObject* py_input = values[1];
     PyObject* py_grid = values[2];
@@ -2884,7 +2884,7 @@ PyObject* wrap_grid_sampler2_d_backward(PyObject*, PyObject* const* args, Py_ssi
     aclTensor* c_input_grad = call.output(7);  // inputGrad (aclTensor*, out)
     aclTensor* c_grid_grad = call.output(8);  // gridGrad (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_grid_sampler2_d_backward>(phase1)(
+      return reinterpret_cast<Phase1_grid_sampler2d_backward>(phase1)(
           c_grad_output,
           c_input,
           c_grid,
@@ -2899,7 +2899,7 @@ PyObject* wrap_grid_sampler2_d_backward(PyObject*, PyObject* const* args, Py_ssi
   });
 }
 
-const char* const kDoc_grid_sampler2_d_backward = "grid_sampler2_d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)\n--\n\nRuns aclnnGridSampler2DBackward (both phases) on the active backend.\n\naclnnGridSampler2D的反向：由gradOutput计算input的梯度inputGrad和grid的梯度gridGrad（PyTorch的grid_sampler_2d_backward）。\n\nParameters\n----------\ngrad_output : array_like or aclnn.Tensor\n    gradOutput (const aclTensor*, in): 正向输出的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, Ho, Wo]。\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 正向的input。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 正向的grid。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape为[N, Ho, Wo, 2]。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性，1为最近邻，2为双三次。\n    取值为0、1、2。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\noutput_mask : sequence of bool\n    outputMask (const aclBoolArray*, in): 依次表示是否计算inputGrad和gridGrad。\n    dtypes BOOL.\n    数组长度为2。\nout : array or aclnn.Tensor or tuple of them (inputGrad, gridGrad), optional, keyword-only\n    Where to write inputGrad, gridGrad; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ninputGrad : numpy.ndarray or aclnn.Tensor\n    inputGrad (aclTensor*, out): input的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape与input一致。\ngridGrad : numpy.ndarray or aclnn.Tensor\n    gridGrad (aclTensor*, out): grid的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape与grid一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的gradOutput、input、grid、outputMask、inputGrad或gridGrad是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、grid、inputGrad和gridGrad的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler2DBackward.md:22\n";
+const char* const kDoc_grid_sampler2d_backward = "grid_sampler2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)\n--\n\nRuns aclnnGridSampler2DBackward (both phases) on the active backend.\n\naclnnGridSampler2D的反向：由gradOutput计算input的梯度inputGrad和grid的梯度gridGrad（PyTorch的grid_sampler_2d_backward）。\n\nParameters\n----------\ngrad_output : array_like or aclnn.Tensor\n    gradOutput (const aclTensor*, in): 正向输出的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, Ho, Wo]。\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 正向的input。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape为[N, C, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 正向的grid。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape为[N, Ho, Wo, 2]。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性，1为最近邻，2为双三次。\n    取值为0、1、2。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\noutput_mask : sequence of bool\n    outputMask (const aclBoolArray*, in): 依次表示是否计算inputGrad和gridGrad。\n    dtypes BOOL.\n    数组长度为2。\nout : array or aclnn.Tensor or tuple of them (inputGrad, gridGrad), optional, keyword-only\n    Where to write inputGrad, gridGrad; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ninputGrad : numpy.ndarray or aclnn.Tensor\n    inputGrad (aclTensor*, out): input的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats NCHW, ND; non-contiguous allowed.\n    shape与input一致。\ngridGrad : numpy.ndarray or aclnn.Tensor\n    gridGrad (aclTensor*, out): grid的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 4; formats ND; non-contiguous allowed.\n    shape与grid一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的gradOutput、input、grid、outputMask、inputGrad或gridGrad是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、grid、inputGrad和gridGrad的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于4。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler2DBackward.md:22\n";
 
 // ---- aclnnGroupedMatmulFinalizeRoutingWeightNz (op_docs/aclnnGroupedMatmulFinalizeRoutingWeightNz.md:19) ----
 
@@ -7180,8 +7180,8 @@ void register_ops_003(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_ge_glu_v3_backward},
       {"glu_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_glu_backward)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_glu_backward},
-      {"grid_sampler2_d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler2_d_backward)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler2_d_backward},
+      {"grid_sampler2d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler2d_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler2d_backward},
       {"grouped_matmul_finalize_routing_weight_nz", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grouped_matmul_finalize_routing_weight_nz)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_grouped_matmul_finalize_routing_weight_nz},
       {"grouped_matmul_finalize_routing_weight_nz_v2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grouped_matmul_finalize_routing_weight_nz_v2)),

@@ -2445,7 +2445,7 @@ const char* const kDoc_gelu_v2 = "gelu_v2(x, approximate, *, out=None)\n--\n\nRu
 
 // ---- aclnnGridSampler3DBackward (op_docs/derived/aclnnGridSampler3DBackward.md:22) ----
 
-using Phase1_grid_sampler3_d_backward = aclnnStatus (*)(
+using Phase1_grid_sampler3d_backward = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     const aclTensor*,
@@ -2457,10 +2457,10 @@ using Phase1_grid_sampler3_d_backward = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_grid_sampler3_d_backward{
+const bind::ApiSpec kSpec_grid_sampler3d_backward{
     "aclnnGridSampler3DBackward",
     "aclnnGridSampler3DBackwardGetWorkspaceSize",
-    "grid_sampler3_d_backward",
+    "grid_sampler3d_backward",
     {
         {"gradOutput", "grad_output", {}},
         {"input", "input", {}},
@@ -2481,16 +2481,16 @@ const bind::ApiSpec kSpec_grid_sampler3_d_backward{
     {7, 8},
 };
 
-const bind::PySignature kSig_grid_sampler3_d_backward{
-    "grid_sampler3_d_backward",
+const bind::PySignature kSig_grid_sampler3d_backward{
+    "grid_sampler3d_backward",
     {"grad_output", "input", "grid", "interpolation_mode", "padding_mode", "align_corners", "output_mask", "out"},
     7,
     7,
 };
 
-// grid_sampler3_d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)
-PyObject* wrap_grid_sampler3_d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_grid_sampler3_d_backward, kSpec_grid_sampler3_d_backward, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// grid_sampler3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)
+PyObject* wrap_grid_sampler3d_backward(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_grid_sampler3d_backward, kSpec_grid_sampler3d_backward, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_grad_output = values[0];
     PyObject* py_input = values[1];
     PyObject* py_grid = values[2];
@@ -2508,7 +2508,7 @@ PyObject* wrap_grid_sampler3_d_backward(PyObject*, PyObject* const* args, Py_ssi
     aclTensor* c_input_grad = call.output(7);  // inputGrad (aclTensor*, out)
     aclTensor* c_grid_grad = call.output(8);  // gridGrad (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_grid_sampler3_d_backward>(phase1)(
+      return reinterpret_cast<Phase1_grid_sampler3d_backward>(phase1)(
           c_grad_output,
           c_input,
           c_grid,
@@ -2523,7 +2523,7 @@ PyObject* wrap_grid_sampler3_d_backward(PyObject*, PyObject* const* args, Py_ssi
   });
 }
 
-const char* const kDoc_grid_sampler3_d_backward = "grid_sampler3_d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)\n--\n\nRuns aclnnGridSampler3DBackward (both phases) on the active backend.\n\naclnnGridSampler3D的反向：由gradOutput计算input的梯度inputGrad和grid的梯度gridGrad（PyTorch的grid_sampler_3d_backward）。\n\nParameters\n----------\ngrad_output : array_like or aclnn.Tensor\n    gradOutput (const aclTensor*, in): 正向输出的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, Do, Ho, Wo]。\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 正向的input。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, D, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 正向的grid。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape为[N, Do, Ho, Wo, 3]。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性（3维时为三线性），1为最近邻。\n    取值为0、1。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\noutput_mask : sequence of bool\n    outputMask (const aclBoolArray*, in): 依次表示是否计算inputGrad和gridGrad。\n    dtypes BOOL.\n    数组长度为2。\nout : array or aclnn.Tensor or tuple of them (inputGrad, gridGrad), optional, keyword-only\n    Where to write inputGrad, gridGrad; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ninputGrad : numpy.ndarray or aclnn.Tensor\n    inputGrad (aclTensor*, out): input的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape与input一致。\ngridGrad : numpy.ndarray or aclnn.Tensor\n    gridGrad (aclTensor*, out): grid的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape与grid一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的gradOutput、input、grid、outputMask、inputGrad或gridGrad是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、grid、inputGrad和gridGrad的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler3DBackward.md:22\n";
+const char* const kDoc_grid_sampler3d_backward = "grid_sampler3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask, *, out=None)\n--\n\nRuns aclnnGridSampler3DBackward (both phases) on the active backend.\n\naclnnGridSampler3D的反向：由gradOutput计算input的梯度inputGrad和grid的梯度gridGrad（PyTorch的grid_sampler_3d_backward）。\n\nParameters\n----------\ngrad_output : array_like or aclnn.Tensor\n    gradOutput (const aclTensor*, in): 正向输出的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, Do, Ho, Wo]。\ninput : array_like or aclnn.Tensor\n    input (const aclTensor*, in): 正向的input。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape为[N, C, D, H, W]。\ngrid : array_like or aclnn.Tensor\n    grid (const aclTensor*, in): 正向的grid。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape为[N, Do, Ho, Wo, 3]。\ninterpolation_mode : int\n    interpolationMode (int64_t, in): 插值方式：0为双线性（3维时为三线性），1为最近邻。\n    取值为0、1。\npadding_mode : int\n    paddingMode (int64_t, in): 越界时的取值方式：0为填0，1为取边界值，2为取反射位置的值。\n    取值为0、1、2。\nalign_corners : bool\n    alignCorners (bool, in): 为true时-1和1对应输入角点像素的中心，为false时对应角点像素的外边缘。\noutput_mask : sequence of bool\n    outputMask (const aclBoolArray*, in): 依次表示是否计算inputGrad和gridGrad。\n    dtypes BOOL.\n    数组长度为2。\nout : array or aclnn.Tensor or tuple of them (inputGrad, gridGrad), optional, keyword-only\n    Where to write inputGrad, gridGrad; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\ninputGrad : numpy.ndarray or aclnn.Tensor\n    inputGrad (aclTensor*, out): input的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats NCDHW, ND; non-contiguous allowed.\n    shape与input一致。\ngridGrad : numpy.ndarray or aclnn.Tensor\n    gridGrad (aclTensor*, out): grid的梯度。\n    dtypes FLOAT, FLOAT16, BFLOAT16, DOUBLE; rank 5; formats ND; non-contiguous allowed.\n    shape与grid一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的gradOutput、input、grid、outputMask、inputGrad或gridGrad是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: gradOutput、input、grid、inputGrad和gridGrad的数据类型不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: input的维度不等于5。\n    161002 ACLNN_ERR_PARAM_INVALID: interpolationMode或paddingMode的取值不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: inputGrad或gridGrad的shape不符合推导。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\n\nSource: op_docs/derived/aclnnGridSampler3DBackward.md:22\n";
 
 // ---- aclnnGroupNormSwishGrad (op_docs/aclnnGroupNormSwishGrad_en.md:23) ----
 
@@ -4891,7 +4891,7 @@ const char* const kDoc_pow_scalar_tensor = "pow_scalar_tensor(self, exponent, *,
 
 // ---- aclnnRReluWithNoise (op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:57) ----
 
-using Phase1_r_relu_with_noise = aclnnStatus (*)(
+using Phase1_rrelu_with_noise = aclnnStatus (*)(
     const aclTensor*,
     const aclTensor*,
     const aclScalar*,
@@ -4902,10 +4902,10 @@ using Phase1_r_relu_with_noise = aclnnStatus (*)(
     aclTensor*,
     uint64_t*, aclOpExecutor**);
 
-const bind::ApiSpec kSpec_r_relu_with_noise{
+const bind::ApiSpec kSpec_rrelu_with_noise{
     "aclnnRReluWithNoise",
     "aclnnRReluWithNoiseGetWorkspaceSize",
-    "r_relu_with_noise",
+    "rrelu_with_noise",
     {
         {"self", "self", {}},
         {"noise", "noise", {}},
@@ -4923,16 +4923,16 @@ const bind::ApiSpec kSpec_r_relu_with_noise{
     {7},
 };
 
-const bind::PySignature kSig_r_relu_with_noise{
-    "r_relu_with_noise",
+const bind::PySignature kSig_rrelu_with_noise{
+    "rrelu_with_noise",
     {"self", "noise", "lower", "upper", "training", "seed", "offset", "out"},
     7,
     7,
 };
 
-// r_relu_with_noise(self, noise, lower, upper, training, seed, offset, *, out=None)
-PyObject* wrap_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return bind::invoke(kSig_r_relu_with_noise, kSpec_r_relu_with_noise, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
+// rrelu_with_noise(self, noise, lower, upper, training, seed, offset, *, out=None)
+PyObject* wrap_rrelu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return bind::invoke(kSig_rrelu_with_noise, kSpec_rrelu_with_noise, args, nargs, kwnames, [](bind::CallView& call, PyObject* const* values) -> PyObject* {
     PyObject* py_self = values[0];
     PyObject* py_noise = values[1];
     PyObject* py_lower = values[2];
@@ -4949,7 +4949,7 @@ PyObject* wrap_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t na
     int64_t c_offset = call.integer<int64_t>(6, py_offset);  // offset (int64_t, in)
     aclTensor* c_out_ = call.output(7);  // out (aclTensor*, out)
     return call.run([&](void* phase1, uint64_t* workspace_size, aclOpExecutor** executor) {
-      return reinterpret_cast<Phase1_r_relu_with_noise>(phase1)(
+      return reinterpret_cast<Phase1_rrelu_with_noise>(phase1)(
           c_self,
           c_noise,
           c_lower,
@@ -4963,7 +4963,7 @@ PyObject* wrap_r_relu_with_noise(PyObject*, PyObject* const* args, Py_ssize_t na
   });
 }
 
-const char* const kDoc_r_relu_with_noise = "r_relu_with_noise(self, noise, lower, upper, training, seed, offset, *, out=None)\n--\n\nRuns aclnnRReluWithNoise (both phases) on the active backend.\n\n- 接口功能：实现了带噪声的随机修正线性单元激活函数，它在输入小于等于0时，斜率为a；输入大于0时斜率为1\n- 计算公式：\n$$\nRReluWithNoise(self)=\\begin{cases}\nself, & self\\gt0 \\\na*self, & self\\le 0\n\\end{cases}\n$$\n其中a是随机变量，服从均匀分布$U$(lower,upper)。\n如果是训练模式（training == true），noise计算公式如下：\n$$\nnoise_i = \\begin{cases}\n1, & self_i \\gt 0 \\\na, & self_i \\le 0\n\\end{cases}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 待进行RReluWithNoise计算的入参，公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed; empty allowed.\n    shape支持的维度不超过32。 数据类型需要和out的数据类型保持一致。 shape需要和out的shape保持一致。 数据格式需要和out的数据格式类型保持一致。 支持空Tensor。\nnoise : array_like or aclnn.Tensor\n    noise (const aclTensor*, in): 公式中的noise_i。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed; empty allowed.\n    Size需要不小于self（shape建议与self一致）。 数据类型需要和self的数据类型保持一致。 shape需要和self的shape保持一致。 shape支持的维度不超过32。 支持空Tensor。\nlower : number\n    lower (const aclScalar*, in): 均匀分布U中的lower。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self、out满足数据类型推导规则（参见互推导关系）。\nupper : number\n    upper (const aclScalar*, in): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self、out满足数据类型推导规则（参见互推导关系）。\ntraining : bool\n    training (bool, in): 区分是训练还是推理。\nseed : int\n    seed (int64_t, in): 随机数生成器的种子，影响生成的随机数序列。\noffset : int\n    offset (int64_t, in): 随机数生成器的偏移量，影响生成的随机数序列的位置。\n    偏移量设置后，生成的随机数序列会从指定位置开始。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT.\n    数据类型需要和self的数据类型保持一致。 shape需要和self的shape保持一致。 数据格式需要和self的数据格式类型保持一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、noise或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的Size大于noise的Size。\n    161002 ACLNN_ERR_PARAM_INVALID: self、noise、out的数据类型、数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的shape维度超过32。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRReluWithNoise&aclnnInplaceRReluWithNoise默认确定性实现。\n\nSource: op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:57\n";
+const char* const kDoc_rrelu_with_noise = "rrelu_with_noise(self, noise, lower, upper, training, seed, offset, *, out=None)\n--\n\nRuns aclnnRReluWithNoise (both phases) on the active backend.\n\n- 接口功能：实现了带噪声的随机修正线性单元激活函数，它在输入小于等于0时，斜率为a；输入大于0时斜率为1\n- 计算公式：\n$$\nRReluWithNoise(self)=\\begin{cases}\nself, & self\\gt0 \\\na*self, & self\\le 0\n\\end{cases}\n$$\n其中a是随机变量，服从均匀分布$U$(lower,upper)。\n如果是训练模式（training == true），noise计算公式如下：\n$$\nnoise_i = \\begin{cases}\n1, & self_i \\gt 0 \\\na, & self_i \\le 0\n\\end{cases}\n$$\n\nParameters\n----------\nself : array_like or aclnn.Tensor\n    self (const aclTensor*, in): 待进行RReluWithNoise计算的入参，公式中的self。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed; empty allowed.\n    shape支持的维度不超过32。 数据类型需要和out的数据类型保持一致。 shape需要和out的shape保持一致。 数据格式需要和out的数据格式类型保持一致。 支持空Tensor。\nnoise : array_like or aclnn.Tensor\n    noise (const aclTensor*, in): 公式中的noise_i。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT; rank 0-32; formats ND; non-contiguous allowed; empty allowed.\n    Size需要不小于self（shape建议与self一致）。 数据类型需要和self的数据类型保持一致。 shape需要和self的shape保持一致。 shape支持的维度不超过32。 支持空Tensor。\nlower : number\n    lower (const aclScalar*, in): 均匀分布U中的lower。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self、out满足数据类型推导规则（参见互推导关系）。\nupper : number\n    upper (const aclScalar*, in): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT.\n    数据类型需要与self、out满足数据类型推导规则（参见互推导关系）。\ntraining : bool\n    training (bool, in): 区分是训练还是推理。\nseed : int\n    seed (int64_t, in): 随机数生成器的种子，影响生成的随机数序列。\noffset : int\n    offset (int64_t, in): 随机数生成器的偏移量，影响生成的随机数序列的位置。\n    偏移量设置后，生成的随机数序列会从指定位置开始。\nout : array or aclnn.Tensor, optional, keyword-only\n    Where to write out; allocated when not given (as device tensors when\n    an input is an aclnn.Tensor). Arrays must be writeable; their shape and dtype are checked by\n    the library's first phase, like any argument.\n\nReturns\n-------\nout : numpy.ndarray or aclnn.Tensor\n    out (aclTensor*, out): 均匀分布U中的upper。\n    dtypes BFLOAT16, FLOAT16, FLOAT; on Ascend910: FLOAT16, FLOAT.\n    数据类型需要和self的数据类型保持一致。 shape需要和self的shape保持一致。 数据格式需要和self的数据格式类型保持一致。\n\nRaises\n------\nAclnnError\n    When the library returns a status (.status, .status_name, .api, .phase).\n    161001 ACLNN_ERR_PARAM_NULLPTR: 传入的self、noise或out是空指针。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的数据类型不在支持的范围之内。\n    161002 ACLNN_ERR_PARAM_INVALID: self的Size大于noise的Size。\n    161002 ACLNN_ERR_PARAM_INVALID: self、noise、out的数据类型、数据格式不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self、out的shape不一致。\n    161002 ACLNN_ERR_PARAM_INVALID: self或noise的shape维度超过32。\nTypeError, ValueError\n    When an argument cannot be converted (the message names it).\n\nProducts\n--------\nAscend 950PR/Ascend 950DT: supported\nAtlas A3 训练系列产品/Atlas A3 推理系列产品: supported\nAtlas A2 训练系列产品/Atlas A2 推理系列产品: supported\nAtlas 200I/500 A2 推理产品: not supported\nAtlas 推理系列产品: not supported\nAtlas 训练系列产品: supported\n\nConstraints\n-----------\n    - 确定性计算：\n      - aclnnRReluWithNoise&aclnnInplaceRReluWithNoise默认确定性实现。\n\nSource: op_docs/aclnnRReluWithNoise&aclnnInplaceRReluWithNoise.md:57\n";
 
 // ---- aclnnReplicationPad1d (op_docs/aclnnReplicationPad1d.md:42) ----
 
@@ -5809,8 +5809,8 @@ void register_ops_005(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_ge_scalar},
       {"gelu_v2", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_gelu_v2)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_gelu_v2},
-      {"grid_sampler3_d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler3_d_backward)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler3_d_backward},
+      {"grid_sampler3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_grid_sampler3d_backward)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_grid_sampler3d_backward},
       {"group_norm_swish_grad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_group_norm_swish_grad)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_group_norm_swish_grad},
       {"group_quant", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_group_quant)),
@@ -5895,8 +5895,8 @@ void register_ops_005(PyObject* module) {
        METH_FASTCALL | METH_KEYWORDS, kDoc_nsa_compress_attention},
       {"pow_scalar_tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_pow_scalar_tensor)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_pow_scalar_tensor},
-      {"r_relu_with_noise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_r_relu_with_noise)),
-       METH_FASTCALL | METH_KEYWORDS, kDoc_r_relu_with_noise},
+      {"rrelu_with_noise", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_rrelu_with_noise)),
+       METH_FASTCALL | METH_KEYWORDS, kDoc_rrelu_with_noise},
       {"replication_pad1d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_replication_pad1d)),
        METH_FASTCALL | METH_KEYWORDS, kDoc_replication_pad1d},
       {"replication_pad3d_backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&wrap_replication_pad3d_backward)),

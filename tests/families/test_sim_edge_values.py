@@ -64,8 +64,8 @@ lp, ce_target, ce_weight = (np.array(inputs[k], dtype) for k, dtype in
 out["cross_entropy_loss_grad"] = aclnn.cross_entropy_loss_grad(
     np.array(0.5, np.float32), lp, ce_target, ce_weight, None, None, "mean", -100, 0.1, 0.0).tolist()
 state = [np.array(inputs["adam_" + k], np.float32) for k in ("var", "m", "v", "max_v", "grad")]
-aclnn.apply_adam_wv2(*state[:4], state[4], np.array([0.0], np.float32), 0.01, 0.9, 0.999, 0.1, 1e-8, True, False)
-out["apply_adam_wv2"] = [a.tolist() for a in state[:4]]
+aclnn.apply_adam_w_v2(*state[:4], state[4], np.array([0.0], np.float32), 0.01, 0.9, 0.999, 0.1, 1e-8, True, False)
+out["apply_adam_w_v2"] = [a.tolist() for a in state[:4]]
 bn = {k: np.array(inputs["bn_" + k], np.float32) for k in ("grad", "input", "weight", "mean", "var")}
 out["batch_norm_backward"] = [r.tolist() for r in aclnn.batch_norm_backward(
     bn["grad"], bn["input"], bn["weight"], bn["mean"], bn["var"], None, None, False, 1e-5, [True, False, False],
@@ -136,12 +136,12 @@ def test_cross_entropy_loss_grad_computes_its_formula_in_float(results):
     torch.testing.assert_close(torch.tensor(results["cross_entropy_loss_grad"]), want, rtol=1e-4, atol=1e-4)
 
 
-def test_apply_adam_wv2_keeps_a_nan_second_moment_in_its_maximum(results):
+def test_apply_adam_w_v2_keeps_a_nan_second_moment_in_its_maximum(results):
     var, m, v, max_v, grad = (torch.tensor(INPUTS["adam_" + k]) for k in ("var", "m", "v", "max_v", "grad"))
     torch.optim._functional.adamw([var], [grad], [m], [v], [max_v], [torch.tensor(0.0)], foreach=False, amsgrad=True,
                                   beta1=0.9, beta2=0.999, lr=0.01, weight_decay=0.1, eps=1e-8, maximize=False)
     assert torch.isnan(max_v).sum() == 2
-    for got, want in zip(results["apply_adam_wv2"], (var, m, v, max_v)):
+    for got, want in zip(results["apply_adam_w_v2"], (var, m, v, max_v)):
         torch.testing.assert_close(torch.tensor(got), want, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 

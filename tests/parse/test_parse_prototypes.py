@@ -146,3 +146,21 @@ def test_a_two_phase_api_named_acl_op_pairs_as_an_aclnn_one():
 def test_names_drop_the_acl_or_aclnn_prefix(api, function, header):
     from gen import names
     assert (names.python_function(api), names.header_file(api)) == (function, header)
+
+
+@pytest.mark.parametrize("name,snake", [
+    ("CIoU", "ciou"),                                        # a lowercase letter inside an acronym (aten: npu_ciou)
+    ("GridSampler2DBackward", "grid_sampler2d_backward"),    # a dimension count, as CANN's Pool2d
+    ("ApplyAdamWV2", "apply_adam_w_v2"),                     # a version after an acronym (CANN: aclnn_apply_adam_w_v2.h)
+    ("FFNV2", "ffn_v2"),
+    ("InplaceRReluWithNoise", "inplace_rrelu_with_noise"),   # CANN: aclnn_rrelu_with_noise.h
+    # and what those rules leave alone
+    ("NLLLoss2d", "nll_loss2d"), ("ROIAlignBackward", "roi_align_backward"), ("UpsampleBicubic2dAA", "upsample_bicubic2d_aa"),
+    ("SWhere", "s_where"), ("XLogYTensor", "x_log_y_tensor"),  # CANN: aclnn_s_where.h, aclnn_x_log_y_tensor.h
+    ("ConvertWeightToINT4Pack", "convert_weight_to_int4_pack"), ("GroupedMatmulWeightNzV2", "grouped_matmul_weight_nz_v2"),
+    ("TopKTopPSample", "top_k_top_p_sample"), ("logitsTopKPSelect", "logits_top_kp_select"),  # op-plugin's name
+    ("HxW", "hx_w"), ("gradOutput", "grad_output"),
+])
+def test_an_acronym_stays_one_word(name, snake):
+    from gen import names
+    assert names.snake_case(name) == snake

@@ -114,8 +114,8 @@ results = {
     "norm_in_place": norm_in_place(),
     # Bicubic with reflection and the bilinear backward: their fused multiply-adds are instructions
     # on the AVX2 and AVX-512 paths, the library's on the baseline path.
-    "grid_sample": aclnn.grid_sampler2_d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
-    "grid_sample_backward": np.concatenate([g.ravel() for g in aclnn.grid_sampler2_d_backward(
+    "grid_sample": aclnn.grid_sampler2d(image, grid, 2, 2, False, out=np.zeros((2, 3, 5, 7), np.float32)),
+    "grid_sample_backward": np.concatenate([g.ravel() for g in aclnn.grid_sampler2d_backward(
         np.ones((2, 3, 5, 7), np.float32), image, grid, 0, 2, False, [True, True],
         out=(np.zeros_like(image), np.zeros_like(grid)))]),
 }

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -345,7 +346,7 @@ import ctypes, sys
 import numpy as np
 from pathlib import Path
 from tests.sim.sim_lib import Sim, DeviceArray
-from tests.sim.test_sim_streams import Leaky
+from tests.sim.test_sim_streams import Leaky, stalled_on_a_reset_event
 sim = Sim(Path(sys.argv[1]))
 status = sim.aclInit(None)
 if status != 0:
@@ -541,7 +542,166 @@ def test_in_synchronous_mode_a_wait_for_a_record_not_made_yet_is_refused():
         print("wait", sim.aclrtStreamWaitEvent(stream, event), sim.error())
         assert sim.aclrtRecordEvent(event, stream) == 0
         print("recorded", sim.event_done(event), sim.aclrtStreamWaitEvent(stream, event))
+        # The same for a device word no one has written yet (aclrtValueWait, GEQ).
+        word = sim.malloc(8)
+        sim.to_device(word, np.zeros(1, np.uint64))
+        value_wait = sim.libs[0].aclrtValueWait
+        value_wait.restype, value_wait.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p]
+        print("value", value_wait(word, 1, 0, stream), sim.error())
+        print("reached", value_wait(word, 0, 0, stream))
     """, ACLNN_SIM_SYNC="1")
     assert "done False" in out, out
     assert f"wait {NOT_SUPPORTED} aclrtStreamWaitEvent" in out and "ACLNN_SIM_SYNC=1" in out, out
     assert "recorded True 0" in out, out
+    assert f"value {NOT_SUPPORTED} aclrtValueWait: not modelled by the simulator in synchronous mode" in out, out
+    assert "reached 0" in out, out
+
+
+# --- waits that only a host call can end (stalls.cpp) -----------------------------------------
+
+STREAM_NOT_COMPLETE, SYNC_TIMEOUT = ERRORS["ACL_ERROR_RT_STREAM_NOT_COMPLETE"], ERRORS["ACL_ERROR_RT_STREAM_SYNC_TIMEOUT"]
+GEQ = 0  # ACL_STREAM_WAIT_VALUE_GEQ
+
+
+def returns(sim, call, *args):
+    """(status, message) of call(*args), run in a thread that must end within 30 s: a hang fails the
+    test instead of hanging it."""
+    result = []
+    worker = threading.Thread(target=lambda: result.append((call(*args), sim.error())), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), f"{call.__name__} hung"
+    return result[0]
+
+
+def typed(sim, name, restype, *argtypes):
+    fn = sim.libs[0][name]
+    fn.restype, fn.argtypes = restype, list(argtypes)
+    return fn
+
+
+def stalled_on_a_reset_event(sim, stream):
+    """Queues on `stream` a wait for the next record of an event reset since its record, and a kernel
+    behind it; returns (event, producer, kernel)."""
+    producer, event = sim.new_stream(), sim.new_event()
+    assert sim.aclrtRecordEvent(event, producer) == 0
+    assert sim.aclrtResetEvent(event, producer) == 0
+    assert sim.aclrtStreamWaitEvent(stream, event) == 0
+    op = Leaky(sim, 64)
+    assert op.launch(stream) == 0
+    return event, producer, op
+
+
+def test_a_stream_waiting_for_a_record_no_call_makes_is_answered_not_waited_for(sim):
+    stream = sim.new_stream()
+    event, producer, op = stalled_on_a_reset_event(sim, stream)
+    status, message = returns(sim, sim.aclrtSynchronizeStream, stream)
+    assert status == STREAM_NOT_COMPLETE
+    assert message.startswith("aclrtSynchronizeStream: the stream's queued work cannot finish: task 1 of the stream "
+                              "(aclrtStreamWaitEvent), its next, waits for a record of an event reset (aclrtResetEvent)")
+    assert "no host thread launched anything" in message and "the work stays queued" in message
+    # Found stalled with nothing launched since: the next calls answer at once.
+    status, message = returns(sim, sim.aclrtSynchronizeDevice)
+    assert status == STREAM_NOT_COMPLETE and message.startswith("aclrtSynchronizeDevice: the stream's queued work cannot finish")
+    sync_within = typed(sim, "aclrtSynchronizeStreamWithTimeout", ctypes.c_int, P, ctypes.c_int32)
+    assert sync_within(stream, 0) == SYNC_TIMEOUT  # acl_rt.h: 0 checks at once
+    status, message = returns(sim, sim.aclrtDestroyStream, stream)
+    assert status == STREAM_NOT_COMPLETE and "the stream is not destroyed" in message and "aclrtDestroyStreamForce" in message
+    assert not op.out.read_storage().any()
+    # The stream is still live, its work still queued: the record releases it.
+    assert sim.aclrtRecordEvent(event, producer) == 0
+    assert returns(sim, sim.aclrtSynchronizeStream, stream)[0] == 0
+    assert sync_within(stream, 0) == 0
+    assert np.array_equal(op.out.numpy(), golden(op.grad.storage, op.x.storage))
+    op.close()
+    assert sim.aclrtDestroyEvent(event) == 0
+    for s in (stream, producer):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_a_stall_reaches_the_streams_and_events_that_wait_behind_it(sim):
+    # `first` waits for a record no call makes; `second` waits for a record queued on `first` behind
+    # that wait; the same stream waiting for its own later record waits for ever too.
+    first, second = sim.new_stream(), sim.new_stream()
+    event, producer, op = stalled_on_a_reset_event(sim, first)
+    behind = sim.new_event()
+    assert sim.aclrtRecordEvent(behind, first) == 0
+    assert sim.aclrtStreamWaitEvent(second, behind) == 0
+    status, message = returns(sim, sim.aclrtSynchronizeStream, second)
+    assert status == STREAM_NOT_COMPLETE
+    assert ("(aclrtStreamWaitEvent), its next, waits for the record of the event, queued on another stream where task 1 "
+            "of the stream (aclrtStreamWaitEvent), its next, waits for a record of an event reset") in message
+    status, message = returns(sim, sim.aclrtSynchronizeEvent, behind)
+    assert status == NOT_COMPLETE and message.startswith(
+        "aclrtSynchronizeEvent: the event's latest record cannot be reached: the record of the event, queued on "
+        "another stream where task 1")
+    assert sim.aclrtRecordEvent(event, first) == 0  # behind the wait it would release
+    status, message = returns(sim, sim.aclrtSynchronizeStream, first)
+    assert status == STREAM_NOT_COMPLETE and "queued behind that very wait" in message
+    # The forced destruction drops the work and ends the wait; the stream behind it goes on.
+    destroy_force = typed(sim, "aclrtDestroyStreamForce", ctypes.c_int, P)
+    assert returns(sim, destroy_force, first)[0] == 0
+    assert returns(sim, sim.aclrtSynchronizeStream, second)[0] == 0
+    assert not op.out.read_storage().any()
+    op.close()
+    for e in (event, behind):
+        assert sim.aclrtDestroyEvent(e) == 0
+    for s in (second, producer):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_a_value_wait_no_task_writes_stalls_and_memory_behind_it_is_not_freed(sim):
+    stream, word = sim.new_stream(), sim.malloc(8)
+    sim.to_device(word, np.zeros(1, np.uint64))
+    value_wait = typed(sim, "aclrtValueWait", ctypes.c_int, P, ctypes.c_uint64, ctypes.c_uint32, P)
+    assert value_wait(word, 1, GEQ, stream) == 0, sim.error()
+    op = Leaky(sim, 64)
+    assert op.launch(stream) == 0
+    status, message = returns(sim, sim.aclrtSynchronizeStream, stream)
+    assert status == STREAM_NOT_COMPLETE and "(aclrtValueWait), its next, waits for a write of the device word at" in message
+    status, message = returns(sim, sim.aclrtFree, op.out.ptr)
+    assert status == STREAM_NOT_COMPLETE and message.startswith("aclrtFree: queued work that uses the memory cannot finish")
+    sim.to_device(word, np.ones(1, np.uint64))  # the host's write releases it
+    assert returns(sim, sim.aclrtSynchronizeStream, stream)[0] == 0
+    assert np.array_equal(op.out.numpy(), golden(op.grad.storage, op.x.storage))
+    op.close()
+    sim.free(word)
+    assert sim.aclrtDestroyStream(stream) == 0
+
+
+def test_a_record_another_thread_makes_while_the_host_launches_is_waited_for(sim):
+    # A synchronisation waits for a record another thread makes, as long as the host keeps launching.
+    stream = sim.new_stream()
+    event, producer, op = stalled_on_a_reset_event(sim, stream)
+    busy = Leaky(sim, 64)
+
+    def produce():
+        for _ in range(30):  # 1.5 s of launches, longer than the grace a silent host gets
+            assert busy.launch(producer) == 0
+            time.sleep(0.05)
+        assert sim.aclrtRecordEvent(event, producer) == 0
+
+    thread = threading.Thread(target=produce)
+    thread.start()
+    assert returns(sim, sim.aclrtSynchronizeStream, stream)[0] == 0
+    thread.join()
+    assert np.array_equal(op.out.numpy(), golden(op.grad.storage, op.x.storage))
+    op.close()
+    busy.close()
+    assert sim.aclrtDestroyEvent(event) == 0
+    for s in (stream, producer):
+        assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_a_device_reset_and_exit_with_a_stalled_stream_do_not_hang():
+    out = run_script("""
+        event, producer, op = stalled_on_a_reset_event(sim, stream)
+        print("reset", sim.aclrtResetDevice(0), sim.error())
+        print("finalize", sim.aclFinalize())
+        # A process that exits with a stalled stream and no teardown at all ends too.
+        assert sim.aclInit(None) == 0 and sim.aclrtSetDevice(0) == 0
+        stalled_on_a_reset_event(sim, sim.new_stream())
+    """)
+    assert f"reset {STREAM_NOT_COMPLETE} aclrtResetDevice: the stream's queued work cannot finish" in out, out
+    assert "the device was reset all the same, the work discarded" in out, out
+    assert "finalize 0" in out, out

@@ -217,6 +217,21 @@ def test_distributed_with_one_rank(run_npu):
         gathered = [torch.zeros(6).npu()]
         dist.all_gather(gathered, t)
         assert torch.equal(gathered[0].cpu(), torch.arange(6, dtype=torch.float32))
+        # A memory pool registered as a symmetric window (ProcessGroupHCCL.register_mem_pool(pool, symm=True):
+        # HCCLComm::registerSegment -> HcclCommSymWinRegister, the lookup torch_npu 2.13 makes by name) is
+        # refused by name with HCCL_E_NOT_SUPPORT (5); torch_npu refuses symm=False itself, and never reaches
+        # HcclCommSymWinDeregister for a pool whose registration failed ("is not registered").
+        hccl = dist.group.WORLD._get_backend(torch.device("npu"))
+        pool = torch.npu.MemPool()
+        with torch.npu.use_mem_pool(pool):
+            held = torch.ones(1024, device="npu")
+        try:
+            hccl.register_mem_pool(pool, True)
+        except RuntimeError as error:
+            assert "hcclCommSymWinRegister, error code is 5" in str(error), error
+            assert "HcclCommSymWinRegister: the simulator's HCCL does not model symmetric memory windows" in str(error), error
+        else:
+            raise AssertionError("a symmetric window was registered by an HCCL that does not model them")
         dist.destroy_process_group()
     """)
 

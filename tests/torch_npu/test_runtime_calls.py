@@ -124,6 +124,26 @@ def test_an_external_event_is_waited_for_before_it_is_recorded(run_npu):
     """)
 
 
+def test_a_wait_for_an_external_event_never_recorded_fails_its_synchronisation_and_the_exit_ends(run_npu):
+    # The wait can never end (no thread records the event): the synchronisation says so instead of waiting
+    # for ever, and so does torch_npu's exit handler, which synchronises the device and resets it.
+    out = run_npu("""
+        event, stream = torch.npu.ExternalEvent(), torch.npu.Stream()
+        x = torch.ones(4, device="npu")
+        event.wait(stream)
+        with torch.npu.stream(stream):
+            y = x + 1
+        try:
+            stream.synchronize()
+        except RuntimeError as error:
+            assert "cannot finish" in str(error) and "(aclrtValueWait), its next, waits for a write" in str(error), error
+            print("refused")
+        else:
+            raise AssertionError("the synchronisation returned, its stream's work waiting for a record never made")
+    """, fresh=True, timeout=60)
+    assert "refused" in out, out
+
+
 def test_prefetch_keeps_the_values(run_npu):
     # torch_npu.npu_prefetch is aclrtCmoAsync's prefetch: the simulator's memory is coherent.
     run_npu("""

@@ -303,9 +303,6 @@
 #include "aclnnop/aclnn_bucketize.h"
 #define ACLNN_DECLARES_aclnnBucketize 1
 
-#include "aclnnop/aclnn_c_io_u.h"
-#define ACLNN_DECLARES_aclnnCIoU 1
-
 #include "aclnnop/aclnn_cast.h"
 #define ACLNN_DECLARES_aclnnCast 1
 
@@ -331,6 +328,9 @@
 
 #include "aclnnop/aclnn_chunk_cat.h"
 #define ACLNN_DECLARES_aclnnChunkCat 1
+
+#include "aclnnop/aclnn_ciou.h"
+#define ACLNN_DECLARES_aclnnCIoU 1
 
 #include "aclnnop/aclnn_clamp.h"
 #define ACLNN_DECLARES_aclnnClamp 1
@@ -560,7 +560,7 @@
 #include "aclnnop/aclnn_fast_gelu_backward.h"
 #define ACLNN_DECLARES_aclnnFastGeluBackward 1
 
-#include "aclnnop/aclnn_ffnv2.h"
+#include "aclnnop/aclnn_ffn_v2.h"
 #define ACLNN_DECLARES_aclnnFFNV2 1
 
 #include "aclnnop/aclnn_fill_diagonal.h"
@@ -900,16 +900,16 @@
 #include "aclnnop/aclnn_glu_backward.h"
 #define ACLNN_DECLARES_aclnnGluBackward 1
 
-#include "aclnnop/aclnn_grid_sampler2_d.h"
+#include "aclnnop/aclnn_grid_sampler2d.h"
 #define ACLNN_DECLARES_aclnnGridSampler2D 1
 
-#include "aclnnop/aclnn_grid_sampler2_d_backward.h"
+#include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #define ACLNN_DECLARES_aclnnGridSampler2DBackward 1
 
-#include "aclnnop/aclnn_grid_sampler3_d.h"
+#include "aclnnop/aclnn_grid_sampler3d.h"
 #define ACLNN_DECLARES_aclnnGridSampler3D 1
 
-#include "aclnnop/aclnn_grid_sampler3_d_backward.h"
+#include "aclnnop/aclnn_grid_sampler3d_backward.h"
 #define ACLNN_DECLARES_aclnnGridSampler3DBackward 1
 
 #include "aclnnop/aclnn_group_norm.h"

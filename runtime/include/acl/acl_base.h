@@ -72,6 +72,9 @@ static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_RT_FAILURE = 500003;
 static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
+/* Work that cannot finish: its stream waits for a call no host thread is making (a synchronisation,
+ * destruction or reset answers it instead of waiting for ever), or an event's record is not reached. */
+static const int ACL_ERROR_RT_STREAM_NOT_COMPLETE = 507004;
 static const int ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
 /* What a synchronisation returns when a kernel queued before it faulted on the device. */
 static const int ACL_ERROR_RT_AICORE_EXCEPTION = 507015;

@@ -54,15 +54,16 @@ Fault FaultOfRecord(const EventState& event, uint64_t version) {
 
 }  // namespace
 
-Fault WaitForEvent(EventState& event, uint64_t version) {
+Fault WaitForEvent(StreamState& s, EventState& event, uint64_t version) {
   if (event.shared) {  // the version may be another process's record: the shared counters say
     Fault fault;
     fault.status = event.shared->Wait(version, &fault.api, &fault.message);
     return fault;
   }
   std::unique_lock<std::mutex> lock(event.mutex);
-  event.reached.wait(lock, [&] { return event.completed >= version; });
-  return FaultOfRecord(event, version);
+  // AbandonWork sets discard_all, then notifies under this mutex: no wake-up is lost.
+  event.reached.wait(lock, [&] { return event.completed >= version || s.discard_all.load(std::memory_order_relaxed); });
+  return event.completed >= version ? FaultOfRecord(event, version) : Fault{};
 }
 
 Fault WaitForFutureRecord(StreamState& s, EventState& event, uint64_t version) {
@@ -347,7 +348,12 @@ aclError aclrtSynchronizeEvent(aclrtEvent event) {
     std::unique_lock<std::mutex> lock(e->mutex);
     if (aclError refused = aclsim::RefuseCapturedRecord(*e, "aclrtSynchronizeEvent")) return refused;
     const uint64_t version = e->recorded;
-    e->reached.wait(lock, [&] { return e->completed >= version; });
+    std::string stall;
+    if (!aclsim::WaitUnlessStalled(lock, e->reached, nullptr, [&] { return e->completed >= version; },
+                                   [&] { return aclsim::RecordStall(*e, version); }, &stall)) {
+      return aclsim::FailStalled(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtSynchronizeEvent: the event's latest record cannot be reached",
+                                 stall, "the record stays queued: the call it waits for still releases it");
+    }
     faulted = e->faulted_stream.lock();
   }
   // The event was reached behind a kernel fault: this is the synchronisation that reports it,

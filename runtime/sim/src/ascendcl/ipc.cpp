@@ -439,9 +439,14 @@ aclError aclrtIpcMemClose(const char* key) {
     const aclsim::Import import = it->second;
     keys.imports.erase(it);
     lock.unlock();
-    // Queued work that still uses the memory runs first, as aclrtFree waits for it.
+    // Queued work that still uses the memory runs first, as aclrtFree waits for it; work that cannot
+    // finish keeps the import open.
     const uintptr_t base = reinterpret_cast<uintptr_t>(import.base);
-    aclsim::WaitForUsers(base, base + import.bytes);
+    if (aclError status = aclsim::WaitForUsers(base, base + import.bytes, api)) {
+      lock.lock();
+      keys.imports.emplace(key, aclsim::Import{import.base, import.bytes, 1});
+      return status;
+    }
     aclsim::RemoveImportedRange(base);
     munmap(import.base, import.bytes);
     return ACL_SUCCESS;

@@ -335,7 +335,7 @@ aclError ShareDeviceAllocation(const char* api, void* p, size_t size, int* fd, s
   }
   // The pages move into a memory file in place: queued work that uses them runs first, so that none
   // writes the private pages after their contents were copied.
-  WaitForUsers(address, address + capacity);
+  if (aclError status = WaitForUsers(address, address + capacity, api)) return status;
   const int file = memfd_create(kSharedMemoryName, MFD_CLOEXEC);
   bool moved = file >= 0 && ftruncate(file, static_cast<off_t>(capacity)) == 0;
   for (size_t done = 0; moved && done < capacity;) {
@@ -685,7 +685,7 @@ aclError aclrtFree(void* devPtr) {
     size = std::max<size_t>(it->second.size, 1);
   }
   // As on a device, memory that queued work still reads or writes is released after that work.
-  aclsim::WaitForUsers(address, address + size);
+  if (aclError status = aclsim::WaitForUsers(address, address + size, "aclrtFree")) return status;
   {
     std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
     auto it = m.device.find(address);
@@ -793,7 +793,7 @@ aclError aclrtHostUnregister(void* ptr) {
     size = it->second.size;
   }
   // As aclrtFree does: work queued on a stream that reads or writes the range runs first.
-  aclsim::WaitForUsers(address, address + size);
+  if (aclError status = aclsim::WaitForUsers(address, address + size, api)) return status;
   std::lock_guard<aclnn_bindgen::SpinLock> lock(m.mutex);
   m.registered.erase(address);
   return ACL_SUCCESS;

@@ -418,8 +418,7 @@ aclError aclFinalize(void) {
     aclsim::PublishSoc(rt);
     aclsim::t_context = 0;
   }
-  aclsim::ReleaseStreams(-1);
-  return ACL_SUCCESS;
+  return aclsim::ReleaseStreams(-1, "aclFinalize");
 }
 
 int aclsimSetSoc(const char* name) {
@@ -477,8 +476,8 @@ aclError aclrtResetDevice(int32_t deviceId) {
     if (--it->second != 0) return ACL_SUCCESS;
     aclsim::ReleaseDevice(rt, deviceId);
   }
-  aclsim::ReleaseStreams(deviceId);
-  return ACL_SUCCESS;
+  // acl_rt.h: the reset waits for the device's queued work.
+  return aclsim::ReleaseStreams(deviceId, "aclrtResetDevice");
 }
 
 aclError aclrtGetDevice(int32_t* deviceId) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -193,6 +194,7 @@ class TaskRing {
     slots_[(head_ + size_) % slots_.size()] = std::move(task);
     ++size_;
   }
+  const Task& Front() const { return slots_[head_]; }
   Task Pop() {
     Task task = std::move(slots_[head_]);
     head_ = (head_ + 1) % slots_.size();
@@ -260,7 +262,10 @@ struct StreamState {
   uint32_t priority = 0, flags = 0;
   std::atomic<uint64_t> failure_mode{ACL_STOP_ON_FAILURE};
   std::atomic<uint32_t> overflow_switch{0};
-  std::atomic<bool> discard_all{false};  // aclrtDestroyStreamForce: queued work is dropped
+  std::atomic<bool> discard_all{false};  // aclrtDestroyStreamForce, a reset of a stalled stream: queued work is dropped
+  // The host's activity (Streams::launches) when a synchronisation last found the stream stalled
+  // (stalls.cpp), plus one (0: never): a stall found again with no launch since is answered at once.
+  std::atomic<uint64_t> stall_seen_at{0};
   uint64_t subscriber = 0;               // aclrtSubscribeReport's thread for aclrtLaunchCallback
   std::mutex mutex;
   std::condition_variable wake;  // the worker waits for tasks
@@ -309,6 +314,9 @@ struct Streams {
   std::mutex defaults_mutex;
   std::map<int32_t, std::shared_ptr<StreamState>> defaults;  // per device, made on first use
   std::atomic<uint64_t> stream_syncs{0}, device_syncs{0}, kernels_launched{0}, events_recorded{0};
+  // Tasks the host has launched onto any stream (a record among them): the host's activity, which
+  // tells a stall (stalls.cpp) that some thread may still make the call a wait needs.
+  std::atomic<uint64_t> launches{0};
 };
 
 // --- stream_worker.cpp: the queues' workers, the hand-off of launches and synchronisations ---
@@ -325,6 +333,9 @@ Streams& State();
 // launch, after OpenBLAS's own handler, so that it runs first.
 void RegisterForkHandlers();
 
+// Whether the word an aclrtValueWait waits on satisfies its mode (an ACL_STREAM_WAIT_VALUE_*).
+bool ValueReached(uint64_t word, uint64_t value, uint32_t mode);
+
 // Keeps `fault` on the stream, unless one waits to be reported already: queued work is discarded.
 void RecordFault(StreamState& s, Fault fault);
 
@@ -333,9 +344,13 @@ void RecordFault(StreamState& s, Fault fault);
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task);
 
 // Waits until the stream has run every task enqueued so far. The waiting thread runs queued tasks
-// itself while the worker is not running one (in order, one at a time, as the worker would): a
-// synchronisation after a short call costs no hand-off to the worker and back.
-void Drain(const std::shared_ptr<StreamState>& self);
+// itself while the worker is not running one (in order, one at a time, as the worker would; not a
+// wait, which may hold it: stalls.cpp), so that a synchronisation after a short call costs no hand-off
+// to the worker and back. ACL_SUCCESS; ACL_ERROR_RT_STREAM_NOT_COMPLETE, naming `api` and the wait,
+// when the stream stalls first (WaitUnlessStalled), its message ending with what became of the work
+// (`consequence`; the work stays queued either way).
+constexpr const char* kStaysQueued = "the work stays queued: the call it waits for still releases it";
+aclError Drain(const std::shared_ptr<StreamState>& self, const char* api, const char* consequence = kStaysQueued);
 
 // Waits until the stream has run every task enqueued so far, or until `deadline`: false on time-out.
 // Unlike Drain, the waiting thread runs no task itself (it must be free to give up).
@@ -352,14 +367,44 @@ aclError TakeFault(StreamState& s, const char* api);
 // A synchronisation bounded by `timeout` milliseconds (-1: none), as the *WithTimeout calls take it.
 aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeout, const char* api);
 
+// Every stream of `device` (-1: of every device), its default stream included; taken out of the
+// registry (no longer live) when `take`.
+std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take);
+
+// --- stalls.cpp: waits that only a host call can end -----------------------------------------
+
+// Why the stream's next task cannot start or finish until a host thread makes a call no queued task
+// makes (a record of an event reset since the wait was queued, a write of the word an aclrtValueWait
+// waits on), directly or through a record queued behind such a wait on another stream; empty when
+// the stream can go on by itself (or is idle).
+std::string StallOf(const std::shared_ptr<StreamState>& s);
+
+// The same for the record `version` of `event`: why it cannot be reached without a host call.
+std::string RecordStall(EventState& event, uint64_t version);
+
+// Waits on `cv` (with `lock` held) until `done()`. Gives up when `stalled()` (called without the lock)
+// has named a stall for kHostCallGrace during which the host launched nothing, on any stream: no
+// thread is making calls, and none may ever make the one the wait needs. A stall seen on `s` before
+// with no launch since gives up at once. True when done; false with the stall in `*why`.
+bool WaitUnlessStalled(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, StreamState* s,
+                       const std::function<bool()>& done, const std::function<std::string()>& stalled, std::string* why);
+
+// The answer `status` to a stall (`why`, as StallOf or RecordStall names it) of `what` ("api: the
+// stream's queued work cannot finish"), saying what became of the work (`consequence`).
+aclError FailStalled(int32_t status, const std::string& what, const std::string& why, const std::string& consequence);
+
+// Ends the wait the stream's worker is in, if any, and drops the stream's queued work (a forced
+// destruction, a device reset of a stalled stream): its waits return at once.
+void AbandonWork(StreamState& s);
+
 // --- events.cpp: records and waits -----------------------------------------------------------
 
 // `fault`: the fault the record ran behind (status 0: none).
 void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted, const Fault& fault);
 
 // Waits until the record `version` of `event` is reached; returns the fault it ran behind
-// (status 0: none).
-Fault WaitForEvent(EventState& event, uint64_t version);
+// (status 0: none). Gives up when `s`, the waiting stream, drops its work (AbandonWork).
+Fault WaitForEvent(StreamState& s, EventState& event, uint64_t version);
 
 // The same for a record not queued yet (Task::future: a wait queued after a reset), which may never
 // come: gives up when `s` is stopped or dropping its work, and fails when the event is destroyed first.

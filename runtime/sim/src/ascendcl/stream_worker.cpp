@@ -205,6 +205,17 @@ void RegisterForkHandlers() {
   std::call_once(registered, [] { pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork); });
 }
 
+// The modes are acl_rt.h's ACL_STREAM_WAIT_VALUE_*, CUDA's cuStreamWaitValue64 ones, compared on the
+// whole 64-bit word.
+bool ValueReached(uint64_t word, uint64_t value, uint32_t mode) {
+  switch (mode) {
+    case ACL_STREAM_WAIT_VALUE_GEQ: return word >= value;
+    case ACL_STREAM_WAIT_VALUE_EQ: return word == value;
+    case ACL_STREAM_WAIT_VALUE_AND: return (word & value) != 0;
+    default: return ~(word | value) != 0;  // ACL_STREAM_WAIT_VALUE_NOR (modes are checked at the launch)
+  }
+}
+
 void RecordFault(StreamState& s, Fault fault) {
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.pending.status == 0) s.pending = std::move(fault);
@@ -217,17 +228,6 @@ namespace {
 Fault PendingFault(StreamState& s) {
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.pending;
-}
-
-// Whether the word aclrtValueWait waits on satisfies its mode (ACL_STREAM_WAIT_VALUE_*, acl_rt.h; the
-// modes are CUDA's cuStreamWaitValue64 ones, compared on the whole 64-bit word).
-bool ValueReached(uint64_t word, uint64_t value, uint32_t mode) {
-  switch (mode) {
-    case ACL_STREAM_WAIT_VALUE_GEQ: return word >= value;
-    case ACL_STREAM_WAIT_VALUE_EQ: return word == value;
-    case ACL_STREAM_WAIT_VALUE_AND: return (word & value) != 0;
-    default: return ~(word | value) != 0;  // ACL_STREAM_WAIT_VALUE_NOR (modes are checked at the launch)
-  }
 }
 
 // Holds the stream until another stream or the host writes the word (aclrtValueWait), polling as a
@@ -330,7 +330,7 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
       // run (a fault), neither does this stream's (its kernels would read garbage), and its next
       // synchronisation reports the fault, naming the kernel that failed.
       Fault carried = task.future ? WaitForFutureRecord(s, *task.event, task.version)
-                                  : WaitForEvent(*task.event, task.version);
+                                  : WaitForEvent(s, *task.event, task.version);
       if (carried.status != 0) {
         carried.through_event = !carried.unmet_wait;
         RecordFault(s, std::move(carried));
@@ -340,10 +340,18 @@ void Execute(const std::shared_ptr<StreamState>& self, Task& task) {
   }
 }
 
+// Whether the task may hold whoever runs it until a host call (stalls.cpp): a wait for an event or a
+// device word, a callback run by the subscribed thread. A synchronisation leaves them to the worker,
+// so that it can give up on a stall.
+bool MayHold(const Task& task) {
+  return task.kind == Task::Kind::kWait || task.kind == Task::Kind::kValueWait || task.kind == Task::Kind::kCallback;
+}
+
 // The next task for the calling thread to run, when the stream has one and no other thread runs
-// one of its tasks (its tasks run one at a time, in order). Requires the stream's mutex.
-bool TakeNext(StreamState& s, Task* task) {
-  if (s.queue.empty() || s.held || s.running) return false;
+// one of its tasks (its tasks run one at a time, in order); not one that may hold it unless
+// `holding`. Requires the stream's mutex.
+bool TakeNext(StreamState& s, Task* task, bool holding) {
+  if (s.queue.empty() || s.held || s.running || (!holding && MayHold(s.queue.Front()))) return false;
   *task = s.queue.Pop();
   s.running = task;
   if (s.room_waiters) s.room.notify_one();
@@ -365,13 +373,13 @@ void Worker(std::shared_ptr<StreamState> self) {
     Task task;
     {
       std::unique_lock<std::mutex> lock(s.mutex);
-      if (!TakeNext(s, &task)) {
+      if (!TakeNext(s, &task, true)) {
         if (s.stop && s.queue.empty()) return;  // stopped, and everything queued has run
         lock.unlock();
         SpinFor(kWorkerSpin, [&] { return s.enqueued.load(std::memory_order_acquire) != s.completed.load(std::memory_order_relaxed); });
         lock.lock();
         bool lent = false;  // once per wake-up: a long task of the synchronisation's is not polled
-        while (!TakeNext(s, &task)) {
+        while (!TakeNext(s, &task, true)) {
           if (s.stop && s.queue.empty()) return;
           if (s.running && !lent) {
             // A synchronisation runs the stream's task (Drain): the worker, awake already, takes
@@ -415,6 +423,7 @@ std::vector<std::shared_ptr<Executor>>& TakeRetired(StreamState& s) {
 
 aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   StreamState& s = *self;
+  State().launches.fetch_add(1, std::memory_order_release);  // the host is active (stalls.cpp)
   aclError status;
   if (s.updating.load(std::memory_order_acquire) && AddToUpdate(s, task, &status)) return status;
   if (auto model = CaptureOf(s)) return AddToCapture(s, *model, std::move(task));
@@ -453,13 +462,14 @@ aclError Enqueue(const std::shared_ptr<StreamState>& self, Task&& task) {
   return ACL_SUCCESS;
 }
 
-void Drain(const std::shared_ptr<StreamState>& self) {
+aclError Drain(const std::shared_ptr<StreamState>& self, const char* api, const char* consequence) {
   StreamState& s = *self;
   const uint64_t target = s.enqueued.load(std::memory_order_acquire);
   std::unique_lock<std::mutex> lock(s.mutex);
+  std::string stall;
   while (s.completed.load(std::memory_order_acquire) < target) {
     Task task;
-    if (TakeNext(s, &task)) {
+    if (TakeNext(s, &task, false)) {
       lock.unlock();
       Execute(self, task);
       lock.lock();
@@ -467,7 +477,8 @@ void Drain(const std::shared_ptr<StreamState>& self) {
       continue;
     }
     auto ready = [&] {
-      return s.completed.load(std::memory_order_acquire) >= target || (!s.running && !s.held && !s.queue.empty());
+      return s.completed.load(std::memory_order_acquire) >= target ||
+             (!s.running && !s.held && !s.queue.empty() && !MayHold(s.queue.Front()));
     };
     lock.unlock();
     // The worker runs the task: its parallel part, if any, takes this thread too.
@@ -475,14 +486,19 @@ void Drain(const std::shared_ptr<StreamState>& self) {
     SpinFor(kSyncSpin, [&] { return s.completed.load(std::memory_order_acquire) >= target || (helped = HelpKernel()); });
     lock.lock();
     if (helped) continue;
+    if (!s.running && !s.queue.empty() && s.worker_sleeping) s.wake.notify_one();  // a wait is the worker's
     ++s.waiters;
-    s.idle.wait(lock, ready);
+    const bool going = WaitUnlessStalled(lock, s.idle, &s, ready, [&] { return StallOf(self); }, &stall);
     --s.waiters;
+    if (!going) break;
   }
   if (!s.queue.empty() && s.worker_sleeping) s.wake.notify_one();  // what is left is the worker's
   auto& reaped = TakeRetired(s);
   lock.unlock();
   reaped.clear();
+  if (stall.empty()) return ACL_SUCCESS;
+  return FailStalled(ACL_ERROR_RT_STREAM_NOT_COMPLETE, std::string(api) + ": the stream's queued work cannot finish", stall,
+                     consequence);
 }
 
 bool DrainBefore(const std::shared_ptr<StreamState>& self, std::chrono::steady_clock::time_point deadline) {

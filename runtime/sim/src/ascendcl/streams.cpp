@@ -82,9 +82,10 @@ aclError OweToNextCopy(aclError status) {
 aclError Synchronize(const std::shared_ptr<StreamState>& s, const char* api) {
   ForgetFaultOwedToCopy();
   if (aclError status = RefuseWhileCaptured(*s, api)) return status;
-  Drain(s);
+  const aclError stalled = Drain(s, api);
   State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
-  return OweToNextCopy(TakeFault(*s, api));
+  // A copy after it would read what the stalled work was to write.
+  return OweToNextCopy(stalled ? stalled : TakeFault(*s, api));
 }
 
 }  // namespace
@@ -104,7 +105,8 @@ aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeou
   if (timeout == -1) return Synchronize(s, api);
   ForgetFaultOwedToCopy();
   if (aclError status = RefuseWhileCaptured(*s, api)) return status;
-  if (timeout <= 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a positive number of ms");
+  // acl_rt.h: "-1 means waiting indefinitely, 0 means check whether synchronization is complete immediately".
+  if (timeout < 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": timeout must be -1 or a number of ms, not " + std::to_string(timeout));
   if (!DrainBefore(s, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout))) {
     return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, std::string(api) + ": the stream's queued work did not finish within " +
                                                       std::to_string(timeout) + " ms");
@@ -113,9 +115,6 @@ aclError SynchronizeWithin(const std::shared_ptr<StreamState>& s, int32_t timeou
   return OweToNextCopy(TakeFault(*s, api));
 }
 
-namespace {
-
-// Every stream of `device` (its default stream included), as shared pointers.
 std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
   Streams& state = State();
   std::vector<uintptr_t> handles;
@@ -138,6 +137,8 @@ std::vector<std::shared_ptr<StreamState>> StreamsOf(int32_t device, bool take) {
   }
   return out;
 }
+
+namespace {
 
 // A copy or a fill (`task`, of `task.count` bytes) queued on the stream `stream` names.
 aclError EnqueueMemoryTask(aclrtStream stream, Task&& task) {
@@ -183,6 +184,13 @@ aclError EnqueueValueWrite(aclrtStream stream, const char* api, void* word, uint
 aclError EnqueueValueWait(aclrtStream stream, const char* api, void* word, uint64_t value, uint32_t mode) {
   std::shared_ptr<StreamState> s;
   if (aclError status = Resolve(stream, api, &s)) return status;
+  if (Settings().synchronous && !CaptureOf(*s) &&
+      !ValueReached(__atomic_load_n(static_cast<const uint64_t*>(word), __ATOMIC_ACQUIRE), value, mode)) {
+    // The calling thread would run the wait itself, and hold until a write it could never make.
+    return FailNotModelled(api, std::string(api) + ": not modelled by the simulator in synchronous mode "
+                                "(ACLNN_SIM_SYNC=1) for a word that does not satisfy the wait yet: the calling thread, "
+                                "running the wait itself, could never write it");
+  }
   Task task;
   task.kind = Task::Kind::kValueWait;
   task.api = api;
@@ -197,7 +205,7 @@ aclError CheckStream(aclrtStream stream, const char* api) {
   return Resolve(stream, api, &s);
 }
 
-void WaitForUsers(uintptr_t begin, uintptr_t end) {
+aclError WaitForUsers(uintptr_t begin, uintptr_t end, const char* api) {
   for (const auto& self : StreamsOf(-1, false)) {
     StreamState& s = *self;
     std::unique_lock<std::mutex> lock(s.mutex);
@@ -207,19 +215,42 @@ void WaitForUsers(uintptr_t begin, uintptr_t end) {
       if (task.Touches(begin, end)) last = task.ticket;
     });
     if (last == 0) continue;
+    if (!s.queue.empty() && s.worker_sleeping) s.wake.notify_one();
     ++s.waiters;
-    s.idle.wait(lock, [&] { return s.completed.load(std::memory_order_acquire) >= last; });
+    std::string stall;
+    const bool done = WaitUnlessStalled(lock, s.idle, &s, [&] { return s.completed.load(std::memory_order_acquire) >= last; },
+                                        [&] { return StallOf(self); }, &stall);
     --s.waiters;
     State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+    if (!done) {
+      lock.unlock();
+      return FailStalled(ACL_ERROR_RT_STREAM_NOT_COMPLETE,
+                         std::string(api) + ": queued work that uses the memory cannot finish", stall,
+                         "nothing was released: the work may still run and use it");
+    }
   }
+  return ACL_SUCCESS;
 }
 
-void ReleaseStreams(int32_t device) {
+aclError ReleaseStreams(int32_t device, const char* api) {
+  aclError first = ACL_SUCCESS;
+  std::string message;
   for (const auto& s : StreamsOf(device, true)) {
     AbandonRecording(*s, "the device's reset (aclrtResetDevice, aclFinalize)");
-    Drain(s);
+    if (aclError stalled = Drain(s, api); stalled != ACL_SUCCESS) {
+      // acl_rt.h: the reset waits for the queued work, and this work can never run: it goes with the
+      // device, and the reset says so (the first stall it met; the device is reset all the same).
+      if (first == ACL_SUCCESS) {
+        first = stalled;
+        message = std::string(aclGetRecentErrMsg()) + "; the device was reset all the same, the work discarded";
+      }
+      AbandonWork(*s);
+      Drain(s, api);  // at once: its waits give up
+    }
     s->Stop();
   }
+  if (first != ACL_SUCCESS) SetError(message);
+  return first;
 }
 
 StreamCounts GetStreamCounts() {
@@ -304,9 +335,9 @@ aclError aclrtDestroyStreamForce(aclrtStream stream) {
   // A forced destruction always succeeds: a capture or an update on the stream ends with it.
   aclsim::AbandonRecording(*s, "aclrtDestroyStreamForce");
   // The tasks not yet run are dropped (acl_rt.h: destroyed "without waiting for the tasks"); the
-  // one running finishes, as a device's would.
-  s->discard_all.store(true);
-  aclsim::Drain(s);
+  // one running finishes, as a device's would, unless it is a wait, which gives up.
+  aclsim::AbandonWork(*s);
+  aclsim::Drain(s, "aclrtDestroyStreamForce");  // cannot stall: every wait gives up
   s->Stop();
   return ACL_SUCCESS;
 }
@@ -386,28 +417,41 @@ aclError aclrtDestroyStream(aclrtStream stream) {
   // acl_rt.h asks for aclrtSynchronizeStream before a destruction, which a stream being captured
   // refuses: so does its destruction (the capture is invalidated, as by a synchronisation; end it
   // with aclmdlRICaptureEnd, then destroy the stream). An open update is ended by its owner first too.
-  std::shared_ptr<aclsim::ModelState> capture;
-  {
-    std::lock_guard<std::mutex> lock(s->mutex);
-    if (s->update) {
-      return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is updating a task group "
-                                                     "(end the update with aclmdlRICaptureTaskUpdateEnd first)");
+  // The queued work finishes first (CANN asks callers to synchronise before destroying), while the
+  // stream is still live. Work that cannot finish without a host call (stalls.cpp) keeps its stream:
+  // the call may still come, and aclrtDestroyStreamForce drops the work.
+  for (bool destroying = false;; destroying = true) {
+    std::shared_ptr<aclsim::ModelState> capture;
+    {
+      std::lock_guard<std::mutex> lock(s->mutex);
+      if (s->update) {
+        return Fail(ACL_ERROR_STREAM_TASK_GROUP_STATUS, std::string(api) + ": the stream is updating a task group "
+                                                       "(end the update with aclmdlRICaptureTaskUpdateEnd first)");
+      }
+      capture = s->capture;
+      if (!capture && destroying) s->destroyed = true;
     }
-    capture = s->capture;
-    if (!capture) s->destroyed = true;
-  }
-  if (capture) {
-    aclsim::Invalidate(*capture, api);
-    return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is being captured (aclmdlRICaptureBegin): "
-                                                                 "end the capture with aclmdlRICaptureEnd first; the capture is invalidated");
+    if (capture) {
+      aclsim::Invalidate(*capture, api);
+      return Fail(ACL_ERROR_RT_STREAM_CAPTURED, std::string(api) + ": the stream is being captured (aclmdlRICaptureBegin): "
+                                                                   "end the capture with aclmdlRICaptureEnd first; the capture is invalidated");
+    }
+    if (destroying) break;
+    if (s->completed.load() != s->enqueued.load()) {
+      aclsim::State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+      if (aclError stalled = aclsim::Drain(s, api, "the stream is not destroyed: the call its work waits for still "
+                                                   "releases it, and aclrtDestroyStreamForce drops the work")) {
+        return stalled;
+      }
+    }
   }
   if (!aclsim::State().streams.Take(stream)) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream (destroyed twice, or its device was reset?)");
   }
-  // The queued work finishes first (CANN asks callers to synchronise before destroying).
-  if (s->completed.load() != s->enqueued.load()) {
-    aclsim::Drain(s);
-    aclsim::State().stream_syncs.fetch_add(1, std::memory_order_relaxed);
+  // Work another thread launched meanwhile finishes too; if it cannot, it goes with the stream.
+  if (s->completed.load() != s->enqueued.load() && aclsim::Drain(s, api) != ACL_SUCCESS) {
+    aclsim::AbandonWork(*s);
+    aclsim::Drain(s, api);
   }
   s->Stop();
   return ACL_SUCCESS;
@@ -443,8 +487,8 @@ aclError aclrtSynchronizeDevice(void) {
   aclError first = ACL_SUCCESS;
   std::string message;
   for (const auto& s : streams) {
-    aclsim::Drain(s);
-    const aclError status = aclsim::TakeFault(*s, "aclrtSynchronizeDevice");
+    const aclError stalled = aclsim::Drain(s, "aclrtSynchronizeDevice");
+    const aclError status = stalled ? stalled : aclsim::TakeFault(*s, "aclrtSynchronizeDevice");
     if (status != ACL_SUCCESS && first == ACL_SUCCESS) {
       first = status;
       message = aclGetRecentErrMsg();

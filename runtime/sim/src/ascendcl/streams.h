@@ -64,10 +64,14 @@ aclError TakeFaultOwedToCopy(const char* api, aclrtMemcpyKind kind);
 
 // Blocks until no queued or running task on any stream touches [begin, end): what aclrtFree
 // does before it releases an allocation. Each stream waited for counts as a synchronisation.
-void WaitForUsers(uintptr_t begin, uintptr_t end);
+// ACL_ERROR_RT_STREAM_NOT_COMPLETE, naming `api`, when such a task waits behind a wait that only a
+// host call can end and no host thread is making calls (stalls.cpp): the caller releases nothing.
+aclError WaitForUsers(uintptr_t begin, uintptr_t end, const char* api);
 
-// Drains and destroys every stream of `device` (aclrtResetDevice, aclFinalize).
-void ReleaseStreams(int32_t device);
+// Drains and destroys every stream of `device` (-1: of every device; aclrtResetDevice, aclFinalize,
+// for `api`). Work that cannot finish without a host call no thread is making is discarded, and the
+// first such stall is the answer (ACL_ERROR_RT_STREAM_NOT_COMPLETE); the streams go all the same.
+aclError ReleaseStreams(int32_t device, const char* api);
 
 // Cumulative counts since the process started (aclsimStats).
 struct StreamCounts {

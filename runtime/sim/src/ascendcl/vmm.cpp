@@ -226,8 +226,14 @@ aclError aclrtUnmapMem(void* virPtr) {
     physical = it->second.physical;
     vm.mappings.erase(it);
   }
-  // Queued work that still uses the memory runs first, as aclrtFree waits for it.
-  aclsim::WaitForUsers(base, base + size);
+  // Queued work that still uses the memory runs first, as aclrtFree waits for it; work that cannot
+  // finish keeps the mapping.
+  if (aclError status = aclsim::WaitForUsers(base, base + size, api)) {
+    auto& vm = aclsim::State();
+    std::lock_guard<std::mutex> lock(vm.mutex);
+    vm.mappings.emplace(base, aclsim::Mapping{size, physical});
+    return status;
+  }
   aclsim::RemoveMappedRange(base, size);
   // Back to reserved and inaccessible.
   mmap(virPtr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
