@@ -143,9 +143,11 @@ ASCEND950 = ["npu_add_rms_norm_quant", "npu_indexing", "npu_confusion_transpose"
              "npu_apply_adam_w@amsgrad", "npu_format_cast.Tensor", "npu_format_cast_.acl_format"]
 # The operators op-plugin sends to aclop on Ascend910 whose aclnn page leaves that chip out while
 # the operator's README lists it (FastGelu, FastGeluGrad, SignBitsUnpack, Quantize: Atlas 训练系列产品
-# √), and the byte-mask dropout, aclop on every chip.
+# √), the byte-mask dropout, aclop on every chip, and ArgMaxGrad, aclop on every chip, whose
+# aclnnInplaceScatter page leaves Ascend910 and Ascend310P out.
+ARG_MAX_GRAD = ["npu_max_backward", "npu_min_backward", "npu_scatter"]
 ASCEND910 = ["fast_gelu", "npu_fast_gelu", "npu_fast_gelu_backward", "npu_sign_bits_unpack", "npu_quantize",
-             "npu_dropout_with_add_softmax", "npu_apply_adam_w"]
+             "npu_dropout_with_add_softmax", "npu_apply_adam_w"] + ARG_MAX_GRAD
 # What a page refuses in a low-precision dtype (aclnnGatherV3, aclnnSyncBatchNormGatherStats, aclnnLSTM and
 # aclnnGRU list no BFLOAT16 on Ascend910B: torch.nn's BFLOAT16 LSTM and GRU take op-plugin's acl_op path).
 NOT_IN = {"float16": set(), "bfloat16": {"npu_gather_sparse_index", "batch_norm_gather_stats_update", "_lstm_npu",
@@ -187,8 +189,11 @@ def test_custom_operators_of_ascend910_equal_their_cpu_reference(run_npu):
 # and DeepNorm, whose ops-nn READMEs list Atlas inference series products (and mark Atlas training
 # series products, Ascend910, unsupported: refused there, as below), and SwishGrad (every product).
 ASCEND310P_NORMS = ["npu_rms_norm", "npu_rms_norm_backward", "npu_add_rms_norm", "npu_add_layer_norm", "npu_deep_norm"]
-# And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone.
-ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant", "npu_apply_adam_w"]
+# And npu_quant_matmul_dequant, whose page (aclnnQuantMatmulDequant) supports Atlas 推理系列产品 alone, and
+# the aclop types on every chip whose API's page leaves Ascend310P out: ArgMaxGrad, npu_linear's MatMulV2
+# with a bias (aclnnInplaceAdd) and StrideAdd (aclnnAdd).
+ASCEND310P = ASCEND310P_NORMS + ["npu_silu_backward", "npu_quant_matmul_dequant", "npu_apply_adam_w", "npu_linear",
+                                 "npu_stride_add"] + ARG_MAX_GRAD
 
 
 def test_custom_operators_of_ascend310p_equal_their_cpu_reference(run_npu):

@@ -9,6 +9,8 @@ take op-plugin's acl_op path instead: one aclop DynamicRNN / DynamicGRUV2 (and D
 DynamicGRUV2Grad) per layer and direction, the reverse direction on sequences torch_npu flips, which
 the aclop bridge runs on the same family (runtime/sim/src/op_compiler/rnn.cpp)."""
 
+import pytest
+
 # Defines compare(): the module built twice with the same parameters (the npu one in `dtype`, the
 # CPU one from those rounded values in float), run forward and backward, every result compared.
 COMPARE = """
@@ -102,6 +104,22 @@ for batch_first in (False, True):
         check("GRU, one output's loss", torch.float32, 1e-4, [("input grad", xn.grad, xc.grad)] +
               [("grad " + n, p.grad, q.grad) for (n, p), (_, q) in zip(npu.named_parameters(), cpu.named_parameters())])
 """)
+
+
+@pytest.mark.parametrize("soc", ["Ascend910", "Ascend310P"])
+def test_rnn_on_the_aclop_chips(run_npu, soc):
+    # There op-plugin sends each layer as aclop DynamicRNN / DynamicGRUV2 and their gradients (an
+    # LSTMCell as DynamicRNNV2), which run as the rnn family's APIs whatever chips those APIs' pages
+    # list: aclnnLstmBackward's, aclnnGRU's and aclnnGRUBackward's leave both chips out, and refused
+    # nn.GRU and the LSTMs' backward there.
+    run_npu(COMPARE + """
+compare("LSTM", lambda: torch.nn.LSTM(4, 5), (3, 2, 4), [(1, 2, 5), (1, 2, 5)])
+compare("LSTM 2 layers, bidirectional", lambda: torch.nn.LSTM(4, 5, 2, bidirectional=True), (3, 2, 4), [])
+compare("GRU 2 layers, bidirectional, batch_first", lambda: torch.nn.GRU(4, 5, 2, bidirectional=True,
+        batch_first=True), (2, 3, 4), [(4, 2, 5)])
+compare("GRU float16", lambda: torch.nn.GRU(4, 5), (3, 2, 4), [(1, 2, 5)], torch.float16, 2e-2)
+compare("LSTMCell", lambda: torch.nn.LSTMCell(4, 5), (3, 4), [(3, 5), (3, 5)])
+""", env={"ACLNN_SIM_SOC": soc})
 
 
 def test_rnn_inference(run_npu):

@@ -985,16 +985,21 @@ const std::vector<OpEntry>& Entries() {
       {"StatelessRandomNormalV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomNormal},
       {"StatelessRandomUniformV2", {{"dtype", AttrKind::kDataType}}, StatelessRandomUniform},
       {"MultinomialWithReplacement", {{"numsamples", AttrKind::kInt}, {"replacement", AttrKind::kBool}}, MultinomialWithReplacement},
-      {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad},
+      // The matrix products, the argmax gradient and StrideAdd exist on every chip that runs aclop, as the
+      // common math operators do: op-plugin sends npu_max_backward, npu_min_backward and npu_scatter
+      // (ArgMaxGrad) on Ascend910 and Ascend310P, npu_linear's bias (MatMulV2) and npu_stride_add on
+      // Ascend310P, where the pages of the APIs they end in (aclnnInplaceScatter, aclnnInplaceAdd,
+      // aclnnAdd) leave the chip out. No README on hand gives their products.
+      {"ArgMaxGrad", {{"dimension", K::kInt}}, ArgMaxGrad, true},
       {"AsStrided", {}, AsStrided},
       {"ViewCopy", {{"_exclude_engines", K::kString}}, ViewCopy},
       {"OneHotD", {{"depth", K::kInt}, {"axis", K::kInt}}, OneHotD},
       {"OneHot", {{"axis", K::kInt}}, OneHot},
       {"Bincount", {}, Bincount},
-      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"bias", K::kInt}}, BatchMatMul},
-      {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul},
-      {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
-      {"MatMulV2", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul},
+      {"BatchMatMul", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"bias", K::kInt}}, BatchMatMul, true},
+      {"BatchMatMulV2", {{"adj_x1", K::kBool}, {"adj_x2", K::kBool}, {"offset_x", K::kInt}}, BatchMatMul, true},
+      {"MatMul", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul, true},
+      {"MatMulV2", {{"transpose_x1", K::kBool}, {"transpose_x2", K::kBool}, {"offset_x", K::kInt}}, MatMul, true},
       {"ConfusionTransposeD",
        {{"perm", K::kListInt}, {"shape", K::kListInt}, {"transpose_first", K::kBool}},
        ConfusionTransposeD},
@@ -1027,7 +1032,7 @@ const std::vector<OpEntry>& Entries() {
        {{"strides", K::kListInt}, {"pads", K::kListInt}, {"dilations", K::kListInt}, {"groups", K::kInt},
         {"data_format", K::kString}, {"output_padding", K::kListInt}, {"offset_x", K::kInt}},
        Conv2DTranspose, true},
-      {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd},
+      {"StrideAdd", {{"x1_c1_offset", K::kInt}, {"x2_c1_offset", K::kInt}, {"c1_len", K::kInt}}, StrideAdd, true},
   };
   return entries;
 }

@@ -263,6 +263,11 @@ aclError AvgPool3D(const OpCall& call) {
 
 // AvgPool3DGrad (orig_input_shape, grads) to the input's gradient, by aclnnAvgPool3dBackward of the
 // forward's window (the input itself, which the gradient does not read, a scratch of its shape).
+// torch_npu sends the forward's pads as (front, back, top, bottom, left, right) but the gradient's in
+// another order (traced on Ascend910: F.avg_pool3d's padding (d, h, w) arrives as (h, h, w, w, d, d)),
+// and no document on hand says which order the gradient's kernel reads: pads that differ by axis are
+// refused, since read either way they gave a gradient off by 0.1 with no error where the permuted
+// window pools to the same shape (6^3 input, kernel 3, stride 3, padding (1, 0, 0)).
 aclError AvgPool3DGrad(const OpCall& call) {
   if (aclError s = call.Arity(2, 2, 1)) return s;
   std::vector<int64_t> shape;
@@ -270,6 +275,13 @@ aclError AvgPool3DGrad(const OpCall& call) {
   if (aclError s = SameShape(call, "orig_input_shape", shape)) return s;
   AvgPool3dWindow w;
   if (aclError s = ReadAvgPool3dWindow(call, &w)) return s;
+  if (w.padding[0] != w.padding[1] || w.padding[1] != w.padding[2]) {
+    return call.Fail(ACL_ERROR_OP_ATTR_NOT_MATCH, "pads " + ListText(call.Ints("pads")) +
+                                                      " differ by axis: the order the gradient's kernel reads them in is "
+                                                      "not documented (torch_npu sends the forward's as front, back, top, "
+                                                      "bottom, left, right and the gradient's in another); equal pads are "
+                                                      "modelled");
+  }
   AclnnObjects o(call);
   aclTensor* grads = o.Tensor(call.inputs[1], "grads");
   aclTensor* x = o.Scratch(call.outputs[0].desc->dtype, shape);

@@ -585,42 +585,52 @@ aclError DynamicGruV2Grad(const OpCall& call) {
 
 const std::vector<OpEntry>& RnnEntries() {
   using K = AttrKind;
-  static const std::vector<OpEntry> entries = {
-      {"DynamicRNN",
-       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
-        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
-        {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
-       DynamicRnn},
-      {"DynamicRNNV2",
-       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
-        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
-        {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
-       DynamicRnnV2},
-      {"DynamicRNNGrad",
-       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
-        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
-        {"forget_bias", K::kFloat}, {"gate_order", K::kString}},
-       DynamicRnnGrad},
-      {"DynamicRNNV2Grad",
-       {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
-        {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
-        {"activation", K::kString}, {"recurrent_activation", K::kString}, {"gate_order", K::kString},
-        // merge_mode joins two directions' outputs: one direction a call (direction is read), it joins none.
-        {"stateful", K::kBool}, {"merge_mode", K::kString}},
-       DynamicRnnV2Grad},
-      {"DynamicGRUV2",
-       {{"direction", K::kString}, {"cell_depth", K::kInt}, {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat},
-        {"num_proj", K::kInt}, {"time_major", K::kBool}, {"activation", K::kString}, {"gate_order", K::kString},
-        {"reset_after", K::kBool}, {"is_training", K::kBool}},
-       DynamicGruV2},
-      {"DynamicGRUV2Grad",
-       {{"direction", K::kString}, {"cell_depth", K::kInt}, {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat},
-        {"num_proj", K::kInt}, {"time_major", K::kBool}, {"gate_order", K::kString}, {"reset_after", K::kBool},
-        // torch_npu sets it beyond the prototype: which biases the forward had, which changes no
-        // gradient (the backward reads the forward's saved gates, not the biases); both are written.
-        {"bias_type", K::kString}},
-       DynamicGruV2Grad},
-  };
+  static const std::vector<OpEntry> entries = [] {
+    std::vector<OpEntry> all = {
+        {"DynamicRNN",
+         {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+          {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+          {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
+         DynamicRnn},
+        {"DynamicRNNV2",
+         {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+          {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+          {"activation", K::kString}, {"forget_bias", K::kFloat}, {"gate_order", K::kString}, {"is_training", K::kBool}},
+         DynamicRnnV2},
+        {"DynamicRNNGrad",
+         {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+          {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+          {"forget_bias", K::kFloat}, {"gate_order", K::kString}},
+         DynamicRnnGrad},
+        {"DynamicRNNV2Grad",
+         {{"cell_type", K::kString}, {"direction", K::kString}, {"cell_depth", K::kInt}, {"use_peephole", K::kBool},
+          {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat}, {"num_proj", K::kInt}, {"time_major", K::kBool},
+          {"activation", K::kString}, {"recurrent_activation", K::kString}, {"gate_order", K::kString},
+          // merge_mode joins two directions' outputs: one direction a call (direction is read), it joins none.
+          {"stateful", K::kBool}, {"merge_mode", K::kString}},
+         DynamicRnnV2Grad},
+        {"DynamicGRUV2",
+         {{"direction", K::kString}, {"cell_depth", K::kInt}, {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat},
+          {"num_proj", K::kInt}, {"time_major", K::kBool}, {"activation", K::kString}, {"gate_order", K::kString},
+          {"reset_after", K::kBool}, {"is_training", K::kBool}},
+         DynamicGruV2},
+        {"DynamicGRUV2Grad",
+         {{"direction", K::kString}, {"cell_depth", K::kInt}, {"keep_prob", K::kFloat}, {"cell_clip", K::kFloat},
+          {"num_proj", K::kInt}, {"time_major", K::kBool}, {"gate_order", K::kString}, {"reset_after", K::kBool},
+          // torch_npu sets it beyond the prototype: which biases the forward had, which changes no
+          // gradient (the backward reads the forward's saved gates, not the biases); both are written.
+          {"bias_type", K::kString}},
+         DynamicGruV2Grad},
+    };
+    // Their aclop kernels exist on every chip that runs aclop, whatever chips the pages of the APIs
+    // they run as list: op-plugin's acl_op::lstm and acl_op::gru send them on Ascend910 and Ascend310P
+    // (nn.LSTM, nn.GRU, nn.LSTMCell), where aclnnLstmBackward's, aclnnGRU's and aclnnGRUBackward's pages
+    // leave the chip out. ops-nn's dynamic_rnn README marks Atlas training series products (Ascend910)
+    // unsupported, but aclnnLSTM's page beside it, whose API runs the same DynamicRNN kernel, marks
+    // them supported: the page is followed, and no README on hand covers the other types.
+    for (OpEntry& entry : all) entry.every_chip = true;
+    return all;
+  }();
   return entries;
 }
 
