@@ -46,6 +46,7 @@ BAD = [
     ("ACLNN_SIM_DEVICE_MEMORY", "1.5G"), ("ACLNN_SIM_THREADS", "abc"), ("ACLNN_SIM_THREADS", "-5"),
     ("ACLNN_SIM_THREADS", "0"), ("ACLNN_SIM_THREADS", "257"), ("ACLNN_SIM_ISA", "bogus"), ("ACLNN_SIM_LOG", "yes"),
     ("ACLNN_SIM_ONEDNN", "no"),
+    ("ACLNN_SIM_STALL_MS", "0"), ("ACLNN_SIM_STALL_MS", "1s"), ("ACLNN_SIM_STALL_MS", "86400001"),
     ("ACLNN_SIM_CANN_VERSION", "nine"), ("ACLNN_SIM_CANN_VERSION", "9.0"), ("ACLNN_SIM_CANN_VERSION", "9.0.RC"),
     ("ACLNN_SIM_DIR", "/nonexistent"),
     # Read by the automatic choice of the backend (ACLNN_BACKEND unset): a directory that holds no

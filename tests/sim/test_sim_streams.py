@@ -705,3 +705,27 @@ def test_a_device_reset_and_exit_with_a_stalled_stream_do_not_hang():
     assert f"reset {STREAM_NOT_COMPLETE} aclrtResetDevice: the stream's queued work cannot finish" in out, out
     assert "the device was reset all the same, the work discarded" in out, out
     assert "finalize 0" in out, out
+
+
+def test_a_producer_slower_than_the_default_grace_is_waited_for_under_a_longer_stall_setting():
+    # ACLNN_SIM_STALL_MS=2000: a producer thread that records 1.2 s after the wait was queued (longer
+    # than the default 1 s without a launch) releases the synchronisation, which answers 0; a stall
+    # no thread ends is answered after the 2 s, the message giving them.
+    out = run_script("""
+        import threading, time
+        event, producer, op = stalled_on_a_reset_event(sim, stream)
+        late = threading.Timer(1.2, lambda: print("recorded", sim.aclrtRecordEvent(event, producer)))
+        late.start()
+        print("released", sim.aclrtSynchronizeStream(stream))
+        late.join()
+        stalled_on_a_reset_event(sim, stream)
+        start = time.monotonic()
+        status = sim.aclrtSynchronizeStream(stream)
+        print("stalled", status, round(time.monotonic() - start, 1), sim.error())
+        print("reset", sim.aclrtResetDevice(0))
+    """, ACLNN_SIM_STALL_MS="2000")
+    assert "recorded 0" in out and "released 0" in out, out
+    stalled = next(line for line in out.splitlines() if line.startswith("stalled"))
+    status, waited = stalled.split()[1:3]
+    assert int(status) == STREAM_NOT_COMPLETE and 2.0 <= float(waited) < 10, out
+    assert "no host thread launched anything on any stream for 2000 ms" in stalled, out

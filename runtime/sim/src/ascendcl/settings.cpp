@@ -115,6 +115,16 @@ SimSettings* Read() {
     else if (text == "avx512") s->isa = Isa::kAvx512;
     else if (s->error.empty()) s->error = "ACLNN_SIM_ISA=" + text + " is not auto, baseline, avx2 or avx512";
   }
+  if (const char* value = std::getenv("ACLNN_SIM_STALL_MS"); value && *value) {
+    const std::string text = value;
+    constexpr int64_t kDay = 86400000;
+    const int64_t ms = Digits(text) && text.size() <= 9 ? std::strtoll(text.c_str(), nullptr, 10) : 0;
+    if (ms >= 1 && ms <= kDay) {
+      s->stall_ms = ms;
+    } else if (s->error.empty()) {
+      s->error = "ACLNN_SIM_STALL_MS=" + text + " is not a number of milliseconds in [1, 86400000]";
+    }
+  }
   if (const char* value = std::getenv("ACLNN_SIM_CANN_VERSION"); value && *value) {
     if (CannVersionParts(value, nullptr)) s->cann_version = value;
     else if (s->error.empty()) {

@@ -40,6 +40,10 @@ struct SimSettings {
   // default is the release the corpus pages document (their repositories' master at CANN 9.0), the
   // behaviour the engines follow; clients such as op-plugin choose their routes by it.
   std::string cann_version = "9.0.0";
+  // ACLNN_SIM_STALL_MS=1..86400000: how long a synchronisation waits on a stall (stalls.cpp: a wait
+  // only a host call can end) with no launch on any stream before it answers 507004. A program whose
+  // producer thread records after a longer gap raises it.
+  int64_t stall_ms = 1000;
 
   bool valid() const { return error.empty(); }
 };

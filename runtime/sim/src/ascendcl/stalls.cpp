@@ -7,7 +7,7 @@
 //
 // Whether a call will come is another thread's secret: a producer thread may record the event a
 // consumer's synchronisation waits for. The simulator takes a host that launches nothing on any
-// stream (a record is a launch) for kHostCallGrace while a synchronisation waits on a stall as a host
+// stream (a record is a launch) for HostCallGrace() while a synchronisation waits on a stall as a host
 // that will not make the call: the synchronisation answers ACL_ERROR_RT_STREAM_NOT_COMPLETE naming
 // the wait, and the work stays queued (a record made later still releases it). A thread that keeps
 // launching keeps the synchronisation waiting, as a device would.
@@ -27,14 +27,16 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "ascendcl/settings.h"
 
 namespace aclsim {
 
 namespace {
 
 // How long a stall must last with no launch on any stream before a synchronisation gives up on it:
-// long against a producer thread's gap between launches, short against a test's patience.
-constexpr std::chrono::milliseconds kHostCallGrace{1000};
+// long against a producer thread's gap between launches, short against a test's patience
+// (ACLNN_SIM_STALL_MS, 1 s by default).
+std::chrono::milliseconds HostCallGrace() { return std::chrono::milliseconds(Settings().stall_ms); }
 // How often a waiting synchronisation looks for a stall (a stall is looked for only while it waits).
 constexpr std::chrono::milliseconds kStallPoll{20};
 
@@ -159,7 +161,7 @@ bool WaitUnlessStalled(std::unique_lock<std::mutex>& lock, std::condition_variab
       since.emplace(now, launched);
       continue;
     }
-    if (known || now - since->first >= kHostCallGrace) {
+    if (known || now - since->first >= HostCallGrace()) {
       if (s) s->stall_seen_at.store(launched + 1, std::memory_order_relaxed);
       *why = std::move(stall);
       return false;
@@ -170,7 +172,7 @@ bool WaitUnlessStalled(std::unique_lock<std::mutex>& lock, std::condition_variab
 
 aclError FailStalled(int32_t status, const std::string& what, const std::string& why, const std::string& consequence) {
   return Fail(status, what + ": " + why + "; no host thread launched anything on any stream for " +
-                          std::to_string(kHostCallGrace.count()) + " ms while it waited (" + consequence + ")");
+                          std::to_string(HostCallGrace().count()) + " ms while it waited (" + consequence + ")");
 }
 
 void AbandonWork(StreamState& s) {

@@ -383,7 +383,7 @@ std::string StallOf(const std::shared_ptr<StreamState>& s);
 std::string RecordStall(EventState& event, uint64_t version);
 
 // Waits on `cv` (with `lock` held) until `done()`. Gives up when `stalled()` (called without the lock)
-// has named a stall for kHostCallGrace during which the host launched nothing, on any stream: no
+// has named a stall for ACLNN_SIM_STALL_MS during which the host launched nothing, on any stream: no
 // thread is making calls, and none may ever make the one the wait needs. A stall seen on `s` before
 // with no launch since gives up at once. True when done; false with the stall in `*why`.
 bool WaitUnlessStalled(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, StreamState* s,
