@@ -226,8 +226,8 @@ def widest_path() -> str:
 def by_path(tmp_path_factory):
     pytest.importorskip("aclnn._C", reason="the op_docs package is not built (make build)")
     out = {}
-    # A core the machine's environment forces on OpenBLAS (this workplace's machines set
-    # OPENBLAS_CORETYPE=Haswell) wins over the path's, as it should: the paths are compared without it.
+    # A core the machine's environment forces on OpenBLAS (some machines set OPENBLAS_CORETYPE, this
+    # session's Haswell) wins over the path's, as it should: the paths are compared without it.
     env = subprocess_env()
     env.pop("OPENBLAS_CORETYPE", None)
     for path in PATHS + ("auto",):
