@@ -2966,8 +2966,8 @@ constexpr aclsim::ProductSpec kProducts[] = {
 // The value checks of the semantics file (what the page states in prose).
 aclnnStatus CheckValues(const aclsim::Call& call) {
   const double roundMode = aclsim::CallScalar(call, 1);
-  if (roundMode < 1 || roundMode > 5) {  // semantics/foreach_round.toml:19
-    return aclsim::Reject(call, 161002, "roundMode must be 1 (half to even), 2 (floor), 3 (ceil), 4 (half away from zero) or 5 (trunc): the simulator does not model the page's other modes");
+  if ((roundMode < 1 || roundMode > 5) && roundMode != 7) {  // semantics/foreach_round.toml:22
+    return aclsim::Reject(call, 161002, "roundMode must be 1 (half to even), 2 (floor), 3 (ceil), 4 (half away from zero), 5 (trunc) or 7 (frac, op-plugin's): the simulator does not model the page's other modes");
   }
   return ACLNN_SUCCESS;
 }
@@ -2978,7 +2978,7 @@ struct Kernel {
   T roundMode;
   explicit Kernel(const aclsim::Call& call) : roundMode(aclsim::CallScalarAs<T>(call, 1)) {}
   T operator()(T x) const {
-    return roundMode == 1 ? aclsim::Round(x) : roundMode == 2 ? aclsim::Floor(x) : roundMode == 3 ? aclsim::Ceil(x) : roundMode == 4 ? aclsim::Rounded(x, [](T v) { return std::round(v); }) : aclsim::Trunc(x);
+    return roundMode == 7 ? x - aclsim::Trunc(x) : roundMode == 1 ? aclsim::Round(x) : roundMode == 2 ? aclsim::Floor(x) : roundMode == 3 ? aclsim::Ceil(x) : roundMode == 4 ? aclsim::Rounded(x, [](T v) { return std::round(v); }) : aclsim::Trunc(x);
   }
 };
 

@@ -32,7 +32,7 @@ OP = t.Op(
         },
     },
     unsupported_socs=('Ascend310B', 'Ascend310P', 'Ascend910'),
-    golden='[t.sign() * (t.abs() + 0.5).floor() if t.is_floating_point() else t.clone() for t in x] if roundMode == 4 else (torch._foreach_round, torch._foreach_floor, torch._foreach_ceil, None, torch._foreach_trunc)[roundMode - 1](x)',
+    golden='[t.sign() * (t.abs() + 0.5).floor() if t.is_floating_point() else t.clone() for t in x] if roundMode == 4 else [t - t.trunc() if t.is_floating_point() else t - t for t in x] if roundMode == 7 else (torch._foreach_round, torch._foreach_floor, torch._foreach_ceil, None, torch._foreach_trunc)[roundMode - 1](x)',
     integer_math='exact',
     simulated=True,
     out_shape_from={},

@@ -11,6 +11,7 @@ def test_foreach_ops_equal_cpu(run_npu):
         zs = [torch.rand_like(t) + 0.5 for t in xs]
         npu = lambda ts: [t.npu() for t in ts]
         nx, ny, nz = npu(xs), npu(ys), npu(zs)
+        wide = [t * 7 for t in xs]
         f = torch
         cases = {
             "add list": (f._foreach_add(nx, ny), f._foreach_add(xs, ys)),
@@ -41,6 +42,11 @@ def test_foreach_ops_equal_cpu(run_npu):
             "sigmoid": (f._foreach_sigmoid(nx), f._foreach_sigmoid(xs)),
             "reciprocal": (f._foreach_reciprocal(nz), f._foreach_reciprocal(zs)),
             "tanh": (f._foreach_tanh(nx), f._foreach_tanh(xs)), "erf": (f._foreach_erf(nx), f._foreach_erf(xs)),
+            # aclnnForeachRoundOffNumberV2 with op-plugin's roundMode 7 (frac) and 1, 2, 5.
+            "frac": (f._foreach_frac(npu(wide)), f._foreach_frac(wide)),
+            "round": (f._foreach_round(npu(wide)), f._foreach_round(wide)),
+            "floor": (f._foreach_floor(npu(wide)), f._foreach_floor(wide)),
+            "trunc": (f._foreach_trunc(npu(wide)), f._foreach_trunc(wide)),
         }
         for name, (got, want) in cases.items():
             assert len(got) == len(want), name
@@ -53,6 +59,7 @@ def test_foreach_ops_equal_cpu(run_npu):
         torch._foreach_add_(a, ys, alpha=3); torch._foreach_add_(na, ny, alpha=3)
         torch._foreach_addcmul_(a, ys, zs, value=0.5); torch._foreach_addcmul_(na, ny, nz, value=0.5)
         torch._foreach_zero_(a[:1]); torch._foreach_zero_(na[:1])
+        torch._foreach_frac_(a); torch._foreach_frac_(na)
         for g, w in zip(na, a):
             torch.testing.assert_close(g.cpu(), w, rtol=1e-5, atol=1e-6)
         # FLOAT16 members compute in float, rounded once, as on CPU.
