@@ -61,7 +61,7 @@ Fault WaitForEvent(StreamState& s, EventState& event, uint64_t version) {
     return fault;
   }
   std::unique_lock<std::mutex> lock(event.mutex);
-  // AbandonWork sets discard_all, then notifies under this mutex: no wake-up is lost.
+  // DropQueuedWork sets discard_all, then notifies under this mutex: no wake-up is lost.
   event.reached.wait(lock, [&] { return event.completed >= version || s.discard_all.load(std::memory_order_relaxed); });
   return event.completed >= version ? FaultOfRecord(event, version) : Fault{};
 }

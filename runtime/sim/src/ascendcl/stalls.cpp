@@ -175,17 +175,21 @@ aclError FailStalled(int32_t status, const std::string& what, const std::string&
                           std::to_string(HostCallGrace().count()) + " ms while it waited (" + consequence + ")");
 }
 
-void AbandonWork(StreamState& s) {
+void DropQueuedWork(const std::shared_ptr<StreamState>& self, const char* api) {
+  StreamState& s = *self;
   s.discard_all.store(true);
   std::shared_ptr<EventState> waited;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.running && s.running->kind == Task::Kind::kWait) waited = s.running->event;
   }
-  if (!waited) return;  // an aclrtValueWait or a wait for a future record polls discard_all
-  // Under the event's mutex: WaitForEvent reads discard_all under it before it sleeps.
-  std::lock_guard<std::mutex> lock(waited->mutex);
-  waited->reached.notify_all();
+  // An aclrtValueWait or a wait for a future record polls discard_all; a wait for a record sleeps on
+  // its event, woken under the event's mutex: WaitForEvent reads discard_all under it before it sleeps.
+  if (waited) {
+    std::lock_guard<std::mutex> lock(waited->mutex);
+    waited->reached.notify_all();
+  }
+  Drain(self, api);  // cannot stall: every wait gives up
 }
 
 }  // namespace aclsim

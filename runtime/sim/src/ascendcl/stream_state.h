@@ -393,9 +393,10 @@ bool WaitUnlessStalled(std::unique_lock<std::mutex>& lock, std::condition_variab
 // stream's queued work cannot finish"), saying what became of the work (`consequence`).
 aclError FailStalled(int32_t status, const std::string& what, const std::string& why, const std::string& consequence);
 
-// Ends the wait the stream's worker is in, if any, and drops the stream's queued work (a forced
-// destruction, a device reset of a stalled stream): its waits return at once.
-void AbandonWork(StreamState& s);
+// Ends the wait the stream's worker is in, if any, drops the stream's queued work (a forced
+// destruction, a device reset or destruction of a stalled stream) and drains it: its waits return at
+// once, the task running finishes.
+void DropQueuedWork(const std::shared_ptr<StreamState>& self, const char* api);
 
 // --- events.cpp: records and waits -----------------------------------------------------------
 
@@ -403,7 +404,7 @@ void AbandonWork(StreamState& s);
 void CompleteEvent(EventState& event, uint64_t version, const std::shared_ptr<StreamState>& faulted, const Fault& fault);
 
 // Waits until the record `version` of `event` is reached; returns the fault it ran behind
-// (status 0: none). Gives up when `s`, the waiting stream, drops its work (AbandonWork).
+// (status 0: none). Gives up when `s`, the waiting stream, drops its work (DropQueuedWork).
 Fault WaitForEvent(StreamState& s, EventState& event, uint64_t version);
 
 // The same for a record not queued yet (Task::future: a wait queued after a reset), which may never

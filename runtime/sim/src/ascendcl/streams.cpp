@@ -244,8 +244,7 @@ aclError ReleaseStreams(int32_t device, const char* api) {
         first = stalled;
         message = std::string(aclGetRecentErrMsg()) + "; the device was reset all the same, the work discarded";
       }
-      AbandonWork(*s);
-      Drain(s, api);  // at once: its waits give up
+      DropQueuedWork(s, api);
     }
     s->Stop();
   }
@@ -336,8 +335,7 @@ aclError aclrtDestroyStreamForce(aclrtStream stream) {
   aclsim::AbandonRecording(*s, "aclrtDestroyStreamForce");
   // The tasks not yet run are dropped (acl_rt.h: destroyed "without waiting for the tasks"); the
   // one running finishes, as a device's would, unless it is a wait, which gives up.
-  aclsim::AbandonWork(*s);
-  aclsim::Drain(s, "aclrtDestroyStreamForce");  // cannot stall: every wait gives up
+  aclsim::DropQueuedWork(s, "aclrtDestroyStreamForce");
   s->Stop();
   return ACL_SUCCESS;
 }
@@ -449,10 +447,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": not a live stream (destroyed twice, or its device was reset?)");
   }
   // Work another thread launched meanwhile finishes too; if it cannot, it goes with the stream.
-  if (s->completed.load() != s->enqueued.load() && aclsim::Drain(s, api) != ACL_SUCCESS) {
-    aclsim::AbandonWork(*s);
-    aclsim::Drain(s, api);
-  }
+  if (s->completed.load() != s->enqueued.load() && aclsim::Drain(s, api) != ACL_SUCCESS) aclsim::DropQueuedWork(s, api);
   s->Stop();
   return ACL_SUCCESS;
 }
