@@ -280,12 +280,12 @@ class RulePlanner:
             # Between two integers: the one whose edge (inclusive or not, as range_cases reads it) is inside.
             return math.floor(quotient) + (0 if bound.inclusive else 1) if high else \
                 math.ceil(quotient) - (0 if bound.inclusive else 1)
-        if bound.extent is Extent.VALUE:
-            other = self.base.values.get(bound.tensor)
-            if not isinstance(other, (int, float)) or isinstance(other, bool):
+        if bound.extent in (Extent.NUMBER, Extent.VALUE):
+            number = self._number_bound(bound)
+            if number is None:
                 return None
-            extent = other
-        elif bound.extent is not Extent.NUMBER:
+            extent = number
+        else:
             shape = self.base.shapes.get(bound.tensor)
             if not isinstance(shape, tuple) or not all(isinstance(d, int) for d in shape):
                 return None
@@ -387,10 +387,16 @@ class RulePlanner:
         """What a bound of a real argument stands for in the base call: a number, or another argument's value."""
         if bound is None or bound.extent not in (Extent.NUMBER, Extent.VALUE):
             return None
-        other = self.base.values.get(bound.tensor) if bound.extent is Extent.VALUE else 0.0
-        if not isinstance(other, (int, float)) or isinstance(other, bool):
-            return None
-        return float(bound.offset + bound.sign * other / bound.divisor)
+        number = self._number_bound(bound)
+        return None if number is None else float(bound.offset + bound.sign * number / bound.divisor)
+
+    def _number_bound(self, bound: Bound) -> Optional[float]:
+        """The number a bound of a number or of another argument's value measures from (0 for a number, the
+        argument's value in the base call); None where the base call gives that argument no number."""
+        if bound.extent is Extent.NUMBER:
+            return 0
+        other = self.base.values.get(bound.tensor)
+        return None if not isinstance(other, (int, float)) or isinstance(other, bool) else other
 
     def _with_value(self, name: str, value: float) -> Case:
         return replace(self.base, id=f"{name}={value:g}", values={**self.base.values, name: value})
